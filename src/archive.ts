@@ -1,0 +1,68 @@
+/**
+ * archive/<id>.json: every delivered message, enriched with its ID, reply_to and times. The archive is
+ * the record of the conversation: state.json can be rebuilt from it, never the other way round.
+ *
+ * A record is written with `delivered_at: null` before its text is typed and rewritten with the time
+ * once paste and Enter are done, so a record without `delivered_at` marks a delivery that was cut short.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createAtomic, isErrno, writeAtomic } from './fsx.js';
+import type { Message } from './message.js';
+import { parseId } from './turns.js';
+
+export type ArchiveRecord = Message & {
+  id: string;
+  reply_to: string | null;
+  sender: string;
+  receiver: string;
+  /** The direction folder and file name the message came from. */
+  direction: string;
+  source_file: string;
+  received_at: string;
+  delivered_at: string | null;
+  /** Set when the text was typed again after a crash that may have come after the first paste. */
+  redelivered?: boolean;
+};
+
+export function recordPath(dir: string, id: string): string {
+  return join(dir, `${id}.json`);
+}
+
+const serialize = (r: ArchiveRecord) => `${JSON.stringify(r, null, 2)}\n`;
+
+/** Write a new record; an existing file with that ID is never replaced (it would mean a reused ID). */
+export async function archiveNew(dir: string, record: ArchiveRecord): Promise<void> {
+  if (!(await createAtomic(recordPath(dir, record.id), serialize(record)))) {
+    throw new Error(`${recordPath(dir, record.id)} already exists: refusing to reuse a message ID`);
+  }
+}
+
+/** Rewrite an existing record (to stamp `delivered_at`). */
+export async function archiveUpdate(dir: string, record: ArchiveRecord): Promise<void> {
+  await writeAtomic(recordPath(dir, record.id), serialize(record));
+}
+
+export async function readRecord(dir: string, id: string): Promise<ArchiveRecord | null> {
+  try {
+    return JSON.parse(await readFile(recordPath(dir, id), 'utf8')) as ArchiveRecord;
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return null;
+    throw err;
+  }
+}
+
+/** Counters of all `msg_NNNN.json` records, ascending. */
+export async function archivedCounters(dir: string): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return [];
+    throw err;
+  }
+  return names
+    .map((n) => (n.endsWith('.json') ? parseId(n.slice(0, -5)) : null))
+    .filter((n): n is number => n !== null)
+    .sort((a, b) => a - b);
+}

@@ -1,0 +1,24 @@
+import { execa } from 'execa';
+import { targetOf } from '../pane.js';
+import { configFrom, tmux, UsageError, type CommandSpec } from './common.js';
+
+export const attach: CommandSpec = {
+  usage: 'attach AGENT',
+  summary: "open an agent's tmux session (detach again with Ctrl-b d)",
+  options: {},
+  help: `
+Attaches this terminal to the agent's session, or switches to it when run inside tmux.
+"baton attach watcher" shows the daemon.`,
+  async run(inv) {
+    const config = configFrom(inv);
+    const [name, ...extra] = inv.positionals;
+    if (!name || extra.length) throw new UsageError('name one agent');
+    const agent = config.agents[name];
+    if (!agent && name !== 'watcher') throw new UsageError(`unknown agent "${name}" (agents: ${config.order.join(', ')})`);
+    const target = agent ? targetOf(agent) : '=watcher:';
+    const t = tmux();
+    const verb = process.env.TMUX ? 'switch-client' : 'attach-session';
+    const r = await execa('tmux', [...t.prefix, verb, '-t', target], { stdio: 'inherit', reject: false });
+    return r.exitCode === 0 ? 0 : 1;
+  },
+};

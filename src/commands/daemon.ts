@@ -1,0 +1,39 @@
+import { notYetEnforced } from '../config.js';
+import { Daemon } from '../daemon.js';
+import { log } from '../log.js';
+import { configFrom, noPositionals, type CommandSpec } from './common.js';
+
+export const daemon: CommandSpec = {
+  usage: 'daemon',
+  summary: 'run the delivery daemon in the foreground',
+  options: {},
+  help: `
+Watches every direction folder of the config, delivers messages in strict turns, and writes
+state.json, archive/, rejected/ and events.jsonl under message_dir. Files already waiting when it
+starts are taken. SIGINT or SIGTERM finish the delivery in progress, then stop it (exit 0).
+
+Only one daemon may run per message folder: a second one exits 3 naming the holder's pid.
+"baton up" starts this inside the tmux session "watcher".
+
+Not acted on yet (accepted in config.json, warned about at start): turns.max_turns, timeout_s,
+stop_phrase, stop_from, max_duration_s, moderated. Every agent kind is typed the same way for now:
+one bracketed paste, then Enter after delivery.enter_delay_ms.`,
+  async run(inv) {
+    noPositionals(inv);
+    const config = configFrom(inv);
+    for (const key of notYetEnforced(config)) log.warn(`config: ${key} is accepted but not acted on by this version`);
+    const d = new Daemon(config);
+    await d.start();
+    let signals = 0;
+    const onSignal = (sig: NodeJS.Signals) => {
+      if (++signals > 1) {
+        log.warn(`second ${sig}: exiting now`);
+        process.exit(1);
+      }
+      void d.stop(sig);
+    };
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSignal);
+    const reason = await d.done;
+    return reason === 'lock_compromised' ? 1 : 0;
+  },
+};

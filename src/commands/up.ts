@@ -1,0 +1,194 @@
+import { accessSync, constants, existsSync } from 'node:fs';
+import { mkdir, readdir, rename } from 'node:fs/promises';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { notYetEnforced, type Agent, type Config } from '../config.js';
+import { ensureDir } from '../fsx.js';
+import { layout } from '../layout.js';
+import { daemonStatus, LockHeldError, readHolder } from '../lock.js';
+import { log } from '../log.js';
+import { readState, writeState, freshState } from '../state.js';
+import type { Tmux } from '../tmux.js';
+import { attachHint, BIN_DIR, CLI_JS, configFrom, DEMO_JS, noPositionals, tmux, WATCHER_SESSION, type CommandSpec } from './common.js';
+import { stopAll } from './down.js';
+
+const DEFAULT_COMMANDS: Record<Agent['kind'], string | undefined> = {
+  claude: 'claude',
+  codex: 'codex',
+  gemini: 'gemini',
+  aider: 'aider',
+  shell: process.env.SHELL || 'bash',
+  generic: undefined,
+};
+
+/** The program a shell command line would run first (skipping VAR=value prefixes). */
+export function programOf(command: string): string | undefined {
+  return command
+    .trim()
+    .split(/\s+/)
+    .find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+}
+
+export function onPath(program: string, cwd: string, path = process.env.PATH ?? ''): boolean {
+  const candidates = program.includes('/') ? [resolve(cwd, program)] : path.split(delimiter).filter(Boolean).map((d) => join(d, program));
+  return candidates.some((c) => {
+    try {
+      accessSync(c, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The environment every pane gets, so `baton post` and send.sh find this conversation. */
+export function paneEnv(config: Config, agent?: Agent): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
+    ...(config.file ? { BATON_CONFIG: config.file } : { BATON_HOME: config.baseDir }),
+  };
+  if (process.env.BATON_TMUX_SOCKET) env.BATON_TMUX_SOCKET = process.env.BATON_TMUX_SOCKET;
+  if (agent) Object.assign(env, agent.env, { BATON_AGENT: agent.name });
+  return env;
+}
+
+/** Move the last conversation's runtime data to message_dir/history/<time>/ (never deleted). */
+async function setAside(config: Config): Promise<string | null> {
+  const l = layout(config);
+  const dest = join(l.root, 'history', new Date().toISOString().replace(/[:.]/g, '-'));
+  const moves: [string, string][] = [];
+  for (const p of [l.state, l.archive, l.rejected, l.events]) if (existsSync(p)) moves.push([p, join(dest, p.slice(l.root.length + 1))]);
+  for (const d of config.directions) {
+    for (const name of existsSync(d.dir) ? await readdir(d.dir) : []) moves.push([join(d.dir, name), join(dest, d.name, name)]);
+  }
+  if (!moves.length) return null;
+  for (const [from, to] of moves) {
+    await mkdir(resolve(to, '..'), { recursive: true });
+    await rename(from, to);
+  }
+  return dest;
+}
+
+async function waitForDaemon(config: Config, timeoutMs: number): Promise<boolean> {
+  const l = layout(config);
+  for (let waited = 0; waited < timeoutMs; waited += 100) {
+    if ((await daemonStatus(l)).running) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+export const up: CommandSpec = {
+  usage: 'up [--demo] [--fresh]',
+  summary: 'start the conversation: a tmux session per agent and the daemon',
+  options: { demo: { type: 'boolean' }, fresh: { type: 'boolean' } },
+  help: `
+Creates the message folders and state.json, starts a tmux session per agent (named after the agent,
+in its cwd, running its command, with BATON_AGENT and BATON_CONFIG set and baton on PATH) and a
+"watcher" session running "baton daemon". Sessions already running are left alone.
+
+  --demo    run the bundled demo agents instead of the configured commands: two small programs
+            that answer each other through "baton post", so you can watch a conversation with
+            no agent CLI installed
+  --fresh   stop this config's sessions first and start a new conversation; the old state.json,
+            archive/, rejected/, events.jsonl and waiting files are moved to
+            message_dir/history/<time>/ (nothing is deleted)
+
+Agents with a "target" pane in config.json are not started: baton types into that pane.
+Agent kinds only pick the default command for now (claude, codex, gemini, aider, $SHELL).`,
+  async run(inv) {
+    noPositionals(inv);
+    const config = configFrom(inv);
+    const demo = Boolean(inv.values.demo);
+    const t = tmux();
+    const l = layout(config);
+    if (!(await t.installed())) {
+      log.error('tmux is not installed (Debian/Ubuntu: apt-get install -y tmux; macOS: brew install tmux)');
+      return 1;
+    }
+    for (const key of notYetEnforced(config)) log.warn(`config: ${key} is accepted but not acted on by this version`);
+
+    // Decide every agent's command before starting anything, so a missing CLI starts nothing.
+    const plan: { agent: Agent; command: string }[] = [];
+    const missing: string[] = [];
+    for (const name of config.order) {
+      const agent = config.agents[name]!;
+      if (agent.target) continue;
+      const command = demo ? `node ${JSON.stringify(DEMO_JS)}` : (agent.command ?? DEFAULT_COMMANDS[agent.kind]);
+      if (!command) {
+        log.error(`agents.${name}.command: required for kind "${agent.kind}"`);
+        return 2;
+      }
+      const program = programOf(command);
+      if (!demo && program && !onPath(program, agent.cwd)) missing.push(`${name}: "${program}" (from "${command}")`);
+      plan.push({ agent, command });
+    }
+    if (missing.length) {
+      log.error(`these agent commands are not installed or not on PATH:\n  ${missing.join('\n  ')}`);
+      log.info('To watch a conversation without them, run the bundled demo agents:  baton up --demo');
+      return 1;
+    }
+
+    if (inv.values.fresh) {
+      await stopAll(config, t, { quiet: false });
+      const d = await daemonStatus(l);
+      if (d.running) throw new LockHeldError(l.root, readHolder(l));
+      const moved = await setAside(config);
+      if (moved) log.info(`previous conversation moved to ${moved}`);
+    }
+
+    await Promise.all([l.root, l.archive, l.rejected, ...config.directions.map((d) => d.dir)].map(ensureDir));
+    if ((await readState(l.state)) === null) await writeState(l.state, freshState(config.firstTurn));
+
+    for (const { agent, command } of plan) {
+      if (await t.hasSession(agent.session)) {
+        log.info(`${agent.name}: session "${agent.session}" already running, left alone`);
+        continue;
+      }
+      await ensureDir(agent.cwd);
+      const env = { ...paneEnv(config, agent), ...(demo ? { BATON_DEMO: '1' } : {}) };
+      const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command, env });
+      if (!r.ok) {
+        log.error(`${agent.name}: cannot start session "${agent.session}": ${r.stderr}`);
+        return 1;
+      }
+      log.success(`${agent.name}: started "${command}" in session ${agent.session}`);
+    }
+
+    await startWatcher(config, t);
+    if (!(await waitForDaemon(config, 10_000))) {
+      const screen = await t.run(['capture-pane', '-p', '-t', `=${WATCHER_SESSION}:`]);
+      log.error(`the daemon did not start; its pane shows:\n${screen.stdout.trim()}`);
+      return 1;
+    }
+    const first = config.agents[config.order[0]!]!;
+    process.stdout.write(
+      [
+        '',
+        `baton is running: ${config.order.join(', ')} take turns${demo ? ' (demo agents)' : ''}.`,
+        `  watch an agent:   ${attachHint(t, first.session)}   (detach: Ctrl-b d)`,
+        `  the daemon:       ${attachHint(t, WATCHER_SESSION)}`,
+        `  status:           baton status${config.file ? ` --config ${config.file}` : ''}`,
+        `  stop everything:  baton down${config.file ? ` --config ${config.file}` : ''}`,
+        '',
+      ].join('\n'),
+    );
+    return 0;
+  },
+};
+
+/** Start the daemon in the watcher session unless a live daemon already holds the folder. */
+async function startWatcher(config: Config, t: Tmux): Promise<void> {
+  const l = layout(config);
+  if ((await daemonStatus(l)).running) {
+    log.info(`daemon already running (pid ${readHolder(l)?.pid}), left alone`);
+    return;
+  }
+  // A watcher session whose daemon is gone (dead pane) is replaced.
+  if (await t.hasSession(WATCHER_SESSION)) await t.killSession(WATCHER_SESSION);
+  const configArg = config.file ? ` --config ${JSON.stringify(config.file)}` : '';
+  const command = `node ${JSON.stringify(CLI_JS)} daemon${configArg}`;
+  const r = await t.newSession({ name: WATCHER_SESSION, cwd: isAbsolute(config.baseDir) ? config.baseDir : process.cwd(), command, env: paneEnv(config) });
+  if (!r.ok) throw new Error(`cannot start the watcher session: ${r.stderr}`);
+  log.success(`daemon started in session ${WATCHER_SESSION}`);
+}

@@ -1,0 +1,70 @@
+/**
+ * What the receiving pane gets (SPEC §5), as pure functions: the sanitized content inside a header
+ * and a reply hint. Nothing here may let message content press a key in the agent.
+ */
+
+// C0 controls except TAB (0x09) and LF (0x0A), DEL, and C1 (U+0080–U+009F). ESC goes too, so an embedded
+// escape sequence (including a fake bracketed-paste end, ESC[201~) arrives as inert printable text.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+export function sanitize(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+}
+
+export interface Envelope {
+  id: string;
+  from: string;
+  to: string;
+  reply_to: string | null;
+  type: string;
+  subject?: string | undefined;
+  content: string;
+  /** The paste may already have happened before a crash: say so. */
+  redelivered?: boolean;
+}
+
+export const DEFAULT_TEMPLATE = '{header}\n{content}\n\n{hint}';
+
+export function header(e: Envelope): string {
+  const parts = [`[baton] ${e.id} from ${e.from}`];
+  if (e.reply_to) parts.push(`(reply to ${e.reply_to})`);
+  if (e.type !== 'message') parts.push(`[${e.type}]`);
+  if (e.subject) parts.push(`— ${e.subject}`);
+  if (e.redelivered) parts.push('(redelivered)');
+  return parts.join(' ');
+}
+
+export function hint(e: Envelope): string {
+  return `[baton] reply to ${e.from} with: baton post "<your reply>"`;
+}
+
+// Claude Code runs a prompt that starts with "/" or "!" as a command even after spaces, NBSP or
+// zero-width characters, and treats a trailing "\" as "newline, do not submit".
+const LEADING_COMMAND = /^[\s\u00A0\u200B-\u200D\u2060\uFEFF]*[/!]/;
+
+/**
+ * Render the text typed into the pane. Every field an agent wrote is sanitized; the result never
+ * starts with "/" or "!" and never ends with "\" or a newline, whatever the template says.
+ */
+export function render(e: Envelope, template = DEFAULT_TEMPLATE): string {
+  const clean: Envelope = { ...e, content: sanitize(e.content), subject: e.subject === undefined ? undefined : sanitize(e.subject).replace(/\n/g, ' ') };
+  const fields: Record<string, string> = {
+    header: header(clean),
+    hint: hint(clean),
+    id: clean.id,
+    from: clean.from,
+    to: clean.to,
+    reply_to: clean.reply_to ?? '',
+    type: clean.type,
+    subject: clean.subject ?? '',
+    content: clean.content,
+    redelivered: clean.redelivered ? '(redelivered)' : '',
+  };
+  // One pass, so a "{hint}" written inside content is never expanded.
+  let text = sanitize(template.replace(/\{(\w+)\}/g, (m, key: string) => fields[key] ?? m));
+  text = text.replace(/\s+$/, '');
+  if (LEADING_COMMAND.test(text)) text = `[baton] ${text.trimStart()}`;
+  if (text.endsWith('\\')) text += ' [end]';
+  return text;
+}

@@ -1,0 +1,451 @@
+/**
+ * The daemon: the imperative shell around `decide()` (turns.ts). It watches every direction folder,
+ * examines each file once per change, rejects bad ones, holds out-of-turn ones, and delivers one
+ * message at a time.
+ *
+ * Delivery state machine (one message at a time; each arrow is one durable step):
+ *
+ *   INBOX ──archive/<id>.json (delivered_at: null)──▶ ARCHIVED ──unlink inbox file──▶ TAKEN
+ *     ──state.json (turn passes, counter = N)──▶ COMMITTED ──paste, Enter──▶ TYPED
+ *     ──archive/<id>.json (delivered_at: time)──▶ DELIVERED
+ *
+ * Killed in ARCHIVED or TAKEN: state.json lags the archive by one; at start-up it is rebuilt from the
+ * last record, a leftover inbox copy is removed, and the message is typed (nothing was typed yet).
+ * Killed in COMMITTED or TYPED: the record has no delivered_at; the paste may have happened, so the
+ * message is typed again with "(redelivered)" in its header and a `redelivered` event.
+ * A message is thus always in exactly one of: its inbox, archive/, rejected/.
+ */
+import { unlink, lstat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import { archiveNew, archiveUpdate, type ArchiveRecord } from './archive.js';
+import { render } from './compose.js';
+import type { Config, Direction } from './config.js';
+import { eventLog, type EventLog } from './events.js';
+import { ensureDir, isErrno } from './fsx.js';
+import { byName, examine, isCandidateName, listInbox, type Examined } from './inbox.js';
+import { layout, type Layout } from './layout.js';
+import { acquireLock, type Lock } from './lock.js';
+import { log as defaultLog, type Logger } from './log.js';
+import { probe, targetOf, typeInto, PasteError, type PaneInfo } from './pane.js';
+import { quarantine } from './rejected.js';
+import { recover } from './recovery.js';
+import { writeState, type State } from './state.js';
+import { Tmux } from './tmux.js';
+import { decide, type Rules } from './turns.js';
+
+interface Entry {
+  /** performance.now() when the daemon first saw this name. */
+  firstSeen: number;
+  result: Examined | null;
+  /** For unsettled files: when the current content (sig) was first seen. */
+  unchangedSince: number;
+  heldLogged: boolean;
+}
+
+interface Folder {
+  direction: Direction;
+  entries: Map<string, Entry>;
+  dirty: Set<string>;
+}
+
+interface Pending {
+  record: ArchiveRecord;
+  maybeTyped: boolean;
+  firstSeen: number;
+}
+
+export interface DaemonOptions {
+  tmux?: Tmux;
+  log?: Logger;
+  /** How often folders are listed in full, to catch anything the watcher missed. */
+  rescanMs?: number;
+}
+
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
+
+export class Daemon {
+  readonly layout: Layout;
+  private readonly tmux: Tmux;
+  private readonly log: Logger;
+  private readonly rules: Rules;
+  private readonly events: EventLog;
+  private readonly folders: Folder[];
+  private readonly byDir = new Map<string, Folder>();
+  private state!: State;
+  private pending: Pending | null = null;
+  private lock: Lock | null = null;
+  private watcher: FSWatcher | null = null;
+  private rescanTimer: NodeJS.Timeout | null = null;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeAt = Infinity;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopping = false;
+  /** Agents whose pane is unavailable (logged once per outage). */
+  private outages = new Set<string>();
+  /** Failed attempts per receiver since its last success, for the backoff. */
+  private attempts = new Map<string, number>();
+  private stopped!: Promise<string>;
+  private resolveStopped!: (reason: string) => void;
+
+  constructor(
+    readonly config: Config,
+    private readonly opts: DaemonOptions = {},
+  ) {
+    this.layout = layout(config);
+    this.tmux = opts.tmux ?? new Tmux();
+    this.log = opts.log ?? defaultLog;
+    this.rules = { policy: config.turns.policy, agents: config.order };
+    this.events = eventLog(this.layout.events, (err) => this.log.warn(`cannot append to events.jsonl: ${String(err)}`));
+    this.folders = config.directions.map((direction) => ({ direction, entries: new Map(), dirty: new Set() }));
+    for (const f of this.folders) this.byDir.set(f.direction.dir, f);
+    this.stopped = new Promise((r) => (this.resolveStopped = r));
+  }
+
+  /** Take the lock, reconcile state with the archive, start watching. Throws LockHeldError or StateError. */
+  async start(): Promise<void> {
+    const l = this.layout;
+    await ensureDir(l.root);
+    this.lock = await acquireLock(l, (err) => {
+      this.log.error(`lost the lock on ${l.root} (${err.message}); stopping so two daemons never deliver at once`);
+      void this.stop('lock_compromised');
+    });
+    try {
+      await this.ensureFolders();
+      const r = await recover(this.config, l);
+      this.state = r.state;
+      if (r.stateChanged) await writeState(l.state, this.state);
+      for (const note of r.notes) this.log.warn(note);
+      if (r.notes.length) await this.events.emit('recovered', { notes: r.notes });
+      if (r.pending) this.pending = { ...r.pending, firstSeen: performance.now() };
+      await this.watch();
+      await this.events.emit('started', {
+        pid: process.pid,
+        config: this.config.file,
+        message_dir: l.root,
+        current_turn: this.state.current_turn,
+        message_counter: this.state.message_counter,
+      });
+      this.log.info(`watching ${this.folders.length} folders in ${l.root}; ${this.state.current_turn} has the turn`);
+      this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanMs ?? 2000);
+      await this.rescan();
+    } catch (err) {
+      await this.closeWatcher();
+      await this.lock.release();
+      this.lock = null;
+      throw err;
+    }
+  }
+
+  /** Resolves with the reason once the daemon has stopped. */
+  get done(): Promise<string> {
+    return this.stopped;
+  }
+
+  /** Finish the delivery in progress, then stop watching and release the lock. */
+  async stop(reason = 'signal'): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    if (this.rescanTimer) clearInterval(this.rescanTimer);
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    await this.closeWatcher();
+    await this.running?.catch(() => {});
+    await this.events.emit('stopped', { pid: process.pid, reason });
+    await this.lock?.release();
+    this.lock = null;
+    this.log.info(`stopped (${reason})`);
+    this.resolveStopped(reason);
+  }
+
+  // ---- watching -------------------------------------------------------------------------------
+
+  private async watch(): Promise<void> {
+    const dirs = this.folders.map((f) => f.direction.dir);
+    const watcher = watch(dirs, {
+      depth: 0,
+      ignoreInitial: true,
+      // Dot-files and temp files are never read (SPEC §3); directories named *.json are (to reject them).
+      ignored: (p: string) => !this.byDir.has(p) && !isCandidateName(basename(p)),
+    });
+    watcher.on('all', (_event, path) => {
+      const folder = this.byDir.get(dirname(path));
+      if (!folder) return;
+      folder.dirty.add(basename(path));
+      this.kick();
+    });
+    watcher.on('error', (err) => this.log.warn(`watcher: ${String(err)}`));
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    this.watcher = watcher;
+  }
+
+  private async closeWatcher(): Promise<void> {
+    const w = this.watcher;
+    this.watcher = null;
+    await w?.close().catch(() => {});
+  }
+
+  private async ensureFolders(): Promise<void> {
+    const l = this.layout;
+    await Promise.all([l.archive, l.rejected, ...this.folders.map((f) => f.direction.dir)].map(ensureDir));
+  }
+
+  /** List every folder in full: new names become dirty, vanished ones are forgotten. */
+  private async rescan(): Promise<void> {
+    if (this.stopping) return;
+    try {
+      for (const f of this.folders) {
+        let names: string[];
+        try {
+          await lstat(f.direction.dir);
+          names = await listInbox(f.direction.dir);
+        } catch (err) {
+          if (!isErrno(err, 'ENOENT')) throw err;
+          // The folder was removed under us: make it again and watch the new one.
+          this.log.warn(`${f.direction.dir} disappeared; re-creating it`);
+          await this.ensureFolders();
+          this.watcher?.unwatch(f.direction.dir);
+          this.watcher?.add(f.direction.dir);
+          names = [];
+        }
+        const present = new Set(names);
+        for (const n of names) if (!f.entries.has(n)) f.dirty.add(n);
+        for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
+      }
+      this.kick();
+    } catch (err) {
+      this.log.warn(`rescan failed: ${String(err)}`);
+    }
+  }
+
+  // ---- the loop -------------------------------------------------------------------------------
+
+  /** Run the loop now, or once more after the current pass: passes never overlap. */
+  private kick(): void {
+    if (this.stopping) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = (async () => {
+      do {
+        this.again = false;
+        try {
+          while (!this.stopping && (await this.pass())) {
+            /* delivered one; look again */
+          }
+        } catch (err) {
+          // Nothing a file contains may stop the daemon; an unexpected failure is logged and retried.
+          this.log.error(`delivery loop: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          this.wakeIn(1000);
+        }
+      } while (this.again && !this.stopping);
+    })().finally(() => {
+      this.running = null;
+    });
+  }
+
+  /** Ask for a pass at most `ms` from now (keeps the earliest request). */
+  private wakeIn(ms: number): void {
+    const at = performance.now() + ms;
+    if (this.wakeTimer && at >= this.wakeAt) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeAt = at;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.wakeAt = Infinity;
+      this.kick();
+    }, ms);
+  }
+
+  /** One pass: finish a pending delivery, examine changed files, deliver at most one. True = delivered. */
+  private async pass(): Promise<boolean> {
+    // A cut-short delivery goes first; until it is done nothing else is delivered (but bad files are still rejected).
+    const free = !this.pending || (await this.finishPending());
+    for (const f of this.folders) await this.refresh(f);
+
+    let best: { folder: Folder; name: string; entry: Entry } | null = null;
+    for (const f of this.folders) {
+      const names = [...f.entries.keys()].sort(byName);
+      let head = true;
+      for (const name of names) {
+        const entry = f.entries.get(name)!;
+        if (entry.result?.kind !== 'valid') {
+          head = false; // an earlier file still being written keeps its place in the order
+          continue;
+        }
+        const d = decide(this.state, f.direction, this.rules);
+        if (d.action === 'reject') {
+          await this.reject(f, name, d.reason);
+        } else if (d.action === 'hold') {
+          if (!entry.heldLogged) {
+            entry.heldLogged = true;
+            this.log.info(`held ${f.direction.name}/${name}: ${d.reason}`);
+            await this.events.emit('held', { file: name, direction: f.direction.name, reason: d.reason });
+          }
+        } else if (head && (!best || name < best.name)) {
+          best = { folder: f, name, entry };
+        }
+        head = false;
+      }
+    }
+    return free && best ? this.take(best.folder, best.name, best.entry) : false;
+  }
+
+  /** Examine the names the watcher or a rescan marked as changed. */
+  private async refresh(f: Folder): Promise<void> {
+    const { dir } = f.direction;
+    const now = performance.now();
+    for (const name of [...f.dirty]) {
+      f.dirty.delete(name);
+      if (!isCandidateName(name)) continue;
+      const res = await examine(dir, name, f.direction, this.config.inbox.max_bytes);
+      let entry = f.entries.get(name);
+      if (res.kind === 'gone') {
+        f.entries.delete(name);
+        continue;
+      }
+      if (!entry) {
+        entry = { firstSeen: now, result: null, unchangedSince: now, heldLogged: false };
+        f.entries.set(name, entry);
+      }
+      if (res.kind === 'bad') {
+        await this.reject(f, name, res.reason);
+        continue;
+      }
+      if (res.kind === 'unsettled') {
+        const prev = entry.result;
+        if (prev?.kind !== 'unsettled' || prev.sig !== res.sig) entry.unchangedSince = now;
+        entry.result = res;
+        const waited = now - entry.unchangedSince;
+        if (waited >= this.config.inbox.settle_ms) {
+          await this.reject(f, name, res.reason);
+        } else {
+          // Look again once it has been still for settle_ms; a change (watcher event) looks sooner.
+          setTimeout(() => {
+            f.dirty.add(name);
+            this.kick();
+          }, this.config.inbox.settle_ms - waited + 5).unref();
+        }
+        continue;
+      }
+      entry.result = res;
+    }
+  }
+
+  private async reject(f: Folder, name: string, reason: string): Promise<void> {
+    f.entries.delete(name);
+    await ensureDir(this.layout.rejected);
+    const moved = await quarantine(this.layout.rejected, join(f.direction.dir, name), name, {
+      reason,
+      direction: f.direction.name,
+      from: f.direction.from,
+      to: f.direction.to,
+    });
+    if (!moved) return;
+    this.log.warn(`rejected ${f.direction.name}/${name}: ${reason}`);
+    await this.events.emit('rejected', { file: name, direction: f.direction.name, reason, stored_as: moved.name });
+  }
+
+  // ---- delivery -------------------------------------------------------------------------------
+
+  /** Steps ARCHIVED → TAKEN → COMMITTED, then type it. False when the receiver cannot take it now. */
+  private async take(f: Folder, name: string, entry: Entry): Promise<boolean> {
+    const d = f.direction;
+    const decision = decide(this.state, d, this.rules);
+    if (decision.action !== 'deliver' || entry.result?.kind !== 'valid') return false;
+    // Not archived while the receiver's pane is missing: the message stays in its inbox (SPEC §6).
+    if (!(await this.paneFor(d.to))) return false;
+    const path = join(d.dir, name);
+    const now = await examine(d.dir, name, d, this.config.inbox.max_bytes);
+    if (now.kind !== 'valid' || now.sig !== entry.result.sig) {
+      f.dirty.add(name); // changed since we looked: look again
+      return true;
+    }
+    const m = now.message;
+    const record: ArchiveRecord = {
+      id: decision.id,
+      reply_to: decision.reply_to,
+      ...m,
+      sender: d.from,
+      receiver: d.to,
+      type: m.type,
+      content: m.content,
+      direction: d.name,
+      source_file: name,
+      received_at: new Date(Date.now() - (performance.now() - entry.firstSeen)).toISOString(),
+      delivered_at: null,
+    };
+    await archiveNew(this.layout.archive, record);
+    await unlink(path).catch((err) => {
+      if (!isErrno(err, 'ENOENT')) throw err;
+    });
+    f.entries.delete(name);
+    this.state = { ...this.state, ...decision.next };
+    await writeState(this.layout.state, this.state);
+    this.pending = { record, maybeTyped: false, firstSeen: entry.firstSeen };
+    await this.finishPending();
+    return true;
+  }
+
+  /** COMMITTED → TYPED → DELIVERED for the pending message. False when it must wait (pane unavailable). */
+  private async finishPending(): Promise<boolean> {
+    const p = this.pending!;
+    const r = p.record;
+    const pane = await this.paneFor(r.receiver);
+    if (!pane) return false;
+    const text = render(
+      { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: p.maybeTyped },
+      this.config.delivery.template,
+    );
+    let pastedAt: number;
+    try {
+      ({ pastedAt } = await typeInto(this.tmux, pane, text, { enterDelayMs: this.config.delivery.enter_delay_ms }));
+    } catch (err) {
+      if (!(err instanceof PasteError)) throw err;
+      p.maybeTyped ||= err.maybeTyped;
+      this.log.warn(`${r.id} → ${r.receiver}: ${err.message}; will retry`);
+      await this.events.emit('delivery_failed', { id: r.id, to: r.receiver, error: err.message, maybe_typed: p.maybeTyped });
+      this.retryLater(r.receiver);
+      return false;
+    }
+    this.attempts.delete(r.receiver);
+    const done: ArchiveRecord = { ...r, delivered_at: new Date().toISOString(), ...(p.maybeTyped ? { redelivered: true } : {}) };
+    await archiveUpdate(this.layout.archive, done);
+    this.pending = null;
+    const latency = Math.round((pastedAt - p.firstSeen) * 10) / 10;
+    if (p.maybeTyped) await this.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
+    await this.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, ...(p.maybeTyped ? { redelivered: true } : {}) });
+    this.log.success(`${r.id} ${r.sender} → ${r.receiver}${p.maybeTyped ? ' (redelivered)' : ''} in ${latency} ms`);
+    return true;
+  }
+
+  /** The receiver's live pane, or null (logged once per outage, retried with capped backoff). */
+  private async paneFor(agentName: string): Promise<PaneInfo | null> {
+    const agent = this.config.agents[agentName]!;
+    const target = targetOf(agent);
+    const pane = await probe(this.tmux, target);
+    if (pane && !pane.dead) {
+      if (this.outages.delete(agentName)) {
+        this.attempts.delete(agentName);
+        this.log.info(`${agentName}'s pane is back (${pane.id})`);
+        await this.events.emit('pane_available', { agent: agentName, target, pane: pane.id });
+      }
+      return pane;
+    }
+    if (!this.outages.has(agentName)) {
+      this.outages.add(agentName);
+      const why = pane ? `pane ${pane.id} is dead` : `no pane at ${target}`;
+      this.log.warn(`cannot deliver to ${agentName}: ${why}; the message waits`);
+      await this.events.emit('pane_unavailable', { agent: agentName, target, reason: why });
+    }
+    this.retryLater(agentName);
+    return null;
+  }
+
+  private retryLater(agentName: string): void {
+    const n = this.attempts.get(agentName) ?? 0;
+    this.attempts.set(agentName, n + 1);
+    this.wakeIn(BACKOFF_MS[Math.min(n, BACKOFF_MS.length - 1)]!);
+  }
+}

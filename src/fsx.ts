@@ -1,0 +1,58 @@
+/**
+ * Small file-system helpers with the guarantees baton relies on: a reader sees a whole file or the old
+ * one (temp file in the same folder, fsync, rename), and a created file never replaces another one.
+ */
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+const tmpName = (file: string) =>
+  join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+
+async function writeSynced(path: string, data: string | Uint8Array): Promise<void> {
+  const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Replace `file` atomically: readers see the old content or the new, never a part. */
+export async function writeAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const tmp = tmpName(file);
+  try {
+    await writeSynced(tmp, data);
+    await rename(tmp, file);
+  } catch (err) {
+    await unlink(tmp).catch(() => {});
+    throw err;
+  }
+}
+
+/**
+ * Create `file` atomically and only if no file has that name (link(2) fails with EEXIST where rename(2)
+ * would silently overwrite). Returns false when the name is taken.
+ */
+export async function createAtomic(file: string, data: string | Uint8Array): Promise<boolean> {
+  const tmp = tmpName(file);
+  try {
+    await writeSynced(tmp, data);
+    await link(tmp, file);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await unlink(tmp).catch(() => {});
+  }
+}
+
+export async function ensureDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+}
+
+export const isErrno = (err: unknown, ...codes: string[]): boolean =>
+  typeof err === 'object' && err !== null && codes.includes((err as NodeJS.ErrnoException).code ?? '');

@@ -1,0 +1,90 @@
+/**
+ * Reading one file from a direction folder without trusting it: never follow a symlink, never open a
+ * FIFO or device, never read more than max_bytes, and tell "bad for good" apart from "not finished yet".
+ */
+import { constants } from 'node:fs';
+import { lstat, open, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { isErrno } from './fsx.js';
+import { validateMessage, type Message } from './message.js';
+
+/** Names the daemon looks at: `*.json`, but not dot-files or editor/temp leftovers (SPEC §3). */
+export function isCandidateName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.') && !name.endsWith('.tmp') && !name.endsWith('~');
+}
+
+/** Candidate names in a folder, in the order they are taken (by name, byte-wise). */
+export async function listInbox(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter(isCandidateName).sort(byName);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT', 'ENOTDIR')) return [];
+    throw err;
+  }
+}
+
+export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export type Examined =
+  /** The file vanished (another process took or removed it). */
+  | { kind: 'gone' }
+  /** Can never become valid: reject now. */
+  | { kind: 'bad'; reason: string }
+  /** Not valid (yet): a writer may still be writing. Rejected once unchanged for settle_ms. */
+  | { kind: 'unsettled'; sig: string; reason: string }
+  | { kind: 'valid'; sig: string; message: Message };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+export async function examine(
+  dir: string,
+  name: string,
+  route: { from: string; to: string },
+  maxBytes: number,
+): Promise<Examined> {
+  const path = join(dir, name);
+  let fh;
+  try {
+    const st = await lstat(path);
+    if (st.isSymbolicLink()) return { kind: 'bad', reason: 'a symbolic link (never followed)' };
+    if (!st.isFile()) return { kind: 'bad', reason: `not a regular file (${fileType(st)})` };
+    if (st.size > maxBytes) return { kind: 'bad', reason: `${st.size} bytes is over inbox.max_bytes (${maxBytes})` };
+    // O_NOFOLLOW and O_NONBLOCK close the race where the name is swapped for a link or FIFO after lstat.
+    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const fst = await fh.stat();
+    if (!fst.isFile() || fst.ino !== st.ino) return { kind: 'unsettled', sig: 'swapped', reason: 'the file changed while being read' };
+    if (fst.size > maxBytes) return { kind: 'bad', reason: `${fst.size} bytes is over inbox.max_bytes (${maxBytes})` };
+    const bytes = await fh.readFile();
+    const sig = `${fst.ino}:${bytes.length}:${fst.mtimeMs}`;
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      return { kind: 'unsettled', sig, reason: 'not valid UTF-8' };
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    } catch (err) {
+      const why = err instanceof RangeError ? 'nested too deeply' : (err as Error).message;
+      return { kind: 'unsettled', sig, reason: bytes.length === 0 ? 'empty file' : `invalid JSON: ${why}` };
+    }
+    const checked = validateMessage(value, route);
+    return checked.ok ? { kind: 'valid', sig, message: checked.message } : { kind: 'unsettled', sig, reason: checked.reason };
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return { kind: 'gone' };
+    if (isErrno(err, 'ELOOP')) return { kind: 'bad', reason: 'a symbolic link (never followed)' };
+    if (isErrno(err, 'EACCES', 'EPERM')) return { kind: 'bad', reason: `cannot read it (${(err as NodeJS.ErrnoException).code})` };
+    throw err;
+  } finally {
+    await fh?.close();
+  }
+}
+
+function fileType(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'unknown type';
+}

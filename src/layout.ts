@@ -1,0 +1,28 @@
+/** Where everything lives under message_dir (SPEC §1, §4, §6, §7). */
+import { join } from 'node:path';
+import type { Config } from './config.js';
+
+export interface Layout {
+  root: string;
+  state: string;
+  archive: string;
+  rejected: string;
+  events: string;
+  /** proper-lockfile's lock directory: held by the one live daemon. */
+  lock: string;
+  /** Who holds the lock: pid and start time, for messages like "held by pid 123". */
+  pidFile: string;
+}
+
+export function layout(config: Pick<Config, 'messageDir'>): Layout {
+  const root = config.messageDir;
+  return {
+    root,
+    state: join(root, 'state.json'),
+    archive: join(root, 'archive'),
+    rejected: join(root, 'rejected'),
+    events: join(root, 'events.jsonl'),
+    lock: join(root, 'daemon.lock'),
+    pidFile: join(root, 'daemon.pid'),
+  };
+}

@@ -1,0 +1,95 @@
+/**
+ * One daemon per message folder: a proper-lockfile lock (`message_dir/daemon.lock`, kept fresh by the
+ * holder) plus `daemon.pid` saying who holds it. A lock left by a killed daemon goes stale after
+ * STALE_MS and is taken over; a live holder makes the newcomer fail with LockHeldError (exit 3).
+ */
+import { hostname } from 'node:os';
+import { readFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
+import { writeAtomic } from './fsx.js';
+import type { Layout } from './layout.js';
+
+export const STALE_MS = 5000;
+
+export interface Holder {
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+export class LockHeldError extends Error {
+  override name = 'LockHeldError';
+  constructor(
+    readonly dir: string,
+    readonly holder: Holder | null,
+  ) {
+    super(
+      holder
+        ? `another baton daemon (pid ${holder.pid} on ${holder.host}, since ${holder.started_at}) holds ${dir}`
+        : `another baton daemon holds ${dir}`,
+    );
+  }
+}
+
+export function readHolder(l: Layout): Holder | null {
+  try {
+    const h = JSON.parse(readFileSync(l.pidFile, 'utf8')) as Holder;
+    return typeof h.pid === 'number' ? h : null;
+  } catch {
+    return null;
+  }
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Is a live daemon holding this folder? (A stale lock or a dead pid means no.) */
+export async function daemonStatus(l: Layout): Promise<{ running: boolean; pid: number | null }> {
+  const locked = await lockfile.check(l.root, { lockfilePath: l.lock, stale: STALE_MS, realpath: false }).catch(() => false);
+  const holder = readHolder(l);
+  const alive = holder !== null && (holder.host !== hostname() || pidAlive(holder.pid));
+  return { running: locked && alive, pid: locked && holder ? holder.pid : null };
+}
+
+export interface Lock {
+  release(): Promise<void>;
+}
+
+/**
+ * Take the lock. If it is held by a process that is no longer alive, wait (up to about STALE_MS + 3 s)
+ * for it to go stale and take it over.
+ */
+export async function acquireLock(l: Layout, onCompromised: (err: Error) => void): Promise<Lock> {
+  const opts = { lockfilePath: l.lock, stale: STALE_MS, realpath: false, onCompromised };
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(l.root, opts);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    const holder = readHolder(l);
+    if (holder && holder.host === hostname() && pidAlive(holder.pid) && holder.pid !== process.pid) {
+      throw new LockHeldError(l.root, holder);
+    }
+    try {
+      release = await lockfile.lock(l.root, { ...opts, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 } });
+    } catch (err2) {
+      if ((err2 as NodeJS.ErrnoException).code === 'ELOCKED') throw new LockHeldError(l.root, readHolder(l));
+      throw err2;
+    }
+  }
+  const me: Holder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+  await writeAtomic(l.pidFile, `${JSON.stringify(me)}\n`);
+  return {
+    async release() {
+      if (readHolder(l)?.pid === process.pid) await rm(l.pidFile, { force: true });
+      await release().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * Start-up reconciliation of state.json with the archive, so a daemon killed at any step of a delivery
+ * (see the state machine in daemon.ts) resumes without losing or silently repeating a message.
+ */
+import { join } from 'node:path';
+import { unlink } from 'node:fs/promises';
+import { archivedCounters, readRecord, type ArchiveRecord } from './archive.js';
+import type { Config } from './config.js';
+import { examine } from './inbox.js';
+import type { Layout } from './layout.js';
+import { freshState, readState, StateError, type State } from './state.js';
+import { formatId } from './turns.js';
+
+export interface Recovered {
+  state: State;
+  /** Whether state.json must be written (it was missing or lagged the archive). */
+  stateChanged: boolean;
+  /** An archived message whose paste + Enter was not finished. */
+  pending: { record: ArchiveRecord; maybeTyped: boolean } | null;
+  notes: string[];
+}
+
+export const stateAfter = (r: ArchiveRecord, counter: number): State => ({
+  current_turn: r.receiver,
+  last_message_id: r.id,
+  message_counter: counter,
+  pending_reply_to: r.id,
+});
+
+export async function recover(config: Config, l: Layout): Promise<Recovered> {
+  const stored = await readState(l.state);
+  const notes: string[] = [];
+  const counters = await archivedCounters(l.archive);
+  const n = counters.at(-1) ?? 0;
+  if (counters.length !== n) notes.push(`archive has gaps: ${counters.length} records for IDs up to ${formatId(n)}`);
+
+  let state = stored ?? freshState(config.firstTurn);
+  if (!Object.hasOwn(config.agents, state.current_turn)) {
+    throw new StateError(`${l.state}: current_turn "${state.current_turn}" is not an agent of this config`);
+  }
+  if (n < state.message_counter) {
+    throw new StateError(
+      `${l.state} is ahead of the archive (message_counter ${state.message_counter}, archive ends at ${n ? formatId(n) : 'nothing'})`,
+    );
+  }
+  if (n === 0) return { state, stateChanged: stored === null, pending: null, notes };
+
+  const last = await readRecord(l.archive, formatId(n));
+  if (!last) throw new StateError(`${join(l.archive, formatId(n))}.json cannot be read`);
+  let stateChanged = stored === null;
+  // Archive one ahead of state: the daemon died after archiving, before state.json — so before the paste.
+  const lagsByOne = stored !== null && n === state.message_counter + 1;
+  if (n !== state.message_counter || state.last_message_id !== last.id) {
+    notes.push(`state.json rebuilt from ${last.id} (it said ${state.last_message_id ?? 'nothing'})`);
+    state = { ...state, ...stateAfter(last, n) };
+    stateChanged = true;
+    await removeLeftover(config, last);
+  }
+  const pending = last.delivered_at ? null : { record: last, maybeTyped: !lagsByOne };
+  return { state, stateChanged, pending, notes };
+}
+
+/** The inbox file of an archived message, if the daemon died before removing it, goes now (same content only). */
+async function removeLeftover(config: Config, r: ArchiveRecord): Promise<void> {
+  const d = config.directions.find((x) => x.name === r.direction);
+  if (!d) return;
+  const seen = await examine(d.dir, r.source_file, d, config.inbox.max_bytes);
+  if (seen.kind === 'valid' && seen.message.content === r.content) await unlink(join(d.dir, r.source_file)).catch(() => {});
+}

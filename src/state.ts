@@ -1,0 +1,54 @@
+/**
+ * state.json: the four keys of SPEC §4 plus baton's own bookkeeping. Written atomically by the daemon
+ * only, under its lock. A state.json that cannot be read as state stops the daemon with a clear error.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { formatIssues } from './config.js';
+import { isErrno, writeAtomic } from './fsx.js';
+import { initialState, type TurnState } from './turns.js';
+
+const id = z.string().regex(/^msg_\d{4,}$/, 'an ID like msg_0001');
+
+export const StateSchema = z.looseObject({
+  current_turn: z.string().min(1),
+  last_message_id: id.nullable(),
+  message_counter: z.int().min(0),
+  pending_reply_to: id.nullable(),
+  updated_at: z.string().optional(),
+});
+
+export type State = z.infer<typeof StateSchema> & TurnState;
+
+export class StateError extends Error {
+  override name = 'StateError';
+}
+
+/** The state on disk, or null when there is no state.json yet. */
+export async function readState(file: string): Promise<State | null> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return null;
+    throw new StateError(`${file}: cannot read (${(err as NodeJS.ErrnoException).code})`);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new StateError(`${file} is corrupt (not JSON: ${(err as Error).message})`);
+  }
+  const parsed = StateSchema.safeParse(raw);
+  if (!parsed.success) throw new StateError(`${file} is corrupt (${formatIssues(parsed.error.issues).join('; ')})`);
+  return parsed.data;
+}
+
+export async function writeState(file: string, state: State): Promise<void> {
+  const out: State = { ...state, updated_at: new Date().toISOString() };
+  await writeAtomic(file, `${JSON.stringify(out, null, 2)}\n`);
+}
+
+export function freshState(firstTurn: string): State {
+  return { ...initialState(firstTurn) };
+}

@@ -1,0 +1,76 @@
+/**
+ * The turn rules (SPEC §4), as one pure function: the conversation state and an incoming message's
+ * (from, to) in, a decision out. No disk, no tmux, no clock — the daemon is the shell around this.
+ */
+import type { Policy } from './config.js';
+
+/** The four keys SPEC fixes; state.json may carry more (see state.ts). */
+export interface TurnState {
+  current_turn: string;
+  last_message_id: string | null;
+  message_counter: number;
+  pending_reply_to: string | null;
+}
+
+export interface Rules {
+  policy: Policy;
+  /** Agents in config order. */
+  agents: readonly string[];
+}
+
+export type Decision =
+  | { action: 'deliver'; id: string; reply_to: string | null; to: string; next: TurnState }
+  | { action: 'hold'; reason: string }
+  | { action: 'reject'; reason: string };
+
+/** `msg_0001` … `msg_9999`, then `msg_10000`: four digits at least, never truncated. */
+export function formatId(counter: number, prefix = 'msg'): string {
+  return `${prefix}_${String(counter).padStart(4, '0')}`;
+}
+
+/** The counter inside an ID (`msg_0042` → 42), or null when the string is not an ID with that prefix. */
+export function parseId(id: string, prefix = 'msg'): number | null {
+  const m = new RegExp(`^${prefix}_(\\d{4,})$`).exec(id);
+  return m ? Number(m[1]) : null;
+}
+
+export function initialState(firstTurn: string): TurnState {
+  return { current_turn: firstTurn, last_message_id: null, message_counter: 0, pending_reply_to: null };
+}
+
+/** Who must receive a message from `from`, or null when the policy lets the speaker choose. */
+export function expectedReceiver(from: string, rules: Rules): string | null {
+  if (rules.policy === 'handoff') return null;
+  const i = rules.agents.indexOf(from);
+  return i < 0 ? null : (rules.agents[(i + 1) % rules.agents.length] ?? null);
+}
+
+export function decide(state: TurnState, msg: { from: string; to: string }, rules: Rules): Decision {
+  const { from, to } = msg;
+  if (!rules.agents.includes(from)) return { action: 'reject', reason: `unknown sender "${from}"` };
+  if (!rules.agents.includes(to)) return { action: 'reject', reason: `unknown receiver "${to}"` };
+  if (from === to) return { action: 'reject', reason: `${from} cannot send to itself` };
+
+  // A message that can never be right is rejected whoever holds the turn, so it does not sit held forever.
+  const expected = expectedReceiver(from, rules);
+  if (expected !== null && to !== expected) {
+    return {
+      action: 'reject',
+      reason: `under the ${rules.policy} policy ${from} must send to ${expected}, not ${to}`,
+    };
+  }
+
+  if (state.current_turn !== from) {
+    return { action: 'hold', reason: `it is ${state.current_turn}'s turn, not ${from}'s` };
+  }
+
+  const counter = state.message_counter + 1;
+  const id = formatId(counter);
+  return {
+    action: 'deliver',
+    id,
+    reply_to: state.pending_reply_to,
+    to,
+    next: { current_turn: to, last_message_id: id, message_counter: counter, pending_reply_to: id },
+  };
+}
