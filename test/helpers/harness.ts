@@ -1,0 +1,164 @@
+/**
+ * Test harness: a private tmux server (its own TMUX_TMPDIR, so the user's server is never touched),
+ * a temp project with config.json, recorder panes, and the real daemon from the built CLI.
+ */
+import { execa, type ResultPromise } from 'execa';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, renameSync, openSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const CLI = join(ROOT, 'dist', 'cli.js');
+export const RECORDER = join(ROOT, 'test', 'fixtures', 'recorder.mjs');
+
+export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 15_000, everyMs = 25): Promise<NonNullable<T>> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v as NonNullable<T>;
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+export class Project {
+  readonly dir: string;
+  readonly tmuxDir: string;
+  readonly env: Record<string, string>;
+  private daemons: ResultPromise[] = [];
+
+  constructor(config: Record<string, unknown> = {}) {
+    this.dir = mkdtempSync(join(tmpdir(), 'baton-test-'));
+    this.tmuxDir = join(this.dir, 'tmux');
+    mkdirSync(this.tmuxDir);
+    // TMUX (if the tests run inside tmux) would point tmux at the user's server: drop it.
+    this.env = { TMUX_TMPDIR: this.tmuxDir, TMUX: '', BATON_CONFIG: '', BATON_AGENT: '', BATON_TMUX_SOCKET: '', CONSOLA_LEVEL: '4' };
+    this.writeConfig({
+      message_dir: './messages',
+      agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'generic', command: 'x' } },
+      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+      inbox: { max_bytes: 1048576, settle_ms: 300 },
+      delivery: { enter_delay_ms: 20 },
+      ...config,
+    });
+  }
+
+  get configFile(): string {
+    return join(this.dir, 'config.json');
+  }
+  get messages(): string {
+    return join(this.dir, 'messages');
+  }
+  path(...p: string[]): string {
+    return join(this.messages, ...p);
+  }
+
+  writeConfig(c: Record<string, unknown>): void {
+    writeFileSync(this.configFile, JSON.stringify(c, null, 2));
+  }
+
+  tmux(args: string[], input?: string) {
+    return execa('tmux', args, { env: this.env, reject: false, input: input ?? '' });
+  }
+
+  /** A session running the recorder; its reads land in <dir>/<name>.log. */
+  async recorder(name: string, opts: { reply?: boolean } = {}): Promise<string> {
+    const log = join(this.dir, `${name}.log`);
+    const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}`;
+    const r = await this.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${this.configFile}`, cmd]);
+    if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
+    await waitFor(`recorder ${name}`, () => existsSync(log));
+    await waitFor(`recorder ${name} screen`, async () => (await this.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout.includes('recorder ready'));
+    return log;
+  }
+
+  cli(args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
+    return execa('node', [CLI, ...args, '--config', this.configFile], {
+      env: { ...this.env, ...opts.env },
+      reject: false,
+      input: opts.input ?? '',
+      cwd: this.dir,
+    });
+  }
+
+  /**
+   * Start `baton daemon` and wait until it has written its `started` event (or exited). Returned inside
+   * an object: the subprocess is a thenable, and returning it bare would wait for it to exit.
+   */
+  async startDaemon(): Promise<{ proc: ResultPromise }> {
+    const before = this.events().filter((e) => e.event === 'started').length;
+    const p = execa('node', [CLI, 'daemon', '--config', this.configFile], { env: this.env, reject: false, cwd: this.dir, all: true });
+    this.daemons.push(p);
+    await waitFor('daemon start', () => this.events().filter((e) => e.event === 'started').length > before || p.exitCode !== null, 20_000);
+    return { proc: p };
+  }
+
+  /** Write a message file atomically (temp dot-file, then rename), as a well-behaved agent does. */
+  send(direction: string, name: string, message: unknown): string {
+    const dir = this.path(direction);
+    mkdirSync(dir, { recursive: true });
+    const tmp = join(dir, `.${name}.tmp`);
+    writeFileSync(tmp, typeof message === 'string' ? message : JSON.stringify(message));
+    renameSync(tmp, join(dir, name));
+    return join(dir, name);
+  }
+
+  events(): Array<Record<string, unknown> & { event: string }> {
+    const f = this.path('events.jsonl');
+    if (!existsSync(f)) return [];
+    return readFileSync(f, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  }
+
+  state(): Record<string, unknown> {
+    return JSON.parse(readFileSync(this.path('state.json'), 'utf8'));
+  }
+
+  archive(): Array<Record<string, unknown> & { id: string; reply_to: string | null; delivered_at: string | null; content: string }> {
+    const d = this.path('archive');
+    if (!existsSync(d)) return [];
+    return readdirSync(d)
+      .filter((n) => /^msg_\d+\.json$/.test(n))
+      .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
+      .map((n) => JSON.parse(readFileSync(join(d, n), 'utf8')));
+  }
+
+  ls(...p: string[]): string[] {
+    const d = this.path(...p);
+    return existsSync(d) ? readdirSync(d).sort() : [];
+  }
+
+  async stop(): Promise<void> {
+    for (const d of this.daemons) if (d.exitCode === null) d.kill('SIGTERM');
+    await Promise.all(this.daemons.map((d) => d.catch(() => {})));
+    // Kill only this test's server, by its socket path.
+    const sock = join(this.tmuxDir, `tmux-${process.getuid?.() ?? 0}`, 'default');
+    if (existsSync(sock)) await execa('tmux', ['-S', sock, 'kill-server'], { reject: false });
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** What a recorder read: the raw bytes, and each bracketed paste followed by Enter as text. */
+export function readRecorder(log: string): { raw: Buffer; pastes: string[]; stray: string } {
+  const raw = Buffer.concat(
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => Buffer.from((JSON.parse(l) as { b: string }).b, 'base64')),
+  );
+  const text = raw.toString('utf8');
+  const pastes: string[] = [];
+  // Inside a paste tmux turns LF into CR, as a terminal does; content itself never carries a CR.
+  const stray = text.replace(/\x1b\[200~([\s\S]*?)\x1b\[201~\r/g, (_m, body: string) => {
+    pastes.push(body.replace(/\r/g, '\n'));
+    return '';
+  });
+  return { raw, pastes, stray };
+}
+
+export function touch(file: string): void {
+  closeSync(openSync(file, 'w'));
+}

@@ -1,0 +1,233 @@
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { render } from '../../src/compose.js';
+import { Project, readRecorder, waitFor } from '../helpers/harness.js';
+
+let p: Project;
+afterEach(async () => {
+  await p?.stop();
+});
+
+async function twoRecorders(config: Record<string, unknown> = {}) {
+  p = new Project(config);
+  const logs = { claude1: await p.recorder('claude1'), claude2: await p.recorder('claude2') };
+  await p.startDaemon();
+  return logs;
+}
+
+describe('daemon with two recorder agents on a private tmux server', () => {
+  it('delivers 20 alternating messages with the right IDs, reply_to chain, panes, state and archive', async () => {
+    const logs = await twoRecorders();
+    for (let i = 1; i <= 20; i++) {
+      const from = i % 2 ? 'claude1' : 'claude2';
+      p.send(i % 2 ? 'c1_to_c2' : 'c2_to_c1', `m${String(i).padStart(2, '0')}.json`, { sender: from, content: `message number ${i} from ${from}` });
+      await waitFor(`msg ${i} delivered`, () => p.archive()[i - 1]?.delivered_at);
+    }
+    const archive = p.archive();
+    expect(archive.map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`));
+    archive.forEach((r, i) => {
+      expect(r.reply_to).toBe(i === 0 ? null : archive[i - 1]!.id);
+      expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
+      expect(r.receiver).toBe(i % 2 ? 'claude1' : 'claude2');
+      expect(r.content).toBe(`message number ${i + 1} from ${r.sender}`);
+      expect(typeof r.received_at).toBe('string');
+    });
+    expect(p.state()).toMatchObject({ current_turn: 'claude1', message_counter: 20, last_message_id: 'msg_0020', pending_reply_to: 'msg_0020' });
+    expect(p.ls('c1_to_c2')).toEqual([]);
+    expect(p.ls('c2_to_c1')).toEqual([]);
+
+    // Each pane got exactly its messages, in order, as one bracketed paste + Enter each, nothing else.
+    await waitFor('last paste read', () => readRecorder(logs.claude1).pastes.length === 10);
+    for (const [agent, log] of Object.entries(logs)) {
+      const { pastes, stray } = readRecorder(log);
+      expect(stray).toBe('');
+      const mine = archive.filter((r) => r.receiver === agent);
+      expect(pastes).toEqual(
+        mine.map((r) => render({ id: r.id, from: r.sender as string, to: agent, reply_to: r.reply_to, type: 'message', content: r.content })),
+      );
+    }
+    const delivered = p.events().filter((e) => e.event === 'delivered');
+    expect(delivered.map((e) => e.id)).toEqual(archive.map((r) => r.id));
+    expect(delivered.every((e) => typeof e.latency_ms === 'number')).toBe(true);
+  });
+
+  it('holds an out-of-turn file untouched, then delivers it when its turn comes', async () => {
+    const logs = await twoRecorders();
+    const early = p.send('c2_to_c1', 'early.json', { content: 'I spoke out of turn' });
+    const before = readFileSync(early);
+    await waitFor('held event', () => p.events().find((e) => e.event === 'held' && e.file === 'early.json'));
+    await sleep(300);
+    expect(readFileSync(early)).toEqual(before);
+    expect(p.archive()).toEqual([]);
+    expect(p.events().filter((e) => e.event === 'held')).toHaveLength(1); // once per file
+
+    p.send('c1_to_c2', 'first.json', { content: 'opening' });
+    await waitFor('both delivered', () => p.archive()[1]?.delivered_at);
+    expect(p.archive().map((r) => [r.id, r.sender, r.content, r.reply_to])).toEqual([
+      ['msg_0001', 'claude1', 'opening', null],
+      ['msg_0002', 'claude2', 'I spoke out of turn', 'msg_0001'],
+    ]);
+    expect(existsSync(early)).toBe(false);
+    await waitFor('claude1 got msg_0002', () => readRecorder(logs.claude1).pastes[0]?.includes('msg_0002 from claude2'));
+  });
+
+  it('only the first of the turn holder\'s files goes per turn; the rest wait their turns in name order', async () => {
+    await twoRecorders();
+    p.send('c1_to_c2', 'a1.json', { content: 'a1' });
+    p.send('c1_to_c2', 'a2.json', { content: 'a2' });
+    await waitFor('a1', () => p.archive()[0]?.delivered_at);
+    await sleep(300);
+    expect(p.archive()).toHaveLength(1);
+    expect(p.ls('c1_to_c2')).toEqual(['a2.json']);
+    p.send('c2_to_c1', 'b1.json', { content: 'b1' });
+    await waitFor('a2', () => p.archive()[2]?.delivered_at);
+    expect(p.archive().map((r) => r.content)).toEqual(['a1', 'b1', 'a2']);
+  });
+
+  it('rejects bad files into rejected/ with a reason, and keeps delivering', async () => {
+    p = new Project({ inbox: { max_bytes: 2000, settle_ms: 300 } });
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    await p.startDaemon();
+    const dir = p.path('c1_to_c2');
+    p.send('c1_to_c2', 'broken.json', '{"content": "no end');
+    p.send('c1_to_c2', 'array.json', '[1,2,3]');
+    p.send('c1_to_c2', 'empty-content.json', { content: '' });
+    p.send('c1_to_c2', 'wrong-sender.json', { sender: 'claude2', content: 'x' });
+    p.send('c1_to_c2', 'huge.json', { content: 'x'.repeat(5000) });
+    writeFileSync(join(p.dir, 'target.json'), JSON.stringify({ content: 'via a link' }));
+    symlinkSync(join(p.dir, 'target.json'), join(dir, 'link.json'));
+    mkdirSync(join(dir, 'folder.json'));
+    execFileSync('mkfifo', [join(dir, 'pipe.json')]);
+    const bad = ['array.json', 'broken.json', 'empty-content.json', 'folder.json', 'huge.json', 'link.json', 'pipe.json', 'wrong-sender.json'];
+    await waitFor('all rejected', () => bad.every((n) => existsSync(p.path('rejected', `${n}.error.json`))), 10_000);
+    const reason = (n: string) => (JSON.parse(readFileSync(p.path('rejected', `${n}.error.json`), 'utf8')) as { reason: string }).reason;
+    expect(reason('broken.json')).toMatch(/invalid JSON/);
+    expect(reason('array.json')).toMatch(/JSON object/);
+    expect(reason('empty-content.json')).toMatch(/^content: must not be empty/);
+    expect(reason('wrong-sender.json')).toMatch(/^sender: /);
+    expect(reason('huge.json')).toMatch(/over inbox\.max_bytes/);
+    expect(reason('link.json')).toMatch(/symbolic link/);
+    expect(reason('folder.json')).toMatch(/directory/);
+    expect(reason('pipe.json')).toMatch(/FIFO/);
+    expect(readFileSync(join(p.dir, 'target.json'), 'utf8')).toContain('via a link'); // the link's target untouched
+    expect(p.ls('c1_to_c2')).toEqual([]);
+    expect(p.events().filter((e) => e.event === 'rejected').map((e) => e.file).sort()).toEqual(bad);
+
+    // Same name again: kept side by side, never overwritten.
+    p.send('c1_to_c2', 'broken.json', 'still broken');
+    await waitFor('second broken.json', () => existsSync(p.path('rejected', 'broken.1.json.error.json')));
+    expect(readFileSync(p.path('rejected', 'broken.json'), 'utf8')).toBe('{"content": "no end');
+
+    p.send('c1_to_c2', 'good.json', { content: 'still alive' });
+    await waitFor('delivered after the junk', () => p.archive()[0]?.delivered_at);
+    expect(p.archive()[0]!.content).toBe('still alive');
+  });
+
+  it('a slow writer that pauses mid-file is delivered, not rejected', async () => {
+    await twoRecorders();
+    const file = p.path('c1_to_c2', 'slow.json');
+    const body = JSON.stringify({ content: 'written in two halves' });
+    writeFileSync(file, body.slice(0, 10));
+    await sleep(200); // under settle_ms (300)
+    writeFileSync(file, body);
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+    expect(p.ls('rejected')).toEqual([]);
+  });
+
+  it('takes files written while it was down, in name order, and skips dot-files and temp files', async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    p.send('c1_to_c2', 'b.json', { content: 'second from claude1' });
+    p.send('c1_to_c2', 'a.json', { content: 'first from claude1' });
+    p.send('c2_to_c1', 'z.json', { content: 'from claude2' });
+    writeFileSync(p.path('c1_to_c2', '.hidden.json'), '{"content":"no"}');
+    writeFileSync(p.path('c1_to_c2', 'draft.json.tmp'), 'garbage');
+    await p.startDaemon();
+    await waitFor('three delivered', () => p.archive()[2]?.delivered_at);
+    expect(p.archive().map((r) => r.content)).toEqual(['first from claude1', 'from claude2', 'second from claude1']);
+    expect(p.ls('c1_to_c2')).toEqual(['.hidden.json', 'draft.json.tmp']);
+    expect(p.ls('rejected')).toEqual([]);
+  });
+
+  it('hostile content arrives as text: byte-for-byte minus control bytes, nothing pressed as a key', async () => {
+    const logs = await twoRecorders();
+    const nasty = [
+      'Enter C-c C-d Escape ; kill-server ; "double" \'single\' $(rm -rf ~) `id` $HOME \\n',
+      '-R starts with a dash',
+      'emoji 🎉🐈‍⬛ and 日本語のテキスト、カタカナ',
+      'tab\there and CRLF\r\nline and lone CR\rline',
+      'ctrl: \x03\x04\x1a bell \x07 esc \x1b[2J\x1b]0;title\x07 fake end \x1b[201~\r then keys \u009b1m',
+      'twenty KB: ' + 'abcdefghij0123456789'.repeat(1024),
+    ].join('\n');
+    p.send('c1_to_c2', 'nasty.json', { content: nasty });
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+    await waitFor('pane read it', () => readRecorder(logs.claude2).pastes.length === 1, 10_000);
+    const { raw, pastes, stray } = readRecorder(logs.claude2);
+    expect(stray).toBe('');
+    const expected = render({ id: 'msg_0001', from: 'claude1', to: 'claude2', reply_to: null, type: 'message', content: nasty });
+    expect(pastes[0]).toBe(expected);
+    expect(pastes[0]).toContain('abcdefghij0123456789'.repeat(1024));
+    expect(pastes[0]).toContain('日本語のテキスト');
+    expect(pastes[0]).toContain('$(rm -rf ~) `id`');
+    // Exactly one paste start, one paste end and one Enter reached the program; no other control byte.
+    const s = raw.toString('latin1');
+    expect(s.split('\x1b[200~')).toHaveLength(2);
+    expect(s.split('\x1b[201~')).toHaveLength(2);
+    expect(s.endsWith('\x1b[201~\r')).toBe(true);
+    const inner = s.slice(s.indexOf('\x1b[200~') + 6, s.indexOf('\x1b[201~'));
+    // eslint-disable-next-line no-control-regex
+    expect(inner).not.toMatch(/[\u0000-\u0008\u000B-\u000C\u000E-\u001F\u007F]/);
+    // The archive keeps the content exactly as the agent wrote it.
+    expect(p.archive()[0]!.content).toBe(nasty);
+  });
+
+  it('keeps a message queued while the receiver has no pane, and delivers once it is back', async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    await p.startDaemon();
+    p.send('c1_to_c2', 'wait.json', { content: 'are you there?' });
+    await waitFor('pane_unavailable', () => p.events().find((e) => e.event === 'pane_unavailable' && e.agent === 'claude2'));
+    await sleep(700);
+    expect(p.archive()).toEqual([]);
+    expect(p.ls('c1_to_c2')).toEqual(['wait.json']);
+    expect(p.events().filter((e) => e.event === 'pane_unavailable')).toHaveLength(1); // once per outage
+    const status = JSON.parse((await p.cli(['status', '--json'])).stdout);
+    expect(status.agents.claude2.alive).toBe(false);
+    expect(status.held).toEqual({ c1_to_c2: 1, c2_to_c1: 0 });
+    const log = await p.recorder('claude2');
+    await waitFor('delivered after the pane came back', () => p.archive()[0]?.delivered_at, 15_000);
+    await waitFor('pane read it', () => readRecorder(log).pastes[0]?.includes('are you there?'));
+  });
+
+  it('a second daemon on the same folder exits 3 naming the holder', async () => {
+    await twoRecorders();
+    const holder = JSON.parse(readFileSync(p.path('daemon.pid'), 'utf8')).pid;
+    const second = await p.cli(['daemon']);
+    expect(second.exitCode).toBe(3);
+    expect(second.stderr + second.stdout).toContain(`pid ${holder}`);
+    const status = JSON.parse((await p.cli(['status', '--json'])).stdout);
+    expect(status.daemon).toEqual({ running: true, pid: holder });
+  });
+
+  it('stops cleanly on SIGTERM: exit 0, a stopped event, the lock released', async () => {
+    await twoRecorders();
+    const second = await p.startDaemon();
+    expect((await second.proc).exitCode).toBe(3); // a second start while running refuses
+    const first = (p as unknown as { daemons: import('execa').ResultPromise[] }).daemons[0]!;
+    first.kill('SIGTERM');
+    const r = await first;
+    expect(r.exitCode).toBe(0);
+    expect(p.events().at(-1)).toMatchObject({ event: 'stopped', reason: 'SIGTERM' });
+    expect(existsSync(p.path('daemon.lock'))).toBe(false);
+    expect(JSON.parse((await p.cli(['status', '--json'])).stdout).daemon).toEqual({ running: false, pid: null });
+    // and a new daemon can take over at once
+    await p.startDaemon();
+    p.send('c1_to_c2', 'after.json', { content: 'after restart' });
+    await waitFor('delivered by the new daemon', () => p.archive()[0]?.delivered_at);
+  });
+});

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { render, sanitize, type Envelope } from '../../src/compose.js';
+
+const env = (over: Partial<Envelope> = {}): Envelope => ({ id: 'msg_0007', from: 'claude1', to: 'claude2', reply_to: 'msg_0006', type: 'message', content: 'hello', ...over });
+
+describe('sanitize', () => {
+  it('turns CRLF and lone CR into LF', () => {
+    expect(sanitize('a\r\nb\rc\nd')).toBe('a\nb\nc\nd');
+  });
+  it('removes C0 (but LF and TAB), DEL and C1 — ESC with them', () => {
+    expect(sanitize('a\x00b\x03c\x04d\x1b[201~e\x7ff\u0085g\u009bh\ti\nj')).toBe('abcd[201~ef' + 'gh\ti\nj');
+  });
+  it('keeps emoji, Japanese and every printable character', () => {
+    const s = 'ねこ 🐈 $(rm -rf /) `x` "q" \'s\' ; C-c Enter -R \\';
+    expect(sanitize(s)).toBe(s);
+  });
+});
+
+describe('render', () => {
+  it('header names the ID, sender and reply_to; content verbatim; a reply hint last', () => {
+    const text = render(env({ content: 'line 1\nline 2' }));
+    expect(text.split('\n')).toEqual([
+      '[baton] msg_0007 from claude1 (reply to msg_0006)',
+      'line 1',
+      'line 2',
+      '',
+      '[baton] reply to claude1 with: baton post "<your reply>"',
+    ]);
+  });
+  it('marks redelivered messages, shows type and subject', () => {
+    expect(render(env({ redelivered: true, type: 'question', subject: 'db\x1b[2J', reply_to: null })).split('\n')[0]).toBe(
+      '[baton] msg_0007 from claude1 [question] — db[2J (redelivered)',
+    );
+  });
+  it('never starts with / or ! and never ends with \\ or whitespace, whatever the template', () => {
+    for (const content of ['/clear everything', '!rm -rf /', ' \u00a0\u200b/compact', 'ends with \\', 'trailing\n\n']) {
+      const t = render(env({ content }), '{content}');
+      expect(t).not.toMatch(/^[\s\u00a0\u200b]*[/!]/);
+      expect(t).not.toMatch(/[\\\s]$/);
+    }
+  });
+  it('does not expand placeholders written inside content', () => {
+    expect(render(env({ content: '{hint} {id}' }), '{header}\n{content}')).toBe('[baton] msg_0007 from claude1 (reply to msg_0006)\n{hint} {id}');
+  });
+  it('no control byte survives, from content or subject', () => {
+    const nasty = 'a\x1b[201~\rb\x03\x04\x1a\x1b[A\u0090';
+    const t = render(env({ content: nasty, subject: nasty }));
+    // eslint-disable-next-line no-control-regex
+    expect(t).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/);
+  });
+});

@@ -1,0 +1,111 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_CONFIG, locateConfig, notYetEnforced, parseConfig } from '../../src/config.js';
+
+const base = '/proj';
+const problems = (raw: unknown): string[] => {
+  try {
+    parseConfig(raw, '/proj/config.json', base);
+  } catch (err) {
+    if (err instanceof ConfigError) return err.problems;
+    throw err;
+  }
+  return [];
+};
+
+describe('config: the shipped default', () => {
+  it('resolves paths against the config folder and keeps the folder names', () => {
+    const c = parseConfig(DEFAULT_CONFIG, '/proj/config.json', base);
+    expect(c.messageDir).toBe('/proj/messages');
+    expect(c.order).toEqual(['claude1', 'claude2']);
+    expect(c.agents.claude1).toMatchObject({ kind: 'claude', cwd: '/proj/agents/claude1', session: 'claude1', command: 'claude' });
+    expect(c.directions).toEqual([
+      { name: 'c1_to_c2', from: 'claude1', to: 'claude2', dir: '/proj/messages/c1_to_c2' },
+      { name: 'c2_to_c1', from: 'claude2', to: 'claude1', dir: '/proj/messages/c2_to_c1' },
+    ]);
+    expect(c.firstTurn).toBe('claude1');
+    expect(c.delivery.enter_delay_ms).toBe(150);
+    expect(c.inbox).toEqual({ max_bytes: 1048576, settle_ms: 1000 });
+  });
+});
+
+describe("config: the original tool's three keys", () => {
+  it('still load, with claude1/claude2 as the agents', () => {
+    const c = parseConfig({ message_dir: './messages', c1_to_c2: 'c1_to_c2', c2_to_c1: 'c2_to_c1' }, '/proj/config.json', base);
+    expect(c.order).toEqual(['claude1', 'claude2']);
+    expect(c.directions.map((d) => [d.name, d.from, d.to])).toEqual([
+      ['c1_to_c2', 'claude1', 'claude2'],
+      ['c2_to_c1', 'claude2', 'claude1'],
+    ]);
+    expect(c.turns.policy).toBe('alternate');
+  });
+  it('an empty object is a valid config (all defaults)', () => {
+    const c = parseConfig({}, null, base);
+    expect(c.directions.map((d) => d.name)).toEqual(['claude1_to_claude2', 'claude2_to_claude1']);
+  });
+});
+
+describe('config: every SPEC key is accepted', () => {
+  it('turns.*, inbox.*, delivery.*, kind, session, target', () => {
+    const c = parseConfig(
+      {
+        agents: {
+          a: { kind: 'codex', command: 'codex', session: 'work-a' },
+          b: { kind: 'shell', target: 'work:1.0' },
+          c: { kind: 'gemini', target: '%3' },
+        },
+        turns: { policy: 'round_robin', max_turns: 10, timeout_s: 30, stop_phrase: '[[DONE]]', stop_from: ['a'], max_duration_s: 600, max_nudges: 2, moderated: true },
+        inbox: { max_bytes: 1000, settle_ms: 300 },
+        delivery: { enter_delay_ms: 0, template: '{header}\n{content}' },
+      },
+      null,
+      base,
+    );
+    expect(c.agents.b!.target).toBe('=work:1.0');
+    expect(c.agents.c!.target).toBe('%3');
+    expect(c.directions.map((d) => d.name)).toEqual(['a_to_b', 'b_to_c', 'c_to_a']);
+    expect(notYetEnforced(c)).toEqual(['turns.max_turns', 'turns.timeout_s', 'turns.stop_phrase', 'turns.stop_from', 'turns.max_duration_s', 'turns.moderated']);
+  });
+  it('handoff gets a folder for every ordered pair by default', () => {
+    const c = parseConfig({ agents: { a: {}, b: {}, c: {} }, turns: { policy: 'handoff' } }, null, base);
+    expect(c.directions).toHaveLength(6);
+  });
+});
+
+describe('config: errors name the key path', () => {
+  it('unknown keys, nested or top level', () => {
+    expect(problems({ turns: { polcy: 'x' } })).toEqual(['turns.polcy: unknown key']);
+    expect(problems({ foo: 1 })).toEqual(['foo: unknown key']);
+    expect(problems({ agents: { a: { kind: 'claude', comand: 'x' }, b: {} } })).toEqual(['agents.a.comand: unknown key']);
+  });
+  it('wrong types and values', () => {
+    expect(problems({ delivery: { enter_delay_ms: 'fast' } })[0]).toMatch(/^delivery\.enter_delay_ms: /);
+    expect(problems({ turns: { policy: 'chaos' } })[0]).toMatch(/^turns\.policy: /);
+    expect(problems({ agents: { a: { kind: 'robot' }, b: {} } })[0]).toMatch(/^agents\.a\.kind: /);
+    expect(problems({ inbox: { max_bytes: -1 } })[0]).toMatch(/^inbox\.max_bytes: /);
+  });
+  it('cross-key problems', () => {
+    expect(problems({ agents: { a: {}, b: {}, c: {} } })).toContainEqual(expect.stringMatching(/^turns\.policy: "alternate" needs exactly two agents/));
+    expect(problems({ agents: { a: {}, b: {} }, first_turn: 'z' })).toEqual(['first_turn: unknown agent "z"']);
+    expect(problems({ agents: { a: {}, b: {} }, directions: { x: ['a', 'z'] } })).toContainEqual('directions.x: unknown agent "z"');
+    expect(problems({ agents: { a: {}, b: {} }, directions: { x: ['a', 'b'] } })).toEqual(['directions: no folder for b → a, which the alternate policy needs']);
+    expect(problems({ agents: { user: {}, b: {} } })[0]).toMatch(/^agents\.user: .*reserved/);
+    expect(problems({ agents: { a: {}, b: {} }, directions: { archive: ['a', 'b'], y: ['b', 'a'] } })[0]).toMatch(/^directions\.archive: /);
+    expect(problems({ agents: { a: { session: 'x' }, b: { session: 'x' } } })[0]).toMatch(/^agents\.b\.session: /);
+  });
+  it('a template that could start a slash command is refused', () => {
+    expect(problems({ delivery: { template: '/{content}' } })[0]).toMatch(/^delivery\.template: /);
+    expect(problems({ delivery: { template: '{header}' } })[0]).toMatch(/must contain \{content\}/);
+  });
+  it('the error message names the file', () => {
+    expect(() => parseConfig({ foo: 1 }, '/proj/config.json', base)).toThrow(/\/proj\/config\.json: invalid config\n {2}- foo: unknown key/);
+  });
+});
+
+describe('locateConfig', () => {
+  it('--config, then BATON_CONFIG, then ./config.json, then the embedded default', () => {
+    expect(locateConfig('x.json', '/w', {})).toEqual({ file: '/w/x.json', baseDir: '/w' });
+    expect(locateConfig(undefined, '/w', { BATON_CONFIG: '/p/c.json' })).toEqual({ file: '/p/c.json', baseDir: '/p' });
+    expect(locateConfig(undefined, '/nonexistent', {})).toEqual({ file: null, baseDir: '/nonexistent' });
+    expect(locateConfig(undefined, '/nonexistent', { BATON_HOME: '/h' })).toEqual({ file: null, baseDir: '/h' });
+  });
+});
