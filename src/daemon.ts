@@ -22,13 +22,13 @@ import { archiveNew, archiveUpdate, type ArchiveRecord } from './archive.js';
 import { render } from './compose.js';
 import type { Config, Direction } from './config.js';
 import { eventLog, type EventLog } from './events.js';
-import { ensureDir, isErrno } from './fsx.js';
+import { ensureDir, isErrno, sweepTemps } from './fsx.js';
 import { byName, examine, isCandidateName, listInbox, type Examined } from './inbox.js';
 import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
 import { log as defaultLog, type Logger } from './log.js';
-import { probe, targetOf, typeInto, PasteError, type PaneInfo } from './pane.js';
-import { quarantine } from './rejected.js';
+import { findPane, paste, PasteError, SHELLS, submit, targetOf, type PaneInfo } from './pane.js';
+import { quarantine, tidyRejected } from './rejected.js';
 import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
 import { Tmux } from './tmux.js';
@@ -51,7 +51,10 @@ interface Folder {
 
 interface Pending {
   record: ArchiveRecord;
+  /** The text may already be in the pane (crash or timeout mid-paste): type it again, flagged. */
   maybeTyped: boolean;
+  /** Pasted in this process, but Enter failed: only Enter is retried. */
+  pastedAt: number | null;
   firstSeen: number;
 }
 
@@ -113,13 +116,16 @@ export class Daemon {
     });
     try {
       await this.ensureFolders();
+      for (const d of [l.root, l.archive, l.rejected]) await sweepTemps(d);
+      for (const n of await tidyRejected(l.rejected)) this.log.warn(`rejected/${n} had no note (the daemon stopped mid-way); wrote one`);
       const r = await recover(this.config, l);
       this.state = r.state;
       if (r.stateChanged) await writeState(l.state, this.state);
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.events.emit('recovered', { notes: r.notes });
-      if (r.pending) this.pending = { ...r.pending, firstSeen: performance.now() };
+      if (r.pending) this.pending = { ...r.pending, pastedAt: null, firstSeen: performance.now() };
       await this.watch();
+      if (this.stopping) return; // lost the lock while starting
       await this.events.emit('started', {
         pid: process.pid,
         config: this.config.file,
@@ -198,7 +204,9 @@ export class Daemon {
         let names: string[];
         try {
           await lstat(f.direction.dir);
-          names = await listInbox(f.direction.dir);
+          const listing = await listInbox(f.direction.dir);
+          names = listing.names;
+          for (const raw of listing.undecodable) await this.rejectRaw(f, raw);
         } catch (err) {
           if (!isErrno(err, 'ENOENT')) throw err;
           // The folder was removed under us: make it again and watch the new one.
@@ -247,6 +255,7 @@ export class Daemon {
 
   /** Ask for a pass at most `ms` from now (keeps the earliest request). */
   private wakeIn(ms: number): void {
+    if (this.stopping) return;
     const at = performance.now() + ms;
     if (this.wakeTimer && at >= this.wakeAt) return;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
@@ -318,8 +327,12 @@ export class Daemon {
         if (prev?.kind !== 'unsettled' || prev.sig !== res.sig) entry.unchangedSince = now;
         entry.result = res;
         const waited = now - entry.unchangedSince;
-        if (waited >= this.config.inbox.settle_ms) {
+        const settle = this.config.inbox.settle_ms;
+        if (waited >= settle) {
           await this.reject(f, name, res.reason);
+        } else if (now - entry.firstSeen > Math.max(10 * settle, 10_000)) {
+          // A file that never stops changing must not hold its folder's queue forever.
+          await this.reject(f, name, `${res.reason} (still changing ${Math.round((now - entry.firstSeen) / 1000)} s after it appeared)`);
         } else {
           // Look again once it has been still for settle_ms; a change (watcher event) looks sooner.
           setTimeout(() => {
@@ -345,6 +358,19 @@ export class Daemon {
     if (!moved) return;
     this.log.warn(`rejected ${f.direction.name}/${name}: ${reason}`);
     await this.events.emit('rejected', { file: name, direction: f.direction.name, reason, stored_as: moved.name });
+  }
+
+  /** A name that is not valid UTF-8 can only be reached by its bytes; it is moved under a readable name. */
+  private async rejectRaw(f: Folder, raw: Buffer): Promise<void> {
+    const shown = raw.toString('utf8').replace(/[\uFFFD\u0000-\u001F/]/g, '_');
+    const moved = await quarantine(this.layout.rejected, Buffer.concat([Buffer.from(`${f.direction.dir}/`), raw]), shown, {
+      reason: 'the file name is not valid UTF-8',
+      direction: f.direction.name,
+      file_name_base64: raw.toString('base64'),
+    });
+    if (!moved) return;
+    this.log.warn(`rejected ${f.direction.name}/${shown}: the file name is not valid UTF-8`);
+    await this.events.emit('rejected', { file: shown, direction: f.direction.name, reason: 'the file name is not valid UTF-8', stored_as: moved.name });
   }
 
   // ---- delivery -------------------------------------------------------------------------------
@@ -381,9 +407,11 @@ export class Daemon {
       if (!isErrno(err, 'ENOENT')) throw err;
     });
     f.entries.delete(name);
+    // In memory first: if writing state.json fails, the archived message is still typed, and the next
+    // start rebuilds state.json from the archive.
     this.state = { ...this.state, ...decision.next };
+    this.pending = { record, maybeTyped: false, pastedAt: null, firstSeen: entry.firstSeen };
     await writeState(this.layout.state, this.state);
-    this.pending = { record, maybeTyped: false, firstSeen: entry.firstSeen };
     await this.finishPending();
     return true;
   }
@@ -394,29 +422,34 @@ export class Daemon {
     const r = p.record;
     const pane = await this.paneFor(r.receiver);
     if (!pane) return false;
-    const text = render(
-      { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: p.maybeTyped },
-      this.config.delivery.template,
-    );
-    let pastedAt: number;
     try {
-      ({ pastedAt } = await typeInto(this.tmux, pane, text, { enterDelayMs: this.config.delivery.enter_delay_ms }));
+      if (p.pastedAt === null) {
+        const text = render(
+          { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: p.maybeTyped },
+          this.config.delivery.template,
+        );
+        p.pastedAt = await paste(this.tmux, pane, text);
+      }
+      await submit(this.tmux, pane, this.config.delivery.enter_delay_ms);
     } catch (err) {
       if (!(err instanceof PasteError)) throw err;
       p.maybeTyped ||= err.maybeTyped;
       this.log.warn(`${r.id} → ${r.receiver}: ${err.message}; will retry`);
-      await this.events.emit('delivery_failed', { id: r.id, to: r.receiver, error: err.message, maybe_typed: p.maybeTyped });
+      await this.events.emit('delivery_failed', { id: r.id, to: r.receiver, error: err.message, pasted: p.pastedAt !== null });
       this.retryLater(r.receiver);
       return false;
     }
     this.attempts.delete(r.receiver);
-    const done: ArchiveRecord = { ...r, delivered_at: new Date().toISOString(), ...(p.maybeTyped ? { redelivered: true } : {}) };
+    const redelivered = p.maybeTyped;
+    // From here on the text is in the pane: whatever fails next, typing it again must be flagged.
+    p.maybeTyped = true;
+    const done: ArchiveRecord = { ...r, delivered_at: new Date().toISOString(), ...(redelivered ? { redelivered: true } : {}) };
     await archiveUpdate(this.layout.archive, done);
     this.pending = null;
-    const latency = Math.round((pastedAt - p.firstSeen) * 10) / 10;
-    if (p.maybeTyped) await this.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
-    await this.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, ...(p.maybeTyped ? { redelivered: true } : {}) });
-    this.log.success(`${r.id} ${r.sender} → ${r.receiver}${p.maybeTyped ? ' (redelivered)' : ''} in ${latency} ms`);
+    const latency = Math.round((p.pastedAt - p.firstSeen) * 10) / 10;
+    if (redelivered) await this.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
+    await this.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, ...(redelivered ? { redelivered: true } : {}) });
+    this.log.success(`${r.id} ${r.sender} → ${r.receiver}${redelivered ? ' (redelivered)' : ''} in ${latency} ms`);
     return true;
   }
 
@@ -424,8 +457,11 @@ export class Daemon {
   private async paneFor(agentName: string): Promise<PaneInfo | null> {
     const agent = this.config.agents[agentName]!;
     const target = targetOf(agent);
-    const pane = await probe(this.tmux, target);
-    if (pane && !pane.dead) {
+    const pane = await findPane(this.tmux, agent);
+    // A known agent CLI replaced by a shell (it exited, or was never started): the text would run as
+    // commands. Generic programs may legitimately be shell scripts, so only known kinds are checked.
+    const bareShell = !!pane && agent.kind !== 'shell' && agent.kind !== 'generic' && SHELLS.has(pane.command);
+    if (pane && !pane.dead && !bareShell) {
       if (this.outages.delete(agentName)) {
         this.attempts.delete(agentName);
         this.log.info(`${agentName}'s pane is back (${pane.id})`);
@@ -435,7 +471,7 @@ export class Daemon {
     }
     if (!this.outages.has(agentName)) {
       this.outages.add(agentName);
-      const why = pane ? `pane ${pane.id} is dead` : `no pane at ${target}`;
+      const why = !pane ? `no pane at ${target}` : pane.dead ? `pane ${pane.id} is dead` : `pane ${pane.id} runs a bare shell (${pane.command}), not the agent`;
       this.log.warn(`cannot deliver to ${agentName}: ${why}; the message waits`);
       await this.events.emit('pane_unavailable', { agent: agentName, target, reason: why });
     }
@@ -444,6 +480,7 @@ export class Daemon {
   }
 
   private retryLater(agentName: string): void {
+    if (this.stopping) return;
     const n = this.attempts.get(agentName) ?? 0;
     this.attempts.set(agentName, n + 1);
     this.wakeIn(BACKOFF_MS[Math.min(n, BACKOFF_MS.length - 1)]!);

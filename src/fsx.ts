@@ -4,11 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { link, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
-const tmpName = (file: string) =>
-  join(dirname(file), `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+/** Dot-name ending in .tmp: never read by the daemon, and short whatever the target's name length. */
+const tmpName = (file: string) => join(dirname(file), `.baton-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+
+/** Our own temp files left by a killed process: `.baton-<pid>-<hex>.tmp`. */
+export const isOurTemp = (name: string): boolean => /^\.baton-\d+-[0-9a-f]{12}\.tmp$/.test(name);
 
 async function writeSynced(path: string, data: string | Uint8Array): Promise<void> {
   const fh = await open(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o644);
@@ -48,6 +51,19 @@ export async function createAtomic(file: string, data: string | Uint8Array): Pro
   } finally {
     await unlink(tmp).catch(() => {});
   }
+}
+
+/** Remove our own temp files left in `dir` by a killed process. */
+export async function sweepTemps(dir: string): Promise<number> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return 0;
+  }
+  const ours = names.filter(isOurTemp);
+  await Promise.all(ours.map((n) => unlink(join(dir, n)).catch(() => {})));
+  return ours.length;
 }
 
 export async function ensureDir(dir: string): Promise<void> {

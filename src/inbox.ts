@@ -13,14 +13,36 @@ export function isCandidateName(name: string): boolean {
   return name.endsWith('.json') && !name.startsWith('.') && !name.endsWith('.tmp') && !name.endsWith('~');
 }
 
-/** Candidate names in a folder, in the order they are taken (by name, byte-wise). */
-export async function listInbox(dir: string): Promise<string[]> {
+export interface Listing {
+  /** Candidate names, in the order they are taken (by name). */
+  names: string[];
+  /** Names that are not valid UTF-8: unreachable through a string path, so handled as raw bytes. */
+  undecodable: Buffer[];
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+export async function listInbox(dir: string): Promise<Listing> {
+  let raw: Buffer[];
   try {
-    return (await readdir(dir)).filter(isCandidateName).sort(byName);
+    raw = await readdir(dir, { encoding: 'buffer' });
   } catch (err) {
-    if (isErrno(err, 'ENOENT', 'ENOTDIR')) return [];
+    if (isErrno(err, 'ENOENT', 'ENOTDIR')) return { names: [], undecodable: [] };
     throw err;
   }
+  const names: string[] = [];
+  const undecodable: Buffer[] = [];
+  for (const b of raw) {
+    let name: string;
+    try {
+      name = strictUtf8.decode(b);
+    } catch {
+      undecodable.push(b);
+      continue;
+    }
+    if (isCandidateName(name)) names.push(name);
+  }
+  return { names: names.sort(byName), undecodable };
 }
 
 export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -70,7 +92,13 @@ export async function examine(
       return { kind: 'unsettled', sig, reason: bytes.length === 0 ? 'empty file' : `invalid JSON: ${why}` };
     }
     const checked = validateMessage(value, route);
-    return checked.ok ? { kind: 'valid', sig, message: checked.message } : { kind: 'unsettled', sig, reason: checked.reason };
+    if (!checked.ok) return { kind: 'unsettled', sig, reason: checked.reason };
+    try {
+      JSON.stringify(checked.message); // the archive must be able to hold it
+    } catch {
+      return { kind: 'bad', reason: 'data is nested too deeply to archive' };
+    }
+    return { kind: 'valid', sig, message: checked.message };
   } catch (err) {
     if (isErrno(err, 'ENOENT')) return { kind: 'gone' };
     if (isErrno(err, 'ELOOP')) return { kind: 'bad', reason: 'a symbolic link (never followed)' };

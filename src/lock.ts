@@ -4,7 +4,7 @@
  * STALE_MS and is taken over; a live holder makes the newcomer fail with LockHeldError (exit 3).
  */
 import { hostname } from 'node:os';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
 import { writeAtomic } from './fsx.js';
@@ -41,12 +41,28 @@ export function readHolder(l: Layout): Holder | null {
   }
 }
 
+/** Is the process alive? A zombie (killed, not yet reaped) is not. */
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S ..." — the state letter follows the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (macOS): trust kill(0)
+  }
+}
+
+/** The holder refreshes the lock every STALE_MS/2; an older lock means the holder stopped doing so. */
+function lockFresh(l: Layout): boolean {
+  try {
+    return Date.now() - statSync(l.lock).mtimeMs < STALE_MS / 2 + 1500;
+  } catch {
+    return false;
   }
 }
 
@@ -74,9 +90,10 @@ export async function acquireLock(l: Layout, onCompromised: (err: Error) => void
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
     const holder = readHolder(l);
-    if (holder && holder.host === hostname() && pidAlive(holder.pid) && holder.pid !== process.pid) {
-      throw new LockHeldError(l.root, holder);
-    }
+    // A live holder that keeps its lock fresh: refuse at once. Otherwise (killed, or a reused pid whose
+    // lock has stopped being refreshed) wait for the lock to go stale and take it over.
+    const live = holder === null ? lockFresh(l) : holder.host !== hostname() || pidAlive(holder.pid);
+    if (live && lockFresh(l) && holder?.pid !== process.pid) throw new LockHeldError(l.root, holder);
     try {
       release = await lockfile.lock(l.root, { ...opts, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 } });
     } catch (err2) {

@@ -17,16 +17,22 @@ export const MESSAGE_TYPES = [
   'request',
 ] as const;
 
+// 2025-11-21, 2025-11-21T18:00, …T18:00:00.123+09:00, …Z
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Keys the daemon writes into the archive; an agent's own values for them are dropped. */
+export const DAEMON_KEYS = ['id', 'reply_to', 'received_at', 'delivered_at', 'direction', 'source_file', 'redelivered'] as const;
+
 export const MessageSchema = z.looseObject({
   content: z
     .string({ error: (iss) => (iss.input === undefined ? 'required' : 'must be a string') })
-    .refine((s) => s.trim().length > 0, 'must not be empty'),
+    .min(1, 'must not be empty'),
   sender: z.string().optional(),
   receiver: z.string().optional(),
   type: z.enum(MESSAGE_TYPES).default('message'),
   timestamp: z
     .string()
-    .refine((s) => !Number.isNaN(Date.parse(s)), 'not an ISO-8601 time')
+    .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), 'not an ISO-8601 time')
     .optional(),
   subject: z.string().optional(),
   priority: z.enum(['low', 'normal', 'high', 'urgent']).optional(),
@@ -54,7 +60,8 @@ export function validateMessage(value: unknown, dir: { from: string; to: string 
   if (m.receiver !== undefined && m.receiver !== dir.to) {
     return { ok: false, reason: `receiver: "${m.receiver}" does not match this folder, which carries messages to ${dir.to}` };
   }
-  // The daemon owns both; whatever an agent wrote there is dropped, not archived as if it were ours.
-  const { id: _id, reply_to: _reply, ...rest } = m as Message & { id?: unknown; reply_to?: unknown };
+  // The daemon owns these; whatever an agent wrote there is dropped, not archived as if it were ours.
+  const rest: Record<string, unknown> = { ...m };
+  for (const k of DAEMON_KEYS) delete rest[k];
   return { ok: true, message: rest as Message };
 }

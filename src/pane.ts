@@ -9,9 +9,12 @@ import type { Tmux } from './tmux.js';
 
 export interface PaneInfo {
   id: string;
+  session: string;
   dead: boolean;
-  command: string;
   inMode: boolean;
+  command: string;
+  /** The pane `baton up` started the agent in (session option @baton_pane), if any. */
+  agentPane: string;
 }
 
 /** The tmux target of an agent: its configured pane, or its session matched exactly. */
@@ -19,40 +22,47 @@ export function targetOf(agent: Pick<Agent, 'target' | 'session'>): string {
   return agent.target ?? `=${agent.session}:`;
 }
 
+const FORMAT = 'P|#{pane_id}|#{pane_dead}|#{pane_in_mode}|#{@baton_pane}|#{session_name}|#{pane_current_command}';
+
 /**
  * The pane behind a target, or null when it does not exist (display-message prints an empty line and
  * exits 0 for a missing target, so the format carries a marker to tell the two apart).
  */
 export async function probe(tmux: Tmux, target: string): Promise<PaneInfo | null> {
-  const r = await tmux.run(['display-message', '-p', '-t', target, 'P|#{pane_id}|#{pane_dead}|#{pane_in_mode}|#{pane_current_command}']);
-  const m = /^P\|(%\d+)\|(\d*)\|(\d*)\|(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
+  const r = await tmux.run(['display-message', '-p', '-t', target, FORMAT]);
+  const m = /^P\|(%\d+)\|(\d*)\|(\d*)\|(%\d+|)\|([^|]*)\|(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
   if (!r.ok || !m) return null;
-  return { id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', command: m[4] ?? '' };
+  return { id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6] ?? '' };
 }
+
+/**
+ * The agent's pane. A session target means the pane `baton up` started the agent in (so a pane a
+ * person split off beside it never receives messages), else the session's active pane.
+ */
+export async function findPane(tmux: Tmux, agent: Pick<Agent, 'target' | 'session'>): Promise<PaneInfo | null> {
+  const found = await probe(tmux, targetOf(agent));
+  if (!found || agent.target || !found.agentPane || found.agentPane === found.id) return found;
+  const pinned = await probe(tmux, found.agentPane);
+  return pinned && pinned.session === agent.session ? pinned : null;
+}
+
+/** Programs that mean "the agent is gone and a shell is in its place": typed text would run as commands. */
+export const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'tcsh', 'csh', 'ash', 'busybox', 'login']);
 
 export class PasteError extends Error {
   constructor(
     message: string,
-    /** True when the text may have reached the pane (a timeout, or a failure after the paste). */
+    /** True when the text may have reached the pane (tmux timed out mid-paste). */
     readonly maybeTyped: boolean,
   ) {
     super(message);
   }
 }
 
-export interface TypeResult {
-  /** performance.now() when the paste command returned. */
-  pastedAt: number;
-}
-
 let bufferSeq = 0;
 
-export async function typeInto(
-  tmux: Tmux,
-  pane: PaneInfo,
-  text: string,
-  opts: { enterDelayMs: number },
-): Promise<TypeResult> {
+/** Paste `text` as one unit. Resolves with performance.now() when the paste was done. */
+export async function paste(tmux: Tmux, pane: PaneInfo, text: string): Promise<number> {
   if (pane.inMode) {
     // In copy mode Enter is swallowed while a paste still reaches the program; leave the mode first.
     await tmux.run(['send-keys', '-t', pane.id, '-X', 'cancel']);
@@ -60,15 +70,18 @@ export async function typeInto(
   const buffer = `baton-${process.pid}-${++bufferSeq}`;
   // One tmux client for both steps: the buffer is loaded from stdin (any size, any bytes) and pasted
   // with -p (bracketed, when the program asked for it) and -d (deleted afterwards).
-  const pasted = await tmux.run(['load-buffer', '-b', buffer, '-', ';', 'paste-buffer', '-p', '-d', '-b', buffer, '-t', pane.id], { input: text });
-  const pastedAt = performance.now();
-  if (!pasted.ok) {
+  const r = await tmux.run(['load-buffer', '-b', buffer, '-', ';', 'paste-buffer', '-p', '-d', '-b', buffer, '-t', pane.id], { input: text });
+  const at = performance.now();
+  if (!r.ok) {
     await tmux.run(['delete-buffer', '-b', buffer]);
-    throw new PasteError(`paste into ${pane.id} failed: ${pasted.timedOut ? 'tmux timed out' : pasted.stderr || `exit ${pasted.exitCode}`}`, pasted.timedOut);
+    throw new PasteError(`paste into ${pane.id} failed: ${r.timedOut ? 'tmux timed out' : r.stderr || `exit ${r.exitCode}`}`, r.timedOut);
   }
-  if (opts.enterDelayMs > 0) await sleep(opts.enterDelayMs);
-  let enter = await tmux.run(['send-keys', '-t', pane.id, 'Enter']);
-  if (!enter.ok) enter = await tmux.run(['send-keys', '-t', pane.id, 'Enter']);
-  if (!enter.ok) throw new PasteError(`Enter into ${pane.id} failed: ${enter.stderr || `exit ${enter.exitCode}`}`, true);
-  return { pastedAt };
+  return at;
+}
+
+/** Press Enter, after `delayMs` (agent TUIs take a fast Enter as part of the paste). */
+export async function submit(tmux: Tmux, pane: PaneInfo, delayMs: number): Promise<void> {
+  if (delayMs > 0) await sleep(delayMs);
+  const r = await tmux.run(['send-keys', '-t', pane.id, 'Enter']);
+  if (!r.ok) throw new PasteError(`Enter into ${pane.id} failed: ${r.timedOut ? 'tmux timed out' : r.stderr || `exit ${r.exitCode}`}`, true);
 }

@@ -47,6 +47,11 @@ export async function recover(config: Config, l: Layout): Promise<Recovered> {
 
   const last = await readRecord(l.archive, formatId(n));
   if (!last) throw new StateError(`${join(l.archive, formatId(n))}.json cannot be read`);
+  if (!Object.hasOwn(config.agents, last.receiver) || !config.directions.some((d) => d.name === last.direction)) {
+    throw new StateError(
+      `${last.id} in ${l.archive} went ${last.direction} to "${last.receiver}", which this config no longer has; restore that agent and folder, or start a new conversation with "baton up --fresh"`,
+    );
+  }
   let stateChanged = stored === null;
   // Archive one ahead of state: the daemon died after archiving, before state.json — so before the paste.
   const lagsByOne = stored !== null && n === state.message_counter + 1;

@@ -24,6 +24,10 @@ export class StateError extends Error {
   override name = 'StateError';
 }
 
+const corrupt = (file: string, why: string) =>
+  `${file} is corrupt (${why}). The daemon will not guess the turn: move the file aside and start ` +
+  'again, and the state is rebuilt from archive/ (the last archived message decides whose turn it is).';
+
 /** The state on disk, or null when there is no state.json yet. */
 export async function readState(file: string): Promise<State | null> {
   let text: string;
@@ -37,10 +41,10 @@ export async function readState(file: string): Promise<State | null> {
   try {
     raw = JSON.parse(text);
   } catch (err) {
-    throw new StateError(`${file} is corrupt (not JSON: ${(err as Error).message})`);
+    throw new StateError(corrupt(file, `not JSON: ${(err as Error).message}`));
   }
   const parsed = StateSchema.safeParse(raw);
-  if (!parsed.success) throw new StateError(`${file} is corrupt (${formatIssues(parsed.error.issues).join('; ')})`);
+  if (!parsed.success) throw new StateError(corrupt(file, formatIssues(parsed.error.issues).join('; ')));
   return parsed.data;
 }
 

@@ -70,6 +70,8 @@ export class Tmux {
     return this.run([
       'new-session', '-d', '-s', o.name, '-c', o.cwd, '-x', '200', '-y', '50', ...envArgs, o.command,
       ';', 'set-option', '-t', `=${o.name}:`, 'remain-on-exit', 'on',
+      // Pin the agent's pane: messages go to it even if someone splits the window later.
+      ';', 'set-option', '-F', '-t', `=${o.name}:`, '@baton_pane', '#{pane_id}',
     ]);
   }
 

@@ -23,16 +23,22 @@ one bracketed paste, then Enter after delivery.enter_delay_ms.`,
     const config = configFrom(inv);
     for (const key of notYetEnforced(config)) log.warn(`config: ${key} is accepted but not acted on by this version`);
     const d = new Daemon(config);
-    await d.start();
+    // Handlers go in before start(), so a signal during recovery still ends in a clean stop.
     let signals = 0;
+    let started = false;
+    let early: NodeJS.Signals | null = null;
     const onSignal = (sig: NodeJS.Signals) => {
       if (++signals > 1) {
         log.warn(`second ${sig}: exiting now`);
         process.exit(1);
       }
-      void d.stop(sig);
+      if (started) void d.stop(sig);
+      else early = sig;
     };
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSignal);
+    await d.start();
+    started = true;
+    if (early) void d.stop(early);
     const reason = await d.done;
     return reason === 'lock_compromised' ? 1 : 0;
   },

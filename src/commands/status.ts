@@ -4,7 +4,7 @@ import { isErrno } from '../fsx.js';
 import { listInbox } from '../inbox.js';
 import { layout } from '../layout.js';
 import { daemonStatus } from '../lock.js';
-import { probe, targetOf } from '../pane.js';
+import { findPane, targetOf } from '../pane.js';
 import { readState } from '../state.js';
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 
@@ -27,10 +27,12 @@ export async function collectStatus(config: Config): Promise<StatusReport> {
   const t = tmux();
   const state = await readState(l.state);
   const held: Record<string, number> = {};
-  for (const d of config.directions) held[d.name] = (await listInbox(d.dir)).length;
+  for (const d of config.directions) held[d.name] = (await listInbox(d.dir)).names.length;
   let rejected = 0;
   try {
-    rejected = (await readdir(l.rejected)).filter((n) => !n.endsWith('.error.json') && !n.startsWith('.')).length;
+    // Rejected files are those with a note beside them (a rejected file may itself be named *.error.json).
+    const names = new Set(await readdir(l.rejected));
+    rejected = [...names].filter((n) => names.has(`${n}.error.json`)).length;
   } catch (err) {
     if (!isErrno(err, 'ENOENT')) throw err;
   }
@@ -38,7 +40,7 @@ export async function collectStatus(config: Config): Promise<StatusReport> {
   await Promise.all(
     config.order.map(async (name) => {
       const target = targetOf(config.agents[name]!);
-      const pane = await probe(t, target);
+      const pane = await findPane(t, config.agents[name]!);
       agents[name] = { alive: !!pane && !pane.dead, target, pane: pane?.id ?? null, dead: !!pane?.dead, command: pane?.command ?? null };
     }),
   );

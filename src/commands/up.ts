@@ -3,6 +3,7 @@ import { mkdir, readdir, rename } from 'node:fs/promises';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { notYetEnforced, type Agent, type Config } from '../config.js';
+import { archivedCounters } from '../archive.js';
 import { ensureDir } from '../fsx.js';
 import { layout } from '../layout.js';
 import { daemonStatus, LockHeldError, readHolder } from '../lock.js';
@@ -138,7 +139,11 @@ Agent kinds only pick the default command for now (claude, codex, gemini, aider,
     }
 
     await Promise.all([l.root, l.archive, l.rejected, ...config.directions.map((d) => d.dir)].map(ensureDir));
-    if ((await readState(l.state)) === null) await writeState(l.state, freshState(config.firstTurn));
+    // Only state.json's owner writes it: the running daemon, or (before one starts) up itself.
+    // With an archive but no state.json, the daemon rebuilds the state from the archive instead.
+    if (!(await daemonStatus(l)).running && (await readState(l.state)) === null && (await archivedCounters(l.archive)).length === 0) {
+      await writeState(l.state, freshState(config.firstTurn));
+    }
 
     for (const { agent, command } of plan) {
       if (await t.hasSession(agent.session)) {

@@ -18,14 +18,21 @@ describe('validateMessage', () => {
   it('content alone is enough; type defaults to message', () => {
     expect(validateMessage({ content: 'x' }, route)).toEqual({ ok: true, message: { content: 'x', type: 'message' } });
   });
-  it('drops id and reply_to written by an agent', () => {
-    const r = validateMessage({ content: 'x', id: 'msg_9999', reply_to: 'msg_0001' }, route);
+  it('drops the fields the daemon owns (id, reply_to, times, redelivered…) when an agent writes them', () => {
+    const r = validateMessage(
+      { content: 'x', id: 'msg_9999', reply_to: 'msg_0001', delivered_at: 'x', received_at: 'y', redelivered: true, direction: 'd', source_file: 'f' },
+      route,
+    );
     expect(r.ok && r.message).toEqual({ content: 'x', type: 'message' });
+  });
+  it('timestamps must look like ISO-8601', () => {
+    expect(reason({ content: 'x', timestamp: '2025-11-21T18:00:00+09:00' })).toBeNull();
+    expect(reason({ content: 'x', timestamp: '2025-11-21T09:00:00.123Z' })).toBeNull();
+    expect(reason({ content: 'x', timestamp: '1' })).toBe('timestamp: not an ISO-8601 time');
   });
   it('rejects with a reason that names the field', () => {
     expect(reason({})).toBe('content: required');
     expect(reason({ content: '' })).toBe('content: must not be empty');
-    expect(reason({ content: '  \n' })).toBe('content: must not be empty');
     expect(reason({ content: 5 })).toBe('content: must be a string');
     expect(reason({ content: 'x', type: 'gossip' })).toMatch(/^type: /);
     expect(reason({ content: 'x', priority: 'asap' })).toMatch(/^priority: /);
