@@ -10,7 +10,7 @@ import lockfile from 'proper-lockfile';
 import { writeAtomic } from './fsx.js';
 import type { Layout } from './layout.js';
 
-export const STALE_MS = 5000;
+export const STALE_MS = 3000;
 
 export interface Holder {
   pid: number;

@@ -1,0 +1,123 @@
+import { execa } from 'execa';
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
+
+let p: Project;
+afterEach(async () => {
+  await p?.stop();
+});
+
+/** Lay down what a daemon killed mid-delivery leaves behind: msg_0001 archived, not yet stamped delivered. */
+function crashedAfterArchive(p: Project, stateCounter: 0 | 1, leftoverInbox: boolean) {
+  mkdirSync(p.path('archive'), { recursive: true });
+  mkdirSync(p.path('c1_to_c2'), { recursive: true });
+  const record = {
+    id: 'msg_0001', reply_to: null, content: 'the one message', sender: 'claude1', receiver: 'claude2', type: 'message',
+    direction: 'c1_to_c2', source_file: 'm1.json', received_at: new Date().toISOString(), delivered_at: null,
+  };
+  writeFileSync(p.path('archive', 'msg_0001.json'), JSON.stringify(record));
+  if (leftoverInbox) writeFileSync(p.path('c1_to_c2', 'm1.json'), JSON.stringify({ content: 'the one message' }));
+  const state = stateCounter
+    ? { current_turn: 'claude2', last_message_id: 'msg_0001', message_counter: 1, pending_reply_to: 'msg_0001' }
+    : { current_turn: 'claude1', last_message_id: null, message_counter: 0, pending_reply_to: null };
+  writeFileSync(p.path('state.json'), JSON.stringify(state));
+}
+
+describe('start-up recovery after a crash mid-delivery', () => {
+  it('killed after archiving, before state.json: the leftover inbox copy goes, the message is typed once, unflagged', async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    const log = await p.recorder('claude2');
+    crashedAfterArchive(p, 0, true);
+    await p.startDaemon();
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+    expect(p.ls('c1_to_c2')).toEqual([]);
+    expect(p.archive()).toHaveLength(1);
+    expect(p.archive()[0]!.redelivered).toBeUndefined();
+    expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001', pending_reply_to: 'msg_0001' });
+    await waitFor('typed', () => readRecorder(log).pastes.length === 1);
+    expect(readRecorder(log).pastes[0]!.split('\n')[0]).toBe('[baton] msg_0001 from claude1');
+    expect(p.events().some((e) => e.event === 'redelivered')).toBe(false);
+  });
+
+  it('killed after state.json, maybe mid-paste: typed again, flagged in the header, the archive and events', async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    const log = await p.recorder('claude2');
+    crashedAfterArchive(p, 1, false);
+    await p.startDaemon();
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+    expect(p.archive()[0]!.redelivered).toBe(true);
+    await waitFor('typed', () => readRecorder(log).pastes.length === 1);
+    expect(readRecorder(log).pastes[0]!.split('\n')[0]).toBe('[baton] msg_0001 from claude1 (redelivered)');
+    expect(p.events().filter((e) => e.event === 'redelivered').map((e) => e.id)).toEqual(['msg_0001']);
+    expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });
+  });
+
+  it('a corrupt state.json stops the daemon with exit 1 naming the file; moved aside, it is rebuilt from the archive', async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    crashedAfterArchive(p, 1, false);
+    writeFileSync(p.path('state.json'), '{"current_turn": ');
+    const r = await p.cli(['daemon']);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toContain(p.path('state.json'));
+    expect(readFileSync(p.path('state.json'), 'utf8')).toBe('{"current_turn": '); // left for the person to inspect
+    expect(existsSync(p.path('daemon.lock'))).toBe(false);
+    await execa('mv', [p.path('state.json'), join(p.dir, 'state.bad')]);
+    await p.startDaemon();
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+    expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001' });
+  });
+
+  it('kill -9 during a ping-pong: restarted daemons lose nothing and never repeat a message silently', async () => {
+    p = new Project({ delivery: { enter_delay_ms: 0 } });
+    const logs = { claude1: await p.recorder('claude1', { reply: true }), claude2: await p.recorder('claude2', { reply: true }) };
+    let daemon = (await p.startDaemon()).proc;
+    p.send('c1_to_c2', 'opening.json', { content: 'ping' });
+    // Seeded pseudo-random kill moments, so a failure can be replayed.
+    let seed = 20261122;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    for (let kill = 0; kill < 5; kill++) {
+      const target = p.archive().length + 3 + Math.floor(rand() * 4);
+      await waitFor(`message ${target}`, () => p.archive().length >= target, 30_000, 2);
+      await new Promise((r) => setTimeout(r, rand() * 15));
+      daemon.kill('SIGKILL');
+      await daemon.catch(() => {});
+      daemon = (await p.startDaemon()).proc; // takes over the stale lock
+    }
+    const final = p.archive().length + 5;
+    await waitFor('five more', () => p.archive().length >= final && p.archive().at(-1)?.delivered_at, 30_000);
+    daemon.kill('SIGTERM');
+    await daemon;
+
+    const archive = p.archive();
+    const n = archive.length;
+    // archive IDs run 1..N, no gap or duplicate; the chain alternates and links; state agrees.
+    expect(archive.map((r) => r.id)).toEqual(Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`));
+    archive.forEach((r, i) => {
+      expect(r.reply_to).toBe(i ? archive[i - 1]!.id : null);
+      expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
+    });
+    const last = archive[n - 1]!;
+    expect(p.state()).toMatchObject({ message_counter: n, last_message_id: last.id, pending_reply_to: last.id, current_turn: last.receiver });
+    // Every message is in exactly one place: nothing rejected; waiting files are replies not yet taken.
+    expect(p.ls('rejected')).toEqual([]);
+    // Each pane got every ID meant for it at least once, twice only where flagged.
+    for (const [agent, log] of Object.entries(logs)) {
+      const headers = readRecorder(log).pastes.map((t) => t.split('\n')[0]!);
+      for (const r of archive.filter((x) => x.receiver === agent && x.delivered_at)) {
+        const got = headers.filter((h) => h.startsWith(`[baton] ${r.id} `));
+        expect(got.length, `${r.id} typed into ${agent}`).toBeGreaterThanOrEqual(1);
+        if (got.length > 1) {
+          expect(r.redelivered, `${r.id} typed ${got.length}× must be flagged`).toBe(true);
+          expect(got.slice(1).every((h) => h.endsWith('(redelivered)'))).toBe(true);
+        }
+        expect(got.length).toBeLessThanOrEqual(2);
+      }
+    }
+  });
+});
