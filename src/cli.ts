@@ -52,9 +52,13 @@ export async function main(argv: string[]): Promise<number> {
   const { name, rest } = splitCommand(argv);
   if (name === undefined || name === 'help') {
     const topic = name === 'help' ? rest.find((a) => !a.startsWith('-')) : undefined;
-    if (topic && COMMANDS[topic]) {
-      process.stdout.write(commandHelp(COMMANDS[topic]));
-      return 0;
+    if (topic) {
+      if (COMMANDS[topic]) {
+        process.stdout.write(commandHelp(COMMANDS[topic]));
+        return 0;
+      }
+      process.stderr.write(`baton: unknown command "${topic}"\n\n${GLOBAL_HELP}\n`);
+      return 2;
     }
     if (rest.includes('--version') || rest.includes('-v')) {
       process.stdout.write(`${VERSION}\n`);

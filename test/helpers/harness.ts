@@ -98,7 +98,7 @@ export class Project {
   send(direction: string, name: string, message: unknown): string {
     const dir = this.path(direction);
     mkdirSync(dir, { recursive: true });
-    const tmp = join(dir, `.${name}.tmp`);
+    const tmp = join(dir, `.send-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
     writeFileSync(tmp, typeof message === 'string' ? message : JSON.stringify(message));
     renameSync(tmp, join(dir, name));
     return join(dir, name);

@@ -127,6 +127,27 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     expect(p.archive()[0]!.content).toBe('still alive');
   });
 
+  it('odd file names are delivered; over-long and non-UTF-8 names and too-deep data are rejected with a note', async () => {
+    await twoRecorders();
+    const odd = ['with space.json', 'q"uo\'te.json', 'new\nline.json', 'ねこ🐈.json', `${'x'.repeat(240)}.json`];
+    odd.forEach((name, i) => p.send(i % 2 ? 'c2_to_c1' : 'c1_to_c2', name, { content: `odd ${i}` }));
+    await waitFor('five delivered', () => p.archive()[4]?.delivered_at);
+    expect(p.archive().map((r) => r.source_file).sort()).toEqual([...odd].sort());
+
+    const dir = p.path('c1_to_c2');
+    const rawName = Buffer.concat([Buffer.from(dir + '/bad'), Buffer.from([0xff, 0xfe]), Buffer.from('.json')]);
+    writeFileSync(rawName, JSON.stringify({ content: 'valid content, invalid name' }));
+    const deep = `{"content":"x","data":{"a":${'['.repeat(20000)}${']'.repeat(20000)}}}`;
+    p.send('c1_to_c2', 'deep.json', deep);
+    p.send('c1_to_c2', `${'y'.repeat(250)}.json`, '{"not": "a message"}');
+    await waitFor('three notes', () => p.ls('rejected').filter((n) => n.endsWith('.error.json')).length === 3, 10_000);
+    const notes = p.ls('rejected').filter((n) => n.endsWith('.error.json')).map((n) => JSON.parse(readFileSync(p.path('rejected', n), 'utf8')));
+    expect(notes.map((n) => n.reason).sort()).toEqual(['content: required', 'data is nested too deeply to archive', 'the file name is not valid UTF-8']);
+    expect(notes.find((n) => n.file_name_base64)?.file_name_base64).toBe(Buffer.from([0x62, 0x61, 0x64, 0xff, 0xfe, 0x2e, 0x6a, 0x73, 0x6f, 0x6e]).toString('base64'));
+    expect(p.ls('c1_to_c2')).toEqual([]);
+    expect(p.ls('rejected')).toHaveLength(6);
+  });
+
   it('a slow writer that pauses mid-file is delivered, not rejected', async () => {
     await twoRecorders();
     const file = p.path('c1_to_c2', 'slow.json');
