@@ -381,7 +381,8 @@ export class Daemon {
     const decision = decide(this.state, d, this.rules);
     if (decision.action !== 'deliver' || entry.result?.kind !== 'valid') return false;
     // Not archived while the receiver's pane is missing: the message stays in its inbox (SPEC §6).
-    if (!(await this.paneFor(d.to))) return false;
+    const pane = await this.paneFor(d.to);
+    if (!pane) return false;
     const path = join(d.dir, name);
     const now = await examine(d.dir, name, d, this.config.inbox.max_bytes);
     if (now.kind !== 'valid' || now.sig !== entry.result.sig) {
@@ -412,15 +413,16 @@ export class Daemon {
     this.state = { ...this.state, ...decision.next };
     this.pending = { record, maybeTyped: false, pastedAt: null, firstSeen: entry.firstSeen };
     await writeState(this.layout.state, this.state);
-    await this.finishPending();
+    await this.finishPending(pane);
     return true;
   }
 
   /** COMMITTED → TYPED → DELIVERED for the pending message. False when it must wait (pane unavailable). */
-  private async finishPending(): Promise<boolean> {
+  private async finishPending(checked?: PaneInfo): Promise<boolean> {
     const p = this.pending!;
     const r = p.record;
-    const pane = await this.paneFor(r.receiver);
+    // take() has just checked the pane; a retry looks again.
+    const pane = checked ?? (await this.paneFor(r.receiver));
     if (!pane) return false;
     try {
       if (p.pastedAt === null) {
