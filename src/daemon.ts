@@ -5,24 +5,25 @@
  *
  * Delivery state machine (one message at a time; each arrow is one durable step):
  *
- *   INBOX ──archive/<id>.json (delivered_at: null)──▶ ARCHIVED ──unlink inbox file──▶ TAKEN
- *     ──state.json (turn passes, counter = N)──▶ COMMITTED ──paste, Enter──▶ TYPED
- *     ──archive/<id>.json (delivered_at: time)──▶ DELIVERED
+ *   INBOX ──rename to .claimed/<dir>/<id>/<name>──▶ CLAIMED ──archive/<id>.json (delivered_at: null)──▶
+ *   ARCHIVED ──remove the claim; state.json (turn passes, counter = N)──▶ COMMITTED ──paste──▶ PASTED
+ *   ──Enter──▶ TYPED ──archive/<id>.json (delivered_at: time)──▶ DELIVERED
  *
- * Killed in ARCHIVED or TAKEN: state.json lags the archive by one; at start-up it is rebuilt from the
- * last record, a leftover inbox copy is removed, and the message is typed (nothing was typed yet).
- * Killed in COMMITTED or TYPED: the record has no delivered_at; the paste may have happened, so the
- * message is typed again with "(redelivered)" in its header and a `redelivered` event.
- * A message is thus always in exactly one of: its inbox, archive/, rejected/.
+ * Killed in CLAIMED: no record exists for <id>; at start-up the file goes back to its inbox, same name.
+ * Killed in ARCHIVED: state.json lags the archive by one; at start-up it is rebuilt from the last
+ * record, the leftover claim is removed, and the message is typed (nothing was typed yet).
+ * Killed in COMMITTED, PASTED or TYPED: the record has no delivered_at and the paste may have happened,
+ * so the message is typed again with "(redelivered)" in its header and a `redelivered` event.
+ * At rest a message is thus in exactly one of: its inbox, archive/, rejected/.
  */
-import { unlink, lstat } from 'node:fs/promises';
+import { lstat, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { archiveNew, archiveUpdate, type ArchiveRecord } from './archive.js';
 import { render } from './compose.js';
 import type { Config, Direction } from './config.js';
 import { eventLog, type EventLog } from './events.js';
-import { ensureDir, isErrno, sweepTemps } from './fsx.js';
+import { ensureDir, isErrno, moveNoClobber, sweepTemps } from './fsx.js';
 import { byName, examine, isCandidateName, listInbox, type Examined } from './inbox.js';
 import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
@@ -47,6 +48,8 @@ interface Folder {
   direction: Direction;
   entries: Map<string, Entry>;
   dirty: Set<string>;
+  /** Names found by a rescan that are not valid UTF-8 (rejected by the next pass). */
+  undecodable: Buffer[];
 }
 
 interface Pending {
@@ -55,6 +58,8 @@ interface Pending {
   maybeTyped: boolean;
   /** Pasted in this process, but Enter failed: only Enter is retried. */
   pastedAt: number | null;
+  /** Enter was pressed: only the archive's delivered_at is left to write. */
+  entered: boolean;
   firstSeen: number;
 }
 
@@ -101,7 +106,7 @@ export class Daemon {
     this.log = opts.log ?? defaultLog;
     this.rules = { policy: config.turns.policy, agents: config.order };
     this.events = eventLog(this.layout.events, (err) => this.log.warn(`cannot append to events.jsonl: ${String(err)}`));
-    this.folders = config.directions.map((direction) => ({ direction, entries: new Map(), dirty: new Set() }));
+    this.folders = config.directions.map((direction) => ({ direction, entries: new Map(), dirty: new Set(), undecodable: [] }));
     for (const f of this.folders) this.byDir.set(f.direction.dir, f);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
   }
@@ -123,9 +128,12 @@ export class Daemon {
       if (r.stateChanged) await writeState(l.state, this.state);
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.events.emit('recovered', { notes: r.notes });
-      if (r.pending) this.pending = { ...r.pending, pastedAt: null, firstSeen: performance.now() };
+      if (r.pending) this.pending = { ...r.pending, pastedAt: null, entered: false, firstSeen: performance.now() };
       await this.watch();
-      if (this.stopping) return; // lost the lock while starting
+      if (this.stopping) {
+        await this.closeWatcher(); // lost the lock while starting
+        return;
+      }
       await this.events.emit('started', {
         pid: process.pid,
         config: this.config.file,
@@ -206,7 +214,7 @@ export class Daemon {
           await lstat(f.direction.dir);
           const listing = await listInbox(f.direction.dir);
           names = listing.names;
-          for (const raw of listing.undecodable) await this.rejectRaw(f, raw);
+          f.undecodable = listing.undecodable; // moved by the next pass: only the loop moves files
         } catch (err) {
           if (!isErrno(err, 'ENOENT')) throw err;
           // The folder was removed under us: make it again and watch the new one.
@@ -231,12 +239,14 @@ export class Daemon {
   /** Run the loop now, or once more after the current pass: passes never overlap. */
   private kick(): void {
     if (this.stopping) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = (async () => {
-      do {
+    this.again = true;
+    this.running ??= this.loop();
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      // `again` is checked and `running` cleared with no await in between, so no kick is ever lost.
+      while (this.again && !this.stopping) {
         this.again = false;
         try {
           while (!this.stopping && (await this.pass())) {
@@ -247,10 +257,10 @@ export class Daemon {
           this.log.error(`delivery loop: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
           this.wakeIn(1000);
         }
-      } while (this.again && !this.stopping);
-    })().finally(() => {
+      }
+    } finally {
       this.running = null;
-    });
+    }
   }
 
   /** Ask for a pass at most `ms` from now (keeps the earliest request). */
@@ -271,7 +281,10 @@ export class Daemon {
   private async pass(): Promise<boolean> {
     // A cut-short delivery goes first; until it is done nothing else is delivered (but bad files are still rejected).
     const free = !this.pending || (await this.finishPending());
-    for (const f of this.folders) await this.refresh(f);
+    for (const f of this.folders) {
+      for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
+      await this.refresh(f);
+    }
 
     let best: { folder: Folder; name: string; entry: Entry } | null = null;
     for (const f of this.folders) {
@@ -375,7 +388,7 @@ export class Daemon {
 
   // ---- delivery -------------------------------------------------------------------------------
 
-  /** Steps ARCHIVED → TAKEN → COMMITTED, then type it. False when the receiver cannot take it now. */
+  /** Steps CLAIMED → ARCHIVED → COMMITTED, then type it. False when the receiver cannot take it now. */
   private async take(f: Folder, name: string, entry: Entry): Promise<boolean> {
     const d = f.direction;
     const decision = decide(this.state, d, this.rules);
@@ -383,13 +396,25 @@ export class Daemon {
     // Not archived while the receiver's pane is missing: the message stays in its inbox (SPEC §6).
     const pane = await this.paneFor(d.to);
     if (!pane) return false;
-    const path = join(d.dir, name);
-    const now = await examine(d.dir, name, d, this.config.inbox.max_bytes);
-    if (now.kind !== 'valid' || now.sig !== entry.result.sig) {
-      f.dirty.add(name); // changed since we looked: look again
+
+    // Claim: one atomic rename out of the inbox, so a writer replacing the name from now on makes a new
+    // message instead of having its file deleted with ours. What is archived is what was claimed.
+    const claimDir = join(this.layout.claims, d.name, decision.id);
+    await ensureDir(claimDir);
+    f.entries.delete(name);
+    try {
+      await rename(join(d.dir, name), join(claimDir, name));
+    } catch (err) {
+      await rm(claimDir, { recursive: true, force: true });
+      if (isErrno(err, 'ENOENT')) return true; // gone (someone else took it): look again
+      throw err;
+    }
+    const claimed = await examine(claimDir, name, d, this.config.inbox.max_bytes);
+    if (claimed.kind !== 'valid') {
+      await this.unclaim(f, claimDir, name); // changed since we looked: back in the queue
       return true;
     }
-    const m = now.message;
+    const m = claimed.message;
     const record: ArchiveRecord = {
       id: decision.id,
       reply_to: decision.reply_to,
@@ -403,18 +428,26 @@ export class Daemon {
       received_at: new Date(Date.now() - (performance.now() - entry.firstSeen)).toISOString(),
       delivered_at: null,
     };
-    await archiveNew(this.layout.archive, record);
-    await unlink(path).catch((err) => {
-      if (!isErrno(err, 'ENOENT')) throw err;
-    });
-    f.entries.delete(name);
-    // In memory first: if writing state.json fails, the archived message is still typed, and the next
-    // start rebuilds state.json from the archive.
+    try {
+      await archiveNew(this.layout.archive, record);
+    } catch (err) {
+      await this.unclaim(f, claimDir, name);
+      throw err;
+    }
+    // Archived: from here the message is committed. The state moves on in memory at once, so a failing
+    // disk below can delay it but never reuse its ID; the next start rebuilds state.json from the archive.
     this.state = { ...this.state, ...decision.next };
-    this.pending = { record, maybeTyped: false, pastedAt: null, firstSeen: entry.firstSeen };
+    this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, firstSeen: entry.firstSeen };
+    await rm(claimDir, { recursive: true, force: true }).catch((err) => this.log.warn(`cannot remove ${claimDir}: ${String(err)}`));
     await writeState(this.layout.state, this.state);
     await this.finishPending(pane);
     return true;
+  }
+
+  private async unclaim(f: Folder, claimDir: string, name: string): Promise<void> {
+    const back = await moveNoClobber(join(claimDir, name), f.direction.dir, name);
+    await rm(claimDir, { recursive: true, force: true });
+    f.dirty.add(back);
   }
 
   /** COMMITTED → TYPED → DELIVERED for the pending message. False when it must wait (pane unavailable). */
@@ -425,14 +458,19 @@ export class Daemon {
     const pane = checked ?? (await this.paneFor(r.receiver));
     if (!pane) return false;
     try {
-      if (p.pastedAt === null) {
+      if (p.entered) {
+        // Typed and submitted; only stamping the archive failed last time.
+      } else if (p.pastedAt === null) {
         const text = render(
           { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: p.maybeTyped },
           this.config.delivery.template,
         );
         p.pastedAt = await paste(this.tmux, pane, text);
       }
-      await submit(this.tmux, pane, this.config.delivery.enter_delay_ms);
+      if (!p.entered) {
+        await submit(this.tmux, pane, this.config.delivery.enter_delay_ms);
+        p.entered = true;
+      }
     } catch (err) {
       if (!(err instanceof PasteError)) throw err;
       p.maybeTyped ||= err.maybeTyped;
@@ -448,7 +486,7 @@ export class Daemon {
     const done: ArchiveRecord = { ...r, delivered_at: new Date().toISOString(), ...(redelivered ? { redelivered: true } : {}) };
     await archiveUpdate(this.layout.archive, done);
     this.pending = null;
-    const latency = Math.round((p.pastedAt - p.firstSeen) * 10) / 10;
+    const latency = Math.round(((p.pastedAt ?? performance.now()) - p.firstSeen) * 10) / 10;
     if (redelivered) await this.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
     await this.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, ...(redelivered ? { redelivered: true } : {}) });
     this.log.success(`${r.id} ${r.sender} → ${r.receiver}${redelivered ? ' (redelivered)' : ''} in ${latency} ms`);

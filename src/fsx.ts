@@ -66,6 +66,26 @@ export async function sweepTemps(dir: string): Promise<number> {
   return ours.length;
 }
 
+/**
+ * Move a regular file into `dir` under `name`, or `<stem>.<n><ext>` when that is taken — never replacing
+ * a file (link(2) refuses an existing name where rename(2) would overwrite it). Returns the name used.
+ */
+export async function moveNoClobber(src: string, dir: string, name: string): Promise<string> {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let i = 0; ; i++) {
+    const candidate = i === 0 ? name : `${stem}.${i}${ext}`;
+    try {
+      await link(src, join(dir, candidate));
+    } catch (err) {
+      if (isErrno(err, 'EEXIST')) continue;
+      throw err;
+    }
+    await unlink(src);
+    return candidate;
+  }
+}
+
 export async function ensureDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
 }

@@ -76,7 +76,17 @@ export async function examine(
     const fst = await fh.stat();
     if (!fst.isFile() || fst.ino !== st.ino) return { kind: 'unsettled', sig: 'swapped', reason: 'the file changed while being read' };
     if (fst.size > maxBytes) return { kind: 'bad', reason: `${fst.size} bytes is over inbox.max_bytes (${maxBytes})` };
-    const bytes = await fh.readFile();
+    // Never more than max_bytes + 1, even if the file grows while we read it.
+    const buf = Buffer.alloc(Math.min(fst.size, maxBytes) + 1);
+    let len = 0;
+    while (len < buf.length) {
+      const { bytesRead } = await fh.read(buf, len, buf.length - len, len);
+      if (bytesRead === 0) break;
+      len += bytesRead;
+    }
+    if (len > maxBytes) return { kind: 'bad', reason: `over inbox.max_bytes (${maxBytes}) while being read` };
+    if (len === buf.length) return { kind: 'unsettled', sig: `growing:${len}`, reason: 'the file grew while being read' };
+    const bytes = buf.subarray(0, len);
     const sig = `${fst.ino}:${bytes.length}:${fst.mtimeMs}`;
     let text: string;
     try {

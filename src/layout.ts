@@ -8,6 +8,11 @@ export interface Layout {
   archive: string;
   rejected: string;
   events: string;
+  /**
+   * Where a file is moved (claimed) while it is being archived: `.claimed/<direction>/<id>/<name>`.
+   * Empty at rest: start-up recovery removes a claim whose message was archived and returns any other.
+   */
+  claims: string;
   /** proper-lockfile's lock directory: held by the one live daemon. */
   lock: string;
   /** Who holds the lock: pid and start time, for messages like "held by pid 123". */
@@ -22,6 +27,7 @@ export function layout(config: Pick<Config, 'messageDir'>): Layout {
     archive: join(root, 'archive'),
     rejected: join(root, 'rejected'),
     events: join(root, 'events.jsonl'),
+    claims: join(root, '.claimed'),
     lock: join(root, 'daemon.lock'),
     pidFile: join(root, 'daemon.pid'),
   };

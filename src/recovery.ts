@@ -1,12 +1,13 @@
 /**
- * Start-up reconciliation of state.json with the archive, so a daemon killed at any step of a delivery
- * (see the state machine in daemon.ts) resumes without losing or silently repeating a message.
+ * Start-up reconciliation of state.json and claimed files with the archive, so a daemon killed at any
+ * step of a delivery (see the state machine in daemon.ts) resumes without losing or silently repeating
+ * a message.
  */
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { unlink } from 'node:fs/promises';
 import { archivedCounters, readRecord, type ArchiveRecord } from './archive.js';
 import type { Config } from './config.js';
-import { examine } from './inbox.js';
+import { moveNoClobber } from './fsx.js';
 import type { Layout } from './layout.js';
 import { freshState, readState, StateError, type State } from './state.js';
 import { formatId } from './turns.js';
@@ -30,6 +31,7 @@ export const stateAfter = (r: ArchiveRecord, counter: number): State => ({
 export async function recover(config: Config, l: Layout): Promise<Recovered> {
   const stored = await readState(l.state);
   const notes: string[] = [];
+  notes.push(...(await recoverClaims(config, l)));
   const counters = await archivedCounters(l.archive);
   const n = counters.at(-1) ?? 0;
   if (counters.length !== n) notes.push(`archive has gaps: ${counters.length} records for IDs up to ${formatId(n)}`);
@@ -59,16 +61,35 @@ export async function recover(config: Config, l: Layout): Promise<Recovered> {
     notes.push(`state.json rebuilt from ${last.id} (it said ${state.last_message_id ?? 'nothing'})`);
     state = { ...state, ...stateAfter(last, n) };
     stateChanged = true;
-    await removeLeftover(config, last);
   }
   const pending = last.delivered_at ? null : { record: last, maybeTyped: !lagsByOne };
   return { state, stateChanged, pending, notes };
 }
 
-/** The inbox file of an archived message, if the daemon died before removing it, goes now (same content only). */
-async function removeLeftover(config: Config, r: ArchiveRecord): Promise<void> {
-  const d = config.directions.find((x) => x.name === r.direction);
-  if (!d) return;
-  const seen = await examine(d.dir, r.source_file, d, config.inbox.max_bytes);
-  if (seen.kind === 'valid' && seen.message.content === r.content) await unlink(join(d.dir, r.source_file)).catch(() => {});
+/**
+ * A claim `.claimed/<direction>/<id>/<name>` whose <id> is archived is a leftover copy: removed. Any other
+ * claim was cut short before its archive record existed: the file goes back to its inbox, same name.
+ */
+async function recoverClaims(config: Config, l: Layout): Promise<string[]> {
+  const notes: string[] = [];
+  for (const d of config.directions) {
+    const base = join(l.claims, d.name);
+    let ids: string[];
+    try {
+      ids = await readdir(base);
+    } catch {
+      continue;
+    }
+    for (const id of ids) {
+      const dir = join(base, id);
+      const archived = (await readRecord(l.archive, id).catch(() => null)) !== null;
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (archived) continue;
+        const back = await moveNoClobber(join(dir, name), d.dir, name);
+        notes.push(`${d.name}/${back} was being taken when the daemon stopped; it is back in its folder`);
+      }
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  return notes;
 }

@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 /** Lay down what a daemon killed mid-delivery leaves behind: msg_0001 archived, not yet stamped delivered. */
-function crashedAfterArchive(p: Project, stateCounter: 0 | 1, leftoverInbox: boolean) {
+function crashedAfterArchive(p: Project, stateCounter: 0 | 1, leftoverClaim: boolean) {
   mkdirSync(p.path('archive'), { recursive: true });
   mkdirSync(p.path('c1_to_c2'), { recursive: true });
   const record = {
@@ -18,7 +18,10 @@ function crashedAfterArchive(p: Project, stateCounter: 0 | 1, leftoverInbox: boo
     direction: 'c1_to_c2', source_file: 'm1.json', received_at: new Date().toISOString(), delivered_at: null,
   };
   writeFileSync(p.path('archive', 'msg_0001.json'), JSON.stringify(record));
-  if (leftoverInbox) writeFileSync(p.path('c1_to_c2', 'm1.json'), JSON.stringify({ content: 'the one message' }));
+  if (leftoverClaim) {
+    mkdirSync(p.path('.claimed', 'c1_to_c2', 'msg_0001'), { recursive: true });
+    writeFileSync(p.path('.claimed', 'c1_to_c2', 'msg_0001', 'm1.json'), JSON.stringify({ content: 'the one message' }));
+  }
   const state = stateCounter
     ? { current_turn: 'claude2', last_message_id: 'msg_0001', message_counter: 1, pending_reply_to: 'msg_0001' }
     : { current_turn: 'claude1', last_message_id: null, message_counter: 0, pending_reply_to: null };
@@ -26,7 +29,21 @@ function crashedAfterArchive(p: Project, stateCounter: 0 | 1, leftoverInbox: boo
 }
 
 describe('start-up recovery after a crash mid-delivery', () => {
-  it('killed after archiving, before state.json: the leftover inbox copy goes, the message is typed once, unflagged', async () => {
+  it('killed after claiming, before archiving: the file goes back to its inbox and is delivered normally', async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    const log = await p.recorder('claude2');
+    mkdirSync(p.path('.claimed', 'c1_to_c2', 'msg_0001'), { recursive: true });
+    writeFileSync(p.path('.claimed', 'c1_to_c2', 'msg_0001', 'taken.json'), JSON.stringify({ content: 'half taken' }));
+    await p.startDaemon();
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+    expect(p.archive()[0]).toMatchObject({ id: 'msg_0001', content: 'half taken', source_file: 'taken.json' });
+    expect(p.archive()[0]!.redelivered).toBeUndefined();
+    expect(p.ls('.claimed', 'c1_to_c2')).toEqual([]);
+    await waitFor('typed', () => readRecorder(log).pastes.length === 1);
+  });
+
+  it('killed after archiving, before state.json: the leftover claim goes, the message is typed once, unflagged', async () => {
     p = new Project();
     await p.recorder('claude1');
     const log = await p.recorder('claude2');
@@ -34,6 +51,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
     await p.startDaemon();
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);
     expect(p.ls('c1_to_c2')).toEqual([]);
+    expect(p.ls('.claimed', 'c1_to_c2')).toEqual([]);
     expect(p.archive()).toHaveLength(1);
     expect(p.archive()[0]!.redelivered).toBeUndefined();
     expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001', pending_reply_to: 'msg_0001' });
@@ -104,8 +122,9 @@ describe('start-up recovery after a crash mid-delivery', () => {
     });
     const last = archive[n - 1]!;
     expect(p.state()).toMatchObject({ message_counter: n, last_message_id: last.id, pending_reply_to: last.id, current_turn: last.receiver });
-    // Every message is in exactly one place: nothing rejected; waiting files are replies not yet taken.
+    // Every message is in exactly one place: nothing rejected, nothing left claimed (no fourth place at rest).
     expect(p.ls('rejected')).toEqual([]);
+    expect([...p.ls('.claimed', 'c1_to_c2'), ...p.ls('.claimed', 'c2_to_c1')]).toEqual([]);
     // Each pane got every ID meant for it at least once, twice only where flagged.
     for (const [agent, log] of Object.entries(logs)) {
       const headers = readRecorder(log).pastes.map((t) => t.split('\n')[0]!);
