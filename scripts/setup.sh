@@ -22,8 +22,16 @@ fi
 node dist/cli.js up "$@"
 # Like the original tool: end up watching the first agent when run from a terminal.
 if [ -t 0 ] && [ -t 1 ] && [ -z "${TMUX:-}" ] && [ -z "${CI:-}" ]; then
-  first="$(node -e 'const c=require(process.argv[1]);const a=c.agents?Object.keys(c.agents)[0]:"claude1";console.log((c.agents?.[a]?.session)||a)' "$root/config.json" 2>/dev/null || echo claude1)"
-  echo "[setup] attaching to ${first} (detach with Ctrl-b d; other agents: tmux attach -t NAME)"
+  config=()
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --config) config=(--config "$2"); shift 2 ;;
+      --config=*) config=("$1"); shift ;;
+      *) shift ;;
+    esac
+  done
+  first="$(node dist/cli.js status --json "${config[@]}" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(Object.keys(JSON.parse(s).agents)[0]))')"
+  echo "[setup] attaching to ${first} (detach with Ctrl-b d; the others: node dist/cli.js attach NAME)"
   sleep 1
-  exec tmux attach -t "=${first}"
+  exec node dist/cli.js attach "$first" "${config[@]}"
 fi

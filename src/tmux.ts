@@ -64,7 +64,11 @@ export class Tmux {
     return (await this.run(['has-session', '-t', `=${name}`])).ok;
   }
 
-  async newSession(o: { name: string; cwd: string; command: string; env: Record<string, string> }): Promise<TmuxResult> {
+  /**
+   * Start a detached session. `owner` (the conversation's message_dir) is kept as the session option
+   * @baton_config, so `up` and `down` only ever adopt or kill their own conversation's sessions.
+   */
+  async newSession(o: { name: string; cwd: string; command: string; env: Record<string, string>; owner: string }): Promise<TmuxResult> {
     const envArgs = Object.entries(o.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     // remain-on-exit: a dead agent stays visible as a dead pane instead of vanishing with its session.
     return this.run([
@@ -72,7 +76,21 @@ export class Tmux {
       ';', 'set-option', '-t', `=${o.name}:`, 'remain-on-exit', 'on',
       // Pin the agent's pane: messages go to it even if someone splits the window later.
       ';', 'set-option', '-F', '-t', `=${o.name}:`, '@baton_pane', '#{pane_id}',
+      ';', 'set-option', '-t', `=${o.name}:`, '@baton_config', o.owner,
     ]);
+  }
+
+  /** Every session with its owner (@baton_config; empty when baton did not start it). */
+  async sessions(): Promise<{ name: string; owner: string; dead: boolean }[]> {
+    const r = await this.run(['list-sessions', '-F', '#{session_name}\t#{@baton_config}\t#{pane_dead}']);
+    if (!r.ok) return [];
+    return r.stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => {
+        const [name = '', owner = '', dead = ''] = line.split('\t');
+        return { name, owner, dead: dead === '1' };
+      });
   }
 
   async killSession(name: string): Promise<boolean> {

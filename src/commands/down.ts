@@ -4,7 +4,8 @@ import { layout } from '../layout.js';
 import { daemonStatus, readHolder } from '../lock.js';
 import { log } from '../log.js';
 import type { Tmux } from '../tmux.js';
-import { configFrom, noPositionals, tmux, WATCHER_SESSION, type CommandSpec } from './common.js';
+import { hostname } from 'node:os';
+import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 
 /** Stop the daemon (SIGTERM, so it finishes a delivery and releases its lock), then the sessions. */
 export async function stopAll(config: Config, t: Tmux, opts: { quiet: boolean }): Promise<string[]> {
@@ -12,7 +13,10 @@ export async function stopAll(config: Config, t: Tmux, opts: { quiet: boolean })
   const stopped: string[] = [];
   const d = await daemonStatus(l);
   const holder = readHolder(l);
-  if (d.running && holder) {
+  // A daemon on another host (a shared folder) cannot be signalled from here.
+  if (d.running && holder && holder.host !== hostname()) {
+    log.warn(`the daemon runs on ${holder.host} (pid ${holder.pid}); stop it there`);
+  } else if (d.running && holder) {
     try {
       process.kill(holder.pid, 'SIGTERM');
       for (let i = 0; i < 100 && (await daemonStatus(l)).running; i++) await sleep(100);
@@ -21,8 +25,11 @@ export async function stopAll(config: Config, t: Tmux, opts: { quiet: boolean })
       log.warn(`cannot signal the daemon (pid ${holder.pid}): ${(err as Error).message}`);
     }
   }
-  const sessions = [...config.order.filter((n) => !config.agents[n]!.target).map((n) => config.agents[n]!.session), WATCHER_SESSION];
-  for (const s of sessions) if (await t.killSession(s)) stopped.push(`session ${s}`);
+  // Only sessions this conversation started (tagged with its message_dir): never a person's own session
+  // that happens to be called claude1, nor another conversation's.
+  for (const s of await t.sessions()) {
+    if (s.owner === l.root && (await t.killSession(s.name))) stopped.push(`session ${s.name}`);
+  }
   if (!opts.quiet) log.info(stopped.length ? `stopped ${stopped.join(', ')}` : 'nothing was running');
   return stopped;
 }
@@ -33,8 +40,8 @@ export const down: CommandSpec = {
   options: {},
   help: `
 Sends the daemon SIGTERM (it finishes the delivery in progress and releases its lock), then kills
-the agents' sessions and the "watcher" session. Panes given as "target" in config.json are left
-alone. Messages, state and archive stay where they are: "baton up" continues the conversation.`,
+the sessions "baton up" started for this conversation (agents and watcher). Sessions it did not
+start, other conversations' sessions and panes given as "target" in config.json are left alone. Messages, state and archive stay where they are: "baton up" continues the conversation.`,
   async run(inv) {
     noPositionals(inv);
     await stopAll(configFrom(inv), tmux(), { quiet: false });

@@ -1,6 +1,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { mkdir, readdir, rename } from 'node:fs/promises';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { createHash } from 'node:crypto';
+import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { notYetEnforced, type Agent, type Config } from '../config.js';
 import { archivedCounters } from '../archive.js';
@@ -8,6 +9,7 @@ import { ensureDir } from '../fsx.js';
 import { layout } from '../layout.js';
 import { daemonStatus, LockHeldError, readHolder } from '../lock.js';
 import { log } from '../log.js';
+import { findPane } from '../pane.js';
 import { readState, writeState, freshState } from '../state.js';
 import type { Tmux } from '../tmux.js';
 import { attachHint, BIN_DIR, CLI_JS, configFrom, DEMO_JS, noPositionals, tmux, WATCHER_SESSION, type CommandSpec } from './common.js';
@@ -96,7 +98,12 @@ in its cwd, running its command, with BATON_AGENT and BATON_CONFIG set and baton
             message_dir/history/<time>/ (nothing is deleted)
 
 Agents with a "target" pane in config.json are not started: baton types into that pane.
-Agent kinds only pick the default command for now (claude, codex, gemini, aider, $SHELL).`,
+Sessions baton starts are tagged with this conversation; one belonging to another conversation is
+never adopted (exit 1). An agent whose program has exited is started again.
+
+Not acted on yet (accepted, warned about when set): turns.max_turns, timeout_s, stop_phrase, stop_from,
+max_duration_s, max_nudges, moderated. Agent kinds pick the default command (claude, codex, gemini,
+aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being typed into a bare shell.`,
   async run(inv) {
     noPositionals(inv);
     const config = configFrom(inv);
@@ -130,6 +137,18 @@ Agent kinds only pick the default command for now (claude, codex, gemini, aider,
       return 1;
     }
 
+    // Never adopt another conversation's session: its daemon would see its agent answer our messages.
+    const before = new Map((await t.sessions()).map((s) => [s.name, s]));
+    const taken = plan.filter(({ agent }) => {
+      const owner = before.get(agent.session)?.owner;
+      return owner && owner !== l.root;
+    });
+    if (taken.length) {
+      for (const { agent } of taken) {
+        log.error(`tmux session "${agent.session}" belongs to another baton conversation (${before.get(agent.session)!.owner}); give agents.${agent.name}.session another name`);
+      }
+      return 1;
+    }
     if (inv.values.fresh) {
       await stopAll(config, t, { quiet: false });
       const d = await daemonStatus(l);
@@ -145,14 +164,21 @@ Agent kinds only pick the default command for now (claude, codex, gemini, aider,
       await writeState(l.state, freshState(config.firstTurn));
     }
 
+    const sessions = new Map((await t.sessions()).map((s) => [s.name, s]));
     for (const { agent, command } of plan) {
-      if (await t.hasSession(agent.session)) {
-        log.info(`${agent.name}: session "${agent.session}" already running, left alone`);
+      const existing = sessions.get(agent.session);
+      if (existing && !existing.dead) {
+        const whose = existing.owner ? '' : ' (not started by baton: messages will be typed into it)';
+        log.info(`${agent.name}: session "${agent.session}" already running, left alone${whose}`);
         continue;
+      }
+      if (existing) {
+        log.info(`${agent.name}: the agent in session "${agent.session}" had exited; starting it again`);
+        await t.killSession(agent.session);
       }
       await ensureDir(agent.cwd);
       const env = { ...paneEnv(config, agent), ...(demo ? { BATON_DEMO: '1' } : {}) };
-      const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command, env });
+      const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command, env, owner: l.root });
       if (!r.ok) {
         log.error(`${agent.name}: cannot start session "${agent.session}": ${r.stderr}`);
         return 1;
@@ -160,10 +186,15 @@ Agent kinds only pick the default command for now (claude, codex, gemini, aider,
       log.success(`${agent.name}: started "${command}" in session ${agent.session}`);
     }
 
-    await startWatcher(config, t);
+    for (const name of config.order) {
+      const agent = config.agents[name]!;
+      if (agent.target && !(await findPane(t, agent))) log.warn(`${name}: no pane at ${agent.target} yet; messages for ${name} wait until it exists`);
+    }
+
+    const watcher = await startWatcher(config, t, sessions);
     if (!(await waitForDaemon(config, 10_000))) {
-      const screen = await t.run(['capture-pane', '-p', '-t', `=${WATCHER_SESSION}:`]);
-      log.error(`the daemon did not start; its pane shows:\n${screen.stdout.trim()}`);
+      const screen = watcher ? await t.run(['capture-pane', '-p', '-t', `=${watcher}:`]) : null;
+      log.error(`the daemon did not start${screen ? `; its pane shows:\n${screen.stdout.trim()}` : ''}`);
       return 1;
     }
     const first = config.agents[config.order[0]!]!;
@@ -171,8 +202,8 @@ Agent kinds only pick the default command for now (claude, codex, gemini, aider,
       [
         '',
         `baton is running: ${config.order.join(', ')} take turns${demo ? ' (demo agents)' : ''}.`,
-        `  watch an agent:   ${attachHint(t, first.session)}   (detach: Ctrl-b d)`,
-        `  the daemon:       ${attachHint(t, WATCHER_SESSION)}`,
+        `  watch an agent:   ${first.target ? `baton attach ${first.name}` : attachHint(t, first.session)}   (detach: Ctrl-b d)`,
+        ...(watcher ? [`  the daemon:       ${attachHint(t, watcher)}`] : []),
         `  status:           baton status${config.file ? ` --config ${config.file}` : ''}`,
         `  stop everything:  baton down${config.file ? ` --config ${config.file}` : ''}`,
         '',
@@ -182,18 +213,24 @@ Agent kinds only pick the default command for now (claude, codex, gemini, aider,
   },
 };
 
-/** Start the daemon in the watcher session unless a live daemon already holds the folder. */
-async function startWatcher(config: Config, t: Tmux): Promise<void> {
+/**
+ * Start the daemon in the "watcher" session unless a live daemon already holds the folder. When another
+ * conversation on this tmux server has "watcher", ours is "watcher-<folder>". Returns the session name.
+ */
+async function startWatcher(config: Config, t: Tmux, sessions: Map<string, { owner: string }>): Promise<string | null> {
   const l = layout(config);
   if ((await daemonStatus(l)).running) {
     log.info(`daemon already running (pid ${readHolder(l)?.pid}), left alone`);
-    return;
+    return [...sessions].find(([n, s]) => s.owner === l.root && n.startsWith(WATCHER_SESSION))?.[0] ?? null;
   }
-  // A watcher session whose daemon is gone (dead pane) is replaced.
-  if (await t.hasSession(WATCHER_SESSION)) await t.killSession(WATCHER_SESSION);
+  const other = sessions.get(WATCHER_SESSION)?.owner;
+  const name = other && other !== l.root ? `${WATCHER_SESSION}-${basename(dirname(l.root))}-${createHash('sha1').update(l.root).digest('hex').slice(0, 6)}` : WATCHER_SESSION;
+  // Our own watcher session whose daemon is gone (dead pane) is replaced.
+  if (sessions.has(name)) await t.killSession(name);
   const configArg = config.file ? ` --config ${JSON.stringify(config.file)}` : '';
   const command = `node ${JSON.stringify(CLI_JS)} daemon${configArg}`;
-  const r = await t.newSession({ name: WATCHER_SESSION, cwd: isAbsolute(config.baseDir) ? config.baseDir : process.cwd(), command, env: paneEnv(config) });
+  const r = await t.newSession({ name, cwd: isAbsolute(config.baseDir) ? config.baseDir : process.cwd(), command, env: paneEnv(config), owner: l.root });
   if (!r.ok) throw new Error(`cannot start the watcher session: ${r.stderr}`);
-  log.success(`daemon started in session ${WATCHER_SESSION}`);
+  log.success(`daemon started in session ${name}`);
+  return name;
 }

@@ -14,7 +14,10 @@ import { CLI_JS } from '../commands/common.js';
 const run = promisify(execFile);
 const me = process.env.BATON_AGENT ?? '';
 const delayMs = Number(process.env.BATON_DEMO_DELAY_MS ?? 1500);
+/** Messages per demo run, counted from where the conversation stood when this agent started. */
 const maxMessages = Number(process.env.BATON_DEMO_TURNS ?? 20);
+let lastId = Infinity;
+const answered = new Set<string>();
 const config = loadConfig(locateConfig(undefined));
 const peers = config.directions.filter((d) => d.from === me).map((d) => d.to);
 
@@ -54,7 +57,12 @@ function onSubmit(text: string): void {
   if (m) out(text.split('\n').slice(1).join('\n'));
   if (!m) return;
   const [, id, counter, from] = m;
-  if (Number(counter) >= maxMessages) {
+  if (answered.has(id!)) {
+    out(dim(`(${id} again — redelivered after a restart; already answered)`));
+    return;
+  }
+  answered.add(id!);
+  if (Number(counter) >= lastId) {
     out(dim(`demo: ${maxMessages} messages exchanged — that is the end of the demo. (baton down to stop)`));
     return;
   }
@@ -112,14 +120,18 @@ async function main(): Promise<void> {
   process.stdin.setEncoding('utf8');
   process.stdin.on('data', (d: string) => feed(d));
 
-  // The agent that holds the first turn of a new conversation opens it.
+  // The agent holding the turn speaks first: it opens a new conversation, or picks up an old one.
   const l = layout(config);
   const state = await readState(l.state).catch(() => null);
+  lastId = (state?.message_counter ?? 0) + maxMessages;
   const mine = config.directions.find((d) => d.from === me);
   const waiting = mine ? readdirSync(mine.dir).some((n) => n.endsWith('.json')) : false;
-  if (state && state.current_turn === me && state.message_counter === 0 && !waiting && mine) {
-    out(dim('I hold the first turn: opening the conversation…'));
-    setTimeout(() => void reply(line(0, mine.to)), delayMs);
+  if (state && state.current_turn === me && !waiting && mine) {
+    const opener = state.pending_reply_to
+      ? `(re ${state.pending_reply_to}) Picking up where we left off. ${line(state.message_counter, mine.to)}`
+      : line(0, mine.to);
+    out(dim(state.pending_reply_to ? `I hold the turn: answering ${state.pending_reply_to}…` : 'I hold the first turn: opening the conversation…'));
+    setTimeout(() => void reply(opener), delayMs);
   } else {
     out(dim('waiting for a message…'));
   }

@@ -370,6 +370,49 @@ describe('up and down', () => {
     expect((await status(p)).daemon.running).toBe(false);
   });
 
+  it('two conversations share a tmux server without touching each other; a stopped demo picks up again', async () => {
+    p = new Project();
+    p.writeConfig(agentsConfig('claude'));
+    const env = { BATON_DEMO_DELAY_MS: '100', BATON_DEMO_TURNS: '100' };
+    expect((await p.cli(['up', '--demo'], { env })).exitCode).toBe(0);
+
+    // A second conversation may not adopt the first one's agent sessions.
+    const b = join(p.dir, 'b.json');
+    const runB = (args: string[]) => execa('node', [CLI, '--config', b, ...args], { env: { ...p!.env, ...env }, reject: false, cwd: p!.dir });
+    writeFileSync(b, JSON.stringify({ ...agentsConfig('claude'), message_dir: './messages-b' }));
+    const clash = await runB(['up', '--demo']);
+    expect(clash.exitCode).toBe(1);
+    expect(clash.stderr).toMatch(/belongs to another baton conversation/);
+
+    // With its own session names it runs beside the first, its daemon in a watcher-<folder> session.
+    writeFileSync(
+      b,
+      JSON.stringify({
+        message_dir: './messages-b',
+        agents: { b1: { kind: 'claude', command: 'claude' }, b2: { kind: 'claude', command: 'claude' } },
+        delivery: { enter_delay_ms: 50 },
+      }),
+    );
+    const upB = await runB(['up', '--demo']);
+    expect(upB.exitCode, `${upB.stdout}\n${upB.stderr}`).toBe(0);
+    const archivedB = () => (existsSync(join(p!.dir, 'messages-b', 'archive')) ? readdirSync(join(p!.dir, 'messages-b', 'archive')).length : 0);
+    await waitFor('both conversations move', () => archivedB() >= 3 && p!.archive().length >= 3, 30_000);
+    const sessions = (await p.tmux(['list-sessions', '-F', '#{session_name}'])).stdout.split('\n').sort();
+    expect(sessions.filter((s) => s.startsWith('watcher'))).toHaveLength(2);
+
+    // down for B leaves A running.
+    expect((await runB(['down'])).exitCode).toBe(0);
+    const a = await status(p);
+    expect(a.daemon.running).toBe(true);
+    expect(a.agents.claude1!.alive && a.agents.claude2!.alive).toBe(true);
+    expect((await p.tmux(['has-session', '-t', '=b1'])).exitCode).not.toBe(0);
+
+    // B again: the demo agent holding the turn picks the conversation up where it stopped.
+    const before = archivedB();
+    expect((await runB(['up', '--demo'])).exitCode).toBe(0);
+    await waitFor('B continues', () => archivedB() >= before + 2, 30_000);
+  });
+
   it('down with nothing running exits 0', async () => {
     p = new Project();
     mkdirSync(p.messages, { recursive: true });
