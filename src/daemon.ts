@@ -498,9 +498,12 @@ export class Daemon {
     const agent = this.config.agents[agentName]!;
     const target = targetOf(agent);
     const pane = await findPane(this.tmux, agent);
-    // A known agent CLI replaced by a shell (it exited, or was never started): the text would run as
-    // commands. Generic programs may legitimately be shell scripts, so only known kinds are checked.
-    const bareShell = !!pane && agent.kind !== 'shell' && agent.kind !== 'generic' && SHELLS.has(pane.command);
+    // A known agent CLI replaced by a shell: the text would run as commands. A pane `baton up` started
+    // runs the agent itself, so when the agent exits the pane is dead, not a shell; the check is for
+    // panes a person started (targets, or their own session), where the agent may have exited to its
+    // shell. Generic programs may legitimately be shell scripts, so only known kinds are checked.
+    const bareShell =
+      !!pane && pane.agentPane !== pane.id && agent.kind !== 'shell' && agent.kind !== 'generic' && SHELLS.has(pane.command);
     if (pane && !pane.dead && !bareShell) {
       if (this.outages.delete(agentName)) {
         this.attempts.delete(agentName);

@@ -225,6 +225,40 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     await waitFor('pane read it', () => readRecorder(log).pastes[0]?.includes('are you there?'));
   });
 
+  it('never types into a bare shell in place of a known agent; types into the pinned pane, not a split beside it', async () => {
+    p = new Project({
+      agents: { claude1: { kind: 'claude', command: 'x' }, claude2: { kind: 'claude', command: 'x' } },
+    });
+    const log1 = await p.recorder('claude1');
+    // claude2's agent has "exited" to an interactive shell a person started.
+    const marker = join(p.dir, 'ran-as-command');
+    await p.tmux(['new-session', '-d', '-s', 'claude2', '-x', '120', '-y', '40', 'bash --norc -i']);
+    await p.startDaemon();
+    p.send('c1_to_c2', 'm.json', { content: `touch ${marker}` });
+    await waitFor('pane_unavailable', () => p.events().find((e) => e.event === 'pane_unavailable' && String(e.reason).includes('bare shell')));
+    await sleep(500);
+    expect(existsSync(marker)).toBe(false);
+    expect(p.archive()).toEqual([]);
+    expect(p.ls('c1_to_c2')).toEqual(['m.json']);
+
+    // The agent comes back in that pane (the pane baton pins): delivered there.
+    const log2 = join(p.dir, 'claude2.log');
+    await p.tmux(['respawn-pane', '-k', '-t', '=claude2:', `exec node ${JSON.stringify(join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs'))} ${JSON.stringify(log2)}`]);
+    await p.tmux(['set-option', '-F', '-t', '=claude2:', '@baton_pane', '#{pane_id}']);
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at, 15_000);
+    await waitFor('typed', () => existsSync(log2) && readRecorder(log2).pastes.length === 1);
+    expect(existsSync(marker)).toBe(false);
+
+    // A person splits the window: the new (active) pane is a shell; messages still go to the agent's pane.
+    await p.tmux(['split-window', '-t', '=claude2:', 'bash --norc -i']);
+    p.send('c2_to_c1', 'r.json', { content: 'reply' });
+    await waitFor('reply typed', () => readRecorder(log1).pastes.length === 1);
+    p.send('c1_to_c2', 'm2.json', { content: `touch ${marker}` });
+    await waitFor('second typed into the pinned pane', () => readRecorder(log2).pastes.length === 2, 15_000);
+    await sleep(300);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('a second daemon on the same folder exits 3 naming the holder', async () => {
     await twoRecorders();
     const holder = JSON.parse(readFileSync(p.path('daemon.pid'), 'utf8')).pid;
