@@ -38,11 +38,12 @@ export async function recover(config: Config, l: Layout): Promise<Recovered> {
 
   let state = stored ?? freshState(config.firstTurn);
   if (!Object.hasOwn(config.agents, state.current_turn)) {
-    throw new StateError(`${l.state}: current_turn "${state.current_turn}" is not an agent of this config`);
+    throw new StateError(`${l.state}: current_turn "${state.current_turn}" is not an agent of this config (baton doctor --repair rebuilds it from the archive)`);
   }
   if (n < state.message_counter) {
     throw new StateError(
-      `${l.state} is ahead of the archive (message_counter ${state.message_counter}, archive ends at ${n ? formatId(n) : 'nothing'})`,
+      `${l.state} is ahead of the archive (message_counter ${state.message_counter}, archive ends at ${n ? formatId(n) : 'nothing'}); ` +
+        'if archive records were removed on purpose, baton doctor --repair rebuilds state.json from what is left',
     );
   }
   if (n === 0) return { state, stateChanged: stored === null, pending: null, notes };

@@ -25,8 +25,8 @@ export class StateError extends Error {
 }
 
 const corrupt = (file: string, why: string) =>
-  `${file} is corrupt (${why}). The daemon will not guess the turn: move the file aside and start ` +
-  'again, and the state is rebuilt from archive/ (the last archived message decides whose turn it is).';
+  `${file} is corrupt (${why}). The daemon will not guess the turn: run "baton doctor --repair" to ` +
+  'rebuild it from archive/ (the last archived message decides whose turn it is).';
 
 /** The state on disk, or null when there is no state.json yet. */
 export async function readState(file: string): Promise<State | null> {

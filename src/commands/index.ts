@@ -1,10 +1,11 @@
 import type { CommandSpec } from './common.js';
 import { attach } from './attach.js';
 import { daemon } from './daemon.js';
+import { doctor } from './doctor.js';
 import { down } from './down.js';
 import { post } from './post.js';
 import { status } from './status.js';
 import { up } from './up.js';
 
 export type { CommandSpec };
-export const COMMANDS: Record<string, CommandSpec> = { up, daemon, status, post, attach, down };
+export const COMMANDS: Record<string, CommandSpec> = { up, daemon, status, post, attach, down, doctor };

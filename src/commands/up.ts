@@ -15,7 +15,7 @@ import type { Tmux } from '../tmux.js';
 import { attachHint, BIN_DIR, CLI_JS, configFrom, DEMO_JS, noPositionals, tmux, WATCHER_SESSION, type CommandSpec } from './common.js';
 import { stopAll } from './down.js';
 
-const DEFAULT_COMMANDS: Record<Agent['kind'], string | undefined> = {
+export const DEFAULT_COMMANDS: Record<Agent['kind'], string | undefined> = {
   claude: 'claude',
   codex: 'codex',
   gemini: 'gemini',

@@ -74,7 +74,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
     expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });
   });
 
-  it('a corrupt state.json stops the daemon with exit 1 naming the file; moved aside, it is rebuilt from the archive', async () => {
+  it('a corrupt state.json stops the daemon with exit 1 naming the file and doctor --repair, which rebuilds it', async () => {
     p = new Project();
     await p.recorder('claude1');
     await p.recorder('claude2');
@@ -83,12 +83,39 @@ describe('start-up recovery after a crash mid-delivery', () => {
     const r = await p.cli(['daemon']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain(p.path('state.json'));
+    expect(r.stderr).toContain('baton doctor --repair');
     expect(readFileSync(p.path('state.json'), 'utf8')).toBe('{"current_turn": '); // left for the person to inspect
     expect(existsSync(p.path('daemon.lock'))).toBe(false);
-    await execa('mv', [p.path('state.json'), join(p.dir, 'state.bad')]);
+
+    const check = await p.cli(['doctor', '--json']);
+    expect(check.exitCode).toBe(1);
+    const report = JSON.parse(check.stdout) as { ok: boolean; checks: { name: string; level: string; detail: string }[] };
+    expect(report.ok).toBe(false);
+    expect(report.checks.find((c) => c.name === 'state.json')).toMatchObject({ level: 'fail', detail: expect.stringContaining('corrupt') });
+    const repair = await p.cli(['doctor', '--repair']);
+    expect(repair.exitCode, repair.stdout + repair.stderr).toBe(0);
+    expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001', pending_reply_to: 'msg_0001' });
+    expect((await p.cli(['doctor'])).exitCode).toBe(0);
+
+    await p.startDaemon();
+    // --repair never runs under a live daemon.
+    const refused = await p.cli(['doctor', '--repair']);
+    expect(refused.exitCode).toBe(3);
+    expect(refused.stderr).toMatch(/pid \d+/);
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+    expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001' });
+  });
+
+  it('a missing state.json is rebuilt from the archive at start', async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    crashedAfterArchive(p, 1, false);
+    await execa('rm', [p.path('state.json')]);
     await p.startDaemon();
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);
     expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001' });
+    expect(p.events().find((e) => e.event === 'recovered')).toBeTruthy();
   });
 
   it('kill -9 during a ping-pong: restarted daemons lose nothing and never repeat a message silently', async () => {
@@ -121,6 +148,10 @@ describe('start-up recovery after a crash mid-delivery', () => {
       expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
     });
     const last = archive[n - 1]!;
+    // delivered_at is stamped once Enter is sent; the program reads the bytes a moment later.
+    await waitFor(`${last.id} read by ${last.receiver}`, () =>
+      readRecorder(logs[last.receiver as keyof typeof logs]).pastes.some((t) => t.startsWith(`[baton] ${last.id} `)),
+    );
     expect(p.state()).toMatchObject({ message_counter: n, last_message_id: last.id, pending_reply_to: last.id, current_turn: last.receiver });
     // Every message is in exactly one place: nothing rejected, nothing left claimed (no fourth place at rest).
     expect(p.ls('rejected')).toEqual([]);
