@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { basename, delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { notYetEnforced, type Agent, type Config } from '../config.js';
 import { archivedCounters } from '../archive.js';
@@ -198,14 +198,17 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
       return 1;
     }
     const first = config.agents[config.order[0]!]!;
+    // Commands a person can paste as they are: `baton` if it is on their PATH, else the node invocation.
+    const self = onPath('baton', process.cwd()) ? 'baton' : `node ${relative(process.cwd(), CLI_JS) || CLI_JS}`;
+    const withConfig = (cmd: string) => `${self} ${cmd}${config.file ? ` --config ${relative(process.cwd(), config.file) || config.file}` : ''}`;
     process.stdout.write(
       [
         '',
         `baton is running: ${config.order.join(', ')} take turns${demo ? ' (demo agents)' : ''}.`,
-        `  watch an agent:   ${first.target ? `baton attach ${first.name}` : attachHint(t, first.session)}   (detach: Ctrl-b d)`,
+        `  watch an agent:   ${first.target ? withConfig(`attach ${first.name}`) : attachHint(t, first.session)}   (detach: Ctrl-b d)`,
         ...(watcher ? [`  the daemon:       ${attachHint(t, watcher)}`] : []),
-        `  status:           baton status${config.file ? ` --config ${config.file}` : ''}`,
-        `  stop everything:  baton down${config.file ? ` --config ${config.file}` : ''}`,
+        `  status:           ${withConfig('status')}`,
+        `  stop everything:  ${withConfig('down')}`,
         '',
       ].join('\n'),
     );
