@@ -16,7 +16,7 @@
  * so the message is typed again with "(redelivered)" in its header and a `redelivered` event.
  * At rest a message is thus in exactly one of: its inbox, archive/, rejected/.
  */
-import { lstat, rename, rm } from 'node:fs/promises';
+import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { archiveNew, archiveUpdate, type ArchiveRecord } from './archive.js';
@@ -400,16 +400,25 @@ export class Daemon {
     // Claim: one atomic rename out of the inbox, so a writer replacing the name from now on makes a new
     // message instead of having its file deleted with ours. What is archived is what was claimed.
     const claimDir = join(this.layout.claims, d.name, decision.id);
+    // A claim stranded by an earlier failed attempt at this ID goes back to its inbox first.
+    for (const stray of await readdir(claimDir).catch(() => [] as string[])) await this.unclaim(f, claimDir, stray);
     await ensureDir(claimDir);
     f.entries.delete(name);
     try {
       await rename(join(d.dir, name), join(claimDir, name));
     } catch (err) {
-      await rm(claimDir, { recursive: true, force: true });
-      if (isErrno(err, 'ENOENT')) return true; // gone (someone else took it): look again
+      await rmdir(claimDir).catch(() => {});
+      f.dirty.add(name); // look again: gone (someone else took it), or there after all
+      if (isErrno(err, 'ENOENT')) return true;
       throw err;
     }
-    const claimed = await examine(claimDir, name, d, this.config.inbox.max_bytes);
+    let claimed: Examined;
+    try {
+      claimed = await examine(claimDir, name, d, this.config.inbox.max_bytes);
+    } catch (err) {
+      await this.unclaim(f, claimDir, name);
+      throw err;
+    }
     if (claimed.kind !== 'valid') {
       await this.unclaim(f, claimDir, name); // changed since we looked: back in the queue
       return true;
@@ -438,15 +447,19 @@ export class Daemon {
     // disk below can delay it but never reuse its ID; the next start rebuilds state.json from the archive.
     this.state = { ...this.state, ...decision.next };
     this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, firstSeen: entry.firstSeen };
-    await rm(claimDir, { recursive: true, force: true }).catch((err) => this.log.warn(`cannot remove ${claimDir}: ${String(err)}`));
+    // The claim is now a copy of the archived message; a leftover is removed at the next start.
+    await unlink(join(claimDir, name))
+      .then(() => rmdir(claimDir))
+      .catch((err) => this.log.warn(`cannot remove the claim ${claimDir}: ${String(err)}`));
     await writeState(this.layout.state, this.state);
     await this.finishPending(pane);
     return true;
   }
 
+  /** Put a claimed file back in its inbox (under a free name) to be examined again. */
   private async unclaim(f: Folder, claimDir: string, name: string): Promise<void> {
     const back = await moveNoClobber(join(claimDir, name), f.direction.dir, name);
-    await rm(claimDir, { recursive: true, force: true });
+    await rmdir(claimDir).catch(() => {}); // not empty: another stray, handled on the next attempt
     f.dirty.add(back);
   }
 

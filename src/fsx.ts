@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { link, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** Dot-name ending in .tmp: never read by the daemon, and short whatever the target's name length. */
@@ -67,8 +67,9 @@ export async function sweepTemps(dir: string): Promise<number> {
 }
 
 /**
- * Move a regular file into `dir` under `name`, or `<stem>.<n><ext>` when that is taken — never replacing
- * a file (link(2) refuses an existing name where rename(2) would overwrite it). Returns the name used.
+ * Move a file into `dir` under `name`, or `<stem>.<n><ext>` when that is taken — never replacing a file
+ * (link(2) refuses an existing name where rename(2) would overwrite it), and safe to repeat after a
+ * crash between its link and unlink. Returns the name used.
  */
 export async function moveNoClobber(src: string, dir: string, name: string): Promise<string> {
   const dot = name.lastIndexOf('.');
@@ -78,8 +79,16 @@ export async function moveNoClobber(src: string, dir: string, name: string): Pro
     try {
       await link(src, join(dir, candidate));
     } catch (err) {
-      if (isErrno(err, 'EEXIST')) continue;
-      throw err;
+      if (isErrno(err, 'EPERM', 'EISDIR')) {
+        // A directory cannot be hard-linked: rename it, to a name nothing has.
+        if (await lstat(join(dir, candidate)).then(() => true, () => false)) continue;
+        await rename(src, join(dir, candidate));
+        return candidate;
+      }
+      if (!isErrno(err, 'EEXIST')) throw err;
+      // Killed between link and unlink last time: the name already is this very file.
+      const [a, b] = await Promise.all([lstat(src), lstat(join(dir, candidate))]);
+      if (a.ino !== b.ino || a.dev !== b.dev) continue;
     }
     await unlink(src);
     return candidate;

@@ -3,7 +3,7 @@
  * step of a delivery (see the state machine in daemon.ts) resumes without losing or silently repeating
  * a message.
  */
-import { readdir, rm } from 'node:fs/promises';
+import { readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archivedCounters, readRecord, type ArchiveRecord } from './archive.js';
 import type { Config } from './config.js';
@@ -85,11 +85,14 @@ async function recoverClaims(config: Config, l: Layout): Promise<string[]> {
       const dir = join(base, id);
       const archived = (await readRecord(l.archive, id).catch(() => null)) !== null;
       for (const name of await readdir(dir).catch(() => [] as string[])) {
-        if (archived) continue;
+        if (archived) {
+          await unlink(join(dir, name)).catch(() => notes.push(`cannot remove ${join(dir, name)}`)); // a copy of the archived message
+          continue;
+        }
         const back = await moveNoClobber(join(dir, name), d.dir, name);
         notes.push(`${d.name}/${back} was being taken when the daemon stopped; it is back in its folder`);
       }
-      await rm(dir, { recursive: true, force: true });
+      await rmdir(dir).catch(() => {});
     }
   }
   return notes;

@@ -81,15 +81,15 @@ export class Tmux {
   }
 
   /** Every session with its owner (@baton_config; empty when baton did not start it). */
-  async sessions(): Promise<{ name: string; owner: string; dead: boolean }[]> {
-    const r = await this.run(['list-sessions', '-F', '#{session_name}\t#{@baton_config}\t#{pane_dead}']);
+  async sessions(): Promise<{ name: string; owner: string }[]> {
+    const r = await this.run(['list-sessions', '-F', '#{session_name}\t#{@baton_config}']);
     if (!r.ok) return [];
     return r.stdout
       .split('\n')
       .filter(Boolean)
       .map((line) => {
-        const [name = '', owner = '', dead = ''] = line.split('\t');
-        return { name, owner, dead: dead === '1' };
+        const [name = '', owner = ''] = line.split('\t');
+        return { name, owner };
       });
   }
 

@@ -1,5 +1,7 @@
 import { execa } from 'execa';
+import { layout } from '../layout.js';
 import { targetOf } from '../pane.js';
+import { watcherName } from './up.js';
 import { configFrom, tmux, UsageError, type CommandSpec } from './common.js';
 
 export const attach: CommandSpec = {
@@ -15,8 +17,9 @@ Attaches this terminal to the agent's session, or switches to it when run inside
     if (!name || extra.length) throw new UsageError('name one agent');
     const agent = config.agents[name];
     if (!agent && name !== 'watcher') throw new UsageError(`unknown agent "${name}" (agents: ${config.order.join(', ')})`);
-    const target = agent ? targetOf(agent) : '=watcher:';
     const t = tmux();
+    // This conversation's daemon session (it is "watcher-<folder>-<hash>" when "watcher" was taken).
+    const target = agent ? targetOf(agent) : `=${watcherName(layout(config).root, new Map((await t.sessions()).map((s) => [s.name, s])))}:`;
     const verb = process.env.TMUX ? 'switch-client' : 'attach-session';
     const r = await execa('tmux', [...t.prefix, verb, '-t', target], { stdio: 'inherit', reject: false });
     return r.exitCode === 0 ? 0 : 1;

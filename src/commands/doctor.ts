@@ -32,6 +32,12 @@ async function expectedState(config: Config, l: Layout): Promise<{ state: State;
   return { state: stateAfter(last, n), problems };
 }
 
+/** The last archived message was never stamped delivered (a delivery cut short). */
+async function lastUndelivered(l: Layout, want: State): Promise<boolean> {
+  const r = want.last_message_id ? await readRecord(l.archive, want.last_message_id) : null;
+  return !!r && !r.delivered_at;
+}
+
 async function checkState(config: Config, l: Layout): Promise<Check> {
   const { state: want, problems } = await expectedState(config, l);
   let have: State | null;
@@ -43,6 +49,9 @@ async function checkState(config: Config, l: Layout): Promise<Check> {
   if (!have) {
     const detail = want.message_counter ? 'missing (the daemon rebuilds it from the archive at start)' : 'not created yet';
     return { name: 'state.json', level: level(!problems.length, 'fail'), detail: [detail, ...problems].join('; ') };
+  }
+  if (!problems.length && have.message_counter === want.message_counter - 1 && (await lastUndelivered(l, want))) {
+    return { name: 'state.json', level: 'warn', detail: `one message behind the archive: a daemon stopped while delivering ${want.last_message_id}; the next daemon start finishes it (no repair needed)` };
   }
   const keys = ['current_turn', 'last_message_id', 'message_counter', 'pending_reply_to'] as const;
   const wrong = keys.filter((k) => have[k] !== want[k]).map((k) => `${k} is ${JSON.stringify(have[k])}, the archive says ${JSON.stringify(want[k])}`);
@@ -72,7 +81,8 @@ export async function diagnose(config: Config): Promise<Check[]> {
   checks.push({ name: 'daemon', level: 'ok', detail: d.running ? `running (pid ${d.pid})` : 'not running' });
   checks.push(await checkState(config, l));
   if (!d.running) {
-    const claimed = (await readdir(l.claims, { recursive: true }).catch(() => [] as string[])).length;
+    const entries = await readdir(l.claims, { recursive: true, withFileTypes: true }).catch(() => []);
+    const claimed = entries.filter((e) => !e.isDirectory()).length;
     checks.push({ name: 'claims', level: level(claimed === 0, 'warn'), detail: claimed ? `${claimed} entries in ${l.claims} (the next daemon start puts them back)` : 'none' });
   }
   return checks;
@@ -107,8 +117,14 @@ an agent CLI that is not installed or a folder not created yet is a warning.`,
       try {
         const { state, problems } = await expectedState(config, l);
         if (problems.length) throw new StateError(`cannot rebuild state.json: ${problems.join('; ')}`);
-        await writeState(l.state, state);
-        repaired = `state.json rebuilt: ${state.current_turn}'s turn after ${state.last_message_id ?? 'no messages'}`;
+        const check = await checkState(config, l);
+        if (check.level === 'fail') {
+          await writeState(l.state, state);
+          repaired = `state.json rebuilt: ${state.current_turn}'s turn after ${state.last_message_id ?? 'no messages'}`;
+        } else {
+          // Left as it is: a state one behind a cut-short delivery is the daemon's to finish (unflagged).
+          repaired = `nothing to repair (state.json: ${check.detail})`;
+        }
       } finally {
         await lock.release();
       }

@@ -60,7 +60,7 @@ async function setAside(config: Config): Promise<string | null> {
   const l = layout(config);
   const dest = join(l.root, 'history', new Date().toISOString().replace(/[:.]/g, '-'));
   const moves: [string, string][] = [];
-  for (const p of [l.state, l.archive, l.rejected, l.events]) if (existsSync(p)) moves.push([p, join(dest, p.slice(l.root.length + 1))]);
+  for (const p of [l.state, l.archive, l.rejected, l.events, l.claims]) if (existsSync(p)) moves.push([p, join(dest, p.slice(l.root.length + 1))]);
   for (const d of config.directions) {
     for (const name of existsSync(d.dir) ? await readdir(d.dir) : []) moves.push([join(d.dir, name), join(dest, d.name, name)]);
   }
@@ -167,12 +167,22 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
     const sessions = new Map((await t.sessions()).map((s) => [s.name, s]));
     for (const { agent, command } of plan) {
       const existing = sessions.get(agent.session);
-      if (existing && !existing.dead) {
-        const whose = existing.owner ? '' : ' (not started by baton: messages will be typed into it)';
-        log.info(`${agent.name}: session "${agent.session}" already running, left alone${whose}`);
+      if (existing && existing.owner !== l.root) {
+        // A person's own session of that name: used as it is, never killed.
+        const pane = await findPane(t, agent);
+        log.info(
+          pane && !pane.dead
+            ? `${agent.name}: session "${agent.session}" exists (not started by baton); messages will be typed into it`
+            : `${agent.name}: session "${agent.session}" exists (not started by baton) but its pane is dead; messages wait until it is back`,
+        );
         continue;
       }
       if (existing) {
+        const pane = await findPane(t, agent); // the pinned pane, even if the window was split
+        if (pane && !pane.dead) {
+          log.info(`${agent.name}: session "${agent.session}" already running, left alone`);
+          continue;
+        }
         log.info(`${agent.name}: the agent in session "${agent.session}" had exited; starting it again`);
         await t.killSession(agent.session);
       }
@@ -216,6 +226,13 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
   },
 };
 
+/** "watcher", unless a session of that name is not ours: then "watcher-<folder>-<hash>". */
+export function watcherName(root: string, sessions: Map<string, { owner: string }>): string {
+  const existing = sessions.get(WATCHER_SESSION);
+  if (!existing || existing.owner === root) return WATCHER_SESSION;
+  return `${WATCHER_SESSION}-${basename(dirname(root))}-${createHash('sha1').update(root).digest('hex').slice(0, 6)}`;
+}
+
 /**
  * Start the daemon in the "watcher" session unless a live daemon already holds the folder. When another
  * conversation on this tmux server has "watcher", ours is "watcher-<folder>". Returns the session name.
@@ -226,8 +243,7 @@ async function startWatcher(config: Config, t: Tmux, sessions: Map<string, { own
     log.info(`daemon already running (pid ${readHolder(l)?.pid}), left alone`);
     return [...sessions].find(([n, s]) => s.owner === l.root && n.startsWith(WATCHER_SESSION))?.[0] ?? null;
   }
-  const other = sessions.get(WATCHER_SESSION)?.owner;
-  const name = other && other !== l.root ? `${WATCHER_SESSION}-${basename(dirname(l.root))}-${createHash('sha1').update(l.root).digest('hex').slice(0, 6)}` : WATCHER_SESSION;
+  const name = watcherName(l.root, sessions);
   // Our own watcher session whose daemon is gone (dead pane) is replaced.
   if (sessions.has(name)) await t.killSession(name);
   const configArg = config.file ? ` --config ${JSON.stringify(config.file)}` : '';

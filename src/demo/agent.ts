@@ -131,6 +131,8 @@ async function main(): Promise<void> {
       ? `(re ${state.pending_reply_to}) Picking up where we left off. ${line(state.message_counter, mine.to)}`
       : line(0, mine.to);
     out(dim(state.pending_reply_to ? `I hold the turn: answering ${state.pending_reply_to}…` : 'I hold the first turn: opening the conversation…'));
+    // If that message is typed again (redelivered after a restart), it is already being answered.
+    if (state.pending_reply_to) answered.add(state.pending_reply_to);
     setTimeout(() => void reply(opener), delayMs);
   } else {
     out(dim('waiting for a message…'));

@@ -413,6 +413,19 @@ describe('up and down', () => {
     await waitFor('B continues', () => archivedB() >= before + 2, 30_000);
   });
 
+  it("a person's own session named watcher is neither replaced by up nor killed by down", async () => {
+    p = new Project();
+    p.writeConfig(agentsConfig('claude'));
+    await p.tmux(['new-session', '-d', '-s', 'watcher', 'sleep 600']);
+    const up = await p.cli(['up', '--demo'], { env: { BATON_DEMO_DELAY_MS: '100', BATON_DEMO_TURNS: '4' } });
+    expect(up.exitCode, up.stderr).toBe(0);
+    expect(up.stdout).toMatch(/tmux attach -t watcher-/);
+    await waitFor('delivered', () => p!.archive()[1]?.delivered_at, 20_000);
+    expect((await p.cli(['down'])).exitCode).toBe(0);
+    expect((await p.tmux(['has-session', '-t', '=watcher'])).exitCode).toBe(0);
+    expect((await p.tmux(['list-sessions', '-F', '#{session_name}'])).stdout.trim()).toBe('watcher');
+  });
+
   it('down with nothing running exits 0', async () => {
     p = new Project();
     mkdirSync(p.messages, { recursive: true });

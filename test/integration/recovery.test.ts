@@ -48,6 +48,13 @@ describe('start-up recovery after a crash mid-delivery', () => {
     await p.recorder('claude1');
     const log = await p.recorder('claude2');
     crashedAfterArchive(p, 0, true);
+    // doctor sees a delivery cut short: a warning, not a fault, and nothing for --repair to do.
+    const check = JSON.parse((await p.cli(['doctor', '--json'])).stdout) as { ok: boolean; checks: { name: string; level: string }[] };
+    expect(check.ok).toBe(true);
+    expect(check.checks.find((c) => c.name === 'state.json')!.level).toBe('warn');
+    expect(check.checks.find((c) => c.name === 'claims')!.level).toBe('warn');
+    expect((await p.cli(['doctor', '--repair'])).stdout).toContain('nothing to repair');
+    expect(p.state()).toMatchObject({ message_counter: 0 });
     await p.startDaemon();
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);
     expect(p.ls('c1_to_c2')).toEqual([]);
@@ -104,6 +111,22 @@ describe('start-up recovery after a crash mid-delivery', () => {
     expect(refused.stderr).toMatch(/pid \d+/);
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);
     expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001' });
+  });
+
+  it('a claim stranded while the daemon runs goes back to its inbox before its ID is used again: nothing lost', async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    await p.startDaemon();
+    mkdirSync(p.path('.claimed', 'c1_to_c2', 'msg_0001'), { recursive: true });
+    writeFileSync(p.path('.claimed', 'c1_to_c2', 'msg_0001', 'stray.json'), JSON.stringify({ content: 'stranded' }));
+    p.send('c1_to_c2', 'a.json', { content: 'first' });
+    await waitFor('first delivered', () => p.archive()[0]?.delivered_at);
+    expect(p.ls('c1_to_c2')).toContain('stray.json');
+    p.send('c2_to_c1', 'b.json', { content: 'reply' });
+    await waitFor('three delivered', () => p.archive()[2]?.delivered_at);
+    expect(p.archive().map((r) => r.content).sort()).toEqual(['first', 'reply', 'stranded']);
+    expect(p.ls('.claimed', 'c1_to_c2')).toEqual([]);
   });
 
   it('a missing state.json is rebuilt from the archive at start', async () => {
