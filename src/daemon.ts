@@ -28,7 +28,7 @@ import { byName, examine, isCandidateName, listInbox, type Examined } from './in
 import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
 import { log as defaultLog, type Logger } from './log.js';
-import { findPane, paste, PasteError, SHELLS, submit, targetOf, type PaneInfo } from './pane.js';
+import { findPane, isBareShell, paste, PasteError, submit, targetOf, type PaneInfo } from './pane.js';
 import { quarantine, tidyRejected } from './rejected.js';
 import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
@@ -515,8 +515,7 @@ export class Daemon {
     // runs the agent itself, so when the agent exits the pane is dead, not a shell; the check is for
     // panes a person started (targets, or their own session), where the agent may have exited to its
     // shell. Generic programs may legitimately be shell scripts, so only known kinds are checked.
-    const bareShell =
-      !!pane && pane.agentPane !== pane.id && agent.kind !== 'shell' && agent.kind !== 'generic' && SHELLS.has(pane.command);
+    const bareShell = !!pane && pane.agentPane !== pane.id && agent.kind !== 'shell' && agent.kind !== 'generic' && isBareShell(pane);
     if (pane && !pane.dead && !bareShell) {
       if (this.outages.delete(agentName)) {
         this.attempts.delete(agentName);

@@ -15,6 +15,8 @@ export interface PaneInfo {
   command: string;
   /** The pane `baton up` started the agent in (session option @baton_pane), if any. */
   agentPane: string;
+  /** What the pane was started with; empty for a plain interactive shell pane. */
+  startCommand: string;
 }
 
 /** The tmux target of an agent: its configured pane, or its session matched exactly. */
@@ -22,7 +24,8 @@ export function targetOf(agent: Pick<Agent, 'target' | 'session'>): string {
   return agent.target ?? `=${agent.session}:`;
 }
 
-const FORMAT = 'P|#{pane_id}|#{pane_dead}|#{pane_in_mode}|#{@baton_pane}|#{session_name}|#{pane_current_command}';
+// Tab-separated; the start command (which may contain anything) comes last.
+const FORMAT = ['P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_pane}', '#{session_name}', '#{pane_current_command}', '#{pane_start_command}'].join('\t');
 
 /**
  * The pane behind a target, or null when it does not exist (display-message prints an empty line and
@@ -30,9 +33,9 @@ const FORMAT = 'P|#{pane_id}|#{pane_dead}|#{pane_in_mode}|#{@baton_pane}|#{sessi
  */
 export async function probe(tmux: Tmux, target: string): Promise<PaneInfo | null> {
   const r = await tmux.run(['display-message', '-p', '-t', target, FORMAT]);
-  const m = /^P\|(%\d+)\|(\d*)\|(\d*)\|(%\d+|)\|([^|]*)\|(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
+  const m = /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
   if (!r.ok || !m) return null;
-  return { id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6] ?? '' };
+  return { id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6]!, startCommand: m[7]! };
 }
 
 /**
@@ -48,6 +51,17 @@ export async function findPane(tmux: Tmux, agent: Pick<Agent, 'target' | 'sessio
 
 /** Programs that mean "the agent is gone and a shell is in its place": typed text would run as commands. */
 export const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'tcsh', 'csh', 'ash', 'busybox', 'login']);
+
+const firstWord = (cmd: string) => (cmd.trim().replace(/^["']/, '').split(/[\s"']/)[0] ?? '').split('/').pop() ?? '';
+
+/**
+ * A shell waiting for commands where an agent should be: the pane was started as a shell (a person's
+ * interactive pane, where they ran the agent by hand) and a shell is in the foreground again. A shell
+ * wrapping a started program (`agent > log 2>&1`) is not this: its pane was started with that program.
+ */
+export function isBareShell(pane: PaneInfo): boolean {
+  return SHELLS.has(pane.command) && (pane.startCommand === '' || SHELLS.has(firstWord(pane.startCommand)));
+}
 
 export class PasteError extends Error {
   constructor(

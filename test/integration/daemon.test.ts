@@ -259,6 +259,20 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it('an agent program wrapped by a shell (redirections, a trailing command) still receives messages', async () => {
+    p = new Project({ agents: { claude1: { kind: 'claude', command: 'x' }, claude2: { kind: 'claude', command: 'x' } } });
+    await p.recorder('claude1');
+    const log = join(p.dir, 'wrapped.log');
+    const rec = join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs');
+    await p.tmux(['new-session', '-d', '-s', 'claude2', `node ${JSON.stringify(rec)} ${JSON.stringify(log)} 2>/dev/null; echo agent exited`]);
+    await waitFor('wrapped recorder ready', async () => (await p.tmux(['capture-pane', '-p', '-t', '=claude2:'])).stdout.includes('recorder ready'));
+    expect((await p.tmux(['display-message', '-p', '-t', '=claude2:', '#{pane_current_command}'])).stdout).toMatch(/sh$/);
+    await p.startDaemon();
+    p.send('c1_to_c2', 'm.json', { content: 'through the wrapper' });
+    await waitFor('typed', () => existsSync(log) && readRecorder(log).pastes.length === 1, 10_000);
+    expect(p.events().some((e) => e.event === 'pane_unavailable')).toBe(false);
+  });
+
   it('a second daemon on the same folder exits 3 naming the holder', async () => {
     await twoRecorders();
     const holder = JSON.parse(readFileSync(p.path('daemon.pid'), 'utf8')).pid;

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { isBareShell, targetOf, type PaneInfo } from '../../src/pane.js';
+
+const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, startCommand });
+
+describe('isBareShell', () => {
+  it('a shell in front in a pane started as a shell (or as nothing: the default shell) is bare', () => {
+    expect(isBareShell(pane('bash', ''))).toBe(true);
+    expect(isBareShell(pane('zsh', '"zsh -l"'))).toBe(true);
+    expect(isBareShell(pane('bash', '"/bin/bash --norc -i"'))).toBe(true);
+  });
+  it('a shell wrapping the program the pane was started with is not', () => {
+    expect(isBareShell(pane('bash', '"python3 rec.py > /tmp/log 2>&1"'))).toBe(false);
+    expect(isBareShell(pane('sh', '"claude --model haiku; echo done"'))).toBe(false);
+  });
+  it('an agent program in front is not', () => {
+    expect(isBareShell(pane('node', ''))).toBe(false);
+    expect(isBareShell(pane('claude', '"claude"'))).toBe(false);
+  });
+});
+
+describe('targetOf', () => {
+  it('sessions are matched exactly; configured targets are used as given', () => {
+    expect(targetOf({ session: 'claude1', target: undefined })).toBe('=claude1:');
+    expect(targetOf({ session: 'x', target: '%3' })).toBe('%3');
+  });
+});
