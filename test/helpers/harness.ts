@@ -151,9 +151,9 @@ export function readRecorder(log: string): { raw: Buffer; pastes: string[]; stra
   );
   const text = raw.toString('utf8');
   const pastes: string[] = [];
-  // Inside a paste tmux turns LF into CR, as a terminal does; content itself never carries a CR.
+  // Each paste exactly as read: baton pastes with -r, so newlines arrive as LF, byte for byte.
   const stray = text.replace(/\x1b\[200~([\s\S]*?)\x1b\[201~\r/g, (_m, body: string) => {
-    pastes.push(body.replace(/\r/g, '\n'));
+    pastes.push(body);
     return '';
   });
   return { raw, pastes, stray };
