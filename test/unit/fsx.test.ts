@@ -1,10 +1,18 @@
-import { existsSync, linkSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, linkSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createAtomic, moveNoClobber, writeAtomic } from '../../src/fsx.js';
 
-const fresh = () => mkdtempSync(join(tmpdir(), 'baton-fsx-'));
+const made: string[] = [];
+const fresh = () => {
+  const d = mkdtempSync(join(tmpdir(), 'baton-fsx-'));
+  made.push(d);
+  return d;
+};
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
 
 describe('moveNoClobber', () => {
   it('moves under the same name when it is free', async () => {
