@@ -5,6 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { allowedPairs } from './turns.js';
 
 export const AGENT_KINDS = ['claude', 'codex', 'gemini', 'aider', 'shell', 'generic'] as const;
 export const POLICIES = ['alternate', 'round_robin', 'handoff'] as const;
@@ -212,7 +213,7 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string):
       ];
     }
   } else {
-    dirEntries = allowedPairs(c.turns.policy, order).map(([f, t]) => [`${f}_to_${t}`, [f, t]] as const);
+    dirEntries = allowedPairs({ policy: c.turns.policy, agents: order }).map(([f, t]) => [`${f}_to_${t}`, [f, t]] as const);
   }
 
   const directions: Direction[] = [];
@@ -229,7 +230,7 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string):
     problems.push(`turns.policy: "alternate" needs exactly two agents (found ${order.length}); use "round_robin" or "handoff"`);
   }
   if (policy !== 'handoff' && problems.length === 0) {
-    for (const [from, to] of allowedPairs(policy, order)) {
+    for (const [from, to] of allowedPairs({ policy, agents: order })) {
       if (!directions.some((d) => d.from === from && d.to === to)) {
         problems.push(`directions: no folder for ${from} → ${to}, which the ${policy} policy needs`);
       }
@@ -254,15 +255,6 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string):
     inbox: c.inbox,
     delivery: c.delivery,
   };
-}
-
-/** The ordered (from, to) pairs a policy can ever deliver. */
-export function allowedPairs(policy: Policy, order: readonly string[]): [string, string][] {
-  if (policy === 'handoff') return order.flatMap((f) => order.filter((t) => t !== f).map((t) => [f, t] as [string, string]));
-  const n = order.length;
-  if (n < 2) return [];
-  // alternate is round_robin with exactly two agents
-  return order.map((f, i) => [f, order[(i + 1) % n]!] as [string, string]);
 }
 
 export interface ConfigSource {

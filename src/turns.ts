@@ -45,6 +45,13 @@ export function expectedReceiver(from: string, rules: Rules): string | null {
   return i < 0 ? null : (rules.agents[(i + 1) % rules.agents.length] ?? null);
 }
 
+/** The ordered (from, to) pairs the policy can ever deliver: the folders a conversation needs. */
+export function allowedPairs(rules: Rules): [string, string][] {
+  return rules.agents.flatMap((from) =>
+    rules.agents.filter((to) => to !== from && (expectedReceiver(from, rules) ?? to) === to).map((to): [string, string] => [from, to]),
+  );
+}
+
 export function decide(state: TurnState, msg: { from: string; to: string }, rules: Rules): Decision {
   const { from, to } = msg;
   if (!rules.agents.includes(from)) return { action: 'reject', reason: `unknown sender "${from}"` };

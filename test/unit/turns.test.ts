@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decide, expectedReceiver, formatId, initialState, parseId, type Rules, type TurnState } from '../../src/turns.js';
+import { allowedPairs, decide, expectedReceiver, formatId, initialState, parseId, type Rules, type TurnState } from '../../src/turns.js';
 
 const two: Rules = { policy: 'alternate', agents: ['claude1', 'claude2'] };
 const three: Rules = { policy: 'round_robin', agents: ['plan', 'code', 'review'] };
@@ -105,6 +105,15 @@ describe('decide: rejections', () => {
       s = d.next;
     }
     expect(seen).toEqual(['code', 'review', 'plan', 'code']);
+  });
+});
+
+describe('allowedPairs', () => {
+  it('follows the same rule as decide: next in order, or anyone else under handoff', () => {
+    expect(allowedPairs(two)).toEqual([['claude1', 'claude2'], ['claude2', 'claude1']]);
+    expect(allowedPairs(three)).toEqual([['plan', 'code'], ['code', 'review'], ['review', 'plan']]);
+    expect(allowedPairs(handoff)).toHaveLength(6);
+    for (const [from, to] of allowedPairs(three)) expect(decide(initialState(from), { from, to }, three).action).toBe('deliver');
   });
 });
 
