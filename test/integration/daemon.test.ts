@@ -115,6 +115,8 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     expect(reason('pipe.json')).toMatch(/FIFO/);
     expect(readFileSync(join(p.dir, 'target.json'), 'utf8')).toContain('via a link'); // the link's target untouched
     expect(p.ls('c1_to_c2')).toEqual([]);
+    // The note is written first, the event after it.
+    await waitFor('eight rejected events', () => p.events().filter((e) => e.event === 'rejected').length === bad.length);
     expect(p.events().filter((e) => e.event === 'rejected').map((e) => e.file).sort()).toEqual(bad);
 
     // Same name again: kept side by side, never overwritten.
