@@ -9,8 +9,8 @@ import { archivedCounters, readRecord, type ArchiveRecord } from './archive.js';
 import type { Config } from './config.js';
 import { moveNoClobber } from './fsx.js';
 import type { Layout } from './layout.js';
-import { freshState, readState, StateError, type State } from './state.js';
-import { formatId } from './turns.js';
+import { readState, StateError, type State } from './state.js';
+import { formatId, initialState } from './turns.js';
 
 export interface Recovered {
   state: State;
@@ -21,22 +21,43 @@ export interface Recovered {
   notes: string[];
 }
 
-export const stateAfter = (r: ArchiveRecord, counter: number): State => ({
+const stateAfter = (r: ArchiveRecord, counter: number): State => ({
   current_turn: r.receiver,
   last_message_id: r.id,
   message_counter: counter,
   pending_reply_to: r.id,
 });
 
+export interface ArchiveView {
+  /** The highest archived counter (0: empty archive). */
+  n: number;
+  /** Its record; null when the archive is empty. */
+  last: ArchiveRecord | null;
+  /** state.json as the archive implies it. */
+  state: State;
+  /** Set when IDs are not exactly 1..n. */
+  gaps: string | null;
+}
+
+/** What the archive says the conversation's state is: the one derivation recovery and doctor share. */
+export async function readArchiveView(config: Config, l: Layout): Promise<ArchiveView> {
+  const counters = await archivedCounters(l.archive);
+  const n = counters.at(-1) ?? 0;
+  const gaps = counters.length !== n ? `archive has gaps: ${counters.length} records for IDs up to ${formatId(n)}` : null;
+  if (n === 0) return { n, last: null, state: initialState(config.firstTurn), gaps };
+  const last = await readRecord(l.archive, formatId(n));
+  if (!last) throw new StateError(`${join(l.archive, formatId(n))}.json cannot be read`);
+  return { n, last, state: stateAfter(last, n), gaps };
+}
+
 export async function recover(config: Config, l: Layout): Promise<Recovered> {
   const stored = await readState(l.state);
   const notes: string[] = [];
   notes.push(...(await recoverClaims(config, l)));
-  const counters = await archivedCounters(l.archive);
-  const n = counters.at(-1) ?? 0;
-  if (counters.length !== n) notes.push(`archive has gaps: ${counters.length} records for IDs up to ${formatId(n)}`);
+  const { n, last, state: derived, gaps } = await readArchiveView(config, l);
+  if (gaps) notes.push(gaps);
 
-  let state = stored ?? freshState(config.firstTurn);
+  let state = stored ?? initialState(config.firstTurn);
   if (!Object.hasOwn(config.agents, state.current_turn)) {
     throw new StateError(`${l.state}: current_turn "${state.current_turn}" is not an agent of this config (baton doctor --repair rebuilds it from the archive)`);
   }
@@ -46,10 +67,8 @@ export async function recover(config: Config, l: Layout): Promise<Recovered> {
         'if archive records were removed on purpose, baton doctor --repair rebuilds state.json from what is left',
     );
   }
-  if (n === 0) return { state, stateChanged: stored === null, pending: null, notes };
+  if (!last) return { state, stateChanged: stored === null, pending: null, notes };
 
-  const last = await readRecord(l.archive, formatId(n));
-  if (!last) throw new StateError(`${join(l.archive, formatId(n))}.json cannot be read`);
   if (!Object.hasOwn(config.agents, last.receiver) || !config.directions.some((d) => d.name === last.direction)) {
     throw new StateError(
       `${last.id} in ${l.archive} went ${last.direction} to "${last.receiver}", which this config no longer has; restore that agent and folder, or start a new conversation with "baton up --fresh"`,
@@ -60,7 +79,7 @@ export async function recover(config: Config, l: Layout): Promise<Recovered> {
   const lagsByOne = stored !== null && n === state.message_counter + 1;
   if (n !== state.message_counter || state.last_message_id !== last.id) {
     notes.push(`state.json rebuilt from ${last.id} (it said ${state.last_message_id ?? 'nothing'})`);
-    state = { ...state, ...stateAfter(last, n) };
+    state = { ...state, ...derived };
     stateChanged = true;
   }
   const pending = last.delivered_at ? null : { record: last, maybeTyped: !lagsByOne };

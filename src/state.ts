@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { formatIssues } from './config.js';
 import { isErrno, writeAtomic } from './fsx.js';
-import { initialState, type TurnState } from './turns.js';
+import type { TurnState } from './turns.js';
 
 const id = z.string().regex(/^msg_\d{4,}$/, 'an ID like msg_0001');
 
@@ -51,8 +51,4 @@ export async function readState(file: string): Promise<State | null> {
 export async function writeState(file: string, state: State): Promise<void> {
   const out: State = { ...state, updated_at: new Date().toISOString() };
   await writeAtomic(file, `${JSON.stringify(out, null, 2)}\n`);
-}
-
-export function freshState(firstTurn: string): State {
-  return { ...initialState(firstTurn) };
 }

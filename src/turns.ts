@@ -4,13 +4,14 @@
  */
 import type { Policy } from './config.js';
 
-/** The four keys SPEC fixes; state.json may carry more (see state.ts). */
-export interface TurnState {
+/** The four keys SPEC fixes; state.json may carry more (see state.ts). A type, not an interface, so a
+ * TurnState is also a State (which keeps unknown keys). */
+export type TurnState = {
   current_turn: string;
   last_message_id: string | null;
   message_counter: number;
   pending_reply_to: string | null;
-}
+};
 
 export interface Rules {
   policy: Policy;

@@ -1,12 +1,10 @@
 import { constants } from 'node:fs';
 import { access, readdir } from 'node:fs/promises';
-import { archivedCounters, readRecord } from '../archive.js';
 import type { Config } from '../config.js';
 import { layout, type Layout } from '../layout.js';
 import { acquireLock, daemonStatus, LockHeldError, readHolder } from '../lock.js';
-import { stateAfter } from '../recovery.js';
-import { freshState, readState, StateError, writeState, type State } from '../state.js';
-import { formatId } from '../turns.js';
+import { readArchiveView, type ArchiveView } from '../recovery.js';
+import { readState, StateError, writeState, type State } from '../state.js';
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 import { DEFAULT_COMMANDS, onPath, programOf } from './up.js';
 
@@ -19,28 +17,16 @@ interface Check {
 
 const level = (ok: boolean, otherwise: 'warn' | 'fail'): Check['level'] => (ok ? 'ok' : otherwise);
 
-/** What state.json should say, judged from the archive alone. */
-async function expectedState(config: Config, l: Layout): Promise<{ state: State; problems: string[] }> {
-  const counters = await archivedCounters(l.archive);
-  const n = counters.at(-1) ?? 0;
-  const problems: string[] = [];
-  const gaps = counters.length !== n;
-  if (gaps) problems.push(`archive IDs are not 1..${n}: ${counters.length} records`);
-  if (n === 0) return { state: freshState(config.firstTurn), problems };
-  const last = await readRecord(l.archive, formatId(n));
-  if (!last) return { state: freshState(config.firstTurn), problems: [...problems, `${formatId(n)}.json cannot be read`] };
-  return { state: stateAfter(last, n), problems };
-}
-
-/** The last archived message was never stamped delivered (a delivery cut short). */
-async function lastUndelivered(l: Layout, want: State): Promise<boolean> {
-  const r = want.last_message_id ? await readRecord(l.archive, want.last_message_id) : null;
-  return !!r && !r.delivered_at;
-}
-
 async function checkState(config: Config, l: Layout): Promise<Check> {
-  const { state: want, problems } = await expectedState(config, l);
+  let view: ArchiveView;
   let have: State | null;
+  try {
+    view = await readArchiveView(config, l);
+  } catch (err) {
+    return { name: 'state.json', level: 'fail', detail: (err as StateError).message };
+  }
+  const want = view.state;
+  const problems = view.gaps ? [view.gaps] : [];
   try {
     have = await readState(l.state);
   } catch (err) {
@@ -50,7 +36,9 @@ async function checkState(config: Config, l: Layout): Promise<Check> {
     const detail = want.message_counter ? 'missing (the daemon rebuilds it from the archive at start)' : 'not created yet';
     return { name: 'state.json', level: level(!problems.length, 'fail'), detail: [detail, ...problems].join('; ') };
   }
-  if (!problems.length && have.message_counter === want.message_counter - 1 && (await lastUndelivered(l, want))) {
+  // The last record never stamped delivered, state.json one behind: a delivery cut short, which the
+  // daemon finishes at start (unflagged, since nothing was typed yet).
+  if (!problems.length && have.message_counter === want.message_counter - 1 && view.last && !view.last.delivered_at) {
     return { name: 'state.json', level: 'warn', detail: `one message behind the archive: a daemon stopped while delivering ${want.last_message_id}; the next daemon start finishes it (no repair needed)` };
   }
   const keys = ['current_turn', 'last_message_id', 'message_counter', 'pending_reply_to'] as const;
@@ -115,8 +103,8 @@ an agent CLI that is not installed or a folder not created yet is a warning.`,
         throw err;
       });
       try {
-        const { state, problems } = await expectedState(config, l);
-        if (problems.length) throw new StateError(`cannot rebuild state.json: ${problems.join('; ')}`);
+        const { state, gaps } = await readArchiveView(config, l);
+        if (gaps) throw new StateError(`cannot rebuild state.json: ${gaps}`);
         const check = await checkState(config, l);
         if (check.level === 'fail') {
           await writeState(l.state, state);

@@ -10,7 +10,8 @@ import { layout } from '../layout.js';
 import { daemonStatus, LockHeldError, readHolder } from '../lock.js';
 import { log } from '../log.js';
 import { findPane } from '../pane.js';
-import { readState, writeState, freshState } from '../state.js';
+import { readState, writeState } from '../state.js';
+import { initialState } from '../turns.js';
 import type { Tmux } from '../tmux.js';
 import { attachHint, BIN_DIR, CLI_JS, configFrom, DEMO_JS, noPositionals, tmux, WATCHER_SESSION, type CommandSpec } from './common.js';
 import { stopAll } from './down.js';
@@ -161,7 +162,7 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
     // Only state.json's owner writes it: the running daemon, or (before one starts) up itself.
     // With an archive but no state.json, the daemon rebuilds the state from the archive instead.
     if (!(await daemonStatus(l)).running && (await readState(l.state)) === null && (await archivedCounters(l.archive)).length === 0) {
-      await writeState(l.state, freshState(config.firstTurn));
+      await writeState(l.state, initialState(config.firstTurn));
     }
 
     const sessions = new Map((await t.sessions()).map((s) => [s.name, s]));
