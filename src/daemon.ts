@@ -28,12 +28,14 @@ import { byName, examine, isCandidateName, listInbox, type Examined } from './in
 import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
 import { log as defaultLog, type Logger } from './log.js';
-import { findPane, isBareShell, paste, PasteError, submit, targetOf, type PaneInfo } from './pane.js';
+import { findPane, paste, PasteError, submit, targetOf, whyNotTypable, type PaneInfo } from './pane.js';
 import { quarantine, tidyRejected } from './rejected.js';
 import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
 import { Tmux } from './tmux.js';
-import { decide, type Rules } from './turns.js';
+import { decide, type Decision, type Rules } from './turns.js';
+
+type Delivery = Extract<Decision, { action: 'deliver' }>;
 
 interface Entry {
   /** performance.now() when the daemon first saw this name. */
@@ -286,7 +288,7 @@ export class Daemon {
       await this.refresh(f);
     }
 
-    let best: { folder: Folder; name: string; entry: Entry } | null = null;
+    let best: { folder: Folder; name: string; entry: Entry; decision: Delivery } | null = null;
     for (const f of this.folders) {
       const names = [...f.entries.keys()].sort(byName);
       let head = true;
@@ -306,12 +308,12 @@ export class Daemon {
             await this.events.emit('held', { file: name, direction: f.direction.name, reason: d.reason });
           }
         } else if (head && (!best || name < best.name)) {
-          best = { folder: f, name, entry };
+          best = { folder: f, name, entry, decision: d };
         }
         head = false;
       }
     }
-    return free && best ? this.take(best.folder, best.name, best.entry) : false;
+    return free && best ? this.take(best.folder, best.name, best.entry, best.decision) : false;
   }
 
   /** Examine the names the watcher or a rescan marked as changed. */
@@ -359,40 +361,29 @@ export class Daemon {
     }
   }
 
-  private async reject(f: Folder, name: string, reason: string): Promise<void> {
+  /** Move a file to rejected/ with its note, and say so. `src` defaults to the file's path in its inbox. */
+  private async reject(f: Folder, name: string, reason: string, src: string | Buffer = join(f.direction.dir, name), extra = {}): Promise<void> {
     f.entries.delete(name);
     await ensureDir(this.layout.rejected);
-    const moved = await quarantine(this.layout.rejected, join(f.direction.dir, name), name, {
-      reason,
-      direction: f.direction.name,
-      from: f.direction.from,
-      to: f.direction.to,
-    });
+    const { direction } = f;
+    const moved = await quarantine(this.layout.rejected, src, name, { reason, direction: direction.name, from: direction.from, to: direction.to, ...extra });
     if (!moved) return;
-    this.log.warn(`rejected ${f.direction.name}/${name}: ${reason}`);
-    await this.events.emit('rejected', { file: name, direction: f.direction.name, reason, stored_as: moved.name });
+    this.log.warn(`rejected ${direction.name}/${name}: ${reason}`);
+    await this.events.emit('rejected', { file: name, direction: direction.name, reason, stored_as: moved.name });
   }
 
   /** A name that is not valid UTF-8 can only be reached by its bytes; it is moved under a readable name. */
   private async rejectRaw(f: Folder, raw: Buffer): Promise<void> {
     const shown = raw.toString('utf8').replace(/[\uFFFD\u0000-\u001F/]/g, '_');
-    const moved = await quarantine(this.layout.rejected, Buffer.concat([Buffer.from(`${f.direction.dir}/`), raw]), shown, {
-      reason: 'the file name is not valid UTF-8',
-      direction: f.direction.name,
-      file_name_base64: raw.toString('base64'),
-    });
-    if (!moved) return;
-    this.log.warn(`rejected ${f.direction.name}/${shown}: the file name is not valid UTF-8`);
-    await this.events.emit('rejected', { file: shown, direction: f.direction.name, reason: 'the file name is not valid UTF-8', stored_as: moved.name });
+    const path = Buffer.concat([Buffer.from(`${f.direction.dir}/`), raw]);
+    await this.reject(f, shown, 'the file name is not valid UTF-8', path, { file_name_base64: raw.toString('base64') });
   }
 
   // ---- delivery -------------------------------------------------------------------------------
 
   /** Steps CLAIMED → ARCHIVED → COMMITTED, then type it. False when the receiver cannot take it now. */
-  private async take(f: Folder, name: string, entry: Entry): Promise<boolean> {
+  private async take(f: Folder, name: string, entry: Entry, decision: Delivery): Promise<boolean> {
     const d = f.direction;
-    const decision = decide(this.state, d, this.rules);
-    if (decision.action !== 'deliver' || entry.result?.kind !== 'valid') return false;
     // Not archived while the receiver's pane is missing: the message stays in its inbox (SPEC §6).
     const pane = await this.paneFor(d.to);
     if (!pane) return false;
@@ -471,9 +462,9 @@ export class Daemon {
     const pane = checked ?? (await this.paneFor(r.receiver));
     if (!pane) return false;
     try {
-      if (p.entered) {
-        // Typed and submitted; only stamping the archive failed last time.
-      } else if (p.pastedAt === null) {
+      // Each step runs once: a retry after a failed Enter presses only Enter, and after a failed archive
+      // stamp (p.entered) nothing is typed at all.
+      if (p.pastedAt === null) {
         const text = render(
           { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: p.maybeTyped },
           this.config.delivery.template,
@@ -511,12 +502,8 @@ export class Daemon {
     const agent = this.config.agents[agentName]!;
     const target = targetOf(agent);
     const pane = await findPane(this.tmux, agent);
-    // A known agent CLI replaced by a shell: the text would run as commands. A pane `baton up` started
-    // runs the agent itself, so when the agent exits the pane is dead, not a shell; the check is for
-    // panes a person started (targets, or their own session), where the agent may have exited to its
-    // shell. Generic programs may legitimately be shell scripts, so only known kinds are checked.
-    const bareShell = !!pane && pane.agentPane !== pane.id && agent.kind !== 'shell' && agent.kind !== 'generic' && isBareShell(pane);
-    if (pane && !pane.dead && !bareShell) {
+    const problem = whyNotTypable(agent, pane);
+    if (pane && !problem) {
       if (this.outages.delete(agentName)) {
         this.attempts.delete(agentName);
         this.log.info(`${agentName}'s pane is back (${pane.id})`);
@@ -526,9 +513,8 @@ export class Daemon {
     }
     if (!this.outages.has(agentName)) {
       this.outages.add(agentName);
-      const why = !pane ? `no pane at ${target}` : pane.dead ? `pane ${pane.id} is dead` : `pane ${pane.id} runs a bare shell (${pane.command}), not the agent`;
-      this.log.warn(`cannot deliver to ${agentName}: ${why}; the message waits`);
-      await this.events.emit('pane_unavailable', { agent: agentName, target, reason: why });
+      this.log.warn(`cannot deliver to ${agentName}: ${problem}; the message waits`);
+      await this.events.emit('pane_unavailable', { agent: agentName, target, reason: problem });
     }
     this.retryLater(agentName);
     return null;

@@ -63,6 +63,20 @@ export function isBareShell(pane: PaneInfo): boolean {
   return SHELLS.has(pane.command) && (pane.startCommand === '' || SHELLS.has(firstWord(pane.startCommand)));
 }
 
+/**
+ * Why text must not be typed into this agent's pane now, or null when it may. A known agent CLI replaced
+ * by a shell would run the text as commands. A pane `baton up` started runs the agent itself, so when
+ * the agent exits the pane is dead, not a shell; the shell check is for panes a person started (targets,
+ * or their own session). Generic programs may legitimately be shell scripts, so only known kinds count.
+ */
+export function whyNotTypable(agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null): string | null {
+  if (!pane) return `no pane at ${targetOf(agent)}`;
+  if (pane.dead) return `pane ${pane.id} is dead`;
+  const knownAgent = agent.kind !== 'shell' && agent.kind !== 'generic';
+  if (knownAgent && pane.agentPane !== pane.id && isBareShell(pane)) return `pane ${pane.id} runs a bare shell (${pane.command}), not the agent`;
+  return null;
+}
+
 export class PasteError extends Error {
   constructor(
     message: string,

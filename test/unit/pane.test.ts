@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isBareShell, targetOf, type PaneInfo } from '../../src/pane.js';
+import { isBareShell, targetOf, whyNotTypable, type PaneInfo } from '../../src/pane.js';
 
 const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, startCommand });
 
@@ -16,6 +16,21 @@ describe('isBareShell', () => {
   it('an agent program in front is not', () => {
     expect(isBareShell(pane('node', ''))).toBe(false);
     expect(isBareShell(pane('claude', '"claude"'))).toBe(false);
+  });
+});
+
+describe('whyNotTypable', () => {
+  const claude = { kind: 'claude' as const, session: 's', target: undefined };
+  it('no pane, a dead pane, or a bare shell where a known agent should be', () => {
+    expect(whyNotTypable(claude, null)).toBe('no pane at =s:');
+    expect(whyNotTypable(claude, { ...pane('node', ''), dead: true })).toMatch(/is dead/);
+    expect(whyNotTypable(claude, pane('bash', ''))).toMatch(/bare shell/);
+  });
+  it('a shell is fine for the shell and generic kinds, and in the pane baton started the agent in', () => {
+    expect(whyNotTypable({ ...claude, kind: 'shell' }, pane('bash', ''))).toBeNull();
+    expect(whyNotTypable({ ...claude, kind: 'generic' }, pane('bash', ''))).toBeNull();
+    expect(whyNotTypable(claude, { ...pane('bash', ''), agentPane: '%1' })).toBeNull();
+    expect(whyNotTypable(claude, pane('node', '"claude"'))).toBeNull();
   });
 });
 
