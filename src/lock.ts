@@ -92,8 +92,8 @@ export async function acquireLock(l: Layout, onCompromised: (err: Error) => void
     const holder = readHolder(l);
     // A live holder that keeps its lock fresh: refuse at once. Otherwise (killed, or a reused pid whose
     // lock has stopped being refreshed) wait for the lock to go stale and take it over.
-    const live = holder === null ? lockFresh(l) : holder.host !== hostname() || pidAlive(holder.pid);
-    if (live && lockFresh(l) && holder?.pid !== process.pid) throw new LockHeldError(l.root, holder);
+    const alive = holder === null || holder.host !== hostname() || pidAlive(holder.pid);
+    if (alive && lockFresh(l) && holder?.pid !== process.pid) throw new LockHeldError(l.root, holder);
     try {
       release = await lockfile.lock(l.root, { ...opts, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 } });
     } catch (err2) {

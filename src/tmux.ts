@@ -50,13 +50,10 @@ export class Tmux {
     };
   }
 
-  async installed(): Promise<boolean> {
-    try {
-      const r = await execa('tmux', ['-V'], { reject: false, timeout: this.timeoutMs });
-      return r.exitCode === 0;
-    } catch {
-      return false;
-    }
+  /** `tmux 3.3a`, or null when tmux is not installed. */
+  async version(): Promise<string | null> {
+    const r = await execa('tmux', ['-V'], { reject: false, timeout: this.timeoutMs });
+    return r.exitCode === 0 ? String(r.stdout).trim() : null;
   }
 
   /** Sessions are always matched exactly (`=name`), never by prefix. */
@@ -80,17 +77,16 @@ export class Tmux {
     ]);
   }
 
-  /** Every session with its owner (@baton_config; empty when baton did not start it). */
-  async sessions(): Promise<{ name: string; owner: string }[]> {
+  /** Every session name → its owner (@baton_config; empty when baton did not start it). */
+  async sessions(): Promise<Map<string, { owner: string }>> {
     const r = await this.run(['list-sessions', '-F', '#{session_name}\t#{@baton_config}']);
-    if (!r.ok) return [];
-    return r.stdout
-      .split('\n')
-      .filter(Boolean)
-      .map((line) => {
-        const [name = '', owner = ''] = line.split('\t');
-        return { name, owner };
-      });
+    const out = new Map<string, { owner: string }>();
+    if (!r.ok) return out;
+    for (const line of r.stdout.split('\n').filter(Boolean)) {
+      const [name = '', owner = ''] = line.split('\t');
+      out.set(name, { owner });
+    }
+    return out;
   }
 
   async killSession(name: string): Promise<boolean> {

@@ -19,7 +19,7 @@ Attaches this terminal to the agent's session, or switches to it when run inside
     if (!agent && name !== 'watcher') throw new UsageError(`unknown agent "${name}" (agents: ${config.order.join(', ')})`);
     const t = tmux();
     // This conversation's daemon session (it is "watcher-<folder>-<hash>" when "watcher" was taken).
-    const target = agent ? targetOf(agent) : `=${watcherName(layout(config).root, new Map((await t.sessions()).map((s) => [s.name, s])))}:`;
+    const target = agent ? targetOf(agent) : `=${watcherName(layout(config).root, await t.sessions())}:`;
     const verb = process.env.TMUX ? 'switch-client' : 'attach-session';
     const r = await execa('tmux', [...t.prefix, verb, '-t', target], { stdio: 'inherit', reject: false });
     return r.exitCode === 0 ? 0 : 1;

@@ -51,8 +51,8 @@ export async function diagnose(config: Config): Promise<Check[]> {
   const l = layout(config);
   const t = tmux();
   const checks: Check[] = [];
-  const v = await t.run(['-V']);
-  checks.push({ name: 'tmux', level: level(v.ok, 'fail'), detail: v.ok ? v.stdout.trim() : 'not installed (apt-get install -y tmux)' });
+  const version = await t.version();
+  checks.push({ name: 'tmux', level: level(!!version, 'fail'), detail: version ?? 'not installed (apt-get install -y tmux)' });
   for (const name of config.order) {
     const a = config.agents[name]!;
     if (a.target) continue;

@@ -27,8 +27,8 @@ export async function stopAll(config: Config, t: Tmux, opts: { quiet: boolean })
   }
   // Only sessions this conversation started (tagged with its message_dir): never a person's own session
   // that happens to be called claude1, nor another conversation's.
-  for (const s of await t.sessions()) {
-    if (s.owner === l.root && (await t.killSession(s.name))) stopped.push(`session ${s.name}`);
+  for (const [name, { owner }] of await t.sessions()) {
+    if (owner === l.root && (await t.killSession(name))) stopped.push(`session ${name}`);
   }
   if (!opts.quiet) log.info(stopped.length ? `stopped ${stopped.join(', ')}` : 'nothing was running');
   return stopped;

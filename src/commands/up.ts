@@ -111,7 +111,7 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
     const demo = Boolean(inv.values.demo);
     const t = tmux();
     const l = layout(config);
-    if (!(await t.installed())) {
+    if (!(await t.version())) {
       log.error('tmux is not installed (Debian/Ubuntu: apt-get install -y tmux; macOS: brew install tmux)');
       return 1;
     }
@@ -139,7 +139,7 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
     }
 
     // Never adopt another conversation's session: its daemon would see its agent answer our messages.
-    const before = new Map((await t.sessions()).map((s) => [s.name, s]));
+    const before = await t.sessions();
     const taken = plan.filter(({ agent }) => {
       const owner = before.get(agent.session)?.owner;
       return owner && owner !== l.root;
@@ -165,7 +165,7 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
       await writeState(l.state, initialState(config.firstTurn));
     }
 
-    const sessions = new Map((await t.sessions()).map((s) => [s.name, s]));
+    const sessions = await t.sessions();
     for (const { agent, command } of plan) {
       const existing = sessions.get(agent.session);
       if (existing && existing.owner !== l.root) {
