@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from './config.js';
+import { programName } from './program.js';
 import type { Tmux } from './tmux.js';
 
 export interface PaneInfo {
@@ -52,15 +53,13 @@ export async function findPane(tmux: Tmux, agent: Pick<Agent, 'target' | 'sessio
 /** Programs that mean "the agent is gone and a shell is in its place": typed text would run as commands. */
 export const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'tcsh', 'csh', 'ash', 'busybox', 'login']);
 
-const firstWord = (cmd: string) => (cmd.trim().replace(/^["']/, '').split(/[\s"']/)[0] ?? '').split('/').pop() ?? '';
-
 /**
  * A shell waiting for commands where an agent should be: the pane was started as a shell (a person's
  * interactive pane, where they ran the agent by hand) and a shell is in the foreground again. A shell
  * wrapping a started program (`agent > log 2>&1`) is not this: its pane was started with that program.
  */
 export function isBareShell(pane: PaneInfo): boolean {
-  return SHELLS.has(pane.command) && (pane.startCommand === '' || SHELLS.has(firstWord(pane.startCommand)));
+  return SHELLS.has(pane.command) && (pane.startCommand === '' || SHELLS.has(programName(pane.startCommand)));
 }
 
 /**

@@ -6,7 +6,8 @@ import { acquireLock, daemonStatus, LockHeldError, readHolder } from '../lock.js
 import { readArchiveView, type ArchiveView } from '../recovery.js';
 import { readState, StateError, writeState, type State } from '../state.js';
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
-import { DEFAULT_COMMANDS, onPath, programOf } from './up.js';
+import { onPath, programOf } from '../program.js';
+import { DEFAULT_COMMANDS } from './up.js';
 
 /** `fail` makes doctor exit 1; `warn` is worth knowing but not a fault (e.g. no agent CLI: --demo works). */
 interface Check {

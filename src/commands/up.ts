@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -10,6 +10,7 @@ import { layout } from '../layout.js';
 import { daemonStatus, LockHeldError, readHolder } from '../lock.js';
 import { log } from '../log.js';
 import { findPane } from '../pane.js';
+import { onPath, programOf } from '../program.js';
 import { readState, writeState } from '../state.js';
 import { initialState } from '../turns.js';
 import type { Tmux } from '../tmux.js';
@@ -24,26 +25,6 @@ export const DEFAULT_COMMANDS: Record<Agent['kind'], string | undefined> = {
   shell: process.env.SHELL || 'bash',
   generic: undefined,
 };
-
-/** The program a shell command line would run first (skipping VAR=value prefixes). */
-export function programOf(command: string): string | undefined {
-  return command
-    .trim()
-    .split(/\s+/)
-    .find((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
-}
-
-export function onPath(program: string, cwd: string, path = process.env.PATH ?? ''): boolean {
-  const candidates = program.includes('/') ? [resolve(cwd, program)] : path.split(delimiter).filter(Boolean).map((d) => join(d, program));
-  return candidates.some((c) => {
-    try {
-      accessSync(c, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
 
 /** The environment every pane gets, so `baton post` and send.sh find this conversation. */
 export function paneEnv(config: Config, agent?: Agent): Record<string, string> {
@@ -61,7 +42,7 @@ async function setAside(config: Config): Promise<string | null> {
   const l = layout(config);
   const dest = join(l.root, 'history', new Date().toISOString().replace(/[:.]/g, '-'));
   const moves: [string, string][] = [];
-  for (const p of [l.state, l.archive, l.rejected, l.events, l.claims]) if (existsSync(p)) moves.push([p, join(dest, p.slice(l.root.length + 1))]);
+  for (const p of [l.state, l.archive, l.rejected, l.events, l.claims]) if (existsSync(p)) moves.push([p, join(dest, basename(p))]);
   for (const d of config.directions) {
     for (const name of existsSync(d.dir) ? await readdir(d.dir) : []) moves.push([join(d.dir, name), join(dest, d.name, name)]);
   }

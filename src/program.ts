@@ -1,0 +1,30 @@
+/** The program a command line runs, and whether it is installed: for agent commands and pane checks. */
+import { accessSync, constants } from 'node:fs';
+import { basename, delimiter, join, resolve } from 'node:path';
+
+/**
+ * The program a shell command line would run first, skipping `VAR=value` prefixes. Also takes tmux's
+ * quoted form of a pane's start command (`"bash --norc -i"`).
+ */
+export function programOf(command: string): string | undefined {
+  return command
+    .trim()
+    .replace(/^"(.*)"$/s, '$1')
+    .split(/\s+/)
+    .find((w) => w && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+}
+
+/** The program's name without its folder: `/bin/bash` → `bash`. */
+export const programName = (command: string): string => basename(programOf(command) ?? '');
+
+export function onPath(program: string, cwd: string, path = process.env.PATH ?? ''): boolean {
+  const candidates = program.includes('/') ? [resolve(cwd, program)] : path.split(delimiter).filter(Boolean).map((d) => join(d, program));
+  return candidates.some((c) => {
+    try {
+      accessSync(c, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
