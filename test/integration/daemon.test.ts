@@ -49,6 +49,8 @@ describe('daemon with two recorder agents on a private tmux server', () => {
         mine.map((r) => render({ id: r.id, from: r.sender as string, to: agent, reply_to: r.reply_to, type: 'message', content: r.content })),
       );
     }
+    // Events are appended after the archive is stamped: wait for the last one.
+    await waitFor('20 delivered events', () => p.events().filter((e) => e.event === 'delivered').length === 20);
     const delivered = p.events().filter((e) => e.event === 'delivered');
     expect(delivered.map((e) => e.id)).toEqual(archive.map((r) => r.id));
     expect(delivered.every((e) => typeof e.latency_ms === 'number')).toBe(true);

@@ -77,6 +77,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
     expect(p.archive()[0]!.redelivered).toBe(true);
     await waitFor('typed', () => readRecorder(log).pastes.length === 1);
     expect(readRecorder(log).pastes[0]!.split('\n')[0]).toBe('[baton] msg_0001 from claude1 (redelivered)');
+    await waitFor('delivered event', () => p.events().some((e) => e.event === 'delivered')); // logged after the archive stamp
     expect(p.events().filter((e) => e.event === 'redelivered').map((e) => e.id)).toEqual(['msg_0001']);
     expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });
   });
