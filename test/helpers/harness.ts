@@ -141,8 +141,11 @@ export class Project {
   }
 }
 
-/** What a recorder read: the raw bytes, and each bracketed paste followed by Enter as text. */
-export function readRecorder(log: string): { raw: Buffer; pastes: string[]; stray: string } {
+/**
+ * What a recorder read: the raw bytes; each bracketed paste followed by Enter (`pastes`); each paste
+ * that was not (`unsubmitted`: a daemon killed between paste and Enter); and anything else (`stray`).
+ */
+export function readRecorder(log: string): { raw: Buffer; typed: string[]; pastes: string[]; unsubmitted: string[]; stray: string } {
   const raw = Buffer.concat(
     readFileSync(log, 'utf8')
       .split('\n')
@@ -150,13 +153,16 @@ export function readRecorder(log: string): { raw: Buffer; pastes: string[]; stra
       .map((l) => Buffer.from((JSON.parse(l) as { b: string }).b, 'base64')),
   );
   const text = raw.toString('utf8');
+  const typed: string[] = [];
   const pastes: string[] = [];
-  // Each paste exactly as read: baton pastes with -r, so newlines arrive as LF, byte for byte.
-  const stray = text.replace(/\x1b\[200~([\s\S]*?)\x1b\[201~\r/g, (_m, body: string) => {
-    pastes.push(body);
+  const unsubmitted: string[] = [];
+  // Each paste on its own, in order, exactly as read: baton pastes with -r, so newlines arrive as LF.
+  const stray = text.replace(/\x1b\[200~([\s\S]*?)\x1b\[201~(\r?)/g, (_m, body: string, enter: string) => {
+    typed.push(body);
+    (enter ? pastes : unsubmitted).push(body);
     return '';
   });
-  return { raw, pastes, stray };
+  return { raw, typed, pastes, unsubmitted, stray };
 }
 
 export function touch(file: string): void {
