@@ -137,8 +137,23 @@ export class Project {
     // Kill only this test's server, by its socket path.
     const sock = join(this.tmuxDir, `tmux-${process.getuid?.() ?? 0}`, 'default');
     if (existsSync(sock)) await execa('tmux', ['-S', sock, 'kill-server'], { reject: false });
-    // Daemons in the killed server's panes get SIGHUP and may still write their `stopped` event: retry.
+    // Daemons in the killed server's panes get SIGHUP and still write their `stopped` event: wait for
+    // every daemon that holds one of this project's message folders to exit, then remove it all.
+    for (const folder of readdirSync(this.dir).filter((n) => n.startsWith('messages'))) {
+      const pidFile = join(this.dir, folder, 'daemon.pid');
+      const pid = existsSync(pidFile) ? (JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number }).pid : null;
+      if (pid) await waitFor(`daemon ${pid} to exit`, () => !alive(pid), 10_000).catch(() => {});
+    }
     rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
