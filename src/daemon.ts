@@ -23,7 +23,7 @@ import { archiveNew, archiveUpdate, type ArchiveRecord } from './archive.js';
 import { render } from './compose.js';
 import type { Config, Direction } from './config.js';
 import { eventLog, type EventLog } from './events.js';
-import { ensureDir, isErrno, moveNoClobber, sweepTemps } from './fsx.js';
+import { ensureDir, isErrno, makeDir, moveNoClobber, sweepTemps } from './fsx.js';
 import { byName, examine, isCandidateName, listInbox, type Examined } from './inbox.js';
 import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
@@ -104,7 +104,7 @@ export class Daemon {
     private readonly opts: DaemonOptions = {},
   ) {
     this.layout = layout(config);
-    this.tmux = opts.tmux ?? new Tmux();
+    this.tmux = opts.tmux ?? new Tmux({ control: true });
     this.log = opts.log ?? defaultLog;
     this.rules = { policy: config.turns.policy, agents: config.order };
     this.events = eventLog(this.layout.events, (err) => this.log.warn(`cannot append to events.jsonl: ${String(err)}`));
@@ -167,6 +167,7 @@ export class Daemon {
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     await this.closeWatcher();
     await this.running?.catch(() => {});
+    this.tmux.close();
     await this.events.emit('stopped', { pid: process.pid, reason });
     await this.lock?.release();
     this.lock = null;
@@ -392,8 +393,7 @@ export class Daemon {
     // message instead of having its file deleted with ours. What is archived is what was claimed.
     const claimDir = join(this.layout.claims, d.name, decision.id);
     // A claim stranded by an earlier failed attempt at this ID goes back to its inbox first.
-    for (const stray of await readdir(claimDir).catch(() => [] as string[])) await this.unclaim(f, claimDir, stray);
-    await ensureDir(claimDir);
+    if (!(await makeDir(claimDir))) for (const stray of await readdir(claimDir)) await this.unclaim(f, claimDir, stray);
     f.entries.delete(name);
     try {
       await rename(join(d.dir, name), join(claimDir, name));
@@ -405,7 +405,8 @@ export class Daemon {
     }
     let claimed: Examined;
     try {
-      claimed = await examine(claimDir, name, d, this.config.inbox.max_bytes);
+      // Unchanged since it was checked (same bytes): not parsed and validated again.
+      claimed = await examine(claimDir, name, d, this.config.inbox.max_bytes, entry.result?.kind === 'valid' ? entry.result : null);
     } catch (err) {
       await this.unclaim(f, claimDir, name);
       throw err;

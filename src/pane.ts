@@ -95,10 +95,9 @@ export async function paste(tmux: Tmux, pane: PaneInfo, text: string): Promise<n
     await tmux.run(['send-keys', '-t', pane.id, '-X', 'cancel']);
   }
   const buffer = `baton-${process.pid}-${++bufferSeq}`;
-  // One tmux client for both steps: the buffer is loaded from stdin (any size, any bytes) and pasted
-  // with -p (bracketed, when the program asked for it), -r (newlines stay LF: the text arrives byte for
-  // byte, and a program without bracketed paste does not take each line break as Enter) and -d.
-  const r = await tmux.run(['load-buffer', '-b', buffer, '-', ';', 'paste-buffer', '-p', '-r', '-d', '-b', buffer, '-t', pane.id], { input: text });
+  // -p: bracketed, when the program asked for it; -r: newlines stay LF, so the text arrives byte for
+  // byte and a program without bracketed paste does not take each line break as Enter.
+  const r = await tmux.pasteText(buffer, text, pane.id, ['-p', '-r']);
   const at = performance.now();
   if (!r.ok) {
     await tmux.run(['delete-buffer', '-b', buffer]);

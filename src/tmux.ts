@@ -2,8 +2,12 @@
  * A thin typed driver for the tmux command line. Every call has a timeout, so a hung tmux client can
  * never hang the daemon. The server is the default one unless BATON_TMUX_SOCKET names one (`tmux -L`);
  * TMUX_TMPDIR is honoured by tmux itself.
+ *
+ * With `control: true` (the daemon) commands go through one long-lived control-mode client
+ * (control.ts) while one can be attached, and through one tmux process per command otherwise.
  */
 import { execa } from 'execa';
+import { ControlClient } from './control.js';
 
 export interface TmuxResult {
   ok: boolean;
@@ -17,15 +21,25 @@ export interface TmuxOptions {
   /** `tmux -L <socket>`; default: $BATON_TMUX_SOCKET, else tmux's own default. */
   socket?: string | undefined;
   timeoutMs?: number;
+  /** Use a control-mode client when a session exists to attach it to (default false: short-lived CLIs). */
+  control?: boolean;
 }
+
+/** How long to wait before trying to attach a control client again after a failed attempt. */
+const CONTROL_RETRY_MS = 1000;
 
 export class Tmux {
   readonly socket: string | undefined;
   readonly timeoutMs: number;
+  private readonly useControl: boolean;
+  private client: ControlClient | null = null;
+  private connecting: Promise<ControlClient | null> | null = null;
+  private retryAt = 0;
 
   constructor(opts: TmuxOptions = {}) {
     this.socket = opts.socket ?? (process.env.BATON_TMUX_SOCKET || undefined);
     this.timeoutMs = opts.timeoutMs ?? 5000;
+    this.useControl = (opts.control ?? false) && process.env.BATON_TMUX_CONTROL !== '0';
   }
 
   /** The argv prefix that selects this server, for printing commands a person can run. */
@@ -34,6 +48,52 @@ export class Tmux {
   }
 
   async run(args: readonly string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<TmuxResult> {
+    const client = opts.input === undefined ? await this.control() : null;
+    if (client) return fromReply(await client.run(args, opts.timeoutMs ?? this.timeoutMs));
+    return this.spawn(args, opts);
+  }
+
+  /**
+   * Put `text` in a named buffer and paste it into `target` with `pasteFlags`, deleting the buffer.
+   * Through the control client the text travels as a quoted argument (`set-buffer`); otherwise through
+   * stdin (`load-buffer -`), both steps in one tmux process.
+   */
+  async pasteText(buffer: string, text: string, target: string, pasteFlags: readonly string[]): Promise<TmuxResult> {
+    const pasteCmd = ['paste-buffer', ...pasteFlags, '-d', '-b', buffer, '-t', target];
+    const client = await this.control();
+    if (!client) return this.spawn(['load-buffer', '-b', buffer, '-', ';', ...pasteCmd], { input: text });
+    // Both lines are written at once; if set-buffer fails, paste-buffer fails too (no such buffer).
+    const timeoutMs = this.timeoutMs;
+    const [set, pasted] = await Promise.all([client.run(['set-buffer', '-b', buffer, '--', text], timeoutMs), client.run(pasteCmd, timeoutMs)]);
+    return set.ok || set.lost ? fromReply(pasted) : fromReply(set);
+  }
+
+  /** Detach the control client (the daemon calls this when it stops). */
+  close(): void {
+    this.client?.close();
+    this.client = null;
+  }
+
+  /** The attached control client, attaching one if none is (at most once per CONTROL_RETRY_MS). */
+  private async control(): Promise<ControlClient | null> {
+    if (!this.useControl) return null;
+    if (this.client?.alive) return this.client;
+    if (this.connecting) return this.connecting;
+    if (performance.now() < this.retryAt) return null;
+    // Inside tmux, $TMUX names the server; the control client gets it as -S, and no $TMUX (attaching
+    // with it set is refused as nesting).
+    const { TMUX, ...env } = process.env;
+    const prefix = this.socket ? this.prefix : TMUX ? ['-S', TMUX.split(',')[0]!] : [];
+    this.connecting = ControlClient.connect(prefix, env, this.timeoutMs).then((c) => {
+      this.client = c;
+      this.connecting = null;
+      if (!c) this.retryAt = performance.now() + CONTROL_RETRY_MS;
+      return c;
+    });
+    return this.connecting;
+  }
+
+  private async spawn(args: readonly string[], opts: { input?: string; timeoutMs?: number }): Promise<TmuxResult> {
     const r = await execa('tmux', [...this.prefix, ...args], {
       input: opts.input ?? '',
       timeout: opts.timeoutMs ?? this.timeoutMs,
@@ -92,4 +152,8 @@ export class Tmux {
   async killSession(name: string): Promise<boolean> {
     return (await this.run(['kill-session', '-t', `=${name}`])).ok;
   }
+}
+
+function fromReply(r: { ok: boolean; output: string; lost: boolean }): TmuxResult {
+  return { ok: r.ok, stdout: r.ok ? r.output : '', stderr: r.ok ? '' : r.output, exitCode: r.ok ? 0 : 1, timedOut: r.lost };
 }

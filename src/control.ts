@@ -1,0 +1,154 @@
+/**
+ * One long-lived tmux control-mode client (`tmux -C attach-session -f ignore-size,no-output`). A command
+ * sent through it costs ~0.2 ms, where every new tmux client process costs 3–6 ms (TECH.md §3g), and that
+ * difference is most of a delivery's latency.
+ *
+ * Protocol facts this relies on (tmux 3.2+, checked on 3.3a):
+ * - every command line gets exactly one `%begin T N F` … `%end T N F` (or `%error T N F`) block, in order,
+ *   with F & 1 for commands this client sent — so commands are written one per line and matched FIFO;
+ * - notifications (`%session-changed`, `%exit`, …) never come inside a block;
+ * - an unattached control client exits after its command, so the client attaches to a session; with
+ *   `ignore-size` it never resizes the agents' windows, with `no-output` it receives no pane output;
+ * - arguments are parsed by tmux's own command parser, so each one is double-quoted with `\`, `"`, `$`, `~`,
+ *   `#`, `;` and control characters escaped (`set-buffer` round-trips any text that way, megabytes included).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+
+export interface ControlReply {
+  ok: boolean;
+  output: string;
+  /** The command's fate is unknown: it timed out or the client went away before the reply. */
+  lost: boolean;
+}
+
+interface Waiting {
+  resolve: (r: ControlReply) => void;
+  timer: NodeJS.Timeout;
+}
+
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\', '"': '\\"', $: '\\$', '~': '\\~', '#': '\\#', ';': '\\;' };
+
+/** One argument as tmux's command parser reads back exactly the same string. */
+export function quoteArg(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  const body = s.replace(/[\n\r\t\\"$~#;\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+  return `"${body}"`;
+}
+
+export class ControlClient {
+  private readonly waiting: Waiting[] = [];
+  private buffer = '';
+  /** Output lines of the block being read, or null between blocks. */
+  private block: string[] | null = null;
+  private closed = false;
+
+  private constructor(private readonly proc: ChildProcess) {}
+
+  /**
+   * Attach a control client to the server `argvPrefix` selects. Null when there is no server or no
+   * session to attach to (the caller falls back to one process per command).
+   */
+  static async connect(argvPrefix: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ControlClient | null> {
+    let proc: ChildProcess;
+    try {
+      proc = spawn('tmux', [...argvPrefix, '-C', 'attach-session', '-f', 'ignore-size,no-output'], { stdio: ['pipe', 'pipe', 'ignore'], env });
+    } catch {
+      return null;
+    }
+    const client = new ControlClient(proc);
+    // The attach command's own block (F = 0) says whether it worked.
+    const attached = new Promise<boolean>((resolve) => {
+      client.onAttach = resolve;
+      proc.once('error', () => resolve(false));
+      proc.once('exit', () => resolve(false));
+      setTimeout(() => resolve(false), timeoutMs).unref();
+    });
+    proc.stdout!.setEncoding('utf8');
+    proc.stdout!.on('data', (chunk: string) => client.read(chunk));
+    proc.once('exit', () => client.shut());
+    proc.once('error', () => client.shut());
+    proc.stdin!.on('error', () => client.shut());
+    if (await attached) return client;
+    client.close();
+    return null;
+  }
+
+  private onAttach: ((ok: boolean) => void) | null = null;
+
+  get alive(): boolean {
+    return !this.closed;
+  }
+
+  /** Run one command; never rejects. */
+  run(args: readonly string[], timeoutMs: number): Promise<ControlReply> {
+    if (this.closed) return Promise.resolve({ ok: false, output: 'tmux control client is closed', lost: false });
+    return new Promise((resolve) => {
+      const w: Waiting = {
+        resolve,
+        // A hung server: every command after this one is stuck behind it, so the client is dropped
+        // (all in flight are reported lost) and the next command starts a new one.
+        timer: setTimeout(() => this.close(`tmux did not answer within ${timeoutMs} ms`), timeoutMs),
+      };
+      this.waiting.push(w);
+      this.proc.stdin!.write(`${args.map(quoteArg).join(' ')}\n`);
+    });
+  }
+
+  close(why = 'tmux control client closed'): void {
+    if (!this.closed) this.proc.kill('SIGKILL');
+    this.shut(why);
+  }
+
+  private shut(why = 'tmux control client exited'): void {
+    this.closed = true;
+    this.onAttach?.(false);
+    this.onAttach = null;
+    for (const w of this.waiting.splice(0)) {
+      clearTimeout(w.timer);
+      w.resolve({ ok: false, output: why, lost: true });
+    }
+  }
+
+  private read(chunk: string): void {
+    this.buffer += chunk;
+    let nl: number;
+    while ((nl = this.buffer.indexOf('\n')) >= 0) {
+      const line = this.buffer.slice(0, nl);
+      this.buffer = this.buffer.slice(nl + 1);
+      this.line(line);
+    }
+  }
+
+  private header: string | null = null;
+
+  private line(line: string): void {
+    if (this.block) {
+      const end = /^%(end|error) (\d+ \d+ \d+)$/.exec(line);
+      if (end && end[2] === this.header) {
+        const output = this.block.join('\n');
+        this.block = null;
+        const flags = Number(end[2].split(' ')[2]);
+        if (!(flags & 1)) {
+          this.onAttach?.(end[1] === 'end');
+          this.onAttach = null;
+          return;
+        }
+        const w = this.waiting.shift();
+        if (!w) return;
+        clearTimeout(w.timer);
+        w.resolve({ ok: end[1] === 'end', output, lost: false });
+      } else {
+        this.block.push(line);
+      }
+      return;
+    }
+    const begin = /^%begin (\d+ \d+ \d+)$/.exec(line);
+    if (begin) {
+      this.header = begin[1]!;
+      this.block = [];
+    } else if (line === '%exit' || line.startsWith('%exit ')) {
+      this.close('the tmux control client was detached');
+    }
+    // Other notifications (%session-changed, %sessions-changed, …) need nothing.
+  }
+}

@@ -1,0 +1,80 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ControlClient, quoteArg } from '../../src/control.js';
+import { Tmux } from '../../src/tmux.js';
+
+// A private tmux server per test: its own TMUX_TMPDIR, set for this process (the client inherits it).
+let dir: string;
+let saved: NodeJS.ProcessEnv;
+const tmux = (args: string[]) => execa('tmux', args, { reject: false });
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'baton-control-'));
+  saved = { ...process.env };
+  process.env.TMUX_TMPDIR = dir;
+  delete process.env.TMUX;
+  delete process.env.BATON_TMUX_SOCKET;
+});
+
+afterEach(async () => {
+  await tmux(['kill-server']); // the private server: TMUX_TMPDIR points at it
+  process.env = saved;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('quoteArg', () => {
+  it('escapes what tmux would expand or split on, and nothing needs a shell', () => {
+    expect(quoteArg('a b')).toBe('"a b"');
+    expect(quoteArg('$HOME ~ #{x} ; "q" \\')).toBe('"\\$HOME \\~ \\#{x} \\; \\"q\\" \\\\"');
+    expect(quoteArg('l1\nl2\tt\r\x01')).toBe('"l1\\nl2\\tt\\r\\001"');
+  });
+});
+
+describe('ControlClient against a real tmux server', () => {
+  it('no server: connect gives null (the caller falls back to one process per command)', async () => {
+    expect(await ControlClient.connect([], process.env, 2000)).toBeNull();
+  });
+
+  it('set-buffer round-trips any text byte for byte, 1 MB included; errors come back as failures', async () => {
+    await tmux(['new-session', '-d', '-s', 'a', 'cat']);
+    const c = (await ControlClient.connect([], process.env, 2000))!;
+    expect(c).not.toBeNull();
+    const every = Array.from({ length: 127 }, (_, i) => String.fromCharCode(i + 1)).join('');
+    const samples = [every, '-R', 'emoji 🎉 日本語 ', '#{pane_id} $(id) `id` ; kill-server', `${'x\n'.repeat(500_000)}end`];
+    for (const [i, s] of samples.entries()) {
+      const out = join(dir, `b${i}`);
+      // Pipelined: both commands are written before either answers; replies are matched in order.
+      const [set, save] = await Promise.all([c.run(['set-buffer', '-b', `t${i}`, '--', s], 5000), c.run(['save-buffer', '-b', `t${i}`, out], 5000)]);
+      expect([i, set.ok, save.ok]).toEqual([i, true, true]);
+      expect(readFileSync(out, 'utf8')).toBe(s);
+    }
+    const shown = await c.run(['display-message', '-p', '-t', '=a:', '#{session_name} #{window_width}x#{window_height}'], 2000);
+    expect(shown).toEqual({ ok: true, output: 'a 80x24', lost: false });
+    const missing = await c.run(['send-keys', '-t', '=nosuch:', 'Enter'], 2000);
+    expect(missing.ok).toBe(false);
+    expect(missing.output).toMatch(/can't find/);
+    c.close();
+    expect((await c.run(['list-sessions'], 1000)).ok).toBe(false);
+  });
+
+  it('Tmux reattaches after the session it was attached to is killed, and never resizes a window', async () => {
+    await tmux(['new-session', '-d', '-s', 'a', '-x', '200', '-y', '50', 'cat']);
+    await tmux(['new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', 'cat']);
+    const t = new Tmux({ control: true });
+    try {
+      expect((await t.run(['display-message', '-p', '-t', '=a:', '#{window_width}x#{window_height}'])).stdout).toBe('200x50');
+      const clients = async () => (await tmux(['list-clients', '-F', '#{client_control_mode}'])).stdout.split('\n').filter((l) => l === '1').length;
+      expect(await clients()).toBe(1);
+      await tmux(['kill-session', '-t', '=a']);
+      await tmux(['kill-session', '-t', '=b']).then(() => tmux(['new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', 'cat']));
+      // Whatever happened to the old client, commands keep working (through a new client or a process).
+      for (let i = 0; i < 30 && (await t.run(['has-session', '-t', '=b'])).ok !== true; i++) await new Promise((r) => setTimeout(r, 100));
+      expect((await t.run(['display-message', '-p', '-t', '=b:', '#{window_width}x#{window_height}'])).stdout).toBe('120x40');
+    } finally {
+      t.close();
+    }
+  });
+});
