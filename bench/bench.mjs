@@ -1,0 +1,494 @@
+#!/usr/bin/env node
+// npm run bench — baton's speed and footprint, measured end to end on a private tmux server with the real
+// daemon (dist/cli.js) and recorder agents (bench/recorder.mjs) that timestamp every byte they read.
+// Prints one table and writes the results as JSON (bench/out/latest.json and a dated copy).
+//
+//   node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]
+//
+// Workloads (see README "Performance"): latency, ping-pong, burst, idle, floor; scaling with 1,000 and
+// 10,000 archived messages and with 2, 4 and 8 agents. Nothing here is a pass/fail test: it reports.
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, cpus } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
+const USAGE = 'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle scaling';
+
+const { values: opt } = (() => {
+  try {
+    return parseArgs({ options: { runs: { type: 'string', default: '1' }, quick: { type: 'boolean' }, 'skip-scaling': { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } } });
+  } catch (err) {
+    process.stderr.write(`${err.message}\n${USAGE}\n`);
+    process.exit(2);
+  }
+})();
+if (opt.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+const RUNS = Math.max(1, Number(opt.runs) || 1);
+const QUICK = !!opt.quick;
+const N_LATENCY = QUICK ? 60 : 200;
+const N_DEFAULT_DELAY = QUICK ? 20 : 50;
+const ROUND_TRIPS = QUICK ? 30 : 100;
+const BURST_PER_DIR = QUICK ? 50 : 200;
+const IDLE_S = QUICK ? 10 : 30;
+if (!existsSync(CLI)) {
+  process.stderr.write('dist/cli.js is missing: run "npm run build" first (npm run bench does)\n');
+  process.exit(1);
+}
+
+const now = () => performance.timeOrigin + performance.now();
+const say = (s) => process.stderr.write(`${s}\n`);
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+};
+const median = (xs) => pct(xs, 50);
+const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
+const pad4 = (n) => `msg_${String(n).padStart(4, '0')}`;
+const run = (cmd, args, env) =>
+  new Promise((res) => execFile(cmd, args, { env }, (err, stdout, stderr) => res({ ok: !err, stdout, stderr })));
+
+/** One conversation folder, a private tmux server, recorder panes, and the daemon. */
+class Rig {
+  constructor({ agents = ['claude1', 'claude2'], policy = 'alternate', enterDelay = 0 } = {}) {
+    this.dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
+    this.tmuxDir = join(this.dir, 'tmux');
+    mkdirSync(this.tmuxDir);
+    this.env = { ...process.env, TMUX_TMPDIR: this.tmuxDir, TMUX: '', BATON_CONFIG: '', BATON_AGENT: '', BATON_TMUX_SOCKET: '', CONSOLA_LEVEL: '1' };
+    this.agents = agents;
+    this.messages = join(this.dir, 'messages');
+    const dirs = {};
+    this.outDir = {};
+    agents.forEach((a, i) => {
+      const to = agents[(i + 1) % agents.length];
+      dirs[`${a}_to_${to}`] = [a, to];
+      this.outDir[a] = join(this.messages, `${a}_to_${to}`);
+    });
+    this.config = join(this.dir, 'config.json');
+    writeFileSync(
+      this.config,
+      JSON.stringify({
+        message_dir: './messages',
+        agents: Object.fromEntries(agents.map((a) => [a, { kind: 'generic', command: 'x' }])),
+        directions: dirs,
+        turns: { policy },
+        inbox: { settle_ms: 300 },
+        delivery: { enter_delay_ms: enterDelay },
+      }),
+    );
+    for (const d of Object.values(this.outDir)) mkdirSync(d, { recursive: true });
+    this.notes = [];
+    this.waiters = [];
+    this.sockPath = join(this.dir, 'notify.sock');
+  }
+
+  async listen() {
+    this.server = createServer((s) => {
+      let buf = '';
+      s.on('data', (d) => {
+        buf += d;
+        let nl;
+        while ((nl = buf.indexOf('\n')) >= 0) {
+          const note = JSON.parse(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+          this.notes.push(note);
+          for (const w of this.waiters.splice(0)) if (!w(note)) this.waiters.push(w);
+        }
+      });
+    });
+    await new Promise((r) => this.server.listen(this.sockPath, r));
+  }
+
+  /** Resolve with the first note that `pred` accepts (from now on, or already received when `past`). */
+  note(pred, timeoutMs = 20_000, past = false) {
+    if (past) {
+      const n = this.notes.find(pred);
+      if (n) return Promise.resolve(n);
+    }
+    return new Promise((res, rej) => {
+      const t = setTimeout(() => rej(new Error('timed out waiting for a recorder')), timeoutMs);
+      this.waiters.push((n) => (pred(n) ? (clearTimeout(t), res(n), true) : false));
+    });
+  }
+
+  tmux(args) {
+    return run('tmux', args, this.env);
+  }
+
+  async recorders({ reply = false, until = Infinity } = {}) {
+    await this.listen();
+    for (const a of this.agents) {
+      const flags = ['--agent', a, '--notify', this.sockPath, ...(reply ? ['--reply-dir', this.outDir[a], '--reply-until', String(until)] : [])];
+      const cmd = ['exec', 'node', RECORDER, ...flags].map((x) => (x === 'exec' ? x : JSON.stringify(x))).join(' ');
+      const r = await this.tmux(['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd]);
+      if (!r.ok) throw new Error(`new-session ${a}: ${r.stderr}`);
+    }
+    for (const a of this.agents) {
+      for (let i = 0; ; i++) {
+        if ((await this.tmux(['capture-pane', '-p', '-t', `=${a}:`])).stdout.includes('recorder ready')) break;
+        if (i > 200) throw new Error(`recorder ${a} did not start`);
+        await sleep(25);
+      }
+    }
+  }
+
+  /** Start the daemon; resolves once its `started` event is written. */
+  async daemon(env = {}) {
+    const t0 = now();
+    this.proc = spawn(process.execPath, [CLI, 'daemon', '--config', this.config], { env: { ...this.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    this.stderr = '';
+    this.proc.stderr.on('data', (d) => (this.stderr += d));
+    this.exited = new Promise((r) => this.proc.once('exit', r));
+    for (let i = 0; !this.events().some((e) => e.event === 'started'); i++) {
+      if (this.proc.exitCode !== null || i > 800) throw new Error(`daemon did not start: ${this.stderr}`);
+      await sleep(5);
+    }
+    return t0;
+  }
+
+  events() {
+    const f = join(this.messages, 'events.jsonl');
+    return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+  }
+
+  archive() {
+    const d = join(this.messages, 'archive');
+    return readdirSync(d)
+      .filter((n) => /^msg_\d+\.json$/.test(n))
+      .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
+      .map((n) => JSON.parse(readFileSync(join(d, n), 'utf8')));
+  }
+
+  /** Write a message as a well-behaved agent does; returns the time just after the rename. */
+  send(agent, content, name = `msg_${process.hrtime.bigint()}.json`) {
+    const dir = this.outDir[agent];
+    const tmp = join(dir, `.${name}.tmp`);
+    writeFileSync(tmp, JSON.stringify({ content }));
+    renameSync(tmp, join(dir, name));
+    return now();
+  }
+
+  /** Pre-populate archive/ and state.json with `n` delivered messages, as a long conversation leaves them. */
+  seedArchive(n) {
+    const d = join(this.messages, 'archive');
+    mkdirSync(d, { recursive: true });
+    const k = this.agents.length;
+    for (let i = 1; i <= n; i++) {
+      const from = this.agents[(i - 1) % k];
+      const to = this.agents[i % k];
+      const rec = {
+        id: pad4(i), reply_to: i > 1 ? pad4(i - 1) : null, sender: from, receiver: to, type: 'message', content: `old message ${i}`,
+        direction: `${from}_to_${to}`, source_file: `old_${i}.json`, received_at: new Date().toISOString(), delivered_at: new Date().toISOString(),
+      };
+      writeFileSync(join(d, `${pad4(i)}.json`), `${JSON.stringify(rec, null, 2)}\n`);
+    }
+    const last = pad4(n);
+    writeFileSync(join(this.messages, 'state.json'), JSON.stringify({ current_turn: this.agents[n % k], last_message_id: last, message_counter: n, pending_reply_to: last }));
+  }
+
+  async stop() {
+    if (this.proc && this.proc.exitCode === null) {
+      this.proc.kill('SIGTERM');
+      await this.exited;
+    }
+    this.server?.close();
+    const sock = join(this.tmuxDir, `tmux-${process.getuid()}`, 'default');
+    if (existsSync(sock)) await run('tmux', ['-S', sock, 'kill-server'], this.env);
+    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  }
+}
+
+const stats = (xs) => ({ n: xs.length, p50: round(pct(xs, 50), 2), p90: round(pct(xs, 90), 2), p99: round(pct(xs, 99), 2), max: round(Math.max(...xs), 2) });
+
+/** rename → first byte in the receiving pane, one message at a time, senders alternating (round robin for N agents). */
+async function latency({ n = N_LATENCY, enterDelay = 0, agents, policy, seed = 0, env = {} } = {}) {
+  const rig = new Rig({ agents, policy, enterDelay });
+  try {
+    if (seed) rig.seedArchive(seed);
+    await rig.recorders();
+    await rig.daemon(env);
+    const lat = [];
+    const k = rig.agents.length;
+    for (let i = 0; i < n; i++) {
+      const id = pad4(seed + i + 1);
+      const from = rig.agents[(seed + i) % k];
+      const got = rig.note((x) => x.id === id);
+      const t0 = rig.send(from, `latency probe ${i}: ${'lorem ipsum '.repeat(20)}`);
+      const note = await got;
+      lat.push(note.first - t0);
+      await sleep(20); // an agent's think time; lets the daemon finish stamping before the next file
+    }
+    // The daemon's own share: first sight of the file → paste done (its `delivered` events' latency_ms).
+    const own = rig.events().filter((e) => e.event === 'delivered').map((e) => e.latency_ms);
+    return { ...stats(lat), daemon_p50: round(pct(own, 50), 2), daemon_p99: round(pct(own, 99), 2) };
+  } finally {
+    await rig.stop();
+  }
+}
+
+/** Two agents answer each other at once, for `trips` round trips; messages per second. */
+async function pingpong({ trips = ROUND_TRIPS, enterDelay = 0 } = {}) {
+  const rig = new Rig({ enterDelay });
+  try {
+    const total = trips * 2;
+    await rig.recorders({ reply: true, until: total });
+    await rig.daemon();
+    const last = rig.note((x) => x.id === pad4(total), 120_000);
+    const t0 = rig.send('claude1', 'ping');
+    const end = await last;
+    const ok = rig.archive().length === total;
+    return { messages: total, seconds: round((end.done - t0) / 1000, 3), per_s: round(total / ((end.done - t0) / 1000)), correct: ok };
+  } finally {
+    await rig.stop();
+  }
+}
+
+/** `perDir` files pre-written into each direction before the daemon starts; time until all are typed. */
+async function burst({ perDir = BURST_PER_DIR, seed = 0 } = {}) {
+  const rig = new Rig();
+  try {
+    if (seed) rig.seedArchive(seed);
+    await rig.recorders();
+    for (let i = 0; i < perDir; i++) {
+      for (const a of rig.agents) rig.send(a, `burst ${a} ${i}`, `msg_${String(i).padStart(6, '0')}.json`);
+    }
+    const total = perDir * rig.agents.length;
+    const lastId = pad4(seed + total);
+    const last = rig.note((x) => x.id === lastId, 300_000);
+    const t0 = await rig.daemon();
+    const started = rig.events().find((e) => e.event === 'started');
+    const end = await last;
+    await sleep(300); // let the last stamp land
+    const problems = checkBurst(rig, perDir, seed);
+    return {
+      messages: total,
+      seconds: round((end.done - t0) / 1000, 3),
+      seconds_after_started: round((end.done - Date.parse(started.ts)) / 1000, 3),
+      per_s: round(total / ((end.done - t0) / 1000)),
+      correct: problems.length === 0,
+      problems: problems.slice(0, 5),
+    };
+  } finally {
+    await rig.stop();
+  }
+}
+
+/** Every ID once, in order, alternating, reply_to chained, each pane typed each of its IDs once, inboxes empty. */
+function checkBurst(rig, perDir, seed) {
+  const problems = [];
+  const archive = rig.archive().slice(seed);
+  const total = perDir * 2;
+  if (archive.length !== total) problems.push(`archive has ${archive.length} new records, expected ${total}`);
+  archive.forEach((r, i) => {
+    const id = pad4(seed + i + 1);
+    if (r.id !== id) problems.push(`record ${i} is ${r.id}, expected ${id}`);
+    if (r.reply_to !== (seed + i ? pad4(seed + i) : null)) problems.push(`${r.id} reply_to ${r.reply_to}`);
+    const from = rig.agents[(seed + i) % 2];
+    if (r.sender !== from) problems.push(`${r.id} from ${r.sender}, expected ${from}`);
+    const want = `burst ${from} ${Math.floor(i / 2)}`;
+    if (r.content !== want) problems.push(`${r.id} content "${r.content}", expected "${want}" (file order)`);
+    if (!r.delivered_at) problems.push(`${r.id} not stamped delivered`);
+  });
+  for (const a of rig.agents) {
+    const ids = rig.notes.filter((x) => x.agent === a).map((x) => x.id);
+    const want = archive.filter((r) => r.receiver === a).map((r) => r.id);
+    if (JSON.stringify(ids) !== JSON.stringify(want)) problems.push(`${a} read ${ids.length} pastes, expected ${want.length} in order`);
+  }
+  for (const d of Object.values(rig.outDir)) {
+    const left = readdirSync(d);
+    if (left.length) problems.push(`${d} still holds ${left.length} files`);
+  }
+  return problems;
+}
+
+/** CPU time and RSS of an idle daemon (and its tmux control client) over `seconds`. */
+async function idle({ seconds = IDLE_S } = {}) {
+  const rig = new Rig();
+  try {
+    await rig.recorders();
+    await rig.daemon();
+    // One delivery first, so the control client is attached as it would be in a live conversation.
+    const got = rig.note((x) => x.id === 'msg_0001');
+    rig.send('claude1', 'wake up');
+    await got;
+    await sleep(1000);
+    const pid = rig.proc.pid;
+    const kids = () => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    // CPU time in ns, summed over every thread (libuv's pool does the file work): schedstat's first field.
+    const ticks = (p) =>
+      readdirSync(`/proc/${p}/task`).reduce((sum, t) => {
+        try {
+          return sum + Number(readFileSync(`/proc/${p}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+        } catch {
+          return sum; // a thread that ended
+        }
+      }, 0);
+    const rss = (p) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${p}/status`, 'utf8'))[1]) / 1024;
+    const hz = 1e9;
+    const children = kids();
+    const before = ticks(pid);
+    const beforeKids = children.reduce((s, p) => s + ticks(p), 0);
+    const t0 = now();
+    const samples = [];
+    for (let s = 0; s < seconds; s++) {
+      await sleep(1000);
+      samples.push(rss(pid));
+    }
+    const wall = (now() - t0) / 1000;
+    const cpu = (ticks(pid) - before) / hz;
+    const cpuKids = (children.reduce((s, p) => s + ticks(p), 0) - beforeKids) / hz;
+    return {
+      seconds: round(wall),
+      cpu_percent: round((cpu / wall) * 100, 2),
+      cpu_percent_with_tmux_client: round(((cpu + cpuKids) / wall) * 100, 2),
+      rss_mb: round(Math.max(...samples)),
+      control_clients: children.length,
+    };
+  } finally {
+    await rig.stop();
+  }
+}
+
+/**
+ * The floor: the same paste, typed with no daemon, by the cheapest path (one long-lived control-mode
+ * client: set-buffer + paste-buffer, then Enter) — and, for reference, by one tmux process per paste.
+ */
+async function floor({ n = N_LATENCY } = {}) {
+  const rig = new Rig();
+  try {
+    await rig.recorders();
+    const ctl = spawn('tmux', ['-C', 'attach-session', '-t', '=claude1', '-f', 'ignore-size,no-output'], { env: rig.env, stdio: ['pipe', 'ignore', 'ignore'] });
+    await sleep(300);
+    const q = (s) => `"${s.replace(/[\n\\"$~#;]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`;
+    const text = (i) => `[baton] floor_${i} from claude1\nlatency probe ${i}: ${'lorem ipsum '.repeat(20)}\n(reply hint)`;
+    const control = [];
+    for (let i = 0; i < n; i++) {
+      const got = rig.note((x) => x.id === `floor_${i}`);
+      const t0 = now();
+      ctl.stdin.write(`set-buffer -b f -- ${q(text(i))}\npaste-buffer -p -r -d -b f -t =claude2:\nsend-keys -t =claude2: Enter\n`);
+      control.push((await got).first - t0);
+      await sleep(20);
+    }
+    ctl.kill();
+    const proc = [];
+    for (let i = 0; i < n; i++) {
+      const id = `floor_p${i}`;
+      const got = rig.note((x) => x.id === id);
+      const t0 = now();
+      const child = execFile('tmux', ['load-buffer', '-b', 'g', '-', ';', 'paste-buffer', '-p', '-r', '-d', '-b', 'g', '-t', '=claude2:', ';', 'send-keys', '-t', '=claude2:', 'Enter'], { env: rig.env });
+      child.stdin.end(text(i).replace(`floor_${i}`, id));
+      proc.push((await got).first - t0);
+      await sleep(20);
+    }
+    return { control_client: stats(control), one_process: stats(proc) };
+  } finally {
+    await rig.stop();
+  }
+}
+
+// ---- main ---------------------------------------------------------------------------------------
+
+const WORKLOADS = [
+  ['floor', 'floor: the same paste with no daemon', () => floor()],
+  ['latency', 'latency (enter_delay_ms 0)', () => latency()],
+  ['latency_no_control', 'latency without the control client (one tmux process per call)', () => latency({ env: { BATON_TMUX_CONTROL: '0' } })],
+  ['latency_default_delay', 'latency (default enter_delay_ms 150)', () => latency({ n: N_DEFAULT_DELAY, enterDelay: 150 })],
+  ['pingpong', 'ping-pong', () => pingpong()],
+  ['pingpong_default_delay', 'ping-pong (default enter_delay_ms 150)', () => pingpong({ trips: Math.ceil(ROUND_TRIPS / 4), enterDelay: 150 })],
+  ['burst', 'burst', () => burst()],
+  ['idle', `idle ${IDLE_S} s`, () => idle()],
+  ['scaling', 'scaling: 1,000 and 10,000 archived messages; 2, 4 and 8 agents', async () => {
+    const out = { archive: {}, agents: {} };
+    for (const seed of [1000, 10000]) {
+      say(`    ${seed} archived messages …`);
+      out.archive[seed] = { latency: await latency({ n: Math.round(N_LATENCY / 2), seed }), burst: await burst({ seed }) };
+    }
+    for (const k of [2, 4, 8]) {
+      say(`    ${k} agents (round_robin) …`);
+      const agents = Array.from({ length: k }, (_, i) => `agent${i + 1}`);
+      out.agents[k] = { latency: await latency({ n: Math.round(N_LATENCY / 2), agents, policy: 'round_robin' }) };
+    }
+    return out;
+  }],
+];
+const only = opt.only?.split(',').map((w) => w.trim());
+const unknown = only?.filter((w) => !WORKLOADS.some(([n]) => n === w)) ?? [];
+if (unknown.length) {
+  process.stderr.write(`unknown workload: ${unknown.join(', ')}\n${USAGE}\n`);
+  process.exit(2);
+}
+const chosen = WORKLOADS.filter(([n]) => (only ? only.includes(n) : n !== 'scaling' || !opt['skip-scaling']));
+
+const started = new Date();
+const runs = [];
+for (let r = 1; r <= RUNS; r++) {
+  say(`run ${r}/${RUNS}`);
+  const res = {};
+  for (const [name, what, fn] of chosen) {
+    say(`  ${what} …`);
+    res[name] = await fn();
+  }
+  runs.push(res);
+}
+
+/** Medians across runs (the machine is noisy); '-' when a workload did not run. */
+const med = (get) => {
+  const xs = runs.map((r) => {
+    try {
+      return get(r);
+    } catch {
+      return undefined;
+    }
+  }).filter((x) => x !== undefined);
+  return xs.length ? median(xs) : '-';
+};
+const ratio = (a, b) => (typeof a === 'number' && typeof b === 'number' ? `${round(a / b, 2)}×` : '-');
+const allOk = (get) => (runs.every((r) => { try { return get(r); } catch { return true; } }) ? 'correct' : 'WRONG');
+const lat = { p50: med((r) => r.latency.p50), p90: med((r) => r.latency.p90), p99: med((r) => r.latency.p99), max: med((r) => r.latency.max) };
+const fl = { p50: med((r) => r.floor.control_client.p50), p99: med((r) => r.floor.control_client.p99) };
+const fp = { p50: med((r) => r.floor.one_process.p50), p99: med((r) => r.floor.one_process.p99) };
+const rows = [
+  ['latency p50 / p90 / p99 / max (ms)', `${lat.p50} / ${lat.p90} / ${lat.p99} / ${lat.max}`, 'p50 ≤ 10, p99 ≤ 30'],
+  ['floor, control client: p50 / p99 (ms)', `${fl.p50} / ${fl.p99}`, ''],
+  ['floor, one tmux process: p50 / p99 (ms)', `${fp.p50} / ${fp.p99}`, ''],
+  ['latency ÷ floor (control client) p50, p99', `${ratio(lat.p50, fl.p50)} / ${ratio(lat.p99, fl.p99)}`, '≤ 2×'],
+  ['latency ÷ floor (one process) p50, p99', `${ratio(lat.p50, fp.p50)} / ${ratio(lat.p99, fp.p99)}`, '≤ 2×'],
+  ['latency, no control client: p50 / p99', `${med((r) => r.latency_no_control.p50)} / ${med((r) => r.latency_no_control.p99)}`, ''],
+  ['latency, enter_delay 150: p50 / p99', `${med((r) => r.latency_default_delay.p50)} / ${med((r) => r.latency_default_delay.p99)}`, ''],
+  ['ping-pong (msg/s)', `${med((r) => r.pingpong.per_s)} (${allOk((r) => r.pingpong.correct)})`, '≥ 50'],
+  ['ping-pong, enter_delay 150 (msg/s)', `${med((r) => r.pingpong_default_delay.per_s)}`, ''],
+  [`burst ${BURST_PER_DIR * 2} (s)`, `${med((r) => r.burst.seconds)} (${allOk((r) => r.burst.correct)})`, '≤ 5, correct'],
+  ['idle CPU (% of a core) / with tmux -C', `${med((r) => r.idle.cpu_percent)} / ${med((r) => r.idle.cpu_percent_with_tmux_client)}`, '≤ 0.5'],
+  ['idle RSS (MB)', `${med((r) => r.idle.rss_mb)}`, '≤ 80'],
+];
+if (runs[0].scaling) {
+  for (const seed of [1000, 10000]) {
+    rows.push([`archive ${seed}: latency p50 / p99; burst (s)`, `${med((r) => r.scaling.archive[seed].latency.p50)} / ${med((r) => r.scaling.archive[seed].latency.p99)}; ${med((r) => r.scaling.archive[seed].burst.seconds)} (${allOk((r) => r.scaling.archive[seed].burst.correct)})`, '']);
+  }
+  for (const k of [2, 4, 8]) rows.push([`${k} agents round_robin: latency p50 / p99`, `${med((r) => r.scaling.agents[k].latency.p50)} / ${med((r) => r.scaling.agents[k].latency.p99)}`, '']);
+}
+const shown = rows.filter((r) => /\d/.test(r[1]));
+const w0 = Math.max(...shown.map((r) => r[0].length));
+const w1 = Math.max(...shown.map((r) => r[1].length));
+const table = [
+  `baton bench — ${started.toISOString()} — ${cpus().length} cores, node ${process.version}, ${(await run('tmux', ['-V'])).stdout.trim()}, ${RUNS === 1 ? '1 run' : `median of ${RUNS} runs`}${QUICK ? ' (quick)' : ''}`,
+  '',
+  `| ${'measure'.padEnd(w0)} | ${'result'.padEnd(w1)} | target |`,
+  `| ${'-'.repeat(w0)} | ${'-'.repeat(w1)} | ------ |`,
+  ...shown.map(([a, b, c]) => `| ${a.padEnd(w0)} | ${b.padEnd(w1)} | ${c} |`),
+].join('\n');
+process.stdout.write(`${table}\n`);
+const out = opt.out ?? join(ROOT, 'bench', 'out', 'latest.json');
+mkdirSync(dirname(out), { recursive: true });
+const json = JSON.stringify({ started: started.toISOString(), node: process.version, cores: cpus().length, runs, table }, null, 2);
+writeFileSync(out, json);
+if (!opt.out) writeFileSync(join(ROOT, 'bench', 'out', `${started.toISOString().replace(/[:.]/g, '-')}.json`), json);
+say(`results: ${out}`);
