@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { formatIssues } from './config.js';
+import { FINISH_REASONS } from './conversation.js';
 import { isErrno, writeAtomic } from './fsx.js';
 import type { TurnState } from './turns.js';
 
@@ -16,6 +17,15 @@ export const StateSchema = z.looseObject({
   message_counter: z.int().min(0),
   pending_reply_to: id.nullable(),
   updated_at: z.string().optional(),
+  // Conversation control (SPEC §9; see conversation.ts).
+  finished: z.object({ reason: z.enum(FINISH_REASONS), at: z.string(), note: z.string().optional() }).nullable().optional(),
+  stalled: z.boolean().optional(),
+  nudges: z.int().min(0).optional(),
+  turn_started_at: z.string().optional(),
+  started_at: z.string().optional(),
+  turns_base: z.int().min(0).optional(),
+  /** The last user_NNNN ID given by `baton send`. */
+  user_counter: z.int().min(0).optional(),
 });
 
 export type State = z.infer<typeof StateSchema> & TurnState;

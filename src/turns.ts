@@ -3,6 +3,7 @@
  * (from, to) in, a decision out. No disk, no tmux, no clock — the daemon is the shell around this.
  */
 import type { Policy } from './config.js';
+import type { Finished } from './conversation.js';
 
 /** The four keys SPEC fixes; state.json may carry more (see state.ts). A type, not an interface, so a
  * TurnState is also a State (which keeps unknown keys). */
@@ -11,6 +12,8 @@ export type TurnState = {
   last_message_id: string | null;
   message_counter: number;
   pending_reply_to: string | null;
+  /** Set when the conversation has ended (SPEC §9): nothing more is delivered. */
+  finished?: Finished | null | undefined;
 };
 
 export interface Rules {
@@ -68,6 +71,9 @@ export function decide(state: TurnState, msg: { from: string; to: string }, rule
     };
   }
 
+  if (state.finished) {
+    return { action: 'hold', reason: `the conversation has finished (${state.finished.reason}); "baton resume" continues it` };
+  }
   if (state.current_turn !== from) {
     return { action: 'hold', reason: `it is ${state.current_turn}'s turn, not ${from}'s` };
   }

@@ -57,6 +57,12 @@ describe('decide: alternate', () => {
     expect(d.action === 'deliver' && d.id).toBe('msg_10000');
   });
 
+  it('holds everything once the conversation has finished, but still rejects what can never be right', () => {
+    const done = { ...initialState('claude1'), finished: { reason: 'max_turns' as const, at: '2026-11-22T00:00:00Z' } };
+    expect(decide(done, { from: 'claude1', to: 'claude2' }, two)).toEqual({ action: 'hold', reason: 'the conversation has finished (max_turns); "baton resume" continues it' });
+    expect(decide(done, { from: 'claude1', to: 'nobody' }, two).action).toBe('reject');
+  });
+
   it('does not mutate the state it is given', () => {
     const s = { ...s0 };
     decide(s, { from: 'claude1', to: 'claude2' }, two);
