@@ -52,8 +52,8 @@ export async function readRecord(dir: string, id: string): Promise<ArchiveRecord
   }
 }
 
-/** Counters of all `msg_NNNN.json` records, ascending. */
-export async function archivedCounters(dir: string): Promise<number[]> {
+/** Counters of all `<prefix>_NNNN.json` records (agent messages by default; `user` for a person's), ascending. */
+export async function archivedCounters(dir: string, prefix = 'msg'): Promise<number[]> {
   let names: string[];
   try {
     names = await readdir(dir);
@@ -62,7 +62,7 @@ export async function archivedCounters(dir: string): Promise<number[]> {
     throw err;
   }
   return names
-    .map((n) => (n.endsWith('.json') ? parseId(n.slice(0, -5)) : null))
+    .map((n) => (n.endsWith('.json') ? parseId(n.slice(0, -5), prefix) : null))
     .filter((n): n is number => n !== null)
     .sort((a, b) => a - b);
 }

@@ -2,6 +2,8 @@
  * What the receiving pane gets (SPEC §5), as pure functions: the sanitized content inside a header
  * and a reply hint. Nothing here may let message content press a key in the agent.
  */
+import type { Config } from './config.js';
+import { expectedReceiver } from './turns.js';
 
 // C0 controls except TAB (0x09) and LF (0x0A), DEL, and C1 (U+0080–U+009F). ESC goes too, so an embedded
 // escape sequence (including a fake bracketed-paste end, ESC[201~) arrives as inert printable text.
@@ -39,6 +41,21 @@ export function hint(e: Envelope): string {
   return `[baton] reply to ${e.from} with: baton post "<your reply>"`;
 }
 
+/** How `agent` answers when it gets the turn, under the conversation's policy (who it may address). */
+export function replyHint(config: Pick<Config, 'turns' | 'order'>, agent: string): string {
+  const others = config.order.filter((a) => a !== agent);
+  if (config.turns.policy === 'handoff') {
+    return `[baton] your turn: pass it on with: baton post --to AGENT "<your message>" (AGENT: ${others.join(', ')})`;
+  }
+  const next = expectedReceiver(agent, { policy: config.turns.policy, agents: config.order }) ?? others[0] ?? '?';
+  return `[baton] reply to ${next} with: baton post "<your reply>"`;
+}
+
+/** The hint under a person's message: no reply is expected through baton, and whose turn it is. */
+export function userHint(state: { current_turn: string }): string {
+  return `[baton] this is from a person, not a turn (it is ${state.current_turn}'s turn)`;
+}
+
 // Claude Code runs a prompt that starts with "/" or "!" as a command even after spaces, NBSP or
 // zero-width characters, and treats a trailing "\" as "newline, do not submit".
 const LEADING_COMMAND = /^[\s\u00A0\u200B-\u200D\u2060\uFEFF]*[/!]/;
@@ -47,11 +64,11 @@ const LEADING_COMMAND = /^[\s\u00A0\u200B-\u200D\u2060\uFEFF]*[/!]/;
  * Render the text typed into the pane. Every field an agent wrote is sanitized; the result never
  * starts with "/" or "!" and never ends with "\" or a newline, whatever the template says.
  */
-export function render(e: Envelope, template = DEFAULT_TEMPLATE): string {
+export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: string): string {
   const clean: Envelope = { ...e, content: sanitize(e.content), subject: e.subject === undefined ? undefined : sanitize(e.subject).replace(/\n/g, ' ') };
   const fields: Record<string, string> = {
     header: header(clean),
-    hint: hint(clean),
+    hint: sanitize(hintText ?? hint(clean)),
     id: clean.id,
     from: clean.from,
     to: clean.to,

@@ -10,7 +10,7 @@ import { allowedPairs } from './turns.js';
 export const AGENT_KINDS = ['claude', 'codex', 'gemini', 'aider', 'shell', 'generic'] as const;
 export const POLICIES = ['alternate', 'round_robin', 'handoff'] as const;
 /** Names under message_dir that belong to baton, so no direction folder may take them. */
-export const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'history', 'daemon.lock'] as const;
+export const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'requests', 'history', 'daemon.lock'] as const;
 
 const agentName = z
   .string()
@@ -295,20 +295,4 @@ export function loadConfig(source: ConfigSource): Config {
     throw new ConfigError(file, [`not valid JSON: ${(err as Error).message}`]);
   }
   return parseConfig(raw, file, baseDir);
-}
-
-/**
- * Keys the config accepts that this version does not act on yet (SPEC §9 controls come later): each is
- * named in a warning at start-up rather than silently ignored.
- */
-export function notYetEnforced(c: Config): string[] {
-  const t = c.turns;
-  const out: string[] = [];
-  if (t.max_turns) out.push('turns.max_turns');
-  if (t.timeout_s) out.push('turns.timeout_s');
-  if (t.stop_phrase !== undefined) out.push('turns.stop_phrase');
-  if (t.stop_from !== undefined) out.push('turns.stop_from');
-  if (t.max_duration_s) out.push('turns.max_duration_s');
-  if (t.moderated) out.push('turns.moderated');
-  return out;
 }

@@ -19,8 +19,8 @@
 import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { archiveNew, archiveUpdate, type ArchiveRecord } from './archive.js';
-import { render } from './compose.js';
+import { archivedCounters, archiveNew, archiveUpdate, readRecord, type ArchiveRecord } from './archive.js';
+import { render, replyHint, sanitize, userHint } from './compose.js';
 import type { Config, Direction } from './config.js';
 import { eventLog, type EventLog } from './events.js';
 import { ensureDir, isErrno, makeDir, moveNoClobber, sweepTemps } from './fsx.js';
@@ -33,7 +33,9 @@ import { quarantine, tidyRejected } from './rejected.js';
 import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
 import { Tmux } from './tmux.js';
-import { decide, type Decision, type Rules } from './turns.js';
+import { decide, formatId, type Decision, type Rules } from './turns.js';
+import { durationEndsAt, endsWith, nudgePlan, type FinishReason } from './conversation.js';
+import { answer, answered, dropStaleReplies, pendingRequests, readRequest, type Reply, type Request } from './requests.js';
 
 type Delivery = Extract<Decision, { action: 'deliver' }>;
 
@@ -70,6 +72,11 @@ export interface DaemonOptions {
   log?: Logger;
   /** How often folders are listed in full, to catch anything the watcher missed. */
   rescanMs?: number;
+  /**
+   * Answer the waiting requests (requests.ts) and stop: what a `baton end`/`send`/… does itself when
+   * no daemon is running. Nothing is watched and no message is delivered.
+   */
+  oneshot?: boolean;
 }
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
@@ -98,6 +105,10 @@ export class Daemon {
   private attempts = new Map<string, number>();
   private stopped!: Promise<string>;
   private resolveStopped!: (reason: string) => void;
+  /** A request file may be waiting in requests/. */
+  private requestsWaiting = true;
+  /** When conversation control (nudges, max_duration) next needs a look; Infinity: never. */
+  private conductAt = 0;
 
   constructor(
     readonly config: Config,
@@ -131,6 +142,17 @@ export class Daemon {
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.events.emit('recovered', { notes: r.notes });
       if (r.pending) this.pending = { ...r.pending, pastedAt: null, entered: false, firstSeen: performance.now() };
+      if (!this.state.turn_started_at) {
+        // Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json).
+        const now = new Date().toISOString();
+        this.state = { ...this.state, turn_started_at: now, started_at: this.state.started_at ?? now };
+        await writeState(l.state, this.state);
+      }
+      if (this.opts.oneshot) {
+        await this.runRequests();
+        await this.stop('oneshot');
+        return;
+      }
       await this.watch();
       if (this.stopping) {
         await this.closeWatcher(); // lost the lock while starting
@@ -168,7 +190,7 @@ export class Daemon {
     await this.closeWatcher();
     await this.running?.catch(() => {});
     this.tmux.close();
-    await this.events.emit('stopped', { pid: process.pid, reason });
+    if (reason !== 'oneshot') await this.events.emit('stopped', { pid: process.pid, reason });
     await this.lock?.release();
     this.lock = null;
     this.log.info(`stopped (${reason})`);
@@ -178,14 +200,19 @@ export class Daemon {
   // ---- watching -------------------------------------------------------------------------------
 
   private async watch(): Promise<void> {
-    const dirs = this.folders.map((f) => f.direction.dir);
+    const dirs = [...this.folders.map((f) => f.direction.dir), this.layout.requests];
     const watcher = watch(dirs, {
       depth: 0,
       ignoreInitial: true,
       // Dot-files and temp files are never read (SPEC §3); directories named *.json are (to reject them).
-      ignored: (p: string) => !this.byDir.has(p) && !isCandidateName(basename(p)),
+      ignored: (p: string) => !this.byDir.has(p) && p !== this.layout.requests && !isCandidateName(basename(p)),
     });
     watcher.on('all', (_event, path) => {
+      if (dirname(path) === this.layout.requests) {
+        this.requestsWaiting = true;
+        this.kick();
+        return;
+      }
       const folder = this.byDir.get(dirname(path));
       if (!folder) return;
       folder.dirty.add(basename(path));
@@ -204,7 +231,7 @@ export class Daemon {
 
   private async ensureFolders(): Promise<void> {
     const l = this.layout;
-    await Promise.all([l.archive, l.rejected, ...this.folders.map((f) => f.direction.dir)].map(ensureDir));
+    await Promise.all([l.archive, l.rejected, l.requests, ...this.folders.map((f) => f.direction.dir)].map(ensureDir));
   }
 
   /** List every folder in full: new names become dirty, vanished ones are forgotten. */
@@ -231,6 +258,8 @@ export class Daemon {
         for (const n of names) if (!f.entries.has(n)) f.dirty.add(n);
         for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
       }
+      this.requestsWaiting ||= (await pendingRequests(this.layout.requests)).length > 0;
+      await dropStaleReplies(this.layout.requests, 60_000);
       this.kick();
     } catch (err) {
       this.log.warn(`rescan failed: ${String(err)}`);
@@ -284,6 +313,10 @@ export class Daemon {
   private async pass(): Promise<boolean> {
     // A cut-short delivery goes first; until it is done nothing else is delivered (but bad files are still rejected).
     const free = !this.pending || (await this.finishPending());
+    if (free) {
+      if (this.requestsWaiting) await this.runRequests();
+      await this.conduct();
+    }
     for (const f of this.folders) {
       for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
       await this.refresh(f);
@@ -314,7 +347,9 @@ export class Daemon {
         head = false;
       }
     }
-    return free && best ? this.take(best.folder, best.name, best.entry, best.decision) : false;
+    if (!free || !best) return false;
+    if (this.config.turns.moderated) return this.moderate(best.folder, best.name, best.entry);
+    return this.take(best.folder, best.name, best.entry, best.decision);
   }
 
   /** Examine the names the watcher or a rescan marked as changed. */
@@ -383,7 +418,7 @@ export class Daemon {
   // ---- delivery -------------------------------------------------------------------------------
 
   /** Steps CLAIMED → ARCHIVED → COMMITTED, then type it. False when the receiver cannot take it now. */
-  private async take(f: Folder, name: string, entry: Entry, decision: Delivery): Promise<boolean> {
+  private async take(f: Folder, name: string, entry: Entry, decision: Delivery, from = f.direction.dir): Promise<boolean> {
     const d = f.direction;
     // Not archived while the receiver's pane is missing: the message stays in its inbox (SPEC §6).
     const pane = await this.paneFor(d.to);
@@ -396,7 +431,7 @@ export class Daemon {
     if (!(await makeDir(claimDir))) for (const stray of await readdir(claimDir)) await this.unclaim(f, claimDir, stray);
     f.entries.delete(name);
     try {
-      await rename(join(d.dir, name), join(claimDir, name));
+      await rename(join(from, name), join(claimDir, name));
     } catch (err) {
       await rmdir(claimDir).catch(() => {});
       f.dirty.add(name); // look again: gone (someone else took it), or there after all
@@ -437,7 +472,9 @@ export class Daemon {
     }
     // Archived: from here the message is committed. The state moves on in memory at once, so a failing
     // disk below can delay it but never reuse its ID; the next start rebuilds state.json from the archive.
-    this.state = { ...this.state, ...decision.next };
+    // The holder wrote, so its turn is over: the next turn's clock starts, with no reminders yet.
+    const now = new Date().toISOString();
+    this.state = { ...this.state, ...decision.next, turn_started_at: now, started_at: this.state.started_at ?? now, nudges: 0, stalled: false };
     this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, firstSeen: entry.firstSeen };
     // The claim is now a copy of the archived message; a leftover is removed at the next start.
     await unlink(join(claimDir, name))
@@ -469,6 +506,7 @@ export class Daemon {
         const text = render(
           { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: p.maybeTyped },
           this.config.delivery.template,
+          replyHint(this.config, r.receiver),
         );
         p.pastedAt = await paste(this.tmux, pane, text);
       }
@@ -495,6 +533,8 @@ export class Daemon {
     if (redelivered) await this.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
     await this.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, ...(redelivered ? { redelivered: true } : {}) });
     this.log.success(`${r.id} ${r.sender} → ${r.receiver}${redelivered ? ' (redelivered)' : ''} in ${latency} ms`);
+    const ends = this.state.finished ? null : endsWith(this.state, { from: r.sender, content: r.content }, this.config.turns);
+    if (ends) await this.finish(ends);
     return true;
   }
 
@@ -526,5 +566,240 @@ export class Daemon {
     const n = this.attempts.get(agentName) ?? 0;
     this.attempts.set(agentName, n + 1);
     this.wakeIn(BACKOFF_MS[Math.min(n, BACKOFF_MS.length - 1)]!);
+  }
+
+  // ---- conversation control (SPEC §9) ---------------------------------------------------------
+
+  /** End the conversation by max_duration, remind a silent turn holder, or mark it stalled. */
+  private async conduct(): Promise<void> {
+    const now = Date.now();
+    if (now < this.conductAt) return;
+    const turns = this.config.turns;
+    const endsAt = durationEndsAt(this.state, turns);
+    if (endsAt !== null && now >= endsAt) await this.finish('max_duration');
+    const holder = this.state.current_turn;
+    // The holder has written (a file is waiting, e.g. for a missing pane, or pending approval): not silent.
+    const wrote = this.folders.some((f) => f.direction.from === holder && [...f.entries.values()].some((e) => e.result?.kind === 'valid'));
+    const plan = wrote ? ({ action: 'none', at: now + 1000 } as const) : nudgePlan(this.state, now, turns);
+    if (plan.action === 'nudge') {
+      const reply = this.state.pending_reply_to;
+      const text =
+        `[baton] reminder ${plan.n}/${turns.max_nudges}: ${holder}, it is your turn` +
+        (reply ? ` and ${reply} is waiting for your reply.` : ': the conversation waits for your first message.') +
+        `\n${replyHint(this.config, holder)}`;
+      const err = await this.typeInto(holder, text);
+      if (err) {
+        this.retryLater(holder);
+        return;
+      }
+      this.state = { ...this.state, nudges: plan.n };
+      await writeState(this.layout.state, this.state);
+      this.log.info(`nudged ${holder} (${plan.n}/${turns.max_nudges}) about ${reply ?? 'the first message'}`);
+      await this.events.emit('nudged', { agent: holder, reply_to: reply, n: plan.n, max: turns.max_nudges });
+    } else if (plan.action === 'stall') {
+      this.state = { ...this.state, stalled: true };
+      await writeState(this.layout.state, this.state);
+      this.log.warn(`${holder} stayed silent after ${turns.max_nudges} reminders: stalled`);
+      await this.events.emit('stalled', { agent: holder, reply_to: this.state.pending_reply_to, nudges: this.state.nudges ?? 0 });
+    }
+    // Look again when the next reminder or the duration limit is due (a delivery resets the clock).
+    const next = nudgePlan(this.state, Date.now(), turns);
+    const ats = [next.action === 'none' ? next.at : Date.now(), durationEndsAt(this.state, turns)].filter((x): x is number => x !== null);
+    this.conductAt = ats.length ? Math.min(...ats) : Infinity;
+    if (this.conductAt !== Infinity) this.wakeIn(Math.max(0, this.conductAt - Date.now()) + 5);
+  }
+
+  /** Stop delivering: state.json says why, an event is logged, every pane gets a short notice. */
+  private async finish(reason: FinishReason, note?: string): Promise<void> {
+    this.state = { ...this.state, finished: { reason, at: new Date().toISOString(), ...(note ? { note } : {}) } };
+    await writeState(this.layout.state, this.state);
+    this.conductAt = 0;
+    this.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);
+    await this.events.emit('finished', { reason, ...(note ? { note } : {}), message_counter: this.state.message_counter });
+    const why = { max_turns: `it reached max_turns (${this.config.turns.max_turns})`, stop_phrase: 'the stop phrase was said', max_duration: `it ran for max_duration_s (${this.config.turns.max_duration_s} s)`, ended: 'a person ended it' }[reason];
+    for (const agent of this.config.order) {
+      const err = await this.typeInto(agent, `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. Nothing more will be delivered; please stop and wait.`);
+      if (err) this.log.warn(`could not tell ${agent} the conversation finished: ${err}`);
+    }
+  }
+
+  /** Paste text of baton's own into an agent's pane and press Enter. Returns why not, or null when typed. */
+  private async typeInto(agent: string, text: string): Promise<string | null> {
+    const pane = await this.paneFor(agent);
+    if (!pane) return whyNotTypable(this.config.agents[agent]!, null) ?? 'pane unavailable';
+    try {
+      await paste(this.tmux, pane, text);
+      await submit(this.tmux, pane, this.config.delivery.enter_delay_ms);
+      return null;
+    } catch (err) {
+      if (err instanceof PasteError) return err.message;
+      throw err;
+    }
+  }
+
+  // ---- moderated mode ----------------------------------------------------------------------------
+
+  /** The turn holder's message waits in pending/<direction>/ for a person (one per turn). */
+  private async moderate(f: Folder, name: string, entry: Entry): Promise<boolean> {
+    const d = f.direction;
+    if ((await this.pendingFiles()).some((p) => p.folder.direction.from === d.from)) {
+      if (!entry.heldLogged) {
+        entry.heldLogged = true;
+        await this.events.emit('held', { file: name, direction: d.name, reason: `${d.from} already has a message waiting for approval` });
+      }
+      return false;
+    }
+    f.entries.delete(name);
+    await ensureDir(join(this.layout.pending, d.name));
+    const moved = await moveNoClobber(join(d.dir, name), join(this.layout.pending, d.name), name).catch((err: unknown) => {
+      if (isErrno(err, 'ENOENT')) return null; // gone meanwhile
+      throw err;
+    });
+    if (moved === null) return true;
+    this.log.info(`${d.name}/${name} waits for approval as pending/${d.name}/${moved}`);
+    await this.events.emit('pending', { file: `${d.name}/${moved}`, direction: d.name, from: d.from, to: d.to });
+    return true;
+  }
+
+  /** Files in pending/, as `<direction>/<name>`, in order. */
+  private async pendingFiles(): Promise<Array<{ folder: Folder; name: string; key: string }>> {
+    const out: Array<{ folder: Folder; name: string; key: string }> = [];
+    for (const f of this.folders) {
+      const names = await readdir(join(this.layout.pending, f.direction.name)).catch(() => [] as string[]);
+      for (const name of names.filter(isCandidateName).sort(byName)) out.push({ folder: f, name, key: `${f.direction.name}/${name}` });
+    }
+    return out;
+  }
+
+  /** Resolve FILE as named in pending/: `<direction>/<name>`, or a bare name when only one folder has it. */
+  private async findPending(file: string): Promise<{ folder: Folder; name: string; key: string } | string> {
+    const all = await this.pendingFiles();
+    const hits = all.filter((p) => p.key === file || p.name === file);
+    if (hits.length === 1) return hits[0]!;
+    if (hits.length > 1) return `"${file}" is in more than one folder: name it as ${hits.map((h) => h.key).join(' or ')}`;
+    return all.length ? `no pending file "${file}" (pending: ${all.map((p) => p.key).join(', ')})` : `no pending file "${file}" (nothing is pending)`;
+  }
+
+  private async approve(p: { folder: Folder; name: string; key: string }): Promise<Reply> {
+    const f = p.folder;
+    const src = join(this.layout.pending, f.direction.name);
+    const result = await examine(src, p.name, f.direction, this.config.inbox.max_bytes);
+    if (result.kind === 'gone') return { ok: false, message: `${p.key} is gone` };
+    if (result.kind !== 'valid') return { ok: false, message: `${p.key} is no longer a valid message (${result.reason}); reject it` };
+    const d = decide(this.state, f.direction, this.rules);
+    if (d.action !== 'deliver') return { ok: false, message: `${p.key} cannot be delivered now: ${d.reason}` };
+    const before = this.state.message_counter;
+    const entry: Entry = { firstSeen: performance.now(), result, unchangedSince: performance.now(), heldLogged: true };
+    await this.take(f, p.name, entry, d, src);
+    if (this.state.message_counter === before) return { ok: false, message: `${p.key} waits: ${f.direction.to}'s pane is unavailable; approve again when it is back` };
+    await this.events.emit('approved', { file: p.key, id: d.id });
+    return { ok: true, message: `${p.key} approved as ${d.id}${this.pending ? ' (typing it is being retried)' : ''}`, id: d.id };
+  }
+
+  // ---- a person's requests ----------------------------------------------------------------------
+
+  /** Answer every waiting request, oldest first. */
+  async runRequests(): Promise<void> {
+    this.requestsWaiting = false;
+    const dir = this.layout.requests;
+    for (const name of await pendingRequests(dir)) {
+      if (this.stopping && !this.opts.oneshot) return;
+      if (await answered(dir, name)) {
+        await unlink(join(dir, name)).catch(() => {});
+        continue;
+      }
+      const req = await readRequest(dir, name);
+      let reply: Reply;
+      try {
+        reply = 'invalid' in req ? { ok: false, message: `not a valid request: ${req.invalid}` } : await this.handle(req, name);
+      } catch (err) {
+        reply = { ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      await answer(dir, name, reply);
+    }
+  }
+
+  private async handle(req: Request, name: string): Promise<Reply> {
+    switch (req.op) {
+      case 'end':
+        if (this.state.finished) return { ok: true, message: `already finished (${this.state.finished.reason})`, finished: this.state.finished };
+        await this.finish('ended', req.reason);
+        return { ok: true, message: 'the conversation has finished; later files are held', finished: this.state.finished };
+      case 'resume': {
+        const was = this.state.finished;
+        const now = new Date().toISOString();
+        this.state = { ...this.state, finished: null, stalled: false, nudges: 0, turn_started_at: now, started_at: now, turns_base: this.state.message_counter };
+        await writeState(this.layout.state, this.state);
+        this.conductAt = 0;
+        await this.events.emit('resumed', { was: was?.reason ?? null, current_turn: this.state.current_turn });
+        for (const f of this.folders) for (const e of f.entries.values()) e.heldLogged = false;
+        this.again = true;
+        return { ok: true, message: was ? `resumed (it had finished: ${was.reason}); ${this.state.current_turn} has the turn` : `it was not finished; ${this.state.current_turn} has the turn`, current_turn: this.state.current_turn };
+      }
+      case 'send':
+        return this.send(req.to, req.content, req.type, name);
+      case 'approve': {
+        const targets = req.all ? await this.pendingFiles() : [await this.findPending(req.file ?? '')];
+        if (!req.all && !req.file) return { ok: false, message: 'name a pending file, or --all' };
+        const lines: string[] = [];
+        let ok = true;
+        for (const t of targets) {
+          if (typeof t === 'string') return { ok: false, message: t };
+          const r = await this.approve(t);
+          ok &&= r.ok;
+          lines.push(r.message);
+        }
+        return { ok, message: lines.join('\n') || 'nothing is pending' };
+      }
+      case 'reject': {
+        const p = await this.findPending(req.file);
+        if (typeof p === 'string') return { ok: false, message: p };
+        const d = p.folder.direction;
+        const note = `rejected by a person: ${req.reason}`;
+        const moved = await quarantine(this.layout.rejected, join(this.layout.pending, d.name, p.name), p.name, { reason: note, direction: d.name, from: d.from, to: d.to });
+        if (!moved) return { ok: false, message: `${p.key} is gone` };
+        await this.events.emit('rejected', { file: p.name, direction: d.name, reason: note, stored_as: moved.name });
+        const err = await this.typeInto(d.from, `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n[baton] it is still your turn; write a new message.`);
+        return { ok: true, message: `${p.key} rejected${err ? ` (could not tell ${d.from}: ${err})` : ` and ${d.from} was told why`}` };
+      }
+    }
+  }
+
+  /** A person's message (`baton send`): user_NNNN in the archive, typed into the agent's pane, no turn moved. */
+  private async send(to: string, content: string, type: string, request: string): Promise<Reply> {
+    if (!this.config.agents[to]) return { ok: false, message: `unknown agent "${to}" (agents: ${this.config.order.join(', ')})` };
+    // Done already (a daemon killed after typing, before answering)? Then say so; typed but unstamped: flag it.
+    const counters = await archivedCounters(this.layout.archive, 'user');
+    let record: ArchiveRecord | null = null;
+    for (const n of counters.slice(-20)) {
+      const r = await readRecord(this.layout.archive, formatId(n, 'user'));
+      if (r && (r as { request?: string }).request === request) record = r;
+    }
+    if (record?.delivered_at) return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
+    const pane = await this.paneFor(to);
+    if (!pane) return { ok: false, message: `not sent: ${whyNotTypable(this.config.agents[to]!, null)}; ${to}'s pane is unavailable` };
+    const redelivered = record !== null;
+    if (!record) {
+      const n = Math.max(this.state.user_counter ?? 0, counters.at(-1) ?? 0) + 1;
+      record = {
+        id: formatId(n, 'user'), reply_to: null, sender: 'user', receiver: to, type: type as ArchiveRecord['type'], content, direction: 'user',
+        source_file: request, received_at: new Date().toISOString(), delivered_at: null, request,
+      } as ArchiveRecord;
+      await archiveNew(this.layout.archive, record);
+      this.state = { ...this.state, user_counter: n };
+      await writeState(this.layout.state, this.state);
+    }
+    const text = render({ id: record.id, from: 'user', to, reply_to: null, type, content, redelivered }, this.config.delivery.template, userHint(this.state));
+    try {
+      await paste(this.tmux, pane, text);
+      await submit(this.tmux, pane, this.config.delivery.enter_delay_ms);
+    } catch (err) {
+      if (!(err instanceof PasteError)) throw err;
+      return { ok: false, message: `${record.id} archived but not typed: ${err.message}; send it again` };
+    }
+    await archiveUpdate(this.layout.archive, { ...record, delivered_at: new Date().toISOString(), ...(redelivered ? { redelivered: true } : {}) });
+    await this.events.emit('sent', { id: record.id, to, ...(redelivered ? { redelivered: true } : {}) });
+    this.log.success(`${record.id} user → ${to}`);
+    return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
   }
 }

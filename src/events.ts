@@ -10,6 +10,13 @@ export type EventName =
   | 'redelivered'
   | 'pane_unavailable'
   | 'pane_available'
+  | 'nudged'
+  | 'stalled'
+  | 'finished'
+  | 'resumed'
+  | 'pending'
+  | 'approved'
+  | 'sent'
   | 'delivery_failed'
   | 'recovered'
   | 'nudged';

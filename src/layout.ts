@@ -17,6 +17,10 @@ export interface Layout {
   lock: string;
   /** Who holds the lock: pid and start time, for messages like "held by pid 123". */
   pidFile: string;
+  /** Moderated mode: agent messages waiting for `baton approve` / `baton reject`, as pending/<direction>/<name>. */
+  pending: string;
+  /** A person's requests to the daemon (requests.ts). */
+  requests: string;
 }
 
 export function layout(config: Pick<Config, 'messageDir'>): Layout {
@@ -30,5 +34,7 @@ export function layout(config: Pick<Config, 'messageDir'>): Layout {
     claims: join(root, '.claimed'),
     lock: join(root, 'daemon.lock'),
     pidFile: join(root, 'daemon.pid'),
+    pending: join(root, 'pending'),
+    requests: join(root, 'requests'),
   };
 }

@@ -16,6 +16,8 @@ export interface PaneInfo {
   command: string;
   /** The pane `baton up` started the agent in (session option @baton_pane), if any. */
   agentPane: string;
+  /** Last output in the pane's window (epoch seconds; tmux keeps activity per window). */
+  activity: number;
   /** What the pane was started with; empty for a plain interactive shell pane. */
   startCommand: string;
 }
@@ -26,7 +28,7 @@ export function targetOf(agent: Pick<Agent, 'target' | 'session'>): string {
 }
 
 // Tab-separated; the start command (which may contain anything) comes last.
-const FORMAT = ['P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_pane}', '#{session_name}', '#{pane_current_command}', '#{pane_start_command}'].join('\t');
+const FORMAT = ['P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_pane}', '#{session_name}', '#{pane_current_command}', '#{window_activity}', '#{pane_start_command}'].join('\t');
 
 /**
  * The pane behind a target, or null when it does not exist (display-message prints an empty line and
@@ -34,9 +36,9 @@ const FORMAT = ['P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_
  */
 export async function probe(tmux: Tmux, target: string): Promise<PaneInfo | null> {
   const r = await tmux.run(['display-message', '-p', '-t', target, FORMAT]);
-  const m = /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
+  const m = /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
   if (!r.ok || !m) return null;
-  return { id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6]!, startCommand: m[7]! };
+  return { id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6]!, activity: Number(m[7]), startCommand: m[8]! };
 }
 
 /**

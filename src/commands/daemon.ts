@@ -1,4 +1,3 @@
-import { notYetEnforced } from '../config.js';
 import { Daemon } from '../daemon.js';
 import { log } from '../log.js';
 import { configFrom, noPositionals, type CommandSpec } from './common.js';
@@ -15,13 +14,12 @@ starts are taken. SIGINT or SIGTERM finish the delivery in progress, then stop i
 Only one daemon may run per message folder: a second one exits 3 naming the holder's pid.
 "baton up" starts this inside the tmux session "watcher".
 
-Not acted on yet (accepted in config.json, warned about at start): turns.max_turns, timeout_s,
-stop_phrase, stop_from, max_duration_s, moderated. Every agent kind is typed the same way for now:
-one bracketed paste, then Enter after delivery.enter_delay_ms.`,
+Conversation control (config "turns"): max_turns, stop_phrase/stop_from and max_duration_s end the
+conversation; timeout_s/max_nudges remind a silent turn holder; moderated holds each message in
+pending/ for "baton approve". It also answers "baton end/resume/send/approve/reject".`,
   async run(inv) {
     noPositionals(inv);
     const config = configFrom(inv);
-    for (const key of notYetEnforced(config)) log.warn(`config: ${key} is accepted but not acted on by this version`);
     const d = new Daemon(config);
     // Handlers go in before start(), so a signal during recovery still ends in a clean stop.
     let signals = 0;

@@ -3,7 +3,7 @@ import { mkdir, readdir, rename } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { basename, delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { notYetEnforced, type Agent, type Config } from '../config.js';
+import type { Agent, Config } from '../config.js';
 import { archivedCounters } from '../archive.js';
 import { ensureDir } from '../fsx.js';
 import { layout } from '../layout.js';
@@ -96,7 +96,6 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
       log.error('tmux is not installed (Debian/Ubuntu: apt-get install -y tmux; macOS: brew install tmux)');
       return 1;
     }
-    for (const key of notYetEnforced(config)) log.warn(`config: ${key} is accepted but not acted on by this version`);
 
     // Decide every agent's command before starting anything, so a missing CLI starts nothing.
     const plan: { agent: Agent; command: string }[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, locateConfig, notYetEnforced, parseConfig } from '../../src/config.js';
+import { ConfigError, DEFAULT_CONFIG, locateConfig, parseConfig } from '../../src/config.js';
 
 const base = '/proj';
 const problems = (raw: unknown): string[] => {
@@ -63,7 +63,6 @@ describe('config: every SPEC key is accepted', () => {
     expect(c.agents.b!.target).toBe('=work:1.0');
     expect(c.agents.c!.target).toBe('%3');
     expect(c.directions.map((d) => d.name)).toEqual(['a_to_b', 'b_to_c', 'c_to_a']);
-    expect(notYetEnforced(c)).toEqual(['turns.max_turns', 'turns.timeout_s', 'turns.stop_phrase', 'turns.stop_from', 'turns.max_duration_s', 'turns.moderated']);
   });
   it('handoff gets a folder for every ordered pair by default', () => {
     const c = parseConfig({ agents: { a: {}, b: {}, c: {} }, turns: { policy: 'handoff' } }, null, base);

@@ -1,0 +1,102 @@
+/**
+ * Requests from a person to the running daemon (`baton end`, `resume`, `send`, `approve`, `reject`):
+ * one file per request in `message_dir/requests/`, answered by a reply file beside it. Going through
+ * the daemon keeps one writer of state.json and one typist per pane (a person's text can never land
+ * between a paste and its Enter). The request is removed only after its reply is written, so a daemon
+ * killed mid-way does it again at its next start (send and approve are safe to repeat: see daemon.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { createAtomic, ensureDir, isErrno, writeAtomic } from './fsx.js';
+import { MESSAGE_TYPES } from './message.js';
+
+export const RequestSchema = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('end'), reason: z.string().optional() }),
+  z.strictObject({ op: z.literal('resume') }),
+  z.strictObject({ op: z.literal('send'), to: z.string().min(1), content: z.string().min(1), type: z.enum(MESSAGE_TYPES).default('message') }),
+  z.strictObject({ op: z.literal('approve'), file: z.string().min(1).optional(), all: z.boolean().optional() }),
+  z.strictObject({ op: z.literal('reject'), file: z.string().min(1), reason: z.string().min(1) }),
+]);
+export type Request = z.infer<typeof RequestSchema>;
+
+export interface Reply {
+  ok: boolean;
+  /** One line for a person. */
+  message: string;
+  [key: string]: unknown;
+}
+
+const REQ = '.req.json';
+const REPLY = '.reply.json';
+
+/** Write a request; returns its name (time-ordered, so requests run in the order they were made). */
+export async function submitRequest(dir: string, req: Request): Promise<string> {
+  await ensureDir(dir);
+  for (;;) {
+    const name = `${process.hrtime.bigint().toString().padStart(20, '0')}-${randomBytes(3).toString('hex')}${REQ}`;
+    if (await createAtomic(join(dir, name), JSON.stringify(req))) return name;
+  }
+}
+
+/** Wait for the reply to `name`, then remove it. Null on timeout (the request stays queued). */
+export async function awaitReply(dir: string, name: string, timeoutMs: number): Promise<Reply | null> {
+  const file = join(dir, name.slice(0, -REQ.length) + REPLY);
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const reply = JSON.parse(await readFile(file, 'utf8')) as Reply;
+      await unlink(file).catch(() => {});
+      return reply;
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+    }
+    if (Date.now() > until) return null;
+    await sleep(20);
+  }
+}
+
+/** Requests waiting, oldest first. */
+export async function pendingRequests(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => n.endsWith(REQ) && !n.startsWith('.')).sort();
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return [];
+    throw err;
+  }
+}
+
+/** Read one request; a file that is not a valid request gets an error reply instead. */
+export async function readRequest(dir: string, name: string): Promise<Request | { invalid: string }> {
+  try {
+    const parsed = RequestSchema.safeParse(JSON.parse(await readFile(join(dir, name), 'utf8')));
+    return parsed.success ? parsed.data : { invalid: z.prettifyError(parsed.error).replace(/\n/g, ' ') };
+  } catch (err) {
+    return { invalid: (err as Error).message };
+  }
+}
+
+/** Answer a request: the reply first, then the request goes, so a crash in between never loses the answer. */
+export async function answer(dir: string, name: string, reply: Reply): Promise<void> {
+  await writeAtomic(join(dir, name.slice(0, -REQ.length) + REPLY), JSON.stringify(reply));
+  await unlink(join(dir, name)).catch(() => {});
+}
+
+/** Has this request been answered already (killed after the reply, before removing the request)? */
+export async function answered(dir: string, name: string): Promise<boolean> {
+  return stat(join(dir, name.slice(0, -REQ.length) + REPLY)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Remove replies nobody collected (the asking command gave up) after `maxAgeMs`. */
+export async function dropStaleReplies(dir: string, maxAgeMs: number): Promise<void> {
+  for (const n of await readdir(dir).catch(() => [] as string[])) {
+    if (!n.endsWith(REPLY)) continue;
+    const st = await stat(join(dir, n)).catch(() => null);
+    if (st && Date.now() - st.mtimeMs > maxAgeMs) await unlink(join(dir, n)).catch(() => {});
+  }
+}
