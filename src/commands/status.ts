@@ -1,10 +1,11 @@
 import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Config } from '../config.js';
 import { isErrno } from '../fsx.js';
 import { listInbox } from '../inbox.js';
 import { layout } from '../layout.js';
 import { daemonStatus } from '../lock.js';
-import { findPane, targetOf } from '../pane.js';
+import { findPane, targetOf, whyNotTypable } from '../pane.js';
 import { readState } from '../state.js';
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 
@@ -19,7 +20,30 @@ export interface StatusReport {
   held: Record<string, number>;
   rejected: number;
   daemon: { running: boolean; pid: number | null };
-  agents: Record<string, { alive: boolean; target: string; pane: string | null; dead: boolean; command: string | null }>;
+  agents: Record<string, AgentStatus>;
+  /** Conversation control (SPEC §9). */
+  max_turns: number;
+  turn_started_at: string | null;
+  seconds_in_turn: number | null;
+  nudges: number;
+  stalled: boolean;
+  finished: { reason: string; at: string; note?: string | undefined } | null;
+  /** Moderated mode: files waiting for approval, as "<direction>/<name>". */
+  pending: string[];
+  /** Why each direction's waiting files cannot go now, when its receiver's pane is the reason. */
+  waiting: Record<string, string>;
+}
+
+export interface AgentStatus {
+  alive: boolean;
+  target: string;
+  pane: string | null;
+  dead: boolean;
+  command: string | null;
+  /** Last output in the agent's window (ISO), from tmux. */
+  last_activity: string | null;
+  /** Why baton would not type into the pane now, or null. */
+  problem: string | null;
 }
 
 export async function collectStatus(config: Config): Promise<StatusReport> {
@@ -41,9 +65,25 @@ export async function collectStatus(config: Config): Promise<StatusReport> {
     config.order.map(async (name) => {
       const target = targetOf(config.agents[name]!);
       const pane = await findPane(t, config.agents[name]!);
-      agents[name] = { alive: !!pane && !pane.dead, target, pane: pane?.id ?? null, dead: !!pane?.dead, command: pane?.command ?? null };
+      agents[name] = {
+        alive: !!pane && !pane.dead,
+        target,
+        pane: pane?.id ?? null,
+        dead: !!pane?.dead,
+        command: pane?.command ?? null,
+        last_activity: pane?.activity ? new Date(pane.activity * 1000).toISOString() : null,
+        problem: whyNotTypable(config.agents[name]!, pane),
+      };
     }),
   );
+  const pending: string[] = [];
+  for (const d of config.directions) pending.push(...(await listInbox(join(l.pending, d.name))).names.map((n) => `${d.name}/${n}`));
+  const waiting: Record<string, string> = {};
+  for (const d of config.directions) {
+    const problem = agents[d.to]?.problem;
+    if (held[d.name] && problem) waiting[d.name] = `${d.to}: ${problem}`;
+  }
+  const started = state?.turn_started_at ?? null;
   return {
     message_dir: l.root,
     policy: config.turns.policy,
@@ -55,21 +95,38 @@ export async function collectStatus(config: Config): Promise<StatusReport> {
     rejected,
     daemon: await daemonStatus(l),
     agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
+    max_turns: config.turns.max_turns,
+    turn_started_at: started,
+    seconds_in_turn: started ? Math.max(0, Math.round((Date.now() - Date.parse(started)) / 1000)) : null,
+    nudges: state?.nudges ?? 0,
+    stalled: state?.stalled ?? false,
+    finished: state?.finished ?? null,
+    pending,
+    waiting,
   };
 }
+
+const ago = (iso: string | null) => {
+  if (!iso) return '-';
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return s < 120 ? `${s} s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+};
 
 export function formatStatus(s: StatusReport): string {
   const lines = [
     `message_dir   ${s.message_dir}`,
     `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running'}`,
     `policy        ${s.policy}`,
-    `turn          ${s.current_turn ?? '(no state yet)'}`,
-    `messages      ${s.message_counter} (last ${s.last_message_id ?? '-'}, awaiting a reply to ${s.pending_reply_to ?? '-'})`,
-    `waiting       ${Object.entries(s.held).map(([d, n]) => `${d}: ${n}`).join(', ') || '-'}`,
+    `conversation  ${s.finished ? `finished (${s.finished.reason}${s.finished.note ? `: ${s.finished.note}` : ''}, ${s.finished.at})` : s.stalled ? `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders` : 'running'}`,
+    `turn          ${s.current_turn ?? '(no state yet)'}${s.seconds_in_turn !== null ? ` for ${s.seconds_in_turn} s` : ''}${s.nudges ? `, ${s.nudges} reminder(s) sent` : ''}`,
+    `messages      ${s.message_counter}${s.max_turns ? ` of max ${s.max_turns}` : ''} (last ${s.last_message_id ?? '-'}, awaiting a reply to ${s.pending_reply_to ?? '-'})`,
+    `waiting       ${Object.entries(s.held).map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`).join(', ') || '-'}`,
+    ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),
     `rejected      ${s.rejected}`,
     'agents',
     ...Object.entries(s.agents).map(
-      ([n, a]) => `  ${n.padEnd(12)} ${a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command})` : ''}`,
+      ([n, a]) =>
+        `  ${n.padEnd(12)} ${a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
     ),
   ];
   return `${lines.join('\n')}\n`;
@@ -84,8 +141,10 @@ Reads state.json, the direction folders, rejected/ and the daemon's lock, and as
 agent's pane. Changes nothing.
 
   --json   print one JSON object: current_turn, message_counter, last_message_id, pending_reply_to,
-           held (folder → files waiting), rejected (count), daemon {running, pid},
-           agents (name → {alive, target, pane, dead, command}), message_dir, policy`,
+           held (folder → files waiting), waiting (folder → why its receiver cannot take them),
+           rejected (count), daemon {running, pid}, policy, max_turns, turn_started_at,
+           seconds_in_turn, nudges, stalled, finished ({reason, at} or null), pending (moderated),
+           agents (name → {alive, target, pane, dead, command, last_activity, problem}), message_dir`,
   async run(inv) {
     noPositionals(inv);
     const report = await collectStatus(configFrom(inv));

@@ -1,0 +1,101 @@
+import { readdir } from 'node:fs/promises';
+import { watch } from 'chokidar';
+import { readRecord, type ArchiveRecord } from '../archive.js';
+import type { Config } from '../config.js';
+import { layout } from '../layout.js';
+import { parseId } from '../turns.js';
+import { configFrom, noPositionals, UsageError, type CommandSpec } from './common.js';
+
+/** Every archived record (agent messages and a person's), in the order they reached the panes. */
+export async function transcript(config: Config): Promise<ArchiveRecord[]> {
+  const dir = layout(config).archive;
+  const names = (await readdir(dir).catch(() => [] as string[])).filter(isRecordName);
+  const records = (await Promise.all(names.map((n) => readRecord(dir, n.slice(0, -5))))).filter((r): r is ArchiveRecord => r !== null);
+  return records.sort(byDelivery);
+}
+
+const isRecordName = (n: string) => n.endsWith('.json') && (parseId(n.slice(0, -5)) !== null || parseId(n.slice(0, -5), 'user') !== null);
+const when = (r: ArchiveRecord) => r.delivered_at ?? r.received_at;
+/** Delivery time first (a person's messages fall between turns); agent messages by counter on a tie. */
+const byDelivery = (a: ArchiveRecord, b: ArchiveRecord) =>
+  when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : (parseId(a.id) ?? 0) - (parseId(b.id) ?? 0);
+
+const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'not typed yet');
+
+export function formatText(r: ArchiveRecord): string {
+  const head = [r.id, `${r.sender} → ${r.receiver}`, time(r.delivered_at)];
+  if (r.reply_to) head.push(`reply to ${r.reply_to}`);
+  if (r.type !== 'message') head.push(`[${r.type}]`);
+  if (r.subject) head.push(`— ${r.subject}`);
+  if (r.redelivered) head.push('(redelivered)');
+  return `${head.join('  ')}\n${r.content.replace(/^/gm, '    ')}\n`;
+}
+
+export function formatMarkdown(records: ArchiveRecord[], config: Config): string {
+  const out = [`# baton conversation`, '', `${records.length} messages · policy ${config.turns.policy} · ${config.order.join(', ')} · exported ${new Date().toISOString()}`, ''];
+  for (const r of records) {
+    const meta = [`**${r.sender}** → ${r.receiver}`, time(r.delivered_at)];
+    if (r.reply_to) meta.push(`reply to [${r.reply_to}](#${r.reply_to})`);
+    if (r.type !== 'message') meta.push(r.type);
+    if (r.redelivered) meta.push('redelivered');
+    out.push(`### ${r.id}${r.subject ? ` — ${r.subject.replace(/\n/g, ' ')}` : ''}`, '', meta.join(' · '), '', r.content.trimEnd(), '');
+  }
+  return `${out.join('\n')}`;
+}
+
+export const log: CommandSpec = {
+  usage: 'log [--follow] [--json | --md]',
+  summary: 'the conversation from the archive: who said what, in order',
+  options: { follow: { type: 'boolean', short: 'f' }, json: { type: 'boolean' }, md: { type: 'boolean' } },
+  help: `
+Prints every archived message (agents' msg_NNNN and a person's user_NNNN) in the order they were
+typed: ID, sender → receiver, time, reply_to, then the content.
+
+  --follow, -f   keep printing messages as they are delivered (Ctrl-C stops)
+  --json         one archive record per line (JSONL), as stored
+  --md           a Markdown transcript to share (redirect it: baton log --md > talk.md)`,
+  async run(inv) {
+    noPositionals(inv);
+    const v = inv.values as { follow?: boolean; json?: boolean; md?: boolean };
+    if (v.json && v.md) throw new UsageError('choose one of --json and --md');
+    if (v.md && v.follow) throw new UsageError('--md writes a whole transcript; it cannot --follow');
+    const config = configFrom(inv);
+    const records = await transcript(config);
+    if (v.md) {
+      process.stdout.write(formatMarkdown(records, config));
+      return 0;
+    }
+    const print = (r: ArchiveRecord) => process.stdout.write(v.json ? `${JSON.stringify(r)}\n` : formatText(r));
+    const shown = new Set<string>();
+    for (const r of records) {
+      if (v.follow && !r.delivered_at) continue; // printed once it is typed
+      print(r);
+      shown.add(r.id);
+    }
+    if (!v.follow) return 0;
+    return follow(config, shown, print);
+  },
+};
+
+/** Print each record once it carries delivered_at; resolves 0 on SIGINT/SIGTERM. */
+async function follow(config: Config, shown: Set<string>, print: (r: ArchiveRecord) => void): Promise<number> {
+  const dir = layout(config).archive;
+  const watcher = watch(dir, { depth: 0, ignoreInitial: true, ignored: (p: string) => p !== dir && !isRecordName(p.slice(p.lastIndexOf('/') + 1)) });
+  let chain = Promise.resolve();
+  watcher.on('all', (_e, path) => {
+    const id = path.slice(path.lastIndexOf('/') + 1, -5);
+    chain = chain.then(async () => {
+      if (shown.has(id)) return;
+      const r = await readRecord(dir, id).catch(() => null);
+      if (!r?.delivered_at) return;
+      shown.add(id);
+      print(r);
+    });
+  });
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await watcher.close();
+  return 0;
+}
