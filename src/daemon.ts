@@ -475,6 +475,7 @@ export class Daemon {
     // The holder wrote, so its turn is over: the next turn's clock starts, with no reminders yet.
     const now = new Date().toISOString();
     this.state = { ...this.state, ...decision.next, turn_started_at: now, started_at: this.state.started_at ?? now, nudges: 0, stalled: false };
+    this.conductAt = 0; // a new turn: its reminders are planned afresh
     this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, firstSeen: entry.firstSeen };
     // The claim is now a copy of the archived message; a leftover is removed at the next start.
     await unlink(join(claimDir, name))

@@ -43,7 +43,9 @@ function line(n: number, peer: string): string {
 async function reply(text: string): Promise<void> {
   try {
     out(dim(`$ baton post "${text.split('\n')[0]}${text.includes('\n') ? ' …' : ''}"`));
-    const { stdout } = await run(process.execPath, [CLI_JS, 'post', '--as', me, '--', text], { env: process.env });
+    // With several outgoing folders (handoff) the demo passes the turn on round the config's order.
+    const to = peers.length > 1 ? ['--to', config.order.slice(config.order.indexOf(me) + 1).concat(config.order).find((a) => peers.includes(a))!] : [];
+    const { stdout } = await run(process.execPath, [CLI_JS, 'post', '--as', me, ...to, '--', text], { env: process.env });
     out(dim(`  → ${stdout.trim()}`));
   } catch (err) {
     out(`baton post failed: ${(err as Error).message}`);
