@@ -23,6 +23,8 @@ export type ArchiveRecord = Message & {
   delivered_at: string | null;
   /** Set when the text was typed again after a crash that may have come after the first paste. */
   redelivered?: boolean;
+  /** How the submit was confirmed: on screen, on screen after a second Enter, or not checked (kinds.ts). */
+  confirmed?: 'screen' | 'screen_after_second_enter' | 'not_checked';
 };
 
 export function recordPath(dir: string, id: string): string {

@@ -55,7 +55,8 @@ const InboxSchema = z.strictObject({
 });
 
 const DeliverySchema = z.strictObject({
-  enter_delay_ms: z.int().min(0).max(60_000).default(150),
+  /** Unset: each agent's kind decides (kinds.ts). */
+  enter_delay_ms: z.int().min(0).max(60_000).optional(),
   template: z
     .string()
     .refine((t) => t.includes('{content}'), 'the template must contain {content}')

@@ -28,7 +28,7 @@ import { byName, examine, isCandidateName, listInbox, type Examined } from './in
 import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
 import { log as defaultLog, type Logger } from './log.js';
-import { findPane, paste, PasteError, submit, targetOf, whyNotTypable, type PaneInfo } from './pane.js';
+import { confirmSubmit, enterDelay, findPane, paste, PasteError, submit, targetOf, whyNotReady, whyNotTypable, type Confirmation, type PaneInfo } from './pane.js';
 import { quarantine, tidyRejected } from './rejected.js';
 import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
@@ -62,8 +62,12 @@ interface Pending {
   maybeTyped: boolean;
   /** Pasted in this process, but Enter failed: only Enter is retried. */
   pastedAt: number | null;
-  /** Enter was pressed: only the archive's delivered_at is left to write. */
+  /** Enter was pressed: only the submit confirmation and the archive's delivered_at are left. */
   entered: boolean;
+  /** How the submit was confirmed (kinds.ts); null until it is. */
+  confirmed: Confirmation | null;
+  /** The last failure reported for it, so a retry failing the same way is not logged again. */
+  lastError: string | null;
   firstSeen: number;
 }
 
@@ -141,7 +145,7 @@ export class Daemon {
       if (r.stateChanged) await writeState(l.state, this.state);
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.events.emit('recovered', { notes: r.notes });
-      if (r.pending) this.pending = { ...r.pending, pastedAt: null, entered: false, firstSeen: performance.now() };
+      if (r.pending) this.pending = { ...r.pending, pastedAt: null, entered: false, confirmed: null, lastError: null, firstSeen: performance.now() };
       if (!this.state.turn_started_at) {
         // Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json).
         const now = new Date().toISOString();
@@ -476,7 +480,7 @@ export class Daemon {
     const now = new Date().toISOString();
     this.state = { ...this.state, ...decision.next, turn_started_at: now, started_at: this.state.started_at ?? now, nudges: 0, stalled: false };
     this.conductAt = 0; // a new turn: its reminders are planned afresh
-    this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, firstSeen: entry.firstSeen };
+    this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, confirmed: null, lastError: null, firstSeen: entry.firstSeen };
     // The claim is now a copy of the archived message; a leftover is removed at the next start.
     await unlink(join(claimDir, name))
       .then(() => rmdir(claimDir))
@@ -497,12 +501,15 @@ export class Daemon {
   private async finishPending(checked?: PaneInfo): Promise<boolean> {
     const p = this.pending!;
     const r = p.record;
-    // take() has just checked the pane; a retry looks again.
-    const pane = checked ?? (await this.paneFor(r.receiver));
+    // take() has just checked the pane; a retry looks again. Text in the input box may be this very
+    // message (pasted, not yet submitted; or pasted before a crash), so it does not make the pane wait.
+    const pane = checked ?? (await this.paneFor(r.receiver, { holdingOk: p.pastedAt !== null || p.maybeTyped }));
     if (!pane) return false;
+    const agent = this.config.agents[r.receiver]!;
     try {
-      // Each step runs once: a retry after a failed Enter presses only Enter, and after a failed archive
-      // stamp (p.entered) nothing is typed at all.
+      // Each step runs once: a retry after a failed Enter presses only Enter, a retry after an unconfirmed
+      // submit only looks (and presses Enter once more if the text is still there), and after a failed
+      // archive stamp nothing is typed at all.
       if (p.pastedAt === null) {
         const text = render(
           { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: p.maybeTyped },
@@ -512,14 +519,18 @@ export class Daemon {
         p.pastedAt = await paste(this.tmux, pane, text);
       }
       if (!p.entered) {
-        await submit(this.tmux, pane, this.config.delivery.enter_delay_ms);
+        await submit(this.tmux, pane, enterDelay(agent, this.config.delivery.enter_delay_ms));
         p.entered = true;
       }
+      p.confirmed ??= await confirmSubmit(this.tmux, agent, pane);
     } catch (err) {
       if (!(err instanceof PasteError)) throw err;
       p.maybeTyped ||= err.maybeTyped;
-      this.log.warn(`${r.id} → ${r.receiver}: ${err.message}; will retry`);
-      await this.events.emit('delivery_failed', { id: r.id, to: r.receiver, error: err.message, pasted: p.pastedAt !== null });
+      if (p.lastError !== err.message) {
+        p.lastError = err.message;
+        this.log.warn(`${r.id} → ${r.receiver}: ${err.message}; will retry`);
+        await this.events.emit('delivery_failed', { id: r.id, to: r.receiver, error: err.message, pasted: p.pastedAt !== null, entered: p.entered });
+      }
       this.retryLater(r.receiver);
       return false;
     }
@@ -527,7 +538,7 @@ export class Daemon {
     const redelivered = p.maybeTyped;
     // From here on the text is in the pane: whatever fails next, typing it again must be flagged.
     p.maybeTyped = true;
-    const done: ArchiveRecord = { ...r, delivered_at: new Date().toISOString(), ...(redelivered ? { redelivered: true } : {}) };
+    const done: ArchiveRecord = { ...r, delivered_at: new Date().toISOString(), confirmed: p.confirmed ?? 'not_checked', ...(redelivered ? { redelivered: true } : {}) };
     await archiveUpdate(this.layout.archive, done);
     this.pending = null;
     const latency = Math.round(((p.pastedAt ?? performance.now()) - p.firstSeen) * 10) / 10;
@@ -540,11 +551,12 @@ export class Daemon {
   }
 
   /** The receiver's live pane, or null (logged once per outage, retried with capped backoff). */
-  private async paneFor(agentName: string): Promise<PaneInfo | null> {
+  private async paneFor(agentName: string, opts: { holdingOk?: boolean } = {}): Promise<PaneInfo | null> {
     const agent = this.config.agents[agentName]!;
     const target = targetOf(agent);
     const pane = await findPane(this.tmux, agent);
-    const problem = whyNotTypable(agent, pane);
+    const notReady = await whyNotReady(this.tmux, agent, pane);
+    const problem = notReady?.screen?.state === 'holding' && opts.holdingOk ? null : (notReady?.reason ?? null);
     if (pane && !problem) {
       if (this.outages.delete(agentName)) {
         this.attempts.delete(agentName);
@@ -557,6 +569,8 @@ export class Daemon {
       this.outages.add(agentName);
       this.log.warn(`cannot deliver to ${agentName}: ${problem}; the message waits`);
       await this.events.emit('pane_unavailable', { agent: agentName, target, reason: problem });
+      const screen = notReady?.screen;
+      if (screen?.state === 'unknown' || screen?.state === 'dialog') await this.events.emit('screen_unknown', { agent: agentName, state: screen.state, detail: screen.detail });
     }
     this.retryLater(agentName);
     return null;
@@ -628,9 +642,11 @@ export class Daemon {
   private async typeInto(agent: string, text: string): Promise<string | null> {
     const pane = await this.paneFor(agent);
     if (!pane) return whyNotTypable(this.config.agents[agent]!, null) ?? 'pane unavailable';
+    const a = this.config.agents[agent]!;
     try {
       await paste(this.tmux, pane, text);
-      await submit(this.tmux, pane, this.config.delivery.enter_delay_ms);
+      await submit(this.tmux, pane, enterDelay(a, this.config.delivery.enter_delay_ms));
+      await confirmSubmit(this.tmux, a, pane);
       return null;
     } catch (err) {
       if (err instanceof PasteError) return err.message;
@@ -791,12 +807,14 @@ export class Daemon {
       await writeState(this.layout.state, this.state);
     }
     const text = render({ id: record.id, from: 'user', to, reply_to: null, type, content, redelivered }, this.config.delivery.template, userHint(this.state));
+    const agent = this.config.agents[to]!;
     try {
       await paste(this.tmux, pane, text);
-      await submit(this.tmux, pane, this.config.delivery.enter_delay_ms);
+      await submit(this.tmux, pane, enterDelay(agent, this.config.delivery.enter_delay_ms));
+      await confirmSubmit(this.tmux, agent, pane);
     } catch (err) {
       if (!(err instanceof PasteError)) throw err;
-      return { ok: false, message: `${record.id} archived but not typed: ${err.message}; send it again` };
+      return { ok: false, message: `${record.id} archived but not confirmed typed: ${err.message}; send it again` };
     }
     await archiveUpdate(this.layout.archive, { ...record, delivered_at: new Date().toISOString(), ...(redelivered ? { redelivered: true } : {}) });
     await this.events.emit('sent', { id: record.id, to, ...(redelivered ? { redelivered: true } : {}) });

@@ -17,6 +17,7 @@ export type EventName =
   | 'pending'
   | 'approved'
   | 'sent'
+  | 'screen_unknown'
   | 'delivery_failed'
   | 'recovered'
   | 'nudged';

@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from './config.js';
+import { KINDS, screenProblem, type Screen } from './kinds.js';
 import { programName } from './program.js';
 import type { Tmux } from './tmux.js';
 
@@ -73,9 +74,64 @@ export function isBareShell(pane: PaneInfo): boolean {
 export function whyNotTypable(agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null): string | null {
   if (!pane) return `no pane at ${targetOf(agent)}`;
   if (pane.dead) return `pane ${pane.id} is dead`;
-  const knownAgent = agent.kind !== 'shell' && agent.kind !== 'generic';
-  if (knownAgent && pane.agentPane !== pane.id && isBareShell(pane)) return `pane ${pane.id} runs a bare shell (${pane.command}), not the agent`;
+  if (KINDS[agent.kind].agentCli && pane.agentPane !== pane.id && isBareShell(pane)) return `pane ${pane.id} runs a bare shell (${pane.command}), not the agent`;
+  // In copy mode Enter is swallowed while a paste still reaches the program; a person is scrolling.
+  if (pane.inMode) return `pane ${pane.id} is in copy mode (someone is scrolling it)`;
   return null;
+}
+
+/** The pane's visible screen, one string per line; null when it cannot be read. */
+export async function capture(tmux: Tmux, pane: PaneInfo): Promise<string[] | null> {
+  const r = await tmux.run(['capture-pane', '-p', '-t', pane.id]);
+  return r.ok ? r.stdout.split('\n') : null;
+}
+
+/** The screen as the agent's kind reads it; null when the kind's screen is not known (or unreadable). */
+export async function readScreen(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo): Promise<Screen | null> {
+  const read = KINDS[agent.kind].readScreen;
+  if (!read) return null;
+  const lines = await capture(tmux, pane);
+  return lines ? read(lines) : { state: 'unknown', detail: 'capture-pane failed' };
+}
+
+/**
+ * The readiness gate: why a message must wait now, or null when it may be typed. On top of
+ * whyNotTypable, a kind whose screen baton can read must show its input box, empty (no dialog, no
+ * text a person is typing, nothing unrecognised).
+ */
+export async function whyNotReady(tmux: Tmux, agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null): Promise<{ reason: string; screen?: Screen } | null> {
+  const reason = whyNotTypable(agent, pane);
+  if (reason || !pane) return { reason: reason ?? 'no pane' };
+  const screen = await readScreen(tmux, agent, pane);
+  const problem = screen && screenProblem(screen);
+  return problem ? { reason: `pane ${pane.id}: ${problem}`, screen: screen! } : null;
+}
+
+/** How a submit was confirmed, recorded in the archive. */
+export type Confirmation = 'screen' | 'screen_after_second_enter' | 'not_checked';
+
+/**
+ * After Enter: watch the screen (kinds that can be read) until the input box is empty. Still holding
+ * text after `boundMs`: one more Enter (never caused a double submit in measurements), and watch again.
+ * Throws PasteError when it is still not submitted, or the screen turned into something else.
+ */
+export async function confirmSubmit(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo, boundMs = 1500): Promise<Confirmation> {
+  if (!KINDS[agent.kind].readScreen) return 'not_checked';
+  for (const attempt of [1, 2]) {
+    let last: Screen | null = null;
+    for (const until = performance.now() + boundMs; performance.now() < until; await sleep(100)) {
+      last = await readScreen(tmux, agent, pane);
+      if (last?.state === 'ready') return attempt === 1 ? 'screen' : 'screen_after_second_enter';
+    }
+    if (last?.state !== 'holding') throw new PasteError(`not confirmed: ${last ? screenProblem(last) : 'screen unreadable'}`, true);
+    if (attempt === 1) await pressEnter(tmux, pane);
+  }
+  throw new PasteError(`not submitted: the text is still in ${pane.id}'s input box after a second Enter`, true);
+}
+
+async function pressEnter(tmux: Tmux, pane: PaneInfo): Promise<void> {
+  const r = await tmux.run(['send-keys', '-t', pane.id, 'Enter']);
+  if (!r.ok) throw new PasteError(`Enter into ${pane.id} failed: ${r.timedOut ? 'tmux timed out' : r.stderr || `exit ${r.exitCode}`}`, true);
 }
 
 export class PasteError extends Error {
@@ -92,10 +148,6 @@ let bufferSeq = 0;
 
 /** Paste `text` as one unit. Resolves with performance.now() when the paste was done. */
 export async function paste(tmux: Tmux, pane: PaneInfo, text: string): Promise<number> {
-  if (pane.inMode) {
-    // In copy mode Enter is swallowed while a paste still reaches the program; leave the mode first.
-    await tmux.run(['send-keys', '-t', pane.id, '-X', 'cancel']);
-  }
   const buffer = `baton-${process.pid}-${++bufferSeq}`;
   // -p: bracketed, when the program asked for it; -r: newlines stay LF, so the text arrives byte for
   // byte and a program without bracketed paste does not take each line break as Enter.
@@ -111,6 +163,10 @@ export async function paste(tmux: Tmux, pane: PaneInfo, text: string): Promise<n
 /** Press Enter, after `delayMs` (agent TUIs take a fast Enter as part of the paste). */
 export async function submit(tmux: Tmux, pane: PaneInfo, delayMs: number): Promise<void> {
   if (delayMs > 0) await sleep(delayMs);
-  const r = await tmux.run(['send-keys', '-t', pane.id, 'Enter']);
-  if (!r.ok) throw new PasteError(`Enter into ${pane.id} failed: ${r.timedOut ? 'tmux timed out' : r.stderr || `exit ${r.exitCode}`}`, true);
+  await pressEnter(tmux, pane);
+}
+
+/** The pause before Enter: the config's, else the agent kind's. */
+export function enterDelay(agent: Pick<Agent, 'kind'>, configured: number | undefined): number {
+  return configured ?? KINDS[agent.kind].enterDelayMs;
 }

@@ -7,7 +7,7 @@ import { readArchiveView, type ArchiveView } from '../recovery.js';
 import { readState, StateError, writeState, type State } from '../state.js';
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 import { onPath, programOf } from '../program.js';
-import { DEFAULT_COMMANDS } from './up.js';
+import { KINDS } from '../kinds.js';
 
 /** `fail` makes doctor exit 1; `warn` is worth knowing but not a fault (e.g. no agent CLI: --demo works). */
 interface Check {
@@ -57,7 +57,7 @@ export async function diagnose(config: Config): Promise<Check[]> {
   for (const name of config.order) {
     const a = config.agents[name]!;
     if (a.target) continue;
-    const command = a.command ?? DEFAULT_COMMANDS[a.kind];
+    const command = a.command ?? KINDS[a.kind].command;
     const program = command && programOf(command);
     const ok = !!program && onPath(program, a.cwd);
     checks.push({ name: `agent ${name}`, level: level(ok, 'warn'), detail: ok ? `"${command}"` : command ? `"${program}" is not on PATH (baton up --demo runs demo agents instead)` : `agents.${name}.command is required for kind ${a.kind}` });

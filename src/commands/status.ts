@@ -5,7 +5,7 @@ import { isErrno } from '../fsx.js';
 import { listInbox } from '../inbox.js';
 import { layout } from '../layout.js';
 import { daemonStatus } from '../lock.js';
-import { findPane, targetOf, whyNotTypable } from '../pane.js';
+import { findPane, targetOf, whyNotReady } from '../pane.js';
 import { readState } from '../state.js';
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 
@@ -72,7 +72,7 @@ export async function collectStatus(config: Config): Promise<StatusReport> {
         dead: !!pane?.dead,
         command: pane?.command ?? null,
         last_activity: pane?.activity ? new Date(pane.activity * 1000).toISOString() : null,
-        problem: whyNotTypable(config.agents[name]!, pane),
+        problem: (await whyNotReady(t, config.agents[name]!, pane))?.reason ?? null,
       };
     }),
   );

@@ -9,6 +9,7 @@ import { ensureDir } from '../fsx.js';
 import { layout } from '../layout.js';
 import { daemonStatus, LockHeldError, readHolder } from '../lock.js';
 import { log } from '../log.js';
+import { KINDS } from '../kinds.js';
 import { findPane } from '../pane.js';
 import { onPath, programOf } from '../program.js';
 import { readState, writeState } from '../state.js';
@@ -17,14 +18,6 @@ import type { Tmux } from '../tmux.js';
 import { attachHint, BIN_DIR, CLI_JS, configFrom, DEMO_JS, noPositionals, tmux, WATCHER_SESSION, type CommandSpec } from './common.js';
 import { stopAll } from './down.js';
 
-export const DEFAULT_COMMANDS: Record<Agent['kind'], string | undefined> = {
-  claude: 'claude',
-  codex: 'codex',
-  gemini: 'gemini',
-  aider: 'aider',
-  shell: process.env.SHELL || 'bash',
-  generic: undefined,
-};
 
 /** The environment every pane gets, so `baton post` and send.sh find this conversation. */
 export function paneEnv(config: Config, agent?: Agent): Record<string, string> {
@@ -103,7 +96,7 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
     for (const name of config.order) {
       const agent = config.agents[name]!;
       if (agent.target) continue;
-      const command = demo ? `node ${JSON.stringify(DEMO_JS)}` : (agent.command ?? DEFAULT_COMMANDS[agent.kind]);
+      const command = demo ? `node ${JSON.stringify(DEMO_JS)}` : (agent.command ?? KINDS[agent.kind].command);
       if (!command) {
         log.error(`agents.${name}.command: required for kind "${agent.kind}"`);
         return 2;
