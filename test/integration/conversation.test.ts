@@ -268,6 +268,6 @@ describe('seeing the conversation', () => {
     expect(s).toMatchObject({ policy: 'alternate', current_turn: 'claude2', message_counter: 3, max_turns: 10, nudges: 0, stalled: false, finished: null, pending: [] });
     expect(typeof s.seconds_in_turn).toBe('number');
     expect(s.agents).toMatchObject({ claude1: { alive: true, command: 'node', problem: null }, claude2: { alive: true } });
-    expect((s.agents as Record<string, { last_activity: string }>).claude1.last_activity).toMatch(/^\d{4}-/);
+    expect((s.agents as Record<string, { last_activity: string }>).claude1!.last_activity).toMatch(/^\d{4}-/);
   });
 });
