@@ -9,6 +9,7 @@ import { ensureDir } from '../fsx.js';
 import { layout } from '../layout.js';
 import { daemonStatus, LockHeldError, readHolder } from '../lock.js';
 import { log } from '../log.js';
+import { writeInstructions } from '../instructions.js';
 import { KINDS } from '../kinds.js';
 import { findPane } from '../pane.js';
 import { onPath, programOf } from '../program.js';
@@ -76,9 +77,9 @@ Agents with a "target" pane in config.json are not started: baton types into tha
 Sessions baton starts are tagged with this conversation; one belonging to another conversation is
 never adopted (exit 1). An agent whose program has exited is started again.
 
-Not acted on yet (accepted, warned about when set): turns.max_turns, timeout_s, stop_phrase, stop_from,
-max_duration_s, max_nudges, moderated. Agent kinds pick the default command (claude, codex, gemini,
-aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being typed into a bare shell.`,
+Each agent's instructions file (CLAUDE.md for claude, AGENTS.md for codex, GEMINI.md for gemini,
+CONVENTIONS.md for aider, AGENTS.md otherwise) is written into its cwd from the config: who it is,
+whom it talks to, how to reply. A file you wrote yourself (without baton's marker line) is kept.`,
   async run(inv) {
     noPositionals(inv);
     const config = configFrom(inv);
@@ -132,6 +133,9 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
     }
 
     await Promise.all([l.root, l.archive, l.rejected, ...config.directions.map((d) => d.dir)].map(ensureDir));
+    const notes = await writeInstructions(config);
+    for (const f of notes.written) log.info(`wrote ${relative(process.cwd(), f) || f}`);
+    for (const f of notes.kept) log.info(`kept your own ${relative(process.cwd(), f) || f}`);
     // Only state.json's owner writes it: the running daemon, or (before one starts) up itself.
     // With an archive but no state.json, the daemon rebuilds the state from the archive instead.
     if (!(await daemonStatus(l)).running && (await readState(l.state)) === null && (await archivedCounters(l.archive)).length === 0) {
@@ -162,7 +166,7 @@ aider, $SHELL) and, for claude/codex/gemini/aider, keep messages from being type
       }
       await ensureDir(agent.cwd);
       const env = { ...paneEnv(config, agent), ...(demo ? { BATON_DEMO: '1' } : {}) };
-      const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command, env, owner: l.root });
+      const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command, env, owner: l.root, demo });
       if (!r.ok) {
         log.error(`${agent.name}: cannot start session "${agent.session}": ${r.stderr}`);
         return 1;
