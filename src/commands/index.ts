@@ -7,7 +7,8 @@ import { post } from './post.js';
 import { status } from './status.js';
 import { up } from './up.js';
 import { approve, end, reject, resume, send } from './conversation.js';
+import { init } from './init.js';
 import { log } from './log.js';
 
 export type { CommandSpec };
-export const COMMANDS: Record<string, CommandSpec> = { up, daemon, status, post, send, log, end, resume, approve, reject, attach, down, doctor };
+export const COMMANDS: Record<string, CommandSpec> = { init, up, daemon, status, post, send, log, end, resume, approve, reject, attach, down, doctor };

@@ -1,0 +1,79 @@
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { AGENT_KINDS, loadConfig, locateConfig, POLICIES, type AgentKind, type Policy } from '../config.js';
+import { createAtomic, ensureDir } from '../fsx.js';
+import { writeInstructions } from '../instructions.js';
+import { KINDS } from '../kinds.js';
+import { log } from '../log.js';
+import { UsageError, type CommandSpec } from './common.js';
+
+const PREFIX: Record<AgentKind, string> = { claude: 'claude', codex: 'codex', gemini: 'gemini', aider: 'aider', shell: 'shell', generic: 'agent' };
+
+/** The config `baton init` writes: N agents of one kind, each in agents/<name>/. */
+export function scaffold(kind: AgentKind, n: number, policy: Policy): Record<string, unknown> {
+  const names = Array.from({ length: n }, (_, i) => `${PREFIX[kind]}${i + 1}`);
+  return {
+    message_dir: './messages',
+    agents: Object.fromEntries(
+      names.map((name) => [name, { kind, cwd: `./agents/${name}`, command: KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND' }]),
+    ),
+    first_turn: names[0],
+    turns: { policy, max_turns: 0, timeout_s: 0 },
+    inbox: { max_bytes: 1048576, settle_ms: 1000 },
+    delivery: {},
+  };
+}
+
+export const init: CommandSpec = {
+  usage: 'init [DIR] [--kind KIND] [--agents N] [--policy P]',
+  summary: 'set up a conversation in any folder: config.json, agents/*, messages/',
+  options: { kind: { type: 'string' }, agents: { type: 'string' }, policy: { type: 'string' }, force: { type: 'boolean' } },
+  help: `
+Writes DIR/config.json (DIR defaults to the current folder), a working folder per agent with its
+instructions file (CLAUDE.md, AGENTS.md, …), and messages/ (ignored by git through its own .gitignore).
+Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo agents).
+
+  --kind KIND     ${AGENT_KINDS.join(', ')} (default claude)
+  --agents N      how many agents, 2 to 16 (default 2); named <kind>1, <kind>2, … (agent1… for generic)
+  --policy P      ${POLICIES.join(', ')} (default alternate for two agents, round_robin for more)
+  --force         replace an existing config.json (agents' own instructions files are still kept)`,
+  async run(inv) {
+    if (inv.positionals.length > 1) throw new UsageError('give at most one folder');
+    const dir = resolve(inv.positionals[0] ?? '.');
+    const kind = (inv.values.kind as string | undefined) ?? 'claude';
+    if (!(AGENT_KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind must be one of ${AGENT_KINDS.join(', ')}`);
+    const n = Number((inv.values.agents as string | undefined) ?? 2);
+    if (!Number.isInteger(n) || n < 2 || n > 16) throw new UsageError('--agents must be a whole number from 2 to 16');
+    const policy = (inv.values.policy as string | undefined) ?? (n === 2 ? 'alternate' : 'round_robin');
+    if (!(POLICIES as readonly string[]).includes(policy)) throw new UsageError(`--policy must be one of ${POLICIES.join(', ')}`);
+    if (policy === 'alternate' && n !== 2) throw new UsageError('the alternate policy is for exactly two agents; use round_robin or handoff');
+
+    await ensureDir(dir);
+    const file = join(dir, 'config.json');
+    const body = `${JSON.stringify(scaffold(kind as AgentKind, n, policy as Policy), null, 2)}\n`;
+    if (inv.values.force) await writeFile(file, body);
+    else if (!(await createAtomic(file, body))) {
+      log.error(`${file} already exists; edit it, or run baton init --force to replace it`);
+      return 1;
+    }
+    const config = loadConfig(locateConfig(file));
+    await ensureDir(join(config.messageDir));
+    if (!existsSync(join(config.messageDir, '.gitignore'))) await writeFile(join(config.messageDir, '.gitignore'), '# runtime data of baton\n*\n!.gitignore\n');
+    for (const d of config.directions) await ensureDir(d.dir);
+    const notes = await writeInstructions(config);
+    const rel = (p: string) => relative(process.cwd(), p) || '.';
+    process.stdout.write(
+      [
+        `wrote ${rel(file)} (${n} ${kind} agents, ${policy})`,
+        ...notes.written.map((f) => `wrote ${rel(f)}`),
+        ...notes.kept.map((f) => `kept your own ${rel(f)}`),
+        `made ${rel(config.messageDir)}/ with ${config.directions.map((d) => d.name).join(', ')}`,
+        ...(KINDS[kind as AgentKind].command ? [] : ['edit each agent\'s "command" in config.json: the generic kind has no default']),
+        '',
+        `next: ${dir === process.cwd() ? '' : `cd ${rel(dir)} && `}baton up      (or: baton up --demo)`,
+      ].join('\n') + '\n',
+    );
+    return 0;
+  },
+};

@@ -1,0 +1,53 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, Project, waitFor } from '../helpers/harness.js';
+import { MARKER } from '../../src/instructions.js';
+
+let p: Project;
+afterEach(async () => {
+  await p?.stop();
+});
+
+describe('baton init', () => {
+  it('scaffolds a conversation in any folder that up --demo then runs: three agents in round robin', async () => {
+    p = new Project(); // for its private tmux server; the conversation lives in p.dir/proj
+    const proj = join(p.dir, 'proj');
+    const baton = (args: string[], env: Record<string, string> = {}) => execa('node', [CLI, ...args], { cwd: proj, env: { ...p.env, ...env }, reject: false });
+    const made = await execa('node', [CLI, 'init', proj, '--agents', '3'], { cwd: p.dir, env: p.env, reject: false });
+    expect(made.exitCode, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/wrote proj\/config.json \(3 claude agents, round_robin\)/);
+    const config = JSON.parse(readFileSync(join(proj, 'config.json'), 'utf8'));
+    expect(Object.keys(config.agents)).toEqual(['claude1', 'claude2', 'claude3']);
+    for (const a of ['claude1', 'claude2', 'claude3']) {
+      const text = readFileSync(join(proj, 'agents', a, 'CLAUDE.md'), 'utf8');
+      expect(text.startsWith(MARKER)).toBe(true);
+      expect(text).toContain(`# You are ${a}`);
+    }
+    expect(readFileSync(join(proj, 'agents', 'claude2', 'CLAUDE.md'), 'utf8')).toContain('Your messages go to **claude3**');
+    expect(readFileSync(join(proj, 'messages', '.gitignore'), 'utf8')).toContain('*');
+    for (const d of ['claude1_to_claude2', 'claude2_to_claude3', 'claude3_to_claude1']) expect(existsSync(join(proj, 'messages', d))).toBe(true);
+
+    // A second init refuses to overwrite; bad options are usage errors.
+    expect((await baton(['init'])).exitCode).toBe(1);
+    expect((await baton(['init', '--kind', 'robot'])).exitCode).toBe(2);
+    expect((await baton(['init', 'x', '--agents', '3', '--policy', 'alternate'])).exitCode).toBe(2);
+
+    // A person's own instructions file is kept by up.
+    const own = join(proj, 'agents', 'claude3', 'CLAUDE.md');
+    const mine = '# my own notes for claude3\n';
+    await import('node:fs').then((fs) => fs.writeFileSync(own, mine));
+    const up = await baton(['up', '--demo'], { BATON_DEMO_DELAY_MS: '100', BATON_DEMO_TURNS: '8' });
+    expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
+    expect(readFileSync(own, 'utf8')).toBe(mine);
+    const archive = () =>
+      ['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004']
+        .map((id) => join(proj, 'messages', 'archive', `${id}.json`))
+        .filter(existsSync)
+        .map((f) => JSON.parse(readFileSync(f, 'utf8')) as { sender: string; delivered_at: string | null });
+    await waitFor('four demo messages', () => archive().filter((r) => r.delivered_at).length === 4, 40_000);
+    expect(archive().map((r) => r.sender)).toEqual(['claude1', 'claude2', 'claude3', 'claude1']);
+    expect((await baton(['down'])).exitCode).toBe(0);
+  });
+});
