@@ -17,6 +17,8 @@ export interface PaneInfo {
   command: string;
   /** The pane `baton up` started the agent in (session option @baton_pane), if any. */
   agentPane: string;
+  /** Runs the bundled demo agent (`baton up --demo`), whatever kind the config names: no screen to read. */
+  demo: boolean;
   /** Last output in the pane's window (epoch seconds; tmux keeps activity per window). */
   activity: number;
   /** What the pane was started with; empty for a plain interactive shell pane. */
@@ -29,7 +31,7 @@ export function targetOf(agent: Pick<Agent, 'target' | 'session'>): string {
 }
 
 // Tab-separated; the start command (which may contain anything) comes last.
-const FORMAT = ['P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_pane}', '#{session_name}', '#{pane_current_command}', '#{window_activity}', '#{pane_start_command}'].join('\t');
+const FORMAT = ['P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_pane}', '#{session_name}', '#{pane_current_command}', '#{window_activity}', '#{@baton_demo}', '#{pane_start_command}'].join('\t');
 
 /**
  * The pane behind a target, or null when it does not exist (display-message prints an empty line and
@@ -37,9 +39,9 @@ const FORMAT = ['P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_
  */
 export async function probe(tmux: Tmux, target: string): Promise<PaneInfo | null> {
   const r = await tmux.run(['display-message', '-p', '-t', target, FORMAT]);
-  const m = /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
+  const m = /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(1?)\t(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
   if (!r.ok || !m) return null;
-  return { id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6]!, activity: Number(m[7]), startCommand: m[8]! };
+  return { id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6]!, activity: Number(m[7]), demo: m[8] === '1', startCommand: m[9]! };
 }
 
 /**
@@ -89,7 +91,7 @@ export async function capture(tmux: Tmux, pane: PaneInfo): Promise<string[] | nu
 /** The screen as the agent's kind reads it; null when the kind's screen is not known (or unreadable). */
 export async function readScreen(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo): Promise<Screen | null> {
   const read = KINDS[agent.kind].readScreen;
-  if (!read) return null;
+  if (!read || pane.demo) return null;
   const lines = await capture(tmux, pane);
   return lines ? read(lines) : { state: 'unknown', detail: 'capture-pane failed' };
 }
@@ -116,7 +118,7 @@ export type Confirmation = 'screen' | 'screen_after_second_enter' | 'not_checked
  * Throws PasteError when it is still not submitted, or the screen turned into something else.
  */
 export async function confirmSubmit(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo, boundMs = 1500): Promise<Confirmation> {
-  if (!KINDS[agent.kind].readScreen) return 'not_checked';
+  if (!KINDS[agent.kind].readScreen || pane.demo) return 'not_checked';
   for (const attempt of [1, 2]) {
     let last: Screen | null = null;
     for (const until = performance.now() + boundMs; performance.now() < until; await sleep(100)) {

@@ -125,7 +125,7 @@ export class Tmux {
    * Start a detached session. `owner` (the conversation's message_dir) is kept as the session option
    * @baton_config, so `up` and `down` only ever adopt or kill their own conversation's sessions.
    */
-  async newSession(o: { name: string; cwd: string; command: string; env: Record<string, string>; owner: string }): Promise<TmuxResult> {
+  async newSession(o: { name: string; cwd: string; command: string; env: Record<string, string>; owner: string; demo?: boolean }): Promise<TmuxResult> {
     const envArgs = Object.entries(o.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     // remain-on-exit: a dead agent stays visible as a dead pane instead of vanishing with its session.
     return this.run([
@@ -134,6 +134,8 @@ export class Tmux {
       // Pin the agent's pane: messages go to it even if someone splits the window later.
       ';', 'set-option', '-F', '-t', `=${o.name}:`, '@baton_pane', '#{pane_id}',
       ';', 'set-option', '-t', `=${o.name}:`, '@baton_config', o.owner,
+      // The bundled demo agent stands in for the configured kind: its screen is not that kind's.
+      ...(o.demo ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_demo', '1'] : []),
     ]);
   }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isBareShell, targetOf, whyNotTypable, type PaneInfo } from '../../src/pane.js';
 
-const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, activity: 0, startCommand });
+const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, activity: 0, demo: false, startCommand });
 
 describe('isBareShell', () => {
   it('a shell in front in a pane started as a shell (or as nothing: the default shell) is bare', () => {
