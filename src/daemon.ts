@@ -588,7 +588,11 @@ export class Daemon {
   /** End the conversation by max_duration, remind a silent turn holder, or mark it stalled. */
   private async conduct(): Promise<void> {
     const now = Date.now();
-    if (now < this.conductAt) return;
+    if (now < this.conductAt) {
+      // Not due yet; the wake for it may have given way to an earlier one, so ask again (the earliest wins).
+      if (this.conductAt !== Infinity) this.wakeIn(this.conductAt - now + 5);
+      return;
+    }
     const turns = this.config.turns;
     const endsAt = durationEndsAt(this.state, turns);
     if (endsAt !== null && now >= endsAt) await this.finish('max_duration');

@@ -230,8 +230,9 @@ describe('daemon with two recorder agents on a private tmux server', () => {
   });
 
   it('never types into a bare shell in place of a known agent; types into the pinned pane, not a split beside it', async () => {
+    // A known agent CLI whose screen baton does not read (claude's would be read, and a recorder is no Claude).
     p = new Project({
-      agents: { claude1: { kind: 'claude', command: 'x' }, claude2: { kind: 'claude', command: 'x' } },
+      agents: { claude1: { kind: 'gemini', command: 'x' }, claude2: { kind: 'gemini', command: 'x' } },
     });
     const log1 = await p.recorder('claude1');
     // claude2's agent has "exited" to an interactive shell a person started.
@@ -264,7 +265,7 @@ describe('daemon with two recorder agents on a private tmux server', () => {
   });
 
   it('an agent program wrapped by a shell (redirections, a trailing command) still receives messages', async () => {
-    p = new Project({ agents: { claude1: { kind: 'claude', command: 'x' }, claude2: { kind: 'claude', command: 'x' } } });
+    p = new Project({ agents: { claude1: { kind: 'codex', command: 'x' }, claude2: { kind: 'codex', command: 'x' } } });
     await p.recorder('claude1');
     const log = join(p.dir, 'wrapped.log');
     const rec = join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs');
