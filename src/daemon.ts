@@ -19,12 +19,12 @@
 import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { archivedCounters, archiveNew, archiveUpdate, readRecord, type ArchiveRecord } from './archive.js';
-import { render, replyHint, sanitize, userHint } from './compose.js';
-import type { Config, Direction } from './config.js';
+import { archiveNew, archiveUpdate, type ArchiveRecord } from './archive.js';
+import { render, replyHint, sanitize } from './compose.js';
+import type { Config } from './config.js';
 import { eventLog, type EventLog } from './events.js';
 import { ensureDir, isErrno, makeDir, moveNoClobber, sweepTemps } from './fsx.js';
-import { byName, examine, isCandidateName, listInbox, type Examined } from './inbox.js';
+import { byName, examine, isCandidateName, listInbox, type Entry, type Examined, type Folder } from './inbox.js';
 import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
 import { log as defaultLog, type Logger } from './log.js';
@@ -33,28 +33,12 @@ import { quarantine, tidyRejected } from './rejected.js';
 import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
 import { Tmux } from './tmux.js';
-import { decide, formatId, type Decision, type Rules } from './turns.js';
+import { decide, type Decision, type Rules } from './turns.js';
 import { durationEndsAt, endsWith, nudgePlan, type FinishReason } from './conversation.js';
-import { answer, answered, dropStaleReplies, pendingRequests, readRequest, type Reply, type Request } from './requests.js';
+import { dropStaleReplies, pendingRequests } from './requests.js';
+import { Steering } from './steering.js';
 
 type Delivery = Extract<Decision, { action: 'deliver' }>;
-
-interface Entry {
-  /** performance.now() when the daemon first saw this name. */
-  firstSeen: number;
-  result: Examined | null;
-  /** For unsettled files: when the current content (sig) was first seen. */
-  unchangedSince: number;
-  heldLogged: boolean;
-}
-
-interface Folder {
-  direction: Direction;
-  entries: Map<string, Entry>;
-  dirty: Set<string>;
-  /** Names found by a rescan that are not valid UTF-8 (rejected by the next pass). */
-  undecodable: Buffer[];
-}
 
 interface Pending {
   record: ArchiveRecord;
@@ -113,6 +97,7 @@ export class Daemon {
   private requestsWaiting = true;
   /** When conversation control (nudges, max_duration) next needs a look; Infinity: never. */
   private conductAt = 0;
+  private readonly steering: Steering;
 
   constructor(
     readonly config: Config,
@@ -126,6 +111,35 @@ export class Daemon {
     this.folders = config.directions.map((direction) => ({ direction, entries: new Map(), dirty: new Set(), undecodable: [] }));
     for (const f of this.folders) this.byDir.set(f.direction.dir, f);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
+    const self = this;
+    this.steering = new Steering({
+      config,
+      layout: this.layout,
+      events: this.events,
+      log: this.log,
+      tmux: this.tmux,
+      rules: this.rules,
+      folders: this.folders,
+      get state() {
+        return self.state;
+      },
+      get delivering() {
+        return self.pending !== null;
+      },
+      saveState: async (next) => {
+        this.state = next;
+        await writeState(this.layout.state, next);
+      },
+      take: (f, name, entry, decision, from) => this.take(f, name, entry, decision, from),
+      paneFor: (agent) => this.paneFor(agent),
+      typeInto: (agent, text) => this.typeInto(agent, text),
+      finish: (reason, note) => this.finish(reason, note),
+      resumed: () => {
+        this.conductAt = 0;
+        for (const f of this.folders) for (const e of f.entries.values()) e.heldLogged = false;
+        this.again = true;
+      },
+    });
   }
 
   /** Take the lock, reconcile state with the archive, start watching. Throws LockHeldError or StateError. */
@@ -352,7 +366,7 @@ export class Daemon {
       }
     }
     if (!free || !best) return false;
-    if (this.config.turns.moderated) return this.moderate(best.folder, best.name, best.entry);
+    if (this.config.turns.moderated) return this.steering.moderate(best.folder, best.name, best.entry);
     return this.take(best.folder, best.name, best.entry, best.decision);
   }
 
@@ -642,6 +656,12 @@ export class Daemon {
     }
   }
 
+  /** Answer a person's waiting requests (steering.ts). */
+  private async runRequests(): Promise<void> {
+    this.requestsWaiting = false;
+    await this.steering.runRequests(() => this.stopping && !this.opts.oneshot);
+  }
+
   /** Paste text of baton's own into an agent's pane and press Enter. Returns why not, or null when typed. */
   private async typeInto(agent: string, text: string): Promise<string | null> {
     const pane = await this.paneFor(agent);
@@ -656,173 +676,5 @@ export class Daemon {
       if (err instanceof PasteError) return err.message;
       throw err;
     }
-  }
-
-  // ---- moderated mode ----------------------------------------------------------------------------
-
-  /** The turn holder's message waits in pending/<direction>/ for a person (one per turn). */
-  private async moderate(f: Folder, name: string, entry: Entry): Promise<boolean> {
-    const d = f.direction;
-    if ((await this.pendingFiles()).some((p) => p.folder.direction.from === d.from)) {
-      if (!entry.heldLogged) {
-        entry.heldLogged = true;
-        await this.events.emit('held', { file: name, direction: d.name, reason: `${d.from} already has a message waiting for approval` });
-      }
-      return false;
-    }
-    f.entries.delete(name);
-    await ensureDir(join(this.layout.pending, d.name));
-    const moved = await moveNoClobber(join(d.dir, name), join(this.layout.pending, d.name), name).catch((err: unknown) => {
-      if (isErrno(err, 'ENOENT')) return null; // gone meanwhile
-      throw err;
-    });
-    if (moved === null) return true;
-    this.log.info(`${d.name}/${name} waits for approval as pending/${d.name}/${moved}`);
-    await this.events.emit('pending', { file: `${d.name}/${moved}`, direction: d.name, from: d.from, to: d.to });
-    return true;
-  }
-
-  /** Files in pending/, as `<direction>/<name>`, in order. */
-  private async pendingFiles(): Promise<Array<{ folder: Folder; name: string; key: string }>> {
-    const out: Array<{ folder: Folder; name: string; key: string }> = [];
-    for (const f of this.folders) {
-      const names = await readdir(join(this.layout.pending, f.direction.name)).catch(() => [] as string[]);
-      for (const name of names.filter(isCandidateName).sort(byName)) out.push({ folder: f, name, key: `${f.direction.name}/${name}` });
-    }
-    return out;
-  }
-
-  /** Resolve FILE as named in pending/: `<direction>/<name>`, or a bare name when only one folder has it. */
-  private async findPending(file: string): Promise<{ folder: Folder; name: string; key: string } | string> {
-    const all = await this.pendingFiles();
-    const hits = all.filter((p) => p.key === file || p.name === file);
-    if (hits.length === 1) return hits[0]!;
-    if (hits.length > 1) return `"${file}" is in more than one folder: name it as ${hits.map((h) => h.key).join(' or ')}`;
-    return all.length ? `no pending file "${file}" (pending: ${all.map((p) => p.key).join(', ')})` : `no pending file "${file}" (nothing is pending)`;
-  }
-
-  private async approve(p: { folder: Folder; name: string; key: string }): Promise<Reply> {
-    const f = p.folder;
-    const src = join(this.layout.pending, f.direction.name);
-    const result = await examine(src, p.name, f.direction, this.config.inbox.max_bytes);
-    if (result.kind === 'gone') return { ok: false, message: `${p.key} is gone` };
-    if (result.kind !== 'valid') return { ok: false, message: `${p.key} is no longer a valid message (${result.reason}); reject it` };
-    const d = decide(this.state, f.direction, this.rules);
-    if (d.action !== 'deliver') return { ok: false, message: `${p.key} cannot be delivered now: ${d.reason}` };
-    const before = this.state.message_counter;
-    const entry: Entry = { firstSeen: performance.now(), result, unchangedSince: performance.now(), heldLogged: true };
-    await this.take(f, p.name, entry, d, src);
-    if (this.state.message_counter === before) return { ok: false, message: `${p.key} waits: ${f.direction.to}'s pane is unavailable; approve again when it is back` };
-    await this.events.emit('approved', { file: p.key, id: d.id });
-    return { ok: true, message: `${p.key} approved as ${d.id}${this.pending ? ' (typing it is being retried)' : ''}`, id: d.id };
-  }
-
-  // ---- a person's requests ----------------------------------------------------------------------
-
-  /** Answer every waiting request, oldest first. */
-  async runRequests(): Promise<void> {
-    this.requestsWaiting = false;
-    const dir = this.layout.requests;
-    for (const name of await pendingRequests(dir)) {
-      if (this.stopping && !this.opts.oneshot) return;
-      if (await answered(dir, name)) {
-        await unlink(join(dir, name)).catch(() => {});
-        continue;
-      }
-      const req = await readRequest(dir, name);
-      let reply: Reply;
-      try {
-        reply = 'invalid' in req ? { ok: false, message: `not a valid request: ${req.invalid}` } : await this.handle(req, name);
-      } catch (err) {
-        reply = { ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}` };
-      }
-      await answer(dir, name, reply);
-    }
-  }
-
-  private async handle(req: Request, name: string): Promise<Reply> {
-    switch (req.op) {
-      case 'end':
-        if (this.state.finished) return { ok: true, message: `already finished (${this.state.finished.reason})`, finished: this.state.finished };
-        await this.finish('ended', req.reason);
-        return { ok: true, message: 'the conversation has finished; later files are held', finished: this.state.finished };
-      case 'resume': {
-        const was = this.state.finished;
-        const now = new Date().toISOString();
-        this.state = { ...this.state, finished: null, stalled: false, nudges: 0, turn_started_at: now, started_at: now, turns_base: this.state.message_counter };
-        await writeState(this.layout.state, this.state);
-        this.conductAt = 0;
-        await this.events.emit('resumed', { was: was?.reason ?? null, current_turn: this.state.current_turn });
-        for (const f of this.folders) for (const e of f.entries.values()) e.heldLogged = false;
-        this.again = true;
-        return { ok: true, message: was ? `resumed (it had finished: ${was.reason}); ${this.state.current_turn} has the turn` : `it was not finished; ${this.state.current_turn} has the turn`, current_turn: this.state.current_turn };
-      }
-      case 'send':
-        return this.send(req.to, req.content, req.type, name);
-      case 'approve': {
-        const targets = req.all ? await this.pendingFiles() : [await this.findPending(req.file ?? '')];
-        if (!req.all && !req.file) return { ok: false, message: 'name a pending file, or --all' };
-        const lines: string[] = [];
-        let ok = true;
-        for (const t of targets) {
-          if (typeof t === 'string') return { ok: false, message: t };
-          const r = await this.approve(t);
-          ok &&= r.ok;
-          lines.push(r.message);
-        }
-        return { ok, message: lines.join('\n') || 'nothing is pending' };
-      }
-      case 'reject': {
-        const p = await this.findPending(req.file);
-        if (typeof p === 'string') return { ok: false, message: p };
-        const d = p.folder.direction;
-        const note = `rejected by a person: ${req.reason}`;
-        const moved = await quarantine(this.layout.rejected, join(this.layout.pending, d.name, p.name), p.name, { reason: note, direction: d.name, from: d.from, to: d.to });
-        if (!moved) return { ok: false, message: `${p.key} is gone` };
-        await this.events.emit('rejected', { file: p.name, direction: d.name, reason: note, stored_as: moved.name });
-        const err = await this.typeInto(d.from, `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n[baton] it is still your turn; write a new message.`);
-        return { ok: true, message: `${p.key} rejected${err ? ` (could not tell ${d.from}: ${err})` : ` and ${d.from} was told why`}` };
-      }
-    }
-  }
-
-  /** A person's message (`baton send`): user_NNNN in the archive, typed into the agent's pane, no turn moved. */
-  private async send(to: string, content: string, type: string, request: string): Promise<Reply> {
-    if (!this.config.agents[to]) return { ok: false, message: `unknown agent "${to}" (agents: ${this.config.order.join(', ')})` };
-    // Done already (a daemon killed after typing, before answering)? Then say so; typed but unstamped: flag it.
-    const counters = await archivedCounters(this.layout.archive, 'user');
-    let record: ArchiveRecord | null = null;
-    for (const n of counters.slice(-20)) {
-      const r = await readRecord(this.layout.archive, formatId(n, 'user'));
-      if (r && (r as { request?: string }).request === request) record = r;
-    }
-    if (record?.delivered_at) return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
-    const pane = await this.paneFor(to);
-    if (!pane) return { ok: false, message: `not sent: ${whyNotTypable(this.config.agents[to]!, null)}; ${to}'s pane is unavailable` };
-    const redelivered = record !== null;
-    if (!record) {
-      const n = Math.max(this.state.user_counter ?? 0, counters.at(-1) ?? 0) + 1;
-      record = {
-        id: formatId(n, 'user'), reply_to: null, sender: 'user', receiver: to, type: type as ArchiveRecord['type'], content, direction: 'user',
-        source_file: request, received_at: new Date().toISOString(), delivered_at: null, request,
-      } as ArchiveRecord;
-      await archiveNew(this.layout.archive, record);
-      this.state = { ...this.state, user_counter: n };
-      await writeState(this.layout.state, this.state);
-    }
-    const text = render({ id: record.id, from: 'user', to, reply_to: null, type, content, redelivered }, this.config.delivery.template, userHint(this.state));
-    const agent = this.config.agents[to]!;
-    try {
-      await paste(this.tmux, pane, text);
-      await submit(this.tmux, pane, enterDelay(agent, this.config.delivery.enter_delay_ms));
-      await confirmSubmit(this.tmux, agent, pane);
-    } catch (err) {
-      if (!(err instanceof PasteError)) throw err;
-      return { ok: false, message: `${record.id} archived but not confirmed typed: ${err.message}; send it again` };
-    }
-    await archiveUpdate(this.layout.archive, { ...record, delivered_at: new Date().toISOString(), ...(redelivered ? { redelivered: true } : {}) });
-    await this.events.emit('sent', { id: record.id, to, ...(redelivered ? { redelivered: true } : {}) });
-    this.log.success(`${record.id} user → ${to}`);
-    return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
   }
 }

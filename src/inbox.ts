@@ -7,6 +7,7 @@ import { constants } from 'node:fs';
 import { lstat, open, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isErrno } from './fsx.js';
+import type { Direction } from './config.js';
 import { validateMessage, type Message } from './message.js';
 
 /** Names the daemon looks at: `*.json`, but not dot-files or editor/temp leftovers (SPEC §3). */
@@ -134,4 +135,23 @@ function fileType(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): b
   if (st.isSocket()) return 'a socket';
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
   return 'unknown type';
+}
+
+/** What the daemon knows about one file in a direction folder. */
+export interface Entry {
+  /** performance.now() when the daemon first saw this name. */
+  firstSeen: number;
+  result: Examined | null;
+  /** For unsettled files: when the current content (sig) was first seen. */
+  unchangedSince: number;
+  heldLogged: boolean;
+}
+
+/** A direction folder and the files the daemon tracks in it. */
+export interface Folder {
+  direction: Direction;
+  entries: Map<string, Entry>;
+  dirty: Set<string>;
+  /** Names found by a rescan that are not valid UTF-8 (rejected by the next pass). */
+  undecodable: Buffer[];
 }

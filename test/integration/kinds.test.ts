@@ -159,6 +159,7 @@ describe('other kinds', () => {
     p.send('c1_to_c2', 'c.json', { content: 'three' });
     await waitFor('two submitted', () => submitted(log).length === 2, 15_000);
     expect(submitted(log).map((t) => t.split('\n')[0])).toEqual(['[baton] msg_0001 from claude1', '[baton] msg_0003 from claude1 (reply to msg_0002)']);
+    await waitFor('stamped', () => p.archive()[2]?.delivered_at); // the pane reads it before the archive is stamped
     expect(p.archive().map((r) => r.confirmed)).toEqual(['not_checked', 'not_checked', 'not_checked']);
   });
 

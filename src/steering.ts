@@ -1,0 +1,209 @@
+/**
+ * A person steering the conversation through the daemon: moderated mode (pending/, approve, reject)
+ * and the requests of requests.ts (end, resume, send, approve, reject). The daemon runs these between
+ * deliveries, so a person's text never lands between a paste and its Enter; `Stage` is what they may
+ * touch of the daemon.
+ */
+import { readdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { archivedCounters, archiveNew, archiveUpdate, readRecord, type ArchiveRecord } from './archive.js';
+import { render, sanitize, userHint } from './compose.js';
+import type { Config } from './config.js';
+import type { FinishReason } from './conversation.js';
+import type { EventLog } from './events.js';
+import { ensureDir, isErrno, moveNoClobber } from './fsx.js';
+import { byName, examine, isCandidateName, type Entry, type Folder } from './inbox.js';
+import type { Layout } from './layout.js';
+import type { Logger } from './log.js';
+import { confirmSubmit, enterDelay, paste, PasteError, submit, whyNotTypable, type PaneInfo } from './pane.js';
+import { quarantine } from './rejected.js';
+import { answer, answered, pendingRequests, readRequest, type Reply, type Request } from './requests.js';
+import type { State } from './state.js';
+import type { Tmux } from './tmux.js';
+import { decide, formatId, type Decision, type Rules } from './turns.js';
+
+type Delivery = Extract<Decision, { action: 'deliver' }>;
+
+/** What steering may use of the daemon. */
+export interface Stage {
+  readonly config: Config;
+  readonly layout: Layout;
+  readonly events: EventLog;
+  readonly log: Logger;
+  readonly tmux: Tmux;
+  readonly rules: Rules;
+  readonly folders: readonly Folder[];
+  readonly state: State;
+  /** A delivery is waiting to be finished (typed, submitted). */
+  readonly delivering: boolean;
+  saveState(next: State): Promise<void>;
+  take(f: Folder, name: string, entry: Entry, decision: Delivery, from: string): Promise<boolean>;
+  paneFor(agent: string): Promise<PaneInfo | null>;
+  typeInto(agent: string, text: string): Promise<string | null>;
+  finish(reason: FinishReason, note?: string): Promise<void>;
+  /** The conversation was resumed: look at held files again. */
+  resumed(): void;
+}
+
+export class Steering {
+  constructor(private readonly stage: Stage) {}
+
+  /** The turn holder's message waits in pending/<direction>/ for a person (one per turn). */
+  async moderate(f: Folder, name: string, entry: Entry): Promise<boolean> {
+    const d = f.direction;
+    if ((await this.pendingFiles()).some((p) => p.folder.direction.from === d.from)) {
+      if (!entry.heldLogged) {
+        entry.heldLogged = true;
+        await this.stage.events.emit('held', { file: name, direction: d.name, reason: `${d.from} already has a message waiting for approval` });
+      }
+      return false;
+    }
+    f.entries.delete(name);
+    await ensureDir(join(this.stage.layout.pending, d.name));
+    const moved = await moveNoClobber(join(d.dir, name), join(this.stage.layout.pending, d.name), name).catch((err: unknown) => {
+      if (isErrno(err, 'ENOENT')) return null; // gone meanwhile
+      throw err;
+    });
+    if (moved === null) return true;
+    this.stage.log.info(`${d.name}/${name} waits for approval as pending/${d.name}/${moved}`);
+    await this.stage.events.emit('pending', { file: `${d.name}/${moved}`, direction: d.name, from: d.from, to: d.to });
+    return true;
+  }
+
+  /** Files in pending/, as `<direction>/<name>`, in order. */
+  async pendingFiles(): Promise<Array<{ folder: Folder; name: string; key: string }>> {
+    const out: Array<{ folder: Folder; name: string; key: string }> = [];
+    for (const f of this.stage.folders) {
+      const names = await readdir(join(this.stage.layout.pending, f.direction.name)).catch(() => [] as string[]);
+      for (const name of names.filter(isCandidateName).sort(byName)) out.push({ folder: f, name, key: `${f.direction.name}/${name}` });
+    }
+    return out;
+  }
+
+  /** Resolve FILE as named in pending/: `<direction>/<name>`, or a bare name when only one folder has it. */
+  async findPending(file: string): Promise<{ folder: Folder; name: string; key: string } | string> {
+    const all = await this.pendingFiles();
+    const hits = all.filter((p) => p.key === file || p.name === file);
+    if (hits.length === 1) return hits[0]!;
+    if (hits.length > 1) return `"${file}" is in more than one folder: name it as ${hits.map((h) => h.key).join(' or ')}`;
+    return all.length ? `no pending file "${file}" (pending: ${all.map((p) => p.key).join(', ')})` : `no pending file "${file}" (nothing is pending)`;
+  }
+
+  async approve(p: { folder: Folder; name: string; key: string }): Promise<Reply> {
+    const f = p.folder;
+    const src = join(this.stage.layout.pending, f.direction.name);
+    const result = await examine(src, p.name, f.direction, this.stage.config.inbox.max_bytes);
+    if (result.kind === 'gone') return { ok: false, message: `${p.key} is gone` };
+    if (result.kind !== 'valid') return { ok: false, message: `${p.key} is no longer a valid message (${result.reason}); reject it` };
+    const d = decide(this.stage.state, f.direction, this.stage.rules);
+    if (d.action !== 'deliver') return { ok: false, message: `${p.key} cannot be delivered now: ${d.reason}` };
+    const before = this.stage.state.message_counter;
+    const entry: Entry = { firstSeen: performance.now(), result, unchangedSince: performance.now(), heldLogged: true };
+    await this.stage.take(f, p.name, entry, d, src);
+    if (this.stage.state.message_counter === before) return { ok: false, message: `${p.key} waits: ${f.direction.to}'s pane is unavailable; approve again when it is back` };
+    await this.stage.events.emit('approved', { file: p.key, id: d.id });
+    return { ok: true, message: `${p.key} approved as ${d.id}${this.stage.delivering ? ' (typing it is being retried)' : ''}`, id: d.id };
+  }
+
+  /** Answer every waiting request, oldest first (until `stop` says to stop). */
+  async runRequests(stop: () => boolean): Promise<void> {
+    const dir = this.stage.layout.requests;
+    for (const name of await pendingRequests(dir)) {
+      if (stop()) return;
+      if (await answered(dir, name)) {
+        await unlink(join(dir, name)).catch(() => {});
+        continue;
+      }
+      const req = await readRequest(dir, name);
+      let reply: Reply;
+      try {
+        reply = 'invalid' in req ? { ok: false, message: `not a valid request: ${req.invalid}` } : await this.handle(req, name);
+      } catch (err) {
+        reply = { ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}` };
+      }
+      await answer(dir, name, reply);
+    }
+  }
+
+  async handle(req: Request, name: string): Promise<Reply> {
+    switch (req.op) {
+      case 'end':
+        if (this.stage.state.finished) return { ok: true, message: `already finished (${this.stage.state.finished.reason})`, finished: this.stage.state.finished };
+        await this.stage.finish('ended', req.reason);
+        return { ok: true, message: 'the conversation has finished; later files are held', finished: this.stage.state.finished };
+      case 'resume': {
+        const was = this.stage.state.finished;
+        const now = new Date().toISOString();
+        await this.stage.saveState({ ...this.stage.state, finished: null, stalled: false, nudges: 0, turn_started_at: now, started_at: now, turns_base: this.stage.state.message_counter });
+        await this.stage.events.emit('resumed', { was: was?.reason ?? null, current_turn: this.stage.state.current_turn });
+        this.stage.resumed();
+        return { ok: true, message: was ? `resumed (it had finished: ${was.reason}); ${this.stage.state.current_turn} has the turn` : `it was not finished; ${this.stage.state.current_turn} has the turn`, current_turn: this.stage.state.current_turn };
+      }
+      case 'send':
+        return this.send(req.to, req.content, req.type, name);
+      case 'approve': {
+        const targets = req.all ? await this.pendingFiles() : [await this.findPending(req.file ?? '')];
+        if (!req.all && !req.file) return { ok: false, message: 'name a pending file, or --all' };
+        const lines: string[] = [];
+        let ok = true;
+        for (const t of targets) {
+          if (typeof t === 'string') return { ok: false, message: t };
+          const r = await this.approve(t);
+          ok &&= r.ok;
+          lines.push(r.message);
+        }
+        return { ok, message: lines.join('\n') || 'nothing is pending' };
+      }
+      case 'reject': {
+        const p = await this.findPending(req.file);
+        if (typeof p === 'string') return { ok: false, message: p };
+        const d = p.folder.direction;
+        const note = `rejected by a person: ${req.reason}`;
+        const moved = await quarantine(this.stage.layout.rejected, join(this.stage.layout.pending, d.name, p.name), p.name, { reason: note, direction: d.name, from: d.from, to: d.to });
+        if (!moved) return { ok: false, message: `${p.key} is gone` };
+        await this.stage.events.emit('rejected', { file: p.name, direction: d.name, reason: note, stored_as: moved.name });
+        const err = await this.stage.typeInto(d.from, `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n[baton] it is still your turn; write a new message.`);
+        return { ok: true, message: `${p.key} rejected${err ? ` (could not tell ${d.from}: ${err})` : ` and ${d.from} was told why`}` };
+      }
+    }
+  }
+
+  /** A person's message (`baton send`): user_NNNN in the archive, typed into the agent's pane, no turn moved. */
+  async send(to: string, content: string, type: string, request: string): Promise<Reply> {
+    if (!this.stage.config.agents[to]) return { ok: false, message: `unknown agent "${to}" (agents: ${this.stage.config.order.join(', ')})` };
+    // Done already (a daemon killed after typing, before answering)? Then say so; typed but unstamped: flag it.
+    const counters = await archivedCounters(this.stage.layout.archive, 'user');
+    let record: ArchiveRecord | null = null;
+    for (const n of counters.slice(-20)) {
+      const r = await readRecord(this.stage.layout.archive, formatId(n, 'user'));
+      if (r && (r as { request?: string }).request === request) record = r;
+    }
+    if (record?.delivered_at) return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
+    const pane = await this.stage.paneFor(to);
+    if (!pane) return { ok: false, message: `not sent: ${whyNotTypable(this.stage.config.agents[to]!, null)}; ${to}'s pane is unavailable` };
+    const redelivered = record !== null;
+    if (!record) {
+      const n = Math.max(this.stage.state.user_counter ?? 0, counters.at(-1) ?? 0) + 1;
+      record = {
+        id: formatId(n, 'user'), reply_to: null, sender: 'user', receiver: to, type: type as ArchiveRecord['type'], content, direction: 'user',
+        source_file: request, received_at: new Date().toISOString(), delivered_at: null, request,
+      } as ArchiveRecord;
+      await archiveNew(this.stage.layout.archive, record);
+      await this.stage.saveState({ ...this.stage.state, user_counter: n });
+    }
+    const text = render({ id: record.id, from: 'user', to, reply_to: null, type, content, redelivered }, this.stage.config.delivery.template, userHint(this.stage.state));
+    const agent = this.stage.config.agents[to]!;
+    try {
+      await paste(this.stage.tmux, pane, text);
+      await submit(this.stage.tmux, pane, enterDelay(agent, this.stage.config.delivery.enter_delay_ms));
+      await confirmSubmit(this.stage.tmux, agent, pane);
+    } catch (err) {
+      if (!(err instanceof PasteError)) throw err;
+      return { ok: false, message: `${record.id} archived but not confirmed typed: ${err.message}; send it again` };
+    }
+    await archiveUpdate(this.stage.layout.archive, { ...record, delivered_at: new Date().toISOString(), ...(redelivered ? { redelivered: true } : {}) });
+    await this.stage.events.emit('sent', { id: record.id, to, ...(redelivered ? { redelivered: true } : {}) });
+    this.stage.log.success(`${record.id} user → ${to}`);
+    return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
+  }
+}
