@@ -612,7 +612,9 @@ export class Daemon {
     if (endsAt !== null && now >= endsAt) await this.finish('max_duration');
     const holder = this.state.current_turn;
     // The holder has written (a file is waiting, e.g. for a missing pane, or pending approval): not silent.
-    const wrote = this.folders.some((f) => f.direction.from === holder && [...f.entries.values()].some((e) => e.result?.kind === 'valid'));
+    const wrote =
+      this.folders.some((f) => f.direction.from === holder && [...f.entries.values()].some((e) => e.result?.kind === 'valid')) ||
+      (this.config.turns.moderated && (await this.steering.pendingFiles()).some((p) => p.folder.direction.from === holder));
     const plan = wrote ? ({ action: 'none', at: now + 1000 } as const) : nudgePlan(this.state, now, turns);
     if (plan.action === 'nudge') {
       const reply = this.state.pending_reply_to;
