@@ -259,7 +259,13 @@ export class Daemon {
       for (const f of this.folders) {
         let names: string[];
         try {
-          await lstat(f.direction.dir);
+          const st = await lstat(f.direction.dir);
+          if (f.ino !== undefined && st.ino !== f.ino) {
+            // Removed and made again between two looks: the watcher still watches the old folder.
+            this.log.warn(`${f.direction.dir} was replaced; watching the new folder`);
+            this.rewatch(f.direction.dir);
+          }
+          f.ino = st.ino;
           const listing = await listInbox(f.direction.dir);
           names = listing.names;
           f.undecodable = listing.undecodable; // moved by the next pass: only the loop moves files
@@ -268,8 +274,8 @@ export class Daemon {
           // The folder was removed under us: make it again and watch the new one.
           this.log.warn(`${f.direction.dir} disappeared; re-creating it`);
           await this.ensureFolders();
-          this.watcher?.unwatch(f.direction.dir);
-          this.watcher?.add(f.direction.dir);
+          f.ino = (await lstat(f.direction.dir)).ino;
+          this.rewatch(f.direction.dir);
           names = [];
         }
         const present = new Set(names);
@@ -282,6 +288,11 @@ export class Daemon {
     } catch (err) {
       this.log.warn(`rescan failed: ${String(err)}`);
     }
+  }
+
+  private rewatch(dir: string): void {
+    this.watcher?.unwatch(dir);
+    this.watcher?.add(dir);
   }
 
   // ---- the loop -------------------------------------------------------------------------------

@@ -39,7 +39,8 @@ export async function listInbox(dir: string): Promise<Listing> {
     try {
       name = strictUtf8.decode(b);
     } catch {
-      undecodable.push(b);
+      // Only a would-be message name is rejected; a dot-file or temp file with a bad byte is left alone.
+      if (isCandidateName(b.toString('utf8'))) undecodable.push(b);
       continue;
     }
     if (isCandidateName(name)) names.push(name);
@@ -154,4 +155,6 @@ export interface Folder {
   dirty: Set<string>;
   /** Names found by a rescan that are not valid UTF-8 (rejected by the next pass). */
   undecodable: Buffer[];
+  /** The folder's inode when last listed: a new one means it was replaced and must be watched again. */
+  ino?: number;
 }

@@ -60,8 +60,12 @@ export function validateMessage(value: unknown, dir: { from: string; to: string 
   if (m.receiver !== undefined && m.receiver !== dir.to) {
     return { ok: false, reason: `receiver: "${m.receiver}" does not match this folder, which carries messages to ${dir.to}` };
   }
-  // The daemon owns these; whatever an agent wrote there is dropped, not archived as if it were ours.
-  const rest: Record<string, unknown> = { ...m };
-  for (const k of DAEMON_KEYS) delete rest[k];
+  // Kept as written, built from the agent's own object: zod's copy would lose a key named "__proto__"
+  // (assigning it sets the prototype). The daemon owns DAEMON_KEYS; an agent's values for them are dropped.
+  const raw = value as Record<string, unknown>;
+  const rest: Record<string, unknown> = {};
+  const put = (k: string, v: unknown) => Object.defineProperty(rest, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(raw)) if (!(DAEMON_KEYS as readonly string[]).includes(k)) put(k, raw[k]);
+  put('type', m.type); // with its default
   return { ok: true, message: rest as Message };
 }

@@ -120,6 +120,7 @@ describe('termination', () => {
   it('max_duration_s ends it; baton end does too, with or without a daemon running', async () => {
     await start(['claude1', 'claude2'], { turns: { max_duration_s: 1 }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } });
     await waitFor('max_duration', () => (p.state().finished as { reason?: string } | undefined)?.reason === 'max_duration', 10_000);
+    await waitFor('finished event', () => p.events().find((e) => e.event === 'finished')); // written after state.json
     expect(p.events().find((e) => e.event === 'finished')).toMatchObject({ reason: 'max_duration' });
 
     // Without a daemon, the command does the work itself under the lock.

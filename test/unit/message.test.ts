@@ -15,6 +15,11 @@ describe('validateMessage', () => {
     );
     expect(r).toEqual({ ok: true, message: expect.objectContaining({ content: 'hi', mood: 'fine', type: 'message' }) });
   });
+  it('keeps every field as written, even one named "__proto__" (at the top and inside data)', () => {
+    const r = validateMessage(JSON.parse('{"content":"x","__proto__":{"a":1},"data":{"__proto__":5,"b":[1]}}'), route);
+    expect(r.ok && JSON.stringify(r.message)).toBe('{"content":"x","__proto__":{"a":1},"data":{"__proto__":5,"b":[1]},"type":"message"}');
+  });
+
   it('content alone is enough; type defaults to message', () => {
     expect(validateMessage({ content: 'x' }, route)).toEqual({ ok: true, message: { content: 'x', type: 'message' } });
   });
