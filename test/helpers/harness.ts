@@ -146,6 +146,23 @@ export class Project {
     }
     rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   }
+
+  /**
+   * Like recorder(), for an agent that comes up while a daemon is already looking for it: the session
+   * is started under another name and takes the agent's name only once the program reads its terminal,
+   * so no message can be typed into the pane before the recorder is there to read it.
+   */
+  async recorderWhenReady(name: string, opts: { reply?: boolean } = {}): Promise<string> {
+    const log = join(this.dir, `${name}.log`);
+    const starting = `${name}-starting`;
+    const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}`;
+    const r = await this.tmux(['new-session', '-d', '-s', starting, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${this.configFile}`, cmd]);
+    if (r.exitCode !== 0) throw new Error(`new-session ${starting}: ${r.stderr}`);
+    await waitFor(`recorder ${name} screen`, async () => (await this.tmux(['capture-pane', '-p', '-t', `=${starting}:`])).stdout.includes('recorder ready'));
+    const renamed = await this.tmux(['rename-session', '-t', `=${starting}`, name]);
+    if (renamed.exitCode !== 0) throw new Error(`rename-session ${starting} → ${name}: ${renamed.stderr}`);
+    return log;
+  }
 }
 
 function alive(pid: number): boolean {
@@ -183,4 +200,29 @@ export function readRecorder(log: string): { raw: Buffer; typed: string[]; paste
 
 export function touch(file: string): void {
   closeSync(openSync(file, 'w'));
+}
+
+export interface RejectionNote {
+  file: string;
+  reason: string;
+  stored_as: string;
+  direction?: string;
+  file_name_base64?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * rejected/ read back as (stored file, note) pairs. A name is a stored file when `<name>.error.json` sits
+ * beside it: a rejected file may itself be called `x.error.json`, so the suffix alone proves nothing.
+ * `orphans` are entries that are neither (a file without its note, a note without its file).
+ */
+export function rejectedPairs(p: Project): { stored: Array<{ name: string; note: RejectionNote }>; orphans: string[] } {
+  const names = p.ls('rejected');
+  const present = new Set(names);
+  const stored = names.filter((n) => present.has(`${n}.error.json`));
+  const notes = new Set(stored.map((n) => `${n}.error.json`));
+  return {
+    stored: stored.map((name) => ({ name, note: JSON.parse(readFileSync(p.path('rejected', `${name}.error.json`), 'utf8')) as RejectionNote })),
+    orphans: names.filter((n) => !present.has(`${n}.error.json`) && !notes.has(n)),
+  };
 }

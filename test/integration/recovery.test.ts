@@ -1,8 +1,8 @@
 import { execa } from 'execa';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { Project, readRecorder, waitFor } from '../helpers/harness.js';
 
 let p: Project;
 afterEach(async () => {
@@ -142,26 +142,69 @@ describe('start-up recovery after a crash mid-delivery', () => {
     expect(p.events().find((e) => e.event === 'recovered')).toBeTruthy();
   });
 
-  it('kill -9 during a ping-pong: restarted daemons lose nothing and never repeat a message silently', async () => {
+  // Seeded, so a failure can be replayed: BATON_STORM_SEED=<seed> npx vitest run test/integration/recovery.test.ts
+  const STORM_SEED = Number(process.env.BATON_STORM_SEED || 20261122);
+  it(`kill -9 storm during a ping-pong (seed ${STORM_SEED}): 12+ kills over 100+ messages, nothing lost, nothing repeated silently`, async () => {
+    const KILLS = 12;
+    const MESSAGES = 100;
+    const began = Date.now();
     p = new Project({ delivery: { enter_delay_ms: 0 } });
     const logs = { claude1: await p.recorder('claude1', { reply: true }), claude2: await p.recorder('claude2', { reply: true }) };
-    let daemon = (await p.startDaemon()).proc;
+    // Cheap probes (a directory listing, one record): parsing the whole archive every few ms would eat
+    // the CPU the daemon and the recorders need on a 2-core machine.
+    const archived = () => p.ls('archive').filter((n) => /^msg_\d+\.json$/.test(n)).length;
+    const record = (n: number) => JSON.parse(readFileSync(p.path('archive', `msg_${String(n).padStart(4, '0')}.json`), 'utf8')) as { delivered_at: string | null };
+    // Wrapped in an object: the subprocess is a thenable, and an async function returning it bare would wait for it to exit.
+    const start = async () => {
+      const d = await p.startDaemon(); // takes over the dead daemon's stale lock
+      if (d.proc.exitCode !== null) throw new Error(`the daemon did not start (seed ${STORM_SEED}): ${String((await d.proc).all)}`);
+      return d;
+    };
+    let daemon = (await start()).proc;
+    // A daemon killed with -9 cannot end what it started (its tmux control-mode client). Once in ~50 kills
+    // such a client was seen to outlive it, attached for good and keeping the private server alive past
+    // kill-server. Not part of the contract, so not asserted: counted, reported, and ended by pid.
+    const childrenOf = (pid: number | undefined) =>
+      pid ? readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
+    const running = (pid: number) => {
+      try {
+        return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+      } catch {
+        return false;
+      }
+    };
+    const orphans: number[] = [];
     p.send('c1_to_c2', 'opening.json', { content: 'ping' });
-    // Seeded pseudo-random kill moments, so a failure can be replayed.
-    let seed = 20261122;
+    let seed = STORM_SEED;
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    for (let kill = 0; kill < 5; kill++) {
-      const target = p.archive().length + 3 + Math.floor(rand() * 4);
-      await waitFor(`message ${target}`, () => p.archive().length >= target, 30_000, 2);
-      await new Promise((r) => setTimeout(r, rand() * 15));
+    let kills = 0;
+    for (; kills < KILLS; kills++) {
+      // Every 2–11 messages. Often the moment its record appears (before the paste or the delivered_at
+      // stamp: typed again, flagged), else 0–30 ms later (anywhere up to the stamp, or while a recorder
+      // is busy posting its reply).
+      const target = archived() + 2 + Math.floor(rand() * 10);
+      const delay = rand() < 0.4 ? 0 : rand() * 30;
+      await waitFor(`message ${target} (kill ${kills + 1}, seed ${STORM_SEED})`, () => archived() >= target, 60_000, 2);
+      if (delay) await sleep(delay);
+      const kids = childrenOf(daemon.pid);
       daemon.kill('SIGKILL');
       await daemon.catch(() => {});
-      daemon = (await p.startDaemon()).proc; // takes over the stale lock
+      await waitFor('the killed daemon\'s children to exit', () => !kids.some(running), 3000).catch(() => {});
+      for (const k of kids.filter(running)) {
+        orphans.push(k);
+        try {
+          process.kill(k, 'SIGKILL');
+        } catch {
+          /* gone meanwhile */
+        }
+      }
+      daemon = (await start()).proc;
     }
-    const final = p.archive().length + 5;
-    await waitFor('five more', () => p.archive().length >= final && p.archive().at(-1)?.delivered_at, 30_000);
+    const final = Math.max(MESSAGES, archived() + 5);
+    await waitFor(`${final} messages (seed ${STORM_SEED})`, () => archived() >= final && record(archived()).delivered_at, 90_000, 20);
     daemon.kill('SIGTERM');
-    await daemon;
+    const stopped = await daemon;
+    expect(stopped.exitCode, `exit after SIGTERM (killed by ${String(stopped.signal)}: it did not stop within 5 s)`).toBe(0);
 
     const archive = p.archive();
     const n = archive.length;
@@ -172,21 +215,54 @@ describe('start-up recovery after a crash mid-delivery', () => {
       expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
     });
     const last = archive[n - 1]!;
+    expect(last.delivered_at).toBeTruthy(); // SIGTERM finishes the delivery in progress
+    expect(p.state()).toMatchObject({ message_counter: n, last_message_id: last.id, pending_reply_to: last.id, current_turn: last.receiver });
+    // Nothing rejected, nothing left claimed (no fourth place at rest).
+    expect(p.ls('rejected')).toEqual([]);
+    expect([...p.ls('.claimed', 'c1_to_c2'), ...p.ls('.claimed', 'c2_to_c1')]).toEqual([]);
+
+    // Every message file ever written is in exactly one place. The files are the opening plus one
+    // "reply to <id>" per submitted paste a recorder read (a paste typed twice was answered twice); the
+    // places are the archive and the inboxes (replies posted after the last delivery, or answers to a
+    // redelivered message that wait their turn). The daemon is stopped, so the recorders' last posts
+    // only add to the inboxes: wait for both sides to agree, then compare.
+    const written = () => [
+      'ping',
+      ...Object.values(logs).flatMap((log) =>
+        readRecorder(log).pastes.flatMap((t) => {
+          const m = /^\[baton\] (msg_\d+) from /.exec(t);
+          return m ? [`reply to ${m[1]}`] : [];
+        }),
+      ),
+    ].sort();
+    // Message files only: a recorder's `baton post` may be writing its temp dot-file right now.
+    const inboxes = () =>
+      ['c1_to_c2', 'c2_to_c1'].flatMap((d) =>
+        p
+          .ls(d)
+          .filter((f) => !f.startsWith('.'))
+          .map((f) => ({ d, f, content: (JSON.parse(readFileSync(p.path(d, f), 'utf8')) as { content: string }).content })),
+      );
+    const found = () => [...archive.map((r) => r.content), ...inboxes().map((x) => x.content)].sort();
+    await waitFor('every reply posted', () => JSON.stringify(found()) === JSON.stringify(written()), 20_000).catch(() => {});
+    expect(found()).toEqual(written());
+    expect([...p.ls('c1_to_c2'), ...p.ls('c2_to_c1')]).toHaveLength(inboxes().length); // no temp file left behind
+    // The same file never sits in an inbox and in the archive.
+    const sources = new Set(archive.map((r) => `${String(r.direction)}/${String(r.source_file)}`));
+    expect(sources.size).toBe(n);
+    expect(inboxes().filter((x) => sources.has(`${x.d}/${x.f}`))).toEqual([]);
+
     // delivered_at is stamped once Enter is sent; the program reads the bytes later — much later when it
     // is busy running its own `baton post`. Give every pane time to read everything, then judge.
     const readAll = () =>
-      archive.every((r) => !r.delivered_at || readRecorder(logs[r.receiver as keyof typeof logs]).typed.some((t) => t.startsWith(`[baton] ${r.id} `)));
+      archive.every((r) => readRecorder(logs[r.receiver as keyof typeof logs]).typed.some((t) => t.startsWith(`[baton] ${r.id} `)));
     await waitFor('every delivered message read by its pane', readAll, 15_000).catch(() => {});
-    expect(p.state()).toMatchObject({ message_counter: n, last_message_id: last.id, pending_reply_to: last.id, current_turn: last.receiver });
-    // Every message is in exactly one place: nothing rejected, nothing left claimed (no fourth place at rest).
-    expect(p.ls('rejected')).toEqual([]);
-    expect([...p.ls('.claimed', 'c1_to_c2'), ...p.ls('.claimed', 'c2_to_c1')]).toEqual([]);
     // Each pane got every ID meant for it at least once, twice only where flagged.
     for (const [agent, log] of Object.entries(logs)) {
       const read = readRecorder(log);
       // Every paste counts as typed, submitted or not (a kill between paste and Enter leaves one unsubmitted).
       const headers = read.typed.map((t) => t.split('\n')[0]!);
-      for (const r of archive.filter((x) => x.receiver === agent && x.delivered_at)) {
+      for (const r of archive.filter((x) => x.receiver === agent)) {
         const got = headers.filter((h) => h.startsWith(`[baton] ${r.id} `));
         expect(got.length, `${r.id} typed into ${agent}; it read: ${JSON.stringify(headers)}; stray ${JSON.stringify(read.stray.slice(0, 300))}`).toBeGreaterThanOrEqual(1);
         if (got.length > 1) {
@@ -195,6 +271,17 @@ describe('start-up recovery after a crash mid-delivery', () => {
         }
         expect(got.length).toBeLessThanOrEqual(2);
       }
+      // Nothing but baton's messages reached the pane, and no message meant for the other agent.
+      expect(headers.every((h) => archive.some((r) => r.receiver === agent && h.startsWith(`[baton] ${r.id} from ${r.sender}`)))).toBe(true);
     }
-  });
+    const events = p.events();
+    const redelivered = events.filter((e) => e.event === 'redelivered').length;
+    expect(archive.filter((r) => r.redelivered).length).toBe(redelivered);
+    console.log(
+      `storm (seed ${STORM_SEED}): ${kills} kills, ${n} messages, ${redelivered} redelivered, ` +
+        `${events.filter((e) => e.event === 'recovered').length} recoveries, ${inboxes().length} replies left in inboxes, ` +
+        `${written().length} files written, 0 lost, 0 duplicated, ${Math.round((Date.now() - began) / 1000)} s` +
+        (orphans.length ? `; WARNING: ${orphans.length} child process(es) outlived a killed daemon (pids ${orphans.join(', ')})` : ''),
+    );
+  }, 180_000);
 });

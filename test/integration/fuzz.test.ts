@@ -1,0 +1,477 @@
+/**
+ * Fuzz: a few thousand random files — random bytes, random JSON, valid and nearly valid messages, special
+ * files, hard links — under random names, written atomically or not, thrown at a running daemon in both
+ * folders. Whatever comes, the daemon must stay up and every file must end in exactly one place
+ * (SPEC §3, §6): left in its inbox (not a candidate name, or a valid message waiting its turn), archived,
+ * or rejected with a note. Seeded: a failure replays with BATON_FUZZ_SEED=<seed> (BATON_FUZZ_FILES=<n>).
+ */
+import { execFileSync } from 'node:child_process';
+import { closeSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, renameSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Project, readRecorder, rejectedPairs, waitFor } from '../helpers/harness.js';
+
+const SEED = Number(process.env.BATON_FUZZ_SEED || 20261122);
+const FILES = Number(process.env.BATON_FUZZ_FILES || 2000);
+const MAX_BYTES = 65536;
+const DIRS = { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } as const;
+type Dir = keyof typeof DIRS;
+
+let p: Project;
+afterEach(async () => {
+  await p?.stop();
+});
+
+/** mulberry32: small, fast, and the same sequence on every machine for a given seed. */
+function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const chance = (q: number) => next() < q;
+  return { next, int, pick, chance };
+}
+type Rand = ReturnType<typeof prng>;
+
+// ---- what goes into names and texts ------------------------------------------------------------
+
+const WORDS = ['a', 'b', 'z', 'msg', 'reply', 'Draft', 'x1', '0', '42', '2025-11-21', 'ok', 'TODO'];
+const ODD = [' ', '  ', '"', "'", '`', '$', '$(id)', '\\', '*', '?', '[', ']', '#', '%', '&', ';', '|', '<', '>', '(', ')', '{', '}', '=', '+', ',', '@', '!', '^', '-', '_', '.', '..',
+  'é', 'ß', 'Ω', 'ねこ', '日本語', 'عربي', 'e\u0301', '🐈', '🎉', '👩\u200d💻', '\n', '\t', '\r', '\x01', '\x1b', '\x7f', '\u00a0', '\u202e', '\ufeff', '\u2028'];
+const PREFIXES = ['', '', '', '', '', '', '-', '--', '-rf ', ' ', '.', '~', '#'];
+const CANDIDATE_SUFFIXES = ['.json', '.json', '.json', '.json', '.json', '.json', '.error.json', '.1.json', '.json.error.json', '.tmp.json', ' .json'];
+const OTHER_SUFFIXES = ['.json.tmp', '.tmp', '.json~', '~', '.JSON', '.Json', '.txt', '', '.json ', '.jsonl', '.json.bak', '.json.', '.json\n', 'json'];
+const TEXT_PIECES = ['hello', 'ok', ' ', '\n', '\r\n', '\r', '\t', '\x00', '\x03', '\x04', '\x07', '\x1b', '\x1b[2J', '\x1b]0;title\x07', '\x1b[201~', '\x1b[200~', '\x7f', '\u0085', '\u009b1m',
+  'Enter', 'C-c', 'Escape', '$(rm -rf ~)', '`id`', '; kill-server', '"', "'", '\\', '/help', '!ls', 'é', 'ねこ', '日本語のテキスト', '🎉', '🐈\u200d⬛', '\u202e', '\ud800', '\udfff', '\ufffd', '\u2028'];
+const TYPES = ['message', 'question', 'response', 'task', 'signal', 'update', 'issue', 'handoff', 'request'];
+const TIMESTAMPS = ['2025-11-21', '2025-11-21T18:00', '2025-11-21T18:00:00Z', '2025-11-21T18:00:00.123+09:00', '2025-11-21T18:00:00-05:00'];
+// Keys the schema knows: never produced by the random-object generator, so its objects lack `content` and nothing else.
+const KNOWN = new Set(['content', 'sender', 'receiver', 'type', 'timestamp', 'subject', 'priority', 'data']);
+const DAEMON_KEYS = ['id', 'reply_to', 'received_at', 'delivered_at', 'direction', 'source_file', 'redelivered'];
+
+function text(r: Rand, maxPieces: number): string {
+  let s = '';
+  for (let i = r.int(1, maxPieces); i > 0; i--) s += r.chance(0.5) ? r.pick(WORDS) + ' ' : r.pick(TEXT_PIECES);
+  return s;
+}
+
+function key(r: Rand): string {
+  for (;;) {
+    // No "__proto__": the zod parse in src/message.ts drops such a key from the message and from data
+    // (reported; SPEC §3 says other fields are kept as given), which this test would flag as a lost field.
+    const k = r.chance(0.1) ? r.pick(['', ' ', 'constructor', 'toString', 'hasOwnProperty', 'ключ', '🔑', 'a.b', 'x\ny']) : `${r.pick(WORDS)}${r.int(0, 99)}`;
+    if (!KNOWN.has(k)) return k;
+  }
+}
+
+function json(r: Rand, depth: number): unknown {
+  const c = r.int(0, depth > 0 ? 7 : 4);
+  if (c === 0) return null;
+  if (c === 1) return r.chance(0.5);
+  if (c === 2) return r.pick([0, -1, 1e308, -0.5, 123456789012345, 3.14159, 2 ** 53 + 1]);
+  if (c <= 4) return text(r, 6);
+  if (c === 5) return Array.from({ length: r.int(0, 4) }, () => json(r, depth - 1));
+  return Object.fromEntries(Array.from({ length: r.int(0, 5) }, () => [key(r), json(r, depth - 1)]));
+}
+
+function object(r: Rand, depth: number): Record<string, unknown> {
+  return Object.fromEntries(Array.from({ length: r.int(1, 6) }, () => [key(r), json(r, depth)]));
+}
+
+/** A message the schema accepts; with `route` it names sender and/or receiver (only valid in its own folder). */
+function message(r: Rand, from: string, to: string, route: boolean): Record<string, unknown> {
+  const m: Record<string, unknown> = {};
+  if (r.chance(0.3)) m.timestamp = r.pick(TIMESTAMPS);
+  if (route && r.chance(0.7)) m.sender = from;
+  if (route && r.chance(0.7)) m.receiver = to;
+  m.content = text(r, 40);
+  if (r.chance(0.3)) m.type = r.pick(TYPES);
+  if (r.chance(0.2)) m.subject = text(r, 4);
+  if (r.chance(0.2)) m.priority = r.pick(['low', 'normal', 'high', 'urgent']);
+  if (r.chance(0.3)) m.data = object(r, 3);
+  if (r.chance(0.05)) m.data = { blob: 'd'.repeat(r.int(20_000, 60_000)) }; // near max_bytes (or over it: then rejected for size)
+  if (r.chance(0.3)) Object.assign(m, object(r, 2)); // agents' own fields, kept as given
+  // Fields the daemon owns, written by a confused agent: dropped, never archived as if they were ours.
+  if (r.chance(0.1)) for (const k of DAEMON_KEYS) m[k] = r.pick(['msg_9999', null, true, 'x', 7]);
+  return m;
+}
+
+// ---- one thrown file ---------------------------------------------------------------------------
+
+type Fate = 'valid' | 'reject' | 'ignore';
+interface Thrown {
+  i: number;
+  dir: Dir;
+  /** The name's exact bytes. */
+  name: Buffer;
+  fate: Fate;
+  kind: string;
+  /** For 'reject': what its note must say. */
+  reason?: RegExp;
+  node: 'file' | 'dir' | 'symlink' | 'fifo';
+  /** Regular files: exactly what was written. */
+  bytes?: Buffer;
+  linkTarget?: string;
+  /** Valid messages: the object written. */
+  message?: Record<string, unknown>;
+  /** The content is as valid (or not) in either folder: safe to hard-link into the other. */
+  routeFree: boolean;
+  /** What the content alone makes of it under a candidate name (the name may still make it ignored or rejected). */
+  contentFate: 'valid' | 'reject';
+  contentReason?: RegExp;
+  mode: string;
+}
+
+const label = (t: Pick<Thrown, 'dir' | 'name'>) => `${t.dir}/${JSON.stringify(t.name.toString('utf8'))}`;
+const keyOf = (dir: string, name: Buffer) => `${dir}/${name.toString('base64')}`;
+
+/** A random name, unique in its folder, at most 255 bytes; non-UTF-8 only for candidates (see below). */
+function name(r: Rand, taken: Set<string>, dir: Dir): Buffer {
+  for (;;) {
+    let stem = '';
+    for (let n = r.int(1, 8); n > 0; n--) stem += r.chance(0.6) ? r.pick(WORDS) : r.pick(ODD);
+    if (r.chance(0.03)) stem += 'L'.repeat(r.int(150, 260)); // very long: cut to the limit below
+    const candidate = r.chance(0.8);
+    const prefix = r.pick(PREFIXES);
+    const suffix = candidate ? r.pick(CANDIDATE_SUFFIXES) : r.pick(OTHER_SUFFIXES);
+    let stemBytes = Buffer.from(prefix + stem);
+    // Names that are not UTF-8, only where the daemon should read them (`*.json`, no leading dot): the
+    // daemon also moves a non-UTF-8 dot-file, `.tmp` or non-.json name (the inbox.ts bug hostile.test.ts shows).
+    if (candidate && !(prefix + stem).startsWith('.') && r.chance(0.03)) stemBytes = Buffer.concat([stemBytes, Buffer.from([r.pick([0xff, 0xfe, 0x80, 0xc3])])]);
+    const suffixBytes = Buffer.from(suffix);
+    if (stemBytes.length + suffixBytes.length > 255) {
+      // Cut to 255 bytes on a character boundary (the long run of L is ASCII, so this rarely splits anything).
+      let cut = 255 - suffixBytes.length;
+      while (cut > 0 && (stemBytes[cut]! & 0xc0) === 0x80) cut--;
+      stemBytes = stemBytes.subarray(0, cut);
+    }
+    const full = Buffer.concat([stemBytes, suffixBytes]);
+    const s = full.toString('latin1');
+    if (!full.length || s === '.' || s === '..' || full.includes(0x2f) || full.includes(0) || taken.has(keyOf(dir, full))) continue;
+    taken.add(keyOf(dir, full));
+    return full;
+  }
+}
+
+const isUtf8 = (b: Buffer) => {
+  try {
+    new TextDecoder('utf-8', { fatal: true }).decode(b);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** SPEC §3: `*.json`, not a dot-file (a name ending in .tmp or ~ does not end in .json). */
+const isCandidate = (n: Buffer) => n.subarray(-5).toString('latin1') === '.json' && n[0] !== 0x2e;
+
+/** Content for a regular file: its bytes, and what the daemon must make of them in folder `dir`. */
+function content(r: Rand, dir: Dir): Pick<Thrown, 'kind' | 'reason' | 'bytes' | 'message' | 'routeFree'> & { fate: 'valid' | 'reject' } {
+  const [from, to] = DIRS[dir];
+  const roll = r.next();
+  const out = (kind: string, bytes: Buffer, fate: 'valid' | 'reject', reason: RegExp | undefined, routeFree: boolean, message?: Record<string, unknown>) => {
+    // Size is checked before anything else: whatever it is, an over-size file is rejected for that.
+    if (bytes.length > MAX_BYTES) return { kind: kind === 'over max_bytes' ? kind : `${kind} (over max_bytes)`, bytes, fate: 'reject' as const, reason: new RegExp(`^${bytes.length} bytes is over inbox\\.max_bytes \\(${MAX_BYTES}\\)$`), routeFree };
+    return { kind, bytes, fate, reason, routeFree, message };
+  };
+  const serialize = (v: unknown) => Buffer.from((r.chance(0.05) ? '\ufeff' : '') + (r.chance(0.3) ? JSON.stringify(v, null, r.pick([1, 2, '\t'])) : JSON.stringify(v)));
+  if (roll < 0.08) {
+    const route = r.chance(0.5);
+    const m = message(r, from, to, route);
+    return out('valid', serialize(m), 'valid', undefined, m.sender === undefined && m.receiver === undefined, m);
+  }
+  if (roll < 0.16) {
+    const m = message(r, from, to, false);
+    if (r.chance(0.5)) m.sender = r.pick([to, 'ghost', 'user', '', 'Claude1', `${from} `]);
+    else m.receiver = r.pick([from, 'nobody', '', 'CLAUDE2', `${to}\n`]);
+    return out('wrong route', serialize(m), 'reject', m.sender !== undefined ? /^sender: ".*" does not match this folder/s : /^receiver: ".*" does not match this folder/s, false);
+  }
+  if (roll < 0.28) {
+    const m = message(r, from, to, false);
+    const [field, value] = r.pick<[string, unknown]>([
+      ['content', undefined], ['content', ''], ['content', 42], ['content', null], ['content', ['x']], ['content', {}],
+      ['type', 'shout'], ['type', 3], ['priority', 'now!'], ['timestamp', 'yesterday'], ['timestamp', '2025-13-45'], ['timestamp', 17],
+      ['subject', 5], ['data', [1]], ['data', 'x'], ['data', null], ['sender', 42], ['receiver', false],
+    ]);
+    if (value === undefined) delete m[field];
+    else m[field] = value;
+    return out('schema', serialize(m), 'reject', new RegExp(`^${field}: `), true);
+  }
+  if (roll < 0.38) return out('random object', serialize(object(r, 3)), 'reject', /^content: required$/, true);
+  if (roll < 0.46) {
+    const v = r.pick([() => [json(r, 2)], () => r.int(-5, 5), () => text(r, 3), () => r.chance(0.5), () => null])();
+    return out('not an object', serialize(v), 'reject', /^the message must be a JSON object, not /, true);
+  }
+  if (roll < 0.58) {
+    const whole = JSON.stringify(message(r, from, to, false));
+    let bytes: Buffer;
+    for (;;) {
+      bytes = Buffer.from(
+        r.pick([
+          () => whole.slice(0, r.int(0, whole.length - 1)),
+          () => `${whole.slice(0, -1)},}`,
+          () => whole.replace(/"/g, "'"),
+          () => `{"content": "raw control \x01 byte"}`,
+          () => `${whole}${whole}`,
+          () => text(r, 5),
+          () => 'NaN',
+          () => '{',
+        ])(),
+      );
+      try {
+        JSON.parse(bytes.toString('utf8').replace(/^\ufeff/, ''));
+      } catch {
+        break; // only text that really does not parse
+      }
+    }
+    return out('invalid JSON', bytes, 'reject', /^(invalid JSON|empty file$|not valid UTF-8$)/, true);
+  }
+  if (roll < 0.72) {
+    const bytes = Buffer.from(Array.from({ length: r.int(0, 3000) }, () => r.int(0, 255)));
+    return out('random bytes', bytes, 'reject', /^(invalid JSON|empty file$|not valid UTF-8$|the message must be a JSON object|content: required)/, true);
+  }
+  if (roll < 0.735) {
+    const depth = r.int(15_000, 25_000);
+    return out('deep data', Buffer.from(`{"content":"deep","data":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`), 'reject', /nested too deeply/, true);
+  }
+  if (roll < 0.75) return out('empty', Buffer.alloc(0), 'reject', /^empty file$/, true);
+  if (roll < 0.78) {
+    const m = { content: 'x'.repeat(r.int(MAX_BYTES, MAX_BYTES * 2)) };
+    return out('over max_bytes', Buffer.from(JSON.stringify(m)), 'reject', /over inbox\.max_bytes/, true);
+  }
+  if (roll < 0.92) {
+    // Valid JSON text around an invalid message: the most common agent mistakes, in bulk.
+    const m = message(r, from, to, false);
+    delete m.content;
+    return out('schema', serialize({ ...m, text: text(r, 10) }), 'reject', /^content: required$/, true);
+  }
+  // The rest: valid, without sender/receiver (so also fit for hard links into the other folder).
+  const m = message(r, from, to, false);
+  return out('valid', serialize(m), 'valid', undefined, true, m);
+}
+
+describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED})`, () => {
+  it('random files of every shape under random names: the daemon stays up and every file ends in exactly one place', async () => {
+    const began = Date.now();
+    const r = prng(SEED);
+    console.log(`fuzz seed ${SEED} (replay: BATON_FUZZ_SEED=${SEED} BATON_FUZZ_FILES=${FILES} npx vitest run test/integration/fuzz.test.ts)`);
+    p = new Project({ inbox: { max_bytes: MAX_BYTES, settle_ms: 300 }, delivery: { enter_delay_ms: 10 } });
+    const logs = { claude1: await p.recorder('claude1'), claude2: await p.recorder('claude2') };
+    const { proc: daemon } = await p.startDaemon();
+    const stage = join(p.dir, 'stage');
+    mkdirSync(stage);
+    writeFileSync(join(p.dir, 'outside.json'), JSON.stringify({ content: 'a symlink target outside the folders' }));
+    const at = (dir: Dir, n: Buffer) => Buffer.concat([Buffer.from(`${p.path(dir)}/`), n]);
+
+    const taken = new Set<string>();
+    const thrown: Thrown[] = [];
+    const linkable: Thrown[] = [];
+    const throwing = Date.now();
+    for (let i = 0; i < FILES; ) {
+      // A burst of files, then a short pause: the daemon sees some alone and many at once.
+      for (let burst = r.int(1, 60); burst > 0 && i < FILES; burst--, i++) {
+        const dir: Dir = r.chance(0.5) ? 'c1_to_c2' : 'c2_to_c1';
+        const n = name(r, taken, dir);
+        const path = at(dir, n);
+        const fateOfName = (contentFate: 'valid' | 'reject', reason?: RegExp): { fate: Fate; reason?: RegExp } =>
+          !isCandidate(n) ? { fate: 'ignore' } : !isUtf8(n) ? { fate: 'reject', reason: /^the file name is not valid UTF-8$/ } : { fate: contentFate, ...(reason ? { reason } : {}) };
+        const special = r.next();
+        if (special < 0.015) {
+          // A directory, sometimes with something in it: made elsewhere and renamed in whole.
+          const s = join(stage, `d${i}`);
+          mkdirSync(s);
+          if (r.chance(0.5)) writeFileSync(join(s, 'inner.json'), '{"content": "inside a directory"}');
+          renameSync(s, path);
+          thrown.push({ i, dir, name: n, kind: 'directory', node: 'dir', routeFree: true, contentFate: 'reject', mode: 'rename', ...fateOfName('reject', /^not a regular file \(a directory\)$/) });
+        } else if (special < 0.03) {
+          const target = r.pick([join(p.dir, 'outside.json'), join(p.dir, 'nowhere.json'), p.dir, '/dev/zero', 'relative.json']);
+          symlinkSync(target, path);
+          thrown.push({ i, dir, name: n, kind: 'symlink', node: 'symlink', linkTarget: target, routeFree: true, contentFate: 'reject', mode: 'symlink', ...fateOfName('reject', /^a symbolic link \(never followed\)$/) });
+        } else if (special < 0.04 && isUtf8(n)) {
+          execFileSync('mkfifo', [path.toString('utf8')]);
+          thrown.push({ i, dir, name: n, kind: 'FIFO', node: 'fifo', routeFree: true, contentFate: 'reject', mode: 'mkfifo', ...fateOfName('reject', /^not a regular file \(a FIFO\)$/) });
+        } else if (special < 0.06 && linkable.length) {
+          // A hard link to a file thrown earlier (often into the other folder): the same inode under two names.
+          const src = r.pick(linkable);
+          try {
+            linkSync(at(src.dir, src.name), path);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+            taken.delete(keyOf(dir, n)); // already taken or rejected: nothing thrown this time, draw again
+            i--;
+            continue;
+          }
+          thrown.push({ ...src, reason: undefined, i, dir, name: n, mode: 'hard link', ...fateOfName(src.contentFate, src.contentReason) });
+        } else {
+          const c = content(r, dir);
+          const mode = r.pick(['rename', 'rename', 'write', 'two writes']);
+          if (mode === 'rename') {
+            // The well-behaved writer: a temp file elsewhere on the same file system, then rename(2).
+            const s = join(stage, `f${i}`);
+            writeFileSync(s, c.bytes!);
+            renameSync(s, path);
+          } else if (mode === 'write') {
+            writeFileSync(path, c.bytes!); // open(O_TRUNC) then write: the daemon may see it empty or partial
+          } else {
+            const fd = openSync(path, 'w');
+            const cut = r.int(0, c.bytes!.length);
+            writeSync(fd, c.bytes!, 0, cut);
+            writeSync(fd, c.bytes!, cut, c.bytes!.length - cut);
+            closeSync(fd);
+          }
+          const t: Thrown = { i, dir, name: n, node: 'file', mode, ...c, contentFate: c.fate, ...(c.reason ? { contentReason: c.reason } : {}), ...fateOfName(c.fate, c.reason) };
+          thrown.push(t);
+          if (c.routeFree) linkable.push(t);
+        }
+      }
+      await sleep(r.int(0, 40));
+    }
+    const throwMs = Date.now() - throwing;
+
+    // ---- wait until the daemon is done with everything ----------------------------------------
+    const present = () => {
+      const s = new Set<string>();
+      for (const dir of Object.keys(DIRS)) for (const n of readdirSync(p.path(dir), { encoding: 'buffer' })) s.add(keyOf(dir, n));
+      return s;
+    };
+    const archived = () => readdirSync(p.path('archive')).filter((n) => /^msg_\d+\.json$/.test(n)).length;
+    const quiet = () => {
+      const here = present();
+      // Every file due for rejection has left its inbox …
+      if (thrown.some((t) => t.fate === 'reject' && here.has(keyOf(t.dir, t.name)))) return false;
+      // … no valid message waits in the folder of the agent whose turn it is …
+      const turn = p.state().current_turn as string;
+      if (thrown.some((t) => t.fate === 'valid' && DIRS[t.dir][0] === turn && here.has(keyOf(t.dir, t.name)))) return false;
+      // … and the last delivery is finished.
+      const n = archived();
+      return n === 0 || Boolean(JSON.parse(readFileSync(p.path('archive', `msg_${String(n).padStart(4, '0')}.json`), 'utf8')).delivered_at);
+    };
+    const snapshot = () => `${archived()}/${p.ls('rejected').length}/${present().size}`;
+    let last = '';
+    await waitFor(
+      'quiescence',
+      async () => {
+        if (!quiet()) return false;
+        const s = snapshot();
+        await sleep(1500); // and nothing moves for a while
+        const same = s === snapshot() && s === last;
+        last = s;
+        return same;
+      },
+      180_000,
+      100,
+    );
+    const settleMs = Date.now() - throwing - throwMs;
+    expect(daemon.exitCode, 'the daemon is still running').toBeNull();
+    daemon.kill('SIGTERM');
+    const stopped = await daemon;
+    expect(stopped.exitCode, `exit after SIGTERM (signal ${String(stopped.signal)})`).toBe(0);
+
+    // ---- every file in exactly one place -------------------------------------------------------
+    const byKey = new Map(thrown.map((t) => [keyOf(t.dir, t.name), t]));
+    expect(byKey.size).toBe(thrown.length);
+    const place = new Map<string, string>();
+    const put = (k: string, where: string) => {
+      expect(place.get(k), `${k} is in ${place.get(k)} and in ${where}`).toBeUndefined();
+      place.set(k, where);
+    };
+
+    // Left in the inboxes: every non-candidate, untouched; valid messages waiting their turn; nothing else.
+    for (const dir of Object.keys(DIRS) as Dir[]) {
+      for (const n of readdirSync(p.path(dir), { encoding: 'buffer' })) {
+        const t = byKey.get(keyOf(dir, n));
+        expect(t, `${label({ dir, name: n })} is in its inbox but was never thrown`).toBeDefined();
+        expect(t!.fate, `${label(t!)} (${t!.kind}) is still in its inbox`).not.toBe('reject');
+        put(keyOf(dir, n), 'inbox');
+        const st = lstatSync(at(dir, n));
+        if (t!.node === 'file') expect(readFileSync(at(dir, n)).equals(t!.bytes!), `${label(t!)} changed`).toBe(true);
+        if (t!.node === 'dir') expect(st.isDirectory()).toBe(true);
+        if (t!.node === 'fifo') expect(st.isFIFO()).toBe(true);
+        if (t!.node === 'symlink') expect(readlinkSync(at(dir, n))).toBe(t!.linkTarget);
+      }
+    }
+    const held = thrown.filter((t) => t.fate === 'valid' && place.get(keyOf(t.dir, t.name)) === 'inbox');
+    // They all wait in one folder: the turn holder has none left.
+    expect(new Set<string>(held.map((t) => DIRS[t.dir][0])).has(p.state().current_turn as string)).toBe(false);
+
+    // Archived: valid messages only, each once, content and the agent's own fields as written.
+    const archive = p.archive();
+    for (const rec of archive) {
+      const k = keyOf(String(rec.direction), Buffer.from(String(rec.source_file)));
+      const t = byKey.get(k);
+      expect(t, `${rec.id} came from ${k}, which was never thrown`).toBeDefined();
+      expect(t!.fate, `${label(t!)} (${t!.kind}) was archived as ${rec.id}`).toBe('valid');
+      put(k, rec.id);
+      const [from, to] = DIRS[t!.dir];
+      expect(rec).toMatchObject({ sender: from, receiver: to, type: t!.message!.type ?? 'message' });
+      for (const [f, v] of Object.entries(t!.message!)) if (!DAEMON_KEYS.includes(f)) expect(rec[f], `${rec.id}.${f}`).toEqual(v);
+      expect(rec.content).toBe(t!.message!.content);
+    }
+
+    // Rejected: each with its note naming the file and a reason that fits what it was.
+    const { stored, orphans } = rejectedPairs(p);
+    expect(orphans).toEqual([]);
+    for (const { name: storedAs, note } of stored) {
+      const k = keyOf(String(note.direction), note.file_name_base64 ? Buffer.from(note.file_name_base64, 'base64') : Buffer.from(note.file));
+      const t = byKey.get(k);
+      expect(t, `rejected/${storedAs} (${JSON.stringify(note)}) was never thrown`).toBeDefined();
+      expect(t!.fate, `${label(t!)} (${t!.kind}) was rejected: ${note.reason}`).toBe('reject');
+      expect(note.reason, `${label(t!)} (${t!.kind})`).toMatch(t!.reason!);
+      expect(note.stored_as).toBe(storedAs);
+      put(k, `rejected/${storedAs}`);
+      const st = lstatSync(p.path('rejected', storedAs));
+      if (t!.node === 'file') expect(readFileSync(p.path('rejected', storedAs)).equals(t!.bytes!), `rejected/${storedAs} differs from ${label(t!)}`).toBe(true);
+      if (t!.node === 'dir') expect(st.isDirectory()).toBe(true);
+      if (t!.node === 'fifo') expect(st.isFIFO()).toBe(true);
+      if (t!.node === 'symlink') expect(readlinkSync(p.path('rejected', storedAs))).toBe(t!.linkTarget);
+    }
+    const lost = thrown.filter((t) => !place.has(keyOf(t.dir, t.name)));
+    expect(lost.map((t) => `${label(t)} (${t.kind}, ${t.fate})`)).toEqual([]);
+    expect([...p.ls('.claimed', 'c1_to_c2'), ...p.ls('.claimed', 'c2_to_c1')]).toEqual([]);
+
+    // ---- the conversation itself -----------------------------------------------------------------
+    const n = archive.length;
+    expect(archive.map((x) => x.id)).toEqual(Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`));
+    archive.forEach((x, i) => {
+      expect(x.sender).toBe(i % 2 ? 'claude2' : 'claude1');
+      expect(x.reply_to).toBe(i ? archive[i - 1]!.id : null);
+      expect(x.delivered_at).toBeTruthy();
+    });
+    const state = p.state();
+    expect(state).toMatchObject(
+      n ? { message_counter: n, last_message_id: archive[n - 1]!.id, pending_reply_to: archive[n - 1]!.id, current_turn: archive[n - 1]!.receiver } : { message_counter: 0, current_turn: 'claude1' },
+    );
+    const events = p.events();
+    expect(events.filter((e) => e.event === 'delivered').map((e) => e.id)).toEqual(archive.map((x) => x.id));
+    expect(events.filter((e) => e.event === 'rejected')).toHaveLength(stored.length);
+    const heldEvents = events.filter((e) => e.event === 'held').map((e) => `${String(e.direction)}/${String(e.file)}`);
+    expect(heldEvents.length, 'a held event once per file').toBe(new Set(heldEvents).size);
+    // Every message still waiting was examined and found out of turn.
+    for (const t of held) expect(heldEvents, `${label(t)} waits without a held event`).toContain(`${t.dir}/${t.name.toString('utf8')}`);
+    // Each pane read exactly the messages meant for it, once each, in order, and nothing else.
+    for (const [agent, log] of Object.entries(logs)) {
+      const mine = archive.filter((x) => x.receiver === agent).map((x) => x.id);
+      await waitFor(`${agent} read ${mine.length} messages`, () => readRecorder(log).pastes.length >= mine.length, 15_000).catch(() => {});
+      const read = readRecorder(log);
+      expect(read.pastes.map((t) => /^\[baton\] (msg_\d+) from /.exec(t)?.[1] ?? t.slice(0, 80))).toEqual(mine);
+      expect(read.unsubmitted).toEqual([]);
+      expect(read.stray).toBe('');
+    }
+
+    const count = (f: Fate) => thrown.filter((t) => t.fate === f).length;
+    const kinds = Object.entries(thrown.reduce<Record<string, number>>((a, t) => ({ ...a, [t.kind]: (a[t.kind] ?? 0) + 1 }), {}))
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+    console.log(
+      `fuzz seed ${SEED}: ${thrown.length} files thrown in ${throwMs} ms (${count('valid')} valid, ${count('reject')} bad, ${count('ignore')} not candidates); ` +
+        `${n} archived, ${stored.length} rejected, ${held.length} valid held, ${count('ignore')} left alone; quiet ${settleMs} ms later; ` +
+        `0 lost, 0 in two places; ${Math.round((Date.now() - began) / 1000)} s in all\n  kinds: ${kinds}`,
+    );
+  }, 300_000);
+});
