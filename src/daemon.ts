@@ -28,7 +28,7 @@ import { byName, examine, isCandidateName, listInbox, type Entry, type Examined,
 import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
 import { log as defaultLog, type Logger } from './log.js';
-import { confirmSubmit, enterDelay, findPane, paste, PasteError, submit, targetOf, whyNotReady, whyNotTypable, type Confirmation, type PaneInfo } from './pane.js';
+import { confirmSubmit, enterDelay, findPane, paste, PasteError, pasteShown, submit, targetOf, typeText, whyNotReady, whyNotTypable, type Confirmation, type PaneInfo } from './pane.js';
 import { quarantine, tidyRejected } from './rejected.js';
 import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
@@ -544,7 +544,13 @@ export class Daemon {
         p.pastedAt = await paste(this.tmux, pane, text);
       }
       if (!p.entered) {
-        await submit(this.tmux, pane, enterDelay(agent, this.config.delivery.enter_delay_ms));
+        if (!(await pasteShown(this.tmux, agent, pane))) {
+          // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
+          p.pastedAt = null;
+          p.maybeTyped = true;
+          throw new PasteError(`the paste never showed in ${pane.id}'s input box`, true);
+        }
+        await submit(this.tmux, pane, Math.max(0, enterDelay(agent, this.config.delivery.enter_delay_ms) - (performance.now() - (p.pastedAt ?? 0))));
         p.entered = true;
       }
       p.confirmed ??= await confirmSubmit(this.tmux, agent, pane);
@@ -681,9 +687,7 @@ export class Daemon {
     if (!pane) return whyNotTypable(this.config.agents[agent]!, null) ?? 'pane unavailable';
     const a = this.config.agents[agent]!;
     try {
-      await paste(this.tmux, pane, text);
-      await submit(this.tmux, pane, enterDelay(a, this.config.delivery.enter_delay_ms));
-      await confirmSubmit(this.tmux, a, pane);
+      await typeText(this.tmux, a, pane, text, enterDelay(a, this.config.delivery.enter_delay_ms));
       return null;
     } catch (err) {
       if (err instanceof PasteError) return err.message;

@@ -109,6 +109,30 @@ export async function whyNotReady(tmux: Tmux, agent: Pick<Agent, 'kind' | 'targe
   return problem ? { reason: `pane ${pane.id}: ${problem}`, screen: screen! } : null;
 }
 
+/**
+ * Kinds whose screen is read: wait until the input box shows the paste. Only then does an empty box after
+ * Enter mean "submitted" — read too early, the box still looks empty because the paste is not drawn yet
+ * (seen with the real Claude Code at enter_delay_ms 0). True at once for kinds whose screen is not read.
+ */
+export async function pasteShown(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo, boundMs = 1500): Promise<boolean> {
+  if (!KINDS[agent.kind].readScreen || pane.demo) return true;
+  for (const until = performance.now() + boundMs; performance.now() < until; await sleep(25)) {
+    if ((await readScreen(tmux, agent, pane))?.state === 'holding') return true;
+  }
+  return false;
+}
+
+/**
+ * Paste, see it in the box, press Enter `delayMs` after the paste, confirm: baton's own notices and a
+ * person's messages. Throws PasteError when any step fails.
+ */
+export async function typeText(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo, text: string, delayMs: number): Promise<Confirmation> {
+  const at = await paste(tmux, pane, text);
+  if (!(await pasteShown(tmux, agent, pane))) throw new PasteError(`the paste never showed in ${pane.id}'s input box`, true);
+  await submit(tmux, pane, Math.max(0, delayMs - (performance.now() - at)));
+  return confirmSubmit(tmux, agent, pane);
+}
+
 /** How a submit was confirmed, recorded in the archive. */
 export type Confirmation = 'screen' | 'screen_after_second_enter' | 'not_checked';
 

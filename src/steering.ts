@@ -15,7 +15,7 @@ import { ensureDir, isErrno, moveNoClobber } from './fsx.js';
 import { byName, examine, isCandidateName, type Entry, type Folder } from './inbox.js';
 import type { Layout } from './layout.js';
 import type { Logger } from './log.js';
-import { confirmSubmit, enterDelay, paste, PasteError, submit, whyNotTypable, type PaneInfo } from './pane.js';
+import { enterDelay, PasteError, typeText, whyNotTypable, type PaneInfo } from './pane.js';
 import { quarantine } from './rejected.js';
 import { answer, answered, pendingRequests, readRequest, type Reply, type Request } from './requests.js';
 import type { State } from './state.js';
@@ -194,9 +194,7 @@ export class Steering {
     const text = render({ id: record.id, from: 'user', to, reply_to: null, type, content, redelivered }, this.stage.config.delivery.template, userHint(this.stage.state));
     const agent = this.stage.config.agents[to]!;
     try {
-      await paste(this.stage.tmux, pane, text);
-      await submit(this.stage.tmux, pane, enterDelay(agent, this.stage.config.delivery.enter_delay_ms));
-      await confirmSubmit(this.stage.tmux, agent, pane);
+      await typeText(this.stage.tmux, agent, pane, text, enterDelay(agent, this.stage.config.delivery.enter_delay_ms));
     } catch (err) {
       if (!(err instanceof PasteError)) throw err;
       return { ok: false, message: `${record.id} archived but not confirmed typed: ${err.message}; send it again` };

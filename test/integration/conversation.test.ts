@@ -84,6 +84,7 @@ describe('termination', () => {
     for (let i = 1; i <= 3; i++) p.send('c2_to_c1', `b${i}.json`, { content: `c2 says ${i}` });
     await waitFor('finished', () => (p.state().finished as { reason?: string } | undefined)?.reason === 'max_turns');
     expect(p.archive().map((r) => r.content)).toEqual(['c1 says 1', 'c2 says 1', 'c1 says 2']);
+    await waitFor('finished event', () => p.events().some((e) => e.event === 'finished')); // written after state.json
     expect(p.events().filter((e) => e.event === 'finished')).toHaveLength(1);
     for (const log of Object.values(logs)) {
       await waitFor('notice', () => readRecorder(log).pastes.some((t) => t.startsWith('[baton] the conversation has finished: it reached max_turns (3)')));

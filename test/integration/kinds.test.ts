@@ -67,6 +67,17 @@ describe('claude kind: readiness gate and submit confirmation', () => {
     expect(submitted(c2)[0]).toContain('x'.repeat(2000));
   });
 
+  it('a paste drawn late: Enter waits until the box shows it, so an empty box really means submitted', async () => {
+    claudeProject({ delivery: { enter_delay_ms: 0 } });
+    const c2 = await session('claude2', FAKE_CLAUDE, ['--paste-lag', '400'], '❯');
+    await session('claude1', FAKE_CLAUDE, [], '❯');
+    await p.startDaemon();
+    p.send('c1_to_c2', 'a.json', { content: 'drawn late' });
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+    expect(p.archive()[0]!.confirmed).toBe('screen');
+    expect(submitted(c2)).toEqual([expect.stringMatching(/^\[baton\] msg_0001 from claude1\ndrawn late/)]);
+  });
+
   it('text that never leaves the box is reported failed (event, not stamped delivered), never counted as delivered', async () => {
     claudeProject();
     await session('claude2', FAKE_CLAUDE, ['--never-submit'], '❯');
