@@ -7,12 +7,17 @@
  *
  *   INBOX ──rename to .claimed/<dir>/<id>/<name>──▶ CLAIMED ──archive/<id>.json (delivered_at: null)──▶
  *   ARCHIVED ──remove the claim; state.json (turn passes, counter = N)──▶ COMMITTED ──paste──▶ PASTED
- *   ──Enter──▶ TYPED ──archive/<id>.json (delivered_at: time)──▶ DELIVERED
+ *   ──Enter──▶ TYPED ──submit confirmed──▶ CONFIRMED ──archive/<id>.json (delivered_at, confirmed)──▶ DELIVERED
+ *
+ * For kinds whose screen is read (claude), Enter is pressed only once the input box shows the paste,
+ * and CONFIRMED means the box is empty again (one more Enter if the text is still there); a kind whose
+ * screen is not read is confirmed "not_checked". Failures in these steps are retried (only the missing
+ * step: Enter, or the look) with backoff, reported as `delivery_failed`, never stamped delivered.
  *
  * Killed in CLAIMED: no record exists for <id>; at start-up the file goes back to its inbox, same name.
  * Killed in ARCHIVED: state.json lags the archive by one; at start-up it is rebuilt from the last
  * record, the leftover claim is removed, and the message is typed (nothing was typed yet).
- * Killed in COMMITTED, PASTED or TYPED: the record has no delivered_at and the paste may have happened,
+ * Killed in COMMITTED, PASTED, TYPED or CONFIRMED: the record has no delivered_at and the paste may have happened,
  * so the message is typed again with "(redelivered)" in its header and a `redelivered` event.
  * At rest a message is thus in exactly one of: its inbox, archive/, rejected/.
  */
