@@ -511,11 +511,14 @@ export class Daemon {
     this.state = { ...this.state, ...decision.next, turn_started_at: now, started_at: this.state.started_at ?? now, nudges: 0, stalled: false };
     this.conductAt = 0; // a new turn: its reminders are planned afresh
     this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, confirmed: null, lastError: null, firstSeen: entry.firstSeen };
-    // The claim is now a copy of the archived message; a leftover is removed at the next start.
-    await unlink(join(claimDir, name))
-      .then(() => rmdir(claimDir))
-      .catch((err) => this.log.warn(`cannot remove the claim ${claimDir}: ${String(err)}`));
-    await writeState(this.layout.state, this.state);
+    // The claim is now a copy of the archived message (a leftover is removed at the next start), so it
+    // goes while state.json is written: neither order matters to recovery.
+    await Promise.all([
+      unlink(join(claimDir, name))
+        .then(() => rmdir(claimDir))
+        .catch((err) => this.log.warn(`cannot remove the claim ${claimDir}: ${String(err)}`)),
+      writeState(this.layout.state, this.state),
+    ]);
     await this.finishPending(pane);
     return true;
   }
