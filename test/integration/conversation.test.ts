@@ -155,10 +155,18 @@ describe('reminders', () => {
       ['claude2', 'msg_0001', 1],
       ['claude2', 'msg_0001', 2],
     ]);
-    const gaps = [Date.parse(nudged[1]!.ts as string) - Date.parse(nudged[0]!.ts as string)];
-    expect(gaps[0]).toBeGreaterThanOrEqual(700); // the second gap is 2 × timeout_s
+    // Growing gaps: reminder n is never before T × (2^n − 1) into the turn, stalled never before T × 7.
+    // (Lower bounds only: a loaded machine may run late, never early.)
+    const turnStart = Date.parse(p.state().turn_started_at as string);
+    const at = (e: Record<string, unknown>) => Date.parse(e.ts as string) - turnStart;
+    expect(at(nudged[0]!)).toBeGreaterThanOrEqual(400);
+    expect(at(nudged[1]!)).toBeGreaterThanOrEqual(1200);
+    await waitFor('stalled event', () => p.events().some((e) => e.event === 'stalled')); // written after state.json
     expect(p.events().filter((e) => e.event === 'stalled')).toHaveLength(1);
-    const reminders = readRecorder(logs.claude2!).pastes.filter((t) => t.startsWith('[baton] reminder'));
+    expect(at(p.events().find((e) => e.event === 'stalled')!)).toBeGreaterThanOrEqual(2800);
+    const reminderPastes = () => readRecorder(logs.claude2!).pastes.filter((t) => t.startsWith('[baton] reminder'));
+    await waitFor('both reminders read', () => reminderPastes().length === 2);
+    const reminders = reminderPastes();
     expect(reminders.map((t) => t.split('\n')[0])).toEqual([
       '[baton] reminder 1/2: claude2, it is your turn and msg_0001 is waiting for your reply.',
       '[baton] reminder 2/2: claude2, it is your turn and msg_0001 is waiting for your reply.',
