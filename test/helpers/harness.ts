@@ -132,6 +132,7 @@ export class Project {
   }
 
   async stop(): Promise<void> {
+    if (!existsSync(this.dir)) return; // stopped already
     for (const d of this.daemons) if (d.exitCode === null) d.kill('SIGTERM');
     await Promise.all(this.daemons.map((d) => d.catch(() => {})));
     // Kill only this test's server, by its socket path.

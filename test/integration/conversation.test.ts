@@ -77,6 +77,42 @@ describe('N agents and the three policies', () => {
   });
 });
 
+describe('four agents', () => {
+  it('round_robin and handoff with four agents, driven by baton post, ended by max_turns: the transcript matches the archive', async () => {
+    for (const policy of ['round_robin', 'handoff'] as const) {
+      const agents = ['w', 'x', 'y', 'z'];
+      const logs = await start(agents, { turns: { policy, max_turns: 6 } });
+      // Under handoff each speaker picks the next one: here a fixed shuffle, not config order.
+      const next: Record<string, string> = policy === 'handoff' ? { w: 'y', y: 'x', x: 'z', z: 'w' } : { w: 'x', x: 'y', y: 'z', z: 'w' };
+      let speaker = 'w';
+      for (let i = 1; i <= 7; i++) {
+        const to = next[speaker]!;
+        const r = await p.cli(['post', '--as', speaker, ...(policy === 'handoff' ? ['--to', to] : []), `turn ${i} from ${speaker}`]);
+        expect(r.exitCode, r.stderr).toBe(0);
+        if (i <= 6) await waitFor(`turn ${i}`, () => p.archive()[i - 1]?.delivered_at);
+        speaker = to;
+      }
+      await waitFor('finished', () => p.state().finished);
+      const archive = p.archive();
+      expect(archive.map((r) => `${r.sender}>${r.receiver}`)).toEqual(
+        policy === 'handoff' ? ['w>y', 'y>x', 'x>z', 'z>w', 'w>y', 'y>x'] : ['w>x', 'x>y', 'y>z', 'z>w', 'w>x', 'x>y'],
+      );
+      // The seventh is held, not lost; the transcript is the archive in order.
+      const held = agents.flatMap((a) => p.ls().filter((d) => d.startsWith(`${a}_to_`)).flatMap((d) => p.ls(d)));
+      expect(held).toHaveLength(1);
+      const log = (await p.cli(['log', '--json'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; content: string });
+      expect(log.map((l) => [l.id, l.content])).toEqual(archive.map((r) => [r.id, r.content]));
+      // Every agent that received something read exactly what the archive says, in order.
+      for (const a of agents) {
+        const mine = archive.filter((r) => r.receiver === a).map((r) => r.id);
+        await waitFor(`${a} read`, () => heads(logs[a]!).filter((h) => h.startsWith('[baton] msg_')).length >= mine.length);
+        expect(heads(logs[a]!).filter((h) => h.startsWith('[baton] msg_')).map((h) => h.split(' ')[1])).toEqual(mine);
+      }
+      await p.stop();
+    }
+  });
+});
+
 describe('termination', () => {
   it('max_turns: the last message is delivered, later files are held (not lost), every pane is told; resume continues', async () => {
     const logs = await start(['claude1', 'claude2'], { turns: { max_turns: 3 }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } });
