@@ -17,7 +17,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { render, replyHint, userHint } from '../../src/compose.js';
 import type { Config } from '../../src/config.js';
-import { Project, ROOT, waitFor } from '../helpers/harness.js';
+import { alive, Project, ROOT, waitFor } from '../helpers/harness.js';
 import { MockAnthropic, shq, type LoggedRequest } from './mock-anthropic.js';
 
 const VERSION = '2.1.197';
@@ -176,20 +176,11 @@ afterEach(async () => {
   // let the Claude Code processes of its panes exit (they write to their HOMEs on the way out), and only
   // then let p.stop() remove the project folder.
   const pids = (await p.tmux(['list-panes', '-a', '-F', '#{pane_pid}'])).stdout.split('\n').filter(Boolean).map(Number);
-  await p.tmux(['kill-server']); // p.env points tmux at this test's private server
+  await p.killServer();
   await waitFor('Claude Code to exit', () => pids.every((pid) => !alive(pid)), 15_000).catch(() => {});
   await p.stop();
   p = undefined;
 });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
   // A test of its own (not a hook, whose failure would only skip the test): a failed install fails

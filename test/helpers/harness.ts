@@ -131,13 +131,22 @@ export class Project {
     return existsSync(d) ? readdirSync(d).sort() : [];
   }
 
+  /** This test's tmux server socket (under its private TMUX_TMPDIR). */
+  get socket(): string {
+    return join(this.tmuxDir, `tmux-${process.getuid?.() ?? 0}`, 'default');
+  }
+
+  /** Kill only this test's tmux server, named by its socket path. */
+  async killServer(): Promise<number | undefined> {
+    if (!existsSync(this.socket)) return undefined;
+    return (await execa('tmux', ['-S', this.socket, 'kill-server'], { reject: false })).exitCode;
+  }
+
   async stop(): Promise<void> {
     if (!existsSync(this.dir)) return; // stopped already
     for (const d of this.daemons) if (d.exitCode === null) d.kill('SIGTERM');
     await Promise.all(this.daemons.map((d) => d.catch(() => {})));
-    // Kill only this test's server, by its socket path.
-    const sock = join(this.tmuxDir, `tmux-${process.getuid?.() ?? 0}`, 'default');
-    if (existsSync(sock)) await execa('tmux', ['-S', sock, 'kill-server'], { reject: false });
+    await this.killServer();
     // Daemons in the killed server's panes get SIGHUP and still write their `stopped` event: wait for
     // every daemon that holds one of this project's message folders to exit, then remove it all.
     for (const folder of readdirSync(this.dir).filter((n) => n.startsWith('messages'))) {
@@ -166,7 +175,7 @@ export class Project {
   }
 }
 
-function alive(pid: number): boolean {
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

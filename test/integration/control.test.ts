@@ -1,18 +1,21 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlClient, quoteArg } from '../../src/control.js';
 import { Tmux } from '../../src/tmux.js';
 
-// A private tmux server per test: its own TMUX_TMPDIR, set for this process (the client inherits it).
+// A private tmux server per test: its own TMUX_TMPDIR, set for this process (the client inherits it);
+// the test's own tmux calls name that server's socket explicitly.
 let dir: string;
 let saved: NodeJS.ProcessEnv;
-const tmux = (args: string[]) => execa('tmux', args, { reject: false });
+const socket = () => join(dir, `tmux-${process.getuid?.() ?? 0}`, 'default');
+const tmux = (args: string[]) => execa('tmux', ['-S', socket(), ...args], { reject: false });
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'baton-control-'));
+  mkdirSync(dirname(socket()), { mode: 0o700 }); // where tmux itself would put it under TMUX_TMPDIR
   saved = { ...process.env };
   process.env.TMUX_TMPDIR = dir;
   delete process.env.TMUX;
@@ -20,7 +23,7 @@ beforeEach(async () => {
 });
 
 afterEach(async () => {
-  await tmux(['kill-server']); // the private server: TMUX_TMPDIR points at it
+  await tmux(['kill-server']); // the private server, by its socket path
   process.env = saved;
   rmSync(dir, { recursive: true, force: true });
 });
@@ -68,8 +71,9 @@ describe('ControlClient against a real tmux server', () => {
       expect((await t.run(['display-message', '-p', '-t', '=a:', '#{window_width}x#{window_height}'])).stdout).toBe('200x50');
       const clients = async () => (await tmux(['list-clients', '-F', '#{client_control_mode}'])).stdout.split('\n').filter((l) => l === '1').length;
       expect(await clients()).toBe(1);
-      await tmux(['kill-session', '-t', '=a']);
-      await tmux(['kill-session', '-t', '=b']).then(() => tmux(['new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', 'cat']));
+      await execa('tmux', ['-S', socket(), 'kill-session', '-t', '=a'], { reject: false });
+      await execa('tmux', ['-S', socket(), 'kill-session', '-t', '=b'], { reject: false });
+      await tmux(['new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', 'cat']);
       // Whatever happened to the old client, commands keep working (through a new client or a process).
       for (let i = 0; i < 30 && (await t.run(['has-session', '-t', '=b'])).ok !== true; i++) await new Promise((r) => setTimeout(r, 100));
       expect((await t.run(['display-message', '-p', '-t', '=b:', '#{window_width}x#{window_height}'])).stdout).toBe('120x40');

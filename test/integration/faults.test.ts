@@ -24,7 +24,7 @@ describe('the tmux server gone', () => {
 
     // The daemon runs outside tmux (as under systemd or a plain terminal): killing this test's private
     // server takes only the agents' panes with it.
-    expect((await p.tmux(['kill-server'])).exitCode).toBe(0);
+    expect(await p.killServer()).toBe(0);
     await waitFor('server gone', async () => (await p.tmux(['list-sessions'])).exitCode !== 0);
     p.send('c2_to_c1', 'reply.json', { content: 'after the crash' });
     await waitFor('pane_unavailable', () => p.events().some((e) => e.event === 'pane_unavailable' && e.agent === 'claude1'), 15_000);
