@@ -187,7 +187,9 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
     }
     const first = config.agents[config.order[0]!]!;
     // Commands a person can paste as they are: `baton` if it is on their PATH, else the node invocation.
-    const self = onPath('baton', process.cwd()) ? 'baton' : `node ${relative(process.cwd(), CLI_JS) || CLI_JS}`;
+    // A path that climbs out of the current folder reads better absolute.
+    const rel = relative(process.cwd(), CLI_JS);
+    const self = onPath('baton', process.cwd()) ? 'baton' : `node ${rel && !rel.startsWith('..') ? rel : CLI_JS}`;
     const withConfig = (cmd: string) => `${self} ${cmd}${config.file ? ` --config ${relative(process.cwd(), config.file) || config.file}` : ''}`;
     process.stdout.write(
       [
