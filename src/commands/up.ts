@@ -36,7 +36,7 @@ async function setAside(config: Config): Promise<string | null> {
   const l = layout(config);
   const dest = join(l.root, 'history', new Date().toISOString().replace(/[:.]/g, '-'));
   const moves: [string, string][] = [];
-  for (const p of [l.state, l.archive, l.rejected, l.events, l.claims]) if (existsSync(p)) moves.push([p, join(dest, basename(p))]);
+  for (const p of [l.state, l.archive, l.rejected, l.events, l.claims, l.pending, l.requests]) if (existsSync(p)) moves.push([p, join(dest, basename(p))]);
   for (const d of config.directions) {
     for (const name of existsSync(d.dir) ? await readdir(d.dir) : []) moves.push([join(d.dir, name), join(dest, d.name, name)]);
   }
@@ -70,7 +70,7 @@ in its cwd, running its command, with BATON_AGENT and BATON_CONFIG set and baton
             that answer each other through "baton post", so you can watch a conversation with
             no agent CLI installed
   --fresh   stop this config's sessions first and start a new conversation; the old state.json,
-            archive/, rejected/, events.jsonl and waiting files are moved to
+            archive/, rejected/, pending/, events.jsonl and waiting files are moved to
             message_dir/history/<time>/ (nothing is deleted)
 
 Agents with a "target" pane in config.json are not started: baton types into that pane.
