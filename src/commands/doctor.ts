@@ -8,6 +8,7 @@ import { readState, StateError, writeState, type State } from '../state.js';
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 import { onPath, programOf } from '../program.js';
 import { KINDS } from '../kinds.js';
+import { pendingRequests } from '../requests.js';
 
 /** `fail` makes doctor exit 1; `warn` is worth knowing but not a fault (e.g. no agent CLI: --demo works). */
 interface Check {
@@ -69,6 +70,13 @@ export async function diagnose(config: Config): Promise<Check[]> {
   const d = await daemonStatus(l);
   checks.push({ name: 'daemon', level: 'ok', detail: d.running ? `running (pid ${d.pid})` : 'not running' });
   checks.push(await checkState(config, l));
+  const st = await readState(l.state).catch(() => null);
+  if (st?.finished) checks.push({ name: 'conversation', level: 'ok', detail: `finished (${st.finished.reason}) at ${st.finished.at}; "baton resume" continues it` });
+  else if (st?.stalled) checks.push({ name: 'conversation', level: 'warn', detail: `stalled: ${st.current_turn} stayed silent after ${st.nudges ?? 0} reminders` });
+  const waiting = await pendingRequests(l.requests);
+  if (waiting.length && !d.running) {
+    checks.push({ name: 'requests', level: 'warn', detail: `${waiting.length} in ${l.requests} with no daemon to answer them (the next daemon start does)` });
+  }
   if (!d.running) {
     const entries = await readdir(l.claims, { recursive: true, withFileTypes: true }).catch(() => []);
     const claimed = entries.filter((e) => !e.isDirectory()).length;

@@ -168,6 +168,8 @@ describe('termination', () => {
     expect(ended.exitCode).toBe(0);
     expect(p.state().finished).toMatchObject({ reason: 'ended', note: 'enough for today' });
     expect((await p.cli(['end'])).stdout).toMatch(/already finished \(ended\)/);
+    const doctor = JSON.parse((await p.cli(['doctor', '--json'])).stdout) as { checks: Array<{ name: string; level: string; detail: string }> };
+    expect(doctor.checks.find((c) => c.name === 'conversation')).toMatchObject({ level: 'ok', detail: expect.stringMatching(/^finished \(ended\)/) });
     await p.startDaemon();
     p.send('c1_to_c2', 'later.json', { content: 'held while finished' });
     await new Promise((r) => setTimeout(r, 600));
