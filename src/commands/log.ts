@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { open, readdir, stat } from 'node:fs/promises';
 import { watch } from 'chokidar';
 import { readRecord, type ArchiveRecord } from '../archive.js';
 import type { Config } from '../config.js';
@@ -60,6 +60,8 @@ typed: ID, sender → receiver, time, reply_to, then the content.
     if (v.json && v.md) throw new UsageError('choose one of --json and --md');
     if (v.md && v.follow) throw new UsageError('--md writes a whole transcript; it cannot --follow');
     const config = configFrom(inv);
+    // Where events.jsonl ends before the archive is read: whatever is delivered from here on is followed.
+    const from = v.follow ? await stat(layout(config).events).then((st) => st.size, () => 0) : 0;
     const records = await transcript(config);
     if (v.md) {
       process.stdout.write(formatMarkdown(records, config));
@@ -73,24 +75,51 @@ typed: ID, sender → receiver, time, reply_to, then the content.
       shown.add(r.id);
     }
     if (!v.follow) return 0;
-    return follow(config, shown, print);
+    return follow(config, from, shown, print);
   },
 };
 
-/** Print each record once it carries delivered_at; resolves 0 on SIGINT/SIGTERM. */
-async function follow(config: Config, shown: Set<string>, print: (r: ArchiveRecord) => void): Promise<number> {
-  const dir = layout(config).archive;
-  const watcher = watch(dir, { depth: 0, ignoreInitial: true, ignored: (p: string) => p !== dir && !isRecordName(p.slice(p.lastIndexOf('/') + 1)) });
-  let chain = Promise.resolve();
-  watcher.on('all', (_e, path) => {
-    const id = path.slice(path.lastIndexOf('/') + 1, -5);
-    chain = chain.then(async () => {
-      if (shown.has(id)) return;
-      const r = await readRecord(dir, id).catch(() => null);
-      if (!r?.delivered_at) return;
-      shown.add(id);
+/**
+ * Print each record once it is delivered, by following events.jsonl (its `delivered` and `sent` lines)
+ * from byte `from`: one small file to watch, however long the archive. Resolves 0 on SIGINT/SIGTERM.
+ */
+async function follow(config: Config, from: number, shown: Set<string>, print: (r: ArchiveRecord) => void): Promise<number> {
+  const l = layout(config);
+  let offset = from;
+  let partial = '';
+  const readNew = async () => {
+    const size = await stat(l.events).then((st) => st.size, () => 0);
+    if (size < offset) offset = 0; // truncated or replaced: read it from the start (shown keeps out repeats)
+    if (size === offset) return;
+    const fh = await open(l.events, 'r');
+    try {
+      const buf = Buffer.alloc(size - offset);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
+      offset += bytesRead;
+      partial += buf.subarray(0, bytesRead).toString('utf8');
+    } finally {
+      await fh.close();
+    }
+    const lines = partial.split('\n');
+    partial = lines.pop() ?? ''; // a line still being written
+    for (const line of lines) {
+      let e: { event?: string; id?: string };
+      try {
+        e = JSON.parse(line) as typeof e;
+      } catch {
+        continue;
+      }
+      if ((e.event !== 'delivered' && e.event !== 'sent') || !e.id || shown.has(e.id)) continue;
+      const r = await readRecord(l.archive, e.id).catch(() => null);
+      if (!r?.delivered_at) continue;
+      shown.add(r.id);
       print(r);
-    });
+    }
+  };
+  const watcher = watch(l.events, { ignoreInitial: false });
+  let chain = Promise.resolve();
+  watcher.on('all', () => {
+    chain = chain.then(readNew).catch(() => {});
   });
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
