@@ -25,7 +25,7 @@ import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
 import { archiveNew, archiveUpdate, type ArchiveRecord } from './archive.js';
-import { render, replyHint, sanitize } from './compose.js';
+import { render, replyHint } from './compose.js';
 import type { Config } from './config.js';
 import { eventLog, type EventLog } from './events.js';
 import { ensureDir, isErrno, makeDir, moveNoClobber, sweepTemps } from './fsx.js';
@@ -39,9 +39,10 @@ import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
 import { Tmux } from './tmux.js';
 import { decide, type Decision, type Rules } from './turns.js';
-import { durationEndsAt, endsWith, nudgePlan, type FinishReason } from './conversation.js';
+import { endsWith } from './conversation.js';
 import { dropStaleReplies, pendingRequests } from './requests.js';
-import { Steering } from './steering.js';
+import { Conductor } from './conductor.js';
+import { Steering, type Stage } from './steering.js';
 
 type Delivery = Extract<Decision, { action: 'deliver' }>;
 
@@ -100,9 +101,8 @@ export class Daemon {
   private resolveStopped!: (reason: string) => void;
   /** A request file may be waiting in requests/. */
   private requestsWaiting = true;
-  /** When conversation control (nudges, max_duration) next needs a look; Infinity: never. */
-  private conductAt = 0;
   private readonly steering: Steering;
+  private readonly conductor: Conductor;
 
   constructor(
     readonly config: Config,
@@ -117,7 +117,7 @@ export class Daemon {
     for (const f of this.folders) this.byDir.set(f.direction.dir, f);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     const self = this;
-    this.steering = new Steering({
+    const stage: Stage = {
       config,
       layout: this.layout,
       events: this.events,
@@ -138,13 +138,17 @@ export class Daemon {
       take: (f, name, entry, decision, from) => this.take(f, name, entry, decision, from),
       paneFor: (agent) => this.paneFor(agent),
       typeInto: (agent, text) => this.typeInto(agent, text),
-      finish: (reason, note) => this.finish(reason, note),
+      finish: (reason, note) => this.conductor.finish(reason, note),
+      wakeIn: (ms) => this.wakeIn(ms),
+      retryLater: (agent) => this.retryLater(agent),
       resumed: () => {
-        this.conductAt = 0;
+        this.conductor.replan();
         for (const f of this.folders) for (const e of f.entries.values()) e.heldLogged = false;
         this.again = true;
       },
-    });
+    };
+    this.steering = new Steering(stage);
+    this.conductor = new Conductor(stage, this.steering);
   }
 
   /** Take the lock, reconcile state with the archive, start watching. Throws LockHeldError or StateError. */
@@ -349,7 +353,7 @@ export class Daemon {
     const free = !this.pending || (await this.finishPending());
     if (free) {
       if (this.requestsWaiting) await this.runRequests();
-      await this.conduct();
+      await this.conductor.conduct();
     }
     for (const f of this.folders) {
       for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
@@ -509,7 +513,7 @@ export class Daemon {
     // The holder wrote, so its turn is over: the next turn's clock starts, with no reminders yet.
     const now = new Date().toISOString();
     this.state = { ...this.state, ...decision.next, turn_started_at: now, started_at: this.state.started_at ?? now, nudges: 0, stalled: false };
-    this.conductAt = 0; // a new turn: its reminders are planned afresh
+    this.conductor.replan(); // a new turn: its reminders are planned afresh
     this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, confirmed: null, lastError: null, firstSeen: entry.firstSeen };
     // The claim is now a copy of the archived message (a leftover is removed at the next start), so it
     // goes while state.json is written: neither order matters to recovery.
@@ -585,7 +589,7 @@ export class Daemon {
     await this.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, ...(redelivered ? { redelivered: true } : {}) });
     this.log.success(`${r.id} ${r.sender} → ${r.receiver}${redelivered ? ' (redelivered)' : ''} in ${latency} ms`);
     const ends = this.state.finished ? null : endsWith(this.state, { from: r.sender, content: r.content }, this.config.turns);
-    if (ends) await this.finish(ends);
+    if (ends) await this.conductor.finish(ends);
     return true;
   }
 
@@ -620,67 +624,6 @@ export class Daemon {
     const n = this.attempts.get(agentName) ?? 0;
     this.attempts.set(agentName, n + 1);
     this.wakeIn(BACKOFF_MS[Math.min(n, BACKOFF_MS.length - 1)]!);
-  }
-
-  // ---- conversation control (SPEC §9) ---------------------------------------------------------
-
-  /** End the conversation by max_duration, remind a silent turn holder, or mark it stalled. */
-  private async conduct(): Promise<void> {
-    const now = Date.now();
-    if (now < this.conductAt) {
-      // Not due yet; the wake for it may have given way to an earlier one, so ask again (the earliest wins).
-      if (this.conductAt !== Infinity) this.wakeIn(this.conductAt - now + 5);
-      return;
-    }
-    const turns = this.config.turns;
-    const endsAt = durationEndsAt(this.state, turns);
-    if (endsAt !== null && now >= endsAt) await this.finish('max_duration');
-    const holder = this.state.current_turn;
-    // The holder has written (a file is waiting, e.g. for a missing pane, or pending approval): not silent.
-    const wrote =
-      this.folders.some((f) => f.direction.from === holder && [...f.entries.values()].some((e) => e.result?.kind === 'valid')) ||
-      (this.config.turns.moderated && (await this.steering.pendingFiles()).some((p) => p.folder.direction.from === holder));
-    const plan = wrote ? ({ action: 'none', at: now + 1000 } as const) : nudgePlan(this.state, now, turns);
-    if (plan.action === 'nudge') {
-      const reply = this.state.pending_reply_to;
-      const text =
-        `[baton] reminder ${plan.n}/${turns.max_nudges}: ${holder}, it is your turn` +
-        (reply ? ` and ${reply} is waiting for your reply.` : ': the conversation waits for your first message.') +
-        `\n${replyHint(this.config, holder)}`;
-      const err = await this.typeInto(holder, text);
-      if (err) {
-        this.retryLater(holder);
-        return;
-      }
-      this.state = { ...this.state, nudges: plan.n };
-      await writeState(this.layout.state, this.state);
-      this.log.info(`nudged ${holder} (${plan.n}/${turns.max_nudges}) about ${reply ?? 'the first message'}`);
-      await this.events.emit('nudged', { agent: holder, reply_to: reply, n: plan.n, max: turns.max_nudges });
-    } else if (plan.action === 'stall') {
-      this.state = { ...this.state, stalled: true };
-      await writeState(this.layout.state, this.state);
-      this.log.warn(`${holder} stayed silent after ${turns.max_nudges} reminders: stalled`);
-      await this.events.emit('stalled', { agent: holder, reply_to: this.state.pending_reply_to, nudges: this.state.nudges ?? 0 });
-    }
-    // Look again when the next reminder or the duration limit is due (a delivery resets the clock).
-    const next = nudgePlan(this.state, Date.now(), turns);
-    const ats = [next.action === 'none' ? next.at : Date.now(), durationEndsAt(this.state, turns)].filter((x): x is number => x !== null);
-    this.conductAt = ats.length ? Math.min(...ats) : Infinity;
-    if (this.conductAt !== Infinity) this.wakeIn(Math.max(0, this.conductAt - Date.now()) + 5);
-  }
-
-  /** Stop delivering: state.json says why, an event is logged, every pane gets a short notice. */
-  private async finish(reason: FinishReason, note?: string): Promise<void> {
-    this.state = { ...this.state, finished: { reason, at: new Date().toISOString(), ...(note ? { note } : {}) } };
-    await writeState(this.layout.state, this.state);
-    this.conductAt = 0;
-    this.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);
-    await this.events.emit('finished', { reason, ...(note ? { note } : {}), message_counter: this.state.message_counter });
-    const why = { max_turns: `it reached max_turns (${this.config.turns.max_turns})`, stop_phrase: 'the stop phrase was said', max_duration: `it ran for max_duration_s (${this.config.turns.max_duration_s} s)`, ended: 'a person ended it' }[reason];
-    for (const agent of this.config.order) {
-      const err = await this.typeInto(agent, `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. Nothing more will be delivered; please stop and wait.`);
-      if (err) this.log.warn(`could not tell ${agent} the conversation finished: ${err}`);
-    }
   }
 
   /** Answer a person's waiting requests (steering.ts). */

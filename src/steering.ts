@@ -24,7 +24,7 @@ import { decide, formatId, type Decision, type Rules } from './turns.js';
 
 type Delivery = Extract<Decision, { action: 'deliver' }>;
 
-/** What steering may use of the daemon. */
+/** What steering and the conductor may use of the daemon. */
 export interface Stage {
   readonly config: Config;
   readonly layout: Layout;
@@ -41,6 +41,10 @@ export interface Stage {
   paneFor(agent: string): Promise<PaneInfo | null>;
   typeInto(agent: string, text: string): Promise<string | null>;
   finish(reason: FinishReason, note?: string): Promise<void>;
+  /** Ask the loop for a pass at most `ms` from now. */
+  wakeIn(ms: number): void;
+  /** The agent's pane could not be typed into: try again after a growing pause. */
+  retryLater(agent: string): void;
   /** The conversation was resumed: look at held files again. */
   resumed(): void;
 }
