@@ -38,18 +38,21 @@ export class Conductor {
     const wrote =
       this.stage.folders.some((f) => f.direction.from === holder && [...f.entries.values()].some((e) => e.result?.kind === 'valid')) ||
       (this.stage.config.turns.moderated && (await this.steering.pendingFiles()).some((p) => p.folder.direction.from === holder));
-    const plan = wrote ? ({ action: 'none', at: now + 1000 } as const) : nudgePlan(this.stage.state, now, turns);
+    if (wrote) {
+      // Not silent: look again in a second (the file may yet be withdrawn), no reminder meanwhile.
+      this.at = now + 1000;
+      this.stage.wakeIn(1005);
+      return;
+    }
+    const plan = nudgePlan(this.stage.state, now, turns);
     if (plan.action === 'nudge') {
       const reply = this.stage.state.pending_reply_to;
       const text =
         `[baton] reminder ${plan.n}/${turns.max_nudges}: ${holder}, it is your turn` +
         (reply ? ` and ${reply} is waiting for your reply.` : ': the conversation waits for your first message.') +
         `\n${replyHint(this.stage.config, holder)}`;
-      const err = await this.stage.typeInto(holder, text);
-      if (err) {
-        this.stage.retryLater(holder);
-        return;
-      }
+      // Not typed (pane unavailable: paneFor has scheduled the retry; a failed paste: the next rescan).
+      if (await this.stage.typeInto(holder, text)) return;
       await this.stage.saveState({ ...this.stage.state, nudges: plan.n });
       this.stage.log.info(`nudged ${holder} (${plan.n}/${turns.max_nudges}) about ${reply ?? 'the first message'}`);
       await this.stage.events.emit('nudged', { agent: holder, reply_to: reply, n: plan.n, max: turns.max_nudges });
@@ -73,6 +76,10 @@ export class Conductor {
     await this.stage.events.emit('finished', { reason, ...(note ? { note } : {}), message_counter: this.stage.state.message_counter });
     const why = { max_turns: `it reached max_turns (${this.stage.config.turns.max_turns})`, stop_phrase: 'the stop phrase was said', max_duration: `it ran for max_duration_s (${this.stage.config.turns.max_duration_s} s)`, ended: 'a person ended it' }[reason];
     for (const agent of this.stage.config.order) {
+      if (agent === this.stage.deliveringTo) {
+        this.stage.log.warn(`${agent} is not told the conversation finished: a message to it is still being delivered`);
+        continue;
+      }
       const err = await this.stage.typeInto(agent, `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. Nothing more will be delivered; please stop and wait.`);
       if (err) this.stage.log.warn(`could not tell ${agent} the conversation finished: ${err}`);
     }

@@ -24,7 +24,7 @@
 import { lstat, readdir, rename, rmdir, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { archiveNew, archiveUpdate, type ArchiveRecord } from './archive.js';
+import { archiveNew, archiveUpdate, readRecord, type ArchiveRecord } from './archive.js';
 import { render, replyHint } from './compose.js';
 import type { Config } from './config.js';
 import { eventLog, type EventLog } from './events.js';
@@ -33,6 +33,7 @@ import { byName, examine, isCandidateName, listInbox, type Entry, type Examined,
 import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
 import { log as defaultLog, type Logger } from './log.js';
+import { isOurPaste } from './kinds.js';
 import { confirmSubmit, enterDelay, findPane, paste, PasteError, pasteShown, submit, targetOf, typeText, whyNotReady, whyNotTypable, type Confirmation, type PaneInfo } from './pane.js';
 import { quarantine, tidyRejected } from './rejected.js';
 import { recover } from './recovery.js';
@@ -58,6 +59,8 @@ interface Pending {
   confirmed: Confirmation | null;
   /** The last failure reported for it, so a retry failing the same way is not logged again. */
   lastError: string | null;
+  /** state.json says so (COMMITTED): until then nothing is typed, or a crash would hide the paste. */
+  committed: boolean;
   firstSeen: number;
 }
 
@@ -128,8 +131,8 @@ export class Daemon {
       get state() {
         return self.state;
       },
-      get delivering() {
-        return self.pending !== null;
+      get deliveringTo() {
+        return self.pending?.record.receiver ?? null;
       },
       saveState: async (next) => {
         this.state = next;
@@ -140,7 +143,6 @@ export class Daemon {
       typeInto: (agent, text) => this.typeInto(agent, text),
       finish: (reason, note) => this.conductor.finish(reason, note),
       wakeIn: (ms) => this.wakeIn(ms),
-      retryLater: (agent) => this.retryLater(agent),
       resumed: () => {
         this.conductor.replan();
         for (const f of this.folders) for (const e of f.entries.values()) e.heldLogged = false;
@@ -168,13 +170,14 @@ export class Daemon {
       if (r.stateChanged) await writeState(l.state, this.state);
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.events.emit('recovered', { notes: r.notes });
-      if (r.pending) this.pending = { ...r.pending, pastedAt: null, entered: false, confirmed: null, lastError: null, firstSeen: performance.now() };
+      if (r.pending) this.pending = { ...r.pending, pastedAt: null, entered: false, confirmed: null, lastError: null, committed: true, firstSeen: performance.now() };
       if (!this.state.turn_started_at) {
         // Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json).
         const now = new Date().toISOString();
         this.state = { ...this.state, turn_started_at: now, started_at: this.state.started_at ?? now };
         await writeState(l.state, this.state);
       }
+      await this.finishIfDue();
       if (this.opts.oneshot) {
         await this.runRequests();
         await this.stop('oneshot');
@@ -351,10 +354,10 @@ export class Daemon {
   private async pass(): Promise<boolean> {
     // A cut-short delivery goes first; until it is done nothing else is delivered (but bad files are still rejected).
     const free = !this.pending || (await this.finishPending());
-    if (free) {
-      if (this.requestsWaiting) await this.runRequests();
-      await this.conductor.conduct();
-    }
+    // A person's requests are answered even while a delivery is stuck (each one says what it cannot do
+    // now); reminders wait until nothing is half-typed.
+    if (this.requestsWaiting) await this.runRequests();
+    if (free) await this.conductor.conduct();
     for (const f of this.folders) {
       for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
       await this.refresh(f);
@@ -514,14 +517,14 @@ export class Daemon {
     const now = new Date().toISOString();
     this.state = { ...this.state, ...decision.next, turn_started_at: now, started_at: this.state.started_at ?? now, nudges: 0, stalled: false };
     this.conductor.replan(); // a new turn: its reminders are planned afresh
-    this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, confirmed: null, lastError: null, firstSeen: entry.firstSeen };
+    this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, confirmed: null, lastError: null, committed: false, firstSeen: entry.firstSeen };
     // The claim is now a copy of the archived message (a leftover is removed at the next start), so it
     // goes while state.json is written: neither order matters to recovery.
     await Promise.all([
       unlink(join(claimDir, name))
         .then(() => rmdir(claimDir))
         .catch((err) => this.log.warn(`cannot remove the claim ${claimDir}: ${String(err)}`)),
-      writeState(this.layout.state, this.state),
+      writeState(this.layout.state, this.state).then(() => (this.pending!.committed = true)),
     ]);
     await this.finishPending(pane);
     return true;
@@ -540,7 +543,13 @@ export class Daemon {
     const r = p.record;
     // take() has just checked the pane; a retry looks again. Text in the input box may be this very
     // message (pasted, not yet submitted; or pasted before a crash), so it does not make the pane wait.
-    const pane = checked ?? (await this.paneFor(r.receiver, { holdingOk: p.pastedAt !== null || p.maybeTyped }));
+    if (!p.committed) {
+      // The state write failed after archiving: write it before typing (a crash must find it COMMITTED).
+      await writeState(this.layout.state, this.state);
+      p.committed = true;
+    }
+    const ours = `[baton] ${r.id} `;
+    const pane = checked ?? (await this.paneFor(r.receiver, { ours: p.pastedAt !== null || p.maybeTyped ? ours : undefined }));
     if (!pane) return false;
     const agent = this.config.agents[r.receiver]!;
     try {
@@ -565,7 +574,7 @@ export class Daemon {
         await submit(this.tmux, pane, Math.max(0, enterDelay(agent, this.config.delivery.enter_delay_ms) - (performance.now() - (p.pastedAt ?? 0))));
         p.entered = true;
       }
-      p.confirmed ??= await confirmSubmit(this.tmux, agent, pane);
+      p.confirmed ??= await confirmSubmit(this.tmux, agent, pane, ours);
     } catch (err) {
       if (!(err instanceof PasteError)) throw err;
       p.maybeTyped ||= err.maybeTyped;
@@ -594,12 +603,15 @@ export class Daemon {
   }
 
   /** The receiver's live pane, or null (logged once per outage, retried with capped backoff). */
-  private async paneFor(agentName: string, opts: { holdingOk?: boolean } = {}): Promise<PaneInfo | null> {
+  private async paneFor(agentName: string, opts: { ours?: string | undefined } = {}): Promise<PaneInfo | null> {
     const agent = this.config.agents[agentName]!;
     const target = targetOf(agent);
     const pane = await findPane(this.tmux, agent);
     const notReady = await whyNotReady(this.tmux, agent, pane);
-    const problem = notReady?.screen?.state === 'holding' && opts.holdingOk ? null : (notReady?.reason ?? null);
+    // Text in the box may be message `ours` itself (pasted, not yet submitted), but never a person's.
+    const screen = notReady?.screen;
+    const oursInBox = screen?.state === 'holding' && opts.ours !== undefined && isOurPaste(screen.input, opts.ours);
+    const problem = oursInBox ? null : (notReady?.reason ?? null);
     if (pane && !problem) {
       if (this.outages.delete(agentName)) {
         this.attempts.delete(agentName);
@@ -624,6 +636,19 @@ export class Daemon {
     const n = this.attempts.get(agentName) ?? 0;
     this.attempts.set(agentName, n + 1);
     this.wakeIn(BACKOFF_MS[Math.min(n, BACKOFF_MS.length - 1)]!);
+  }
+
+  /**
+   * A daemon killed between stamping a delivery and writing `finished` (stop phrase, max_turns): end the
+   * conversation now. Only for a delivery of the current turn (a resume since then starts a new one).
+   */
+  private async finishIfDue(): Promise<void> {
+    const s = this.state;
+    if (s.finished || this.pending || !s.last_message_id || !s.turn_started_at) return;
+    const last = await readRecord(this.layout.archive, s.last_message_id);
+    if (!last?.delivered_at || last.delivered_at < s.turn_started_at) return;
+    const ends = endsWith(s, { from: last.sender, content: last.content }, this.config.turns);
+    if (ends) await this.conductor.finish(ends);
   }
 
   /** Answer a person's waiting requests (steering.ts). */

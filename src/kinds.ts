@@ -85,6 +85,11 @@ export const KINDS: Record<AgentKind, KindSpec> = {
   generic: { command: undefined, instructions: 'AGENTS.md', enterDelayMs: 150, agentCli: false },
 };
 
+/** Does text in the input box look like baton's paste starting with `start` (or Claude Code's marker for a big paste)? */
+export function isOurPaste(input: string, start: string): boolean {
+  return input.startsWith(start) || /^\[Pasted text #\d+/.test(input);
+}
+
 /** Why a screen must not be typed into now, or null when it may. */
 export function screenProblem(screen: Screen): string | null {
   switch (screen.state) {

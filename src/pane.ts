@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from './config.js';
-import { KINDS, screenProblem, type Screen } from './kinds.js';
+import { isOurPaste, KINDS, screenProblem, type Screen } from './kinds.js';
 import { programName } from './program.js';
 import type { Tmux } from './tmux.js';
 
@@ -130,7 +130,7 @@ export async function typeText(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: Pan
   const at = await paste(tmux, pane, text);
   if (!(await pasteShown(tmux, agent, pane))) throw new PasteError(`the paste never showed in ${pane.id}'s input box`, true);
   await submit(tmux, pane, Math.max(0, delayMs - (performance.now() - at)));
-  return confirmSubmit(tmux, agent, pane);
+  return confirmSubmit(tmux, agent, pane, text.slice(0, 40));
 }
 
 /** How a submit was confirmed, recorded in the archive. */
@@ -141,7 +141,7 @@ export type Confirmation = 'screen' | 'screen_after_second_enter' | 'not_checked
  * text after `boundMs`: one more Enter (never caused a double submit in measurements), and watch again.
  * Throws PasteError when it is still not submitted, or the screen turned into something else.
  */
-export async function confirmSubmit(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo, boundMs = 1500): Promise<Confirmation> {
+export async function confirmSubmit(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo, ours: string, boundMs = 1500): Promise<Confirmation> {
   if (!KINDS[agent.kind].readScreen || pane.demo) return 'not_checked';
   for (const attempt of [1, 2]) {
     let last: Screen | null = null;
@@ -150,6 +150,8 @@ export async function confirmSubmit(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane
       if (last?.state === 'ready') return attempt === 1 ? 'screen' : 'screen_after_second_enter';
     }
     if (last?.state !== 'holding') throw new PasteError(`not confirmed: ${last ? screenProblem(last) : 'screen unreadable'}`, true);
+    // Enter again only on our own text: what a person typed meanwhile is never submitted by baton.
+    if (!isOurPaste(last.input, ours)) throw new PasteError(`not confirmed: ${screenProblem(last)}`, true);
     if (attempt === 1) await pressEnter(tmux, pane);
   }
   throw new PasteError(`not submitted: the text is still in ${pane.id}'s input box after a second Enter`, true);

@@ -2,11 +2,13 @@
  * Requests from a person to the running daemon (`baton end`, `resume`, `send`, `approve`, `reject`):
  * one file per request in `message_dir/requests/`, answered by a reply file beside it. Going through
  * the daemon keeps one writer of state.json and one typist per pane (a person's text can never land
- * between a paste and its Enter). The request is removed only after its reply is written, so a daemon
- * killed mid-way does it again at its next start (send and approve are safe to repeat: see daemon.ts).
+ * between a paste and its Enter). The daemon takes a request (renames it) before acting on it, so a
+ * command that gives up waiting can withdraw it only while nothing has been done; the taken request is
+ * removed only after its reply is written, so a daemon killed mid-way does it again at its next start
+ * (a person's message is not typed twice: see steering.ts, send).
  */
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile, stat, unlink } from 'node:fs/promises';
+import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
@@ -31,6 +33,11 @@ export interface Reply {
 
 const REQ = '.req.json';
 const REPLY = '.reply.json';
+/** A request the daemon has taken: the asking command can no longer withdraw it. */
+const TAKEN = '.taken';
+
+const base = (name: string) => (name.endsWith(TAKEN) ? name.slice(0, -TAKEN.length) : name).slice(0, -REQ.length);
+const replyFile = (dir: string, name: string) => join(dir, base(name) + REPLY);
 
 /** Write a request; returns its name (time-ordered, so requests run in the order they were made). */
 export async function submitRequest(dir: string, req: Request): Promise<string> {
@@ -43,7 +50,7 @@ export async function submitRequest(dir: string, req: Request): Promise<string> 
 
 /** Wait for the reply to `name`, then remove it. Null on timeout (the request stays queued). */
 export async function awaitReply(dir: string, name: string, timeoutMs: number): Promise<Reply | null> {
-  const file = join(dir, name.slice(0, -REQ.length) + REPLY);
+  const file = replyFile(dir, name);
   const until = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -58,14 +65,34 @@ export async function awaitReply(dir: string, name: string, timeoutMs: number): 
   }
 }
 
-/** Requests waiting, oldest first. */
+/** Take an unanswered request back. False when it is gone: the daemon has taken it (its reply follows). */
+export async function withdrawRequest(dir: string, name: string): Promise<boolean> {
+  return unlink(join(dir, name)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Requests waiting, oldest first: new ones, and ones a killed daemon had taken but not answered. */
 export async function pendingRequests(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir)).filter((n) => n.endsWith(REQ) && !n.startsWith('.')).sort();
+    return (await readdir(dir)).filter((n) => (n.endsWith(REQ) || n.endsWith(REQ + TAKEN)) && !n.startsWith('.')).sort();
   } catch (err) {
     if (isErrno(err, 'ENOENT')) return [];
     throw err;
   }
+}
+
+/** Take a request (rename it), so it can no longer be withdrawn. Null when it was withdrawn first. */
+export async function takeRequest(dir: string, name: string): Promise<string | null> {
+  if (name.endsWith(TAKEN)) return name;
+  return rename(join(dir, name), join(dir, name + TAKEN)).then(
+    () => name + TAKEN,
+    (err: unknown) => {
+      if (isErrno(err, 'ENOENT')) return null;
+      throw err;
+    },
+  );
 }
 
 /** Read one request; a file that is not a valid request gets an error reply instead. */
@@ -80,13 +107,13 @@ export async function readRequest(dir: string, name: string): Promise<Request | 
 
 /** Answer a request: the reply first, then the request goes, so a crash in between never loses the answer. */
 export async function answer(dir: string, name: string, reply: Reply): Promise<void> {
-  await writeAtomic(join(dir, name.slice(0, -REQ.length) + REPLY), JSON.stringify(reply));
+  await writeAtomic(replyFile(dir, name), JSON.stringify(reply));
   await unlink(join(dir, name)).catch(() => {});
 }
 
 /** Has this request been answered already (killed after the reply, before removing the request)? */
 export async function answered(dir: string, name: string): Promise<boolean> {
-  return stat(join(dir, name.slice(0, -REQ.length) + REPLY)).then(
+  return stat(replyFile(dir, name)).then(
     () => true,
     () => false,
   );

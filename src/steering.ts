@@ -17,7 +17,7 @@ import type { Layout } from './layout.js';
 import type { Logger } from './log.js';
 import { enterDelay, PasteError, typeText, whyNotTypable, type PaneInfo } from './pane.js';
 import { quarantine } from './rejected.js';
-import { answer, answered, pendingRequests, readRequest, type Reply, type Request } from './requests.js';
+import { answer, answered, pendingRequests, readRequest, takeRequest, type Reply, type Request } from './requests.js';
 import type { State } from './state.js';
 import type { Tmux } from './tmux.js';
 import { decide, formatId, type Decision, type Rules } from './turns.js';
@@ -34,8 +34,6 @@ export interface Stage {
   readonly rules: Rules;
   readonly folders: readonly Folder[];
   readonly state: State;
-  /** A delivery is waiting to be finished (typed, submitted). */
-  readonly delivering: boolean;
   saveState(next: State): Promise<void>;
   take(f: Folder, name: string, entry: Entry, decision: Delivery, from: string): Promise<boolean>;
   paneFor(agent: string): Promise<PaneInfo | null>;
@@ -43,8 +41,8 @@ export interface Stage {
   finish(reason: FinishReason, note?: string): Promise<void>;
   /** Ask the loop for a pass at most `ms` from now. */
   wakeIn(ms: number): void;
-  /** The agent's pane could not be typed into: try again after a growing pause. */
-  retryLater(agent: string): void;
+  /** The agent a delivery not yet finished is for (its paste may be in the box without its Enter). */
+  readonly deliveringTo: string | null;
   /** The conversation was resumed: look at held files again. */
   resumed(): void;
 }
@@ -106,7 +104,7 @@ export class Steering {
     await this.stage.take(f, p.name, entry, d, src);
     if (this.stage.state.message_counter === before) return { ok: false, message: `${p.key} waits: ${f.direction.to}'s pane is unavailable; approve again when it is back` };
     await this.stage.events.emit('approved', { file: p.key, id: d.id });
-    return { ok: true, message: `${p.key} approved as ${d.id}${this.stage.delivering ? ' (typing it is being retried)' : ''}`, id: d.id };
+    return { ok: true, message: `${p.key} approved as ${d.id}${this.stage.deliveringTo ? ' (typing it is being retried)' : ''}`, id: d.id };
   }
 
   /** Answer every waiting request, oldest first (until `stop` says to stop). */
@@ -118,18 +116,27 @@ export class Steering {
         await unlink(join(dir, name)).catch(() => {});
         continue;
       }
-      const req = await readRequest(dir, name);
+      const taken = await takeRequest(dir, name);
+      if (!taken) continue; // withdrawn by the command that asked (it gave up waiting)
+      const req = await readRequest(dir, taken);
       let reply: Reply;
       try {
-        reply = 'invalid' in req ? { ok: false, message: `not a valid request: ${req.invalid}` } : await this.handle(req, name);
+        // The request's own name (not the taken one) identifies it across a crash: see send().
+        reply = 'invalid' in req ? { ok: false, message: `not a valid request: ${req.invalid}` } : await this.handle(req, name.replace(/\.taken$/, ''));
       } catch (err) {
         reply = { ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}` };
       }
-      await answer(dir, name, reply);
+      await answer(dir, taken, reply);
     }
   }
 
   async handle(req: Request, name: string): Promise<Reply> {
+    // A delivery not yet finished: nothing may be typed into its receiver's pane before its Enter, and no
+    // other message may be delivered before it. Say so now rather than leave the person waiting.
+    const busy = this.stage.deliveringTo;
+    if (busy !== null && ((req.op === 'send' && req.to === busy) || req.op === 'approve')) {
+      return { ok: false, message: `not now: a message to ${busy} is still being delivered (see baton status); try again when it is` };
+    }
     switch (req.op) {
       case 'end':
         if (this.stage.state.finished) return { ok: true, message: `already finished (${this.stage.state.finished.reason})`, finished: this.stage.state.finished };
@@ -166,7 +173,7 @@ export class Steering {
         const moved = await quarantine(this.stage.layout.rejected, join(this.stage.layout.pending, d.name, p.name), p.name, { reason: note, direction: d.name, from: d.from, to: d.to });
         if (!moved) return { ok: false, message: `${p.key} is gone` };
         await this.stage.events.emit('rejected', { file: p.name, direction: d.name, reason: note, stored_as: moved.name });
-        const err = await this.stage.typeInto(d.from, `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n[baton] it is still your turn; write a new message.`);
+        const err = d.from === this.stage.deliveringTo ? 'a message to it is still being delivered' : await this.stage.typeInto(d.from, `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n[baton] it is still your turn; write a new message.`);
         return { ok: true, message: `${p.key} rejected${err ? ` (could not tell ${d.from}: ${err})` : ` and ${d.from} was told why`}` };
       }
     }
@@ -201,7 +208,7 @@ export class Steering {
       await typeText(this.stage.tmux, agent, pane, text, enterDelay(agent, this.stage.config.delivery.enter_delay_ms));
     } catch (err) {
       if (!(err instanceof PasteError)) throw err;
-      return { ok: false, message: `${record.id} archived but not confirmed typed: ${err.message}; send it again` };
+      return { ok: false, message: `${record.id} is archived but its typing was not confirmed (${err.message}); look at ${to}'s pane before sending it again` };
     }
     await archiveUpdate(this.stage.layout.archive, { ...record, delivered_at: new Date().toISOString(), ...(redelivered ? { redelivered: true } : {}) });
     await this.stage.events.emit('sent', { id: record.id, to, ...(redelivered ? { redelivered: true } : {}) });

@@ -10,7 +10,7 @@ import { layout } from '../layout.js';
 import { daemonStatus, LockHeldError } from '../lock.js';
 import { log } from '../log.js';
 import { MESSAGE_TYPES } from '../message.js';
-import { awaitReply, submitRequest, type Reply, type Request } from '../requests.js';
+import { awaitReply, submitRequest, withdrawRequest, type Reply, type Request } from '../requests.js';
 import { configFrom, noPositionals, UsageError, type CommandSpec, type Invocation } from './common.js';
 
 const REPLY_TIMEOUT_MS = 15_000;
@@ -34,7 +34,10 @@ export async function request(config: Config, req: Request): Promise<Reply> {
     }
   }
   const reply = await awaitReply(l.requests, name, REPLY_TIMEOUT_MS);
-  return reply ?? { ok: false, message: `the daemon did not answer within ${REPLY_TIMEOUT_MS / 1000} s; the request waits in ${l.requests}/${name}` };
+  if (reply) return reply;
+  // No answer: take the request back, so "failed" means not done. Gone already means the daemon is on it.
+  if (await withdrawRequest(l.requests, name)) return { ok: false, message: `the daemon did not answer within ${REPLY_TIMEOUT_MS / 1000} s; nothing was done (baton status shows what it is doing)` };
+  return (await awaitReply(l.requests, name, REPLY_TIMEOUT_MS)) ?? { ok: false, message: 'the daemon took the request but did not answer; see baton status and baton log' };
 }
 
 const jsonOpt = { json: { type: 'boolean' } } as const;

@@ -2,7 +2,7 @@
  * Conversation control (SPEC §2, §4, §8, §9) with recorder agents on a private tmux server: N agents
  * under each policy, termination, reminders, a person's messages, moderated mode, log and status.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
@@ -152,6 +152,27 @@ describe('termination', () => {
     expect(p.archive().map((r) => r.content)).toEqual(['I think we are [[DONE]]', 'agreed. [[DONE]]']);
     await new Promise((r) => setTimeout(r, 400));
     expect(p.ls('c1_to_c2')).toEqual(['3.json']);
+  });
+
+  it('a daemon killed between delivering the stop phrase and writing finished: the next start finishes it', async () => {
+    await start(['claude1', 'claude2'], { turns: { stop_phrase: '[[DONE]]' }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } }, false);
+    // What such a crash leaves: msg_0001 delivered (it carries the phrase), state.json without finished.
+    const t = (ms: number) => new Date(Date.now() - ms).toISOString();
+    mkdirSync(p.path('archive'), { recursive: true });
+    const rec = { id: 'msg_0001', reply_to: null, sender: 'claude1', receiver: 'claude2', type: 'message', content: 'all done [[DONE]]', direction: 'c1_to_c2', source_file: 'a.json', received_at: t(3000), delivered_at: t(1000) };
+    writeFileSync(p.path('archive', 'msg_0001.json'), JSON.stringify(rec));
+    writeFileSync(p.path('state.json'), JSON.stringify({ current_turn: 'claude2', last_message_id: 'msg_0001', message_counter: 1, pending_reply_to: 'msg_0001', turn_started_at: t(2000) }));
+    const { proc } = await p.startDaemon();
+    await waitFor('finished', () => p.state().finished);
+    expect(p.state().finished).toMatchObject({ reason: 'stop_phrase' });
+    // A resumed conversation is not ended again by the same message at the next start.
+    expect((await p.cli(['resume'])).exitCode).toBe(0);
+    proc.kill('SIGTERM');
+    await proc;
+    await p.startDaemon();
+    await new Promise((r) => setTimeout(r, 500));
+    expect(p.state().finished).toBeNull();
+    expect(p.events().filter((e) => e.event === 'finished')).toHaveLength(1);
   });
 
   it('max_duration_s ends it; baton end does too, with or without a daemon running', async () => {

@@ -95,6 +95,25 @@ describe('claude kind: readiness gate and submit confirmation', () => {
     expect(p.events().filter((e) => e.event === 'delivery_failed')).toHaveLength(1);
   });
 
+  it('a delivery stuck in a box: a person is told at once what cannot happen now, and can still end the conversation', async () => {
+    claudeProject();
+    await session('claude2', FAKE_CLAUDE, ['--never-submit'], '❯');
+    const c1 = await session('claude1', FAKE_CLAUDE, [], '❯');
+    await p.startDaemon();
+    p.send('c1_to_c2', 'a.json', { content: 'stuck' });
+    await waitFor('delivery_failed', () => p.events().find((e) => e.event === 'delivery_failed'), 15_000);
+    const toStuck = await p.cli(['send', '--to', 'claude2', 'hello?']);
+    expect(toStuck.exitCode).toBe(1);
+    expect(toStuck.stdout).toMatch(/^not now: a message to claude2 is still being delivered/);
+    const toOther = await p.cli(['send', '--to', 'claude1', 'you are fine']);
+    expect(toOther.exitCode, toOther.stdout).toBe(0);
+    await waitFor('typed', () => submitted(c1).some((t) => t.startsWith('[baton] user_0001 from user')));
+    const end = await p.cli(['end', '--reason', 'stuck']);
+    expect(end.exitCode, end.stdout).toBe(0);
+    expect(p.state().finished).toMatchObject({ reason: 'ended', note: 'stuck' });
+    expect(p.ls('requests').filter((n) => !n.endsWith('.reply.json'))).toEqual([]);
+  });
+
   it('a dialog: the message waits in its inbox (reason in status, a screen event) and goes once the dialog is gone', async () => {
     claudeProject();
     const c2 = await session('claude2', FAKE_CLAUDE, ['--dialog'], 'Do you trust');
