@@ -4,7 +4,7 @@
  * deliveries, so a person's text never lands between a paste and its Enter; `Stage` is what they may
  * touch of the daemon.
  */
-import { readdir, unlink } from 'node:fs/promises';
+import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archivedCounters, archiveNew, archiveUpdate, readRecord, type ArchiveRecord } from './archive.js';
 import { render, sanitize, userHint } from './compose.js';
@@ -53,7 +53,17 @@ export class Steering {
   /** The turn holder's message waits in pending/<direction>/ for a person (one per turn). */
   async moderate(f: Folder, name: string, entry: Entry): Promise<boolean> {
     const d = f.direction;
-    if ((await this.pendingFiles()).some((p) => p.folder.direction.from === d.from)) {
+    const pending = await this.pendingFiles();
+    // A move into pending/ cut short by a crash (linked, not yet unlinked): the same file is in both. Finish it.
+    const ino = (await lstat(join(d.dir, name)).catch(() => null))?.ino;
+    for (const p of pending.filter((x) => x.folder === f)) {
+      if (ino !== undefined && (await lstat(join(this.stage.layout.pending, d.name, p.name)).catch(() => null))?.ino === ino) {
+        f.entries.delete(name);
+        await unlink(join(d.dir, name)).catch(() => {});
+        return true;
+      }
+    }
+    if (pending.some((p) => p.folder.direction.from === d.from)) {
       if (!entry.heldLogged) {
         entry.heldLogged = true;
         await this.stage.events.emit('held', { file: name, direction: d.name, reason: `${d.from} already has a message waiting for approval` });

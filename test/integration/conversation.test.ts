@@ -2,7 +2,7 @@
  * Conversation control (SPEC §2, §4, §8, §9) with recorder agents on a private tmux server: N agents
  * under each policy, termination, reminders, a person's messages, moderated mode, log and status.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
@@ -297,6 +297,24 @@ describe('a person in the loop', () => {
     expect((await p.cli(['approve', '--all'])).exitCode).toBe(0);
     await waitFor('msg_0002', () => p.archive()[1]?.delivered_at);
     expect(p.archive()[1]).toMatchObject({ id: 'msg_0002', content: 'a polite reply', reply_to: 'msg_0001' });
+  });
+});
+
+describe('moderated mode after a crash', () => {
+  it('a move into pending/ cut short (the file in both places) is finished, not approved twice', async () => {
+    await start(['claude1', 'claude2'], { turns: { moderated: true }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } }, false);
+    mkdirSync(p.path('pending', 'c1_to_c2'), { recursive: true });
+    mkdirSync(p.path('c1_to_c2'), { recursive: true });
+    writeFileSync(p.path('pending', 'c1_to_c2', 'once.json'), JSON.stringify({ content: 'only once' }));
+    linkSync(p.path('pending', 'c1_to_c2', 'once.json'), p.path('c1_to_c2', 'once.json')); // linked, never unlinked
+    await p.startDaemon();
+    await waitFor('inbox copy gone', () => p.ls('c1_to_c2').length === 0);
+    expect(p.ls('pending', 'c1_to_c2')).toEqual(['once.json']);
+    expect((await p.cli(['approve', '--all'])).exitCode).toBe(0);
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(p.archive()).toHaveLength(1);
+    expect(p.ls('pending', 'c1_to_c2')).toEqual([]);
   });
 });
 
