@@ -138,7 +138,7 @@ export class Daemon {
         this.state = next;
         await writeState(this.layout.state, next);
       },
-      take: (f, name, entry, decision, from) => this.take(f, name, entry, decision, from),
+      take: (f, name, entry, decision, from, extra) => this.take(f, name, entry, decision, from, extra),
       paneFor: (agent) => this.paneFor(agent),
       typeInto: (agent, text) => this.typeInto(agent, text),
       finish: (reason, note) => this.conductor.finish(reason, note),
@@ -459,7 +459,7 @@ export class Daemon {
   // ---- delivery -------------------------------------------------------------------------------
 
   /** Steps CLAIMED → ARCHIVED → COMMITTED, then type it. False when the receiver cannot take it now. */
-  private async take(f: Folder, name: string, entry: Entry, decision: Delivery, from = f.direction.dir): Promise<boolean> {
+  private async take(f: Folder, name: string, entry: Entry, decision: Delivery, from = f.direction.dir, extra: Record<string, unknown> = {}): Promise<boolean> {
     const d = f.direction;
     // Not archived while the receiver's pane is missing: the message stays in its inbox (SPEC §6).
     const pane = await this.paneFor(d.to);
@@ -502,6 +502,7 @@ export class Daemon {
       content: m.content,
       direction: d.name,
       source_file: name,
+      ...extra,
       received_at: new Date(Date.now() - (performance.now() - entry.firstSeen)).toISOString(),
       delivered_at: null,
     };

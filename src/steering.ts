@@ -35,7 +35,8 @@ export interface Stage {
   readonly folders: readonly Folder[];
   readonly state: State;
   saveState(next: State): Promise<void>;
-  take(f: Folder, name: string, entry: Entry, decision: Delivery, from: string): Promise<boolean>;
+  /** `extra` fields go into the archive record (e.g. the request that approved it). */
+  take(f: Folder, name: string, entry: Entry, decision: Delivery, from: string, extra?: Record<string, unknown>): Promise<boolean>;
   paneFor(agent: string): Promise<PaneInfo | null>;
   typeInto(agent: string, text: string): Promise<string | null>;
   finish(reason: FinishReason, note?: string): Promise<void>;
@@ -101,7 +102,7 @@ export class Steering {
     return all.length ? `no pending file "${file}" (pending: ${all.map((p) => p.key).join(', ')})` : `no pending file "${file}" (nothing is pending)`;
   }
 
-  async approve(p: { folder: Folder; name: string; key: string }): Promise<Reply> {
+  async approve(p: { folder: Folder; name: string; key: string }, request: string): Promise<Reply> {
     const f = p.folder;
     const src = join(this.stage.layout.pending, f.direction.name);
     const result = await examine(src, p.name, f.direction, this.stage.config.inbox.max_bytes);
@@ -111,7 +112,7 @@ export class Steering {
     if (d.action !== 'deliver') return { ok: false, message: `${p.key} cannot be delivered now: ${d.reason}` };
     const before = this.stage.state.message_counter;
     const entry: Entry = { firstSeen: performance.now(), result, unchangedSince: performance.now(), heldLogged: true };
-    await this.stage.take(f, p.name, entry, d, src);
+    await this.stage.take(f, p.name, entry, d, src, { approved_by: request });
     if (this.stage.state.message_counter === before) return { ok: false, message: `${p.key} waits: ${f.direction.to}'s pane is unavailable; approve again when it is back` };
     await this.stage.events.emit('approved', { file: p.key, id: d.id });
     return { ok: true, message: `${p.key} approved as ${d.id}${this.stage.deliveringTo ? ' (typing it is being retried)' : ''}`, id: d.id };
@@ -163,13 +164,16 @@ export class Steering {
       case 'send':
         return this.send(req.to, req.content, req.type, name);
       case 'approve': {
+        // Approved already by this very request (a daemon killed before it answered): say so again.
+        const last = this.stage.state.last_message_id ? await readRecord(this.stage.layout.archive, this.stage.state.last_message_id) : null;
+        if (!req.all && (last as { approved_by?: string } | null)?.approved_by === name) return { ok: true, message: `${req.file} approved as ${last!.id}`, id: last!.id };
         const targets = req.all ? await this.pendingFiles() : [await this.findPending(req.file ?? '')];
         if (!req.all && !req.file) return { ok: false, message: 'name a pending file, or --all' };
         const lines: string[] = [];
         let ok = true;
         for (const t of targets) {
           if (typeof t === 'string') return { ok: false, message: t };
-          const r = await this.approve(t);
+          const r = await this.approve(t, name);
           ok &&= r.ok;
           lines.push(r.message);
         }

@@ -318,6 +318,24 @@ describe('moderated mode after a crash', () => {
   });
 });
 
+describe('a request cut short by a crash', () => {
+  it('an approve the daemon did but never answered is answered "approved" at the next start, not "no such file"', async () => {
+    await start(['claude1', 'claude2'], { turns: { moderated: true }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } }, false);
+    const req = '00000000000000000001-abcdef.req.json';
+    mkdirSync(p.path('archive'), { recursive: true });
+    mkdirSync(p.path('requests'), { recursive: true });
+    const now = new Date().toISOString();
+    const rec = { id: 'msg_0001', reply_to: null, sender: 'claude1', receiver: 'claude2', type: 'message', content: 'approved before the crash', direction: 'c1_to_c2', source_file: 'x.json', approved_by: req, received_at: now, delivered_at: now };
+    writeFileSync(p.path('archive', 'msg_0001.json'), JSON.stringify(rec));
+    writeFileSync(p.path('state.json'), JSON.stringify({ current_turn: 'claude2', last_message_id: 'msg_0001', message_counter: 1, pending_reply_to: 'msg_0001', turn_started_at: now }));
+    writeFileSync(p.path('requests', `${req}.taken`), JSON.stringify({ op: 'approve', file: 'x.json' })); // taken, never answered
+    await p.startDaemon();
+    const reply = await waitFor('reply', () => (existsSync(p.path('requests', '00000000000000000001-abcdef.reply.json')) ? JSON.parse(readFileSync(p.path('requests', '00000000000000000001-abcdef.reply.json'), 'utf8')) : null));
+    expect(reply).toMatchObject({ ok: true, message: 'x.json approved as msg_0001' });
+    expect(p.ls('requests').filter((n) => n.includes('.req.json'))).toEqual([]);
+  });
+});
+
 describe('seeing the conversation', () => {
   it('log prints the transcript (text, --json, --md), --follow streams deliveries; status shows control fields', async () => {
     await start(['claude1', 'claude2'], { turns: { max_turns: 10 }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } });
