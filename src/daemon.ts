@@ -34,7 +34,7 @@ import { layout, type Layout } from './layout.js';
 import { acquireLock, type Lock } from './lock.js';
 import { log as defaultLog, type Logger } from './log.js';
 import { isOurPaste } from './kinds.js';
-import { confirmSubmit, enterDelay, findPane, paste, PasteError, pasteShown, submit, targetOf, typeText, whyNotReady, whyNotTypable, type Confirmation, type PaneInfo } from './pane.js';
+import { confirmSubmit, enterDelay, findPane, paste, PasteError, pasteShown, submit, targetOf, typeText, whyNotReady, type Confirmation, type PaneInfo } from './pane.js';
 import { quarantine, tidyRejected } from './rejected.js';
 import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
@@ -171,10 +171,10 @@ export class Daemon {
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.events.emit('recovered', { notes: r.notes });
       if (r.pending) this.pending = { ...r.pending, pastedAt: null, entered: false, confirmed: null, lastError: null, committed: true, firstSeen: performance.now() };
-      if (!this.state.turn_started_at) {
+      if (!this.state.turn_started_at || !this.state.started_at) {
         // Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json).
         const now = new Date().toISOString();
-        this.state = { ...this.state, turn_started_at: now, started_at: this.state.started_at ?? now };
+        this.state = { ...this.state, turn_started_at: this.state.turn_started_at ?? now, started_at: this.state.started_at ?? now };
         await writeState(l.state, this.state);
       }
       await this.finishIfDue();
@@ -463,7 +463,7 @@ export class Daemon {
     const d = f.direction;
     // Not archived while the receiver's pane is missing: the message stays in its inbox (SPEC §6).
     const pane = await this.paneFor(d.to);
-    if (!pane) return false;
+    if (typeof pane === 'string') return false;
 
     // Claim: one atomic rename out of the inbox, so a writer replacing the name from now on makes a new
     // message instead of having its file deleted with ours. What is archived is what was claimed.
@@ -516,7 +516,7 @@ export class Daemon {
     // disk below can delay it but never reuse its ID; the next start rebuilds state.json from the archive.
     // The holder wrote, so its turn is over: the next turn's clock starts, with no reminders yet.
     const now = new Date().toISOString();
-    this.state = { ...this.state, ...decision.next, turn_started_at: now, started_at: this.state.started_at ?? now, nudges: 0, stalled: false };
+    this.state = { ...this.state, ...decision.next, turn_started_at: now, nudges: 0, stalled: false };
     this.conductor.replan(); // a new turn: its reminders are planned afresh
     this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, confirmed: null, lastError: null, committed: false, firstSeen: entry.firstSeen };
     // The claim is now a copy of the archived message (a leftover is removed at the next start), so it
@@ -551,7 +551,7 @@ export class Daemon {
     }
     const ours = `[baton] ${r.id} `;
     const pane = checked ?? (await this.paneFor(r.receiver, { ours: p.pastedAt !== null || p.maybeTyped ? ours : undefined }));
-    if (!pane) return false;
+    if (typeof pane === 'string') return false;
     const agent = this.config.agents[r.receiver]!;
     try {
       // Each step runs once: a retry after a failed Enter presses only Enter, a retry after an unconfirmed
@@ -603,8 +603,11 @@ export class Daemon {
     return true;
   }
 
-  /** The receiver's live pane, or null (logged once per outage, retried with capped backoff). */
-  private async paneFor(agentName: string, opts: { ours?: string | undefined } = {}): Promise<PaneInfo | null> {
+  /**
+   * The agent's pane when it is ready to be typed into, else why not (logged once per outage, retried
+   * with capped backoff).
+   */
+  private async paneFor(agentName: string, opts: { ours?: string | undefined } = {}): Promise<PaneInfo | string> {
     const agent = this.config.agents[agentName]!;
     const target = targetOf(agent);
     const pane = await findPane(this.tmux, agent);
@@ -629,7 +632,7 @@ export class Daemon {
       if (screen?.state === 'unknown' || screen?.state === 'dialog') await this.events.emit('screen_unknown', { agent: agentName, state: screen.state, detail: screen.detail });
     }
     this.retryLater(agentName);
-    return null;
+    return problem ?? 'no pane';
   }
 
   private retryLater(agentName: string): void {
@@ -661,7 +664,7 @@ export class Daemon {
   /** Paste text of baton's own into an agent's pane and press Enter. Returns why not, or null when typed. */
   private async typeInto(agent: string, text: string): Promise<string | null> {
     const pane = await this.paneFor(agent);
-    if (!pane) return whyNotTypable(this.config.agents[agent]!, null) ?? 'pane unavailable';
+    if (typeof pane === 'string') return pane;
     const a = this.config.agents[agent]!;
     try {
       await typeText(this.tmux, a, pane, text, enterDelay(a, this.config.delivery.enter_delay_ms));

@@ -15,7 +15,7 @@ import { ensureDir, isErrno, moveNoClobber } from './fsx.js';
 import { byName, examine, isCandidateName, type Entry, type Folder } from './inbox.js';
 import type { Layout } from './layout.js';
 import type { Logger } from './log.js';
-import { enterDelay, PasteError, typeText, whyNotTypable, type PaneInfo } from './pane.js';
+import { enterDelay, PasteError, typeText, type PaneInfo } from './pane.js';
 import { quarantine } from './rejected.js';
 import { answer, answered, pendingRequests, readRequest, takeRequest, type Reply, type Request } from './requests.js';
 import type { State } from './state.js';
@@ -37,7 +37,8 @@ export interface Stage {
   saveState(next: State): Promise<void>;
   /** `extra` fields go into the archive record (e.g. the request that approved it). */
   take(f: Folder, name: string, entry: Entry, decision: Delivery, from: string, extra?: Record<string, unknown>): Promise<boolean>;
-  paneFor(agent: string): Promise<PaneInfo | null>;
+  /** The agent's pane when ready to be typed into, else why not. */
+  paneFor(agent: string): Promise<PaneInfo | string>;
   typeInto(agent: string, text: string): Promise<string | null>;
   finish(reason: FinishReason, note?: string): Promise<void>;
   /** Ask the loop for a pass at most `ms` from now. */
@@ -205,26 +206,27 @@ export class Steering {
     }
     if (record?.delivered_at) return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
     const pane = await this.stage.paneFor(to);
-    if (!pane) return { ok: false, message: `not sent: ${whyNotTypable(this.stage.config.agents[to]!, null)}; ${to}'s pane is unavailable` };
+    if (typeof pane === 'string') return { ok: false, message: `not sent: ${to}'s pane cannot take it now (${pane})` };
     const redelivered = record !== null;
     if (!record) {
-      const n = Math.max(this.stage.state.user_counter ?? 0, counters.at(-1) ?? 0) + 1;
+      // The archive is the record of user IDs too: the next one follows the last archived.
+      const n = (counters.at(-1) ?? 0) + 1;
       record = {
         id: formatId(n, 'user'), reply_to: null, sender: 'user', receiver: to, type: type as ArchiveRecord['type'], content, direction: 'user',
         source_file: request, received_at: new Date().toISOString(), delivered_at: null, request,
       } as ArchiveRecord;
       await archiveNew(this.stage.layout.archive, record);
-      await this.stage.saveState({ ...this.stage.state, user_counter: n });
     }
     const text = render({ id: record.id, from: 'user', to, reply_to: null, type, content, redelivered }, this.stage.config.delivery.template, userHint(this.stage.state));
     const agent = this.stage.config.agents[to]!;
+    let confirmed: ArchiveRecord['confirmed'];
     try {
-      await typeText(this.stage.tmux, agent, pane, text, enterDelay(agent, this.stage.config.delivery.enter_delay_ms));
+      confirmed = await typeText(this.stage.tmux, agent, pane, text, enterDelay(agent, this.stage.config.delivery.enter_delay_ms));
     } catch (err) {
       if (!(err instanceof PasteError)) throw err;
       return { ok: false, message: `${record.id} is archived but its typing was not confirmed (${err.message}); look at ${to}'s pane before sending it again` };
     }
-    await archiveUpdate(this.stage.layout.archive, { ...record, delivered_at: new Date().toISOString(), ...(redelivered ? { redelivered: true } : {}) });
+    await archiveUpdate(this.stage.layout.archive, { ...record, delivered_at: new Date().toISOString(), confirmed, ...(redelivered ? { redelivered: true } : {}) });
     await this.stage.events.emit('sent', { id: record.id, to, ...(redelivered ? { redelivered: true } : {}) });
     this.stage.log.success(`${record.id} user → ${to}`);
     return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
