@@ -24,8 +24,6 @@ export const StateSchema = z.looseObject({
   turn_started_at: z.string().optional(),
   started_at: z.string().optional(),
   turns_base: z.int().min(0).optional(),
-  /** The last user_NNNN ID given by `baton send`. */
-  user_counter: z.int().min(0).optional(),
 });
 
 export type State = z.infer<typeof StateSchema> & TurnState;
