@@ -25,6 +25,12 @@ async function session(name: string, script: string, args: string[], ready: stri
   await waitFor(`${name} screen`, async () => (await screenOf(name)).includes(ready));
   return log;
 }
+/** claude2 (the receiver) running the stand-in with `c2Args`, then claude1 with none; their logs. */
+async function claudes(c2Args: string[] = [], c2Ready = '❯'): Promise<{ c1: string; c2: string }> {
+  const c2 = await session('claude2', FAKE_CLAUDE, c2Args, c2Ready);
+  const c1 = await session('claude1', FAKE_CLAUDE, [], '❯');
+  return { c1, c2 };
+}
 const screenOf = async (name: string) => (await p.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout;
 const submitted = (log: string) =>
   existsSync(log)
@@ -45,8 +51,7 @@ function claudeProject(extra: Record<string, unknown> = {}) {
 describe('claude kind: readiness gate and submit confirmation', () => {
   it('delivers into an empty box and records the on-screen confirmation', async () => {
     claudeProject();
-    const c2 = await session('claude2', FAKE_CLAUDE, [], '❯');
-    await session('claude1', FAKE_CLAUDE, [], '❯');
+    const { c2 } = await claudes();
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'hello through the box' });
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);
@@ -57,8 +62,7 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 
   it('an Enter that gets lost is pressed once more, never twice the text: confirmed after a second Enter', async () => {
     claudeProject();
-    const c2 = await session('claude2', FAKE_CLAUDE, ['--drop-enters', '1'], '❯');
-    await session('claude1', FAKE_CLAUDE, [], '❯');
+    const { c2 } = await claudes(['--drop-enters', '1']);
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'x'.repeat(2000) }); // shown as a [Pasted text] marker
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);
@@ -69,8 +73,7 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 
   it('a paste drawn late: Enter waits until the box shows it, so an empty box really means submitted', async () => {
     claudeProject({ delivery: { enter_delay_ms: 0 } });
-    const c2 = await session('claude2', FAKE_CLAUDE, ['--paste-lag', '400'], '❯');
-    await session('claude1', FAKE_CLAUDE, [], '❯');
+    const { c2 } = await claudes(['--paste-lag', '400']);
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'drawn late' });
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);
@@ -80,8 +83,7 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 
   it('text that never leaves the box is reported failed (event, not stamped delivered), never counted as delivered', async () => {
     claudeProject();
-    await session('claude2', FAKE_CLAUDE, ['--never-submit'], '❯');
-    await session('claude1', FAKE_CLAUDE, [], '❯');
+    await claudes(['--never-submit']);
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'stuck' });
     await waitFor('delivery_failed', () => p.events().find((e) => e.event === 'delivery_failed'), 15_000);
@@ -97,8 +99,7 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 
   it('a delivery stuck in a box: a person is told at once what cannot happen now, and can still end the conversation', async () => {
     claudeProject();
-    await session('claude2', FAKE_CLAUDE, ['--never-submit'], '❯');
-    const c1 = await session('claude1', FAKE_CLAUDE, [], '❯');
+    const { c1 } = await claudes(['--never-submit']);
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'stuck' });
     await waitFor('delivery_failed', () => p.events().find((e) => e.event === 'delivery_failed'), 15_000);
@@ -116,8 +117,7 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 
   it('a dialog: the message waits in its inbox (reason in status, a screen event) and goes once the dialog is gone', async () => {
     claudeProject();
-    const c2 = await session('claude2', FAKE_CLAUDE, ['--dialog'], 'Do you trust');
-    await session('claude1', FAKE_CLAUDE, [], '❯');
+    const { c2 } = await claudes(['--dialog'], 'Do you trust');
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'after the dialog' });
     await waitFor('screen event', () => p.events().find((e) => e.event === 'screen_unknown'));
@@ -133,8 +133,7 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 
   it('text a person is typing in the box is never typed over: the message waits until the box is empty', async () => {
     claudeProject();
-    const c2 = await session('claude2', FAKE_CLAUDE, [], '❯');
-    await session('claude1', FAKE_CLAUDE, [], '❯');
+    const { c2 } = await claudes();
     await p.tmux(['send-keys', '-t', '=claude2:', '-l', 'a person is typ']);
     await waitFor('typed', async () => (await screenOf('claude2')).includes('a person is typ'));
     await p.startDaemon();
@@ -150,8 +149,7 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 
   it('a screen baton does not recognise is never typed into: a screen_unknown event, the message waits', async () => {
     claudeProject();
-    await session('claude2', FAKE_CLAUDE, ['--blank'], 'loading');
-    await session('claude1', FAKE_CLAUDE, [], '❯');
+    await claudes(['--blank'], 'loading');
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'nobody home' });
     await waitFor('screen event', () => p.events().find((e) => e.event === 'screen_unknown'));
@@ -162,8 +160,7 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 
   it('copy mode (someone scrolling): the message waits, and goes when the mode ends', async () => {
     claudeProject();
-    const c2 = await session('claude2', FAKE_CLAUDE, [], '❯');
-    await session('claude1', FAKE_CLAUDE, [], '❯');
+    const { c2 } = await claudes();
     await p.tmux(['copy-mode', '-t', '=claude2:']);
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'after scrolling' });
