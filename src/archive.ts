@@ -68,3 +68,12 @@ export async function archivedCounters(dir: string, prefix = 'msg'): Promise<num
     .filter((n): n is number => n !== null)
     .sort((a, b) => a - b);
 }
+
+/** An archive file name: `msg_NNNN.json` (an agent's message) or `user_NNNN.json` (a person's). */
+export const isRecordName = (n: string): boolean =>
+  n.endsWith('.json') && (parseId(n.slice(0, -5)) !== null || parseId(n.slice(0, -5), 'user') !== null);
+
+const when = (r: Pick<ArchiveRecord, 'delivered_at' | 'received_at'>) => r.delivered_at ?? r.received_at;
+/** The order records reached the panes: delivery time first (a person's messages fall between turns), then counter. */
+export const byDelivery = (a: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>, b: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>): number =>
+  when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : (parseId(a.id) ?? 0) - (parseId(b.id) ?? 0);

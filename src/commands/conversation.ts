@@ -40,6 +40,34 @@ export async function request(config: Config, req: Request): Promise<Reply> {
   return (await awaitReply(l.requests, name, REPLY_TIMEOUT_MS)) ?? { ok: false, message: 'the daemon took the request but did not answer; see baton status and baton log' };
 }
 
+/*
+ * The requests, checked: the CLI commands below and the web dashboard (ui/server.ts) both build them
+ * here, so a person's input is judged the same way wherever it comes from. A bad one throws UsageError.
+ */
+export function endRequest(reason?: string): Request {
+  return { op: 'end', ...(reason?.trim() ? { reason } : {}) };
+}
+
+export function sendRequest(config: Config, to: string | undefined, content: string, type = 'message'): Request {
+  if (!to) throw new UsageError('who gets it? give --to AGENT');
+  if (!Object.hasOwn(config.agents, to)) throw new UsageError(`unknown agent "${to}" (agents: ${config.order.join(', ')})`);
+  if (!content.trim()) throw new UsageError('the message text is empty');
+  if (!(MESSAGE_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${MESSAGE_TYPES.join(', ')}`);
+  return { op: 'send', to, content, type: type as (typeof MESSAGE_TYPES)[number] };
+}
+
+export function approveRequest(file: string | undefined, all: boolean): Request {
+  if (all === (file !== undefined)) throw new UsageError('give one pending FILE, or --all');
+  if (file !== undefined && !file.trim()) throw new UsageError('the pending FILE name is empty');
+  return all ? { op: 'approve', all } : { op: 'approve', file: file! };
+}
+
+export function rejectRequest(file: string | undefined, reason: string | undefined): Request {
+  if (!file?.trim()) throw new UsageError('give one pending FILE');
+  if (!reason?.trim()) throw new UsageError('say why with --reason TEXT');
+  return { op: 'reject', file, reason };
+}
+
 const jsonOpt = { json: { type: 'boolean' } } as const;
 const isJson = (inv: Invocation) => Boolean(inv.values.json);
 
@@ -53,8 +81,7 @@ logged, and every agent's pane gets a short notice. Files agents write later sta
 (held, not lost) until "baton resume".`,
   async run(inv) {
     noPositionals(inv);
-    const reason = inv.values.reason as string | undefined;
-    return ask(configFrom(inv), { op: 'end', ...(reason ? { reason } : {}) }, isJson(inv));
+    return ask(configFrom(inv), endRequest(inv.values.reason as string | undefined), isJson(inv));
   },
 };
 
@@ -87,13 +114,9 @@ pending_reply_to do not change. Fails (exit 1) when the agent's pane is unavaila
     const config = configFrom(inv);
     const to = inv.values.to as string | undefined;
     if (!to) throw new UsageError('who gets it? give --to AGENT');
-    if (!config.agents[to]) throw new UsageError(`unknown agent "${to}" (agents: ${config.order.join(', ')})`);
     if (inv.positionals.length !== 1) throw new UsageError(inv.positionals.length ? 'give the text as one argument (quote it)' : 'no message text given');
     const content = inv.positionals[0] === '-' ? readFileSync(0, 'utf8') : inv.positionals[0]!;
-    if (!content.trim()) throw new UsageError('the message text is empty');
-    const type = (inv.values.type as string | undefined) ?? 'message';
-    if (!(MESSAGE_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${MESSAGE_TYPES.join(', ')}`);
-    return ask(config, { op: 'send', to, content, type: type as (typeof MESSAGE_TYPES)[number] }, isJson(inv));
+    return ask(config, sendRequest(config, to, content, inv.values.type as string | undefined), isJson(inv));
   },
 };
 
@@ -108,9 +131,8 @@ and no change to state.json. approve delivers it: the ID is given now, the turn 
   FILE    as named in pending/: "<direction>/<name>", or just "<name>" when that is unambiguous
   --all   every pending file, in order`,
   async run(inv) {
-    const all = Boolean(inv.values.all);
-    if (all === (inv.positionals.length === 1) || inv.positionals.length > 1) throw new UsageError('give one pending FILE, or --all');
-    return ask(configFrom(inv), all ? { op: 'approve', all } : { op: 'approve', file: inv.positionals[0]! }, isJson(inv));
+    if (inv.positionals.length > 1) throw new UsageError('give one pending FILE, or --all');
+    return ask(configFrom(inv), approveRequest(inv.positionals[0], Boolean(inv.values.all)), isJson(inv));
   },
 };
 
@@ -125,9 +147,7 @@ sender's pane. The turn stays with the sender, who writes a new message.
   FILE            as named in pending/ ("<direction>/<name>" or "<name>")
   --reason TEXT   why (required)`,
   async run(inv) {
-    const reason = inv.values.reason as string | undefined;
-    if (inv.positionals.length !== 1) throw new UsageError('give one pending FILE');
-    if (!reason?.trim()) throw new UsageError('say why with --reason TEXT');
-    return ask(configFrom(inv), { op: 'reject', file: inv.positionals[0]!, reason }, isJson(inv));
+    if (inv.positionals.length > 1) throw new UsageError('give one pending FILE');
+    return ask(configFrom(inv), rejectRequest(inv.positionals[0], inv.values.reason as string | undefined), isJson(inv));
   },
 };

@@ -1,9 +1,8 @@
 import { open, readdir, stat } from 'node:fs/promises';
 import { watch } from 'chokidar';
-import { readRecord, type ArchiveRecord } from '../archive.js';
+import { byDelivery, isRecordName, readRecord, type ArchiveRecord } from '../archive.js';
 import type { Config } from '../config.js';
 import { layout } from '../layout.js';
-import { parseId } from '../turns.js';
 import { configFrom, noPositionals, UsageError, type CommandSpec } from './common.js';
 
 /** Every archived record (agent messages and a person's), in the order they reached the panes. */
@@ -14,11 +13,6 @@ export async function transcript(config: Config): Promise<ArchiveRecord[]> {
   return records.sort(byDelivery);
 }
 
-const isRecordName = (n: string) => n.endsWith('.json') && (parseId(n.slice(0, -5)) !== null || parseId(n.slice(0, -5), 'user') !== null);
-const when = (r: ArchiveRecord) => r.delivered_at ?? r.received_at;
-/** Delivery time first (a person's messages fall between turns); agent messages by counter on a tie. */
-const byDelivery = (a: ArchiveRecord, b: ArchiveRecord) =>
-  when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : (parseId(a.id) ?? 0) - (parseId(b.id) ?? 0);
 
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'not typed yet');
 
