@@ -9,6 +9,7 @@ import { up } from './up.js';
 import { approve, end, reject, resume, send } from './conversation.js';
 import { init } from './init.js';
 import { log } from './log.js';
+import { ui } from './ui.js';
 
 export type { CommandSpec };
-export const COMMANDS: Record<string, CommandSpec> = { init, up, daemon, status, post, send, log, end, resume, approve, reject, attach, down, doctor };
+export const COMMANDS: Record<string, CommandSpec> = { init, up, daemon, status, post, send, log, end, resume, approve, reject, attach, down, doctor, ui };

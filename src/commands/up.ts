@@ -17,6 +17,7 @@ import { readState, writeState } from '../state.js';
 import { initialState } from '../turns.js';
 import type { Tmux } from '../tmux.js';
 import { attachHint, BIN_DIR, CLI_JS, configFrom, DEMO_JS, noPositionals, tmux, WATCHER_SESSION, type CommandSpec } from './common.js';
+import { DEFAULT_UI_PORT } from './ui.js';
 import { stopAll } from './down.js';
 
 
@@ -198,6 +199,7 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
         `  watch an agent:   ${first.target ? withConfig(`attach ${first.name}`) : attachHint(t, first.session)}   (detach: Ctrl-b d)`,
         ...(watcher ? [`  the daemon:       ${attachHint(t, watcher)}`] : []),
         `  status:           ${withConfig('status')}`,
+        `  in a browser:     ${withConfig('ui')}   (a live dashboard on http://127.0.0.1:${DEFAULT_UI_PORT}/)`,
         `  stop everything:  ${withConfig('down')}`,
         '',
       ].join('\n'),

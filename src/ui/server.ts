@@ -1,0 +1,313 @@
+/**
+ * `baton ui`: one page and a small JSON + Server-Sent Events API over node's own http server.
+ *
+ * Guard rails, in order, for every request:
+ *  - Host must name this server (loopback names unless --allow-remote): a DNS-rebinding page cannot
+ *    read the conversation through a name it controls.
+ *  - With --allow-remote, the access token (cookie, or ?token= once) is needed for everything.
+ *  - A POST needs the per-run token embedded in the page (X-Baton-Token), an Origin equal to this
+ *    server's, and a JSON body within size: another site's form or script cannot steer the agents.
+ * The page is served with a Content-Security-Policy that allows only its own script and style, and it
+ * writes agent text with textContent only; the API returns agent strings as JSON, never as HTML.
+ * Controls build the same requests as the CLI commands and go through the same request() call.
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { formatIssues, type Config } from '../config.js';
+import { MESSAGE_TYPES } from '../message.js';
+import type { Request } from '../requests.js';
+import { PKG_ROOT, UsageError } from '../commands/common.js';
+import { approveRequest, endRequest, rejectRequest, request, sendRequest } from '../commands/conversation.js';
+import { Feed, type FeedOptions } from './feed.js';
+import { listPending, listRejected } from './folders.js';
+
+export interface UiOptions {
+  host: string;
+  port: number;
+  /** Required (with `accessToken`) to listen on anything but loopback. */
+  allowRemote?: boolean;
+  accessToken?: string | undefined;
+  feed?: FeedOptions;
+  onError?: (err: unknown) => void;
+}
+
+export interface UiServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
+export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
+
+const ASSETS: Record<string, { file: string; type: string }> = {
+  '/app.js': { file: join(PKG_ROOT, 'dist', 'web', 'app.js'), type: 'text/javascript; charset=utf-8' },
+  '/style.css': { file: join(PKG_ROOT, 'web', 'style.css'), type: 'text/css; charset=utf-8' },
+};
+const PAGE = join(PKG_ROOT, 'web', 'index.html');
+
+const SECURITY_HEADERS = {
+  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const Bodies = {
+  send: z.strictObject({ to: z.string(), content: z.string(), type: z.string().optional() }),
+  end: z.strictObject({ reason: z.string().max(1000).optional() }),
+  resume: z.strictObject({}),
+  approve: z.strictObject({ file: z.string().optional(), all: z.boolean().optional() }),
+  reject: z.strictObject({ file: z.string(), reason: z.string() }),
+};
+type Op = keyof typeof Bodies;
+
+/** The request a control builds, through the CLI commands' own checks (a UsageError becomes a 400). */
+function toRequest(config: Config, op: Op, body: unknown): Request {
+  const parsed = Bodies[op].safeParse(body);
+  if (!parsed.success) throw new HttpError(400, `bad request body: ${formatIssues(parsed.error.issues).join('; ')}`);
+  const b = parsed.data as Record<string, unknown>;
+  switch (op) {
+    case 'send':
+      return sendRequest(config, b.to as string, b.content as string, (b.type as string | undefined) ?? 'message');
+    case 'end':
+      return endRequest(b.reason as string | undefined);
+    case 'resume':
+      return { op: 'resume' };
+    case 'approve':
+      return approveRequest(b.file as string | undefined, b.all === true);
+    case 'reject':
+      return rejectRequest(b.file as string, b.reason as string);
+  }
+}
+
+function sameToken(given: string | undefined | null, expected: string): boolean {
+  if (!given) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function cookie(req: IncomingMessage, name: string): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const [k, ...v] = part.trim().split('=');
+    if (k === name) return decodeURIComponent(v.join('='));
+  }
+  return undefined;
+}
+
+export async function startUi(config: Config, opts: UiOptions): Promise<UiServer> {
+  const remote = !isLoopback(opts.host);
+  if (remote && !opts.allowRemote) throw new UsageError(`${opts.host} is not a loopback address: add --allow-remote and --token to serve other machines`);
+  if (opts.allowRemote && (!opts.accessToken || opts.accessToken.length < 16)) throw new UsageError('--allow-remote needs --token (or BATON_UI_TOKEN) of at least 16 characters');
+  const onError = opts.onError ?? (() => {});
+  const pageToken = randomBytes(24).toString('base64url');
+  const maxBody = config.inbox.max_bytes + 64 * 1024;
+  const feed = new Feed(config, { onError, ...opts.feed });
+  await feed.start();
+  const streams = new Set<ServerResponse>();
+  // One control at a time: with no daemon running, each request starts a one-shot daemon under the lock.
+  let controls: Promise<unknown> = Promise.resolve();
+  let port = opts.port;
+
+  const hostOk = (req: IncomingMessage): boolean => {
+    if (opts.allowRemote) return true; // the access token guards every request instead
+    const host = req.headers.host ?? '';
+    const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(host);
+    return !!m && isLoopback(m[1]!.toLowerCase()) && Number(m[2]) === port;
+  };
+
+  const json = (res: ServerResponse, status: number, body: unknown) => {
+    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(JSON.stringify(body));
+  };
+
+  const readBody = async (req: IncomingMessage): Promise<unknown> => {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (type !== 'application/json') throw new HttpError(415, 'send the body as application/json');
+    const declared = Number(req.headers['content-length'] ?? 0);
+    if (declared > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
+    const parts: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
+      parts.push(chunk as Buffer);
+    }
+    try {
+      return JSON.parse(Buffer.concat(parts).toString('utf8'));
+    } catch {
+      throw new HttpError(400, 'the body is not valid JSON');
+    }
+  };
+
+  const stream = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    const last = req.headers['last-event-id'] ?? url.searchParams.get('from') ?? undefined;
+    const from = last === undefined || last === '' ? undefined : Number(last);
+    if (from !== undefined && !Number.isSafeInteger(from)) throw new HttpError(400, 'Last-Event-ID (or from) must be a byte offset');
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    res.write('retry: 1000\n\n');
+    streams.add(res);
+    const sink = (chunk: string) => {
+      if (res.destroyed) return false;
+      // A tab that stops reading is dropped; it reconnects and catches up from its Last-Event-ID.
+      if (res.writableLength > 8 * 1024 * 1024) {
+        res.destroy();
+        return false;
+      }
+      res.write(chunk);
+      return true;
+    };
+    const leave = await feed.subscribe(sink, from);
+    res.on('close', () => {
+      leave();
+      streams.delete(res);
+    });
+    if (res.destroyed) leave();
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://baton.invalid');
+    if (!hostOk(req)) throw new HttpError(421, 'this server answers only to its own loopback address');
+    if (opts.allowRemote) {
+      const given = url.searchParams.get('token') ?? cookie(req, 'baton_token');
+      if (!sameToken(given, opts.accessToken!)) throw new HttpError(401, 'open the address baton ui printed (it carries ?token=)');
+    }
+    const path = url.pathname;
+    if (req.method === 'POST') {
+      const op = path.startsWith('/api/') ? (path.slice(5) as Op) : undefined;
+      if (!op || !Object.hasOwn(Bodies, op)) throw new HttpError(404, `no such control: ${path}`);
+      const origin = req.headers.origin;
+      if (!origin || origin !== `http://${req.headers.host}`) throw new HttpError(403, 'cross-origin request refused (Origin must be this server)');
+      if (!sameToken(req.headers['x-baton-token'] as string | undefined, pageToken)) throw new HttpError(403, "missing or wrong X-Baton-Token (reload the page: the token changes with each run of baton ui)");
+      const body = await readBody(req);
+      let built: Request;
+      try {
+        built = toRequest(config, op, body);
+      } catch (err) {
+        if (err instanceof UsageError) throw new HttpError(400, err.message);
+        throw err;
+      }
+      const reply = (controls = controls.catch(() => {}).then(() => request(config, built))) as Promise<Awaited<ReturnType<typeof request>>>;
+      const r = await reply;
+      json(res, r.ok ? 200 : 409, r);
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `${req.method} is not allowed here`);
+    if (path === '/') {
+      const html = (await readFile(PAGE, 'utf8')).replace('__BATON_TOKEN__', pageToken);
+      const headers: Record<string, string> = { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
+      if (opts.allowRemote) headers['set-cookie'] = `baton_token=${encodeURIComponent(opts.accessToken!)}; HttpOnly; SameSite=Strict; Path=/`;
+      res.writeHead(200, headers);
+      res.end(req.method === 'HEAD' ? undefined : html);
+      return;
+    }
+    const asset = Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined;
+    if (asset) {
+      const body = await readFile(asset.file).catch(() => null);
+      if (!body) throw new HttpError(500, `${asset.file} is missing: run npm run build`);
+      res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' });
+      res.end(req.method === 'HEAD' ? undefined : body);
+      return;
+    }
+    if (path === '/api/stream') return stream(req, res, url);
+    if (path === '/api/snapshot') {
+      const cursor = feed.cursor;
+      const messages = await feed.transcript.page(undefined, pageSize(url));
+      json(res, 200, {
+        cursor,
+        conversation: {
+          message_dir: config.messageDir,
+          policy: config.turns.policy,
+          moderated: config.turns.moderated,
+          max_turns: config.turns.max_turns,
+          agents: config.order.map((n) => ({ name: n, kind: config.agents[n]!.kind })),
+          directions: config.directions.map((d) => ({ name: d.name, from: d.from, to: d.to })),
+          types: MESSAGE_TYPES,
+        },
+        status: feed.lastStatus,
+        screens: feed.lastScreens,
+        messages,
+      });
+      return;
+    }
+    if (path === '/api/messages') {
+      const before = url.searchParams.get('before');
+      const n = before === null ? undefined : Number(before);
+      if (n !== undefined && (!Number.isSafeInteger(n) || n < 0)) throw new HttpError(400, 'before must be a position (a whole number ≥ 0)');
+      json(res, 200, await feed.transcript.page(n, pageSize(url)));
+      return;
+    }
+    const one = /^\/api\/messages\/((?:msg|user)_\d{4,})$/.exec(path);
+    if (one) {
+      const b = await feed.transcript.bubble(one[1]!, Number.MAX_SAFE_INTEGER);
+      if (!b) throw new HttpError(404, `${one[1]} is not in the archive`);
+      json(res, 200, b);
+      return;
+    }
+    if (path === '/api/rejected') return json(res, 200, await listRejected(config, 200));
+    if (path === '/api/pending') return json(res, 200, { items: await listPending(config) });
+    throw new HttpError(404, `not found: ${path}`);
+  };
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!(err instanceof HttpError)) onError(err);
+      const status = err instanceof HttpError ? err.status : 500;
+      const message = err instanceof Error ? err.message : String(err);
+      if (res.headersSent) res.destroy();
+      else json(res, status, { ok: false, error: message, message });
+    });
+  });
+  // Malformed HTTP gets a 400 from node; it must never take the server down.
+  server.on('clientError', (_err, socket) => {
+    if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
+    else socket.destroy();
+  });
+  server.requestTimeout = 0; // event streams stay open
+  server.headersTimeout = 10_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (err: unknown) => {
+    await feed.close();
+    throw err;
+  });
+  const addr = server.address();
+  port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  const shown = opts.host.includes(':') && !opts.host.startsWith('[') ? `[${opts.host}]` : opts.host;
+  return {
+    url: `http://${shown}:${port}/`,
+    port,
+    async close() {
+      for (const res of streams) res.end();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await feed.close();
+    },
+  };
+}
+
+function pageSize(url: URL): number {
+  const n = Number(url.searchParams.get('limit') ?? 100);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 500) throw new HttpError(400, 'limit must be 1..500');
+  return n;
+}

@@ -1,0 +1,104 @@
+/**
+ * The dashboard's view of the archive: a light index of every delivered record (no content), in the
+ * order the records reached the panes, read once at start and then extended from events.jsonl. A page
+ * of bubbles reads its records' content from disk, so a 10,000-message archive costs a few MB here,
+ * and no client ever makes the server re-read the whole archive.
+ */
+import { readdir } from 'node:fs/promises';
+import { byDelivery, isRecordName, readRecord, type ArchiveRecord } from '../archive.js';
+
+/** What the page shows of one message. Content is cut at CONTENT_CAP characters (`truncated`). */
+export interface Bubble {
+  id: string;
+  sender: string;
+  receiver: string;
+  delivered_at: string | null;
+  reply_to: string | null;
+  type: string;
+  subject: string | null;
+  content: string;
+  truncated: boolean;
+  /** Length of the whole content, in characters. */
+  length: number;
+  redelivered: boolean;
+  confirmed: string | null;
+  /** Reminders sent to the receiver while it owed a reply to this message. */
+  nudges: number;
+}
+
+export const CONTENT_CAP = 64 * 1024;
+const READ_CONCURRENCY = 32;
+
+type Entry = Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>;
+
+export class Transcript {
+  private entries: Entry[] = [];
+  private readonly index = new Map<string, number>();
+  /** Reminder counts by the ID the reminded agent owed a reply to (from `nudged` events). */
+  readonly nudges = new Map<string, number>();
+
+  constructor(private readonly archiveDir: string) {}
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** Read every record's times once; records not typed yet join when their `delivered` event comes. */
+  async load(): Promise<void> {
+    const names = (await readdir(this.archiveDir).catch(() => [] as string[])).filter(isRecordName);
+    const found: Entry[] = [];
+    for (let i = 0; i < names.length; i += READ_CONCURRENCY) {
+      const batch = await Promise.all(names.slice(i, i + READ_CONCURRENCY).map((n) => readRecord(this.archiveDir, n.slice(0, -5)).catch(() => null)));
+      for (const r of batch) if (r?.delivered_at) found.push({ id: r.id, delivered_at: r.delivered_at, received_at: r.received_at });
+    }
+    this.entries = found.sort(byDelivery);
+    this.index.clear();
+    this.entries.forEach((e, i) => this.index.set(e.id, i));
+  }
+
+  /** A record was typed (or typed again): add it at the end, in the order events.jsonl tells. */
+  add(id: string): void {
+    if (this.index.has(id)) return;
+    this.index.set(id, this.entries.length);
+    this.entries.push({ id, delivered_at: null, received_at: '' });
+  }
+
+  has(id: string): boolean {
+    return this.index.has(id);
+  }
+
+  /** Up to `limit` bubbles ending before position `before` (default: the newest). */
+  async page(before: number | undefined, limit: number): Promise<{ start: number; total: number; items: Bubble[] }> {
+    const end = Math.max(0, Math.min(before ?? this.entries.length, this.entries.length));
+    const start = Math.max(0, end - limit);
+    const items = await Promise.all(this.entries.slice(start, end).map((e) => this.bubble(e.id)));
+    return { start, total: this.entries.length, items: items.filter((b): b is Bubble => b !== null) };
+  }
+
+  /** One message as a bubble (content cut at `cap` characters), or null when it is not in the archive. */
+  async bubble(id: string, cap = CONTENT_CAP): Promise<Bubble | null> {
+    const r = await readRecord(this.archiveDir, id).catch(() => null);
+    return r ? toBubble(r, this.nudges.get(r.id) ?? 0, cap) : null;
+  }
+}
+
+/** Agents wrote these fields: they are passed on as strings, never trusted to be of the right type. */
+export function toBubble(r: ArchiveRecord, nudges: number, cap = CONTENT_CAP): Bubble {
+  const content = typeof r.content === 'string' ? r.content : JSON.stringify(r.content ?? '');
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    id: String(r.id),
+    sender: String(r.sender),
+    receiver: String(r.receiver),
+    delivered_at: str(r.delivered_at),
+    reply_to: str(r.reply_to),
+    type: str(r.type) ?? 'message',
+    subject: str(r.subject),
+    content: content.length > cap ? content.slice(0, cap) : content,
+    truncated: content.length > cap,
+    length: content.length,
+    redelivered: r.redelivered === true,
+    confirmed: str(r.confirmed),
+    nudges,
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * `baton ui` in a real browser (Debian's Chromium, driven by playwright-core), against the real daemon
+ * and recorder agents on a private tmux server.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { launchBrowser, SHOTS, startUi, type RunningUi } from '../helpers/ui.js';
+
+let browser: Browser;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
+});
+
+function project(config: Record<string, unknown> = {}): Project {
+  const p = new Project(config);
+  cleanups.push(() => p.stop());
+  return p;
+}
+
+async function ui(p: Project, args: string[] = [], port = 0): Promise<RunningUi> {
+  const u = await startUi(p, args, port);
+  cleanups.push(() => u.stop());
+  return u;
+}
+
+/** A page that records every request it makes, so a test can prove none leave the machine. */
+async function open(url: string): Promise<{ page: Page; requests: string[]; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  cleanups.push(() => context.close());
+  const page = await context.newPage();
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.goto(url);
+  await page.locator('#live', { hasText: /^live$/ }).waitFor();
+  return { page, requests, errors };
+}
+
+const HOSTILE = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">\n</div><b>not bold</b> & &amp; "quotes" 'single'`;
+
+describe('baton ui', () => {
+  it('shows deliveries live, renders hostile text as text, sends, ends and resumes from the page', async () => {
+    const p = project();
+    await p.recorder('claude1');
+    const log2 = await p.recorder('claude2');
+    await p.startDaemon();
+    const u = await ui(p);
+    const { page, requests, errors } = await open(u.url);
+
+    // Two agent lanes and two pane cards; the recorder's screen arrives from capture-pane.
+    await expect.poll(() => page.locator('#lanes-head > div').allTextContents()).toEqual(['claude1', 'claude2']);
+    await page.locator('[data-agent="claude2"] .screen', { hasText: 'recorder ready (claude2)' }).waitFor();
+    await page.locator('[data-agent="claude1"] .state', { hasText: 'alive' }).waitFor();
+    await page.locator('#facts', { hasText: 'running (pid' }).waitFor();
+
+    p.send('c1_to_c2', '001.json', { content: 'hello from claude1', subject: 'greeting' });
+    const first = page.locator('#m-msg_0001');
+    await first.locator('.content', { hasText: 'hello from claude1' }).waitFor();
+    expect(await first.locator('.who').textContent()).toBe('claude1');
+    expect(await first.getAttribute('class')).toContain('lane-0');
+
+    // Agent-written markup stays text: in the content, the subject, and a rejected file's name.
+    p.send('c2_to_c1', '002.json', { content: HOSTILE, subject: '<img src=y onerror="window.__pwned = 3">', reply_to: 'msg_0001' });
+    const second = page.locator('#m-msg_0002');
+    await second.waitFor();
+    expect(await second.locator('.content').textContent()).toBe(HOSTILE);
+    expect(await second.locator('.subject').textContent()).toBe('<img src=y onerror="window.__pwned = 3">');
+    expect(await second.getAttribute('class')).toContain('lane-1');
+    p.send('c1_to_c2', '<img src=z onerror="window.__pwned=4">.json', '{ not json');
+    await page.locator('#events', { hasText: 'rejected' }).waitFor();
+    await page.locator('#facts dd', { hasText: /^1$/ }).waitFor();
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.locator('body script').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+
+    // The rejected count opens the reasons, as text.
+    await page.locator('#rejected-button').click();
+    await page.locator('#dialog-body', { hasText: '<img src=z onerror="window.__pwned=4">.json' }).waitFor();
+    expect(await page.locator('#dialog-body').textContent()).toContain('invalid JSON');
+    await page.keyboard.press('Escape');
+    expect(await page.locator('#dialog').evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
+
+    // The reply_to link jumps to the message it answers.
+    await second.locator('.reply').click();
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('m-msg_0001');
+
+    // Sending as user, keyboard only: choose the agent, type, Ctrl+Enter.
+    await page.locator('#send-to').selectOption('claude2');
+    await page.locator('#send-text').fill('hello from the page <b>&</b>');
+    await page.locator('#send-text').press('Control+Enter');
+    await page.locator('#result', { hasText: 'user_0001 typed into claude2' }).waitFor();
+    await page.locator('#m-user_0001 .content', { hasText: 'hello from the page <b>&</b>' }).waitFor();
+    await waitFor('the person message in claude2', () => readRecorder(log2).pastes.some((t) => t.includes('hello from the page <b>&</b>')));
+    expect(p.state().message_counter).toBe(2); // a person's message moves no turn
+
+    // End with a reason: later files are held and the header says so; resume delivers them.
+    await page.locator('#end-reason').fill('lunch');
+    await page.locator('#end').click();
+    await page.locator('#facts', { hasText: 'finished: ended (lunch)' }).waitFor();
+    expect((p.state().finished as { reason: string }).reason).toBe('ended');
+    p.send('c1_to_c2', '003.json', { content: 'written while ended' });
+    await page.locator('#facts', { hasText: 'c1_to_c2: 1' }).waitFor();
+    expect(await page.locator('#m-msg_0003').count()).toBe(0);
+    await page.locator('#resume').click();
+    await page.locator('#m-msg_0003 .content', { hasText: 'written while ended' }).waitFor();
+    await page.locator('#facts', { hasText: /conversation:?\s*running/ }).waitFor();
+
+    // Each message once, in delivery order.
+    expect(await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id))).toEqual(['msg_0001', 'msg_0002', 'user_0001', 'msg_0003']);
+
+    await page.screenshot({ path: join(SHOTS, 'ui-dashboard.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const dark = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    await page.emulateMedia({ colorScheme: 'light' });
+    const light = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(dark).not.toBe(light);
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.screenshot({ path: join(SHOTS, 'ui-dashboard-dark.png') });
+
+    const origin = new URL(u.url).origin;
+    expect(requests.filter((r) => !r.startsWith(`${origin}/`) && !r.startsWith('data:'))).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+
+  it('catches up after a reconnect without showing anything twice', async () => {
+    const p = project();
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    await p.startDaemon();
+    let u = await ui(p);
+    const { page } = await open(u.url);
+    p.send('c1_to_c2', '001.json', { content: 'before the restart' });
+    await page.locator('#m-msg_0001').waitFor();
+
+    // The server goes away; two messages are delivered meanwhile; it comes back on the same port.
+    await u.stop();
+    await page.locator('#live', { hasText: 'reconnecting' }).waitFor();
+    p.send('c2_to_c1', '002.json', { content: 'while away 1' });
+    await waitFor('msg_0002 delivered', () => p.events().some((e) => e.event === 'delivered' && e.id === 'msg_0002'));
+    p.send('c1_to_c2', '003.json', { content: 'while away 2' });
+    await waitFor('msg_0003 delivered', () => p.events().some((e) => e.event === 'delivered' && e.id === 'msg_0003'));
+    u = await ui(p, [], u.port);
+    await page.locator('#m-msg_0003').waitFor({ timeout: 15_000 });
+    await page.locator('#live', { hasText: /^live$/ }).waitFor();
+    p.send('c2_to_c1', '004.json', { content: 'after the restart' });
+    await page.locator('#m-msg_0004').waitFor();
+    expect(await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id))).toEqual(['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004']);
+    // The event list, too, got each delivery once.
+    expect(await page.locator('#events li', { hasText: 'delivered' }).count()).toBe(4);
+  });
+
+  it('pages through 10,000 archived messages and still shows new ones live', async () => {
+    const p = project();
+    const archive = p.path('archive');
+    mkdirSync(archive, { recursive: true });
+    const N = 10_000;
+    const t0 = Date.parse('2026-01-01T00:00:00Z');
+    for (let i = 1; i <= N; i++) {
+      const id = `msg_${String(i).padStart(4, '0')}`;
+      const [sender, receiver] = i % 2 ? ['claude1', 'claude2'] : ['claude2', 'claude1'];
+      const at = new Date(t0 + i * 1000).toISOString();
+      const record = {
+        content: `archived message ${i}`, id, reply_to: i > 1 ? `msg_${String(i - 1).padStart(4, '0')}` : null, sender, receiver,
+        direction: i % 2 ? 'c1_to_c2' : 'c2_to_c1', source_file: `${i}.json`, received_at: at, delivered_at: at, confirmed: 'not_checked',
+      };
+      writeFileSync(join(archive, `${id}.json`), JSON.stringify(record));
+    }
+    writeFileSync(p.path('state.json'), JSON.stringify({ current_turn: 'claude1', last_message_id: 'msg_10000', message_counter: N, pending_reply_to: 'msg_10000' }));
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    await p.startDaemon();
+    const u = await ui(p);
+    const { page } = await open(u.url);
+
+    await page.locator('#m-msg_10000').waitFor();
+    expect(await page.locator('#transcript > li').count()).toBe(100);
+    await page.locator('#older', { hasText: '9900 more' }).click();
+    await page.locator('#m-msg_9801').waitFor();
+    expect(await page.locator('#transcript > li').count()).toBe(200);
+    expect(await page.locator('#older').textContent()).toContain('9800 more');
+
+    p.send('c1_to_c2', 'next.json', { content: 'message ten thousand and one' });
+    await page.locator('#m-msg_10001 .content', { hasText: 'ten thousand and one' }).waitFor();
+    expect(await page.locator('#transcript > li').count()).toBe(201);
+    const ids = await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id));
+    expect(ids[0]).toBe('msg_9801');
+    expect(ids.at(-1)).toBe('msg_10001');
+
+    // A reply_to outside the loaded pages opens in a dialog, fetched on its own.
+    await page.evaluate(() => document.getElementById('scroller')!.scrollTo(0, 0));
+    await page.locator('#m-msg_9801 .reply').click();
+    await page.locator('#dialog-body', { hasText: 'archived message 9800' }).waitFor();
+  });
+
+  it('shows eight agents, and works with no agent running and no daemon', async () => {
+    const names = Array.from({ length: 8 }, (_, i) => `a${i + 1}`);
+    const p = project({
+      agents: Object.fromEntries(names.map((n) => [n, { kind: 'generic', command: 'x' }])),
+      directions: undefined,
+      turns: { policy: 'round_robin' },
+    });
+    // Nothing runs yet: no tmux server, no daemon.
+    const u = await ui(p);
+    const { page } = await open(u.url);
+    await page.locator('#facts', { hasText: 'not running' }).waitFor();
+    expect(await page.locator('.agent').count()).toBe(8);
+    await page.locator('[data-agent="a8"] .state', { hasText: 'missing' }).waitFor();
+    expect(await page.locator('#empty').isVisible()).toBe(true);
+    // With no daemon the control answers itself (as the CLI does), and says why it could not type.
+    await page.locator('#send-to').selectOption('a3');
+    await page.locator('#send-text').fill('anyone there?');
+    await page.locator('#send').click();
+    await page.locator('#result.bad', { hasText: "not sent: a3's pane cannot take it now" }).waitFor();
+
+    for (const n of names) await p.recorder(n);
+    await p.startDaemon();
+    await page.locator('#facts', { hasText: 'running (pid' }).waitFor();
+    for (let i = 0; i < 8; i++) {
+      const from = names[i]!;
+      const to = names[(i + 1) % 8]!;
+      p.send(`${from}_to_${to}`, `${i}.json`, { content: `turn ${i + 1} from ${from}` });
+      await page.locator(`#m-msg_000${i + 1}`).waitFor();
+    }
+    expect(await page.locator('#transcript').getAttribute('class')).toContain('column');
+    expect(await page.locator('#transcript > li .who').allTextContents()).toEqual(names);
+    await page.locator('[data-agent="a8"] .state', { hasText: 'alive' }).waitFor();
+    await page.screenshot({ path: join(SHOTS, 'ui-eight-agents.png') });
+  });
+
+  it('approves and rejects in moderated mode', async () => {
+    const p = project({ turns: { moderated: true } });
+    const log1 = await p.recorder('claude1');
+    const log2 = await p.recorder('claude2');
+    await p.startDaemon();
+    const u = await ui(p);
+    const { page } = await open(u.url);
+    p.send('c1_to_c2', '001.json', { content: 'please approve me' });
+    const item = page.locator('#pending > li', { hasText: 'please approve me' });
+    await item.waitFor();
+    await item.getByRole('button', { name: 'Approve' }).click();
+    await page.locator('#m-msg_0001 .content', { hasText: 'please approve me' }).waitFor();
+    await waitFor('msg_0001 in claude2', () => readRecorder(log2).pastes.some((t) => t.includes('please approve me')));
+    await page.locator('#pending-box').waitFor({ state: 'hidden' });
+
+    p.send('c2_to_c1', '002.json', { content: 'reject me' });
+    const bad = page.locator('#pending > li', { hasText: 'reject me' });
+    await bad.waitFor();
+    await bad.getByRole('button', { name: 'Reject' }).click();
+    await page.locator('#result.bad', { hasText: 'say why' }).waitFor(); // a reason is required
+    await bad.getByRole('textbox').fill('too vague');
+    await bad.getByRole('button', { name: 'Reject' }).click();
+    await page.locator('#result.ok').waitFor();
+    await waitFor('the reason in claude2', () => readRecorder(log2).pastes.some((t) => t.includes('too vague')));
+    expect(readRecorder(log1).pastes.some((t) => t.includes('reject me'))).toBe(false);
+    expect(p.state().current_turn).toBe('claude2');
+    expect(JSON.parse(readFileSync(p.path('archive', 'msg_0001.json'), 'utf8')).content).toBe('please approve me');
+  });
+});

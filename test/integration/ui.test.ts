@@ -1,0 +1,192 @@
+/**
+ * `baton ui`'s HTTP surface without a browser: what a hostile page, a script or a broken client can
+ * send it, and the event stream's replay from Last-Event-ID.
+ */
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+import { request as httpRequest } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Project, waitFor } from '../helpers/harness.js';
+import { pageToken, raw, startUi, type RunningUi } from '../helpers/ui.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
+});
+
+async function setup(args: string[] = []): Promise<{ p: Project; u: RunningUi; origin: string; token: string }> {
+  const p = new Project();
+  cleanups.push(() => p.stop());
+  const u = await startUi(p, args);
+  cleanups.push(() => u.stop());
+  const origin = new URL(u.url).origin;
+  return { p, u, origin, token: args.includes('--allow-remote') ? '' : await pageToken(u.url) };
+}
+
+/** Read `count` SSE events named `name` from the stream, then close it. */
+function readStream(url: string, headers: Record<string, string>, name: string, count: number): Promise<Array<{ id: string | null; data: unknown }>> {
+  return new Promise((resolve, reject) => {
+    const got: Array<{ id: string | null; data: unknown }> = [];
+    const req = httpRequest(url, { headers }, (res) => {
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => {
+        buf += d;
+        let end;
+        while ((end = buf.indexOf('\n\n')) !== -1) {
+          const block = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          const field = (f: string) => new RegExp(`^${f}: ?(.*)$`, 'm').exec(block)?.[1];
+          if (field('event') !== name) continue;
+          got.push({ id: field('id') ?? null, data: JSON.parse(field('data') ?? 'null') });
+          if (got.length === count) {
+            req.destroy();
+            resolve(got);
+          }
+        }
+      });
+    });
+    req.on('error', (err) => (got.length === count ? undefined : reject(err)));
+    req.setTimeout(15_000, () => req.destroy(new Error(`only ${got.length} of ${count} ${name} events`)));
+    req.end();
+  });
+}
+
+describe('baton ui: command line', () => {
+  it('refuses a host that is not loopback unless --allow-remote and a token are given', async () => {
+    const p = new Project();
+    cleanups.push(() => p.stop());
+    const open = await p.cli(['ui', '--host', '0.0.0.0', '--port', '0']);
+    expect(open.exitCode).toBe(2);
+    expect(open.stderr).toContain('not a loopback address');
+    const noToken = await p.cli(['ui', '--host', '0.0.0.0', '--port', '0', '--allow-remote']);
+    expect(noToken.exitCode).toBe(2);
+    expect(noToken.stderr).toContain('--token');
+    const badPort = await p.cli(['ui', '--port', 'eighty']);
+    expect(badPort.exitCode).toBe(2);
+    expect(badPort.stderr).toContain('Usage: baton ui');
+    const help = await p.cli(['ui', '--help']);
+    expect(help.exitCode).toBe(0);
+    expect(help.stdout).toContain('--allow-remote');
+  });
+
+  it('says which port is taken', async () => {
+    const { p, u } = await setup();
+    const second = await p.cli(['ui', '--port', String(u.port)]);
+    expect(second.exitCode).toBe(1);
+    expect(second.stderr).toContain(`port ${u.port}`);
+  });
+});
+
+describe('baton ui: HTTP', () => {
+  it('serves the page with a strict CSP and its own token, and nothing from elsewhere', async () => {
+    const { u, token } = await setup();
+    const page = await raw(u.url);
+    expect(page.status).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(page.body).not.toMatch(/(src|href)="(https?:)?\/\//); // no CDN
+    expect((await raw(`${u.url}app.js`)).headers['content-type']).toContain('javascript');
+    // One token per run of baton ui: every load of the page gets the same.
+    expect(await pageToken(u.url)).toBe(token);
+  });
+
+  it('turns away forged hosts, other origins, missing tokens and bad bodies with 4xx and a message', async () => {
+    const { u, origin, token, p } = await setup();
+    const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+      raw(`${origin}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', origin, 'x-baton-token': token, ...headers } });
+    const good = JSON.stringify({ to: 'claude1', content: 'hi' });
+
+    const rebinding = await raw(`${origin}/api/snapshot`, { headers: { host: `evil.example:${u.port}` } });
+    expect(rebinding.status).toBe(421);
+    expect((await post('/api/send', good, { origin: 'http://evil.example' })).status).toBe(403);
+    const noOrigin = await raw(`${origin}/api/send`, { method: 'POST', body: good, headers: { 'content-type': 'application/json', 'x-baton-token': token } });
+    expect(noOrigin.status).toBe(403);
+    const noToken = await post('/api/send', good, { 'x-baton-token': '' });
+    expect(noToken.status).toBe(403);
+    expect(JSON.parse(noToken.body).error).toContain('X-Baton-Token');
+    expect((await post('/api/send', good, { 'x-baton-token': `${token.slice(0, -1)}x` })).status).toBe(403);
+    expect((await post('/api/send', good, { 'content-type': 'text/plain' })).status).toBe(415);
+    expect((await post('/api/send', '{"to":')).status).toBe(400);
+    const unknown = await post('/api/send', JSON.stringify({ to: 'mallory', content: 'hi' }));
+    expect(unknown.status).toBe(400);
+    expect(JSON.parse(unknown.body).error).toContain('unknown agent "mallory"');
+    const extra = await post('/api/send', JSON.stringify({ to: 'claude1', content: 'hi', shell: 'rm -rf /' }));
+    expect(extra.status).toBe(400);
+    expect(JSON.parse(extra.body).error).toContain('shell');
+    expect((await post('/api/send', JSON.stringify({ to: 'claude1', content: '  ' }))).status).toBe(400);
+    expect((await post('/api/reject', JSON.stringify({ file: 'x.json', reason: '' }))).status).toBe(400);
+    expect((await post('/api/approve', JSON.stringify({ file: 'x.json', all: true }))).status).toBe(400);
+    expect((await post('/api/nope', '{}')).status).toBe(404);
+    expect((await post('/api/send', JSON.stringify({ to: 'claude1', content: 'x'.repeat(1_200_000) }))).status).toBe(413);
+    expect((await raw(`${origin}/api/messages?before=-1`)).status).toBe(400);
+    expect((await raw(`${origin}/api/messages?limit=100000`)).status).toBe(400);
+    expect((await raw(`${origin}/api/messages/..%2F..%2Fstate`)).status).toBe(404);
+    expect((await raw(`${origin}/../../etc/passwd`)).status).toBe(404);
+    expect((await raw(`${origin}/api/messages/msg_0001`)).status).toBe(404);
+    expect((await raw(`${origin}/api/snapshot`, { method: 'DELETE' })).status).toBe(405);
+    expect((await raw(`${origin}/api/stream`, { headers: { 'last-event-id': 'abc' } })).status).toBe(400);
+
+    // Malformed HTTP on a raw socket: 400, and the server keeps answering.
+    const reply = await new Promise<string>((resolve) => {
+      const s = connect(u.port, '127.0.0.1', () => s.write('GARBAGE / HTTP/9.9\r\n\x00\r\n\r\n'));
+      let got = '';
+      s.on('data', (d) => (got += d.toString()));
+      s.on('close', () => resolve(got));
+      s.on('error', () => resolve(got));
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400/);
+    expect((await raw(`${origin}/api/snapshot`)).status).toBe(200);
+    // A well-formed control still works after all that (no agent runs: 409 with the reason).
+    const ok = await post('/api/end', JSON.stringify({ reason: 'tested' }));
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body).ok).toBe(true);
+    expect((p.state().finished as { note: string }).note).toBe('tested');
+    const noPane = await post('/api/send', good);
+    expect(noPane.status).toBe(409);
+    expect(JSON.parse(noPane.body).message).toContain('not sent');
+  });
+
+  it('with --allow-remote, asks for the access token on every request and sets a cookie', async () => {
+    const token = 'a-long-access-token-0123456789';
+    const { u, origin } = await setup(['--allow-remote', '--token', token, '--host', '127.0.0.1']);
+    expect(u.url).toContain(`?token=${token}`);
+    expect((await raw(`${origin}/`)).status).toBe(401);
+    expect((await raw(`${origin}/api/snapshot`)).status).toBe(401);
+    expect((await raw(`${origin}/?token=wrong-wrong-wrong-wrong`)).status).toBe(401);
+    const page = await raw(u.url);
+    expect(page.status).toBe(200);
+    const cookie = String(page.headers['set-cookie']).split(';')[0]!;
+    expect(cookie).toBe(`baton_token=${token}`);
+    expect(String(page.headers['set-cookie'])).toContain('HttpOnly');
+    expect((await raw(`${origin}/api/snapshot`, { headers: { cookie } })).status).toBe(200);
+  });
+
+  it('replays exactly the events after Last-Event-ID, with the message each delivery is about', async () => {
+    const { p, origin } = await setup();
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    await p.startDaemon();
+    for (let i = 1; i <= 4; i++) {
+      p.send(i % 2 ? 'c1_to_c2' : 'c2_to_c1', `${i}.json`, { content: `message ${i}` });
+      await waitFor(`msg ${i}`, () => p.events().some((e) => e.event === 'delivered' && e.id === `msg_000${i}`));
+    }
+    // The byte offset just past the line that delivered msg_0002.
+    const lines = readFileSync(p.path('events.jsonl'), 'utf8').split('\n').filter(Boolean) as string[];
+    const k = lines.findIndex((l) => JSON.parse(l).event === 'delivered' && JSON.parse(l).id === 'msg_0002');
+    const offset = Buffer.byteLength(lines.slice(0, k + 1).join('\n') + '\n');
+    const after = lines.slice(k + 1);
+    const events = await readStream(`${origin}/api/stream`, { 'last-event-id': String(offset) }, 'baton', after.length);
+    expect(events.map((e) => (e.data as { e: { event: string } }).e.event)).toEqual(after.map((l) => JSON.parse(l).event));
+    const delivered = events.filter((e) => (e.data as { e: { event: string } }).e.event === 'delivered');
+    expect(delivered.map((e) => (e.data as { bubble: { id: string; content: string } }).bubble)).toMatchObject([
+      { id: 'msg_0003', content: 'message 3' },
+      { id: 'msg_0004', content: 'message 4' },
+    ]);
+    // Each id is the offset just past its line, increasing.
+    const ids = events.map((e) => Number(e.id));
+    expect(ids.at(-1)).toBe(Buffer.byteLength(lines.join('\n') + '\n'));
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+  });
+});
