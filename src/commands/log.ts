@@ -1,7 +1,7 @@
 import { open, readdir, stat } from 'node:fs/promises';
-import { watch } from 'chokidar';
 import { byDelivery, isRecordName, readRecord, type ArchiveRecord } from '../archive.js';
 import type { Config } from '../config.js';
+import { followFile } from '../follow.js';
 import { layout } from '../layout.js';
 import { configFrom, noPositionals, UsageError, type CommandSpec } from './common.js';
 
@@ -110,15 +110,16 @@ async function follow(config: Config, from: number, shown: Set<string>, print: (
       print(r);
     }
   };
-  const watcher = watch(l.events, { ignoreInitial: false });
   let chain = Promise.resolve();
-  watcher.on('all', () => {
+  const follower = followFile(l.events, () => {
     chain = chain.then(readNew).catch(() => {});
   });
+  chain = chain.then(readNew).catch(() => {}); // what came between reading the archive and now
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
-  await watcher.close();
+  follower.close();
+  await chain;
   return 0;
 }
