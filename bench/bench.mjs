@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
-const USAGE = 'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle scaling';
+const USAGE = 'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui scaling';
 
 const { values: opt } = (() => {
   try {
@@ -396,6 +396,112 @@ async function floor({ n = N_LATENCY } = {}) {
 
 // ---- main ---------------------------------------------------------------------------------------
 
+/** CPU time in seconds of a process, summed over its threads (schedstat's first field is ns on CPU). */
+function cpuSeconds(pid) {
+  return readdirSync(`/proc/${pid}/task`).reduce((sum, t) => {
+    try {
+      return sum + Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]) / 1e9;
+    } catch {
+      return sum; // a thread that ended
+    }
+  }, 0);
+}
+const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+
+/**
+ * The dashboard: `baton ui` over a long archive. Start-up (to its address printed), the snapshot a tab
+ * loads, when a delivery reaches an open tab by SSE compared with when it reached the pane, and the
+ * server's idle cost with one tab open (it reads status and screens every 2–2.5 s while a tab is open).
+ */
+async function ui({ archived = QUICK ? 2000 : 10000, n = QUICK ? 30 : 100, idleS = QUICK ? 5 : 20 } = {}) {
+  const rig = new Rig();
+  let proc;
+  const ctrl = new AbortController();
+  try {
+    rig.seedArchive(archived);
+    await rig.recorders();
+    await rig.daemon();
+    const t0 = now();
+    proc = spawn(process.execPath, [CLI, 'ui', '--port', '0', '--json', '--config', rig.config], { env: rig.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const { url } = await new Promise((res, rej) => {
+      let out = '';
+      proc.stdout.on('data', (d) => {
+        out += d;
+        if (out.includes('\n')) res(JSON.parse(out.slice(0, out.indexOf('\n'))));
+      });
+      proc.once('exit', (c) => rej(new Error(`baton ui exited ${c}`)));
+    });
+    const startMs = now() - t0;
+    const snap = [];
+    let snapBytes = 0;
+    for (let i = 0; i < 20; i++) {
+      const t = now();
+      snapBytes = (await (await fetch(`${url}api/snapshot`)).arrayBuffer()).byteLength;
+      snap.push(now() - t);
+    }
+    // One open tab: a plain SSE reader that notes when each delivery's event arrives.
+    const arrived = new Map();
+    const waiters = [];
+    const res = await fetch(`${url}api/stream`, { signal: ctrl.signal });
+    void (async () => {
+      const dec = new TextDecoder();
+      let buf = '';
+      for await (const chunk of res.body) {
+        buf += dec.decode(chunk, { stream: true });
+        let end;
+        while ((end = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          if (!block.includes('event: baton')) continue;
+          const d = JSON.parse(/^data: (.*)$/m.exec(block)[1]);
+          if (d.e.event !== 'delivered') continue;
+          arrived.set(d.e.id, now());
+          for (const w of waiters.splice(0)) if (!w()) waiters.push(w);
+        }
+      }
+    })().catch(() => {});
+    const inTab = (id) => new Promise((r) => (arrived.has(id) ? r(arrived.get(id)) : waiters.push(() => (arrived.has(id) ? (r(arrived.get(id)), true) : false))));
+    const toPane = [];
+    const toTab = [];
+    for (let i = 0; i < n; i++) {
+      const id = pad4(archived + i + 1);
+      const from = rig.agents[(archived + i) % rig.agents.length];
+      const pane = rig.note((x) => x.id === id);
+      const t = rig.send(from, `ui probe ${i}`);
+      const p = await pane;
+      const tab = await inTab(id);
+      toPane.push(p.first - t);
+      toTab.push(tab - t);
+      await sleep(20);
+    }
+    await sleep(3000); // let the start-up reads settle
+    const cpu0 = cpuSeconds(proc.pid);
+    const w0 = now();
+    const rss = [];
+    for (let s = 0; s < idleS; s++) {
+      await sleep(1000);
+      rss.push(rssMb(proc.pid));
+    }
+    const wall = (now() - w0) / 1000;
+    return {
+      archived,
+      start_ms: round(startMs),
+      snapshot: { ...stats(snap), bytes: snapBytes },
+      to_pane: stats(toPane),
+      to_tab: stats(toTab),
+      idle_cpu_percent_one_tab: round(((cpuSeconds(proc.pid) - cpu0) / wall) * 100, 2),
+      rss_mb: round(Math.max(...rss)),
+    };
+  } finally {
+    ctrl.abort();
+    if (proc && proc.exitCode === null) {
+      proc.kill('SIGTERM');
+      await new Promise((r) => proc.once('exit', r));
+    }
+    await rig.stop();
+  }
+}
+
 const WORKLOADS = [
   ['floor', 'floor: the same paste with no daemon', () => floor()],
   ['latency', 'latency (enter_delay_ms 0)', () => latency()],
@@ -405,6 +511,7 @@ const WORKLOADS = [
   ['pingpong_default_delay', 'ping-pong (default enter_delay_ms 150)', () => pingpong({ trips: Math.ceil(ROUND_TRIPS / 4), enterDelay: 150 })],
   ['burst', 'burst', () => burst()],
   ['idle', `idle ${IDLE_S} s`, () => idle()],
+  ['ui', 'the dashboard (baton ui) over a long archive', () => ui()],
   ['scaling', 'scaling: 1,000 and 10,000 archived messages; 2, 4 and 8 agents', async () => {
     const out = { archive: {}, agents: {} };
     for (const seed of [1000, 10000]) {
@@ -468,6 +575,11 @@ const rows = [
   [`burst ${BURST_PER_DIR * 2} (s)`, `${med((r) => r.burst.seconds)} (${allOk((r) => r.burst.correct)})`, '≤ 5, correct'],
   ['idle CPU (% of a core) / with tmux -C', `${med((r) => r.idle.cpu_percent)} / ${med((r) => r.idle.cpu_percent_with_tmux_client)}`, '≤ 0.5'],
   ['idle RSS (MB)', `${med((r) => r.idle.rss_mb)}`, '≤ 80'],
+  [`ui: start-up with ${runs[0].ui?.archived ?? '-'} archived (ms)`, `${med((r) => r.ui.start_ms)}`, ''],
+  ['ui: snapshot p50 / p99 (ms)', `${med((r) => r.ui.snapshot.p50)} / ${med((r) => r.ui.snapshot.p99)}`, ''],
+  ['ui: file → pane / → open tab, p50 (ms)', `${med((r) => r.ui.to_pane.p50)} / ${med((r) => r.ui.to_tab.p50)}`, ''],
+  ['ui: file → open tab p99 (ms)', `${med((r) => r.ui.to_tab.p99)}`, ''],
+  ['ui: idle CPU with a tab open (%), RSS (MB)', `${med((r) => r.ui.idle_cpu_percent_one_tab)}, ${med((r) => r.ui.rss_mb)}`, ''],
 ];
 if (runs[0].scaling) {
   for (const seed of [1000, 10000]) {

@@ -7,6 +7,7 @@ import { layout } from '../layout.js';
 import { daemonStatus } from '../lock.js';
 import { findPane, targetOf, whyNotReady } from '../pane.js';
 import { readState } from '../state.js';
+import type { Tmux } from '../tmux.js';
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 
 export interface StatusReport {
@@ -46,9 +47,9 @@ export interface AgentStatus {
   problem: string | null;
 }
 
-export async function collectStatus(config: Config): Promise<StatusReport> {
+/** `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question. */
+export async function collectStatus(config: Config, t: Tmux = tmux()): Promise<StatusReport> {
   const l = layout(config);
-  const t = tmux();
   const state = await readState(l.state);
   const held: Record<string, number> = {};
   for (const d of config.directions) held[d.name] = (await listInbox(d.dir)).names.length;

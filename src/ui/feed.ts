@@ -5,10 +5,9 @@
  * exactly the lines it missed: nothing twice, nothing skipped. Status and pane screens are read here on
  * a timer only while some tab is open, and pushed to all of them, so tabs never poll.
  */
-import { existsSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
-import { watch, type FSWatcher } from 'chokidar';
 import type { Config } from '../config.js';
+import { followFile, type Follower } from '../follow.js';
 import { layout, type Layout } from '../layout.js';
 import { capture, findPane } from '../pane.js';
 import { Tmux } from '../tmux.js';
@@ -50,16 +49,22 @@ export interface FeedEvent {
 export class Feed {
   readonly transcript: Transcript;
   private readonly l: Layout;
-  private readonly tmux = new Tmux();
+  // One control-mode client for all of the dashboard's questions to tmux, as the daemon has: a status
+  // and screen read every few seconds would otherwise start a tmux process for each pane each time.
+  private readonly tmux = new Tmux({ control: true });
   /** Bytes of events.jsonl turned into events so far (always the end of a whole line). */
   private offset = 0;
+  /** The log file's inode: a new one means the conversation was replaced. */
+  private ino: number | null = null;
   private readonly subs = new Set<Sub>();
   private pumping: Promise<void> = Promise.resolve();
-  private watcher: FSWatcher | null = null;
+  private pumpQueued = false;
+  private follower: Follower | null = null;
   private timers: NodeJS.Timeout[] = [];
   private status: StatusReport | null = null;
   private statusKey = '';
   private statusBusy = false;
+  private statusAgain = false;
   private statusSoon: NodeJS.Timeout | null = null;
   private readonly screens = new Map<string, string | null>();
   private screensBusy = false;
@@ -87,37 +92,34 @@ export class Feed {
   }
 
   async start(): Promise<void> {
-    // Where the log ends before the archive is read: anything delivered later is a line after it.
-    const from = await this.size();
-    await this.transcript.load();
-    this.offset = await this.readLines(0, from, (e) => this.count(e));
+    await this.rebase();
     await this.pump();
     await this.refreshStatus();
-    this.attachWatcher();
+    this.follower = followFile(this.l.events, () => this.schedulePump());
     this.timers.push(
-      // chokidar cannot watch a file whose folder does not exist yet (a UI started before the first
-      // daemon): look for it until it is there. Also a safety net for a missed watch event.
-      setInterval(() => {
-        this.attachWatcher();
-        this.schedulePump();
-      }, 250),
       setInterval(() => this.subs.size && void this.refreshStatus(), this.opts.statusEveryMs),
       setInterval(() => this.subs.size && void this.refreshScreens(), this.opts.screensEveryMs),
       setInterval(() => this.broadcast(': keep-alive\n\n'), this.opts.heartbeatMs),
     );
   }
 
-  private attachWatcher(): void {
-    if (this.watcher || !existsSync(this.l.events)) return;
-    this.watcher = watch(this.l.events, { ignoreInitial: true });
-    this.watcher.on('all', () => this.schedulePump());
-    this.watcher.on('error', this.opts.onError);
+  /**
+   * Read the conversation afresh: the archive's index, and the log up to its end (for reminder counts).
+   * At start, and when events.jsonl was replaced (`baton up --fresh` moves a conversation away).
+   */
+  private async rebase(): Promise<void> {
+    // Where the log ends before the archive is read: anything delivered later is a line after it.
+    const st = await this.stat();
+    this.transcript.nudges.clear();
+    await this.transcript.load();
+    this.offset = await this.readLines(0, st?.size ?? 0, (e) => this.count(e));
+    this.ino = st?.ino ?? null;
   }
 
   async close(): Promise<void> {
     for (const t of this.timers) clearInterval(t);
     if (this.statusSoon) clearTimeout(this.statusSoon);
-    await this.watcher?.close();
+    this.follower?.close();
     await this.pumping.catch(() => {});
     this.tmux.close();
   }
@@ -162,10 +164,14 @@ export class Feed {
   }
 
   async refreshStatus(): Promise<void> {
-    if (this.statusBusy) return;
+    if (this.statusBusy) {
+      this.statusAgain = true; // something changed while it was being read: read it once more after
+      return;
+    }
     this.statusBusy = true;
+    this.statusAgain = false;
     try {
-      const s = await collectStatus(this.config);
+      const s = await collectStatus(this.config, this.tmux);
       // seconds_in_turn ticks every second; the page counts it from turn_started_at itself.
       const key = JSON.stringify({ ...s, seconds_in_turn: null });
       this.status = s;
@@ -177,6 +183,7 @@ export class Feed {
       this.opts.onError(err);
     } finally {
       this.statusBusy = false;
+      if (this.statusAgain) this.scheduleStatus();
     }
   }
 
@@ -213,16 +220,27 @@ export class Feed {
   }
 
   private schedulePump(): void {
-    this.pumping = this.pumping.then(() => this.pump()).catch(this.opts.onError);
+    if (this.pumpQueued) return; // one pump waiting is enough: it reads to the end
+    this.pumpQueued = true;
+    this.pumping = this.pumping
+      .then(() => {
+        this.pumpQueued = false;
+        return this.pump();
+      })
+      .catch(this.opts.onError);
   }
 
   /** Turn the lines appended since the last look into events, one at a time, in order. */
   private async pump(): Promise<void> {
-    const size = await this.size();
-    if (size < this.offset) {
-      // The log was truncated or replaced: start over from its beginning, and have every tab reload.
-      this.offset = 0;
-      this.broadcast(sse('reset', { cursor: 0 }));
+    const st = await this.stat();
+    const size = st?.size ?? 0;
+    if (st && this.ino === null) this.ino = st.ino; // the first daemon just made it
+    if ((st && st.ino !== this.ino) || size < this.offset) {
+      // Another conversation (the log replaced or truncated): read it afresh and have every tab reload.
+      await this.rebase();
+      this.broadcast(sse('reset', { cursor: this.offset }));
+      this.scheduleStatus();
+      return;
     }
     if (size === this.offset) return;
     const end = await this.readLines(this.offset, size, async (e, end) => {
@@ -248,10 +266,10 @@ export class Feed {
     return sse('baton', data, end);
   }
 
-  private async size(): Promise<number> {
+  private async stat(): Promise<{ size: number; ino: number } | null> {
     return stat(this.l.events).then(
-      (st) => st.size,
-      () => 0,
+      (st) => ({ size: st.size, ino: st.ino }),
+      () => null,
     );
   }
 

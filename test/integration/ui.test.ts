@@ -2,7 +2,7 @@
  * `baton ui`'s HTTP surface without a browser: what a hostile page, a script or a broken client can
  * send it, and the event stream's replay from Last-Event-ID.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
 import { connect } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -188,5 +188,30 @@ describe('baton ui: HTTP', () => {
     const ids = events.map((e) => Number(e.id));
     expect(ids.at(-1)).toBe(Buffer.byteLength(lines.join('\n') + '\n'));
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+  });
+});
+
+describe('baton ui: another conversation in the same folder', () => {
+  it('reads the archive afresh when events.jsonl is replaced (baton up --fresh moves a conversation away)', async () => {
+    const { p, origin } = await setup();
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    const first = await p.startDaemon();
+    for (let i = 1; i <= 3; i++) {
+      p.send(i % 2 ? 'c1_to_c2' : 'c2_to_c1', `${i}.json`, { content: `old ${i}` });
+      await waitFor(`old ${i}`, () => p.events().some((e) => e.event === 'delivered' && e.id === `msg_000${i}`));
+    }
+    await waitFor('the dashboard to see 3', async () => JSON.parse((await raw(`${origin}/api/snapshot`)).body).messages.total === 3);
+    first.proc.kill('SIGTERM');
+    await first.proc;
+    renameSync(p.messages, `${p.messages}-old`);
+    await p.startDaemon();
+    p.send('c1_to_c2', 'new.json', { content: 'new 1' });
+    await waitFor('new msg_0001', () => p.events().some((e) => e.event === 'delivered' && e.id === 'msg_0001'));
+    const snap = await waitFor('the dashboard to start over', async () => {
+      const s = JSON.parse((await raw(`${origin}/api/snapshot`)).body) as { messages: { total: number; items: Array<{ id: string; content: string }> } };
+      return s.messages.total === 1 ? s : null;
+    });
+    expect(snap.messages.items).toMatchObject([{ id: 'msg_0001', content: 'new 1' }]);
   });
 });
