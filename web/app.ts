@@ -65,7 +65,7 @@ interface Conversation {
   types: string[];
 }
 interface Snapshot {
-  cursor: number;
+  cursor: string;
   conversation: Conversation;
   status: Status | null;
   screens: Record<string, string | null>;
@@ -110,7 +110,8 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, 
   return e;
 }
 
-const TOKEN = document.querySelector<HTMLMetaElement>('meta[name="baton-token"]')?.content ?? '';
+/** The per-run token controls need; the stream sends it again on every connection (after a restart too). */
+let token = document.querySelector<HTMLMetaElement>('meta[name="baton-token"]')?.content ?? '';
 /** More bubbles than this in the page and the oldest are dropped (they can be loaded again). */
 const MAX_BUBBLES = 1000;
 const PAGE = 100;
@@ -122,6 +123,9 @@ const bubbles = new Map<string, HTMLLIElement>();
 /** Position (in the server's transcript) of the oldest bubble shown. */
 let oldest = 0;
 let pendingKey = '';
+let pendingAsked = 0;
+/** Bumped by each (re)load, so answers meant for an earlier load are dropped. */
+let generation = 0;
 const lane = new Map<string, number>();
 
 async function getJson<T>(url: string): Promise<T> {
@@ -132,7 +136,7 @@ async function getJson<T>(url: string): Promise<T> {
 }
 
 async function control(op: string, body: Record<string, unknown>): Promise<Reply> {
-  const r = await fetch(`/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-baton-token': TOKEN }, body: JSON.stringify(body) });
+  const r = await fetch(`/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-baton-token': token }, body: JSON.stringify(body) });
   const reply = (await r.json().catch(() => ({ ok: false, message: `${r.status} ${r.statusText}` }))) as Reply;
   return { ok: r.ok && reply.ok, message: reply.message };
 }
@@ -235,8 +239,10 @@ function trim(): void {
 async function loadOlder(): Promise<void> {
   const button = $<HTMLButtonElement>('older');
   button.disabled = true;
+  const gen = generation;
   try {
     const page = await getJson<Page>(`/api/messages?before=${oldest}&limit=${PAGE}`);
+    if (gen !== generation) return; // the page was reloaded meanwhile
     const before = scroller().scrollHeight;
     const frag = document.createDocumentFragment();
     for (const b of page.items) {
@@ -369,13 +375,16 @@ async function renderPending(): Promise<void> {
   const files = status?.pending ?? [];
   const key = files.join('\n');
   if (key === pendingKey) return;
-  pendingKey = key;
+  const asked = ++pendingAsked;
   $('pending-box').hidden = files.length === 0;
   if (!files.length) {
+    pendingKey = key;
     $('pending').replaceChildren();
     return;
   }
   const { items } = await getJson<{ items: PendingItem[] }>('/api/pending');
+  if (asked !== pendingAsked) return; // a newer list is on its way
+  pendingKey = key;
   $('pending').replaceChildren(
     ...items.map((p) => {
       const reason = h('input', { type: 'text', placeholder: 'why (sent back to the sender)', 'aria-label': `Reason to reject ${p.file}` });
@@ -490,16 +499,20 @@ function applyStatus(s: Status): void {
   void renderPending().catch((err: Error) => say(false, err.message));
 }
 
-function connect(cursor: number): void {
+function connect(cursor: string): void {
   source?.close();
-  const es = new EventSource(`/api/stream?from=${cursor}`);
+  const es = new EventSource(`/api/stream?from=${encodeURIComponent(cursor)}`);
   source = es;
   es.addEventListener('open', () => setLive('live', true));
   es.addEventListener('error', () => setLive(es.readyState === EventSource.CLOSED ? 'disconnected (reload the page)' : 'reconnecting…', false));
+  es.addEventListener('hello', (ev) => {
+    token = (JSON.parse((ev as MessageEvent<string>).data) as { token: string }).token;
+  });
   es.addEventListener('baton', (ev) => {
-    const d = JSON.parse((ev as MessageEvent<string>).data) as { e: Record<string, unknown>; bubble?: Bubble | null; nudges?: number };
+    const d = JSON.parse((ev as MessageEvent<string>).data) as { e: Record<string, unknown>; bubble?: Bubble | null; pos?: number; nudges?: number };
     addEvent(d.e);
-    if (d.bubble) upsert(d.bubble);
+    // A message older than the loaded ones (typed again after a crash) stays where "Load older" finds it.
+    if (d.bubble && (bubbles.has(d.bubble.id) || d.pos === undefined || d.pos < 0 || d.pos >= oldest)) upsert(d.bubble);
     if (d.e.event === 'nudged' && typeof d.e.reply_to === 'string') setNudges(d.e.reply_to, d.nudges ?? 0);
   });
   es.addEventListener('status', (ev) => applyStatus(JSON.parse((ev as MessageEvent<string>).data) as Status));
@@ -507,9 +520,19 @@ function connect(cursor: number): void {
   es.addEventListener('reset', () => void start());
 }
 
-async function start(): Promise<void> {
+/** Load a snapshot and follow from it; on failure keep the old view and try again, slower each time. */
+async function start(retry = 0): Promise<void> {
+  let snap: Snapshot;
+  try {
+    snap = await getJson<Snapshot>(`/api/snapshot?limit=${PAGE}`);
+  } catch (err) {
+    source?.close();
+    setLive(`cannot load (${(err as Error).message}); retrying…`, false);
+    setTimeout(() => void start(retry + 1), Math.min(10_000, 500 * 2 ** retry));
+    return;
+  }
+  generation++;
   source?.close();
-  const snap = await getJson<Snapshot>(`/api/snapshot?limit=${PAGE}`);
   conversation = snap.conversation;
   lane.clear();
   conversation.agents.forEach((a, i) => lane.set(a.name, i));
@@ -533,6 +556,7 @@ async function start(): Promise<void> {
   to.replaceChildren(...conversation.agents.map((a) => h('option', { value: a.name }, a.name)));
   $<HTMLSelectElement>('send-type').replaceChildren(...conversation.types.map((ty) => h('option', { value: ty }, ty)));
   $('agents').replaceChildren();
+  $('events').replaceChildren();
   pendingKey = '';
   if (snap.status) applyStatus(snap.status);
   else renderAgents();
@@ -543,6 +567,6 @@ async function start(): Promise<void> {
 
 wireControls();
 setInterval(tick, 1000);
-start().catch((err: Error) => setLive(`cannot load: ${err.message}`, false));
+void start();
 
 export {};

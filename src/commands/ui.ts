@@ -26,9 +26,10 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
   --port N, -p N   port to listen on (default ${DEFAULT_UI_PORT}; 0 picks a free one)
   --host H         address to listen on (default 127.0.0.1)
   --open           open the page in the system's browser (xdg-open / open)
-  --allow-remote   allow a host that is not loopback; needs --token
-  --token T        with --allow-remote: the access token (default $BATON_UI_TOKEN), at least 16
-                   characters; the printed address carries it once, then a cookie does
+  --token T        require this access token (at least 16 characters) on every request — for a
+                   shared machine; default $BATON_UI_TOKEN (better: arguments show in ps). The
+                   printed address carries it once, then a cookie does
+  --allow-remote   allow a host that is not loopback (plain HTTP); needs a token
   --json           print {"url": …, "port": …} on one line instead of a sentence (for scripts)`,
   async run(inv) {
     noPositionals(inv);
@@ -37,7 +38,6 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, not "${v.port}"`);
     const host = v.host ?? '127.0.0.1';
     const token = v.token ?? (process.env.BATON_UI_TOKEN || undefined);
-    if (token && !v['allow-remote']) throw new UsageError('--token is for --allow-remote (on loopback the page carries its own token)');
     const config = configFrom(inv);
     let server;
     try {
@@ -54,7 +54,7 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
       }
       throw err;
     }
-    const address = v['allow-remote'] && token ? `${server.url}?token=${encodeURIComponent(token)}` : server.url;
+    const address = token ? `${server.url}?token=${encodeURIComponent(token)}` : server.url;
     if (v.json) process.stdout.write(`${JSON.stringify({ url: address, port: server.port })}\n`);
     else process.stdout.write(`baton ui: ${address}  (Ctrl-C stops it)\n`);
     if (v.open) openBrowser(address);

@@ -1,9 +1,11 @@
 /**
  * The one source of live updates for every browser tab: it follows events.jsonl (one small append-only
- * file, however long the archive) and turns each line into a Server-Sent Event whose id is the byte
- * offset just past that line. A tab that reconnects sends that id back (Last-Event-ID) and is replayed
- * exactly the lines it missed: nothing twice, nothing skipped. Status and pane screens are read here on
- * a timer only while some tab is open, and pushed to all of them, so tabs never poll.
+ * file, however long the archive) and turns each line into a Server-Sent Event whose id is a cursor:
+ * which log file (its generation) and the byte offset just past that line. A tab that reconnects sends
+ * the cursor back (Last-Event-ID) and is replayed exactly the lines it missed: nothing twice, nothing
+ * skipped. A cursor from another log (`baton up --fresh` replaced it) or too far behind gets `reset`,
+ * and the tab loads a fresh snapshot. Status and screens are read on a timer only while a tab is open,
+ * and pushed to all tabs, so tabs never poll.
  */
 import { open, stat } from 'node:fs/promises';
 import type { Config } from '../config.js';
@@ -17,8 +19,14 @@ import { Transcript, type Bubble } from './transcript.js';
 const ID = /^(msg|user)_\d{4,}$/;
 /** A tab further behind than this is told to reload instead of being replayed line by line. */
 const MAX_REPLAY_BYTES = 4 * 1024 * 1024;
+/** A line longer than this is not the daemon's: it is skipped, not re-read at every look. */
+const MAX_LINE = 1024 * 1024;
 const CHUNK = 1024 * 1024;
 const SCREEN_CAP = 32 * 1024;
+/** A screen is read again when its window showed activity, and at least this often. */
+const SCREEN_STALE_MS = 15_000;
+/** The generation of a log that does not exist yet. */
+const NO_FILE = '0';
 
 export interface FeedOptions {
   statusEveryMs?: number;
@@ -36,15 +44,24 @@ interface Sub {
   queue: string[] | null;
 }
 
-export const sse = (event: string, data: unknown, id?: number): string =>
+export const sse = (event: string, data: unknown, id?: string): string =>
   `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-/** What a `baton` event carries: the events.jsonl line, and the message it is about. */
+/** What a `baton` event carries: the events.jsonl line, and the message it is about (with its position). */
 export interface FeedEvent {
   e: Record<string, unknown>;
   bubble?: Bubble | null;
+  pos?: number;
   nudges?: number;
 }
+
+const cursorOf = (gen: string, offset: number) => `${gen}:${offset}`;
+export function parseCursor(s: string): { gen: string; offset: number } | null {
+  const m = /^([0-9a-z-]{1,40}):(\d{1,15})$/.exec(s);
+  return m ? { gen: m[1]!, offset: Number(m[2]) } : null;
+}
+/** A log file's identity: its inode and birth time (an inode alone can be reused). */
+const genOf = (st: { ino: number; birthtimeMs: number } | null) => (st ? `${st.ino.toString(36)}-${Math.floor(st.birthtimeMs).toString(36)}` : NO_FILE);
 
 export class Feed {
   readonly transcript: Transcript;
@@ -54,19 +71,20 @@ export class Feed {
   private readonly tmux = new Tmux({ control: true });
   /** Bytes of events.jsonl turned into events so far (always the end of a whole line). */
   private offset = 0;
-  /** The log file's inode: a new one means the conversation was replaced. */
-  private ino: number | null = null;
+  private gen = NO_FILE;
   private readonly subs = new Set<Sub>();
   private pumping: Promise<void> = Promise.resolve();
   private pumpQueued = false;
   private follower: Follower | null = null;
   private timers: NodeJS.Timeout[] = [];
+  private closed = false;
   private status: StatusReport | null = null;
   private statusKey = '';
   private statusBusy = false;
   private statusAgain = false;
   private statusSoon: NodeJS.Timeout | null = null;
   private readonly screens = new Map<string, string | null>();
+  private readonly screenRead = new Map<string, { activity: number; at: number }>();
   private screensBusy = false;
   private readonly opts: Required<FeedOptions>;
 
@@ -76,11 +94,12 @@ export class Feed {
   ) {
     this.l = layout(config);
     this.transcript = new Transcript(this.l.archive);
-    this.opts = { statusEveryMs: 2000, screensEveryMs: 2500, heartbeatMs: 15_000, onError: () => {}, ...opts };
+    this.opts = { statusEveryMs: 4000, screensEveryMs: 3000, heartbeatMs: 15_000, onError: () => {}, ...opts };
   }
 
-  get cursor(): number {
-    return this.offset;
+  /** Where the feed is now: what a snapshot taken this moment has seen. */
+  get cursor(): string {
+    return cursorOf(this.gen, this.offset);
   }
 
   get lastStatus(): StatusReport | null {
@@ -97,66 +116,78 @@ export class Feed {
     await this.refreshStatus();
     this.follower = followFile(this.l.events, () => this.schedulePump());
     this.timers.push(
+      // Events bring a fresh status at once; the timer catches what has no event (a pane that died).
       setInterval(() => this.subs.size && void this.refreshStatus(), this.opts.statusEveryMs),
       setInterval(() => this.subs.size && void this.refreshScreens(), this.opts.screensEveryMs),
       setInterval(() => this.broadcast(': keep-alive\n\n'), this.opts.heartbeatMs),
     );
   }
 
-  /**
-   * Read the conversation afresh: the archive's index, and the log up to its end (for reminder counts).
-   * At start, and when events.jsonl was replaced (`baton up --fresh` moves a conversation away).
-   */
-  private async rebase(): Promise<void> {
-    // Where the log ends before the archive is read: anything delivered later is a line after it.
-    const st = await this.stat();
-    this.transcript.nudges.clear();
-    await this.transcript.load();
-    this.offset = await this.readLines(0, st?.size ?? 0, (e) => this.count(e));
-    this.ino = st?.ino ?? null;
-  }
-
   async close(): Promise<void> {
+    this.closed = true;
     for (const t of this.timers) clearInterval(t);
-    if (this.statusSoon) clearTimeout(this.statusSoon);
     this.follower?.close();
     await this.pumping.catch(() => {});
+    if (this.statusSoon) clearTimeout(this.statusSoon);
     this.tmux.close();
   }
 
   /**
-   * A tab joins. `from` is the offset it has seen up to (Last-Event-ID), or undefined for "from now".
+   * Read the conversation afresh: the archive's index, and the log up to its end (for reminder
+   * counts). At start, and when events.jsonl was replaced. Everything is swapped in at once, so a
+   * snapshot never pairs the new transcript with the old cursor.
+   */
+  private async rebase(): Promise<void> {
+    // Where the log ends before the archive is read: anything delivered later is a line after it.
+    const st = await this.stat();
+    const entries = await this.transcript.read();
+    const nudges = new Map<string, number>();
+    const offset = await this.readLines(0, st?.size ?? 0, (e) => void count(nudges, e));
+    this.transcript.replace(entries, nudges);
+    this.offset = offset;
+    this.gen = genOf(st);
+  }
+
+  /**
+   * A tab joins. `from` is the cursor it has seen up to (Last-Event-ID), or undefined for "from now".
    * Returns the function that removes it.
    */
-  async subscribe(sink: Sink, from: number | undefined): Promise<() => void> {
+  async subscribe(sink: Sink, from: string | undefined): Promise<() => void> {
     // Catch up with the log first, so a tab that has seen more than this feed is not told to reload.
-    await (this.pumping = this.pumping.then(() => this.pump()).catch(this.opts.onError));
+    this.schedulePump();
+    await this.pumping;
     const until = this.offset;
     const sub: Sub = { sink, queue: [] };
     this.subs.add(sub);
     const leave = () => void this.subs.delete(sub);
-    if (this.status) sink(sse('status', this.status));
-    if (this.screens.size) sink(sse('screens', this.lastScreens));
-    if (from !== undefined && from !== until) {
-      if (from > until || from < 0 || until - from > MAX_REPLAY_BYTES) {
-        // Another log (replaced or truncated), or too far behind: the tab reloads its snapshot.
-        sink(sse('reset', { cursor: until }));
-      } else {
-        const chunks: string[] = [];
-        await this.readLines(from, until, async (e, end) => void chunks.push(await this.render(e, end)));
-        for (const c of chunks) if (!sink(c)) break;
+    let alive = true;
+    const send = (chunk: string) => (alive &&= sink(chunk));
+    try {
+      if (this.status) send(sse('status', this.status));
+      if (this.screens.size) send(sse('screens', this.lastScreens));
+      if (from !== undefined) {
+        const c = parseCursor(from);
+        // A tab that saw nothing before the log existed may read it from its start.
+        const start = c && (c.gen === this.gen || (c.gen === NO_FILE && c.offset === 0)) ? c.offset : null;
+        if (start === null || start > until || until - start > MAX_REPLAY_BYTES) send(sse('reset', { cursor: this.cursor }));
+        else await this.readLines(start, until, async (e, end) => alive && send(await this.render(e, end)));
       }
+    } catch (err) {
+      this.opts.onError(err);
+      send(sse('reset', { cursor: this.cursor })); // the tab reloads rather than miss something
+    } finally {
+      const queued = sub.queue ?? [];
+      sub.queue = null;
+      for (const c of queued) if (!send(c)) break;
+      if (!alive) leave();
     }
-    const queued = sub.queue ?? [];
-    sub.queue = null;
-    for (const c of queued) if (!sink(c)) break;
     void this.refreshScreens();
     return leave;
   }
 
   /** Status is read again soon after any event (debounced), and on a timer. */
   private scheduleStatus(): void {
-    if (this.statusSoon) return;
+    if (this.statusSoon || this.closed || !this.subs.size) return;
     this.statusSoon = setTimeout(() => {
       this.statusSoon = null;
       void this.refreshStatus();
@@ -164,6 +195,7 @@ export class Feed {
   }
 
   async refreshStatus(): Promise<void> {
+    if (this.closed) return;
     if (this.statusBusy) {
       this.statusAgain = true; // something changed while it was being read: read it once more after
       return;
@@ -187,17 +219,23 @@ export class Feed {
     }
   }
 
-  /** Each agent's visible screen, as plain text (capture-pane without -e: no escape sequences). */
+  /**
+   * Each agent's visible screen, as plain text (capture-pane without -e: no escape sequences). A pane
+   * is captured again only when tmux saw activity in its window, or its copy is getting old.
+   */
   async refreshScreens(): Promise<void> {
-    if (this.screensBusy || !this.subs.size) return;
+    if (this.screensBusy || this.closed || !this.subs.size) return;
     this.screensBusy = true;
     try {
       const changed: Record<string, string | null> = {};
       await Promise.all(
         this.config.order.map(async (name) => {
           const pane = await findPane(this.tmux, this.config.agents[name]!);
+          const last = this.screenRead.get(name);
+          if (pane && !pane.dead && last && last.activity === pane.activity && Date.now() - last.at < SCREEN_STALE_MS && this.screens.get(name) !== null) return;
           const lines = pane && !pane.dead ? await capture(this.tmux, pane) : null;
           const text = lines ? plain(lines) : null;
+          if (pane) this.screenRead.set(name, { activity: pane.activity, at: Date.now() });
           if (this.screens.get(name) !== text || !this.screens.has(name)) {
             this.screens.set(name, text);
             changed[name] = text;
@@ -220,7 +258,7 @@ export class Feed {
   }
 
   private schedulePump(): void {
-    if (this.pumpQueued) return; // one pump waiting is enough: it reads to the end
+    if (this.pumpQueued || this.closed) return; // one pump waiting is enough: it reads to the end
     this.pumpQueued = true;
     this.pumping = this.pumping
       .then(() => {
@@ -234,18 +272,18 @@ export class Feed {
   private async pump(): Promise<void> {
     const st = await this.stat();
     const size = st?.size ?? 0;
-    if (st && this.ino === null) this.ino = st.ino; // the first daemon just made it
-    if ((st && st.ino !== this.ino) || size < this.offset) {
-      // Another conversation (the log replaced or truncated): read it afresh and have every tab reload.
+    if (st && this.gen === NO_FILE && this.offset === 0) this.gen = genOf(st); // the first daemon just made it
+    if ((st ? genOf(st) : NO_FILE) !== this.gen || size < this.offset) {
+      // Another conversation (the log replaced, removed or truncated): read it afresh; every tab reloads.
       await this.rebase();
-      this.broadcast(sse('reset', { cursor: this.offset }));
+      this.broadcast(sse('reset', { cursor: this.cursor }));
       this.scheduleStatus();
       return;
     }
     if (size === this.offset) return;
     const end = await this.readLines(this.offset, size, async (e, end) => {
-      this.count(e);
-      if ((e.event === 'delivered' || e.event === 'sent') && typeof e.id === 'string' && ID.test(e.id)) this.transcript.add(e.id);
+      count(this.transcript.nudges, e);
+      if (isDelivery(e)) this.transcript.add(e.id);
       const chunk = await this.render(e, end);
       // Offset and broadcast move together: every line before `offset` has reached every live tab.
       this.offset = end;
@@ -255,30 +293,30 @@ export class Feed {
     this.scheduleStatus();
   }
 
-  private count(e: Record<string, unknown>): void {
-    if (e.event === 'nudged' && typeof e.reply_to === 'string') this.transcript.nudges.set(e.reply_to, (this.transcript.nudges.get(e.reply_to) ?? 0) + 1);
-  }
-
   private async render(e: Record<string, unknown>, end: number): Promise<string> {
     const data: FeedEvent = { e };
-    if ((e.event === 'delivered' || e.event === 'sent') && typeof e.id === 'string' && ID.test(e.id)) data.bubble = await this.transcript.bubble(e.id);
+    if (isDelivery(e)) {
+      data.bubble = await this.transcript.bubble(e.id);
+      data.pos = this.transcript.position(e.id);
+    }
     if (e.event === 'nudged' && typeof e.reply_to === 'string') data.nudges = this.transcript.nudges.get(e.reply_to) ?? 0;
-    return sse('baton', data, end);
+    return sse('baton', data, cursorOf(this.gen, end));
   }
 
-  private async stat(): Promise<{ size: number; ino: number } | null> {
+  private async stat(): Promise<{ size: number; ino: number; birthtimeMs: number } | null> {
     return stat(this.l.events).then(
-      (st) => ({ size: st.size, ino: st.ino }),
+      (st) => ({ size: st.size, ino: st.ino, birthtimeMs: st.birthtimeMs }),
       () => null,
     );
   }
 
   /**
-   * Call `each` for every whole line in bytes [from, to) with the offset just past it. A line still
-   * being written (no newline yet) is left for the next look; a line that is not JSON is skipped.
-   * Returns the offset just past the last whole line.
+   * Call `each` for every whole line in bytes [from, to) with the offset just past it; `each` returning
+   * false stops the reading. A line still being written (no newline yet) is left for the next look; a
+   * line that is not a JSON object, or longer than MAX_LINE, is skipped. Returns the offset just past
+   * the last line read or skipped.
    */
-  private async readLines(from: number, to: number, each: (e: Record<string, unknown>, end: number) => void | Promise<void>): Promise<number> {
+  private async readLines(from: number, to: number, each: (e: Record<string, unknown>, end: number) => unknown): Promise<number> {
     if (to <= from) return from;
     let fh;
     try {
@@ -287,6 +325,7 @@ export class Feed {
       return from;
     }
     let last = from;
+    let skipping = false;
     try {
       let pos = from;
       let carry = Buffer.alloc(0);
@@ -299,24 +338,41 @@ export class Feed {
         pos += bytesRead;
         let start = 0;
         for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, start)) {
-          const text = data.subarray(start, nl).toString('utf8');
+          const line = data.subarray(start, nl);
           start = nl + 1;
           last = base + start;
+          if (skipping) {
+            skipping = false; // the end of an overlong line
+            continue;
+          }
           let e: unknown;
           try {
-            e = JSON.parse(text);
+            e = JSON.parse(line.toString('utf8'));
           } catch {
             continue;
           }
-          if (e && typeof e === 'object' && !Array.isArray(e)) await each(e as Record<string, unknown>, base + start);
+          if (e && typeof e === 'object' && !Array.isArray(e) && (await each(e as Record<string, unknown>, base + start)) === false) return last;
         }
         carry = Buffer.from(data.subarray(start));
+        if (carry.length > MAX_LINE) {
+          skipping = true;
+          last = base + data.length;
+          carry = Buffer.alloc(0);
+        }
       }
     } finally {
       await fh.close();
     }
     return last;
   }
+}
+
+function isDelivery(e: Record<string, unknown>): e is Record<string, unknown> & { id: string } {
+  return (e.event === 'delivered' || e.event === 'sent') && typeof e.id === 'string' && ID.test(e.id);
+}
+
+function count(nudges: Map<string, number>, e: Record<string, unknown>): void {
+  if (e.event === 'nudged' && typeof e.reply_to === 'string') nudges.set(e.reply_to, (nudges.get(e.reply_to) ?? 0) + 1);
 }
 
 /** A screen as plain text: no control characters but newline and tab, no trailing blank lines, capped. */

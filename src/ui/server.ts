@@ -2,9 +2,10 @@
  * `baton ui`: one page and a small JSON + Server-Sent Events API over node's own http server.
  *
  * Guard rails, in order, for every request:
- *  - Host must name this server (loopback names unless --allow-remote): a DNS-rebinding page cannot
- *    read the conversation through a name it controls.
- *  - With --allow-remote, the access token (cookie, or ?token= once) is needed for everything.
+ *  - Host must be a loopback name (unless --allow-remote): a DNS-rebinding page cannot read the
+ *    conversation through a name it controls. Any port, so an SSH tunnel or port mapping works.
+ *  - With an access token (--token; required by --allow-remote), it is needed for everything: from a
+ *    cookie, or ?token= once.
  *  - A POST needs the per-run token embedded in the page (X-Baton-Token), an Origin equal to this
  *    server's, and a JSON body within size: another site's form or script cannot steer the agents.
  * The page is served with a Content-Security-Policy that allows only its own script and style, and it
@@ -21,7 +22,7 @@ import { MESSAGE_TYPES } from '../message.js';
 import type { Request } from '../requests.js';
 import { PKG_ROOT, UsageError } from '../commands/common.js';
 import { approveRequest, endRequest, rejectRequest, request, sendRequest } from '../commands/conversation.js';
-import { Feed, type FeedOptions } from './feed.js';
+import { Feed, parseCursor, sse, type FeedOptions } from './feed.js';
 import { listPending, listRejected } from './folders.js';
 
 export interface UiOptions {
@@ -29,6 +30,7 @@ export interface UiOptions {
   port: number;
   /** Required (with `accessToken`) to listen on anything but loopback. */
   allowRemote?: boolean;
+  /** When given, every request needs it (a shared machine, or another one). */
   accessToken?: string | undefined;
   feed?: FeedOptions;
   onError?: (err: unknown) => void;
@@ -105,7 +107,12 @@ function sameToken(given: string | undefined | null, expected: string): boolean 
 function cookie(req: IncomingMessage, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const [k, ...v] = part.trim().split('=');
-    if (k === name) return decodeURIComponent(v.join('='));
+    if (k !== name) continue;
+    try {
+      return decodeURIComponent(v.join('='));
+    } catch {
+      return undefined; // not percent-encoding: no token
+    }
   }
   return undefined;
 }
@@ -113,7 +120,8 @@ function cookie(req: IncomingMessage, name: string): string | undefined {
 export async function startUi(config: Config, opts: UiOptions): Promise<UiServer> {
   const remote = !isLoopback(opts.host);
   if (remote && !opts.allowRemote) throw new UsageError(`${opts.host} is not a loopback address: add --allow-remote and --token to serve other machines`);
-  if (opts.allowRemote && (!opts.accessToken || opts.accessToken.length < 16)) throw new UsageError('--allow-remote needs --token (or BATON_UI_TOKEN) of at least 16 characters');
+  if (opts.allowRemote && !opts.accessToken) throw new UsageError('--allow-remote needs --token (or BATON_UI_TOKEN)');
+  if (opts.accessToken !== undefined && opts.accessToken.length < 16) throw new UsageError('the access token (--token or BATON_UI_TOKEN) must be at least 16 characters');
   const onError = opts.onError ?? (() => {});
   const pageToken = randomBytes(24).toString('base64url');
   const maxBody = config.inbox.max_bytes + 64 * 1024;
@@ -122,13 +130,11 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
   const streams = new Set<ServerResponse>();
   // One control at a time: with no daemon running, each request starts a one-shot daemon under the lock.
   let controls: Promise<unknown> = Promise.resolve();
-  let port = opts.port;
 
   const hostOk = (req: IncomingMessage): boolean => {
     if (opts.allowRemote) return true; // the access token guards every request instead
-    const host = req.headers.host ?? '';
-    const m = /^(\[[^\]]+\]|[^:]+):(\d+)$/.exec(host);
-    return !!m && isLoopback(m[1]!.toLowerCase()) && Number(m[2]) === port;
+    const m = /^(\[[^\]]+\]|[^:]+)(?::(\d{1,5}))?$/.exec(req.headers.host ?? '');
+    return !!m && isLoopback(m[1]!.toLowerCase());
   };
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
@@ -156,12 +162,18 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
   };
 
   const stream = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
-    const last = req.headers['last-event-id'] ?? url.searchParams.get('from') ?? undefined;
-    const from = last === undefined || last === '' ? undefined : Number(last);
-    if (from !== undefined && !Number.isSafeInteger(from)) throw new HttpError(400, 'Last-Event-ID (or from) must be a byte offset');
+    const header = req.headers['last-event-id'];
+    const last = (Array.isArray(header) ? header[0] : header) || url.searchParams.get('from') || undefined;
+    if (last !== undefined && !parseCursor(last)) throw new HttpError(400, 'Last-Event-ID (or from) must be a cursor as the stream sent it');
     res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
-    res.write('retry: 1000\n\n');
+    // The page's token comes with every connection: after a restart of baton ui the controls keep working.
+    res.write(`retry: 1000\n\n${sse('hello', { token: pageToken })}`);
     streams.add(res);
+    let leave: (() => void) | null = null;
+    res.on('close', () => {
+      leave?.();
+      streams.delete(res);
+    });
     const sink = (chunk: string) => {
       if (res.destroyed) return false;
       // A tab that stops reading is dropped; it reconnects and catches up from its Last-Event-ID.
@@ -172,18 +184,19 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
       res.write(chunk);
       return true;
     };
-    const leave = await feed.subscribe(sink, from);
-    res.on('close', () => {
-      leave();
-      streams.delete(res);
-    });
+    leave = await feed.subscribe(sink, last);
     if (res.destroyed) leave();
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const url = new URL(req.url ?? '/', 'http://baton.invalid');
-    if (!hostOk(req)) throw new HttpError(421, 'this server answers only to its own loopback address');
-    if (opts.allowRemote) {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'http://baton.invalid');
+    } catch {
+      throw new HttpError(400, 'not a request target');
+    }
+    if (!hostOk(req)) throw new HttpError(421, 'this server answers only to a loopback address (Host: 127.0.0.1, localhost or [::1])');
+    if (opts.accessToken !== undefined) {
       const given = url.searchParams.get('token') ?? cookie(req, 'baton_token');
       if (!sameToken(given, opts.accessToken!)) throw new HttpError(401, 'open the address baton ui printed (it carries ?token=)');
     }
@@ -192,7 +205,8 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
       const op = path.startsWith('/api/') ? (path.slice(5) as Op) : undefined;
       if (!op || !Object.hasOwn(Bodies, op)) throw new HttpError(404, `no such control: ${path}`);
       const origin = req.headers.origin;
-      if (!origin || origin !== `http://${req.headers.host}`) throw new HttpError(403, 'cross-origin request refused (Origin must be this server)');
+      // https too: behind a TLS proxy the page's origin is https with the same Host.
+      if (!origin || (origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`)) throw new HttpError(403, 'cross-origin request refused (Origin must be this server)');
       if (!sameToken(req.headers['x-baton-token'] as string | undefined, pageToken)) throw new HttpError(403, "missing or wrong X-Baton-Token (reload the page: the token changes with each run of baton ui)");
       const body = await readBody(req);
       let built: Request;
@@ -211,7 +225,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     if (path === '/') {
       const html = (await readFile(PAGE, 'utf8')).replace('__BATON_TOKEN__', pageToken);
       const headers: Record<string, string> = { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
-      if (opts.allowRemote) headers['set-cookie'] = `baton_token=${encodeURIComponent(opts.accessToken!)}; HttpOnly; SameSite=Strict; Path=/`;
+      if (opts.accessToken !== undefined) headers['set-cookie'] = `baton_token=${encodeURIComponent(opts.accessToken)}; HttpOnly; SameSite=Strict; Path=/`;
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : html);
       return;
@@ -280,6 +294,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
   });
   server.requestTimeout = 0; // event streams stay open
   server.headersTimeout = 10_000;
+  server.maxConnections = 256;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -292,7 +307,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     throw err;
   });
   const addr = server.address();
-  port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const shown = opts.host.includes(':') && !opts.host.startsWith('[') ? `[${opts.host}]` : opts.host;
   return {
     url: `http://${shown}:${port}/`,

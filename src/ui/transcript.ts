@@ -35,7 +35,7 @@ export class Transcript {
   private entries: Entry[] = [];
   private readonly index = new Map<string, number>();
   /** Reminder counts by the ID the reminded agent owed a reply to (from `nudged` events). */
-  readonly nudges = new Map<string, number>();
+  nudges = new Map<string, number>();
 
   constructor(private readonly archiveDir: string) {}
 
@@ -43,17 +43,28 @@ export class Transcript {
     return this.entries.length;
   }
 
-  /** Read every record's times once; records not typed yet join when their `delivered` event comes. */
-  async load(): Promise<void> {
+  /** Every typed record's times, in delivery order; records not typed yet join when their `delivered` event comes. */
+  async read(): Promise<Entry[]> {
     const names = (await readdir(this.archiveDir).catch(() => [] as string[])).filter(isRecordName);
     const found: Entry[] = [];
     for (let i = 0; i < names.length; i += READ_CONCURRENCY) {
       const batch = await Promise.all(names.slice(i, i + READ_CONCURRENCY).map((n) => readRecord(this.archiveDir, n.slice(0, -5)).catch(() => null)));
       for (const r of batch) if (r?.delivered_at) found.push({ id: r.id, delivered_at: r.delivered_at, received_at: r.received_at });
     }
-    this.entries = found.sort(byDelivery);
+    return found.sort(byDelivery);
+  }
+
+  /** Take a whole new index at once (another conversation, or the first read). */
+  replace(entries: Entry[], nudges: Map<string, number>): void {
+    this.entries = entries;
     this.index.clear();
-    this.entries.forEach((e, i) => this.index.set(e.id, i));
+    entries.forEach((e, i) => this.index.set(e.id, i));
+    this.nudges = nudges;
+  }
+
+  /** Where a message stands in delivery order (for "Load older"), or -1. */
+  position(id: string): number {
+    return this.index.get(id) ?? -1;
   }
 
   /** A record was typed (or typed again): add it at the end, in the order events.jsonl tells. */

@@ -90,6 +90,8 @@ describe('baton ui', () => {
     await page.locator('#rejected-button').click();
     await page.locator('#dialog-body', { hasText: '<img src=z onerror="window.__pwned=4">.json' }).waitFor();
     expect(await page.locator('#dialog-body').textContent()).toContain('invalid JSON');
+    expect(await page.locator('img').count()).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     await page.keyboard.press('Escape');
     expect(await page.locator('#dialog').evaluate((d) => (d as HTMLDialogElement).open)).toBe(false);
 
@@ -157,7 +159,12 @@ describe('baton ui', () => {
     await page.locator('#live', { hasText: /^live$/ }).waitFor();
     p.send('c2_to_c1', '004.json', { content: 'after the restart' });
     await page.locator('#m-msg_0004').waitFor();
-    expect(await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id))).toEqual(['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004']);
+    // The restarted server has a new page token; the stream brought it, so controls still work.
+    await page.locator('#send-to').selectOption('claude1');
+    await page.locator('#send-text').fill('still steering');
+    await page.locator('#send').click();
+    await page.locator('#result.ok', { hasText: 'user_0001 typed into claude1' }).waitFor();
+    expect(await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id))).toEqual(['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004', 'user_0001']);
     // The event list, too, got each delivery once.
     expect(await page.locator('#events li', { hasText: 'delivered' }).count()).toBe(4);
   });
@@ -240,6 +247,23 @@ describe('baton ui', () => {
     await page.screenshot({ path: join(SHOTS, 'ui-eight-agents.png') });
   });
 
+  it('marks the message a silent agent was reminded about, live and after a reload', async () => {
+    const p = project({ turns: { timeout_s: 0.5, max_nudges: 2 } });
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    await p.startDaemon();
+    const u = await ui(p);
+    const { page } = await open(u.url);
+    p.send('c1_to_c2', '001.json', { content: 'your turn, claude2' });
+    await page.locator('#m-msg_0001').waitFor();
+    expect(await page.locator('#m-msg_0001 .nudge').isHidden()).toBe(true); // none yet, none shown
+    await page.locator('#m-msg_0001 .nudge', { hasText: '2 reminders' }).waitFor();
+    await page.locator('#facts', { hasText: 'stalled' }).waitFor();
+    await page.reload();
+    await page.locator('#m-msg_0001 .nudge', { hasText: '2 reminders' }).waitFor();
+    expect(p.events().filter((e) => e.event === 'nudged' && e.reply_to === 'msg_0001')).toHaveLength(2);
+  });
+
   it('approves and rejects in moderated mode', async () => {
     const p = project({ turns: { moderated: true } });
     const log1 = await p.recorder('claude1');
@@ -247,9 +271,12 @@ describe('baton ui', () => {
     await p.startDaemon();
     const u = await ui(p);
     const { page } = await open(u.url);
-    p.send('c1_to_c2', '001.json', { content: 'please approve me' });
+    p.send('c1_to_c2', '001.json', { content: `please approve me ${HOSTILE}`, subject: '<img src=q onerror="window.__pwned=5">' });
     const item = page.locator('#pending > li', { hasText: 'please approve me' });
     await item.waitFor();
+    expect(await item.locator('.content').textContent()).toBe(`please approve me ${HOSTILE}`);
+    expect(await item.locator('.subject').textContent()).toBe('<img src=q onerror="window.__pwned=5">');
+    expect(await page.locator('img').count()).toBe(0);
     await item.getByRole('button', { name: 'Approve' }).click();
     await page.locator('#m-msg_0001 .content', { hasText: 'please approve me' }).waitFor();
     await waitFor('msg_0001 in claude2', () => readRecorder(log2).pastes.some((t) => t.includes('please approve me')));
@@ -266,6 +293,7 @@ describe('baton ui', () => {
     await waitFor('the reason in claude2', () => readRecorder(log2).pastes.some((t) => t.includes('too vague')));
     expect(readRecorder(log1).pastes.some((t) => t.includes('reject me'))).toBe(false);
     expect(p.state().current_turn).toBe('claude2');
-    expect(JSON.parse(readFileSync(p.path('archive', 'msg_0001.json'), 'utf8')).content).toBe('please approve me');
+    expect(JSON.parse(readFileSync(p.path('archive', 'msg_0001.json'), 'utf8')).content).toBe(`please approve me ${HOSTILE}`);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   });
 });

@@ -29,8 +29,8 @@ export interface RunningUi {
 }
 
 /** `baton ui --json` on a free port (or `port`), resolved once it printed its address. */
-export async function startUi(p: Project, args: string[] = [], port = 0): Promise<RunningUi> {
-  const proc = execa('node', [CLI, 'ui', '--port', String(port), '--json', ...args, '--config', p.configFile], { env: p.env, reject: false, cwd: p.dir, buffer: true });
+export async function startUi(p: Project, args: string[] = [], port = 0, env: Record<string, string> = {}): Promise<RunningUi> {
+  const proc = execa('node', [CLI, 'ui', '--port', String(port), '--json', ...args, '--config', p.configFile], { env: { ...p.env, ...env }, reject: false, cwd: p.dir, buffer: true });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   const line = await waitFor('baton ui to print its address', () => (proc.exitCode !== null ? 'exited' : out.includes('\n') ? out : null), 30_000);

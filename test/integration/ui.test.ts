@@ -23,12 +23,32 @@ async function setup(args: string[] = []): Promise<{ p: Project; u: RunningUi; o
   return { p, u, origin, token: args.includes('--allow-remote') ? '' : await pageToken(u.url) };
 }
 
-/** Read `count` SSE events named `name` from the stream, then close it. */
-function readStream(url: string, headers: Record<string, string>, name: string, count: number): Promise<Array<{ id: string | null; data: unknown }>> {
+interface SseEvent {
+  event: string;
+  id: string | null;
+  data: unknown;
+}
+
+/** Read a stream's events until it has been quiet for `idleMs` (so a late duplicate would be seen too). */
+function readStream(url: string, headers: Record<string, string> = {}, idleMs = 800): Promise<SseEvent[]> {
   return new Promise((resolve, reject) => {
-    const got: Array<{ id: string | null; data: unknown }> = [];
+    const got: SseEvent[] = [];
+    let timer: NodeJS.Timeout;
     const req = httpRequest(url, { headers }, (res) => {
+      if (res.statusCode !== 200) {
+        req.destroy();
+        reject(new Error(`stream answered ${res.statusCode}`));
+        return;
+      }
       let buf = '';
+      const quiet = () => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          req.destroy();
+          resolve(got);
+        }, idleMs);
+      };
+      quiet();
       res.setEncoding('utf8');
       res.on('data', (d: string) => {
         buf += d;
@@ -37,18 +57,26 @@ function readStream(url: string, headers: Record<string, string>, name: string, 
           const block = buf.slice(0, end);
           buf = buf.slice(end + 2);
           const field = (f: string) => new RegExp(`^${f}: ?(.*)$`, 'm').exec(block)?.[1];
-          if (field('event') !== name) continue;
-          got.push({ id: field('id') ?? null, data: JSON.parse(field('data') ?? 'null') });
-          if (got.length === count) {
-            req.destroy();
-            resolve(got);
-          }
+          const event = field('event');
+          if (!event) continue;
+          got.push({ event, id: field('id') ?? null, data: JSON.parse(field('data') ?? 'null') });
+          if (event === 'baton' || event === 'reset') quiet();
         }
       });
     });
-    req.on('error', (err) => (got.length === count ? undefined : reject(err)));
-    req.setTimeout(15_000, () => req.destroy(new Error(`only ${got.length} of ${count} ${name} events`)));
+    req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
     req.end();
+  });
+}
+
+/** A raw request line and headers on a socket, exactly as given (http.request would normalise the path). */
+function rawSocket(port: number, text: string): Promise<string> {
+  return new Promise((resolve) => {
+    const s = connect(port, '127.0.0.1', () => s.write(text));
+    let got = '';
+    s.on('data', (d) => (got += d.toString()));
+    s.on('close', () => resolve(got));
+    s.on('error', () => resolve(got));
   });
 }
 
@@ -100,7 +128,18 @@ describe('baton ui: HTTP', () => {
 
     const rebinding = await raw(`${origin}/api/snapshot`, { headers: { host: `evil.example:${u.port}` } });
     expect(rebinding.status).toBe(421);
+    expect(JSON.parse(rebinding.body).error).toContain('loopback');
+    for (const host of [`evil.example`, `127.0.0.1.evil.example:${u.port}`, `localhost.evil:${u.port}`, `[::2]:${u.port}`]) {
+      expect((await raw(`${origin}/api/snapshot`, { headers: { host } })).status, host).toBe(421);
+    }
+    expect(await rawSocket(u.port, 'GET /api/snapshot HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 421/); // no Host at all
+    // Loopback names on any port (an SSH tunnel or a port mapping) are this server.
+    for (const host of [`LOCALHOST:${u.port}`, `[::1]:${u.port}`, '127.0.0.1', 'localhost:8000', `127.1.2.3:${u.port}`]) {
+      expect((await raw(`${origin}/api/snapshot`, { headers: { host } })).status, host).toBe(200);
+    }
     expect((await post('/api/send', good, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post('/api/send', good, { origin: 'null' })).status).toBe(403);
+    expect((await post('/api/send', good, { origin: `http://localhost:${u.port}` })).status).toBe(403); // not the Host it came to
     const noOrigin = await raw(`${origin}/api/send`, { method: 'POST', body: good, headers: { 'content-type': 'application/json', 'x-baton-token': token } });
     expect(noOrigin.status).toBe(403);
     const noToken = await post('/api/send', good, { 'x-baton-token': '' });
@@ -123,10 +162,17 @@ describe('baton ui: HTTP', () => {
     expect((await raw(`${origin}/api/messages?before=-1`)).status).toBe(400);
     expect((await raw(`${origin}/api/messages?limit=100000`)).status).toBe(400);
     expect((await raw(`${origin}/api/messages/..%2F..%2Fstate`)).status).toBe(404);
-    expect((await raw(`${origin}/../../etc/passwd`)).status).toBe(404);
+    for (const path of ['/../../etc/passwd', '/api/messages/../../state.json', '/%2e%2e/%2e%2e/etc/passwd', '/web/../package.json']) {
+      const r = await rawSocket(u.port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${u.port}\r\nConnection: close\r\n\r\n`);
+      expect(r).toMatch(/^HTTP\/1\.1 404/);
+      expect(r).not.toContain('root:');
+      expect(r).not.toContain('"name": "baton"');
+    }
+    expect(await rawSocket(u.port, `GET http://[/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
     expect((await raw(`${origin}/api/messages/msg_0001`)).status).toBe(404);
     expect((await raw(`${origin}/api/snapshot`, { method: 'DELETE' })).status).toBe(405);
     expect((await raw(`${origin}/api/stream`, { headers: { 'last-event-id': 'abc' } })).status).toBe(400);
+    expect((await raw(`${origin}/api/stream?from=12`)).status).toBe(400);
 
     // Malformed HTTP on a raw socket: 400, and the server keeps answering.
     const reply = await new Promise<string>((resolve) => {
@@ -161,6 +207,22 @@ describe('baton ui: HTTP', () => {
     expect(cookie).toBe(`baton_token=${token}`);
     expect(String(page.headers['set-cookie'])).toContain('HttpOnly');
     expect((await raw(`${origin}/api/snapshot`, { headers: { cookie } })).status).toBe(200);
+    expect((await raw(`${origin}/api/snapshot`, { headers: { cookie: 'baton_token=%E0%A4%A' } })).status).toBe(401);
+  });
+
+  it('with --token (or BATON_UI_TOKEN) on loopback, asks for it too; without, the variable alone turns it on', async () => {
+    const token = 'shared-machine-token-0123456789';
+    const p = new Project();
+    cleanups.push(() => p.stop());
+    const u = await startUi(p, [], 0, { BATON_UI_TOKEN: token });
+    cleanups.push(() => u.stop());
+    expect(u.url).toContain(`?token=${token}`);
+    const origin = new URL(u.url).origin;
+    expect((await raw(`${origin}/api/snapshot`)).status).toBe(401);
+    expect((await raw(`${origin}/api/snapshot?token=${token}`)).status).toBe(200);
+    const short = await p.cli(['ui', '--port', '0', '--token', 'short']);
+    expect(short.exitCode).toBe(2);
+    expect(short.stderr).toContain('at least 16 characters');
   });
 
   it('replays exactly the events after Last-Event-ID, with the message each delivery is about', async () => {
@@ -172,22 +234,30 @@ describe('baton ui: HTTP', () => {
       p.send(i % 2 ? 'c1_to_c2' : 'c2_to_c1', `${i}.json`, { content: `message ${i}` });
       await waitFor(`msg ${i}`, () => p.events().some((e) => e.event === 'delivered' && e.id === `msg_000${i}`));
     }
-    // The byte offset just past the line that delivered msg_0002.
-    const lines = readFileSync(p.path('events.jsonl'), 'utf8').split('\n').filter(Boolean) as string[];
+    // The cursor just past the line that delivered msg_0002: this log's generation, and a byte offset.
+    const { cursor } = JSON.parse((await raw(`${origin}/api/snapshot`)).body) as { cursor: string };
+    const gen = cursor.split(':')[0]!;
+    const lines = readFileSync(p.path('events.jsonl'), 'utf8').split('\n').filter(Boolean);
     const k = lines.findIndex((l) => JSON.parse(l).event === 'delivered' && JSON.parse(l).id === 'msg_0002');
     const offset = Buffer.byteLength(lines.slice(0, k + 1).join('\n') + '\n');
     const after = lines.slice(k + 1);
-    const events = await readStream(`${origin}/api/stream`, { 'last-event-id': String(offset) }, 'baton', after.length);
+    const events = (await readStream(`${origin}/api/stream`, { 'last-event-id': `${gen}:${offset}` })).filter((e) => e.event === 'baton');
     expect(events.map((e) => (e.data as { e: { event: string } }).e.event)).toEqual(after.map((l) => JSON.parse(l).event));
     const delivered = events.filter((e) => (e.data as { e: { event: string } }).e.event === 'delivered');
     expect(delivered.map((e) => (e.data as { bubble: { id: string; content: string } }).bubble)).toMatchObject([
       { id: 'msg_0003', content: 'message 3' },
       { id: 'msg_0004', content: 'message 4' },
     ]);
-    // Each id is the offset just past its line, increasing.
-    const ids = events.map((e) => Number(e.id));
-    expect(ids.at(-1)).toBe(Buffer.byteLength(lines.join('\n') + '\n'));
-    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    // Each id is this log's generation and the offset just past its line, increasing to the end.
+    const offsets = events.map((e) => Number(e.id!.split(':')[1]));
+    expect(events.every((e) => e.id!.startsWith(`${gen}:`))).toBe(true);
+    expect(offsets.at(-1)).toBe(Buffer.byteLength(lines.join('\n') + '\n'));
+    expect([...offsets].sort((a, b) => a - b)).toEqual(offsets);
+    // Up to date: nothing; a cursor from another log: reset, never a replay from a wrong offset.
+    expect((await readStream(`${origin}/api/stream`, { 'last-event-id': cursor.replace(/:\d+$/, `:${offsets.at(-1)}`) })).filter((e) => e.event === 'baton' || e.event === 'reset')).toEqual([]);
+    const stale = await readStream(`${origin}/api/stream`, { 'last-event-id': `zz-1:${offset}` });
+    expect(stale.filter((e) => e.event === 'baton')).toEqual([]);
+    expect(stale.filter((e) => e.event === 'reset')).toHaveLength(1);
   });
 });
 
@@ -202,6 +272,8 @@ describe('baton ui: another conversation in the same folder', () => {
       await waitFor(`old ${i}`, () => p.events().some((e) => e.event === 'delivered' && e.id === `msg_000${i}`));
     }
     await waitFor('the dashboard to see 3', async () => JSON.parse((await raw(`${origin}/api/snapshot`)).body).messages.total === 3);
+    const oldCursor = (JSON.parse((await raw(`${origin}/api/snapshot`)).body) as { cursor: string }).cursor;
+    const watching = readStream(`${origin}/api/stream?from=${encodeURIComponent(oldCursor)}`, {}, 3000);
     first.proc.kill('SIGTERM');
     await first.proc;
     renameSync(p.messages, `${p.messages}-old`);
@@ -213,5 +285,10 @@ describe('baton ui: another conversation in the same folder', () => {
       return s.messages.total === 1 ? s : null;
     });
     expect(snap.messages.items).toMatchObject([{ id: 'msg_0001', content: 'new 1' }]);
+    // The open stream was told to reload; a tab coming back with the old log's cursor is told the same.
+    expect((await watching).filter((e) => e.event === 'reset').length).toBeGreaterThanOrEqual(1);
+    const back = await readStream(`${origin}/api/stream`, { 'last-event-id': oldCursor });
+    expect(back.filter((e) => e.event === 'reset')).toHaveLength(1);
+    expect(back.filter((e) => e.event === 'baton')).toEqual([]);
   });
 });
