@@ -35,6 +35,7 @@ export class Tmux {
   private client: ControlClient | null = null;
   private connecting: Promise<ControlClient | null> | null = null;
   private retryAt = 0;
+  private closed = false;
 
   constructor(opts: TmuxOptions = {}) {
     this.socket = opts.socket ?? (process.env.BATON_TMUX_SOCKET || undefined);
@@ -68,15 +69,16 @@ export class Tmux {
     return set.ok || set.lost ? fromReply(pasted) : fromReply(set);
   }
 
-  /** Detach the control client (the daemon calls this when it stops). */
+  /** Detach the control client for good (the daemon and the dashboard call this when they stop). */
   close(): void {
+    this.closed = true;
     this.client?.close();
     this.client = null;
   }
 
   /** The attached control client, attaching one if none is (at most once per CONTROL_RETRY_MS). */
   private async control(): Promise<ControlClient | null> {
-    if (!this.useControl) return null;
+    if (!this.useControl || this.closed) return null; // closed: a late call gets a process, not a new client
     if (this.client?.alive) return this.client;
     if (this.connecting) return this.connecting;
     if (performance.now() < this.retryAt) return null;
@@ -85,6 +87,10 @@ export class Tmux {
     const { TMUX, ...env } = process.env;
     const prefix = this.socket ? this.prefix : TMUX ? ['-S', TMUX.split(',')[0]!] : [];
     this.connecting = ControlClient.connect(prefix, env, this.timeoutMs).then((c) => {
+      if (this.closed) {
+        c?.close(); // closed while it attached
+        c = null;
+      }
       this.client = c;
       this.connecting = null;
       if (!c) this.retryAt = performance.now() + CONTROL_RETRY_MS;

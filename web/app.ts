@@ -275,7 +275,9 @@ async function showMessage(id: string): Promise<void> {
   }
   try {
     const b = await getJson<Bubble>(`/api/messages/${encodeURIComponent(id)}`);
-    openDialog(id, renderBubble(b));
+    const li = renderBubble(b);
+    li.removeAttribute('id'); // not the transcript's copy: "Load older" may bring that one later
+    openDialog(id, h('ol', { class: 'transcript' }, li));
   } catch (err) {
     openDialog(id, h('p', {}, (err as Error).message));
   }
