@@ -359,7 +359,12 @@ function renderAgents(): void {
 function renderScreens(screens: Record<string, string | null>): void {
   for (const [name, text] of Object.entries(screens)) {
     const pre = document.querySelector<HTMLElement>(`[data-agent="${CSS.escape(name)}"] .screen`);
-    if (pre) pre.textContent = text ?? '(no pane)';
+    if (!pre) continue;
+    // Follow the bottom of the screen (where the prompt is), unless someone scrolled up to read.
+    const follow = !pre.dataset.seen || pre.scrollHeight - pre.scrollTop - pre.clientHeight < 24;
+    pre.textContent = text ?? '(no pane)';
+    pre.dataset.seen = '1';
+    if (follow) pre.scrollTop = pre.scrollHeight;
   }
 }
 

@@ -118,6 +118,12 @@ describe('baton ui: HTTP', () => {
     expect((await raw(`${u.url}app.js`)).headers['content-type']).toContain('javascript');
     // One token per run of baton ui: every load of the page gets the same.
     expect(await pageToken(u.url)).toBe(token);
+    // SIGTERM with a stream open: it closes the stream and exits 0.
+    const open = raw(`${u.url}api/stream`).catch(() => null);
+    await new Promise((r) => setTimeout(r, 300));
+    await u.stop();
+    expect(u.proc.exitCode).toBe(0);
+    expect((await open)?.body).toContain('event: hello');
   });
 
   it('turns away forged hosts, other origins, missing tokens and bad bodies with 4xx and a message', async () => {
