@@ -180,7 +180,7 @@ function renderBubble(b: Bubble): HTMLLIElement {
   if (b.subject) li.append(h('div', { class: 'subject' }, b.subject));
   li.append(content);
   if (b.truncated) {
-    const more = h('button', { type: 'button', class: 'more' }, `Show all (${Math.round(b.length / 1024)} KB)`);
+    const more = h('button', { type: 'button', class: 'more' }, `Show all (${b.length.toLocaleString()} characters)`);
     more.addEventListener('click', async () => {
       try {
         const full = await getJson<Bubble>(`/api/messages/${encodeURIComponent(b.id)}`);
@@ -234,6 +234,7 @@ function trim(): void {
     oldest++;
   }
   $('older').hidden = oldest === 0;
+  $('older').textContent = `Load older messages (${oldest} more)`;
 }
 
 async function loadOlder(): Promise<void> {

@@ -13,7 +13,6 @@ export async function transcript(config: Config): Promise<ArchiveRecord[]> {
   return records.sort(byDelivery);
 }
 
-
 const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'not typed yet');
 
 export function formatText(r: ArchiveRecord): string {

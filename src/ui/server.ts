@@ -175,7 +175,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
       streams.delete(res);
     });
     const sink = (chunk: string) => {
-      if (res.destroyed) return false;
+      if (res.destroyed || res.writableEnded) return false;
       // A tab that stops reading is dropped; it reconnects and catches up from its Last-Event-ID.
       if (res.writableLength > 8 * 1024 * 1024) {
         res.destroy();

@@ -205,6 +205,17 @@ describe('baton ui', () => {
     const ids = await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id));
     expect(ids[0]).toBe('msg_9801');
     expect(ids.at(-1)).toBe('msg_10001');
+    expect(new Set(ids).size).toBe(201);
+
+    // Long content shows its first 65,536 characters; "Show all" fetches the rest.
+    const long = `${'x'.repeat(70_000)}<end>`;
+    p.send('c2_to_c1', 'long.json', { content: long });
+    const big = page.locator('#m-msg_10002');
+    await big.locator('.more', { hasText: '70,005 characters' }).waitFor();
+    expect((await big.locator('.content').textContent())!.length).toBe(65_536);
+    await big.locator('.more').click();
+    await big.locator('.more').waitFor({ state: 'detached' });
+    expect(await big.locator('.content').textContent()).toBe(long);
 
     // A reply_to outside the loaded pages opens in a dialog, fetched on its own.
     await page.evaluate(() => document.getElementById('scroller')!.scrollTo(0, 0));
