@@ -110,7 +110,9 @@ describe('baton ui', () => {
 
     // End with a reason: later files are held and the header says so; resume delivers them.
     await page.locator('#end-reason').fill('lunch');
-    await page.locator('#end').click();
+    await page.locator('#end-reason').press('Tab'); // keyboard only: the next stop is the End button
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('end');
+    await page.keyboard.press('Enter');
     await page.locator('#facts', { hasText: 'finished: ended (lunch)' }).waitFor();
     expect((p.state().finished as { reason: string }).reason).toBe('ended');
     p.send('c1_to_c2', '003.json', { content: 'written while ended' });
@@ -190,9 +192,12 @@ describe('baton ui', () => {
     await p.recorder('claude2');
     await p.startDaemon();
     const u = await ui(p);
+    const opened = Date.now();
     const { page } = await open(u.url);
 
     await page.locator('#m-msg_10000').waitFor();
+    // Reported, not asserted (machines here are noisy): how long a 10,000-message conversation takes to show.
+    console.log(`10,000 archived: page live with the newest 100 in ${Date.now() - opened} ms`);
     expect(await page.locator('#transcript > li').count()).toBe(100);
     await page.locator('#older', { hasText: '9900 more' }).click();
     await page.locator('#m-msg_9801').waitFor();
