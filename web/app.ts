@@ -126,6 +126,9 @@ let pendingKey = '';
 let pendingAsked = 0;
 /** Bumped by each (re)load, so answers meant for an earlier load are dropped. */
 let generation = 0;
+let loadingOlder = false;
+let starting = false;
+let retryTimer: ReturnType<typeof setTimeout> | null = null;
 const lane = new Map<string, number>();
 
 async function getJson<T>(url: string): Promise<T> {
@@ -226,6 +229,7 @@ function upsert(b: Bubble): void {
 }
 
 function trim(): void {
+  if (loadingOlder) return; // positions must hold still while an older page is on its way
   const list = $('transcript');
   while (bubbles.size > MAX_BUBBLES && list.firstElementChild) {
     const first = list.firstElementChild as HTMLLIElement;
@@ -240,6 +244,7 @@ function trim(): void {
 async function loadOlder(): Promise<void> {
   const button = $<HTMLButtonElement>('older');
   button.disabled = true;
+  loadingOlder = true;
   const gen = generation;
   try {
     const page = await getJson<Page>(`/api/messages?before=${oldest}&limit=${PAGE}`);
@@ -261,6 +266,7 @@ async function loadOlder(): Promise<void> {
     say(false, `could not load older messages: ${(err as Error).message}`);
   } finally {
     button.disabled = false;
+    loadingOlder = false;
   }
 }
 
@@ -382,8 +388,8 @@ function addEvent(e: Record<string, unknown>): void {
 async function renderPending(): Promise<void> {
   const files = status?.pending ?? [];
   const key = files.join('\n');
+  const asked = ++pendingAsked; // even when nothing changed: an older fetch still on its way is stale
   if (key === pendingKey) return;
-  const asked = ++pendingAsked;
   $('pending-box').hidden = files.length === 0;
   if (!files.length) {
     pendingKey = key;
@@ -525,20 +531,27 @@ function connect(cursor: string): void {
   });
   es.addEventListener('status', (ev) => applyStatus(JSON.parse((ev as MessageEvent<string>).data) as Status));
   es.addEventListener('screens', (ev) => renderScreens(JSON.parse((ev as MessageEvent<string>).data) as Record<string, string | null>));
-  es.addEventListener('reset', () => void start());
+  es.addEventListener('reset', () => {
+    if (!starting) void start();
+  });
 }
 
 /** Load a snapshot and follow from it; on failure keep the old view and try again, slower each time. */
 async function start(retry = 0): Promise<void> {
+  if (retryTimer) clearTimeout(retryTimer);
+  retryTimer = null;
+  starting = true;
   let snap: Snapshot;
   try {
     snap = await getJson<Snapshot>(`/api/snapshot?limit=${PAGE}`);
   } catch (err) {
     source?.close();
+    starting = false;
     setLive(`cannot load (${(err as Error).message}); retrying…`, false);
-    setTimeout(() => void start(retry + 1), Math.min(10_000, 500 * 2 ** retry));
+    retryTimer = setTimeout(() => void start(retry + 1), Math.min(10_000, 500 * 2 ** retry));
     return;
   }
+  starting = false;
   generation++;
   source?.close();
   conversation = snap.conversation;

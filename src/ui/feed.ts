@@ -72,6 +72,8 @@ export class Feed {
   /** Bytes of events.jsonl turned into events so far (always the end of a whole line). */
   private offset = 0;
   private gen = NO_FILE;
+  /** The log ends inside an overlong line: the next look skips the rest of it. */
+  private skipping = false;
   private readonly subs = new Set<Sub>();
   private pumping: Promise<void> = Promise.resolve();
   private pumpQueued = false;
@@ -138,14 +140,23 @@ export class Feed {
    * snapshot never pairs the new transcript with the old cursor.
    */
   private async rebase(): Promise<void> {
-    // Where the log ends before the archive is read: anything delivered later is a line after it.
-    const st = await this.stat();
-    const entries = await this.transcript.read();
-    const nudges = new Map<string, number>();
-    const offset = await this.readLines(0, st?.size ?? 0, (e) => void count(nudges, e));
-    this.transcript.replace(entries, nudges);
-    this.offset = offset;
-    this.gen = genOf(st);
+    for (let attempt = 1; ; attempt++) {
+      // Where the log ends before the archive is read: anything delivered later is a line after it.
+      const st = await this.stat();
+      const gen = genOf(st);
+      const entries = await this.transcript.read();
+      const nudges = new Map<string, number>();
+      try {
+        const r = await this.readLines(0, st?.size ?? 0, (e) => void count(nudges, e), { gen });
+        this.transcript.replace(entries, nudges);
+        this.offset = r.last;
+        this.skipping = r.skipping;
+        this.gen = gen;
+        return;
+      } catch (err) {
+        if (!(err instanceof Replaced) || attempt === 3) throw err; // replaced again while being read
+      }
+    }
   }
 
   /**
@@ -167,10 +178,12 @@ export class Feed {
       if (this.screens.size) send(sse('screens', this.lastScreens));
       if (from !== undefined) {
         const c = parseCursor(from);
+        const gen = this.gen;
         // A tab that saw nothing before the log existed may read it from its start.
-        const start = c && (c.gen === this.gen || (c.gen === NO_FILE && c.offset === 0)) ? c.offset : null;
+        const start = c && (c.gen === gen || (c.gen === NO_FILE && c.offset === 0)) ? c.offset : null;
         if (start === null || start > until || until - start > MAX_REPLAY_BYTES) send(sse('reset', { cursor: this.cursor }));
-        else await this.readLines(start, until, async (e, end) => alive && send(await this.render(e, end)));
+        // Labelled with the generation the cursor was checked against: the file is checked to be that one.
+        else await this.readLines(start, until, async (e, end) => alive && send(await this.render(e, end, gen)), { gen });
       }
     } catch (err) {
       this.opts.onError(err);
@@ -281,26 +294,41 @@ export class Feed {
       return;
     }
     if (size === this.offset) return;
-    const end = await this.readLines(this.offset, size, async (e, end) => {
-      count(this.transcript.nudges, e);
-      if (isDelivery(e)) this.transcript.add(e.id);
-      const chunk = await this.render(e, end);
-      // Offset and broadcast move together: every line before `offset` has reached every live tab.
-      this.offset = end;
-      this.broadcast(chunk);
-    });
-    this.offset = Math.max(this.offset, end); // past lines that were not JSON, too
+    const gen = this.gen;
+    let r;
+    try {
+      r = await this.readLines(
+        this.offset,
+        size,
+        async (e, end) => {
+          count(this.transcript.nudges, e);
+          if (isDelivery(e)) this.transcript.add(e.id);
+          const chunk = await this.render(e, end, gen);
+          // Offset and broadcast move together: every line before `offset` has reached every live tab.
+          this.offset = end;
+          this.broadcast(chunk);
+        },
+        { gen, skipping: this.skipping },
+      );
+    } catch (err) {
+      if (!(err instanceof Replaced)) throw err;
+      await this.rebase(); // replaced between the look and the read
+      this.broadcast(sse('reset', { cursor: this.cursor }));
+      return;
+    }
+    this.offset = Math.max(this.offset, r.last); // past lines that were not JSON, too
+    this.skipping = r.skipping;
     this.scheduleStatus();
   }
 
-  private async render(e: Record<string, unknown>, end: number): Promise<string> {
+  private async render(e: Record<string, unknown>, end: number, gen: string): Promise<string> {
     const data: FeedEvent = { e };
     if (isDelivery(e)) {
       data.bubble = await this.transcript.bubble(e.id);
       data.pos = this.transcript.position(e.id);
     }
     if (e.event === 'nudged' && typeof e.reply_to === 'string') data.nudges = this.transcript.nudges.get(e.reply_to) ?? 0;
-    return sse('baton', data, cursorOf(this.gen, end));
+    return sse('baton', data, cursorOf(gen, end));
   }
 
   private async stat(): Promise<{ size: number; ino: number; birthtimeMs: number } | null> {
@@ -313,20 +341,28 @@ export class Feed {
   /**
    * Call `each` for every whole line in bytes [from, to) with the offset just past it; `each` returning
    * false stops the reading. A line still being written (no newline yet) is left for the next look; a
-   * line that is not a JSON object, or longer than MAX_LINE, is skipped. Returns the offset just past
-   * the last line read or skipped.
+   * line that is not a JSON object is skipped, and so is one longer than MAX_LINE: `skipping` says the
+   * reading starts inside such a line (it is skipped up to its newline). Throws Replaced when the file
+   * opened is not generation `gen`. Returns the offset just past what was read or skipped.
    */
-  private async readLines(from: number, to: number, each: (e: Record<string, unknown>, end: number) => unknown): Promise<number> {
-    if (to <= from) return from;
+  private async readLines(
+    from: number,
+    to: number,
+    each: (e: Record<string, unknown>, end: number) => unknown,
+    opts: { gen: string; skipping?: boolean },
+  ): Promise<{ last: number; skipping: boolean }> {
+    let skipping = opts.skipping ?? false;
+    if (to <= from) return { last: from, skipping };
     let fh;
     try {
       fh = await open(this.l.events, 'r');
     } catch {
-      return from;
+      if (opts.gen !== NO_FILE) throw new Replaced();
+      return { last: from, skipping };
     }
     let last = from;
-    let skipping = false;
     try {
+      if (genOf(await fh.stat()) !== opts.gen) throw new Replaced();
       let pos = from;
       let carry = Buffer.alloc(0);
       while (pos < to) {
@@ -351,7 +387,7 @@ export class Feed {
           } catch {
             continue;
           }
-          if (e && typeof e === 'object' && !Array.isArray(e) && (await each(e as Record<string, unknown>, base + start)) === false) return last;
+          if (e && typeof e === 'object' && !Array.isArray(e) && (await each(e as Record<string, unknown>, base + start)) === false) return { last, skipping };
         }
         carry = Buffer.from(data.subarray(start));
         if (carry.length > MAX_LINE) {
@@ -363,9 +399,12 @@ export class Feed {
     } finally {
       await fh.close();
     }
-    return last;
+    return { last, skipping };
   }
 }
+
+/** The log file is not the one the reading was meant for (replaced meanwhile). */
+class Replaced extends Error {}
 
 function isDelivery(e: Record<string, unknown>): e is Record<string, unknown> & { id: string } {
   return (e.event === 'delivered' || e.event === 'sent') && typeof e.id === 'string' && ID.test(e.id);

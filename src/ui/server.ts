@@ -50,6 +50,7 @@ const ASSETS: Record<string, { file: string; type: string }> = {
   '/style.css': { file: join(PKG_ROOT, 'web', 'style.css'), type: 'text/css; charset=utf-8' },
 };
 const PAGE = join(PKG_ROOT, 'web', 'index.html');
+const BODY_TIMEOUT_MS = 10_000;
 
 const SECURITY_HEADERS = {
   'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
@@ -130,6 +131,8 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
   const streams = new Set<ServerResponse>();
   // One control at a time: with no daemon running, each request starts a one-shot daemon under the lock.
   let controls: Promise<unknown> = Promise.resolve();
+  // Cookies ignore the port: each server names its own, so two dashboards on one host do not collide.
+  let cookieName = 'baton_token';
 
   const hostOk = (req: IncomingMessage): boolean => {
     if (opts.allowRemote) return true; // the access token guards every request instead
@@ -149,10 +152,23 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     if (declared > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
     const parts: Buffer[] = [];
     let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
-      parts.push(chunk as Buffer);
+    // requestTimeout is off for the event streams; a body that trickles in may not hold a connection.
+    let late = false;
+    const deadline = setTimeout(() => {
+      late = true;
+      req.destroy();
+    }, BODY_TIMEOUT_MS);
+    try {
+      for await (const chunk of req) {
+        size += (chunk as Buffer).length;
+        if (size > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
+        parts.push(chunk as Buffer);
+      }
+    } catch (err) {
+      if (late) throw new HttpError(408, `the body took longer than ${BODY_TIMEOUT_MS / 1000} s`);
+      throw err;
+    } finally {
+      clearTimeout(deadline);
     }
     try {
       return JSON.parse(Buffer.concat(parts).toString('utf8'));
@@ -197,7 +213,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     }
     if (!hostOk(req)) throw new HttpError(421, 'this server answers only to a loopback address (Host: 127.0.0.1, localhost or [::1])');
     if (opts.accessToken !== undefined) {
-      const given = url.searchParams.get('token') ?? cookie(req, 'baton_token');
+      const given = url.searchParams.get('token') ?? cookie(req, cookieName);
       if (!sameToken(given, opts.accessToken!)) throw new HttpError(401, 'open the address baton ui printed (it carries ?token=)');
     }
     const path = url.pathname;
@@ -225,7 +241,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     if (path === '/') {
       const html = (await readFile(PAGE, 'utf8')).replace('__BATON_TOKEN__', pageToken);
       const headers: Record<string, string> = { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
-      if (opts.accessToken !== undefined) headers['set-cookie'] = `baton_token=${encodeURIComponent(opts.accessToken)}; HttpOnly; SameSite=Strict; Path=/`;
+      if (opts.accessToken !== undefined) headers['set-cookie'] = `${cookieName}=${encodeURIComponent(opts.accessToken)}; HttpOnly; SameSite=Strict; Path=/`;
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : html);
       return;
@@ -308,6 +324,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
   });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  cookieName = `baton_token_${port}`;
   const shown = opts.host.includes(':') && !opts.host.startsWith('[') ? `[${opts.host}]` : opts.host;
   return {
     url: `http://${shown}:${port}/`,

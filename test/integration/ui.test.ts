@@ -210,10 +210,10 @@ describe('baton ui: HTTP', () => {
     const page = await raw(u.url);
     expect(page.status).toBe(200);
     const cookie = String(page.headers['set-cookie']).split(';')[0]!;
-    expect(cookie).toBe(`baton_token=${token}`);
+    expect(cookie).toBe(`baton_token_${u.port}=${token}`);
     expect(String(page.headers['set-cookie'])).toContain('HttpOnly');
     expect((await raw(`${origin}/api/snapshot`, { headers: { cookie } })).status).toBe(200);
-    expect((await raw(`${origin}/api/snapshot`, { headers: { cookie: 'baton_token=%E0%A4%A' } })).status).toBe(401);
+    expect((await raw(`${origin}/api/snapshot`, { headers: { cookie: `baton_token_${u.port}=%E0%A4%A` } })).status).toBe(401);
   });
 
   it('with --token (or BATON_UI_TOKEN) on loopback, asks for it too; without, the variable alone turns it on', async () => {
