@@ -152,21 +152,21 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     if (declared > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
     const parts: Buffer[] = [];
     let size = 0;
-    // requestTimeout is off for the event streams; a body that trickles in may not hold a connection.
-    let late = false;
-    const deadline = setTimeout(() => {
-      late = true;
-      req.destroy();
-    }, BODY_TIMEOUT_MS);
-    try {
+    const read = (async () => {
       for await (const chunk of req) {
         size += (chunk as Buffer).length;
         if (size > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
         parts.push(chunk as Buffer);
       }
-    } catch (err) {
-      if (late) throw new HttpError(408, `the body took longer than ${BODY_TIMEOUT_MS / 1000} s`);
-      throw err;
+    })();
+    // requestTimeout is off for the event streams; a body that trickles in may not hold a connection.
+    let deadline: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      deadline = setTimeout(() => reject(new HttpError(408, `the body took longer than ${BODY_TIMEOUT_MS / 1000} s`)), BODY_TIMEOUT_MS);
+    });
+    read.catch(() => {}); // when it loses the race, the socket's end settles it
+    try {
+      await Promise.race([read, late]);
     } finally {
       clearTimeout(deadline);
     }
@@ -300,7 +300,11 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
       const status = err instanceof HttpError ? err.status : 500;
       const message = err instanceof Error ? err.message : String(err);
       if (res.headersSent) res.destroy();
-      else json(res, status, { ok: false, error: message, message });
+      else {
+        // A request whose body was not read to the end cannot share its connection with the next one.
+        if (status === 408 || status === 413) res.setHeader('connection', 'close');
+        json(res, status, { ok: false, error: message, message });
+      }
     });
   });
   // Malformed HTTP gets a 400 from node; it must never take the server down.

@@ -200,6 +200,15 @@ describe('baton ui: HTTP', () => {
     expect(JSON.parse(noPane.body).message).toContain('not sent');
   });
 
+  it('a control whose body never finishes arriving is answered 408, and the server goes on', async () => {
+    const { u, origin, token } = await setup();
+    const head = `POST /api/end HTTP/1.1\r\nHost: 127.0.0.1:${u.port}\r\nOrigin: ${origin}\r\nX-Baton-Token: ${token}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"rea`;
+    const reply = await rawSocket(u.port, head);
+    expect(reply).toMatch(/^HTTP\/1\.1 408/);
+    expect(reply).toContain('the body took longer than 10 s');
+    expect((await raw(`${origin}/api/snapshot`)).status).toBe(200);
+  });
+
   it('with --allow-remote, asks for the access token on every request and sets a cookie', async () => {
     const token = 'a-long-access-token-0123456789';
     const { u, origin } = await setup(['--allow-remote', '--token', token, '--host', '127.0.0.1']);
