@@ -8,88 +8,7 @@
  * also keyed by message ID, so a message can never show twice.
  */
 
-// Shapes of the server's JSON (src/ui/transcript.ts, src/commands/status.ts, src/ui/folders.ts).
-interface Bubble {
-  id: string;
-  sender: string;
-  receiver: string;
-  delivered_at: string | null;
-  reply_to: string | null;
-  type: string;
-  subject: string | null;
-  content: string;
-  truncated: boolean;
-  length: number;
-  redelivered: boolean;
-  confirmed: string | null;
-  nudges: number;
-}
-interface Page {
-  start: number;
-  total: number;
-  items: Bubble[];
-}
-interface AgentStatus {
-  alive: boolean;
-  target: string;
-  pane: string | null;
-  dead: boolean;
-  command: string | null;
-  last_activity: string | null;
-  problem: string | null;
-}
-interface Status {
-  policy: string;
-  current_turn: string | null;
-  message_counter: number;
-  pending_reply_to: string | null;
-  held: Record<string, number>;
-  waiting: Record<string, string>;
-  rejected: number;
-  daemon: { running: boolean; pid: number | null };
-  agents: Record<string, AgentStatus>;
-  max_turns: number;
-  turn_started_at: string | null;
-  nudges: number;
-  stalled: boolean;
-  finished: { reason: string; at: string; note?: string } | null;
-  pending: string[];
-}
-interface Conversation {
-  message_dir: string;
-  policy: string;
-  moderated: boolean;
-  max_turns: number;
-  agents: { name: string; kind: string }[];
-  directions: { name: string; from: string; to: string }[];
-  types: string[];
-}
-interface Snapshot {
-  cursor: string;
-  conversation: Conversation;
-  status: Status | null;
-  screens: Record<string, string | null>;
-  messages: Page;
-}
-interface Reply {
-  ok: boolean;
-  message: string;
-}
-interface PendingItem {
-  file: string;
-  from: string;
-  to: string;
-  type: string | null;
-  subject: string | null;
-  content: string;
-}
-interface RejectedItem {
-  stored_as: string;
-  file: string | null;
-  reason: string | null;
-  direction: string | null;
-  rejected_at: string | null;
-}
+import type { Bubble, Conversation, ControlReply, Page, PendingItem, RejectedItem, Snapshot, StatusReport as Status } from '../src/ui/api.js';
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
   const e = document.getElementById(id);
@@ -138,9 +57,9 @@ async function getJson<T>(url: string): Promise<T> {
   return body;
 }
 
-async function control(op: string, body: Record<string, unknown>): Promise<Reply> {
+async function control(op: string, body: Record<string, unknown>): Promise<ControlReply> {
   const r = await fetch(`/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-baton-token': token }, body: JSON.stringify(body) });
-  const reply = (await r.json().catch(() => ({ ok: false, message: `${r.status} ${r.statusText}` }))) as Reply;
+  const reply = (await r.json().catch(() => ({ ok: false, message: `${r.status} ${r.statusText}` }))) as ControlReply;
   return { ok: r.ok && reply.ok, message: reply.message };
 }
 
@@ -590,4 +509,3 @@ wireControls();
 setInterval(tick, 1000);
 void start();
 
-export {};

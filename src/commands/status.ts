@@ -8,44 +8,10 @@ import { daemonStatus } from '../lock.js';
 import { findPane, targetOf, whyNotReady } from '../pane.js';
 import { readState } from '../state.js';
 import type { Tmux } from '../tmux.js';
+import type { AgentStatus, StatusReport } from '../ui/api.js';
+
+export type { AgentStatus, StatusReport };
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
-
-export interface StatusReport {
-  message_dir: string;
-  policy: string;
-  current_turn: string | null;
-  message_counter: number;
-  last_message_id: string | null;
-  pending_reply_to: string | null;
-  /** Files waiting in each direction folder (out-of-turn files, or ones not taken yet). */
-  held: Record<string, number>;
-  rejected: number;
-  daemon: { running: boolean; pid: number | null };
-  agents: Record<string, AgentStatus>;
-  /** Conversation control (SPEC §9). */
-  max_turns: number;
-  turn_started_at: string | null;
-  seconds_in_turn: number | null;
-  nudges: number;
-  stalled: boolean;
-  finished: { reason: string; at: string; note?: string | undefined } | null;
-  /** Moderated mode: files waiting for approval, as "<direction>/<name>". */
-  pending: string[];
-  /** Why each direction's waiting files cannot go now, when its receiver's pane is the reason. */
-  waiting: Record<string, string>;
-}
-
-export interface AgentStatus {
-  alive: boolean;
-  target: string;
-  pane: string | null;
-  dead: boolean;
-  command: string | null;
-  /** Last output in the agent's window (ISO), from tmux. */
-  last_activity: string | null;
-  /** Why baton would not type into the pane now, or null. */
-  problem: string | null;
-}
 
 /** `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question. */
 export async function collectStatus(config: Config, t: Tmux = tmux()): Promise<StatusReport> {

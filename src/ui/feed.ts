@@ -14,7 +14,8 @@ import { layout, type Layout } from '../layout.js';
 import { capture, findPane } from '../pane.js';
 import { Tmux } from '../tmux.js';
 import { collectStatus, type StatusReport } from '../commands/status.js';
-import { Transcript, type Bubble } from './transcript.js';
+import type { FeedEvent } from './api.js';
+import { Transcript } from './transcript.js';
 
 const ID = /^(msg|user)_\d{4,}$/;
 /** A tab further behind than this is told to reload instead of being replayed line by line. */
@@ -47,13 +48,6 @@ interface Sub {
 export const sse = (event: string, data: unknown, id?: string): string =>
   `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
 
-/** What a `baton` event carries: the events.jsonl line, and the message it is about (with its position). */
-export interface FeedEvent {
-  e: Record<string, unknown>;
-  bubble?: Bubble | null;
-  pos?: number;
-  nudges?: number;
-}
 
 const cursorOf = (gen: string, offset: number) => `${gen}:${offset}`;
 export function parseCursor(s: string): { gen: string; offset: number } | null {

@@ -5,17 +5,11 @@ import type { Config } from '../config.js';
 import { isErrno } from '../fsx.js';
 import { listInbox } from '../inbox.js';
 import { layout } from '../layout.js';
+import type { PendingItem, RejectedItem } from './api.js';
 
 const NOTE = '.error.json';
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-export interface RejectedItem {
-  stored_as: string;
-  file: string | null;
-  reason: string | null;
-  direction: string | null;
-  rejected_at: string | null;
-}
 
 /** The newest `limit` rejections (by the note's time), with why each was refused. */
 export async function listRejected(config: Config, limit: number): Promise<{ count: number; items: RejectedItem[] }> {
@@ -45,15 +39,6 @@ export async function listRejected(config: Config, limit: number): Promise<{ cou
   return { count: stored.length, items };
 }
 
-export interface PendingItem {
-  /** As `baton approve` takes it: "<direction>/<name>". */
-  file: string;
-  from: string;
-  to: string;
-  type: string | null;
-  subject: string | null;
-  content: string;
-}
 
 /** Moderated mode: the messages waiting for approval, with what they say (capped), in order. */
 export async function listPending(config: Config, cap = 16 * 1024): Promise<PendingItem[]> {

@@ -22,6 +22,7 @@ import { MESSAGE_TYPES } from '../message.js';
 import type { Request } from '../requests.js';
 import { PKG_ROOT, UsageError } from '../commands/common.js';
 import { approveRequest, endRequest, rejectRequest, request, sendRequest } from '../commands/conversation.js';
+import type { Snapshot } from './api.js';
 import { Feed, parseCursor, sse, type FeedOptions } from './feed.js';
 import { listPending, listRejected } from './folders.js';
 
@@ -258,7 +259,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     if (path === '/api/snapshot') {
       const cursor = feed.cursor;
       const messages = await feed.transcript.page(undefined, pageSize(url));
-      json(res, 200, {
+      const snapshot: Snapshot = {
         cursor,
         conversation: {
           message_dir: config.messageDir,
@@ -272,7 +273,8 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
         status: feed.lastStatus,
         screens: feed.lastScreens,
         messages,
-      });
+      };
+      json(res, 200, snapshot);
       return;
     }
     if (path === '/api/messages') {

@@ -6,25 +6,9 @@
  */
 import { readdir } from 'node:fs/promises';
 import { byDelivery, isRecordName, readRecord, type ArchiveRecord } from '../archive.js';
+import type { Bubble, Page } from './api.js';
 
-/** What the page shows of one message. Content is cut at CONTENT_CAP characters (`truncated`). */
-export interface Bubble {
-  id: string;
-  sender: string;
-  receiver: string;
-  delivered_at: string | null;
-  reply_to: string | null;
-  type: string;
-  subject: string | null;
-  content: string;
-  truncated: boolean;
-  /** Length of the whole content, in characters. */
-  length: number;
-  redelivered: boolean;
-  confirmed: string | null;
-  /** Reminders sent to the receiver while it owed a reply to this message. */
-  nudges: number;
-}
+export type { Bubble };
 
 export const CONTENT_CAP = 64 * 1024;
 const READ_CONCURRENCY = 32;
@@ -79,7 +63,7 @@ export class Transcript {
   }
 
   /** Up to `limit` bubbles ending before position `before` (default: the newest). */
-  async page(before: number | undefined, limit: number): Promise<{ start: number; total: number; items: Bubble[] }> {
+  async page(before: number | undefined, limit: number): Promise<Page> {
     const end = Math.max(0, Math.min(before ?? this.entries.length, this.entries.length));
     const start = Math.max(0, end - limit);
     const items = await Promise.all(this.entries.slice(start, end).map((e) => this.bubble(e.id)));

@@ -1,0 +1,120 @@
+/**
+ * The dashboard's JSON, as the server sends it and the page reads it: the one description both sides
+ * are type-checked against (src/ui/* and web/app.ts). Declarations only, so the page's build can use it
+ * without compiling server code.
+ */
+
+export interface StatusReport {
+  message_dir: string;
+  policy: string;
+  current_turn: string | null;
+  message_counter: number;
+  last_message_id: string | null;
+  pending_reply_to: string | null;
+  /** Files waiting in each direction folder (out-of-turn files, or ones not taken yet). */
+  held: Record<string, number>;
+  rejected: number;
+  daemon: { running: boolean; pid: number | null };
+  agents: Record<string, AgentStatus>;
+  /** Conversation control (SPEC §9). */
+  max_turns: number;
+  turn_started_at: string | null;
+  seconds_in_turn: number | null;
+  nudges: number;
+  stalled: boolean;
+  finished: { reason: string; at: string; note?: string | undefined } | null;
+  /** Moderated mode: files waiting for approval, as "<direction>/<name>". */
+  pending: string[];
+  /** Why each direction's waiting files cannot go now, when its receiver's pane is the reason. */
+  waiting: Record<string, string>;
+}
+
+export interface AgentStatus {
+  alive: boolean;
+  target: string;
+  pane: string | null;
+  dead: boolean;
+  command: string | null;
+  /** Last output in the agent's window (ISO), from tmux. */
+  last_activity: string | null;
+  /** Why baton would not type into the pane now, or null. */
+  problem: string | null;
+}
+
+/** What the page shows of one message. Content is cut at 65,536 characters (`truncated`; transcript.ts). */
+export interface Bubble {
+  id: string;
+  sender: string;
+  receiver: string;
+  delivered_at: string | null;
+  reply_to: string | null;
+  type: string;
+  subject: string | null;
+  content: string;
+  truncated: boolean;
+  /** Length of the whole content, in characters. */
+  length: number;
+  redelivered: boolean;
+  confirmed: string | null;
+  /** Reminders sent to the receiver while it owed a reply to this message. */
+  nudges: number;
+}
+
+/** A run of the transcript: `items` are positions start … start + items.length - 1 of `total`. */
+export interface Page {
+  start: number;
+  total: number;
+  items: Bubble[];
+}
+
+/** What a `baton` event carries: the events.jsonl line, and the message it is about (with its position). */
+export interface FeedEvent {
+  e: Record<string, unknown>;
+  bubble?: Bubble | null;
+  pos?: number;
+  nudges?: number;
+}
+
+export interface RejectedItem {
+  stored_as: string;
+  file: string | null;
+  reason: string | null;
+  direction: string | null;
+  rejected_at: string | null;
+}
+
+export interface PendingItem {
+  /** As `baton approve` takes it: "<direction>/<name>". */
+  file: string;
+  from: string;
+  to: string;
+  type: string | null;
+  subject: string | null;
+  content: string;
+}
+
+/** What the page needs to know about the conversation, once per load. */
+export interface Conversation {
+  message_dir: string;
+  policy: string;
+  moderated: boolean;
+  max_turns: number;
+  agents: Array<{ name: string; kind: string }>;
+  directions: Array<{ name: string; from: string; to: string }>;
+  types: readonly string[];
+}
+
+/** GET /api/snapshot: where the page starts; then it follows /api/stream from `cursor`. */
+export interface Snapshot {
+  cursor: string;
+  conversation: Conversation;
+  status: StatusReport | null;
+  screens: Record<string, string | null>;
+  messages: Page;
+}
+
+/** A control's answer (POST /api/send, end, resume, approve, reject), as the CLI commands get it. */
+export interface ControlReply {
+  ok: boolean;
+  message: string;
+}
