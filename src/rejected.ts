@@ -64,8 +64,27 @@ export async function quarantine(
   return { name: target, path };
 }
 
+/**
+ * The files in rejected/, by their names there: those with a note beside them (a rejected file may
+ * itself be called `x.error.json`, so the suffix alone proves nothing). Empty when there is no folder.
+ */
+export async function storedRejections(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const present = new Set(names);
+  return names.filter((n) => present.has(`${n}${NOTE}`));
+}
+
+/** Where the note about rejected file `stored` is. */
+export const notePath = (dir: string, stored: string): string => join(dir, `${stored}${NOTE}`);
+
 async function writeNote(dir: string, stored: string, note: Record<string, unknown>): Promise<void> {
-  await writeAtomic(join(dir, `${stored}${NOTE}`), `${JSON.stringify({ ...note, stored_as: stored }, null, 2)}\n`);
+  await writeAtomic(notePath(dir, stored), `${JSON.stringify({ ...note, stored_as: stored }, null, 2)}\n`);
 }
 
 /**

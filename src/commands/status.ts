@@ -1,17 +1,16 @@
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { isErrno } from '../fsx.js';
 import { listInbox } from '../inbox.js';
 import { layout } from '../layout.js';
 import { daemonStatus } from '../lock.js';
 import { findPane, targetOf, whyNotReady } from '../pane.js';
+import { storedRejections } from '../rejected.js';
 import { readState } from '../state.js';
 import type { Tmux } from '../tmux.js';
 import type { AgentStatus, StatusReport } from '../ui/api.js';
+import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 
 export type { AgentStatus, StatusReport };
-import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
 
 /** `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question. */
 export async function collectStatus(config: Config, t: Tmux = tmux()): Promise<StatusReport> {
@@ -19,14 +18,7 @@ export async function collectStatus(config: Config, t: Tmux = tmux()): Promise<S
   const state = await readState(l.state);
   const held: Record<string, number> = {};
   for (const d of config.directions) held[d.name] = (await listInbox(d.dir)).names.length;
-  let rejected = 0;
-  try {
-    // Rejected files are those with a note beside them (a rejected file may itself be named *.error.json).
-    const names = new Set(await readdir(l.rejected));
-    rejected = [...names].filter((n) => names.has(`${n}.error.json`)).length;
-  } catch (err) {
-    if (!isErrno(err, 'ENOENT')) throw err;
-  }
+  const rejected = (await storedRejections(l.rejected)).length;
   const agents: StatusReport['agents'] = {};
   await Promise.all(
     config.order.map(async (name) => {

@@ -1,35 +1,25 @@
 /** What the dashboard lists from disk on request: rejected files with their reasons, and pending messages. */
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../config.js';
-import { isErrno } from '../fsx.js';
 import { listInbox } from '../inbox.js';
 import { layout } from '../layout.js';
+import { notePath, storedRejections } from '../rejected.js';
 import type { PendingItem, RejectedItem } from './api.js';
 
-const NOTE = '.error.json';
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-
 
 /** The newest `limit` rejections (by the note's time), with why each was refused. */
 export async function listRejected(config: Config, limit: number): Promise<{ count: number; items: RejectedItem[] }> {
   const dir = layout(config).rejected;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return { count: 0, items: [] };
-    throw err;
-  }
-  const present = new Set(names);
-  const stored = names.filter((n) => present.has(`${n}${NOTE}`));
-  const dated = await Promise.all(stored.map(async (n) => ({ n, t: await stat(join(dir, `${n}${NOTE}`)).then((s) => s.mtimeMs, () => 0) })));
+  const stored = await storedRejections(dir);
+  const dated = await Promise.all(stored.map(async (n) => ({ n, t: await stat(notePath(dir, n)).then((s) => s.mtimeMs, () => 0) })));
   dated.sort((a, b) => b.t - a.t);
   const items = await Promise.all(
     dated.slice(0, limit).map(async ({ n }): Promise<RejectedItem> => {
       let note: Record<string, unknown> = {};
       try {
-        note = JSON.parse(await readFile(join(dir, `${n}${NOTE}`), 'utf8')) as Record<string, unknown>;
+        note = JSON.parse(await readFile(notePath(dir, n), 'utf8')) as Record<string, unknown>;
       } catch {
         // An unreadable note still lists the file.
       }
@@ -38,7 +28,6 @@ export async function listRejected(config: Config, limit: number): Promise<{ cou
   );
   return { count: stored.length, items };
 }
-
 
 /** Moderated mode: the messages waiting for approval, with what they say (capped), in order. */
 export async function listPending(config: Config, cap = 16 * 1024): Promise<PendingItem[]> {
