@@ -233,7 +233,8 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
         if (err instanceof UsageError) throw new HttpError(400, err.message);
         throw err;
       }
-      const reply = (controls = controls.catch(() => {}).then(() => request(config, built))) as Promise<Awaited<ReturnType<typeof request>>>;
+      const reply = controls.then(() => request(config, built));
+      controls = reply.catch(() => {});
       const r = await reply;
       json(res, r.ok ? 200 : 409, r);
       return;

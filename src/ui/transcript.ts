@@ -8,41 +8,34 @@ import { readdir } from 'node:fs/promises';
 import { byDelivery, isRecordName, readRecord, type ArchiveRecord } from '../archive.js';
 import type { Bubble, Page } from './api.js';
 
-export type { Bubble };
-
 export const CONTENT_CAP = 64 * 1024;
 const READ_CONCURRENCY = 32;
 
-type Entry = Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>;
-
 export class Transcript {
-  private entries: Entry[] = [];
+  /** Message IDs in delivery order, and each one's position there. */
+  private ids: string[] = [];
   private readonly index = new Map<string, number>();
   /** Reminder counts by the ID the reminded agent owed a reply to (from `nudged` events). */
   nudges = new Map<string, number>();
 
   constructor(private readonly archiveDir: string) {}
 
-  get size(): number {
-    return this.entries.length;
-  }
-
-  /** Every typed record's times, in delivery order; records not typed yet join when their `delivered` event comes. */
-  async read(): Promise<Entry[]> {
+  /** Every typed record's ID, in delivery order; records not typed yet join when their `delivered` event comes. */
+  async read(): Promise<string[]> {
     const names = (await readdir(this.archiveDir).catch(() => [] as string[])).filter(isRecordName);
-    const found: Entry[] = [];
+    const found: Array<Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>> = [];
     for (let i = 0; i < names.length; i += READ_CONCURRENCY) {
       const batch = await Promise.all(names.slice(i, i + READ_CONCURRENCY).map((n) => readRecord(this.archiveDir, n.slice(0, -5)).catch(() => null)));
       for (const r of batch) if (r?.delivered_at) found.push({ id: r.id, delivered_at: r.delivered_at, received_at: r.received_at });
     }
-    return found.sort(byDelivery);
+    return found.sort(byDelivery).map((r) => r.id);
   }
 
   /** Take a whole new index at once (another conversation, or the first read). */
-  replace(entries: Entry[], nudges: Map<string, number>): void {
-    this.entries = entries;
+  replace(ids: string[], nudges: Map<string, number>): void {
+    this.ids = ids;
     this.index.clear();
-    entries.forEach((e, i) => this.index.set(e.id, i));
+    ids.forEach((id, i) => this.index.set(id, i));
     this.nudges = nudges;
   }
 
@@ -54,20 +47,16 @@ export class Transcript {
   /** A record was typed (or typed again): add it at the end, in the order events.jsonl tells. */
   add(id: string): void {
     if (this.index.has(id)) return;
-    this.index.set(id, this.entries.length);
-    this.entries.push({ id, delivered_at: null, received_at: '' });
-  }
-
-  has(id: string): boolean {
-    return this.index.has(id);
+    this.index.set(id, this.ids.length);
+    this.ids.push(id);
   }
 
   /** Up to `limit` bubbles ending before position `before` (default: the newest). */
   async page(before: number | undefined, limit: number): Promise<Page> {
-    const end = Math.max(0, Math.min(before ?? this.entries.length, this.entries.length));
+    const end = Math.max(0, Math.min(before ?? this.ids.length, this.ids.length));
     const start = Math.max(0, end - limit);
-    const items = await Promise.all(this.entries.slice(start, end).map((e) => this.bubble(e.id)));
-    return { start, total: this.entries.length, items: items.filter((b): b is Bubble => b !== null) };
+    const items = await Promise.all(this.ids.slice(start, end).map((id) => this.bubble(id)));
+    return { start, total: this.ids.length, items: items.filter((b): b is Bubble => b !== null) };
   }
 
   /** One message as a bubble (content cut at `cap` characters), or null when it is not in the archive. */
