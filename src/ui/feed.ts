@@ -8,6 +8,7 @@
  * and pushed to all tabs, so tabs never poll.
  */
 import { open, stat } from 'node:fs/promises';
+import { sanitize } from '../compose.js';
 import type { Config } from '../config.js';
 import { followFile, type Follower } from '../follow.js';
 import { layout, type Layout } from '../layout.js';
@@ -138,11 +139,11 @@ export class Feed {
       // Where the log ends before the archive is read: anything delivered later is a line after it.
       const st = await this.stat();
       const gen = genOf(st);
-      const entries = await this.transcript.read();
+      const ids = await this.transcript.read();
       const nudges = new Map<string, number>();
       try {
         const r = await this.readLines(0, st?.size ?? 0, (e) => void count(nudges, e), { gen });
-        this.transcript.replace(entries, nudges);
+        this.transcript.replace(ids, nudges);
         this.offset = r.last;
         this.skipping = r.skipping;
         this.gen = gen;
@@ -188,6 +189,8 @@ export class Feed {
       for (const c of queued) if (!send(c)) break;
       if (!alive) leave();
     }
+    // With no tab open nothing was read: the status just sent may be old, so read it again now.
+    this.scheduleStatus();
     void this.refreshScreens();
     return leave;
   }
@@ -409,9 +412,10 @@ function count(nudges: Map<string, number>, e: Record<string, unknown>): void {
 }
 
 /** A screen as plain text: no control characters but newline and tab, no trailing blank lines, capped. */
-export function plain(lines: string[]): string {
-  const text = lines
-    .map((l) => l.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '').trimEnd())
+function plain(lines: string[]): string {
+  const text = sanitize(lines.join('\n'))
+    .split('\n')
+    .map((l) => l.trimEnd())
     .join('\n')
     .replace(/\n+$/, '');
   return text.length > SCREEN_CAP ? text.slice(0, SCREEN_CAP) : text;
