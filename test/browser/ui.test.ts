@@ -49,16 +49,21 @@ async function open(url: string): Promise<{ page: Page; requests: string[]; erro
   return { page, requests, errors };
 }
 
+/** The usual scene: two recorder agents, the daemon, `baton ui`, and a page open on it. */
+async function twoAgents(config: Record<string, unknown> = {}) {
+  const p = project(config);
+  const log1 = await p.recorder('claude1');
+  const log2 = await p.recorder('claude2');
+  await p.startDaemon();
+  const u = await ui(p);
+  return { p, u, log1, log2, ...(await open(u.url)) };
+}
+
 const HOSTILE = `<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">\n</div><b>not bold</b> & &amp; "quotes" 'single'`;
 
 describe('baton ui', () => {
   it('shows deliveries live, renders hostile text as text, sends, ends and resumes from the page', async () => {
-    const p = project();
-    await p.recorder('claude1');
-    const log2 = await p.recorder('claude2');
-    await p.startDaemon();
-    const u = await ui(p);
-    const { page, requests, errors } = await open(u.url);
+    const { p, u, log2, page, requests, errors } = await twoAgents();
 
     // Two agent lanes and two pane cards; the recorder's screen arrives from capture-pane.
     await expect.poll(() => page.locator('#lanes-head > div').allTextContents()).toEqual(['claude1', 'claude2']);
@@ -140,12 +145,9 @@ describe('baton ui', () => {
   });
 
   it('catches up after a reconnect without showing anything twice', async () => {
-    const p = project();
-    await p.recorder('claude1');
-    await p.recorder('claude2');
-    await p.startDaemon();
-    let u = await ui(p);
-    const { page } = await open(u.url);
+    const talk = await twoAgents();
+    const { p, page } = talk;
+    let u = talk.u;
     p.send('c1_to_c2', '001.json', { content: 'before the restart' });
     await page.locator('#m-msg_0001').waitFor();
 
@@ -264,12 +266,7 @@ describe('baton ui', () => {
   });
 
   it('marks the message a silent agent was reminded about, live and after a reload', async () => {
-    const p = project({ turns: { timeout_s: 0.5, max_nudges: 2 } });
-    await p.recorder('claude1');
-    await p.recorder('claude2');
-    await p.startDaemon();
-    const u = await ui(p);
-    const { page } = await open(u.url);
+    const { p, page } = await twoAgents({ turns: { timeout_s: 0.5, max_nudges: 2 } });
     p.send('c1_to_c2', '001.json', { content: 'your turn, claude2' });
     await page.locator('#m-msg_0001').waitFor();
     expect(await page.locator('#m-msg_0001 .nudge').isHidden()).toBe(true); // none yet, none shown
@@ -281,12 +278,7 @@ describe('baton ui', () => {
   });
 
   it('approves and rejects in moderated mode', async () => {
-    const p = project({ turns: { moderated: true } });
-    const log1 = await p.recorder('claude1');
-    const log2 = await p.recorder('claude2');
-    await p.startDaemon();
-    const u = await ui(p);
-    const { page } = await open(u.url);
+    const { p, log1, log2, page } = await twoAgents({ turns: { moderated: true } });
     p.send('c1_to_c2', '001.json', { content: `please approve me ${HOSTILE}`, subject: '<img src=q onerror="window.__pwned=5">' });
     const item = page.locator('#pending > li', { hasText: 'please approve me' });
     await item.waitFor();

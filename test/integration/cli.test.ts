@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { StatusReport } from '../../src/commands/status.js';
 import { CLI, Project, waitFor } from '../helpers/harness.js';
 
 let p: Project | undefined;
@@ -20,21 +21,10 @@ function raw(q: Project, args: string[], opts: { input?: string; env?: Record<st
   return execa('node', [CLI, '--config', q.configFile, ...args], { env: { ...q.env, ...opts.env }, reject: false, input: opts.input ?? '', cwd: q.dir });
 }
 
-interface Status {
-  current_turn: string | null;
-  message_counter: number;
-  last_message_id: string | null;
-  pending_reply_to: string | null;
-  held: Record<string, number>;
-  rejected: number;
-  daemon: { running: boolean; pid: number | null };
-  agents: Record<string, { alive: boolean; target: string }>;
-}
-
-async function status(q: Project): Promise<Status> {
+async function status(q: Project): Promise<StatusReport> {
   const r = await q.cli(['status', '--json']);
   expect(r.exitCode, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as Status;
+  return JSON.parse(r.stdout) as StatusReport;
 }
 
 const readJson = (f: string) => JSON.parse(readFileSync(f, 'utf8')) as Record<string, unknown>;
