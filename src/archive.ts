@@ -25,6 +25,8 @@ export type ArchiveRecord = Message & {
   redelivered?: boolean;
   /** How the submit was confirmed: on screen, on screen after a second Enter, or not checked (kinds.ts). */
   confirmed?: 'screen' | 'screen_after_second_enter' | 'not_checked';
+  /** A person's topic that opened the holder's turn (`baton start`, `baton up --topic`). */
+  kickoff?: boolean;
 };
 
 export function recordPath(dir: string, id: string): string {

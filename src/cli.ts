@@ -10,15 +10,16 @@ import { LockHeldError } from './lock.js';
 import { StateError } from './state.js';
 import { COMMANDS, type CommandSpec } from './commands/index.js';
 import { log } from './log.js';
-import { UsageError, VERSION } from './commands/common.js';
+import { onClosedOutput, UsageError, VERSION } from './commands/common.js';
+import { closest } from './suggest.js';
 
 const GLOBAL_HELP = `baton ${VERSION} — AI coding agents in tmux panes, talking in strict turns
 
 Usage: baton <command> [options] [--config FILE]
 
 Commands:
-${Object.values(COMMANDS)
-  .map((c) => `  ${c.usage.padEnd(34)} ${c.summary}`)
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(9)} ${c.summary}`)
   .join('\n')}
 
 Global options:
@@ -28,10 +29,19 @@ Global options:
   -v, --version   print the version
 
 Exit codes: 0 ok, 1 failure, 2 usage or config error, 3 another daemon holds the lock.
-Run "baton <command> --help" for details.`;
+Run "baton <command> --help" for details.
+
+Example:
+  baton init myproject && cd myproject && baton up --demo`;
 
 export function commandHelp(c: CommandSpec): string {
-  return `Usage: baton ${c.usage} [--config FILE]\n\n${c.summary}\n\n${c.help.trim()}\n`;
+  const examples = c.examples.map((e) => `  ${e}`).join('\n');
+  return `Usage: baton ${c.usage} [--config FILE]\n\n${c.summary}\n\n${c.help.trim()}\n\nExample${c.examples.length > 1 ? 's' : ''}:\n${examples}\n`;
+}
+
+/** One line for a usage error, then where to read more: never the whole help (issue 12). */
+function usageError(name: string, message: string, spec: CommandSpec): string {
+  return `baton ${name}: ${message}\nUsage: baton ${spec.usage} [--config FILE]   (more: baton ${name} --help)\n`;
 }
 
 /** Split argv into the command name and the rest; `--config X` may stand before the command. */
@@ -48,6 +58,29 @@ function splitCommand(argv: string[]): { name: string | undefined; rest: string[
   return { name: undefined, rest: argv };
 }
 
+function unknownCommand(name: string): string {
+  const guess = closest(name, Object.keys(COMMANDS));
+  return `baton: unknown command "${name}"${guess ? ` — did you mean "${guess}"?` : ''}  (baton --help lists the commands)\n`;
+}
+
+/** parseArgs' error as one line, with a suggestion for a mistyped option. */
+function parseProblem(err: Error & { code?: string }, spec: CommandSpec): string {
+  const unknown = /^Unknown option '(-{1,2})([^']*)'/.exec(err.message);
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+    const given = unknown[2]!;
+    const names = ['config', 'help', ...Object.keys(spec.options ?? {})];
+    const guess = unknown[1] === '--' ? closest(given, names) : null;
+    return `unknown option ${unknown[1]}${given}${guess ? ` — did you mean --${guess}?` : ''}${given.includes(' ') || unknown[1] === '-' ? ' (text that starts with "-" goes after "--")' : ''}`;
+  }
+  const missing = /^Option '(-[^ ]*)(?:, )?(--[^ ]*)? <value>' argument missing/.exec(err.message);
+  if (missing) return `${missing[2] ?? missing[1]} needs a value`;
+  const ambiguous = /^Option '(-[^']*)' argument is ambiguous/.exec(err.message);
+  if (ambiguous) return `${ambiguous[1]} needs a value (one that starts with "-" is written ${ambiguous[1]}=-…)`;
+  const noValue = /^Option '(?:-\w, )?(--[^']*)' does not take an argument/.exec(err.message);
+  if (noValue) return `${noValue[1]} takes no value`;
+  return err.message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { name, rest } = splitCommand(argv);
   if (name === undefined || name === 'help') {
@@ -57,7 +90,7 @@ export async function main(argv: string[]): Promise<number> {
         process.stdout.write(commandHelp(COMMANDS[topic]));
         return 0;
       }
-      process.stderr.write(`baton: unknown command "${topic}"\n\n${GLOBAL_HELP}\n`);
+      process.stderr.write(unknownCommand(topic));
       return 2;
     }
     if (rest.includes('--version') || rest.includes('-v')) {
@@ -70,7 +103,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const spec = COMMANDS[name];
   if (!spec) {
-    process.stderr.write(`baton: unknown command "${name}"\n\n${GLOBAL_HELP}\n`);
+    process.stderr.write(unknownCommand(name));
     return 2;
   }
   const options: ParseArgsConfig['options'] = {
@@ -82,7 +115,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
   } catch (err) {
-    process.stderr.write(`baton ${name}: ${(err as Error).message}\n\n${commandHelp(spec)}`);
+    process.stderr.write(usageError(name, parseProblem(err as Error, spec), spec));
     return 2;
   }
   if (parsed.values.help) {
@@ -93,7 +126,7 @@ export async function main(argv: string[]): Promise<number> {
     return await spec.run({ values: parsed.values as Record<string, unknown>, positionals: parsed.positionals });
   } catch (err) {
     if (err instanceof UsageError) {
-      process.stderr.write(`baton ${name}: ${err.message}\n\n${commandHelp(spec)}`);
+      process.stderr.write(usageError(name, err.message, spec));
       return 2;
     }
     if (err instanceof ConfigError) {
@@ -111,6 +144,17 @@ export async function main(argv: string[]): Promise<number> {
     log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
     return 1;
   }
+}
+
+/*
+ * Output to a closed pipe (`baton log | head -1`) ends quietly with exit 0, for every command: the reader
+ * has what it wanted. Without a listener, EPIPE is an unhandled 'error' event and a stack trace.
+ */
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') onClosedOutput();
+    else throw err;
+  });
 }
 
 const code = await main(process.argv.slice(2));

@@ -51,6 +51,30 @@ export function replyHint(config: Pick<Config, 'turns' | 'order'>, agent: string
   return `[baton] reply to ${next} with: baton post "<your reply>"`;
 }
 
+/**
+ * The hint under a kick-off (`baton start`): the topic opens the holder's turn, so unlike a person's other
+ * messages it is answered, through baton, to whoever the policy says comes next.
+ */
+export function kickoffHint(config: Pick<Config, 'turns' | 'order'>, holder: string, owes: string | null): string {
+  const others = config.order.filter((a) => a !== holder);
+  const next = expectedReceiver(holder, { policy: config.turns.policy, agents: config.order }) ?? others[0] ?? '?';
+  const how =
+    config.turns.policy === 'handoff'
+      ? `write to the agent you choose with: baton post --to AGENT "<your message>" (AGENT: ${others.join(', ')})`
+      : `write to ${next} with: baton post "<your message>"`;
+  return owes
+    ? `[baton] a person set this topic; you hold the turn and ${owes} is waiting for your reply: ${how}`
+    : `[baton] a person set this topic; you hold the first turn, so open the conversation: ${how}`;
+}
+
+/** What every pane is told when a person resumes a finished conversation (the holder: what it owes). */
+export function resumeNotice(config: Pick<Config, 'turns' | 'order'>, agent: string, state: { current_turn: string; pending_reply_to: string | null }): string {
+  const holder = state.current_turn;
+  if (agent !== holder) return `[baton] the conversation continues (a person resumed it): ${holder} has the turn. Wait for the next message.`;
+  const owes = state.pending_reply_to ? `, and ${state.pending_reply_to} is waiting for your reply` : ': the conversation waits for your first message';
+  return `[baton] the conversation continues (a person resumed it): it is your turn${owes}.\n${replyHint(config, holder)}`;
+}
+
 /** The hint under a person's message: no reply is expected through baton, and whose turn it is. */
 export function userHint(state: { current_turn: string }): string {
   return `[baton] this is from a person, not a turn (it is ${state.current_turn}'s turn)`;

@@ -5,7 +5,7 @@
  * this is their clock and their typing.
  */
 import { replyHint, sanitize } from './compose.js';
-import { durationEndsAt, nudgePlan, type FinishReason } from './conversation.js';
+import { durationEndsAt, nudgePlan, rulesFor, type FinishReason } from './conversation.js';
 import type { Stage, Steering } from './steering.js';
 
 export class Conductor {
@@ -74,7 +74,7 @@ export class Conductor {
     this.at = 0;
     this.stage.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);
     await this.stage.events.emit('finished', { reason, ...(note ? { note } : {}), message_counter: this.stage.state.message_counter });
-    const why = { max_turns: `it reached max_turns (${this.stage.config.turns.max_turns})`, stop_phrase: 'the stop phrase was said', max_duration: `it ran for max_duration_s (${this.stage.config.turns.max_duration_s} s)`, ended: 'a person ended it' }[reason];
+    const why = { max_turns: `it reached max_turns (${rulesFor(this.stage.config.turns, this.stage.state).max_turns}${this.stage.state.demo && !this.stage.config.turns.max_turns ? ': the end of the demo' : ''})`, stop_phrase: 'the stop phrase was said', max_duration: `it ran for max_duration_s (${this.stage.config.turns.max_duration_s} s)`, ended: 'a person ended it' }[reason];
     for (const agent of this.stage.config.order) {
       if (agent === this.stage.deliveringTo) {
         this.stage.log.warn(`${agent} is not told the conversation finished: a message to it is still being delivered`);

@@ -143,8 +143,10 @@ export class ConfigError extends Error {
   constructor(
     readonly source: string,
     readonly problems: string[],
+    /** False when the file could not be read at all: one line, not a list of problems. */
+    readonly invalid = true,
   ) {
-    super(`${source}: invalid config\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(invalid ? `${source}: invalid config\n${problems.map((p) => `  - ${p}`).join('\n')}` : `${source}: ${problems.join('; ')}`);
   }
 }
 
@@ -287,13 +289,27 @@ export function loadConfig(source: ConfigSource): Config {
   try {
     text = readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError(file, [`cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`]);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ConfigError(file, ['no such file — run "baton init" to make one here, or give --config FILE'], false);
+    if (code === 'EISDIR') throw new ConfigError(file, ['this is a folder, not a config file — give --config FOLDER/config.json'], false);
+    if (code === 'EACCES' || code === 'EPERM') throw new ConfigError(file, ['cannot read it: permission denied'], false);
+    throw new ConfigError(file, [`cannot read the file (${code ?? String(err)})`], false);
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
   } catch (err) {
-    throw new ConfigError(file, [`not valid JSON: ${(err as Error).message}`]);
+    throw new ConfigError(file, [`not valid JSON: ${jsonError(text, (err as Error).message)}`]);
   }
   return parseConfig(raw, file, baseDir);
+}
+
+/** JSON.parse's "… at position 57" as "… at line 3, column 5" (a person opens the file in an editor). */
+export function jsonError(text: string, message: string): string {
+  const m = /^(.*?)(?: in JSON)? at position (\d+)/.exec(message);
+  if (!m) return message.replace(/ in JSON$/, '');
+  const before = text.slice(0, Number(m[2]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${m[1]} at line ${line}, column ${column}`;
 }

@@ -26,9 +26,22 @@ export interface Progress {
   turns_base?: number | undefined;
   nudges?: number | undefined;
   stalled?: boolean | undefined;
+  /** `baton pause`: nobody is reminded while it lasts. */
+  paused?: { at: string } | null | undefined;
 }
 
 type Rules = Pick<TurnsConfig, 'max_turns' | 'stop_phrase' | 'stop_from' | 'max_duration_s' | 'timeout_s' | 'max_nudges'>;
+
+/** How many messages the bundled demo agents' script has (demo/script.ts): a demo ends after them. */
+export const DEMO_TURNS = 8;
+
+/**
+ * The rules in force for this conversation: a demo (state.demo, made by `baton up --demo`) ends after its
+ * script, through max_turns, unless the config sets a max_turns of its own.
+ */
+export function rulesFor<T extends Pick<TurnsConfig, 'max_turns'>>(turns: T, state: { demo?: boolean | undefined }): T {
+  return state.demo && turns.max_turns === 0 ? { ...turns, max_turns: DEMO_TURNS } : turns;
+}
 
 /** Does delivering this message end the conversation? (The message itself is delivered.) */
 export function endsWith(p: Progress, msg: { from: string; content: string }, rules: Rules): FinishReason | null {
@@ -55,7 +68,7 @@ export type NudgePlan =
  * after max_nudges reminders and one more gap the holder is stalled. `at` says when to look again.
  */
 export function nudgePlan(p: Progress, nowMs: number, rules: Rules): NudgePlan {
-  if (rules.timeout_s <= 0 || p.finished || p.stalled || !p.turn_started_at) return { action: 'none', at: null };
+  if (rules.timeout_s <= 0 || p.finished || p.paused || p.stalled || !p.turn_started_at) return { action: 'none', at: null };
   const sent = p.nudges ?? 0;
   const due = Date.parse(p.turn_started_at) + rules.timeout_s * 1000 * (2 ** (sent + 1) - 1);
   if (nowMs < due) return { action: 'none', at: due };

@@ -40,7 +40,7 @@ import { recover } from './recovery.js';
 import { writeState, type State } from './state.js';
 import { Tmux } from './tmux.js';
 import { decide, type Decision, type Rules } from './turns.js';
-import { endsWith } from './conversation.js';
+import { endsWith, rulesFor } from './conversation.js';
 import { dropStaleReplies, pendingRequests } from './requests.js';
 import { Conductor } from './conductor.js';
 import { Steering, type Stage } from './steering.js';
@@ -62,6 +62,8 @@ interface Pending {
   /** state.json says so (COMMITTED): until then nothing is typed, or a crash would hide the paste. */
   committed: boolean;
   firstSeen: number;
+  /** When its turn came: firstSeen → turnSince was time held in the inbox, not delivery time. */
+  turnSince: number;
 }
 
 export interface DaemonOptions {
@@ -143,6 +145,7 @@ export class Daemon {
       typeInto: (agent, text) => this.typeInto(agent, text),
       finish: (reason, note) => this.conductor.finish(reason, note),
       wakeIn: (ms) => this.wakeIn(ms),
+      oneshot: Boolean(opts.oneshot),
       resumed: () => {
         this.conductor.replan();
         for (const f of this.folders) for (const e of f.entries.values()) e.heldLogged = false;
@@ -170,7 +173,7 @@ export class Daemon {
       if (r.stateChanged) await writeState(l.state, this.state);
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.events.emit('recovered', { notes: r.notes });
-      if (r.pending) this.pending = { ...r.pending, pastedAt: null, entered: false, confirmed: null, lastError: null, committed: true, firstSeen: performance.now() };
+      if (r.pending) this.pending = { ...r.pending, pastedAt: null, entered: false, confirmed: null, lastError: null, committed: true, firstSeen: performance.now(), turnSince: performance.now() };
       if (!this.state.turn_started_at || !this.state.started_at) {
         // Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json).
         const now = new Date().toISOString();
@@ -383,6 +386,7 @@ export class Daemon {
             await this.events.emit('held', { file: name, direction: f.direction.name, reason: d.reason });
           }
         } else if (head && (!best || name < best.name)) {
+          entry.turnSince ??= performance.now(); // its turn came: the time held in the inbox ends here
           best = { folder: f, name, entry, decision: d };
         }
         head = false;
@@ -518,7 +522,7 @@ export class Daemon {
     const now = new Date().toISOString();
     this.state = { ...this.state, ...decision.next, turn_started_at: now, nudges: 0, stalled: false };
     this.conductor.replan(); // a new turn: its reminders are planned afresh
-    this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, confirmed: null, lastError: null, committed: false, firstSeen: entry.firstSeen };
+    this.pending = { record, maybeTyped: false, pastedAt: null, entered: false, confirmed: null, lastError: null, committed: false, firstSeen: entry.firstSeen, turnSince: entry.turnSince ?? entry.firstSeen };
     // The claim is now a copy of the archived message (a leftover is removed at the next start), so it
     // goes while state.json is written: neither order matters to recovery.
     await Promise.all([
@@ -594,11 +598,18 @@ export class Daemon {
     const done: ArchiveRecord = { ...r, delivered_at: new Date().toISOString(), confirmed: p.confirmed ?? 'not_checked', ...(redelivered ? { redelivered: true } : {}) };
     await archiveUpdate(this.layout.archive, done);
     this.pending = null;
-    const latency = Math.round(((p.pastedAt ?? performance.now()) - p.firstSeen) * 10) / 10;
+    // SPEC §7's latency_ms runs from first sight to the paste; a file written out of turn spent most of it
+    // held, which is not delivery time (issue 12: "msg_0009 … in 9220.9 ms"), so the two are told apart.
+    const pasted = p.pastedAt ?? performance.now();
+    const round = (ms: number) => Math.round(ms * 10) / 10;
+    const latency = round(pasted - p.firstSeen);
+    const held = round(Math.max(0, p.turnSince - p.firstSeen));
+    const typing = round(pasted - Math.max(p.firstSeen, p.turnSince));
     if (redelivered) await this.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
-    await this.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, ...(redelivered ? { redelivered: true } : {}) });
-    this.log.success(`${r.id} ${r.sender} → ${r.receiver}${redelivered ? ' (redelivered)' : ''} in ${latency} ms`);
-    const ends = this.state.finished ? null : endsWith(this.state, { from: r.sender, content: r.content }, this.config.turns);
+    await this.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, held_ms: held, delivery_ms: typing, ...(redelivered ? { redelivered: true } : {}) });
+    const heldNote = held >= 1000 ? ` (held ${(held / 1000).toFixed(1)} s before its turn)` : '';
+    this.log.success(`${r.id} ${r.sender} → ${r.receiver}${redelivered ? ' (redelivered)' : ''} in ${typing} ms${heldNote}`);
+    const ends = this.state.finished ? null : endsWith(this.state, { from: r.sender, content: r.content }, rulesFor(this.config.turns, this.state));
     if (ends) await this.conductor.finish(ends);
     return true;
   }
@@ -616,6 +627,8 @@ export class Daemon {
     const screen = notReady?.screen;
     const oursInBox = screen?.state === 'holding' && opts.ours !== undefined && isOurPaste(screen.input, opts.ours);
     const problem = oursInBox ? null : (notReady?.reason ?? null);
+    // A one-shot answer (no daemon running) only says why; outages are the running daemon's to report.
+    if (this.opts.oneshot) return pane && !problem ? pane : (problem ?? 'no pane');
     if (pane && !problem) {
       if (this.outages.delete(agentName)) {
         this.attempts.delete(agentName);
@@ -651,7 +664,7 @@ export class Daemon {
     if (s.finished || this.pending || !s.last_message_id || !s.turn_started_at) return;
     const last = await readRecord(this.layout.archive, s.last_message_id);
     if (!last?.delivered_at || last.delivered_at < s.turn_started_at) return;
-    const ends = endsWith(s, { from: last.sender, content: last.content }, this.config.turns);
+    const ends = endsWith(s, { from: last.sender, content: last.content }, rulesFor(this.config.turns, s));
     if (ends) await this.conductor.finish(ends);
   }
 

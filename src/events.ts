@@ -20,7 +20,7 @@ export type EventName =
   | 'screen_unknown'
   | 'delivery_failed'
   | 'recovered'
-  | 'nudged';
+  | 'paused';
 
 export interface EventLog {
   emit(event: EventName, fields?: Record<string, unknown>): Promise<void>;

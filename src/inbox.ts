@@ -146,6 +146,8 @@ export interface Entry {
   /** For unsettled files: when the current content (sig) was first seen. */
   unchangedSince: number;
   heldLogged: boolean;
+  /** performance.now() when its turn came (it could be delivered from then on); unset while held. */
+  turnSince?: number;
 }
 
 /** A direction folder and the files the daemon tracks in it. */

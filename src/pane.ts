@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from './config.js';
-import { isOurPaste, KINDS, screenProblem, type Screen } from './kinds.js';
+import { isOurPaste, KINDS, readDemoScreen, screenProblem, type Screen } from './kinds.js';
 import { programName } from './program.js';
 import type { Tmux } from './tmux.js';
 
@@ -74,7 +74,7 @@ export function isBareShell(pane: PaneInfo): boolean {
  * or their own session). Generic programs may legitimately be shell scripts, so only known kinds count.
  */
 export function whyNotTypable(agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null): string | null {
-  if (!pane) return `no pane at ${targetOf(agent)}`;
+  if (!pane) return agent.target ? `there is no pane ${agent.target}` : `there is no tmux session "${agent.session}"`;
   if (pane.dead) return `pane ${pane.id} is dead`;
   if (KINDS[agent.kind].agentCli && pane.agentPane !== pane.id && isBareShell(pane)) return `pane ${pane.id} runs a bare shell (${pane.command}), not the agent`;
   // In copy mode Enter is swallowed while a paste still reaches the program; a person is scrolling.
@@ -90,8 +90,8 @@ export async function capture(tmux: Tmux, pane: PaneInfo): Promise<string[] | nu
 
 /** The screen as the agent's kind reads it; null when the kind's screen is not known (or unreadable). */
 export async function readScreen(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo): Promise<Screen | null> {
-  const read = KINDS[agent.kind].readScreen;
-  if (!read || pane.demo) return null;
+  const read = pane.demo ? readDemoScreen : KINDS[agent.kind].readScreen;
+  if (!read) return null;
   const lines = await capture(tmux, pane);
   return lines ? read(lines) : { state: 'unknown', detail: 'capture-pane failed' };
 }

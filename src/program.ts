@@ -11,7 +11,7 @@ export function programOf(command: string): string | undefined {
     .trim()
     .replace(/^"(.*)"$/s, '$1')
     .split(/\s+/)
-    .find((w) => w && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+    .find((w) => w && w !== 'exec' && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
 }
 
 /** The program's name without its folder: `/bin/bash` → `bash`. */

@@ -18,6 +18,9 @@ import { MESSAGE_TYPES } from './message.js';
 export const RequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('end'), reason: z.string().optional() }),
   z.strictObject({ op: z.literal('resume') }),
+  z.strictObject({ op: z.literal('pause') }),
+  // A kick-off: the topic typed to the turn holder as the opening of its turn (`baton start`, `up --topic`).
+  z.strictObject({ op: z.literal('start'), topic: z.string().min(1) }),
   z.strictObject({ op: z.literal('send'), to: z.string().min(1), content: z.string().min(1), type: z.enum(MESSAGE_TYPES).default('message') }),
   z.strictObject({ op: z.literal('approve'), file: z.string().min(1).optional(), all: z.boolean().optional() }),
   z.strictObject({ op: z.literal('reject'), file: z.string().min(1), reason: z.string().min(1) }),

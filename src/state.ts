@@ -24,6 +24,9 @@ export const StateSchema = z.looseObject({
   turn_started_at: z.string().optional(),
   started_at: z.string().optional(),
   turns_base: z.int().min(0).optional(),
+  paused: z.object({ at: z.string() }).nullable().optional(),
+  /** Made by `baton up --demo`: the bundled demo agents hold it (it ends after DEMO_TURNS messages). */
+  demo: z.boolean().optional(),
 });
 
 export type State = z.infer<typeof StateSchema> & TurnState;

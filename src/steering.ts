@@ -7,7 +7,7 @@
 import { lstat, readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { archivedCounters, archiveNew, archiveUpdate, readRecord, type ArchiveRecord } from './archive.js';
-import { render, sanitize, userHint } from './compose.js';
+import { kickoffHint, render, resumeNotice, sanitize, userHint } from './compose.js';
 import type { Config } from './config.js';
 import type { FinishReason } from './conversation.js';
 import type { EventLog } from './events.js';
@@ -47,6 +47,8 @@ export interface Stage {
   readonly deliveringTo: string | null;
   /** The conversation was resumed: look at held files again. */
   resumed(): void;
+  /** A command answering its own request with no daemon running (`baton send` with nothing up). */
+  readonly oneshot: boolean;
 }
 
 export class Steering {
@@ -146,7 +148,8 @@ export class Steering {
     // A delivery not yet finished: nothing may be typed into its receiver's pane before its Enter, and no
     // other message may be delivered before it. Say so now rather than leave the person waiting.
     const busy = this.stage.deliveringTo;
-    if (busy !== null && ((req.op === 'send' && req.to === busy) || req.op === 'approve')) {
+    const typesInto = req.op === 'send' ? req.to : req.op === 'start' ? this.stage.state.current_turn : null;
+    if (busy !== null && (typesInto === busy || req.op === 'approve')) {
       return { ok: false, message: `not now: a message to ${busy} is still being delivered (see baton status); try again when it is` };
     }
     switch (req.op) {
@@ -154,14 +157,19 @@ export class Steering {
         if (this.stage.state.finished) return { ok: true, message: `already finished (${this.stage.state.finished.reason})`, finished: this.stage.state.finished };
         await this.stage.finish('ended', req.reason);
         return { ok: true, message: 'the conversation has finished; later files are held', finished: this.stage.state.finished };
-      case 'resume': {
-        const was = this.stage.state.finished;
-        const now = new Date().toISOString();
-        await this.stage.saveState({ ...this.stage.state, finished: null, stalled: false, nudges: 0, turn_started_at: now, started_at: now, turns_base: this.stage.state.message_counter });
-        await this.stage.events.emit('resumed', { was: was?.reason ?? null, current_turn: this.stage.state.current_turn });
-        this.stage.resumed();
-        return { ok: true, message: was ? `resumed (it had finished: ${was.reason}); ${this.stage.state.current_turn} has the turn` : `it was not finished; ${this.stage.state.current_turn} has the turn`, current_turn: this.stage.state.current_turn };
+      case 'resume':
+        return this.resume();
+      case 'pause': {
+        const st = this.stage.state;
+        if (st.finished) return { ok: true, message: `it has finished (${st.finished.reason}): nothing is delivered anyway; "baton resume" continues it` };
+        if (st.paused) return { ok: true, message: `already paused (since ${st.paused.at}); "baton resume" continues it` };
+        await this.stage.saveState({ ...st, paused: { at: new Date().toISOString() } });
+        await this.stage.events.emit('paused', { current_turn: st.current_turn });
+        this.stage.log.info('paused: deliveries wait until "baton resume"');
+        return { ok: true, message: `paused: messages wait in their folders (the agents are not told); "baton resume" continues. ${st.current_turn} has the turn` };
       }
+      case 'start':
+        return this.start(req.topic, name);
       case 'send':
         return this.send(req.to, req.content, req.type, name);
       case 'approve': {
@@ -194,8 +202,58 @@ export class Steering {
     }
   }
 
+  /**
+   * Continue after `end` (or max_turns, a stop phrase …) or `pause`. A finished conversation told every
+   * pane to stop, so every pane is told it continues, and the holder what it owes (issue 12: agents that
+   * obeyed "stop" never wrote again). A pause told nobody, so its resume tells nobody; a stalled holder
+   * is reminded.
+   */
+  async resume(): Promise<Reply> {
+    const st = this.stage.state;
+    const was = st.finished;
+    const now = new Date().toISOString();
+    await this.stage.saveState({
+      ...st,
+      finished: null,
+      paused: null,
+      stalled: false,
+      nudges: 0,
+      turn_started_at: now,
+      // max_turns and max_duration_s count again from a resume of a finished conversation.
+      ...(was ? { started_at: now, turns_base: st.message_counter } : {}),
+    });
+    const holder = this.stage.state.current_turn;
+    await this.stage.events.emit('resumed', { was: was?.reason ?? null, paused: Boolean(st.paused), current_turn: holder });
+    this.stage.resumed();
+    const tell = was ? this.stage.config.order : st.stalled ? [holder] : [];
+    const failed: string[] = [];
+    for (const agent of tell) {
+      const err = agent === this.stage.deliveringTo ? 'a message to it is still being delivered' : await this.stage.typeInto(agent, resumeNotice(this.stage.config, agent, this.stage.state));
+      if (err) failed.push(`could not tell ${agent}: ${err}`);
+    }
+    const told = tell.length === 0 ? '' : failed.length ? `; ${failed.join('; ')}` : tell.length > 1 ? '; every pane was told' : `; ${holder} was reminded`;
+    const what = was ? `resumed (it had finished: ${was.reason})` : st.paused ? 'resumed (it was paused)' : st.stalled ? 'resumed (it had stalled)' : 'it was not finished or paused';
+    return { ok: true, message: `${what}; ${holder} has the turn${told}`, current_turn: holder };
+  }
+
+  /**
+   * A kick-off (`baton start`, `baton up --topic`): the topic is typed to the turn holder as the opening of
+   * its turn, with how to answer through baton, and archived as a person's message (user_NNNN, kickoff).
+   * The turn does not move; its clock starts again, so reminders count from the topic.
+   */
+  async start(topic: string, request: string): Promise<Reply> {
+    const st = this.stage.state;
+    if (st.finished) return { ok: false, message: `the conversation has finished (${st.finished.reason}); "baton resume" continues it, then start` };
+    const holder = st.current_turn;
+    const reply = await this.send(holder, topic, 'task', request, kickoffHint(this.stage.config, holder, st.pending_reply_to), { kickoff: true });
+    if (!reply.ok) return reply;
+    await this.stage.saveState({ ...this.stage.state, turn_started_at: new Date().toISOString(), nudges: 0, stalled: false });
+    this.stage.resumed();
+    return { ...reply, message: `${reply.message}: ${holder} opens the conversation${st.paused ? ' (it is paused: "baton resume" lets messages through)' : ''}` };
+  }
+
   /** A person's message (`baton send`): user_NNNN in the archive, typed into the agent's pane, no turn moved. */
-  async send(to: string, content: string, type: string, request: string): Promise<Reply> {
+  async send(to: string, content: string, type: string, request: string, hint?: string, extra: Record<string, unknown> = {}): Promise<Reply> {
     if (!this.stage.config.agents[to]) return { ok: false, message: `unknown agent "${to}" (agents: ${this.stage.config.order.join(', ')})` };
     // Done already (a daemon killed after typing, before answering)? Then say so; typed but unstamped: flag it.
     const counters = await archivedCounters(this.stage.layout.archive, 'user');
@@ -206,18 +264,22 @@ export class Steering {
     }
     if (record?.delivered_at) return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
     const pane = await this.stage.paneFor(to);
-    if (typeof pane === 'string') return { ok: false, message: `not sent: ${to}'s pane cannot take it now (${pane})` };
+    // `unavailable`: nothing was done and trying again later may work (`up --topic` waits for the agent).
+    if (typeof pane === 'string') {
+      const running = this.stage.oneshot ? ': nothing is running for this conversation; start it with "baton up"' : '';
+      return { ok: false, message: `not sent: ${to} cannot take it now (${pane})${running}`, unavailable: true };
+    }
     const redelivered = record !== null;
     if (!record) {
       // The archive is the record of user IDs too: the next one follows the last archived.
       const n = (counters.at(-1) ?? 0) + 1;
       record = {
         id: formatId(n, 'user'), reply_to: null, sender: 'user', receiver: to, type: type as ArchiveRecord['type'], content, direction: 'user',
-        source_file: request, received_at: new Date().toISOString(), delivered_at: null, request,
+        source_file: request, received_at: new Date().toISOString(), delivered_at: null, request, ...extra,
       } as ArchiveRecord;
       await archiveNew(this.stage.layout.archive, record);
     }
-    const text = render({ id: record.id, from: 'user', to, reply_to: null, type, content, redelivered }, this.stage.config.delivery.template, userHint(this.stage.state));
+    const text = render({ id: record.id, from: 'user', to, reply_to: null, type, content, redelivered }, this.stage.config.delivery.template, hint ?? userHint(this.stage.state));
     const agent = this.stage.config.agents[to]!;
     let confirmed: ArchiveRecord['confirmed'];
     try {
@@ -227,7 +289,7 @@ export class Steering {
       return { ok: false, message: `${record.id} is archived but its typing was not confirmed (${err.message}); look at ${to}'s pane before sending it again` };
     }
     await archiveUpdate(this.stage.layout.archive, { ...record, delivered_at: new Date().toISOString(), confirmed, ...(redelivered ? { redelivered: true } : {}) });
-    await this.stage.events.emit('sent', { id: record.id, to, ...(redelivered ? { redelivered: true } : {}) });
+    await this.stage.events.emit('sent', { id: record.id, to, ...extra, ...(redelivered ? { redelivered: true } : {}) });
     this.stage.log.success(`${record.id} user → ${to}`);
     return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
   }

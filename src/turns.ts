@@ -14,6 +14,8 @@ export type TurnState = {
   pending_reply_to: string | null;
   /** Set when the conversation has ended (SPEC §9): nothing more is delivered. */
   finished?: Finished | null | undefined;
+  /** Set by `baton pause`: deliveries wait, and nobody is told to stop (unlike `end`). */
+  paused?: { at: string } | null | undefined;
 };
 
 export interface Rules {
@@ -73,6 +75,9 @@ export function decide(state: TurnState, msg: { from: string; to: string }, rule
 
   if (state.finished) {
     return { action: 'hold', reason: `the conversation has finished (${state.finished.reason}); "baton resume" continues it` };
+  }
+  if (state.paused) {
+    return { action: 'hold', reason: 'the conversation is paused; "baton resume" continues it' };
   }
   if (state.current_turn !== from) {
     return { action: 'hold', reason: `it is ${state.current_turn}'s turn, not ${from}'s` };

@@ -8,6 +8,7 @@ export const attach: CommandSpec = {
   usage: 'attach AGENT',
   summary: "open an agent's tmux session (detach again with Ctrl-b d)",
   options: {},
+  examples: ['baton attach claude1', 'baton attach watcher'],
   help: `
 Attaches this terminal to the agent's session, or switches to it when run inside tmux.
 "baton attach watcher" shows the daemon.`,

@@ -25,9 +25,12 @@ export interface Invocation {
 }
 
 export interface CommandSpec {
+  /** The command and every option its help describes (a test checks they agree). */
   usage: string;
   summary: string;
   help: string;
+  /** Shown under "Examples:" in --help: commands a person can paste. */
+  examples: string[];
   options: ParseArgsConfig['options'];
   run(inv: Invocation): Promise<number>;
 }
@@ -45,4 +48,16 @@ export function noPositionals(inv: Invocation): void {
 /** How a person attaches, on the server baton uses (with -L when a private socket is set). */
 export function attachHint(t: Tmux, session: string): string {
   return ['tmux', ...t.prefix, 'attach', '-t', session].join(' ');
+}
+
+let closedOutput: () => void = () => process.exit(0);
+
+/** stdout or stderr went to a closed pipe (`baton log | head -1`): by default, end quietly with exit 0. */
+export function onClosedOutput(): void {
+  closedOutput();
+}
+
+/** Long-running commands (daemon, ui) stop cleanly instead of exiting on the spot. */
+export function whenOutputCloses(fn: () => void): void {
+  closedOutput = fn;
 }

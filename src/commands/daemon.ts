@@ -6,6 +6,7 @@ export const daemon: CommandSpec = {
   usage: 'daemon',
   summary: 'run the delivery daemon in the foreground',
   options: {},
+  examples: ['baton daemon', 'baton daemon --config ~/work/review/config.json'],
   help: `
 Watches every direction folder of the config, delivers messages in strict turns, and writes
 state.json, archive/, rejected/ and events.jsonl under message_dir. Files already waiting when it

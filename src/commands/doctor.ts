@@ -89,6 +89,7 @@ export const doctor: CommandSpec = {
   usage: 'doctor [--repair] [--json]',
   summary: 'check tmux, agent commands, folders, the lock and state.json; rebuild state.json',
   options: { repair: { type: 'boolean' }, json: { type: 'boolean' } },
+  examples: ['baton doctor', 'baton doctor --repair'],
   help: `
 Checks that tmux is installed, each agent's command is on PATH, the message folders exist and are
 writable, whether a daemon holds the lock, and that state.json agrees with archive/ (message_counter = N,

@@ -38,6 +38,7 @@ export const down: CommandSpec = {
   usage: 'down',
   summary: "stop this config's daemon and tmux sessions",
   options: {},
+  examples: ['baton down'],
   help: `
 Sends the daemon SIGTERM (it finishes the delivery in progress and releases its lock), then kills
 the sessions "baton up" started for this conversation (agents and watcher). Sessions it did not

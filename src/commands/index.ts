@@ -6,10 +6,10 @@ import { down } from './down.js';
 import { post } from './post.js';
 import { status } from './status.js';
 import { up } from './up.js';
-import { approve, end, reject, resume, send } from './conversation.js';
+import { approve, end, pause, reject, resume, send, start } from './conversation.js';
 import { init } from './init.js';
 import { log } from './log.js';
 import { ui } from './ui.js';
 
 export type { CommandSpec };
-export const COMMANDS: Record<string, CommandSpec> = { init, up, daemon, status, post, send, log, end, resume, approve, reject, attach, down, doctor, ui };
+export const COMMANDS: Record<string, CommandSpec> = { init, up, start, daemon, status, post, send, log, pause, resume, end, approve, reject, attach, down, doctor, ui };

@@ -7,16 +7,20 @@ import { writeInstructions } from '../instructions.js';
 import { KINDS } from '../kinds.js';
 import { log } from '../log.js';
 import { UsageError, type CommandSpec } from './common.js';
+import { sessionSuggestion } from './up.js';
 
 const PREFIX: Record<AgentKind, string> = { claude: 'claude', codex: 'codex', gemini: 'gemini', aider: 'aider', shell: 'shell', generic: 'agent' };
 
-/** The config `baton init` writes: N agents of one kind, each in agents/<name>/. */
-export function scaffold(kind: AgentKind, n: number, policy: Policy): Record<string, unknown> {
+/**
+ * The config `baton init` writes: N agents of one kind, each in agents/<name>/. Session names carry the
+ * folder's name (`myproj-claude1`), so two projects made by init never clash on one tmux server.
+ */
+export function scaffold(kind: AgentKind, n: number, policy: Policy, dir: string): Record<string, unknown> {
   const names = Array.from({ length: n }, (_, i) => `${PREFIX[kind]}${i + 1}`);
   return {
     message_dir: './messages',
     agents: Object.fromEntries(
-      names.map((name) => [name, { kind, cwd: `./agents/${name}`, command: KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND' }]),
+      names.map((name) => [name, { kind, cwd: `./agents/${name}`, command: KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND', session: sessionSuggestion({ baseDir: dir }, { name }) }]),
     ),
     first_turn: names[0],
     turns: { policy, max_turns: 0, timeout_s: 0 },
@@ -26,9 +30,10 @@ export function scaffold(kind: AgentKind, n: number, policy: Policy): Record<str
 }
 
 export const init: CommandSpec = {
-  usage: 'init [DIR] [--kind KIND] [--agents N] [--policy P]',
+  usage: 'init [DIR] [--kind KIND] [--agents N] [--policy P] [--force]',
   summary: 'set up a conversation in any folder: config.json, agents/*, messages/',
   options: { kind: { type: 'string' }, agents: { type: 'string' }, policy: { type: 'string' }, force: { type: 'boolean' } },
+  examples: ['baton init myproject', 'baton init review --kind codex --agents 3 --policy handoff'],
   help: `
 Writes DIR/config.json (DIR defaults to the current folder), a working folder per agent with its
 instructions file (CLAUDE.md, AGENTS.md, …), and messages/ (ignored by git through its own .gitignore).
@@ -51,7 +56,7 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
 
     await ensureDir(dir);
     const file = join(dir, 'config.json');
-    const body = `${JSON.stringify(scaffold(kind as AgentKind, n, policy as Policy), null, 2)}\n`;
+    const body = `${JSON.stringify(scaffold(kind as AgentKind, n, policy as Policy, dir), null, 2)}\n`;
     if (inv.values.force) await writeFile(file, body);
     else if (!(await createAtomic(file, body))) {
       log.error(`${file} already exists; edit it, or run baton init --force to replace it`);
@@ -71,7 +76,10 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
         `made ${rel(config.messageDir)}/ with ${config.directions.map((d) => d.name).join(', ')}`,
         ...(KINDS[kind as AgentKind].command ? [] : ['edit each agent\'s "command" in config.json: the generic kind has no default']),
         '',
-        `next: ${dir === process.cwd() ? '' : `cd ${rel(dir)} && `}baton up      (or: baton up --demo)`,
+        `tmux sessions: ${config.order.map((a) => config.agents[a]!.session).join(', ')} (plus a watcher session for the daemon)`,
+        '',
+        `next: ${dir === process.cwd() ? '' : `cd ${rel(dir)} && `}baton up --demo      (the bundled demo agents, to see it work)`,
+        `  or: ${dir === process.cwd() ? '' : `cd ${rel(dir)} && `}baton up --topic "what they should talk about"`,
       ].join('\n') + '\n',
     );
     return 0;

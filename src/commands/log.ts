@@ -37,9 +37,10 @@ export function formatMarkdown(records: ArchiveRecord[], config: Config): string
 }
 
 export const log: CommandSpec = {
-  usage: 'log [--follow] [--json | --md]',
+  usage: 'log [--follow | -f] [--json | --md]',
   summary: 'the conversation from the archive: who said what, in order',
   options: { follow: { type: 'boolean', short: 'f' }, json: { type: 'boolean' }, md: { type: 'boolean' } },
+  examples: ['baton log', 'baton log --follow', 'baton log --md > talk.md'],
   help: `
 Prints every archived message (agents' msg_NNNN and a person's user_NNNN) in the order they were
 typed: ID, sender → receiver, time, reply_to, then the content.

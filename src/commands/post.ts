@@ -11,7 +11,7 @@ function fileName(): string {
 }
 
 export const post: CommandSpec = {
-  usage: 'post TEXT',
+  usage: 'post TEXT [--as AGENT] [--to AGENT] [--type TYPE] [--subject TEXT] [--json]',
   summary: "an agent's reply: write a message into its outgoing folder",
   options: {
     as: { type: 'string' },
@@ -20,6 +20,7 @@ export const post: CommandSpec = {
     subject: { type: 'string' },
     json: { type: 'boolean' },
   },
+  examples: ['baton post "I agree; the parser is next."', "baton post --to codex1 - <<'MSG'\nmulti-line\nreply\nMSG"],
   help: `
 Writes a well-formed message file atomically (temp file, then link into place) into the sending
 agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the file's path.

@@ -6,6 +6,7 @@ import { daemonStatus } from '../lock.js';
 import { findPane, targetOf, whyNotReady } from '../pane.js';
 import { storedRejections } from '../rejected.js';
 import { readState } from '../state.js';
+import { rulesFor } from '../conversation.js';
 import type { Tmux } from '../tmux.js';
 import type { AgentStatus, StatusReport } from '../ui/api.js';
 import { configFrom, noPositionals, tmux, type CommandSpec } from './common.js';
@@ -32,6 +33,8 @@ export async function collectStatus(config: Config, t: Tmux = tmux()): Promise<S
         command: pane?.command ?? null,
         last_activity: pane?.activity ? new Date(pane.activity * 1000).toISOString() : null,
         problem: (await whyNotReady(t, config.agents[name]!, pane))?.reason ?? null,
+        kind: config.agents[name]!.kind,
+        demo: Boolean(pane?.demo),
       };
     }),
   );
@@ -44,6 +47,7 @@ export async function collectStatus(config: Config, t: Tmux = tmux()): Promise<S
   }
   const started = state?.turn_started_at ?? null;
   return {
+    config: config.file,
     message_dir: l.root,
     policy: config.turns.policy,
     current_turn: state?.current_turn ?? null,
@@ -54,12 +58,14 @@ export async function collectStatus(config: Config, t: Tmux = tmux()): Promise<S
     rejected,
     daemon: await daemonStatus(l),
     agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
-    max_turns: config.turns.max_turns,
+    max_turns: rulesFor(config.turns, state ?? {}).max_turns,
     turn_started_at: started,
     seconds_in_turn: started ? Math.max(0, Math.round((Date.now() - Date.parse(started)) / 1000)) : null,
     nudges: state?.nudges ?? 0,
     stalled: state?.stalled ?? false,
     finished: state?.finished ?? null,
+    paused: state?.paused ?? null,
+    demo: Boolean(state?.demo),
     pending,
     waiting,
   };
@@ -73,10 +79,11 @@ const ago = (iso: string | null) => {
 
 export function formatStatus(s: StatusReport): string {
   const lines = [
+    `config        ${s.config ?? `none found — showing the built-in default (${Object.keys(s.agents).join(', ')}); "baton init" writes a config.json`}`,
     `message_dir   ${s.message_dir}`,
     `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running'}`,
     `policy        ${s.policy}`,
-    `conversation  ${s.finished ? `finished (${s.finished.reason}${s.finished.note ? `: ${s.finished.note}` : ''}, ${s.finished.at})` : s.stalled ? `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders` : 'running'}`,
+    `conversation  ${s.finished ? `finished (${s.finished.reason}${s.finished.note ? `: ${s.finished.note}` : ''}, ${s.finished.at}); "baton resume" continues it` : s.paused ? `paused since ${s.paused.at}; "baton resume" continues it` : s.stalled ? `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders` : s.daemon.running ? 'running' : 'not running (no daemon: "baton up" starts it)'}${s.demo ? ' — a demo' : ''}`,
     `turn          ${s.current_turn ?? '(no state yet)'}${s.seconds_in_turn !== null ? ` for ${s.seconds_in_turn} s` : ''}${s.nudges ? `, ${s.nudges} reminder(s) sent` : ''}`,
     `messages      ${s.message_counter}${s.max_turns ? ` of max ${s.max_turns}` : ''} (last ${s.last_message_id ?? '-'}, awaiting a reply to ${s.pending_reply_to ?? '-'})`,
     `waiting       ${Object.entries(s.held).map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`).join(', ') || '-'}`,
@@ -85,7 +92,7 @@ export function formatStatus(s: StatusReport): string {
     'agents',
     ...Object.entries(s.agents).map(
       ([n, a]) =>
-        `  ${n.padEnd(12)} ${a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
+        `  ${n.padEnd(12)} ${a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.demo ? `demo agent (for ${a.kind})` : a.kind}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
     ),
   ];
   return `${lines.join('\n')}\n`;
@@ -95,6 +102,7 @@ export const status: CommandSpec = {
   usage: 'status [--json]',
   summary: "whose turn it is, what is waiting, whether the daemon and panes are alive",
   options: { json: { type: 'boolean' } },
+  examples: ['baton status', 'baton status --json | jq .current_turn'],
   help: `
 Reads state.json, the direction folders, rejected/ and the daemon's lock, and asks tmux about each
 agent's pane. Changes nothing.
@@ -103,7 +111,9 @@ agent's pane. Changes nothing.
            held (folder → files waiting), waiting (folder → why its receiver cannot take them),
            rejected (count), daemon {running, pid}, policy, max_turns, turn_started_at,
            seconds_in_turn, nudges, stalled, finished ({reason, at} or null), pending (moderated),
-           agents (name → {alive, target, pane, dead, command, last_activity, problem}), message_dir`,
+           paused ({at} or null), demo, config (the file, or null for the built-in default),
+           agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo}),
+           message_dir`,
   async run(inv) {
     noPositionals(inv);
     const report = await collectStatus(configFrom(inv));

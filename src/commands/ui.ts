@@ -6,7 +6,7 @@ import { configFrom, noPositionals, UsageError, type CommandSpec } from './commo
 export const DEFAULT_UI_PORT = 7420;
 
 export const ui: CommandSpec = {
-  usage: 'ui [--port N] [--host H] [--open]',
+  usage: 'ui [--port N | -p N] [--host H] [--open] [--token T] [--allow-remote] [--json]',
   summary: 'a live web dashboard: the transcript, whose turn it is, the panes, and controls',
   options: {
     port: { type: 'string', short: 'p' },
@@ -16,6 +16,7 @@ export const ui: CommandSpec = {
     token: { type: 'string' },
     json: { type: 'boolean' },
   },
+  examples: ['baton ui', 'baton ui --port 0 --open', 'BATON_UI_TOKEN=$(openssl rand -hex 16) baton ui --allow-remote --host 0.0.0.0'],
   help: `
 Serves one page (no external requests) until Ctrl-C: the conversation as a chat with a lane per agent,
 whose turn it is and for how long, held and rejected files, each agent's pane (alive, command, a live

@@ -2,49 +2,36 @@
  * The bundled demo agent (`baton up --demo`): a tiny terminal program standing in for an agent CLI.
  * Like a real agent TUI it enables bracketed paste, collects what is typed until Enter, and when a
  * baton message arrives it answers after a short pause — through `baton post`, as a real agent would.
+ * What it says is script.ts: a short conversation that baton ends by itself (max_turns).
  */
 import { execFile } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { loadConfig, locateConfig } from '../config.js';
 import { layout } from '../layout.js';
 import { readState } from '../state.js';
 import { CLI_JS } from '../commands/common.js';
+import { demoLine, demoTopicLine } from './script.js';
 
 const run = promisify(execFile);
 const me = process.env.BATON_AGENT ?? '';
 const delayMs = Number(process.env.BATON_DEMO_DELAY_MS ?? 1500);
-/** Messages per demo run, counted from where the conversation stood when this agent started. */
-const maxMessages = Number(process.env.BATON_DEMO_TURNS ?? 20);
-let lastId = Infinity;
+/** `up --demo --topic`: the first speaker waits for the person's topic instead of opening by itself. */
+const waitForTopic = process.env.BATON_DEMO_WAIT_TOPIC === '1';
 const answered = new Set<string>();
 const config = loadConfig(locateConfig(undefined));
 const peers = config.directions.filter((d) => d.from === me).map((d) => d.to);
+/** Whom this agent writes to: the next agent in config order it has a folder for (round robin, handoff). */
+const next = config.order.slice(config.order.indexOf(me) + 1).concat(config.order).find((a) => peers.includes(a)) ?? peers[0] ?? '?';
 
 const dim = (s: string) => `\x1b[2m${s}\x1b[0m`;
 const bold = (s: string) => `\x1b[1m${s}\x1b[0m`;
 const out = (s: string) => process.stdout.write(`${s.replace(/\n/g, '\r\n')}\r\n`);
 
-const SCRIPT = [
-  'Hi {peer}! I am {me}. Shall we go through the release checklist together, one item per turn?',
-  'Sure. Item 1: the changelog. I drafted it — could you check the wording?',
-  'Read it. Two typos fixed, and I moved the breaking change to the top.',
-  'Agreed. Item 2: the migration guide still mentions the old --legacy flag.',
-  'Replaced it with --compat and added an example:\n  baton up --compat\nIt runs here.',
-  'Example works for me too ✓ (動作確認済み). Item 3: who tags the release?',
-  'I will tag it once CI is green. Anything else on your side?',
-  'Nothing else. Thanks, {peer} — over to you for the next round.',
-];
-
-function line(n: number, peer: string): string {
-  return SCRIPT[n % SCRIPT.length]!.replaceAll('{me}', me).replaceAll('{peer}', peer);
-}
-
 async function reply(text: string): Promise<void> {
   try {
-    out(dim(`$ baton post "${text.split('\n')[0]}${text.includes('\n') ? ' …' : ''}"`));
-    // With several outgoing folders (handoff) the demo passes the turn on round the config's order.
-    const to = peers.length > 1 ? ['--to', config.order.slice(config.order.indexOf(me) + 1).concat(config.order).find((a) => peers.includes(a))!] : [];
+    out(dim(`$ baton post "${text.split('\n')[0]!.slice(0, 60)}…"`));
+    const to = peers.length > 1 ? ['--to', next] : [];
     const { stdout } = await run(process.execPath, [CLI_JS, 'post', '--as', me, ...to, '--', text], { env: process.env });
     out(dim(`  → ${stdout.trim()}`));
   } catch (err) {
@@ -52,24 +39,52 @@ async function reply(text: string): Promise<void> {
   }
 }
 
+/** Answer message number `counter` (the next one is counter + 1), unless the script has ended. */
+function answer(counter: number, prefix = ''): void {
+  const line = demoLine(counter, me, next, config.order.length);
+  if (line === null) {
+    out(dim('demo: that was the last line of the script (baton ends a demo after its last message)'));
+    return;
+  }
+  out(dim(`… thinking for ${delayMs} ms`));
+  setTimeout(() => void reply(prefix + line), delayMs);
+}
+
 function onSubmit(text: string): void {
-  const m = /^\[baton\] (msg_(\d+)) from (\S+)/.exec(text);
+  const m = /^\[baton\] (msg_(\d+)|user_\d+) from (\S+)/.exec(text);
   out('');
   out(m ? bold(text.split('\n')[0]!) : bold('(typed) ') + text);
   if (m) out(text.split('\n').slice(1).join('\n'));
   if (!m) return;
-  const [, id, counter, from] = m;
+  const [, id, counter] = m;
   if (answered.has(id!)) {
     out(dim(`(${id} again — redelivered after a restart; already answered)`));
     return;
   }
   answered.add(id!);
-  if (Number(counter) >= lastId) {
-    out(dim(`demo: ${maxMessages} messages exchanged — that is the end of the demo. (baton down to stop)`));
+  if (counter !== undefined) {
+    answer(Number(counter));
     return;
   }
-  out(dim(`… thinking about ${id} for ${delayMs} ms`));
-  setTimeout(() => void reply(`(re ${id}) ${line(Number(counter), from!)}`), delayMs);
+  // A person's message: only a kick-off (a topic for the agent holding the turn) is answered.
+  if (!text.includes('a person set this topic')) return;
+  const state = readStateNow();
+  if (!state || state.current_turn !== me) return;
+  if (state.message_counter === 0) {
+    const topic = text.split('\n').slice(1).join('\n').replace(/\n\[baton\] a person set this topic[\s\S]*$/, '');
+    out(dim(`… thinking about the topic for ${delayMs} ms`));
+    setTimeout(() => void reply(demoTopicLine(topic, me, next)), delayMs);
+  } else {
+    answer(state.message_counter);
+  }
+}
+
+function readStateNow(): { current_turn: string; message_counter: number; pending_reply_to: string | null } | null {
+  try {
+    return JSON.parse(readFileSync(layout(config).state, 'utf8')) as { current_turn: string; message_counter: number; pending_reply_to: string | null };
+  } catch {
+    return null;
+  }
 }
 
 // --- a minimal line editor that understands bracketed paste ------------------------------------
@@ -125,19 +140,22 @@ async function main(): Promise<void> {
   // The agent holding the turn speaks first: it opens a new conversation, or picks up an old one.
   const l = layout(config);
   const state = await readState(l.state).catch(() => null);
-  lastId = (state?.message_counter ?? 0) + maxMessages;
   const mine = config.directions.find((d) => d.from === me);
   const waiting = mine ? readdirSync(mine.dir).some((n) => n.endsWith('.json')) : false;
-  if (state && state.current_turn === me && !waiting && mine) {
-    const opener = state.pending_reply_to
-      ? `(re ${state.pending_reply_to}) Picking up where we left off. ${line(state.message_counter, mine.to)}`
-      : line(0, mine.to);
-    out(dim(state.pending_reply_to ? `I hold the turn: answering ${state.pending_reply_to}…` : 'I hold the first turn: opening the conversation…'));
-    // If that message is typed again (redelivered after a restart), it is already being answered.
-    if (state.pending_reply_to) answered.add(state.pending_reply_to);
-    setTimeout(() => void reply(opener), delayMs);
+  if (state && !state.finished && state.current_turn === me && !waiting && mine) {
+    if (state.pending_reply_to) {
+      out(dim(`I hold the turn: answering ${state.pending_reply_to}…`));
+      // If that message is typed again (redelivered after a restart), it is already being answered.
+      answered.add(state.pending_reply_to);
+      answer(state.message_counter);
+    } else if (waitForTopic) {
+      out(dim('I hold the first turn: waiting for the topic (baton start)…'));
+    } else {
+      out(dim('I hold the first turn: opening the conversation…'));
+      answer(0);
+    }
   } else {
-    out(dim('waiting for a message…'));
+    out(dim(state?.finished ? `the conversation has finished (${state.finished.reason})` : 'waiting for a message…'));
   }
 }
 

@@ -5,6 +5,8 @@
  */
 
 export interface StatusReport {
+  /** The config file in use; null when none was found and the built-in default is shown. */
+  config: string | null;
   message_dir: string;
   policy: string;
   current_turn: string | null;
@@ -23,6 +25,10 @@ export interface StatusReport {
   nudges: number;
   stalled: boolean;
   finished: { reason: string; at: string; note?: string | undefined } | null;
+  /** `baton pause`: deliveries wait, the agents were not told. */
+  paused: { at: string } | null;
+  /** A demo conversation (`baton up --demo`): the bundled demo agents hold it. */
+  demo: boolean;
   /** Moderated mode: files waiting for approval, as "<direction>/<name>". */
   pending: string[];
   /** Why each direction's waiting files cannot go now, when its receiver's pane is the reason. */
@@ -39,6 +45,10 @@ export interface AgentStatus {
   last_activity: string | null;
   /** Why baton would not type into the pane now, or null. */
   problem: string | null;
+  /** The agent kind from the config (claude, codex, …). */
+  kind: string;
+  /** The pane runs the bundled demo agent standing in for that kind (`baton up --demo`). */
+  demo: boolean;
 }
 
 /** What the page shows of one message. Content is cut at 65,536 characters (`truncated`; transcript.ts). */

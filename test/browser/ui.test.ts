@@ -248,7 +248,7 @@ describe('baton ui', () => {
     await page.locator('#send-to').selectOption('a3');
     await page.locator('#send-text').fill('anyone there?');
     await page.locator('#send').click();
-    await page.locator('#result.bad', { hasText: "not sent: a3's pane cannot take it now" }).waitFor();
+    await page.locator('#result.bad', { hasText: 'not sent: a3 cannot take it now' }).waitFor();
 
     for (const n of names) await p.recorder(n);
     await p.startDaemon();

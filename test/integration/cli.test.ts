@@ -106,6 +106,34 @@ describe('exit codes and usage', () => {
     expect(p.ls('c2_to_c1')).toEqual([]);
   });
 
+  it('a mistyped command or option gets one line with "did you mean", the usage line, and no 20-line help', async () => {
+    p = new Project();
+    const [cmd, opt, missing, flagValue] = await Promise.all([p.cli(['stauts']), p.cli(['up', '--dmeo']), p.cli(['send', '--to']), p.cli(['log', '--follow=yes'])]);
+    expect(cmd.exitCode).toBe(2);
+    expect(cmd.stderr.trim().split('\n')).toEqual(['baton: unknown command "stauts" — did you mean "status"?  (baton --help lists the commands)']);
+    expect(opt.exitCode).toBe(2);
+    expect(opt.stderr.trim().split('\n')).toEqual([
+      'baton up: unknown option --dmeo — did you mean --demo?',
+      'Usage: baton up [--demo] [--fresh] [--topic TEXT] [--config FILE]   (more: baton up --help)',
+    ]);
+    expect(missing.stderr.split('\n')[0]).toMatch(/^baton send: --to needs a value/);
+    expect(flagValue.exitCode).toBe(2);
+    expect(flagValue.stderr.split('\n')).toEqual(['baton log: --follow takes no value', expect.stringMatching(/^Usage: baton log /)]);
+  });
+
+  it("every command's usage line lists the options its help describes, and its help shows an example", async () => {
+    const { COMMANDS } = await import('../../src/commands/index.js');
+    for (const [name, spec] of Object.entries(COMMANDS)) {
+      for (const [opt, def] of Object.entries(spec.options ?? {})) {
+        expect(spec.usage, `${name}: --${opt} in the usage line`).toContain(`--${opt}`);
+        expect(spec.help, `${name}: --${opt} in the help`).toContain(`--${opt}`);
+        if ((def as { short?: string }).short) expect(spec.help, `${name}: -${(def as { short?: string }).short}`).toContain(`-${(def as { short?: string }).short}`);
+      }
+      expect(spec.examples.length, `${name} has an example`).toBeGreaterThan(0);
+      for (const e of spec.examples) expect(e, `${name} example`).toMatch(new RegExp(`(^|[ =;&|(])baton ${name}\\b`));
+    }
+  });
+
   it('attach: an unknown agent, or none, is a usage error (2)', async () => {
     p = new Project();
     const [unknown, none] = await Promise.all([p.cli(['attach', 'nobody']), p.cli(['attach'])]);
@@ -133,10 +161,13 @@ describe('config errors', () => {
     const badJson = await p.cli(['status', '--json']);
     expect(badJson.exitCode).toBe(2);
     expect(badJson.stderr).toContain(p.configFile);
+    expect(badJson.stderr).toMatch(/at line 1, column 30/); // a person's editor shows lines, not positions
 
     const missing = await execa('node', [CLI, 'status', '--config', join(p.dir, 'no-such-config.json')], { env: p.env, reject: false, cwd: p.dir });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('no-such-config.json');
+    expect(missing.stderr).toContain('no such file — run "baton init"');
+    expect(missing.stderr).not.toContain('ENOENT');
 
     // Config errors win over the command doing anything: post writes nothing.
     const post = await p.cli(['post', '--as', 'claude1', 'hello']);

@@ -22,7 +22,7 @@ describe('isBareShell', () => {
 describe('whyNotTypable', () => {
   const claude = { kind: 'claude' as const, session: 's', target: undefined };
   it('no pane, a dead pane, or a bare shell where a known agent should be', () => {
-    expect(whyNotTypable(claude, null)).toBe('no pane at =s:');
+    expect(whyNotTypable(claude, null)).toBe('there is no tmux session "s"');
     expect(whyNotTypable(claude, { ...pane('node', ''), dead: true })).toMatch(/is dead/);
     expect(whyNotTypable(claude, pane('bash', ''))).toMatch(/bare shell/);
   });
