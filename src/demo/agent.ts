@@ -5,12 +5,12 @@
  * What it says is script.ts: a short conversation that baton ends by itself (max_turns).
  */
 import { execFile } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { loadConfig, locateConfig } from '../config.js';
-import { layout } from '../layout.js';
-import { readState } from '../state.js';
-import { CLI_JS } from '../commands/common.js';
+import { loadConfig, locateConfig } from '../config/load.js';
+import { openBus } from '../bus/open.js';
+import { CLI_JS } from '../app/paths.js';
+import { parseHeader } from '../core/compose.js';
+import { parseId } from '../core/ids.js';
 import { demoLine, demoTopicLine } from './script.js';
 
 const run = promisify(execFile);
@@ -20,6 +20,7 @@ const delayMs = Number(process.env.BATON_DEMO_DELAY_MS ?? 1500);
 const waitForTopic = process.env.BATON_DEMO_WAIT_TOPIC === '1';
 const answered = new Set<string>();
 const config = loadConfig(locateConfig(undefined));
+const bus = openBus(config);
 const peers = config.directions.filter((d) => d.from === me).map((d) => d.to);
 /** Whom this agent writes to: the next agent in config order it has a folder for (round robin, handoff). */
 const next = config.order.slice(config.order.indexOf(me) + 1).concat(config.order).find((a) => peers.includes(a)) ?? peers[0] ?? '?';
@@ -51,40 +52,37 @@ function answer(counter: number, prefix = ''): void {
 }
 
 function onSubmit(text: string): void {
-  const m = /^\[baton\] (msg_(\d+)|user_\d+) from (\S+)/.exec(text);
+  const m = parseHeader(text);
   out('');
   out(m ? bold(text.split('\n')[0]!) : bold('(typed) ') + text);
   if (m) out(text.split('\n').slice(1).join('\n'));
   if (!m) return;
-  const [, id, counter] = m;
-  if (answered.has(id!)) {
+  const { id } = m;
+  if (answered.has(id)) {
     out(dim(`(${id} again — redelivered after a restart; already answered)`));
     return;
   }
-  answered.add(id!);
-  if (counter !== undefined) {
-    answer(Number(counter));
+  answered.add(id);
+  const counter = parseId(id);
+  if (counter !== null) {
+    answer(counter);
     return;
   }
   // A person's message: only a kick-off (a topic for the agent holding the turn) is answered.
   if (!text.includes('a person set this topic')) return;
-  const state = readStateNow();
-  if (!state || state.current_turn !== me) return;
-  if (state.message_counter === 0) {
-    const topic = text.split('\n').slice(1).join('\n').replace(/\n\[baton\] a person set this topic[\s\S]*$/, '');
-    out(dim(`… thinking about the topic for ${delayMs} ms`));
-    setTimeout(() => void reply(demoTopicLine(topic, me, next)), delayMs);
-  } else {
-    answer(state.message_counter);
-  }
-}
-
-function readStateNow(): { current_turn: string; message_counter: number; pending_reply_to: string | null } | null {
-  try {
-    return JSON.parse(readFileSync(layout(config).state, 'utf8')) as { current_turn: string; message_counter: number; pending_reply_to: string | null };
-  } catch {
-    return null;
-  }
+  void bus.readState().then(
+    (state) => {
+      if (!state || state.current_turn !== me) return;
+      if (state.message_counter === 0) {
+        const topic = text.split('\n').slice(1).join('\n').replace(/\n\[baton\] a person set this topic[\s\S]*$/, '');
+        out(dim(`… thinking about the topic for ${delayMs} ms`));
+        setTimeout(() => void reply(demoTopicLine(topic, me, next)), delayMs);
+      } else {
+        answer(state.message_counter);
+      }
+    },
+    () => {},
+  );
 }
 
 // --- a minimal line editor that understands bracketed paste ------------------------------------
@@ -138,10 +136,9 @@ async function main(): Promise<void> {
   process.stdin.on('data', (d: string) => feed(d));
 
   // The agent holding the turn speaks first: it opens a new conversation, or picks up an old one.
-  const l = layout(config);
-  const state = await readState(l.state).catch(() => null);
+  const state = await bus.readState().catch(() => null);
   const mine = config.directions.find((d) => d.from === me);
-  const waiting = mine ? readdirSync(mine.dir).some((n) => n.endsWith('.json')) : false;
+  const waiting = mine ? ((await bus.waitingCounts().catch(() => ({}) as Record<string, number>))[mine.name] ?? 0) > 0 : false;
   if (state && !state.finished && state.current_turn === me && !waiting && mine) {
     if (state.pending_reply_to) {
       out(dim(`I hold the turn: answering ${state.pending_reply_to}…`));

@@ -8,7 +8,7 @@
  * Pure: line n is what the agent holding the turn writes as message n + 1, addressed to the next speaker.
  */
 
-import { DEMO_TURNS } from '../conversation.js';
+import { DEMO_TURNS } from '../core/conversation.js';
 
 export { DEMO_TURNS };
 

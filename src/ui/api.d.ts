@@ -4,52 +4,7 @@
  * without compiling server code.
  */
 
-export interface StatusReport {
-  /** The config file in use; null when none was found and the built-in default is shown. */
-  config: string | null;
-  message_dir: string;
-  policy: string;
-  current_turn: string | null;
-  message_counter: number;
-  last_message_id: string | null;
-  pending_reply_to: string | null;
-  /** Files waiting in each direction folder (out-of-turn files, or ones not taken yet). */
-  held: Record<string, number>;
-  rejected: number;
-  daemon: { running: boolean; pid: number | null };
-  agents: Record<string, AgentStatus>;
-  /** Conversation control (SPEC §9). */
-  max_turns: number;
-  turn_started_at: string | null;
-  seconds_in_turn: number | null;
-  nudges: number;
-  stalled: boolean;
-  finished: { reason: string; at: string; note?: string | undefined } | null;
-  /** `baton pause`: deliveries wait, the agents were not told. */
-  paused: { at: string } | null;
-  /** A demo conversation (`baton up --demo`): the bundled demo agents hold it. */
-  demo: boolean;
-  /** Moderated mode: files waiting for approval, as "<direction>/<name>". */
-  pending: string[];
-  /** Why each direction's waiting files cannot go now, when its receiver's pane is the reason. */
-  waiting: Record<string, string>;
-}
-
-export interface AgentStatus {
-  alive: boolean;
-  target: string;
-  pane: string | null;
-  dead: boolean;
-  command: string | null;
-  /** Last output in the agent's window (ISO), from tmux. */
-  last_activity: string | null;
-  /** Why baton would not type into the pane now, or null. */
-  problem: string | null;
-  /** The agent kind from the config (claude, codex, …). */
-  kind: string;
-  /** The pane runs the bundled demo agent standing in for that kind (`baton up --demo`). */
-  demo: boolean;
-}
+export type { AgentStatus, StatusReport } from '../app/report.js';
 
 /** What the page shows of one message. Content is cut at 65,536 characters (`truncated`; transcript.ts). */
 export interface Bubble {

@@ -12,19 +12,25 @@
  * writes agent text with textContent only; the API returns agent strings as JSON, never as HTML.
  * Controls build the same requests as the CLI commands and go through the same request() call.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { formatIssues, type Config } from '../config.js';
-import { MESSAGE_TYPES } from '../message.js';
-import type { Request } from '../requests.js';
-import { PKG_ROOT, UsageError } from '../commands/common.js';
-import { approveRequest, endRequest, rejectRequest, request, sendRequest } from '../commands/conversation.js';
+import { UsageError } from '../app/input.js';
+import { PKG_ROOT } from '../app/paths.js';
+import { request } from '../app/requests.js';
+import { openBus } from '../bus/open.js';
+import type { Config } from '../config/config.js';
+import { RECORD_ID_SOURCE } from '../core/ids.js';
+import { MESSAGE_TYPES } from '../core/message.js';
+import type { Request } from '../core/requests.js';
 import type { Snapshot } from './api.js';
+import { isOp, toRequest } from './controls.js';
 import { Feed, parseCursor, sse, type FeedOptions } from './feed.js';
 import { listPending, listRejected } from './folders.js';
+import { cookie, HttpError, isLoopback, sameToken, SECURITY_HEADERS } from './http.js';
+
+const MESSAGE_PATH = new RegExp(`^/api/messages/(${RECORD_ID_SOURCE})$`);
 
 export interface UiOptions {
   host: string;
@@ -43,81 +49,12 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
-export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
-
 const ASSETS: Record<string, { file: string; type: string }> = {
   '/app.js': { file: join(PKG_ROOT, 'dist', 'web', 'app.js'), type: 'text/javascript; charset=utf-8' },
   '/style.css': { file: join(PKG_ROOT, 'web', 'style.css'), type: 'text/css; charset=utf-8' },
 };
 const PAGE = join(PKG_ROOT, 'web', 'index.html');
 const BODY_TIMEOUT_MS = 10_000;
-
-const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-resource-policy': 'same-origin',
-};
-
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const Bodies = {
-  send: z.strictObject({ to: z.string(), content: z.string(), type: z.string().optional() }),
-  end: z.strictObject({ reason: z.string().max(1000).optional() }),
-  resume: z.strictObject({}),
-  approve: z.strictObject({ file: z.string().optional(), all: z.boolean().optional() }),
-  reject: z.strictObject({ file: z.string(), reason: z.string() }),
-};
-type Op = keyof typeof Bodies;
-
-/** The request a control builds, through the CLI commands' own checks (a UsageError becomes a 400). */
-function toRequest(config: Config, op: Op, body: unknown): Request {
-  const parsed = Bodies[op].safeParse(body);
-  if (!parsed.success) throw new HttpError(400, `bad request body: ${formatIssues(parsed.error.issues).join('; ')}`);
-  const b = parsed.data as Record<string, unknown>;
-  switch (op) {
-    case 'send':
-      return sendRequest(config, b.to as string, b.content as string, (b.type as string | undefined) ?? 'message');
-    case 'end':
-      return endRequest(b.reason as string | undefined);
-    case 'resume':
-      return { op: 'resume' };
-    case 'approve':
-      return approveRequest(b.file as string | undefined, b.all === true);
-    case 'reject':
-      return rejectRequest(b.file as string, b.reason as string);
-  }
-}
-
-function sameToken(given: string | undefined | null, expected: string): boolean {
-  if (!given) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function cookie(req: IncomingMessage, name: string): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [k, ...v] = part.trim().split('=');
-    if (k !== name) continue;
-    try {
-      return decodeURIComponent(v.join('='));
-    } catch {
-      return undefined; // not percent-encoding: no token
-    }
-  }
-  return undefined;
-}
 
 export async function startUi(config: Config, opts: UiOptions): Promise<UiServer> {
   const remote = !isLoopback(opts.host);
@@ -127,7 +64,8 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
   const onError = opts.onError ?? (() => {});
   const pageToken = randomBytes(24).toString('base64url');
   const maxBody = config.inbox.max_bytes + 64 * 1024;
-  const feed = new Feed(config, { onError, ...opts.feed });
+  const bus = openBus(config);
+  const feed = new Feed(config, bus, { onError, ...opts.feed });
   await feed.start();
   const streams = new Set<ServerResponse>();
   // One control at a time: with no daemon running, each request starts a one-shot daemon under the lock.
@@ -219,8 +157,8 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     }
     const path = url.pathname;
     if (req.method === 'POST') {
-      const op = path.startsWith('/api/') ? (path.slice(5) as Op) : undefined;
-      if (!op || !Object.hasOwn(Bodies, op)) throw new HttpError(404, `no such control: ${path}`);
+      const op = path.startsWith('/api/') ? path.slice(5) : undefined;
+      if (!isOp(op)) throw new HttpError(404, `no such control: ${path}`);
       const origin = req.headers.origin;
       // https too: behind a TLS proxy the page's origin is https with the same Host.
       if (!origin || (origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`)) throw new HttpError(403, 'cross-origin request refused (Origin must be this server)');
@@ -285,15 +223,15 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
       json(res, 200, await feed.transcript.page(n, pageSize(url)));
       return;
     }
-    const one = /^\/api\/messages\/((?:msg|user)_\d{4,})$/.exec(path);
+    const one = MESSAGE_PATH.exec(path);
     if (one) {
       const b = await feed.transcript.bubble(one[1]!, Number.MAX_SAFE_INTEGER);
       if (!b) throw new HttpError(404, `${one[1]} is not in the archive`);
       json(res, 200, b);
       return;
     }
-    if (path === '/api/rejected') return json(res, 200, await listRejected(config, 200));
-    if (path === '/api/pending') return json(res, 200, { items: await listPending(config) });
+    if (path === '/api/rejected') return json(res, 200, await listRejected(bus, 200));
+    if (path === '/api/pending') return json(res, 200, { items: await listPending(bus) });
     throw new HttpError(404, `not found: ${path}`);
   };
 

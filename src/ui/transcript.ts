@@ -4,8 +4,8 @@
  * of bubbles reads its records' content from disk, so a 10,000-message archive costs a few MB here,
  * and no client ever makes the server re-read the whole archive.
  */
-import { readdir } from 'node:fs/promises';
-import { byDelivery, isRecordName, readRecord, type ArchiveRecord } from '../archive.js';
+import type { BusReader } from '../bus/bus.js';
+import { byDelivery, type ArchiveRecord } from '../core/record.js';
 import type { Bubble, Page } from './api.js';
 
 export const CONTENT_CAP = 64 * 1024;
@@ -18,14 +18,14 @@ export class Transcript {
   /** Reminder counts by the ID the reminded agent owed a reply to (from `nudged` events). */
   nudges = new Map<string, number>();
 
-  constructor(private readonly archiveDir: string) {}
+  constructor(private readonly bus: BusReader) {}
 
   /** Every typed record's ID, in delivery order; records not typed yet join when their `delivered` event comes. */
   async read(): Promise<string[]> {
-    const names = (await readdir(this.archiveDir).catch(() => [] as string[])).filter(isRecordName);
+    const names = await this.bus.recordIds().catch(() => [] as string[]);
     const found: Array<Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>> = [];
     for (let i = 0; i < names.length; i += READ_CONCURRENCY) {
-      const batch = await Promise.all(names.slice(i, i + READ_CONCURRENCY).map((n) => readRecord(this.archiveDir, n.slice(0, -5)).catch(() => null)));
+      const batch = await Promise.all(names.slice(i, i + READ_CONCURRENCY).map((id) => this.bus.record(id).catch(() => null)));
       for (const r of batch) if (r?.delivered_at) found.push({ id: r.id, delivered_at: r.delivered_at, received_at: r.received_at });
     }
     return found.sort(byDelivery).map((r) => r.id);
@@ -61,7 +61,7 @@ export class Transcript {
 
   /** One message as a bubble (content cut at `cap` characters), or null when it is not in the archive. */
   async bubble(id: string, cap = CONTENT_CAP): Promise<Bubble | null> {
-    const r = await readRecord(this.archiveDir, id).catch(() => null);
+    const r = await this.bus.record(id).catch(() => null);
     return r ? toBubble(r, this.nudges.get(r.id) ?? 0, cap) : null;
   }
 }

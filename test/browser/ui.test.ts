@@ -266,7 +266,8 @@ describe('baton ui', () => {
   });
 
   it('marks the message a silent agent was reminded about, live and after a reload', async () => {
-    const { p, page } = await twoAgents({ turns: { timeout_s: 0.5, max_nudges: 2 } });
+    // Reminders at 1.5 s and 4.5 s: wide enough that the bubble shows before the first one, even under load.
+    const { p, page } = await twoAgents({ turns: { timeout_s: 1.5, max_nudges: 2 } });
     p.send('c1_to_c2', '001.json', { content: 'your turn, claude2' });
     await page.locator('#m-msg_0001').waitFor();
     expect(await page.locator('#m-msg_0001 .nudge').isHidden()).toBe(true); // none yet, none shown

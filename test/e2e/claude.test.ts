@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { render, replyHint, userHint } from '../../src/compose.js';
-import type { Config } from '../../src/config.js';
+import { render, replyHint, userHint } from '../../src/core/compose.js';
+import type { Config } from '../../src/config/config.js';
 import { alive, Project, ROOT, waitFor } from '../helpers/harness.js';
 import { MockAnthropic, shq, type LoggedRequest } from './mock-anthropic.js';
 

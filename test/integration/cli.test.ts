@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StatusReport } from '../../src/commands/status.js';
+import type { StatusReport } from '../../src/app/status.js';
 import { CLI, Project, waitFor } from '../helpers/harness.js';
 
 let p: Project | undefined;
@@ -122,7 +122,7 @@ describe('exit codes and usage', () => {
   });
 
   it("every command's usage line lists the options its help describes, and its help shows an example", async () => {
-    const { COMMANDS } = await import('../../src/commands/index.js');
+    const { COMMANDS } = await import('../../src/cli/commands/index.js');
     for (const [name, spec] of Object.entries(COMMANDS)) {
       for (const [opt, def] of Object.entries(spec.options ?? {})) {
         expect(spec.usage, `${name}: --${opt} in the usage line`).toContain(`--${opt}`);

@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ControlClient, quoteArg } from '../../src/control.js';
-import { Tmux } from '../../src/tmux.js';
+import { ControlClient, quoteArg } from '../../src/terminal/control.js';
+import { Tmux } from '../../src/terminal/tmux.js';
 
 // A private tmux server per test: its own TMUX_TMPDIR, set for this process (the client inherits it);
 // the test's own tmux calls name that server's socket explicitly.

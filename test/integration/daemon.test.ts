@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { render } from '../../src/compose.js';
+import { render } from '../../src/core/compose.js';
 import { Project, readRecorder, waitFor } from '../helpers/harness.js';
 
 let p: Project;
@@ -224,7 +224,7 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     const status = JSON.parse((await p.cli(['status', '--json'])).stdout);
     expect(status.agents.claude2.alive).toBe(false);
     expect(status.held).toEqual({ c1_to_c2: 1, c2_to_c1: 0 });
-    const log = await p.recorder('claude2');
+    const log = await p.recorderWhenReady('claude2'); // not typed into before the program reads its terminal
     await waitFor('delivered after the pane came back', () => p.archive()[0]?.delivered_at, 15_000);
     await waitFor('pane read it', () => readRecorder(log).pastes[0]?.includes('are you there?'));
   });
@@ -248,8 +248,10 @@ describe('daemon with two recorder agents on a private tmux server', () => {
 
     // The agent comes back in that pane (the pane baton pins): delivered there.
     const log2 = join(p.dir, 'claude2.log');
-    await p.tmux(['respawn-pane', '-k', '-t', '=claude2:', `exec node ${JSON.stringify(join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs'))} ${JSON.stringify(log2)}`]);
-    await p.tmux(['set-option', '-F', '-t', '=claude2:', '@baton_pane', '#{pane_id}']);
+    // Held in copy mode (baton waits) until the recorder reads its terminal: nothing is typed before it can.
+    await p.tmux(['respawn-pane', '-k', '-t', '=claude2:', `exec node ${JSON.stringify(join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs'))} ${JSON.stringify(log2)}`, ';', 'copy-mode', '-t', '=claude2:']);
+    await waitFor('recorder 2 ready', async () => (await p.tmux(['capture-pane', '-p', '-t', '=claude2:'])).stdout.includes('recorder ready'));
+    await p.tmux(['set-option', '-F', '-t', '=claude2:', '@baton_pane', '#{pane_id}', ';', 'send-keys', '-X', '-t', '=claude2:', 'cancel']);
     await waitFor('delivered', () => p.archive()[0]?.delivered_at, 15_000);
     await waitFor('typed', () => existsSync(log2) && readRecorder(log2).pastes.length === 1);
     expect(existsSync(marker)).toBe(false);

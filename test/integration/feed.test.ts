@@ -6,7 +6,8 @@ import { appendFileSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseConfig } from '../../src/config.js';
+import { parseConfig } from '../../src/config/config.js';
+import { openBus } from '../../src/bus/open.js';
 import { Feed, parseCursor } from '../../src/ui/feed.js';
 import { waitFor } from '../helpers/harness.js';
 
@@ -38,7 +39,7 @@ function setup(lines: number, event = 'held'): { events: string; feed: Feed } {
   const body = Array.from({ length: lines }, (_, i) => `${JSON.stringify({ event, id: `msg_${String(i + 1).padStart(4, '0')}`, file: `f${i}.json` })}\n`).join('');
   writeFileSync(events, body);
   const config = parseConfig({ agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } } }, join(dir, 'config.json'), dir);
-  const feed = new Feed(config, { statusEveryMs: 1e9, screensEveryMs: 1e9 });
+  const feed = new Feed(config, openBus(config), { statusEveryMs: 1e9, screensEveryMs: 1e9 });
   feeds.push(feed);
   return { events, feed };
 }

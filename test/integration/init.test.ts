@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, Project, waitFor } from '../helpers/harness.js';
-import { MARKER } from '../../src/instructions.js';
+import { MARKER } from '../../src/app/instructions.js';
 
 let p: Project;
 afterEach(async () => {

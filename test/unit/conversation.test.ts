@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationEndsAt, endsWith, nudgePlan } from '../../src/conversation.js';
+import { durationEndsAt, endsWith, nudgePlan } from '../../src/core/conversation.js';
 
 const rules = { max_turns: 0, stop_phrase: undefined, stop_from: undefined, max_duration_s: 0, timeout_s: 0, max_nudges: 3 };
 const T0 = Date.parse('2026-11-22T10:00:00Z');

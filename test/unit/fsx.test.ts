@@ -2,7 +2,7 @@ import { existsSync, linkSync, mkdtempSync, readFileSync, readdirSync, rmSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAtomic, moveNoClobber, writeAtomic } from '../../src/fsx.js';
+import { createAtomic, moveNoClobber, writeAtomic } from '../../src/lib/fsx.js';
 
 const made: string[] = [];
 const fresh = () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { isBareShell, targetOf, whyNotTypable, type PaneInfo } from '../../src/pane.js';
+import { targetOf, type PaneInfo } from '../../src/terminal/pane.js';
+import { isBareShell, whyNotTypable } from '../../src/terminal/readiness.js';
 
 const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, activity: 0, demo: false, startCommand });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { allowedPairs, decide, expectedReceiver, formatId, initialState, parseId, type Rules, type TurnState } from '../../src/turns.js';
+import { formatId, parseId } from '../../src/core/ids.js';
+import { allowedPairs, decide, expectedReceiver, initialState, type Rules, type TurnState } from '../../src/core/turns.js';
 
 const two: Rules = { policy: 'alternate', agents: ['claude1', 'claude2'] };
 const three: Rules = { policy: 'round_robin', agents: ['plan', 'code', 'review'] };

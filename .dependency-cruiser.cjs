@@ -1,0 +1,54 @@
+/**
+ * The architecture as import rules (issue 14), checked by `npm test` (test/unit/architecture.test.ts):
+ * no import cycles, and dependencies point one way —
+ *
+ *   core → lib → config → bus, terminal → daemon → app → ui, cli      (demo sits beside cli)
+ *
+ * core/ is pure (no node built-in, no package but zod); bus/ and terminal/ know nothing of each other
+ * or of anything above them. Type-only imports count: an upward type is an upward dependency too.
+ */
+const layer = (name, mayUse) => ({
+  name: `${name}-imports-only-below`,
+  comment: `${name}/ may import only ${mayUse.join(', ')}`,
+  severity: 'error',
+  from: { path: `^src/${name}/` },
+  to: { path: '^src/', pathNot: [`^src/(${[name, ...mayUse].join('|')})/`] },
+});
+
+module.exports = {
+  forbidden: [
+    { name: 'no-circular', severity: 'error', comment: 'an import cycle', from: {}, to: { circular: true } },
+    {
+      name: 'core-is-pure',
+      severity: 'error',
+      comment: 'core/ takes state and input and returns a decision: no node built-ins, no packages but zod',
+      from: { path: '^src/core/' },
+      to: { pathNot: ['^src/core/', 'node_modules/zod/'] },
+    },
+    layer('core', []),
+    layer('lib', []),
+    layer('config', ['core', 'lib']),
+    layer('bus', ['core', 'lib', 'config']),
+    layer('terminal', ['core', 'lib', 'config']),
+    layer('daemon', ['core', 'lib', 'config', 'bus', 'terminal']),
+    layer('app', ['core', 'lib', 'config', 'bus', 'terminal', 'daemon', 'ui/api.d.ts']),
+    layer('ui', ['core', 'lib', 'config', 'bus', 'terminal', 'app']),
+    layer('demo', ['core', 'lib', 'config', 'bus', 'app']),
+    layer('cli', ['core', 'lib', 'config', 'bus', 'terminal', 'daemon', 'app', 'ui']),
+    {
+      name: 'bus-implementations-are-private',
+      severity: 'error',
+      comment: 'only bus/open.ts picks a bus; everything else sees the interfaces in bus/*.ts',
+      from: { path: '^src/', pathNot: ['^src/bus/'] },
+      to: { path: '^src/bus/[^/]+/' },
+    },
+  ],
+  options: {
+    // TypeScript 7 has no compiler API for dependency-cruiser; swc parses the sources (types included).
+    parser: 'swc',
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules)/' },
+  },
+};

@@ -1,0 +1,105 @@
+/**
+ * Each agent's instructions file (CLAUDE.md, AGENTS.md, GEMINI.md, CONVENTIONS.md — kinds.ts picks
+ * the name), written by `baton up` and `baton init` from the config: who the agent is, who it talks to,
+ * how to reply with one short command, and to stop after sending. A file without baton's marker line is
+ * the user's own and is never touched.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import type { Config } from '../config/config.js';
+import { writeAtomic, ensureDir } from '../lib/fsx.js';
+import { KINDS } from '../terminal/kinds.js';
+import { expectedReceiver } from '../core/turns.js';
+
+export const MARKER = '<!-- written by baton from config.json; delete this line to make the file your own -->';
+
+export function instructionsText(config: Config, name: string): string {
+  const agent = config.agents[name]!;
+  const others = config.order.filter((a) => a !== name);
+  const policy = config.turns.policy;
+  const next = expectedReceiver(name, { policy, agents: config.order });
+  const first = config.firstTurn === name;
+  // scripts/send.sh exists in baton's own checkout, not in a folder `baton init` set up.
+  const sendSh = existsSync(join(config.baseDir, 'scripts', 'send.sh')) ? `${relative(agent.cwd, join(config.baseDir, 'scripts')) || '.'}/send.sh` : null;
+  const turns =
+    policy === 'handoff'
+      ? `- Only the agent holding the turn speaks. You choose who speaks next: your message goes to the agent you
+  address (${others.join(', ')}), and that agent gets the turn.`
+      : policy === 'round_robin'
+        ? `- Turns go round in this order: ${config.order.join(' → ')} → ${config.order[0]}. Your messages go to **${next}**.`
+        : `- Turns alternate strictly between you and **${others[0]}**.`;
+  const post = policy === 'handoff' ? `baton post --to ${others[0]} "your message"` : 'baton post "your reply"';
+  return `${MARKER}
+# You are ${name}
+
+You are **${name}**, one of ${config.order.length} AI agents in a conversation run by **baton**: ${config.order.join(', ')}.
+You live in your own terminal pane; baton types every message for you into it and delivers what you send.
+
+## Turns
+${turns}
+- ${first ? 'You speak first: you hold the turn when the conversation starts.' : `${config.firstTurn} speaks first.`}
+- A message for you arrives as a prompt that starts with a header line, for example:
+
+      [baton] msg_0007 from ${others[0]} (reply to msg_0006)
+      <the text ${others[0]} wrote>
+
+      [baton] ${policy === 'handoff' ? 'your turn: pass it on with: baton post --to AGENT "<your message>"' : `reply to ${next ?? others[0]} with: baton post "<your reply>"`}
+
+- Answer each message with **exactly one** message, then **stop and wait**. Do not poll, do not sleep in a
+  loop, do not check folders: the next message will be typed into this pane when it comes.
+- A message written out of turn is not lost: baton holds it until your turn — but it is still one per turn.
+- Messages from a person start with \`[baton] user_0001 from user\`; they are not a turn and need no reply through baton.
+- A line starting with \`[baton] reminder\` means it is your turn and someone is waiting for you.
+
+## How to reply
+Run one shell command from this folder:
+
+\`\`\`sh
+${post}
+${policy === 'handoff' || !sendSh ? '' : `${sendSh} "your reply"      # the same, through the helper script\n`}\`\`\`
+
+For long or multi-line text, read it from standard input:
+
+\`\`\`sh
+${post.replace(/"your (reply|message)"/, '-')} <<'MSG'
+first line
+second line
+MSG
+\`\`\`
+
+Text that starts with \`-\` goes after \`--\`: \`baton post -- "-1 is the answer"\`.
+
+## Rules
+- baton owns IDs and \`reply_to\`: never edit files under the message folder yourself; \`baton post\` writes a
+  correct message file for you.
+- Whose turn it is: \`baton status\`. The conversation so far: \`baton log\`.
+- Keep messages self-contained: the others see only what you send, not your screen.
+`;
+}
+
+/**
+ * Write each agent's instructions file into its cwd unless the user's own is there. Returns what was
+ * written or kept, for a person to read.
+ */
+export async function writeInstructions(config: Config): Promise<{ written: string[]; kept: string[] }> {
+  const written: string[] = [];
+  const kept: string[] = [];
+  for (const name of config.order) {
+    const agent = config.agents[name]!;
+    if (agent.target) continue; // a pane a person runs: their setup, not ours
+    const file = join(agent.cwd, KINDS[agent.kind].instructions);
+    const text = instructionsText(config, name);
+    if (existsSync(file)) {
+      const current = readFileSync(file, 'utf8');
+      if (!current.startsWith(MARKER)) {
+        kept.push(file);
+        continue;
+      }
+      if (current === text) continue;
+    }
+    await ensureDir(agent.cwd);
+    await writeAtomic(file, text);
+    written.push(file);
+  }
+  return { written, kept };
+}

@@ -1,0 +1,47 @@
+/**
+ * `baton init`: a conversation in any folder — config.json (N agents of one kind), a working folder per
+ * agent with its instructions file, and messages/ (ignored by git through its own .gitignore).
+ */
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AgentKind, Config, Policy } from '../config/config.js';
+import { loadConfig, locateConfig } from '../config/load.js';
+import { createAtomic, ensureDir } from '../lib/fsx.js';
+import { KINDS } from '../terminal/kinds.js';
+import { writeInstructions } from './instructions.js';
+import { sessionSuggestion } from './sessions.js';
+
+const PREFIX: Record<AgentKind, string> = { claude: 'claude', codex: 'codex', gemini: 'gemini', aider: 'aider', shell: 'shell', generic: 'agent' };
+
+/**
+ * The config `baton init` writes: N agents of one kind, each in agents/<name>/. Session names carry the
+ * folder's name (`myproj-claude1`), so two projects made by init never clash on one tmux server.
+ */
+export function scaffold(kind: AgentKind, n: number, policy: Policy, dir: string): Record<string, unknown> {
+  const names = Array.from({ length: n }, (_, i) => `${PREFIX[kind]}${i + 1}`);
+  return {
+    message_dir: './messages',
+    agents: Object.fromEntries(
+      names.map((name) => [name, { kind, cwd: `./agents/${name}`, command: KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND', session: sessionSuggestion({ baseDir: dir }, { name }) }]),
+    ),
+    first_turn: names[0],
+    turns: { policy, max_turns: 0, timeout_s: 0 },
+    inbox: { max_bytes: 1048576, settle_ms: 1000 },
+    delivery: {},
+  };
+}
+
+
+export async function makeProject(dir: string, kind: AgentKind, n: number, policy: Policy, force: boolean): Promise<{ ok: true; file: string; config: Config; notes: { written: string[]; kept: string[] } } | { ok: false; file: string }> {
+  await ensureDir(dir);
+  const file = join(dir, 'config.json');
+  const body = `${JSON.stringify(scaffold(kind, n, policy, dir), null, 2)}\n`;
+  if (force) await writeFile(file, body);
+  else if (!(await createAtomic(file, body))) return { ok: false, file };
+  const config = loadConfig(locateConfig(file));
+  await ensureDir(config.messageDir);
+  if (!existsSync(join(config.messageDir, '.gitignore'))) await writeFile(join(config.messageDir, '.gitignore'), '# runtime data of baton\n*\n!.gitignore\n');
+  for (const d of config.directions) await ensureDir(d.dir);
+  return { ok: true, file, config, notes: await writeInstructions(config) };
+}

@@ -1,0 +1,103 @@
+/**
+ * A conversation's tmux sessions: the environment every pane gets, the daemon's session ("watcher"),
+ * and stopping what `baton up` started. Sessions baton starts are tagged with their conversation
+ * (@baton_config = the message folder), so `up` never adopts and `down` never kills another
+ * conversation's sessions or a person's own session of the same name.
+ */
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { basename, delimiter, dirname, isAbsolute } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BusReader } from '../bus/bus.js';
+import type { Agent, Config } from '../config/config.js';
+import { log } from '../lib/log.js';
+import type { Tmux } from '../terminal/tmux.js';
+import { BIN_DIR, CLI_JS, WATCHER_SESSION } from './paths.js';
+
+/** The environment every pane gets, so `baton post` and send.sh find this conversation. */
+export function paneEnv(config: Config, agent?: Agent): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
+    ...(config.file ? { BATON_CONFIG: config.file } : { BATON_HOME: config.baseDir }),
+  };
+  if (process.env.BATON_TMUX_SOCKET) env.BATON_TMUX_SOCKET = process.env.BATON_TMUX_SOCKET;
+  if (agent) Object.assign(env, agent.env, { BATON_AGENT: agent.name });
+  return env;
+}
+
+/** A session name unique to this project: `<folder>-<agent>`, within tmux's rules. */
+export function sessionSuggestion(config: Pick<Config, 'baseDir'>, agent: Pick<Agent, 'name'>): string {
+  const folder = basename(config.baseDir).replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'baton';
+  return `${folder}-${agent.name}`;
+}
+
+/** Wait until a daemon holds the conversation's lease. */
+export async function waitForDaemon(bus: BusReader, timeoutMs: number): Promise<boolean> {
+  for (let waited = 0; waited < timeoutMs; waited += 100) {
+    if ((await bus.daemon()).running) return true;
+    await sleep(100);
+  }
+  return false;
+}
+
+/** How a conversation on disk relates to the `up` being asked for (pure: tested without tmux). */
+/** Stop the daemon (SIGTERM, so it finishes a delivery and releases its lock), then the sessions. */
+export async function stopAll(config: Config, bus: BusReader, t: Tmux, opts: { quiet: boolean }): Promise<string[]> {
+  const stopped: string[] = [];
+  const d = await bus.daemon();
+  const holder = d.holder;
+  // A daemon on another host (a shared folder) cannot be signalled from here.
+  if (d.running && holder && holder.host !== hostname()) {
+    log.warn(`the daemon runs on ${holder.host} (pid ${holder.pid}); stop it there`);
+  } else if (d.running && holder) {
+    try {
+      process.kill(holder.pid, 'SIGTERM');
+      for (let i = 0; i < 100 && (await bus.daemon()).running; i++) await sleep(100);
+      stopped.push(`daemon (pid ${holder.pid})`);
+    } catch (err) {
+      log.warn(`cannot signal the daemon (pid ${holder.pid}): ${(err as Error).message}`);
+    }
+  }
+  // Only sessions this conversation started (tagged with its message_dir): never a person's own session
+  // that happens to be called claude1, nor another conversation's.
+  for (const [name, { owner }] of await t.sessions()) {
+    if (owner === config.messageDir && (await t.killSession(name))) stopped.push(`session ${name}`);
+  }
+  if (!opts.quiet) log.info(stopped.length ? `stopped ${stopped.join(', ')}` : 'nothing was running');
+  return stopped;
+}
+
+/** "watcher", unless a session of that name is not ours: then "watcher-<folder>-<hash>". */
+export function watcherName(root: string, sessions: Map<string, { owner: string }>): string {
+  const existing = sessions.get(WATCHER_SESSION);
+  if (!existing || existing.owner === root) return WATCHER_SESSION;
+  return `${WATCHER_SESSION}-${basename(dirname(root))}-${createHash('sha1').update(root).digest('hex').slice(0, 6)}`;
+}
+
+/**
+ * Start the daemon in the "watcher" session unless a live daemon already holds the folder. When another
+ * conversation on this tmux server has "watcher", ours is "watcher-<folder>". Returns the session name.
+ */
+export async function startWatcher(config: Config, bus: BusReader, t: Tmux, sessions: Map<string, { owner: string }>): Promise<string | null> {
+  const root = config.messageDir;
+  const d = await bus.daemon();
+  if (d.running) {
+    log.info(`daemon already running (pid ${d.pid}), left alone`);
+    return [...sessions].find(([n, s]) => s.owner === root && n.startsWith(WATCHER_SESSION))?.[0] ?? null;
+  }
+  const configArg = config.file ? ` --config ${JSON.stringify(config.file)}` : '';
+  const command = `node ${JSON.stringify(CLI_JS)} daemon${configArg}`;
+  let name = watcherName(root, sessions);
+  for (let attempt = 0; ; attempt++) {
+    // Our own watcher session whose daemon is gone (dead pane) is replaced.
+    if (sessions.get(name)?.owner === root) await t.killSession(name);
+    const r = await t.newSession({ name, cwd: isAbsolute(config.baseDir) ? config.baseDir : process.cwd(), command, env: paneEnv(config), owner: root });
+    if (r.ok) break;
+    // Another conversation's `up` took "watcher" between our look and our start: look again, once.
+    if (attempt > 0 || !/duplicate session/.test(r.stderr)) throw new Error(`cannot start the watcher session: ${r.stderr}`);
+    sessions = await t.sessions(); // (a concurrent `up` took the name first)
+    name = watcherName(root, sessions);
+  }
+  log.success(`daemon started in session ${name}`);
+  return name;
+}

@@ -1,0 +1,98 @@
+/**
+ * What `baton status` and the dashboard show: the conversation's state from the bus, and each agent's
+ * pane from tmux. Reads only; a long-lived Tmux (the dashboard's control client) can be passed in
+ * instead of one tmux process per question.
+ */
+import type { BusReader } from '../bus/bus.js';
+import { openBus } from '../bus/open.js';
+import type { Config } from '../config/config.js';
+import { rulesFor } from '../core/conversation.js';
+import { findPane, targetOf } from '../terminal/pane.js';
+import { whyNotReady } from '../terminal/readiness.js';
+import { Tmux } from '../terminal/tmux.js';
+import type { AgentStatus, StatusReport } from './report.js';
+
+export type { AgentStatus, StatusReport };
+
+/** `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question. */
+export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: BusReader = openBus(config)): Promise<StatusReport> {
+  const state = await bus.readState();
+  const held = await bus.waitingCounts();
+  const rejected = await bus.rejectedCount();
+  const agents: StatusReport['agents'] = {};
+  await Promise.all(
+    config.order.map(async (name) => {
+      const target = targetOf(config.agents[name]!);
+      const pane = await findPane(t, config.agents[name]!);
+      agents[name] = {
+        alive: !!pane && !pane.dead,
+        target,
+        pane: pane?.id ?? null,
+        dead: !!pane?.dead,
+        command: pane?.command ?? null,
+        last_activity: pane?.activity ? new Date(pane.activity * 1000).toISOString() : null,
+        problem: (await whyNotReady(t, config.agents[name]!, pane))?.reason ?? null,
+        kind: config.agents[name]!.kind,
+        demo: Boolean(pane?.demo),
+      };
+    }),
+  );
+  const pending = await bus.approvalKeys();
+  const waiting: Record<string, string> = {};
+  for (const d of config.directions) {
+    const problem = agents[d.to]?.problem;
+    if (held[d.name] && problem) waiting[d.name] = `${d.to}: ${problem}`;
+  }
+  const started = state?.turn_started_at ?? null;
+  return {
+    config: config.file,
+    message_dir: bus.where,
+    policy: config.turns.policy,
+    current_turn: state?.current_turn ?? null,
+    message_counter: state?.message_counter ?? 0,
+    last_message_id: state?.last_message_id ?? null,
+    pending_reply_to: state?.pending_reply_to ?? null,
+    held,
+    rejected,
+    daemon: await bus.daemon().then((d) => ({ running: d.running, pid: d.pid })),
+    agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
+    max_turns: rulesFor(config.turns, state ?? {}).max_turns,
+    turn_started_at: started,
+    seconds_in_turn: started ? Math.max(0, Math.round((Date.now() - Date.parse(started)) / 1000)) : null,
+    nudges: state?.nudges ?? 0,
+    stalled: state?.stalled ?? false,
+    finished: state?.finished ?? null,
+    paused: state?.paused ?? null,
+    demo: Boolean(state?.demo),
+    pending,
+    waiting,
+  };
+}
+
+const ago = (iso: string | null) => {
+  if (!iso) return '-';
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return s < 120 ? `${s} s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+};
+
+export function formatStatus(s: StatusReport): string {
+  const lines = [
+    `config        ${s.config ?? `none found — showing the built-in default (${Object.keys(s.agents).join(', ')}); "baton init" writes a config.json`}`,
+    `message_dir   ${s.message_dir}`,
+    `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running'}`,
+    `policy        ${s.policy}`,
+    `conversation  ${s.finished ? `finished (${s.finished.reason}${s.finished.note ? `: ${s.finished.note}` : ''}, ${s.finished.at}); "baton resume" continues it` : s.paused ? `paused since ${s.paused.at}; "baton resume" continues it` : s.stalled ? `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders` : s.daemon.running ? 'running' : 'not running (no daemon: "baton up" starts it)'}${s.demo ? ' — a demo' : ''}`,
+    `turn          ${s.current_turn ?? '(no state yet)'}${s.seconds_in_turn !== null ? ` for ${s.seconds_in_turn} s` : ''}${s.nudges ? `, ${s.nudges} reminder(s) sent` : ''}`,
+    `messages      ${s.message_counter}${s.max_turns ? ` of max ${s.max_turns}` : ''} (last ${s.last_message_id ?? '-'}, awaiting a reply to ${s.pending_reply_to ?? '-'})`,
+    `waiting       ${Object.entries(s.held).map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`).join(', ') || '-'}`,
+    ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),
+    `rejected      ${s.rejected}`,
+    'agents',
+    ...Object.entries(s.agents).map(
+      ([n, a]) =>
+        `  ${n.padEnd(12)} ${a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.demo ? `demo agent (for ${a.kind})` : a.kind}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+

@@ -1,0 +1,33 @@
+/** The conversation as a transcript: every archived record in the order it reached a pane, as text or Markdown. */
+import type { BusReader } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
+import { byDelivery, type ArchiveRecord } from '../core/record.js';
+
+/** Every archived record (agent messages and a person's), in the order they reached the panes. */
+export async function transcript(bus: BusReader): Promise<ArchiveRecord[]> {
+  return (await bus.records()).sort(byDelivery);
+}
+
+const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'not typed yet');
+
+export function formatText(r: ArchiveRecord): string {
+  const head = [r.id, `${r.sender} → ${r.receiver}`, time(r.delivered_at)];
+  if (r.reply_to) head.push(`reply to ${r.reply_to}`);
+  if (r.type !== 'message') head.push(`[${r.type}]`);
+  if (r.subject) head.push(`— ${r.subject}`);
+  if (r.redelivered) head.push('(redelivered)');
+  return `${head.join('  ')}\n${r.content.replace(/^/gm, '    ')}\n`;
+}
+
+export function formatMarkdown(records: ArchiveRecord[], config: Config): string {
+  const out = [`# baton conversation`, '', `${records.length} messages · policy ${config.turns.policy} · ${config.order.join(', ')} · exported ${new Date().toISOString()}`, ''];
+  for (const r of records) {
+    const meta = [`**${r.sender}** → ${r.receiver}`, time(r.delivered_at)];
+    if (r.reply_to) meta.push(`reply to [${r.reply_to}](#${r.reply_to})`);
+    if (r.type !== 'message') meta.push(r.type);
+    if (r.redelivered) meta.push('redelivered');
+    out.push(`### ${r.id}${r.subject ? ` — ${r.subject.replace(/\n/g, ' ')}` : ''}`, '', meta.join(' · '), '', r.content.trimEnd(), '');
+  }
+  return `${out.join('\n')}`;
+}
+

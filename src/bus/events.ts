@@ -1,0 +1,63 @@
+/**
+ * Events (SPEC §7): what happened, one JSON object each, in order. A bus appends them (events.jsonl on
+ * the files bus) and lets readers follow them (`baton log --follow`, the dashboard). The log is a
+ * record, not the source of truth: failing to append never stops a delivery.
+ */
+
+export type EventName =
+  | 'started'
+  | 'stopped'
+  | 'delivered'
+  | 'held'
+  | 'rejected'
+  | 'redelivered'
+  | 'pane_unavailable'
+  | 'pane_available'
+  | 'nudged'
+  | 'stalled'
+  | 'finished'
+  | 'resumed'
+  | 'paused'
+  | 'pending'
+  | 'approved'
+  | 'sent'
+  | 'screen_unknown'
+  | 'delivery_failed'
+  | 'recovered';
+
+export interface EventLog {
+  emit(event: EventName, fields?: Record<string, unknown>): Promise<void>;
+}
+
+/** A log that is not the one a reading was meant for (replaced meanwhile: `baton up --fresh`). */
+export class LogReplaced extends Error {
+  override name = 'LogReplaced';
+}
+
+/** The generation of a log that does not exist yet. */
+export const NO_LOG = '0';
+
+/**
+ * Reading events in order and following new ones (`baton log --follow`, the dashboard). A log has a
+ * generation (a new one when the conversation is replaced) and positions that only grow (byte offsets
+ * on the files bus, sequence numbers in a database); a reader remembers where it is as (gen, position).
+ */
+export interface EventSource {
+  /** Which log this is and where it ends now (NO_LOG and 0 when there is none yet). */
+  head(): Promise<{ gen: string; end: number }>;
+  /**
+   * Call `each` for every event of log `gen` in [from, until), with the position just past it; `each`
+   * returning false stops the reading. `skipping`: the reading starts inside a line too long to be an
+   * event (skipped up to its end). Throws LogReplaced when the log is not `gen`. Returns the position
+   * just past what was read or skipped.
+   */
+  read(
+    gen: string,
+    from: number,
+    until: number,
+    each: (event: Record<string, unknown>, end: number) => unknown,
+    opts?: { skipping?: boolean },
+  ): Promise<{ last: number; skipping: boolean }>;
+  /** Call `changed` whenever new events may be there (a hint: read to find out). */
+  follow(changed: () => void): { close(): void };
+}

@@ -1,0 +1,57 @@
+/**
+ * archive/<id>.json on the files bus: one file per record (core/record.ts says what a record holds).
+ * A new record never replaces a file (link(2), not rename(2)): a reused ID would fail loudly.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseId, type IdPrefix } from '../../core/ids.js';
+import { isRecordName, type ArchiveRecord } from '../../core/record.js';
+import { createAtomic, isErrno, writeAtomic } from '../../lib/fsx.js';
+
+export function recordPath(dir: string, id: string): string {
+  return join(dir, `${id}.json`);
+}
+
+const serialize = (r: ArchiveRecord) => `${JSON.stringify(r, null, 2)}\n`;
+
+/** Write a new record; an existing file with that ID is never replaced (it would mean a reused ID). */
+export async function archiveNew(dir: string, record: ArchiveRecord): Promise<void> {
+  if (!(await createAtomic(recordPath(dir, record.id), serialize(record)))) {
+    throw new Error(`${recordPath(dir, record.id)} already exists: refusing to reuse a message ID`);
+  }
+}
+
+/** Rewrite an existing record (to stamp `delivered_at`). */
+export async function archiveUpdate(dir: string, record: ArchiveRecord): Promise<void> {
+  await writeAtomic(recordPath(dir, record.id), serialize(record));
+}
+
+export async function readRecord(dir: string, id: string): Promise<ArchiveRecord | null> {
+  try {
+    return JSON.parse(await readFile(recordPath(dir, id), 'utf8')) as ArchiveRecord;
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return null;
+    throw err;
+  }
+}
+
+/** Counters of all `<prefix>_NNNN.json` records (agent messages by default; `user` for a person's), ascending. */
+export async function archivedCounters(dir: string, prefix: IdPrefix = 'msg'): Promise<number[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return [];
+    throw err;
+  }
+  return names
+    .map((n) => (n.endsWith('.json') ? parseId(n.slice(0, -5), prefix) : null))
+    .filter((n): n is number => n !== null)
+    .sort((a, b) => a - b);
+}
+
+/** Every record's ID (agents' and a person's), unsorted. */
+export async function recordIds(dir: string): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  return names.filter(isRecordName).map((n) => n.slice(0, -5));
+}

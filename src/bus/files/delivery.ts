@@ -1,0 +1,191 @@
+/**
+ * The files bus, daemon side: direction folders as queues (intake.ts), a turn step as a claim, an archive
+ * record and a state.json write (turn-step.ts), requests as files, the lease as a lock file. One machine,
+ * one writer: the lease holder's copy of the state is the truth, and every step runs in its one loop.
+ */
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../../config/config.js';
+import { turnTaken } from '../../core/conversation.js';
+import { formatId } from '../../core/ids.js';
+import type { ArchiveRecord } from '../../core/record.js';
+import type { State } from '../../core/state.js';
+import { failpoint } from '../../lib/failpoint.js';
+import type { Logger } from '../../lib/log.js';
+import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
+import type { EventLog } from '../events.js';
+import { Approvals } from './approvals.js';
+import { archivedCounters, archiveNew, archiveUpdate, readRecord } from './archive.js';
+import { turnStep } from './turn-step.js';
+import { eventLog } from './event-log.js';
+import { ensureDir, sweepTemps } from '../../lib/fsx.js';
+import type { Entry } from './inbox.js';
+import { Intake } from './intake.js';
+import type { Layout } from './layout.js';
+import { acquireLock } from './lock.js';
+import { recover } from './recovery.js';
+import { tidyRejected } from './rejected.js';
+import { answer, answered, dropStaleReplies, pendingRequests, readRequest, takeRequest } from './requests.js';
+import { writeStateFile } from './state-file.js';
+
+export class FilesDelivery implements DeliveryBus {
+  readonly events: EventLog;
+  private readonly intake: Intake;
+  private readonly approvalQueue: Approvals;
+  private st!: State;
+
+  constructor(
+    private readonly config: Config,
+    private readonly l: Layout,
+    private readonly log: Logger,
+  ) {
+    this.events = eventLog(l.events, (err) => log.warn(`cannot append to events.jsonl: ${String(err)}`));
+    this.intake = new Intake(config.directions, {
+      maxBytes: config.inbox.max_bytes,
+      settleMs: config.inbox.settle_ms,
+      rejectedDir: l.rejected,
+      alsoWatch: [{ dir: l.requests, hint: { kind: 'requests' } }],
+      events: this.events,
+      log,
+    });
+    this.approvalQueue = new Approvals(l.pending, l.rejected, config.directions, this.events, log);
+  }
+
+  async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
+    await ensureDir(this.l.root);
+    return acquireLock(this.l, onLost, holder);
+  }
+
+  async recover(): Promise<Recovered> {
+    const l = this.l;
+    await Promise.all([l.archive, l.rejected, l.requests].map(ensureDir));
+    await this.intake.ensureFolders();
+    for (const d of [l.root, l.archive, l.rejected]) await sweepTemps(d);
+    const notes: string[] = [];
+    for (const n of await tidyRejected(l.rejected)) notes.push(`rejected/${n} had no note (the daemon stopped mid-way); wrote one`);
+    const r = await recover(this.config, l);
+    this.st = r.state;
+    if (r.stateChanged) await writeStateFile(l.state, this.st);
+    return { state: r.state, unfinished: r.unfinished, notes: [...notes, ...r.notes] };
+  }
+
+  state(): State {
+    return this.st;
+  }
+
+  watch(hint: (h: Hint) => void): Promise<void> {
+    return this.intake.watch(hint);
+  }
+
+  unwatch(): Promise<void> {
+    return this.intake.unwatch();
+  }
+
+  async rescan(): Promise<void> {
+    await this.intake.rescan();
+    await dropStaleReplies(this.l.requests, 60_000);
+  }
+
+  queues(): Promise<Queue[]> {
+    return this.intake.queues();
+  }
+
+  async reject(w: Waiting, reason: string): Promise<void> {
+    await this.intake.reject(this.intake.folderOf(w.direction.name), w.name, reason);
+  }
+
+  async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
+    const decision = step(this.st);
+    if (decision.action !== 'deliver') return { kind: 'refused', decision };
+    const fromApprovals = !('firstSeen' in w);
+    const entry = fromApprovals ? null : (w as Entry);
+    const c = await turnStep(this.l, this.config, this.intake.folderOf(w.direction.name), {
+      name: w.name,
+      from: fromApprovals ? this.approvalQueue.dir(w.direction) : w.direction.dir,
+      known: entry?.result?.kind === 'valid' ? entry.result : null,
+      firstSeen: entry?.firstSeen ?? performance.now(),
+      decision,
+      extra,
+      log: this.log,
+      // Archived: from here the message is committed. The state moves on in memory at once, so a failing
+      // disk can delay its write but never reuse its ID; the next start rebuilds state.json from the archive.
+      advance: () => (this.st = turnTaken(this.st, decision.next, new Date().toISOString())),
+    });
+    return c.kind === 'committed' ? { ...c, state: this.st } : c;
+  }
+
+  saveState(): Promise<void> {
+    return writeStateFile(this.l.state, this.st);
+  }
+
+  async update(change: (state: State) => State): Promise<State> {
+    this.st = change(this.st);
+    await writeStateFile(this.l.state, this.st);
+    return this.st;
+  }
+
+  async stamp(record: ArchiveRecord): Promise<void> {
+    await archiveUpdate(this.l.archive, record);
+    failpoint('stamped');
+  }
+
+  record(id: string): Promise<ArchiveRecord | null> {
+    return readRecord(this.l.archive, id);
+  }
+
+  moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {
+    return this.approvalQueue.queue(this.intake.folderOf(w.direction.name), w as Entry);
+  }
+
+  approvals(): Promise<Approval[]> {
+    return this.approvalQueue.list();
+  }
+
+  refuse(a: Approval, reason: string): Promise<boolean> {
+    return this.approvalQueue.refuse(a, reason);
+  }
+
+  examineApproval(a: Approval) {
+    return this.approvalQueue.examine(a, this.config.inbox.max_bytes);
+  }
+
+  async findPersonMessage(request: string): Promise<ArchiveRecord | null> {
+    const counters = await archivedCounters(this.l.archive, 'user');
+    for (const n of counters.slice(-20).reverse()) {
+      const r = await readRecord(this.l.archive, formatId(n, 'user'));
+      if (r?.request === request) return r;
+    }
+    return null;
+  }
+
+  async archivePersonMessage(make: (id: string) => ArchiveRecord): Promise<ArchiveRecord> {
+    // The archive is the record of user IDs too: the next one follows the last archived.
+    const counters = await archivedCounters(this.l.archive, 'user');
+    const record = make(formatId((counters.at(-1) ?? 0) + 1, 'user'));
+    await archiveNew(this.l.archive, record);
+    return record;
+  }
+
+  async requests(): Promise<string[]> {
+    return pendingRequests(this.l.requests);
+  }
+
+  async takeRequest(name: string) {
+    const dir = this.l.requests;
+    if (await answered(dir, name)) {
+      await unlink(join(dir, name)).catch(() => {});
+      return null;
+    }
+    const taken = await takeRequest(dir, name);
+    if (!taken) return null; // withdrawn by the command that asked (it gave up waiting)
+    return { name: taken, request: await readRequest(dir, taken) };
+  }
+
+  answer(taken: string, reply: Parameters<DeliveryBus['answer']>[1]): Promise<void> {
+    return answer(this.l.requests, taken, reply);
+  }
+
+  async close(): Promise<void> {
+    await this.intake.unwatch();
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * The files bus (the embedded default: one machine, nothing to install): the conversation lives under
+ * `message_dir` — direction folders, state.json, archive/, rejected/, pending/, requests/, events.jsonl.
+ * This is its read side, client side and admin; delivery.ts is the daemon's side.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import type { Config, Direction } from '../../config/config.js';
+import type { ArchiveRecord } from '../../core/record.js';
+import type { Request, Reply } from '../../core/requests.js';
+import type { State } from '../../core/state.js';
+import type { Logger } from '../../lib/log.js';
+import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Rejection } from '../bus.js';
+import { listApprovals, listRejected } from './listings.js';
+import type { EventSource } from '../events.js';
+import { Approvals } from './approvals.js';
+import { archivedCounters, readRecord, recordIds } from './archive.js';
+import { FilesDelivery } from './delivery.js';
+import { FileEventSource } from './event-log.js';
+import { createAtomic, ensureDir } from '../../lib/fsx.js';
+import { listInbox } from './inbox.js';
+import { layout, type Layout } from './layout.js';
+import { acquireLock, daemonStatus } from './lock.js';
+import { readArchiveView } from './recovery.js';
+import { storedRejections } from './rejected.js';
+import { awaitReply, pendingRequests, submitRequest, withdrawRequest } from './requests.js';
+import { readStateFile, writeStateFile } from './state-file.js';
+
+/** `msg_<epoch-ns>.json`: sorts by time, as SPEC §3 suggests. */
+function fileName(): string {
+  const ns = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000)) * 1000n;
+  return `msg_${ns}.json`;
+}
+
+const quiet = { info() {}, warn() {}, error() {}, success() {}, debug() {} } as unknown as Logger;
+
+export class FilesBus implements Bus {
+  readonly kind = 'files' as const;
+  readonly l: Layout;
+  readonly events: EventSource;
+
+  constructor(private readonly config: Config) {
+    this.l = layout(config);
+    this.events = new FileEventSource(this.l.events);
+  }
+
+  get where(): string {
+    return this.l.root;
+  }
+
+  delivery(log: Logger = quiet): DeliveryBus {
+    return new FilesDelivery(this.config, this.l, log);
+  }
+
+  // ---- read side ------------------------------------------------------------------------------
+
+  readState(): Promise<State | null> {
+    return readStateFile(this.l.state);
+  }
+
+  async waitingCounts(): Promise<Record<string, number>> {
+    const held: Record<string, number> = {};
+    for (const d of this.config.directions) held[d.name] = (await listInbox(d.dir)).names.length;
+    return held;
+  }
+
+  async rejectedCount(): Promise<number> {
+    return (await storedRejections(this.l.rejected)).length;
+  }
+
+  async approvalKeys(): Promise<string[]> {
+    return (await new Approvals(this.l.pending, this.l.rejected, this.config.directions, { emit: async () => {} }, quiet).list()).map((a) => a.key);
+  }
+
+  async records(): Promise<ArchiveRecord[]> {
+    const ids = await recordIds(this.l.archive);
+    return (await Promise.all(ids.map((id) => readRecord(this.l.archive, id)))).filter((r): r is ArchiveRecord => r !== null);
+  }
+
+  record(id: string): Promise<ArchiveRecord | null> {
+    return readRecord(this.l.archive, id);
+  }
+
+  recordIds(): Promise<string[]> {
+    return recordIds(this.l.archive);
+  }
+
+  rejections(limit: number): Promise<{ count: number; items: Rejection[] }> {
+    return listRejected(this.l.rejected, limit);
+  }
+
+  approvalsView(cap: number): Promise<ApprovalView[]> {
+    return listApprovals(this.config, this.l, cap);
+  }
+
+  archiveView(): Promise<ArchiveView> {
+    return readArchiveView(this.config, this.l);
+  }
+
+  daemon() {
+    return daemonStatus(this.l);
+  }
+
+  async requestsWaiting(): Promise<number> {
+    return (await pendingRequests(this.l.requests)).length;
+  }
+
+  async checks(daemonRunning: boolean): Promise<BusCheck[]> {
+    const checks: BusCheck[] = [];
+    if (!daemonRunning) {
+      const entries = await readdir(this.l.claims, { recursive: true, withFileTypes: true }).catch(() => []);
+      const claimed = entries.filter((e) => !e.isDirectory()).length;
+      checks.push({ name: 'claims', level: claimed === 0 ? 'ok' : 'warn', detail: claimed ? `${claimed} entries in ${this.l.claims} (the next daemon start puts them back)` : 'none' });
+    }
+    return checks;
+  }
+
+  // ---- client side ----------------------------------------------------------------------------
+
+  async post(d: Direction, message: Record<string, unknown>): Promise<string> {
+    await ensureDir(d.dir);
+    let file: string;
+    do file = join(d.dir, fileName());
+    while (!(await createAtomic(file, `${JSON.stringify(message, null, 2)}\n`)));
+    return file;
+  }
+
+  submit(request: Request): Promise<string> {
+    return submitRequest(this.l.requests, request);
+  }
+
+  awaitReply(name: string, timeoutMs: number): Promise<Reply | null> {
+    return awaitReply(this.l.requests, name, timeoutMs);
+  }
+
+  withdraw(name: string): Promise<boolean> {
+    return withdrawRequest(this.l.requests, name);
+  }
+
+  // ---- admin ----------------------------------------------------------------------------------
+
+  async prepare(state: State): Promise<void> {
+    const l = this.l;
+    await Promise.all([l.root, l.archive, l.rejected, ...this.config.directions.map((d) => d.dir)].map(ensureDir));
+    // Only the lease holder writes state.json: the running daemon, or (before one starts) this.
+    // With an archive but no state.json, the daemon rebuilds the state from the archive instead.
+    if (!(await daemonStatus(l)).running && (await readStateFile(l.state)) === null && (await archivedCounters(l.archive)).length === 0) {
+      await writeStateFile(l.state, state);
+    }
+  }
+
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const lease = await acquireLock(this.l);
+    try {
+      return await fn();
+    } finally {
+      await lease.release();
+    }
+  }
+
+  overwriteState(state: State): Promise<void> {
+    return writeStateFile(this.l.state, state);
+  }
+
+  /** Move the last conversation's runtime data to message_dir/history/<time>/ (never deleted). */
+  async setAside(): Promise<string | null> {
+    const l = this.l;
+    const dest = join(l.root, 'history', new Date().toISOString().replace(/[:.]/g, '-'));
+    const moves: [string, string][] = [];
+    for (const p of [l.state, l.archive, l.rejected, l.events, l.claims, l.pending, l.requests]) if (existsSync(p)) moves.push([p, join(dest, basename(p))]);
+    for (const d of this.config.directions) {
+      for (const name of existsSync(d.dir) ? await readdir(d.dir) : []) moves.push([join(d.dir, name), join(dest, d.name, name)]);
+    }
+    if (!moves.length) return null;
+    for (const [from, to] of moves) {
+      await mkdir(resolve(to, '..'), { recursive: true });
+      await rename(from, to);
+    }
+    return dest;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Reading one file from a direction folder without trusting it: never follow a symlink, never open a
+ * FIFO or device, never read more than max_bytes, and tell "bad for good" apart from "not finished yet".
+ */
+import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, open, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Direction } from '../../config/config.js';
+import { validateMessage, type Message } from '../../core/message.js';
+import type { Waiting } from '../bus.js';
+import { isErrno } from '../../lib/fsx.js';
+
+/** Names the daemon looks at: `*.json`, but not dot-files or editor/temp leftovers (SPEC §3). */
+export function isCandidateName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.') && !name.endsWith('.tmp') && !name.endsWith('~');
+}
+
+export interface Listing {
+  /** Candidate names, in the order they are taken (by name). */
+  names: string[];
+  /** Names that are not valid UTF-8: unreachable through a string path, so handled as raw bytes. */
+  undecodable: Buffer[];
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+export async function listInbox(dir: string): Promise<Listing> {
+  let raw: Buffer[];
+  try {
+    raw = await readdir(dir, { encoding: 'buffer' });
+  } catch (err) {
+    if (isErrno(err, 'ENOENT', 'ENOTDIR')) return { names: [], undecodable: [] };
+    throw err;
+  }
+  const names: string[] = [];
+  const undecodable: Buffer[] = [];
+  for (const b of raw) {
+    let name: string;
+    try {
+      name = strictUtf8.decode(b);
+    } catch {
+      // Only a would-be message name is rejected; a dot-file or temp file with a bad byte is left alone.
+      if (isCandidateName(b.toString('utf8'))) undecodable.push(b);
+      continue;
+    }
+    if (isCandidateName(name)) names.push(name);
+  }
+  return { names: names.sort(byName), undecodable };
+}
+
+export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export type Examined =
+  /** The file vanished (another process took or removed it). */
+  | { kind: 'gone' }
+  /** Can never become valid: reject now. */
+  | { kind: 'bad'; reason: string }
+  /** Not valid (yet): a writer may still be writing. Rejected once unchanged for settle_ms. */
+  | { kind: 'unsettled'; sig: string; reason: string }
+  | { kind: 'valid'; sig: string; digest: string; message: Message };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Read and check one inbox file, safely (no link followed, no FIFO opened, never more than max_bytes + 1
+ * read). `known` is an earlier valid result for the same name: when the bytes are the same (by digest)
+ * it is returned as is, so a file checked before it was claimed is not parsed and validated twice.
+ */
+export async function examine(
+  dir: string,
+  name: string,
+  route: { from: string; to: string },
+  maxBytes: number,
+  known?: Extract<Examined, { kind: 'valid' }> | null,
+): Promise<Examined> {
+  const path = join(dir, name);
+  let fh;
+  try {
+    const st = await lstat(path);
+    if (st.isSymbolicLink()) return { kind: 'bad', reason: 'a symbolic link (never followed)' };
+    if (!st.isFile()) return { kind: 'bad', reason: `not a regular file (${fileType(st)})` };
+    if (st.size > maxBytes) return { kind: 'bad', reason: `${st.size} bytes is over inbox.max_bytes (${maxBytes})` };
+    // O_NOFOLLOW and O_NONBLOCK close the race where the name is swapped for a link or FIFO after lstat.
+    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const fst = await fh.stat();
+    if (!fst.isFile() || fst.ino !== st.ino) return { kind: 'unsettled', sig: 'swapped', reason: 'the file changed while being read' };
+    if (fst.size > maxBytes) return { kind: 'bad', reason: `${fst.size} bytes is over inbox.max_bytes (${maxBytes})` };
+    // Never more than max_bytes + 1, even if the file grows while we read it.
+    const buf = Buffer.alloc(Math.min(fst.size, maxBytes) + 1);
+    let len = 0;
+    while (len < buf.length) {
+      const { bytesRead } = await fh.read(buf, len, buf.length - len, len);
+      if (bytesRead === 0) break;
+      len += bytesRead;
+    }
+    if (len > maxBytes) return { kind: 'bad', reason: `over inbox.max_bytes (${maxBytes}) while being read` };
+    if (len === buf.length) return { kind: 'unsettled', sig: `growing:${len}`, reason: 'the file grew while being read' };
+    const bytes = buf.subarray(0, len);
+    const sig = `${fst.ino}:${bytes.length}:${fst.mtimeMs}`;
+    const digest = createHash('sha256').update(bytes).digest('base64');
+    if (known?.digest === digest) return { ...known, sig };
+    let text: string;
+    try {
+      text = utf8.decode(bytes);
+    } catch {
+      return { kind: 'unsettled', sig, reason: 'not valid UTF-8' };
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    } catch (err) {
+      const why = err instanceof RangeError ? 'nested too deeply' : (err as Error).message;
+      return { kind: 'unsettled', sig, reason: bytes.length === 0 ? 'empty file' : `invalid JSON: ${why}` };
+    }
+    const checked = validateMessage(value, route);
+    if (!checked.ok) return { kind: 'unsettled', sig, reason: checked.reason };
+    try {
+      JSON.stringify(checked.message); // the archive must be able to hold it
+    } catch {
+      return { kind: 'bad', reason: 'data is nested too deeply to archive' };
+    }
+    return { kind: 'valid', sig, digest, message: checked.message };
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return { kind: 'gone' };
+    if (isErrno(err, 'ELOOP')) return { kind: 'bad', reason: 'a symbolic link (never followed)' };
+    if (isErrno(err, 'EACCES', 'EPERM')) return { kind: 'bad', reason: `cannot read it (${(err as NodeJS.ErrnoException).code})` };
+    throw err;
+  } finally {
+    await fh?.close();
+  }
+}
+
+function fileType(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'unknown type';
+}
+
+/** What the files bus knows about one file in a direction folder: a Waiting, with how it was examined. */
+export interface Entry extends Waiting {
+  result: Examined | null;
+  /** For unsettled files: when the current content (sig) was first seen. */
+  unchangedSince: number;
+}
+
+/** A direction folder and the files tracked in it. */
+export interface Folder {
+  direction: Direction;
+  entries: Map<string, Entry>;
+  dirty: Set<string>;
+  /** Names found by a rescan that are not valid UTF-8 (rejected by the next look). */
+  undecodable: Buffer[];
+  /** The folder's inode when last listed: a new one means it was replaced and must be watched again. */
+  ino?: number;
+}

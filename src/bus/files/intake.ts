@@ -1,0 +1,189 @@
+/**
+ * The direction folders as queues: chokidar watches them (a hint), a full listing every few seconds is
+ * the safety net, and each changed name is examined once (inbox.ts: never following a link, never
+ * opening a FIFO, never reading past max_bytes). A file that can never be valid is moved to rejected/
+ * at once; one that does not parse yet waits until it has been unchanged for settle_ms (a slow writer
+ * pausing mid-file is not rejected), and one that never stops changing is rejected after
+ * max(10 × settle_ms, 10 s). The files bus serves its queues from here; the PostgreSQL bus relays what
+ * it finds here into the database, so an agent's file API is the same on both.
+ */
+import { lstat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { watch, type FSWatcher } from 'chokidar';
+import type { Direction } from '../../config/config.js';
+import type { Logger } from '../../lib/log.js';
+import type { Hint, Queue } from '../bus.js';
+import type { EventLog } from '../events.js';
+import { ensureDir, isErrno } from '../../lib/fsx.js';
+import { byName, examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
+import { quarantine } from './rejected.js';
+
+export interface IntakeOptions {
+  maxBytes: number;
+  settleMs: number;
+  rejectedDir: string;
+  /** Other folders whose changes are hints too (requests/). */
+  alsoWatch: Array<{ dir: string; hint: Hint }>;
+  events: EventLog;
+  log: Logger;
+}
+
+export class Intake {
+  readonly folders: Folder[];
+  private readonly byDir = new Map<string, Folder>();
+  private folderWatch: FSWatcher | null = null;
+  private hint: (h: Hint) => void = () => {};
+
+  constructor(
+    directions: readonly Direction[],
+    private readonly opts: IntakeOptions,
+  ) {
+    this.folders = directions.map((direction) => ({ direction, entries: new Map(), dirty: new Set(), undecodable: [] }));
+    for (const f of this.folders) this.byDir.set(f.direction.dir, f);
+  }
+
+  async ensureFolders(): Promise<void> {
+    await Promise.all([this.opts.rejectedDir, ...this.opts.alsoWatch.map((w) => w.dir), ...this.folders.map((f) => f.direction.dir)].map(ensureDir));
+  }
+
+  async watch(hint: (h: Hint) => void): Promise<void> {
+    this.hint = hint;
+    const extra = new Map(this.opts.alsoWatch.map((w) => [w.dir, w.hint]));
+    const watcher = watch([...this.byDir.keys(), ...extra.keys()], {
+      depth: 0,
+      ignoreInitial: true,
+      // Dot-files and temp files are never read (SPEC §3); directories named *.json are (to reject them).
+      ignored: (p: string) => !this.byDir.has(p) && !extra.has(p) && !isCandidateName(basename(p)),
+    });
+    watcher.on('all', (_event, path) => {
+      const other = extra.get(dirname(path));
+      if (other) return hint(other);
+      const folder = this.byDir.get(dirname(path));
+      if (!folder) return;
+      folder.dirty.add(basename(path));
+      hint({ kind: 'messages', direction: folder.direction.name });
+    });
+    watcher.on('error', (err) => this.opts.log.warn(`watcher: ${String(err)}`));
+    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+    this.folderWatch = watcher;
+  }
+
+  async unwatch(): Promise<void> {
+    const w = this.folderWatch;
+    this.folderWatch = null;
+    await w?.close().catch(() => {});
+  }
+
+  /** List every folder in full: new names become dirty, vanished ones are forgotten. */
+  async rescan(): Promise<void> {
+    for (const f of this.folders) {
+      let names: string[];
+      try {
+        const st = await lstat(f.direction.dir);
+        if (f.ino !== undefined && st.ino !== f.ino) {
+          // Removed and made again between two looks: the watcher still watches the old folder.
+          this.opts.log.warn(`${f.direction.dir} was replaced; watching the new folder`);
+          this.rewatch(f.direction.dir);
+        }
+        f.ino = st.ino;
+        const listing = await listInbox(f.direction.dir);
+        names = listing.names;
+        f.undecodable = listing.undecodable; // moved by the next look: only the loop moves files
+      } catch (err) {
+        if (!isErrno(err, 'ENOENT')) throw err;
+        // The folder was removed under us: make it again and watch the new one.
+        this.opts.log.warn(`${f.direction.dir} disappeared; re-creating it`);
+        await this.ensureFolders();
+        f.ino = (await lstat(f.direction.dir)).ino;
+        this.rewatch(f.direction.dir);
+        names = [];
+      }
+      const present = new Set(names);
+      for (const n of names) if (!f.entries.has(n)) f.dirty.add(n);
+      for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
+    }
+  }
+
+  private rewatch(dir: string): void {
+    this.folderWatch?.unwatch(dir);
+    this.folderWatch?.add(dir);
+  }
+
+  /** Examine what changed, reject what can never be valid; every folder's entries, oldest first. */
+  async queues(): Promise<Queue[]> {
+    for (const f of this.folders) {
+      for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
+      await this.refresh(f);
+    }
+    return this.folders.map((f) => ({ direction: f.direction, items: [...f.entries.keys()].sort(byName).map((n) => f.entries.get(n)!) }));
+  }
+
+  folderOf(direction: string): Folder {
+    return this.folders.find((f) => f.direction.name === direction)!;
+  }
+
+  /** Examine the names the watcher or a rescan marked as changed. */
+  private async refresh(f: Folder): Promise<void> {
+    const { dir } = f.direction;
+    const now = performance.now();
+    for (const name of [...f.dirty]) {
+      f.dirty.delete(name);
+      if (!isCandidateName(name)) continue;
+      const res = await examine(dir, name, f.direction, this.opts.maxBytes);
+      let entry = f.entries.get(name);
+      if (res.kind === 'gone') {
+        f.entries.delete(name);
+        continue;
+      }
+      if (!entry) {
+        entry = { key: `${f.direction.name}/${name}`, name, direction: f.direction, firstSeen: now, result: null, unchangedSince: now, heldLogged: false, ready: false, message: null };
+        f.entries.set(name, entry);
+      }
+      if (res.kind === 'bad') {
+        await this.reject(f, name, res.reason);
+        continue;
+      }
+      const prev = entry.result;
+      entry.result = res;
+      entry.ready = res.kind === 'valid';
+      entry.message = res.kind === 'valid' ? res.message : null;
+      if (res.kind === 'unsettled') {
+        if (prev?.kind !== 'unsettled' || prev.sig !== res.sig) entry.unchangedSince = now;
+        const waited = now - entry.unchangedSince;
+        const settle = this.opts.settleMs;
+        if (waited >= settle) {
+          await this.reject(f, name, res.reason);
+        } else if (now - entry.firstSeen > Math.max(10 * settle, 10_000)) {
+          // A file that never stops changing must not hold its folder's queue forever.
+          await this.reject(f, name, `${res.reason} (still changing ${Math.round((now - entry.firstSeen) / 1000)} s after it appeared)`);
+        } else {
+          // Look again once it has been still for settle_ms; a change (watcher event) looks sooner.
+          setTimeout(() => {
+            f.dirty.add(name);
+            this.hint({ kind: 'messages', direction: f.direction.name });
+          }, settle - waited + 5).unref();
+        }
+      }
+    }
+  }
+
+  /** Move a file to rejected/ with its note, and say so. `src` defaults to the file's path in its folder. */
+  async reject(f: Folder, name: string, reason: string, src: string | Buffer = join(f.direction.dir, name), extra = {}): Promise<void> {
+    f.entries.delete(name);
+    await ensureDir(this.opts.rejectedDir);
+    const { direction } = f;
+    const moved = await quarantine(this.opts.rejectedDir, src, name, { reason, direction: direction.name, from: direction.from, to: direction.to, ...extra });
+    if (!moved) return;
+    this.opts.log.warn(`rejected ${direction.name}/${name}: ${reason}`);
+    await this.opts.events.emit('rejected', { file: name, direction: direction.name, reason, stored_as: moved.name });
+  }
+
+  /** A name that is not valid UTF-8 can only be reached by its bytes; it is moved under a readable name. */
+  private async rejectRaw(f: Folder, raw: Buffer): Promise<void> {
+    const shown = raw.toString('utf8').replace(/[\uFFFD\u0000-\u001F/]/g, '_');
+    const path = Buffer.concat([Buffer.from(`${f.direction.dir}/`), raw]);
+    await this.reject(f, shown, 'the file name is not valid UTF-8', path, { file_name_base64: raw.toString('base64') });
+  }
+}
+
+export type { Entry, Folder };

@@ -1,0 +1,40 @@
+/** Where everything lives under message_dir (SPEC §1, §4, §6, §7). */
+import { join } from 'node:path';
+import type { Config } from '../../config/config.js';
+
+export interface Layout {
+  root: string;
+  state: string;
+  archive: string;
+  rejected: string;
+  events: string;
+  /**
+   * Where a file is moved (claimed) while it is being archived: `.claimed/<direction>/<id>/<name>`.
+   * Empty at rest: start-up recovery removes a claim whose message was archived and returns any other.
+   */
+  claims: string;
+  /** proper-lockfile's lock directory: held by the one live daemon. */
+  lock: string;
+  /** Who holds the lock: pid and start time, for messages like "held by pid 123". */
+  pidFile: string;
+  /** Moderated mode: agent messages waiting for `baton approve` / `baton reject`, as pending/<direction>/<name>. */
+  pending: string;
+  /** A person's requests to the daemon (requests.ts). */
+  requests: string;
+}
+
+export function layout(config: Pick<Config, 'messageDir'>): Layout {
+  const root = config.messageDir;
+  return {
+    root,
+    state: join(root, 'state.json'),
+    archive: join(root, 'archive'),
+    rejected: join(root, 'rejected'),
+    events: join(root, 'events.jsonl'),
+    claims: join(root, '.claimed'),
+    lock: join(root, 'daemon.lock'),
+    pidFile: join(root, 'daemon.pid'),
+    pending: join(root, 'pending'),
+    requests: join(root, 'requests'),
+  };
+}

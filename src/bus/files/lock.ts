@@ -1,0 +1,103 @@
+/**
+ * The files bus's lease — one daemon per message folder: a proper-lockfile lock
+ * (`message_dir/daemon.lock`, kept fresh by the holder) plus `daemon.pid` saying who holds it. A lock
+ * left by a killed daemon goes stale after STALE_MS and is taken over; a live holder makes the newcomer
+ * fail with LeaseHeldError (exit 3).
+ */
+import { hostname } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import lockfile from 'proper-lockfile';
+import { FencedError, LeaseHeldError, type Holder, type Lease } from '../bus.js';
+import { writeAtomic } from '../../lib/fsx.js';
+import type { Layout } from './layout.js';
+
+export const STALE_MS = 3000;
+
+export function readHolder(l: Layout): Holder | null {
+  try {
+    const h = JSON.parse(readFileSync(l.pidFile, 'utf8')) as Holder;
+    return typeof h.pid === 'number' ? h : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Is the process alive? A zombie (killed, not yet reaped) is not. */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S ..." — the state letter follows the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc (macOS): trust kill(0)
+  }
+}
+
+/** The holder refreshes the lock every STALE_MS/2; an older lock means the holder stopped doing so. */
+function lockFresh(l: Layout): boolean {
+  try {
+    return Date.now() - statSync(l.lock).mtimeMs < STALE_MS / 2 + 1500;
+  } catch {
+    return false;
+  }
+}
+
+/** Is a live daemon holding this folder? (A stale lock or a dead pid means no.) */
+export async function daemonStatus(l: Layout): Promise<{ running: boolean; pid: number | null; holder: Holder | null }> {
+  const locked = await lockfile.check(l.root, { lockfilePath: l.lock, stale: STALE_MS, realpath: false }).catch(() => false);
+  const holder = readHolder(l);
+  const alive = holder !== null && (holder.host !== hostname() || pidAlive(holder.pid));
+  return { running: locked && alive, pid: locked && holder ? holder.pid : null, holder: locked ? holder : null };
+}
+
+/**
+ * Take the lock. If it is held by a process that is no longer alive, wait (up to about STALE_MS + 3 s)
+ * for it to go stale and take it over.
+ */
+export async function acquireLock(l: Layout, onLost: (why: string) => void = () => {}, me: Holder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() }): Promise<Lease> {
+  let lost: string | null = null;
+  const listeners = [onLost];
+  const onCompromised = (err: Error) => {
+    if (lost !== null) return;
+    lost = `lost the lock on ${l.root} (${err.message})`;
+    for (const f of listeners) f(lost);
+  };
+  const opts = { lockfilePath: l.lock, stale: STALE_MS, realpath: false, onCompromised };
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(l.root, opts);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    const holder = readHolder(l);
+    // A live holder that keeps its lock fresh: refuse at once. Otherwise (killed, or a reused pid whose
+    // lock has stopped being refreshed) wait for the lock to go stale and take it over.
+    const alive = holder === null || holder.host !== hostname() || pidAlive(holder.pid);
+    if (alive && lockFresh(l) && holder?.pid !== me.pid) throw new LeaseHeldError(l.root, holder);
+    try {
+      release = await lockfile.lock(l.root, { ...opts, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 } });
+    } catch (err2) {
+      if ((err2 as NodeJS.ErrnoException).code === 'ELOCKED') throw new LeaseHeldError(l.root, readHolder(l));
+      throw err2;
+    }
+  }
+  await writeAtomic(l.pidFile, `${JSON.stringify(me)}\n`);
+  return {
+    holder: me,
+    onLost(listener) {
+      listeners.push(listener);
+    },
+    check() {
+      if (lost !== null) throw new FencedError(lost);
+    },
+    async release() {
+      if (readHolder(l)?.pid === me.pid) await rm(l.pidFile, { force: true });
+      await release().catch(() => {});
+    },
+  };
+}

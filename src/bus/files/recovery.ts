@@ -1,0 +1,107 @@
+/**
+ * Start-up reconciliation of state.json and claimed files with the archive on the files bus, so a daemon
+ * killed at any step of a delivery (core/delivery.ts; the claim, archive and state steps of
+ * files-bus.ts) resumes without losing or silently repeating a message.
+ */
+import { readdir, rmdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../../config/config.js';
+import { formatId } from '../../core/ids.js';
+import type { ArchiveRecord } from '../../core/record.js';
+import { StateError, type State } from '../../core/state.js';
+import { initialState } from '../../core/turns.js';
+import type { ArchiveView, Recovered } from '../bus.js';
+import { archivedCounters, readRecord } from './archive.js';
+import { moveNoClobber } from '../../lib/fsx.js';
+import type { Layout } from './layout.js';
+import { readStateFile } from './state-file.js';
+
+export interface FileRecovery extends Recovered {
+  /** Whether state.json must be written (it was missing or lagged the archive). */
+  stateChanged: boolean;
+}
+
+const stateAfter = (r: ArchiveRecord, counter: number): State => ({
+  current_turn: r.receiver,
+  last_message_id: r.id,
+  message_counter: counter,
+  pending_reply_to: r.id,
+});
+
+/** What the archive says the conversation's state is: the one derivation recovery and doctor share. */
+export async function readArchiveView(config: Pick<Config, 'firstTurn'>, l: Layout): Promise<ArchiveView> {
+  const counters = await archivedCounters(l.archive);
+  const n = counters.at(-1) ?? 0;
+  const gaps = counters.length !== n ? `archive has gaps: ${counters.length} records for IDs up to ${formatId(n)}` : null;
+  if (n === 0) return { n, last: null, state: initialState(config.firstTurn), gaps };
+  const last = await readRecord(l.archive, formatId(n));
+  if (!last) throw new StateError(`${join(l.archive, formatId(n))}.json cannot be read`);
+  return { n, last, state: stateAfter(last, n), gaps };
+}
+
+export async function recover(config: Config, l: Layout): Promise<FileRecovery> {
+  const stored = await readStateFile(l.state);
+  const notes: string[] = [];
+  notes.push(...(await recoverClaims(config, l)));
+  const { n, last, state: derived, gaps } = await readArchiveView(config, l);
+  if (gaps) notes.push(gaps);
+
+  let state = stored ?? initialState(config.firstTurn);
+  if (!Object.hasOwn(config.agents, state.current_turn)) {
+    throw new StateError(`${l.state}: current_turn "${state.current_turn}" is not an agent of this config (baton doctor --repair rebuilds it from the archive)`);
+  }
+  if (n < state.message_counter) {
+    throw new StateError(
+      `${l.state} is ahead of the archive (message_counter ${state.message_counter}, archive ends at ${n ? formatId(n) : 'nothing'}); ` +
+        'if archive records were removed on purpose, baton doctor --repair rebuilds state.json from what is left',
+    );
+  }
+  if (!last) return { state, stateChanged: stored === null, unfinished: null, notes };
+
+  if (!Object.hasOwn(config.agents, last.receiver) || !config.directions.some((d) => d.name === last.direction)) {
+    throw new StateError(
+      `${last.id} in ${l.archive} went ${last.direction} to "${last.receiver}", which this config no longer has; restore that agent and folder, or start a new conversation with "baton up --fresh"`,
+    );
+  }
+  let stateChanged = stored === null;
+  // Archive one ahead of state: the daemon died after archiving, before state.json — so before the paste.
+  const lagsByOne = stored !== null && n === state.message_counter + 1;
+  if (n !== state.message_counter || state.last_message_id !== last.id) {
+    notes.push(`state.json rebuilt from ${last.id} (it said ${state.last_message_id ?? 'nothing'})`);
+    state = { ...state, ...derived };
+    stateChanged = true;
+  }
+  const unfinished = last.delivered_at ? null : { record: last, typed: !lagsByOne };
+  return { state, stateChanged, unfinished, notes };
+}
+
+/**
+ * A claim `.claimed/<direction>/<id>/<name>` whose <id> is archived is a leftover copy: removed. Any other
+ * claim was cut short before its archive record existed: the file goes back to its inbox, same name.
+ */
+async function recoverClaims(config: Config, l: Layout): Promise<string[]> {
+  const notes: string[] = [];
+  for (const d of config.directions) {
+    const base = join(l.claims, d.name);
+    let ids: string[];
+    try {
+      ids = await readdir(base);
+    } catch {
+      continue;
+    }
+    for (const id of ids) {
+      const dir = join(base, id);
+      const archived = (await readRecord(l.archive, id).catch(() => null)) !== null;
+      for (const name of await readdir(dir).catch(() => [] as string[])) {
+        if (archived) {
+          await unlink(join(dir, name)).catch(() => notes.push(`cannot remove ${join(dir, name)}`)); // a copy of the archived message
+          continue;
+        }
+        const back = await moveNoClobber(join(dir, name), d.dir, name);
+        notes.push(`${d.name}/${back} was being taken when the daemon stopped; it is back in its folder`);
+      }
+      await rmdir(dir).catch(() => {});
+    }
+  }
+  return notes;
+}

@@ -1,0 +1,109 @@
+/**
+ * rejected/: where bad files go, each with `<name>.error.json` beside it saying why (SPEC §6).
+ * Nothing there is ever overwritten: a taken name gets a numeric suffix (`m.json` → `m.1.json`).
+ */
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readdir, rename } from 'node:fs/promises';
+import { extname, join } from 'node:path';
+import { isOurTemp, writeAtomic } from '../../lib/fsx.js';
+
+export interface Rejection {
+  /** Name the file now has in rejected/. */
+  name: string;
+  path: string;
+}
+
+const NOTE = '.error.json';
+const NAME_MAX = 255;
+
+/** Cut a stem to `bytes` UTF-8 bytes without splitting a character. */
+function cut(stem: string, bytes: number): string {
+  let out = '';
+  for (const ch of stem) {
+    if (Buffer.byteLength(out + ch) > bytes) break;
+    out += ch;
+  }
+  return out;
+}
+
+function freeName(dir: string, name: string): string {
+  const ext = extname(name).length <= 16 ? extname(name) : '';
+  let stem = name.slice(0, name.length - ext.length);
+  // Leave room for ".<n>" and ".error.json" within the file system's 255-byte limit.
+  if (Buffer.byteLength(name) + 8 + NOTE.length > NAME_MAX) {
+    const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
+    stem = `${cut(stem, NAME_MAX - NOTE.length - ext.length - 8 - 9)}-${hash}`;
+  }
+  for (let i = 0; ; i++) {
+    const candidate = i === 0 ? `${stem}${ext}` : `${stem}.${i}${ext}`;
+    if (!existsSync(join(dir, candidate)) && !existsSync(join(dir, `${candidate}${NOTE}`))) return candidate;
+  }
+}
+
+/**
+ * Move `src` (a file, link, FIFO or directory — it is moved, never opened) into rejected/ and write the
+ * reason beside it. `src` may be raw bytes for a name that is not valid UTF-8. Returns null if the
+ * file vanished before it could be moved.
+ */
+export async function quarantine(
+  rejectedDir: string,
+  src: string | Buffer,
+  name: string,
+  details: { reason: string; direction?: string; [key: string]: unknown },
+): Promise<Rejection | null> {
+  const target = freeName(rejectedDir, name);
+  const path = join(rejectedDir, target);
+  try {
+    await rename(src, path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+  await writeNote(rejectedDir, target, { file: name, ...details, rejected_at: new Date().toISOString() });
+  return { name: target, path };
+}
+
+/**
+ * The files in rejected/, by their names there: those with a note beside them (a rejected file may
+ * itself be called `x.error.json`, so the suffix alone proves nothing). Empty when there is no folder.
+ */
+export async function storedRejections(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const present = new Set(names);
+  return names.filter((n) => present.has(`${n}${NOTE}`));
+}
+
+/** Where the note about rejected file `stored` is. */
+export const notePath = (dir: string, stored: string): string => join(dir, `${stored}${NOTE}`);
+
+async function writeNote(dir: string, stored: string, note: Record<string, unknown>): Promise<void> {
+  await writeAtomic(notePath(dir, stored), `${JSON.stringify({ ...note, stored_as: stored }, null, 2)}\n`);
+}
+
+/**
+ * After a crash: give every rejected file that lacks its note one (the daemon died between moving it
+ * and writing why), and remove our own half-written temp files. Returns the names it annotated.
+ */
+export async function tidyRejected(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const present = new Set(names);
+  const fixed: string[] = [];
+  for (const n of names) {
+    if (isOurTemp(n) || n.endsWith(NOTE) || present.has(`${n}${NOTE}`)) continue;
+    await writeNote(dir, n, { file: n, reason: 'unknown: the daemon stopped before it wrote the reason', rejected_at: new Date().toISOString() });
+    fixed.push(n);
+  }
+  return fixed;
+}

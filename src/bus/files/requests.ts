@@ -1,0 +1,111 @@
+/**
+ * A person's requests on the files bus: one file per request in `message_dir/requests/`, answered by a
+ * reply file beside it. The daemon takes a request (renames it) before acting on it, so a command that
+ * gives up waiting can withdraw it only while nothing has been done; the taken request is removed only
+ * after its reply is written, so a daemon killed mid-way does it again at its next start (a person's
+ * message is not typed twice: see daemon/steering.ts, send).
+ */
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { RequestSchema, type Reply, type Request } from '../../core/requests.js';
+import { createAtomic, ensureDir, isErrno, writeAtomic } from '../../lib/fsx.js';
+
+const REQ = '.req.json';
+const REPLY = '.reply.json';
+/** A request the daemon has taken: the asking command can no longer withdraw it. */
+const TAKEN = '.taken';
+
+const base = (name: string) => (name.endsWith(TAKEN) ? name.slice(0, -TAKEN.length) : name).slice(0, -REQ.length);
+const replyFile = (dir: string, name: string) => join(dir, base(name) + REPLY);
+
+/** Write a request; returns its name (time-ordered, so requests run in the order they were made). */
+export async function submitRequest(dir: string, req: Request): Promise<string> {
+  await ensureDir(dir);
+  for (;;) {
+    const name = `${process.hrtime.bigint().toString().padStart(20, '0')}-${randomBytes(3).toString('hex')}${REQ}`;
+    if (await createAtomic(join(dir, name), JSON.stringify(req))) return name;
+  }
+}
+
+/** Wait for the reply to `name`, then remove it. Null on timeout (the request stays queued). */
+export async function awaitReply(dir: string, name: string, timeoutMs: number): Promise<Reply | null> {
+  const file = replyFile(dir, name);
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const reply = JSON.parse(await readFile(file, 'utf8')) as Reply;
+      await unlink(file).catch(() => {});
+      return reply;
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+    }
+    if (Date.now() > until) return null;
+    await sleep(20);
+  }
+}
+
+/** Take an unanswered request back. False when it is gone: the daemon has taken it (its reply follows). */
+export async function withdrawRequest(dir: string, name: string): Promise<boolean> {
+  return unlink(join(dir, name)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Requests waiting, oldest first: new ones, and ones a killed daemon had taken but not answered. */
+export async function pendingRequests(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => (n.endsWith(REQ) || n.endsWith(REQ + TAKEN)) && !n.startsWith('.')).sort();
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return [];
+    throw err;
+  }
+}
+
+/** Take a request (rename it), so it can no longer be withdrawn. Null when it was withdrawn first. */
+export async function takeRequest(dir: string, name: string): Promise<string | null> {
+  if (name.endsWith(TAKEN)) return name;
+  return rename(join(dir, name), join(dir, name + TAKEN)).then(
+    () => name + TAKEN,
+    (err: unknown) => {
+      if (isErrno(err, 'ENOENT')) return null;
+      throw err;
+    },
+  );
+}
+
+/** Read one request; a file that is not a valid request gets an error reply instead. */
+export async function readRequest(dir: string, name: string): Promise<Request | { invalid: string }> {
+  try {
+    const parsed = RequestSchema.safeParse(JSON.parse(await readFile(join(dir, name), 'utf8')));
+    return parsed.success ? parsed.data : { invalid: z.prettifyError(parsed.error).replace(/\n/g, ' ') };
+  } catch (err) {
+    return { invalid: (err as Error).message };
+  }
+}
+
+/** Answer a request: the reply first, then the request goes, so a crash in between never loses the answer. */
+export async function answer(dir: string, name: string, reply: Reply): Promise<void> {
+  await writeAtomic(replyFile(dir, name), JSON.stringify(reply));
+  await unlink(join(dir, name)).catch(() => {});
+}
+
+/** Has this request been answered already (killed after the reply, before removing the request)? */
+export async function answered(dir: string, name: string): Promise<boolean> {
+  return stat(replyFile(dir, name)).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Remove replies nobody collected (the asking command gave up) after `maxAgeMs`. */
+export async function dropStaleReplies(dir: string, maxAgeMs: number): Promise<void> {
+  for (const n of await readdir(dir).catch(() => [] as string[])) {
+    if (!n.endsWith(REPLY)) continue;
+    const st = await stat(join(dir, n)).catch(() => null);
+    if (st && Date.now() - st.mtimeMs > maxAgeMs) await unlink(join(dir, n)).catch(() => {});
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * A turn step on the files bus, each arrow one durable step:
+ *
+ *   INBOX ──rename to .claimed/<dir>/<id>/<name>──▶ CLAIMED ──archive/<id>.json (delivered_at: null)──▶
+ *   ARCHIVED ──remove the claim; state.json (turn passes, counter = N)──▶ COMMITTED
+ *
+ * Killed in CLAIMED: no record exists for <id>; at start-up the file goes back to its inbox, same name.
+ * Killed in ARCHIVED: state.json lags the archive by one; at start-up it is rebuilt from the last record,
+ * the leftover claim is removed, and the message is typed (nothing was typed yet). Typing starts only
+ * once state.json says COMMITTED (core/delivery.ts has the rest of the way to the stamp).
+ */
+import { readdir, rename, rmdir, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../../config/config.js';
+import { messageRecord, type ArchiveRecord } from '../../core/record.js';
+import type { State } from '../../core/state.js';
+import type { Decision } from '../../core/turns.js';
+import { failpoint } from '../../lib/failpoint.js';
+import { isErrno, makeDir, moveNoClobber } from '../../lib/fsx.js';
+import type { Logger } from '../../lib/log.js';
+import { archiveNew } from './archive.js';
+import { examine, type Examined, type Folder } from './inbox.js';
+import type { Layout } from './layout.js';
+import { writeStateFile } from './state-file.js';
+
+export interface StepInput {
+  name: string;
+  /** The folder it is taken from: its direction folder, or its approval folder. */
+  from: string;
+  /** How it was examined before (same bytes: not parsed and validated again). */
+  known: Extract<Examined, { kind: 'valid' }> | null;
+  firstSeen: number;
+  decision: Extract<Decision, { action: 'deliver' }>;
+  extra: Record<string, unknown>;
+  log: Logger;
+  /** The state after this step, once archived (the in-memory state moves on there). */
+  advance: () => State;
+}
+
+export type StepResult = { kind: 'committed'; record: ArchiveRecord; saved: boolean } | { kind: 'gone' } | { kind: 'changed' };
+
+export async function turnStep(l: Layout, config: Config, folder: Folder, s: StepInput): Promise<StepResult> {
+  const d = folder.direction;
+  const unclaim = async (claimDir: string, name: string) => {
+    const back = await moveNoClobber(join(claimDir, name), d.dir, name);
+    await rmdir(claimDir).catch(() => {}); // not empty: another stray, handled on the next attempt
+    folder.dirty.add(back);
+  };
+  // Claim: one atomic rename out of the inbox, so a writer replacing the name from now on makes a new
+  // message instead of having its file deleted with ours. What is archived is what was claimed.
+  const claimDir = join(l.claims, d.name, s.decision.id);
+  // A claim stranded by an earlier failed attempt at this ID goes back to its inbox first.
+  if (!(await makeDir(claimDir))) for (const stray of await readdir(claimDir)) await unclaim(claimDir, stray);
+  folder.entries.delete(s.name);
+  try {
+    await rename(join(s.from, s.name), join(claimDir, s.name));
+    failpoint('claimed');
+  } catch (err) {
+    await rmdir(claimDir).catch(() => {});
+    folder.dirty.add(s.name); // look again: gone (someone else took it), or there after all
+    if (isErrno(err, 'ENOENT')) return { kind: 'gone' };
+    throw err;
+  }
+  let claimed: Examined;
+  try {
+    claimed = await examine(claimDir, s.name, d, config.inbox.max_bytes, s.known);
+  } catch (err) {
+    await unclaim(claimDir, s.name);
+    throw err;
+  }
+  if (claimed.kind !== 'valid') {
+    await unclaim(claimDir, s.name); // changed since we looked: back in the queue
+    return { kind: 'changed' };
+  }
+  const receivedAt = new Date(Date.now() - (performance.now() - s.firstSeen)).toISOString();
+  const record = messageRecord(claimed.message, { direction: d.name, from: d.from, to: d.to, file: s.name }, s.decision, receivedAt, s.extra);
+  try {
+    await archiveNew(l.archive, record);
+    failpoint('archived');
+  } catch (err) {
+    await unclaim(claimDir, s.name);
+    throw err;
+  }
+  const state = s.advance();
+  // The claim is now a copy of the archived message (a leftover is removed at the next start), so it
+  // goes while state.json is written: neither order matters to recovery.
+  const [, saved] = await Promise.all([
+    unlink(join(claimDir, s.name))
+      .then(() => rmdir(claimDir))
+      .catch((err) => s.log.warn(`cannot remove the claim ${claimDir}: ${String(err)}`)),
+    writeStateFile(l.state, state).then(
+      () => (failpoint('state_saved'), true),
+      (err: unknown) => {
+        s.log.warn(`cannot write state.json: ${String(err)}; it is written again before typing`);
+        return false;
+      },
+    ),
+  ]);
+  return { kind: 'committed', record, saved };
+}

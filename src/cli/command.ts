@@ -1,0 +1,49 @@
+/** What every command shares: its spec, loading the config, usage errors, output to a closed pipe. */
+import type { ParseArgsConfig } from 'node:util';
+import { UsageError } from '../app/input.js';
+import type { Config } from '../config/config.js';
+import { loadConfig, locateConfig } from '../config/load.js';
+import type { Tmux } from '../terminal/tmux.js';
+
+export { UsageError };
+
+export interface Invocation {
+  values: Record<string, unknown>;
+  positionals: string[];
+}
+
+export interface CommandSpec {
+  /** The command and every option its help describes (a test checks they agree). */
+  usage: string;
+  summary: string;
+  help: string;
+  /** Shown under "Examples:" in --help: commands a person can paste. */
+  examples: string[];
+  options: ParseArgsConfig['options'];
+  run(inv: Invocation): Promise<number>;
+}
+
+export function configFrom(inv: Invocation): Config {
+  return loadConfig(locateConfig(inv.values.config as string | undefined));
+}
+
+export function noPositionals(inv: Invocation): void {
+  if (inv.positionals.length) throw new UsageError(`unexpected argument "${inv.positionals[0]}"`);
+}
+
+/** How a person attaches, on the server baton uses (with -L when a private socket is set). */
+export function attachHint(t: Tmux, session: string): string {
+  return ['tmux', ...t.prefix, 'attach', '-t', session].join(' ');
+}
+
+let closedOutput: () => void = () => process.exit(0);
+
+/** stdout or stderr went to a closed pipe (`baton log | head -1`): by default, end quietly with exit 0. */
+export function onClosedOutput(): void {
+  closedOutput();
+}
+
+/** Long-running commands (daemon, ui) stop cleanly instead of exiting on the spot. */
+export function whenOutputCloses(fn: () => void): void {
+  closedOutput = fn;
+}

@@ -1,0 +1,15 @@
+import type { CommandSpec } from '../command.js';
+import { attach } from './attach.js';
+import { daemon } from './daemon.js';
+import { doctor } from './doctor.js';
+import { down } from './down.js';
+import { post } from './post.js';
+import { status } from './status.js';
+import { up } from './up.js';
+import { approve, end, pause, reject, resume, send, start } from './conversation.js';
+import { init } from './init.js';
+import { log } from './log.js';
+import { ui } from './ui.js';
+
+export type { CommandSpec };
+export const COMMANDS: Record<string, CommandSpec> = { init, up, start, daemon, status, post, send, log, pause, resume, end, approve, reject, attach, down, doctor, ui };

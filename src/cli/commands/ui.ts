@@ -1,0 +1,76 @@
+import { spawn } from 'node:child_process';
+import { log } from '../../lib/log.js';
+import { startUi } from '../../ui/server.js';
+import { configFrom, noPositionals, UsageError, type CommandSpec } from '../command.js';
+
+export const DEFAULT_UI_PORT = 7420;
+
+export const ui: CommandSpec = {
+  usage: 'ui [--port N | -p N] [--host H] [--open] [--token T] [--allow-remote] [--json]',
+  summary: 'a live web dashboard: the transcript, whose turn it is, the panes, and controls',
+  options: {
+    port: { type: 'string', short: 'p' },
+    host: { type: 'string' },
+    open: { type: 'boolean' },
+    'allow-remote': { type: 'boolean' },
+    token: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  examples: ['baton ui', 'baton ui --port 0 --open', 'BATON_UI_TOKEN=$(openssl rand -hex 16) baton ui --allow-remote --host 0.0.0.0'],
+  help: `
+Serves one page (no external requests) until Ctrl-C: the conversation as a chat with a lane per agent,
+whose turn it is and for how long, held and rejected files, each agent's pane (alive, command, a live
+read-only copy of its screen), and controls to send a message as user, end, resume, approve and
+reject — the same requests as the CLI commands. Updates arrive as they happen (Server-Sent Events).
+Works whether or not the daemon runs; with none, the controls answer themselves as the CLI does.
+
+  --port N, -p N   port to listen on (default ${DEFAULT_UI_PORT}; 0 picks a free one)
+  --host H         address to listen on (default 127.0.0.1)
+  --open           open the page in the system's browser (xdg-open / open)
+  --token T        require this access token (at least 16 characters) on every request — for a
+                   shared machine; default $BATON_UI_TOKEN (better: arguments show in ps). The
+                   printed address carries it once, then a cookie does
+  --allow-remote   allow a host that is not loopback (plain HTTP); needs a token
+  --json           print {"url": …, "port": …} on one line instead of a sentence (for scripts)`,
+  async run(inv) {
+    noPositionals(inv);
+    const v = inv.values as { port?: string; host?: string; open?: boolean; 'allow-remote'?: boolean; token?: string; json?: boolean };
+    const port = v.port === undefined ? DEFAULT_UI_PORT : Number(v.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, not "${v.port}"`);
+    const host = v.host ?? '127.0.0.1';
+    const token = v.token ?? (process.env.BATON_UI_TOKEN || undefined);
+    const config = configFrom(inv);
+    let server;
+    try {
+      server = await startUi(config, { host, port, allowRemote: Boolean(v['allow-remote']), accessToken: token, onError: (err) => log.warn(err instanceof Error ? err.message : String(err)) });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EADDRINUSE') {
+        log.error(`port ${port} on ${host} is in use: choose another with --port N (0 picks a free one)`);
+        return 1;
+      }
+      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
+        log.error(`cannot listen on ${host}: no such address on this machine`);
+        return 1;
+      }
+      throw err;
+    }
+    const address = token ? `${server.url}?token=${encodeURIComponent(token)}` : server.url;
+    if (v.json) process.stdout.write(`${JSON.stringify({ url: address, port: server.port })}\n`);
+    else process.stdout.write(`baton ui: ${address}  (Ctrl-C stops it)\n`);
+    if (v.open) openBrowser(address);
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    await server.close();
+    return 0;
+  },
+};
+
+function openBrowser(url: string): void {
+  const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const child = spawn(cmd, [url], { stdio: 'ignore', detached: true });
+  child.on('error', () => log.warn(`could not start ${cmd}; open ${url} yourself`));
+  child.unref();
+}

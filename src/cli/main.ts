@@ -1,0 +1,162 @@
+/**
+ * `baton <command> [--config FILE]`: parses arguments with node's own util.parseArgs (strict: an unknown
+ * flag is a usage error) and maps failures to the exit codes of SPEC §8 — 0 ok, 1 failure, 2 usage or
+ * config error, 3 lock held.
+ */
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { VERSION } from '../app/paths.js';
+import { LeaseHeldError } from '../bus/bus.js';
+import { ConfigError } from '../config/config.js';
+import { StateError } from '../core/state.js';
+import { log } from '../lib/log.js';
+import { onClosedOutput, UsageError, type CommandSpec } from './command.js';
+import { COMMANDS } from './commands/index.js';
+import { closest } from './suggest.js';
+
+const GLOBAL_HELP = `baton ${VERSION} — AI coding agents in tmux panes, talking in strict turns
+
+Usage: baton <command> [options] [--config FILE]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, c]) => `  ${name.padEnd(9)} ${c.summary}`)
+  .join('\n')}
+
+Global options:
+  --config FILE   the conversation's config (default: $BATON_CONFIG, else ./config.json,
+                  else the built-in two-agent default)
+  -h, --help      help for baton or for a command
+  -v, --version   print the version
+
+Exit codes: 0 ok, 1 failure, 2 usage or config error, 3 another daemon holds the lock.
+Run "baton <command> --help" for details.
+
+Example:
+  baton init myproject && cd myproject && baton up --demo`;
+
+export function commandHelp(c: CommandSpec): string {
+  const examples = c.examples.map((e) => `  ${e}`).join('\n');
+  return `Usage: baton ${c.usage} [--config FILE]\n\n${c.summary}\n\n${c.help.trim()}\n\nExample${c.examples.length > 1 ? 's' : ''}:\n${examples}\n`;
+}
+
+/** One line for a usage error, then where to read more: never the whole help (issue 12). */
+function usageError(name: string, message: string, spec: CommandSpec): string {
+  return `baton ${name}: ${message}\nUsage: baton ${spec.usage} [--config FILE]   (more: baton ${name} --help)\n`;
+}
+
+/** Split argv into the command name and the rest; `--config X` may stand before the command. */
+function splitCommand(argv: string[]): { name: string | undefined; rest: string[] } {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') break;
+    if (a === '--config') {
+      i++;
+      continue;
+    }
+    if (!a.startsWith('-')) return { name: a, rest: [...argv.slice(0, i), ...argv.slice(i + 1)] };
+  }
+  return { name: undefined, rest: argv };
+}
+
+function unknownCommand(name: string): string {
+  const guess = closest(name, Object.keys(COMMANDS));
+  return `baton: unknown command "${name}"${guess ? ` — did you mean "${guess}"?` : ''}  (baton --help lists the commands)\n`;
+}
+
+/** parseArgs' error as one line, with a suggestion for a mistyped option. */
+function parseProblem(err: Error & { code?: string }, spec: CommandSpec): string {
+  const unknown = /^Unknown option '(-{1,2})([^']*)'/.exec(err.message);
+  if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
+    const given = unknown[2]!;
+    const names = ['config', 'help', ...Object.keys(spec.options ?? {})];
+    const guess = unknown[1] === '--' ? closest(given, names) : null;
+    return `unknown option ${unknown[1]}${given}${guess ? ` — did you mean --${guess}?` : ''}${given.includes(' ') || unknown[1] === '-' ? ' (text that starts with "-" goes after "--")' : ''}`;
+  }
+  const missing = /^Option '(-[^ ]*)(?:, )?(--[^ ]*)? <value>' argument missing/.exec(err.message);
+  if (missing) return `${missing[2] ?? missing[1]} needs a value`;
+  const ambiguous = /^Option '(-[^']*)' argument is ambiguous/.exec(err.message);
+  if (ambiguous) return `${ambiguous[1]} needs a value (one that starts with "-" is written ${ambiguous[1]}=-…)`;
+  const noValue = /^Option '(?:-\w, )?(--[^']*)' does not take an argument/.exec(err.message);
+  if (noValue) return `${noValue[1]} takes no value`;
+  return err.message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { name, rest } = splitCommand(argv);
+  if (name === undefined || name === 'help') {
+    const topic = name === 'help' ? rest.find((a) => !a.startsWith('-')) : undefined;
+    if (topic) {
+      if (COMMANDS[topic]) {
+        process.stdout.write(commandHelp(COMMANDS[topic]));
+        return 0;
+      }
+      process.stderr.write(unknownCommand(topic));
+      return 2;
+    }
+    if (rest.includes('--version') || rest.includes('-v')) {
+      process.stdout.write(`${VERSION}\n`);
+      return 0;
+    }
+    const asked = name === 'help' || rest.includes('--help') || rest.includes('-h');
+    (asked ? process.stdout : process.stderr).write(`${GLOBAL_HELP}\n`);
+    return asked ? 0 : 2;
+  }
+  const spec = COMMANDS[name];
+  if (!spec) {
+    process.stderr.write(unknownCommand(name));
+    return 2;
+  }
+  const options: ParseArgsConfig['options'] = {
+    config: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+    ...spec.options,
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
+  } catch (err) {
+    process.stderr.write(usageError(name, parseProblem(err as Error, spec), spec));
+    return 2;
+  }
+  if (parsed.values.help) {
+    process.stdout.write(commandHelp(spec));
+    return 0;
+  }
+  try {
+    return await spec.run({ values: parsed.values as Record<string, unknown>, positionals: parsed.positionals });
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(usageError(name, err.message, spec));
+      return 2;
+    }
+    if (err instanceof ConfigError) {
+      log.error(err.message);
+      return 2;
+    }
+    if (err instanceof LeaseHeldError) {
+      log.error(err.message);
+      return 3;
+    }
+    if (err instanceof StateError) {
+      log.error(err.message);
+      return 1;
+    }
+    log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    return 1;
+  }
+}
+
+/*
+ * Output to a closed pipe (`baton log | head -1`) ends quietly with exit 0, for every command: the reader
+ * has what it wanted. Without a listener, EPIPE is an unhandled 'error' event and a stack trace.
+ */
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') onClosedOutput();
+    else throw err;
+  });
+}
+
+const code = await main(process.argv.slice(2));
+// Let stdout drain before leaving; the daemon command returns only once it has stopped.
+process.exitCode = code;

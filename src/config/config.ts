@@ -1,0 +1,247 @@
+/**
+ * config.json: one zod schema, the types inferred from it, and the resolution of relative paths and
+ * defaults into the `Config` the rest of baton uses. Errors name the key path (`turns.policy: ...`).
+ * Finding and reading the file is load.ts.
+ */
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+import { formatIssues } from '../core/issues.js';
+import { allowedPairs, POLICIES, type Policy } from '../core/turns.js';
+
+export { formatIssues, POLICIES, type Policy };
+
+export const AGENT_KINDS = ['claude', 'codex', 'gemini', 'aider', 'shell', 'generic'] as const;
+/** Names under message_dir that belong to baton, so no direction folder may take them. */
+export const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'requests', 'history', 'daemon.lock'] as const;
+
+const agentName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'agent names use letters, digits, "_" and "-" (max 64)')
+  .refine((n) => n !== 'user', '"user" is reserved for messages from a person');
+
+const folderName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'folder names use letters, digits, ".", "_" and "-"')
+  .refine((n) => !(RESERVED_FOLDERS as readonly string[]).includes(n), 'this folder name is used by baton itself');
+
+const AgentSchema = z.strictObject({
+  kind: z.enum(AGENT_KINDS).default('generic'),
+  cwd: z.string().min(1).optional(),
+  command: z.string().min(1).optional(),
+  // tmux forbids ":" and "." in session names; we also keep them free of spaces for `attach`.
+  session: z
+    .string()
+    .regex(/^[A-Za-z0-9_-][A-Za-z0-9_@+-]*$/, 'session names use letters, digits, "_", "-", "@" and "+"')
+    .optional(),
+  target: z
+    .string()
+    .regex(/^(%\d+|=?[A-Za-z0-9_@+-]+:\d+(\.\d+)?)$/, 'a pane id like %3 or session:window.pane like work:1.0')
+    .optional(),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable name'), z.string()).optional(),
+});
+
+const TurnsSchema = z.strictObject({
+  policy: z.enum(POLICIES).default('alternate'),
+  max_turns: z.int().min(0).default(0),
+  timeout_s: z.number().min(0).default(0),
+  stop_phrase: z.string().min(1).optional(),
+  stop_from: z.array(agentName).optional(),
+  max_duration_s: z.number().min(0).default(0),
+  max_nudges: z.int().min(0).default(3),
+  moderated: z.boolean().default(false),
+});
+
+const InboxSchema = z.strictObject({
+  max_bytes: z.int().min(1).default(1_048_576),
+  settle_ms: z.int().min(0).max(600_000).default(1000),
+});
+
+const DeliverySchema = z.strictObject({
+  /** Unset: each agent's kind decides (kinds.ts). */
+  enter_delay_ms: z.int().min(0).max(60_000).optional(),
+  template: z
+    .string()
+    .refine((t) => t.includes('{content}'), 'the template must contain {content}')
+    .refine((t) => /^[^\s/!{]/.test(t) || t.startsWith('{header}'), 'the template must start with {header} or with text that is not "/", "!" or a space (agent TUIs run those as commands)')
+    .optional(),
+});
+
+export const ConfigFileSchema = z.strictObject({
+  message_dir: z.string().min(1).default('./messages'),
+  agents: z.record(agentName, AgentSchema).optional(),
+  directions: z.record(folderName, z.tuple([agentName, agentName])).optional(),
+  first_turn: agentName.optional(),
+  turns: TurnsSchema.prefault({}),
+  inbox: InboxSchema.prefault({}),
+  delivery: DeliverySchema.prefault({}),
+  // The original tool's keys: folder names for claude1 → claude2 and back.
+  c1_to_c2: folderName.optional(),
+  c2_to_c1: folderName.optional(),
+});
+
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+export type AgentKind = (typeof AGENT_KINDS)[number];
+export type TurnsConfig = z.infer<typeof TurnsSchema>;
+
+export interface Agent {
+  name: string;
+  kind: AgentKind;
+  /** Absolute working directory of the agent's pane. */
+  cwd: string;
+  command: string | undefined;
+  session: string;
+  /** Exact pane target from the config, if one was given (`%3`, `=work:1.0`). */
+  target: string | undefined;
+  env: Record<string, string>;
+}
+
+export interface Direction {
+  /** Folder name under message_dir. */
+  name: string;
+  from: string;
+  to: string;
+  /** Absolute path of the folder. */
+  dir: string;
+}
+
+export interface Config {
+  /** Absolute path of the config file, or null for the embedded default. */
+  file: string | null;
+  baseDir: string;
+  messageDir: string;
+  agents: Record<string, Agent>;
+  /** Agent names in config order (round_robin follows it). */
+  order: string[];
+  directions: Direction[];
+  firstTurn: string;
+  turns: TurnsConfig;
+  inbox: z.infer<typeof InboxSchema>;
+  delivery: z.infer<typeof DeliverySchema>;
+}
+
+/** The conversation baton runs when no config file exists: the shipped config.json. */
+export const DEFAULT_CONFIG = {
+  message_dir: './messages',
+  agents: {
+    claude1: { kind: 'claude', cwd: './agents/claude1', command: 'claude' },
+    claude2: { kind: 'claude', cwd: './agents/claude2', command: 'claude' },
+  },
+  directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+  first_turn: 'claude1',
+  turns: { policy: 'alternate', max_turns: 0, timeout_s: 0 },
+  inbox: { max_bytes: 1_048_576, settle_ms: 1000 },
+  delivery: { enter_delay_ms: 150 },
+} as const;
+
+/** The original tool named its two agents claude1 and claude2; a config without `agents` gets them. */
+const LEGACY_AGENTS = {
+  claude1: { kind: 'claude', cwd: './agents/claude1', command: 'claude' },
+  claude2: { kind: 'claude', cwd: './agents/claude2', command: 'claude' },
+} as const;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+    /** False when the file could not be read at all: one line, not a list of problems. */
+    readonly invalid = true,
+  ) {
+    super(invalid ? `${source}: invalid config\n${problems.map((p) => `  - ${p}`).join('\n')}` : `${source}: ${problems.join('; ')}`);
+  }
+}
+
+/** Parse and resolve a config object. `file` is used in error messages and to resolve relative paths. */
+export function parseConfig(raw: unknown, file: string | null, baseDir: string): Config {
+  const source = file ?? 'embedded default config';
+  const parsed = ConfigFileSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(source, formatIssues(parsed.error.issues));
+  const c = parsed.data;
+  const problems: string[] = [];
+
+  const agentEntries = Object.entries(c.agents ?? LEGACY_AGENTS);
+  if (agentEntries.length < 2) problems.push('agents: at least two agents are needed');
+  const order = agentEntries.map(([name]) => name);
+  const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
+
+  const agents: Record<string, Agent> = {};
+  const sessions = new Map<string, string>();
+  for (const [name, a] of agentEntries) {
+    if (a.session && a.target) problems.push(`agents.${name}: give either session or target, not both`);
+    const session = a.session ?? name;
+    const other = sessions.get(session);
+    if (other) problems.push(`agents.${name}.session: "${session}" is already the session of ${other}`);
+    sessions.set(session, name);
+    if (session === 'watcher') problems.push(`agents.${name}: the session name "watcher" is used by the daemon`);
+    agents[name] = {
+      name,
+      kind: a.kind,
+      cwd: abs(a.cwd ?? `./agents/${name}`),
+      command: a.command,
+      session,
+      target: a.target ? (a.target.startsWith('%') || a.target.startsWith('=') ? a.target : `=${a.target}`) : undefined,
+      env: a.env ?? {},
+    };
+  }
+  const known = (n: string) => Object.hasOwn(agents, n);
+
+  // Directions: explicit, or the original tool's two keys, or one folder per pair the policy allows.
+  let dirEntries: [string, readonly [string, string]][];
+  if (c.directions) {
+    if (c.c1_to_c2 || c.c2_to_c1) problems.push('c1_to_c2/c2_to_c1: use either these keys or directions, not both');
+    dirEntries = Object.entries(c.directions);
+  } else if (c.c1_to_c2 || c.c2_to_c1) {
+    const [a1, a2] = order;
+    if (order.length !== 2 || !a1 || !a2) {
+      problems.push('c1_to_c2/c2_to_c1: these keys need exactly two agents');
+      dirEntries = [];
+    } else {
+      dirEntries = [
+        [c.c1_to_c2 ?? `${a1}_to_${a2}`, [a1, a2]],
+        [c.c2_to_c1 ?? `${a2}_to_${a1}`, [a2, a1]],
+      ];
+    }
+  } else {
+    dirEntries = allowedPairs({ policy: c.turns.policy, agents: order }).map(([f, t]) => [`${f}_to_${t}`, [f, t]] as const);
+  }
+
+  const directions: Direction[] = [];
+  for (const [name, [from, to]] of dirEntries) {
+    const key = `directions.${name}`;
+    if (!known(from)) problems.push(`${key}: unknown agent "${from}"`);
+    if (!known(to)) problems.push(`${key}: unknown agent "${to}"`);
+    if (from === to) problems.push(`${key}: an agent cannot send to itself`);
+    directions.push({ name, from, to, dir: resolve(abs(c.message_dir), name) });
+  }
+
+  const policy = c.turns.policy;
+  if (policy === 'alternate' && order.length !== 2) {
+    problems.push(`turns.policy: "alternate" needs exactly two agents (found ${order.length}); use "round_robin" or "handoff"`);
+  }
+  if (policy !== 'handoff' && problems.length === 0) {
+    for (const [from, to] of allowedPairs({ policy, agents: order })) {
+      if (!directions.some((d) => d.from === from && d.to === to)) {
+        problems.push(`directions: no folder for ${from} → ${to}, which the ${policy} policy needs`);
+      }
+    }
+  }
+  const firstTurn = c.first_turn ?? order[0] ?? '';
+  if (c.first_turn && !known(c.first_turn)) problems.push(`first_turn: unknown agent "${c.first_turn}"`);
+  for (const [i, n] of (c.turns.stop_from ?? []).entries()) {
+    if (!known(n)) problems.push(`turns.stop_from.${i}: unknown agent "${n}"`);
+  }
+  if (problems.length) throw new ConfigError(source, problems);
+
+  return {
+    file,
+    baseDir,
+    messageDir: abs(c.message_dir),
+    agents,
+    order,
+    directions,
+    firstTurn,
+    turns: c.turns,
+    inbox: c.inbox,
+    delivery: c.delivery,
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Where the config comes from and reading it: `--config`, else `BATON_CONFIG` (set in every agent pane by
+ * `baton up`), else `./config.json`, else the embedded default rooted at `BATON_HOME` or the current folder.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { ConfigError, DEFAULT_CONFIG, parseConfig, type Config } from './config.js';
+
+export interface ConfigSource {
+  /** The config file, or null: no file, use the embedded default. */
+  file: string | null;
+  /** Where relative paths resolve: the file's folder, or (embedded default) BATON_HOME or the cwd. */
+  baseDir: string;
+}
+
+export function locateConfig(flag: string | undefined, cwd = process.cwd(), env = process.env): ConfigSource {
+  const explicit = flag ?? (env.BATON_CONFIG || undefined);
+  if (explicit) {
+    const file = resolve(cwd, explicit);
+    return { file, baseDir: dirname(file) };
+  }
+  const home = env.BATON_HOME ? resolve(cwd, env.BATON_HOME) : cwd;
+  const local = resolve(home, 'config.json');
+  return existsSync(local) ? { file: local, baseDir: home } : { file: null, baseDir: home };
+}
+
+export function loadConfig(source: ConfigSource): Config {
+  const { file, baseDir } = source;
+  if (file === null) return parseConfig(DEFAULT_CONFIG, null, baseDir);
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new ConfigError(file, ['no such file — run "baton init" to make one here, or give --config FILE'], false);
+    if (code === 'EISDIR') throw new ConfigError(file, ['this is a folder, not a config file — give --config FOLDER/config.json'], false);
+    if (code === 'EACCES' || code === 'EPERM') throw new ConfigError(file, ['cannot read it: permission denied'], false);
+    throw new ConfigError(file, [`cannot read the file (${code ?? String(err)})`], false);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
+  } catch (err) {
+    throw new ConfigError(file, [`not valid JSON: ${jsonError(text, (err as Error).message)}`]);
+  }
+  return parseConfig(raw, file, baseDir);
+}
+
+/** JSON.parse's "… at position 57" as "… at line 3, column 5" (a person opens the file in an editor). */
+export function jsonError(text: string, message: string): string {
+  const m = /^(.*?)(?: in JSON)? at position (\d+)/.exec(message);
+  if (!m) return message.replace(/ in JSON$/, '');
+  const before = text.slice(0, Number(m[2]));
+  const line = before.split('\n').length;
+  const column = before.length - before.lastIndexOf('\n');
+  return `${m[1]} at line ${line}, column ${column}`;
+}

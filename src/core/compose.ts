@@ -1,0 +1,125 @@
+/**
+ * What the receiving pane gets (SPEC §5), as pure functions: the sanitized content inside a header
+ * and a reply hint. Nothing here may let message content press a key in the agent.
+ */
+import { RECORD_ID_SOURCE } from './ids.js';
+import { expectedReceiver, type Policy } from './turns.js';
+
+/** What the hints need of a conversation's config: its policy and agents in order. */
+type Conversation = { turns: { policy: Policy }; order: readonly string[] };
+
+// C0 controls except TAB (0x09) and LF (0x0A), DEL, and C1 (U+0080–U+009F). ESC goes too, so an embedded
+// escape sequence (including a fake bracketed-paste end, ESC[201~) arrives as inert printable text.
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
+
+export function sanitize(text: string): string {
+  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+}
+
+export interface Envelope {
+  id: string;
+  from: string;
+  to: string;
+  reply_to: string | null;
+  type: string;
+  subject?: string | undefined;
+  content: string;
+  /** The paste may already have happened before a crash: say so. */
+  redelivered?: boolean;
+}
+
+export const DEFAULT_TEMPLATE = '{header}\n{content}\n\n{hint}';
+
+/** How every text baton types starts: `[baton] msg_0007 ` (a screen check recognises its own paste by it). */
+export const headerPrefix = (id: string): string => `[baton] ${id} `;
+
+const HEADER = new RegExp(`^\\[baton\\] (${RECORD_ID_SOURCE}) from (\\S+)`);
+
+/** What a typed text's header says (for agents that read baton's messages, like the demo agent), or null. */
+export function parseHeader(text: string): { id: string; from: string } | null {
+  const m = HEADER.exec(text);
+  return m ? { id: m[1]!, from: m[2]! } : null;
+}
+
+export function header(e: Envelope): string {
+  const parts = [`${headerPrefix(e.id)}from ${e.from}`];
+  if (e.reply_to) parts.push(`(reply to ${e.reply_to})`);
+  if (e.type !== 'message') parts.push(`[${e.type}]`);
+  if (e.subject) parts.push(`— ${e.subject}`);
+  if (e.redelivered) parts.push('(redelivered)');
+  return parts.join(' ');
+}
+
+export function hint(e: Envelope): string {
+  return `[baton] reply to ${e.from} with: baton post "<your reply>"`;
+}
+
+/** How `agent` answers when it gets the turn, under the conversation's policy (who it may address). */
+export function replyHint(config: Conversation, agent: string): string {
+  const others = config.order.filter((a) => a !== agent);
+  if (config.turns.policy === 'handoff') {
+    return `[baton] your turn: pass it on with: baton post --to AGENT "<your message>" (AGENT: ${others.join(', ')})`;
+  }
+  const next = expectedReceiver(agent, { policy: config.turns.policy, agents: config.order }) ?? others[0] ?? '?';
+  return `[baton] reply to ${next} with: baton post "<your reply>"`;
+}
+
+/**
+ * The hint under a kick-off (`baton start`): the topic opens the holder's turn, so unlike a person's other
+ * messages it is answered, through baton, to whoever the policy says comes next.
+ */
+export function kickoffHint(config: Conversation, holder: string, owes: string | null): string {
+  const others = config.order.filter((a) => a !== holder);
+  const next = expectedReceiver(holder, { policy: config.turns.policy, agents: config.order }) ?? others[0] ?? '?';
+  const how =
+    config.turns.policy === 'handoff'
+      ? `write to the agent you choose with: baton post --to AGENT "<your message>" (AGENT: ${others.join(', ')})`
+      : `write to ${next} with: baton post "<your message>"`;
+  return owes
+    ? `[baton] a person set this topic; you hold the turn and ${owes} is waiting for your reply: ${how}`
+    : `[baton] a person set this topic; you hold the first turn, so open the conversation: ${how}`;
+}
+
+/** What every pane is told when a person resumes a finished conversation (the holder: what it owes). */
+export function resumeNotice(config: Conversation, agent: string, state: { current_turn: string; pending_reply_to: string | null }): string {
+  const holder = state.current_turn;
+  if (agent !== holder) return `[baton] the conversation continues (a person resumed it): ${holder} has the turn. Wait for the next message.`;
+  const owes = state.pending_reply_to ? `, and ${state.pending_reply_to} is waiting for your reply` : ': the conversation waits for your first message';
+  return `[baton] the conversation continues (a person resumed it): it is your turn${owes}.\n${replyHint(config, holder)}`;
+}
+
+/** The hint under a person's message: no reply is expected through baton, and whose turn it is. */
+export function userHint(state: { current_turn: string }): string {
+  return `[baton] this is from a person, not a turn (it is ${state.current_turn}'s turn)`;
+}
+
+// Claude Code runs a prompt that starts with "/" or "!" as a command even after spaces, NBSP or
+// zero-width characters, and treats a trailing "\" as "newline, do not submit".
+const LEADING_COMMAND = /^[\s\u00A0\u200B-\u200D\u2060\uFEFF]*[/!]/;
+
+/**
+ * Render the text typed into the pane. Every field an agent wrote is sanitized; the result never
+ * starts with "/" or "!" and never ends with "\" or a newline, whatever the template says.
+ */
+export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: string): string {
+  const clean: Envelope = { ...e, content: sanitize(e.content), subject: e.subject === undefined ? undefined : sanitize(e.subject).replace(/\n/g, ' ') };
+  const fields: Record<string, string> = {
+    header: header(clean),
+    hint: sanitize(hintText ?? hint(clean)),
+    id: clean.id,
+    from: clean.from,
+    to: clean.to,
+    reply_to: clean.reply_to ?? '',
+    type: clean.type,
+    subject: clean.subject ?? '',
+    content: clean.content,
+    redelivered: clean.redelivered ? '(redelivered)' : '',
+  };
+  // One pass, so a "{hint}" written inside content is never expanded.
+  let text = sanitize(template.replace(/\{(\w+)\}/g, (m, key: string) => fields[key] ?? m));
+  text = text.replace(/\s+$/, '');
+  if (LEADING_COMMAND.test(text)) text = `[baton] ${text.trimStart()}`;
+  if (text.endsWith('\\')) text += ' [end]';
+  return text;
+}

@@ -1,0 +1,92 @@
+/**
+ * Conversation control (SPEC §9) as pure functions: when a conversation ends by itself, and when the
+ * silent turn holder is reminded or marked stalled. The daemon supplies the clock and does the typing.
+ */
+
+export const FINISH_REASONS = ['max_turns', 'stop_phrase', 'max_duration', 'ended'] as const;
+export type FinishReason = (typeof FINISH_REASONS)[number];
+
+export interface Finished {
+  reason: FinishReason;
+  at: string;
+  /** Why a person ended it (`baton end --reason`). */
+  note?: string | undefined;
+}
+
+/** The state keys this module reads (all optional: older state files have none of them). */
+export interface Progress {
+  message_counter: number;
+  finished?: Finished | null | undefined;
+  /** When the current turn began (ISO): the last delivery, a resume, or the daemon's first start. */
+  turn_started_at?: string | undefined;
+  /** When the conversation (or its last resume) started. */
+  started_at?: string | undefined;
+  /** message_counter at the last resume: max_turns counts from there. */
+  turns_base?: number | undefined;
+  nudges?: number | undefined;
+  stalled?: boolean | undefined;
+  /** `baton pause`: nobody is reminded while it lasts. */
+  paused?: { at: string } | null | undefined;
+}
+
+/** The termination and reminder rules of config.json's `turns` (config/ checks them; the types match). */
+export interface TurnRules {
+  max_turns: number;
+  stop_phrase?: string | undefined;
+  stop_from?: readonly string[] | undefined;
+  max_duration_s: number;
+  timeout_s: number;
+  max_nudges: number;
+}
+type Rules = TurnRules;
+
+/** How many messages the bundled demo agents' script has (demo/script.ts): a demo ends after them. */
+export const DEMO_TURNS = 8;
+
+/**
+ * The rules in force for this conversation: a demo (state.demo, made by `baton up --demo`) ends after its
+ * script, through max_turns, unless the config sets a max_turns of its own.
+ */
+export function rulesFor<T extends Pick<TurnRules, 'max_turns'>>(turns: T, state: { demo?: boolean | undefined }): T {
+  return state.demo && turns.max_turns === 0 ? { ...turns, max_turns: DEMO_TURNS } : turns;
+}
+
+/** Does delivering this message end the conversation? (The message itself is delivered.) */
+export function endsWith(p: Progress, msg: { from: string; content: string }, rules: Rules): FinishReason | null {
+  if (rules.max_turns > 0 && p.message_counter - (p.turns_base ?? 0) >= rules.max_turns) return 'max_turns';
+  const fromCounts = !rules.stop_from || rules.stop_from.includes(msg.from);
+  if (rules.stop_phrase && fromCounts && msg.content.includes(rules.stop_phrase)) return 'stop_phrase';
+  return null;
+}
+
+/** When max_duration_s runs out (ms since the epoch), or null when it never does. */
+export function durationEndsAt(p: Progress, rules: Rules): number | null {
+  if (rules.max_duration_s <= 0 || !p.started_at || p.finished) return null;
+  return Date.parse(p.started_at) + rules.max_duration_s * 1000;
+}
+
+export type NudgePlan =
+  | { action: 'none'; at: number | null }
+  /** Send reminder number `n` (1-based) now. */
+  | { action: 'nudge'; n: number }
+  | { action: 'stall' };
+
+/**
+ * Reminder k (1-based) is due timeout_s × (2^k − 1) after the turn began, so the gaps grow T, 2T, 4T…;
+ * after max_nudges reminders and one more gap the holder is stalled. `at` says when to look again.
+ */
+export function nudgePlan(p: Progress, nowMs: number, rules: Rules): NudgePlan {
+  if (rules.timeout_s <= 0 || p.finished || p.paused || p.stalled || !p.turn_started_at) return { action: 'none', at: null };
+  const sent = p.nudges ?? 0;
+  const due = Date.parse(p.turn_started_at) + rules.timeout_s * 1000 * (2 ** (sent + 1) - 1);
+  if (nowMs < due) return { action: 'none', at: due };
+  return sent < rules.max_nudges ? { action: 'nudge', n: sent + 1 } : { action: 'stall' };
+}
+
+/**
+ * The state after a delivered turn step: the turn passes (`next` from decide()), and the new turn's clock
+ * starts with no reminders yet (the holder wrote, so it was not silent).
+ */
+export function turnTaken<S extends Progress, T extends object>(state: S, next: T, now: string): S & T {
+  return { ...state, ...next, turn_started_at: now, nudges: 0, stalled: false };
+}

@@ -1,0 +1,73 @@
+/**
+ * One delivery, from its committed turn step to its stamp, as data (issue 14: it was six booleans and
+ * nullables on the daemon). Each arrow is one step of the courier (daemon/courier.ts); a kill -9 at any
+ * point is covered by the crash rule of SPEC §6, which start-up recovery applies to the stored record:
+ *
+ *   archived ──state saved──▶ committed ──paste──▶ pasted ──Enter──▶ entered ──submit seen──▶ confirmed ──stamp──▶ done
+ *
+ * `typed`: this message's text may already be in a pane (a crash or a timeout during a paste, a paste
+ * into a pane that went away or never showed it). From then on every paste of it says "(redelivered)",
+ * so it is never typed twice silently. A failed step goes back only as far as it must: a lost Enter is
+ * pressed again, a lost paste is pasted again (flagged), a failed stamp is stamped again.
+ */
+import type { ArchiveRecord, Confirmation } from './record.js';
+
+/** When the message was first seen, and when its turn came (the time between was spent held). */
+export interface Timing {
+  firstSeen: number;
+  turnSince: number;
+}
+
+interface Base {
+  record: ArchiveRecord;
+  timing: Timing;
+}
+
+export type Delivery =
+  /** Archived, but the state has not been saved yet: nothing may be typed until it is. */
+  | (Base & { phase: 'archived'; typed: false })
+  /** The turn step is durable; the text is to be pasted (flagged when `typed`). */
+  | (Base & { phase: 'committed'; typed: boolean })
+  /** Pasted into `pane` (this paste carried "(redelivered)" when `redelivered`). */
+  | (Base & { phase: 'pasted'; typed: true; redelivered: boolean; pane: string; pastedAt: number })
+  /** Enter pressed: only the look at the screen is left. */
+  | (Base & { phase: 'entered'; typed: true; redelivered: boolean; pane: string; pastedAt: number })
+  /** Submitted: only the stamp is left. */
+  | (Base & { phase: 'confirmed'; typed: true; redelivered: boolean; pane: string; pastedAt: number; confirmation: Confirmation });
+
+export type Phase = Delivery['phase'];
+
+/** A delivery whose turn step was just committed (or found cut short at start-up, maybe typed). */
+export function begin(record: ArchiveRecord, timing: Timing, opts: { typed: boolean; saved: boolean }): Delivery {
+  return opts.saved ? { phase: 'committed', record, timing, typed: opts.typed } : { phase: 'archived', record, timing, typed: false };
+}
+
+export function saved(d: Extract<Delivery, { phase: 'archived' }>): Delivery {
+  return { ...d, phase: 'committed', typed: false };
+}
+
+export function pasted(d: Extract<Delivery, { phase: 'committed' }>, pane: string, at: number): Delivery {
+  return { record: d.record, timing: d.timing, phase: 'pasted', typed: true, redelivered: d.typed, pane, pastedAt: at };
+}
+
+export function entered(d: Extract<Delivery, { phase: 'pasted' }>): Delivery {
+  return { ...d, phase: 'entered' };
+}
+
+export function confirmed(d: Extract<Delivery, { phase: 'entered' }>, confirmation: Confirmation): Delivery {
+  return { ...d, phase: 'confirmed', confirmation };
+}
+
+/**
+ * A step failed. `maybeTyped`: the text may have reached a pane. A paste that is not (or no longer) in
+ * the pane it went to goes back to committed, to be pasted again in full, flagged; an Enter or a look
+ * that failed stays where it is, to be tried again.
+ */
+export function failed(d: Delivery, how: { maybeTyped: boolean; pasteLost?: boolean }): Delivery {
+  if (d.phase === 'committed') return { ...d, typed: d.typed || how.maybeTyped };
+  if (how.pasteLost && d.phase !== 'archived' && d.phase !== 'confirmed') return { record: d.record, timing: d.timing, phase: 'committed', typed: true };
+  return d;
+}
+
+/** Does the text of this delivery start with `[baton] <id> `, i.e. is text in a box possibly its own? */
+export const mayBeInBox = (d: Delivery): boolean => d.typed;

@@ -1,0 +1,71 @@
+/**
+ * The message file an agent writes (SPEC §3): one zod schema; the type is inferred from it.
+ * Fields baton does not know are kept (agents add their own); `id` and `reply_to` are the daemon's.
+ */
+import { z } from 'zod';
+import { formatIssues } from './issues.js';
+
+export const MESSAGE_TYPES = [
+  'message',
+  'question',
+  'response',
+  'task',
+  'signal',
+  'update',
+  'issue',
+  'handoff',
+  'request',
+] as const;
+
+// 2025-11-21, 2025-11-21T18:00, …T18:00:00.123+09:00, …Z
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** Keys the daemon writes into the archive; an agent's own values for them are dropped. */
+export const DAEMON_KEYS = ['id', 'reply_to', 'received_at', 'delivered_at', 'direction', 'source_file', 'redelivered', 'confirmed', 'approved_by', 'kickoff'] as const;
+
+export const MessageSchema = z.looseObject({
+  content: z
+    .string({ error: (iss) => (iss.input === undefined ? 'required' : 'must be a string') })
+    .min(1, 'must not be empty'),
+  sender: z.string().optional(),
+  receiver: z.string().optional(),
+  type: z.enum(MESSAGE_TYPES).default('message'),
+  timestamp: z
+    .string()
+    .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), 'not an ISO-8601 time')
+    .optional(),
+  subject: z.string().optional(),
+  priority: z.enum(['low', 'normal', 'high', 'urgent']).optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+export type Message = z.infer<typeof MessageSchema>;
+
+export type ParseResult = { ok: true; message: Message } | { ok: false; reason: string };
+
+/**
+ * Validate a parsed JSON value as a message travelling through direction `from` → `to`.
+ * The reason names the field, e.g. `content: must not be empty`.
+ */
+export function validateMessage(value: unknown, dir: { from: string; to: string }): ParseResult {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    return { ok: false, reason: `the message must be a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
+  }
+  const parsed = MessageSchema.safeParse(value);
+  if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error.issues).join('; ') };
+  const m = parsed.data;
+  if (m.sender !== undefined && m.sender !== dir.from) {
+    return { ok: false, reason: `sender: "${m.sender}" does not match this folder, which carries messages from ${dir.from}` };
+  }
+  if (m.receiver !== undefined && m.receiver !== dir.to) {
+    return { ok: false, reason: `receiver: "${m.receiver}" does not match this folder, which carries messages to ${dir.to}` };
+  }
+  // Kept as written, built from the agent's own object: zod's copy would lose a key named "__proto__"
+  // (assigning it sets the prototype). The daemon owns DAEMON_KEYS; an agent's values for them are dropped.
+  const raw = value as Record<string, unknown>;
+  const rest: Record<string, unknown> = {};
+  const put = (k: string, v: unknown) => Object.defineProperty(rest, k, { value: v, enumerable: true, writable: true, configurable: true });
+  for (const k of Object.keys(raw)) if (!(DAEMON_KEYS as readonly string[]).includes(k)) put(k, raw[k]);
+  put('type', m.type); // with its default
+  return { ok: true, message: rest as Message };
+}

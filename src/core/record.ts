@@ -1,0 +1,94 @@
+/**
+ * The archive record: every delivered message, enriched with its ID, reply_to and times. The archive is
+ * the record of the conversation: the state can be rebuilt from it, never the other way round (a bus
+ * stores records; this module says what one holds and how it is made and stamped, once for every bus).
+ *
+ * A record is written with `delivered_at: null` before its text is typed and stamped with the time once
+ * the submit is confirmed, so a record without `delivered_at` marks a delivery that was cut short.
+ */
+import type { Decision } from './turns.js';
+import { parseId } from './ids.js';
+import type { Message } from './message.js';
+
+/** How a submit was confirmed: on screen, on screen after a second Enter, or not checked (no screen to read). */
+export type Confirmation = 'screen' | 'screen_after_second_enter' | 'not_checked';
+
+export type ArchiveRecord = Message & {
+  id: string;
+  reply_to: string | null;
+  sender: string;
+  receiver: string;
+  /** The direction folder and file name the message came from (a person's: "user" and the request). */
+  direction: string;
+  source_file: string;
+  received_at: string;
+  delivered_at: string | null;
+  /** Set when the text was typed again after a crash that may have come after the first paste. */
+  redelivered?: boolean;
+  confirmed?: Confirmation;
+  /** The request that approved it (moderated mode), so a re-run after a crash says "approved as …". */
+  approved_by?: string;
+  /** A person's message: the request that asked for it (`baton send`), so it is never typed twice. */
+  request?: string;
+  /** A person's topic that opened the holder's turn (`baton start`, `baton up --topic`). */
+  kickoff?: boolean;
+};
+
+type Delivery = Extract<Decision, { action: 'deliver' }>;
+
+/** An agent's message as archived when its turn step commits: the daemon's fields win over the agent's. */
+export function messageRecord(
+  m: Message,
+  route: { direction: string; from: string; to: string; file: string },
+  decision: Delivery,
+  receivedAt: string,
+  extra: Record<string, unknown> = {},
+): ArchiveRecord {
+  return {
+    id: decision.id,
+    reply_to: decision.reply_to,
+    ...m,
+    sender: route.from,
+    receiver: route.to,
+    type: m.type,
+    content: m.content,
+    direction: route.direction,
+    source_file: route.file,
+    ...extra,
+    received_at: receivedAt,
+    delivered_at: null,
+  };
+}
+
+/** A person's message (`baton send`, `baton start`): its own counter, no reply_to, no turn. */
+export function personRecord(id: string, to: string, content: string, type: string, request: string, extra: Record<string, unknown> = {}): ArchiveRecord {
+  return {
+    id,
+    reply_to: null,
+    sender: 'user',
+    receiver: to,
+    type: type as ArchiveRecord['type'],
+    content,
+    direction: 'user',
+    source_file: request,
+    received_at: new Date().toISOString(),
+    delivered_at: null,
+    request,
+    ...extra,
+  } as ArchiveRecord;
+}
+
+/** The record once its submit is confirmed. Stamped once: a record already stamped keeps its stamp. */
+export function stamped(r: ArchiveRecord, confirmed: Confirmation, redelivered: boolean, at = new Date().toISOString()): ArchiveRecord {
+  if (r.delivered_at) return r;
+  return { ...r, delivered_at: at, confirmed, ...(redelivered ? { redelivered: true } : {}) };
+}
+
+/** An archive file name: `msg_NNNN.json` (an agent's message) or `user_NNNN.json` (a person's). */
+export const isRecordName = (n: string): boolean =>
+  n.endsWith('.json') && (parseId(n.slice(0, -5)) !== null || parseId(n.slice(0, -5), 'user') !== null);
+
+const when = (r: Pick<ArchiveRecord, 'delivered_at' | 'received_at'>) => r.delivered_at ?? r.received_at;
+/** The order records reached the panes: delivery time first (a person's messages fall between turns), then counter. */
+export const byDelivery = (a: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>, b: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>): number =>
+  when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : (parseId(a.id) ?? 0) - (parseId(b.id) ?? 0);

@@ -1,0 +1,27 @@
+/**
+ * A person's requests to the running daemon (`baton end`, `pause`, `resume`, `start`, `send`, `approve`,
+ * `reject`) and its replies. Going through the daemon keeps one writer of the state and one typist per
+ * pane (a person's text can never land between a paste and its Enter). How a request travels is the
+ * bus's (request files on the files bus); what it says is this schema.
+ */
+import { z } from 'zod';
+import { MESSAGE_TYPES } from './message.js';
+
+export const RequestSchema = z.discriminatedUnion('op', [
+  z.strictObject({ op: z.literal('end'), reason: z.string().optional() }),
+  z.strictObject({ op: z.literal('resume') }),
+  z.strictObject({ op: z.literal('pause') }),
+  // A kick-off: the topic typed to the turn holder as the opening of its turn (`baton start`, `up --topic`).
+  z.strictObject({ op: z.literal('start'), topic: z.string().min(1) }),
+  z.strictObject({ op: z.literal('send'), to: z.string().min(1), content: z.string().min(1), type: z.enum(MESSAGE_TYPES).default('message') }),
+  z.strictObject({ op: z.literal('approve'), file: z.string().min(1).optional(), all: z.boolean().optional() }),
+  z.strictObject({ op: z.literal('reject'), file: z.string().min(1), reason: z.string().min(1) }),
+]);
+export type Request = z.infer<typeof RequestSchema>;
+
+export interface Reply {
+  ok: boolean;
+  /** One line for a person. */
+  message: string;
+  [key: string]: unknown;
+}

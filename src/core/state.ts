@@ -1,0 +1,58 @@
+/**
+ * The conversation's state: the four keys of SPEC §4 plus baton's own bookkeeping, as one zod schema.
+ * Pure: a bus stores it (state.json on the files bus) and parses it here, so every bus refuses the same
+ * corrupt states with the same words.
+ */
+import { z } from 'zod';
+import { FINISH_REASONS } from './conversation.js';
+import { MESSAGE_ID_SOURCE } from './ids.js';
+import { formatIssues } from './issues.js';
+import type { TurnState } from './turns.js';
+
+const id = z.string().regex(new RegExp(`^${MESSAGE_ID_SOURCE}$`), 'an ID like msg_0001');
+
+export const StateSchema = z.looseObject({
+  current_turn: z.string().min(1),
+  last_message_id: id.nullable(),
+  message_counter: z.int().min(0),
+  pending_reply_to: id.nullable(),
+  updated_at: z.string().optional(),
+  // Conversation control (SPEC §9; see conversation.ts).
+  finished: z.object({ reason: z.enum(FINISH_REASONS), at: z.string(), note: z.string().optional() }).nullable().optional(),
+  stalled: z.boolean().optional(),
+  nudges: z.int().min(0).optional(),
+  turn_started_at: z.string().optional(),
+  started_at: z.string().optional(),
+  turns_base: z.int().min(0).optional(),
+  paused: z.object({ at: z.string() }).nullable().optional(),
+  /** Made by `baton up --demo`: the bundled demo agents hold it (it ends after DEMO_TURNS messages). */
+  demo: z.boolean().optional(),
+});
+
+export type State = z.infer<typeof StateSchema> & TurnState;
+
+/** A state that cannot be trusted: the daemon refuses to start (exit 1) and names the way out. */
+export class StateError extends Error {
+  override name = 'StateError';
+}
+
+const corrupt = (where: string, why: string) =>
+  `${where} is corrupt (${why}). The daemon will not guess the turn: run "baton doctor --repair" to ` +
+  'rebuild it from the archive (the last archived message decides whose turn it is).';
+
+/** Parse stored state text; `where` names it in the error (a file, or a database row). */
+export function parseState(text: string, where: string): State {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new StateError(corrupt(where, `not JSON: ${(err as Error).message}`));
+  }
+  return checkState(raw, where);
+}
+
+export function checkState(raw: unknown, where: string): State {
+  const parsed = StateSchema.safeParse(raw);
+  if (!parsed.success) throw new StateError(corrupt(where, formatIssues(parsed.error.issues).join('; ')));
+  return parsed.data;
+}

@@ -1,0 +1,87 @@
+/**
+ * The turn rules (SPEC §4), as one pure function: the conversation state and an incoming message's
+ * (from, to) in, a decision out. No disk, no tmux, no clock — the daemon is the shell around this.
+ */
+import type { Finished } from './conversation.js';
+import { formatId } from './ids.js';
+
+export const POLICIES = ['alternate', 'round_robin', 'handoff'] as const;
+export type Policy = (typeof POLICIES)[number];
+
+/** The four keys SPEC fixes; state.json may carry more (see state.ts). A type, not an interface, so a
+ * TurnState is also a State (which keeps unknown keys). */
+export type TurnState = {
+  current_turn: string;
+  last_message_id: string | null;
+  message_counter: number;
+  pending_reply_to: string | null;
+  /** Set when the conversation has ended (SPEC §9): nothing more is delivered. */
+  finished?: Finished | null | undefined;
+  /** Set by `baton pause`: deliveries wait, and nobody is told to stop (unlike `end`). */
+  paused?: { at: string } | null | undefined;
+};
+
+export interface Rules {
+  policy: Policy;
+  /** Agents in config order. */
+  agents: readonly string[];
+}
+
+export type Decision =
+  | { action: 'deliver'; id: string; reply_to: string | null; to: string; next: TurnState }
+  | { action: 'hold'; reason: string }
+  | { action: 'reject'; reason: string };
+
+export function initialState(firstTurn: string): TurnState {
+  return { current_turn: firstTurn, last_message_id: null, message_counter: 0, pending_reply_to: null };
+}
+
+/** Who must receive a message from `from`, or null when the policy lets the speaker choose. */
+export function expectedReceiver(from: string, rules: Rules): string | null {
+  if (rules.policy === 'handoff') return null;
+  const i = rules.agents.indexOf(from);
+  return i < 0 ? null : (rules.agents[(i + 1) % rules.agents.length] ?? null);
+}
+
+/** The ordered (from, to) pairs the policy can ever deliver: the folders a conversation needs. */
+export function allowedPairs(rules: Rules): [string, string][] {
+  return rules.agents.flatMap((from) =>
+    rules.agents.filter((to) => to !== from && (expectedReceiver(from, rules) ?? to) === to).map((to): [string, string] => [from, to]),
+  );
+}
+
+export function decide(state: TurnState, msg: { from: string; to: string }, rules: Rules): Decision {
+  const { from, to } = msg;
+  if (!rules.agents.includes(from)) return { action: 'reject', reason: `unknown sender "${from}"` };
+  if (!rules.agents.includes(to)) return { action: 'reject', reason: `unknown receiver "${to}"` };
+  if (from === to) return { action: 'reject', reason: `${from} cannot send to itself` };
+
+  // A message that can never be right is rejected whoever holds the turn, so it does not sit held forever.
+  const expected = expectedReceiver(from, rules);
+  if (expected !== null && to !== expected) {
+    return {
+      action: 'reject',
+      reason: `under the ${rules.policy} policy ${from} must send to ${expected}, not ${to}`,
+    };
+  }
+
+  if (state.finished) {
+    return { action: 'hold', reason: `the conversation has finished (${state.finished.reason}); "baton resume" continues it` };
+  }
+  if (state.paused) {
+    return { action: 'hold', reason: 'the conversation is paused; "baton resume" continues it' };
+  }
+  if (state.current_turn !== from) {
+    return { action: 'hold', reason: `it is ${state.current_turn}'s turn, not ${from}'s` };
+  }
+
+  const counter = state.message_counter + 1;
+  const id = formatId(counter);
+  return {
+    action: 'deliver',
+    id,
+    reply_to: state.pending_reply_to,
+    to,
+    next: { current_turn: to, last_message_id: id, message_counter: counter, pending_reply_to: id },
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Conversation control in the daemon's loop (SPEC §9): ending by max_duration (max_turns and the stop
+ * phrase end it after a delivery, through finish()), reminding a silent turn holder, marking it
+ * stalled, and telling every pane when it is over. The rules are the pure functions of conversation.ts;
+ * this is their clock and their typing.
+ */
+import { replyHint, sanitize } from '../core/compose.js';
+import { durationEndsAt, nudgePlan, rulesFor, type FinishReason } from '../core/conversation.js';
+import type { Stage } from './stage.js';
+
+export class Conductor {
+  /** When control next needs a look (ms since the epoch); Infinity: never; 0: now. */
+  private at = 0;
+
+  constructor(private readonly stage: Stage) {}
+
+  /** Plan again at the next look (a new turn, a resume). */
+  replan(): void {
+    this.at = 0;
+  }
+
+  /** End the conversation by max_duration, remind a silent turn holder, or mark it stalled. */
+  async conduct(): Promise<void> {
+    const now = Date.now();
+    if (now < this.at) {
+      // Not due yet; the wake for it may have given way to an earlier one, so ask again (the earliest wins).
+      if (this.at !== Infinity) this.stage.wakeIn(this.at - now + 5);
+      return;
+    }
+    const turns = this.stage.config.turns;
+    const bus = this.stage.bus;
+    const endsAt = durationEndsAt(bus.state(), turns);
+    if (endsAt !== null && now >= endsAt) await this.finish('max_duration');
+    const holder = bus.state().current_turn;
+    // The holder has written (a message is waiting, e.g. for a missing pane, or for approval): not silent.
+    const wrote =
+      (await bus.queues()).some((q) => q.direction.from === holder && q.items.some((w) => w.ready)) ||
+      (turns.moderated && (await bus.approvals()).some((a) => a.direction.from === holder));
+    if (wrote) {
+      // Not silent: look again in a second (the file may yet be withdrawn), no reminder meanwhile.
+      this.at = now + 1000;
+      this.stage.wakeIn(1005);
+      return;
+    }
+    const plan = nudgePlan(bus.state(), now, turns);
+    if (plan.action === 'nudge') {
+      const reply = bus.state().pending_reply_to;
+      const text =
+        `[baton] reminder ${plan.n}/${turns.max_nudges}: ${holder}, it is your turn` +
+        (reply ? ` and ${reply} is waiting for your reply.` : ': the conversation waits for your first message.') +
+        `\n${replyHint(this.stage.config, holder)}`;
+      // Not typed (pane unavailable: paneFor has scheduled the retry; a failed paste: the next rescan).
+      if (await this.stage.typeInto(holder, text)) return;
+      await bus.update((s) => ({ ...s, nudges: plan.n }));
+      this.stage.log.info(`nudged ${holder} (${plan.n}/${turns.max_nudges}) about ${reply ?? 'the first message'}`);
+      await bus.events.emit('nudged', { agent: holder, reply_to: reply, n: plan.n, max: turns.max_nudges });
+    } else if (plan.action === 'stall') {
+      const st = await bus.update((s) => ({ ...s, stalled: true }));
+      this.stage.log.warn(`${holder} stayed silent after ${turns.max_nudges} reminders: stalled`);
+      await bus.events.emit('stalled', { agent: holder, reply_to: st.pending_reply_to, nudges: st.nudges ?? 0 });
+    }
+    // Look again when the next reminder or the duration limit is due (a delivery resets the clock).
+    const next = nudgePlan(bus.state(), Date.now(), turns);
+    const ats = [next.action === 'none' ? next.at : Date.now(), durationEndsAt(bus.state(), turns)].filter((x): x is number => x !== null);
+    this.at = ats.length ? Math.min(...ats) : Infinity;
+    if (this.at !== Infinity) this.stage.wakeIn(Math.max(0, this.at - Date.now()) + 5);
+  }
+
+  /** Stop delivering: state.json says why, an event is logged, every pane gets a short notice. */
+  async finish(reason: FinishReason, note?: string): Promise<void> {
+    const st = await this.stage.bus.update((s) => ({ ...s, finished: { reason, at: new Date().toISOString(), ...(note ? { note } : {}) } }));
+    this.at = 0;
+    this.stage.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);
+    await this.stage.bus.events.emit('finished', { reason, ...(note ? { note } : {}), message_counter: st.message_counter });
+    const why = { max_turns: `it reached max_turns (${rulesFor(this.stage.config.turns, st).max_turns}${st.demo && !this.stage.config.turns.max_turns ? ': the end of the demo' : ''})`, stop_phrase: 'the stop phrase was said', max_duration: `it ran for max_duration_s (${this.stage.config.turns.max_duration_s} s)`, ended: 'a person ended it' }[reason];
+    for (const agent of this.stage.config.order) {
+      if (agent === this.stage.deliveringTo()) {
+        this.stage.log.warn(`${agent} is not told the conversation finished: a message to it is still being delivered`);
+        continue;
+      }
+      const err = await this.stage.typeInto(agent, `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. Nothing more will be delivered; please stop and wait.`);
+      if (err) this.stage.log.warn(`could not tell ${agent} the conversation finished: ${err}`);
+    }
+  }
+}

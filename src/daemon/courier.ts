@@ -1,0 +1,144 @@
+/**
+ * The courier: types one committed message into its receiver's pane, phase by phase (core/delivery.ts
+ * has the phases), and stamps it delivered once the submit is confirmed. One delivery at a time: until it
+ * is stamped, nothing else is delivered and nothing is typed into that pane.
+ *
+ * Each step runs once: a retry after a failed Enter presses only Enter, a retry after an unconfirmed
+ * submit only looks (and presses Enter once more if the text is still there), a paste that never showed
+ * is pasted again in full, flagged "(redelivered)", and after a failed stamp nothing is typed at all.
+ * A failure is reported once per distinct error (`delivery_failed`) and retried with the receiver's
+ * backoff; it is never stamped delivered.
+ */
+import type { DeliveryBus } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
+import { headerPrefix, render, replyHint } from '../core/compose.js';
+import { begin, confirmed, entered, failed, mayBeInBox, pasted, saved, type Delivery, type Timing } from '../core/delivery.js';
+import { stamped, type ArchiveRecord } from '../core/record.js';
+import type { Logger } from '../lib/log.js';
+import type { PaneInfo } from '../terminal/pane.js';
+import type { Typist } from '../terminal/typist.js';
+import type { Availability } from './availability.js';
+
+export class Courier {
+  private delivery: Delivery | null = null;
+  /** The last failure reported for the delivery, so a retry failing the same way is not logged again. */
+  private lastError: string | null = null;
+
+  constructor(
+    private readonly config: Config,
+    private readonly bus: DeliveryBus,
+    private readonly typist: Typist,
+    private readonly availability: Availability,
+    private readonly log: Logger,
+    /** Called once a delivery is stamped (the conversation may end with it). */
+    private readonly onDelivered: (record: ArchiveRecord) => Promise<void>,
+  ) {}
+
+  /** The receiver of the delivery not yet stamped (its paste may be in the box without its Enter). */
+  get to(): string | null {
+    return this.delivery?.record.receiver ?? null;
+  }
+
+  get busy(): boolean {
+    return this.delivery !== null;
+  }
+
+  /** The phase of the delivery under way, for status and tests. */
+  get phase(): Delivery['phase'] | null {
+    return this.delivery?.phase ?? null;
+  }
+
+  /** A turn step was committed (or found cut short at start-up): deliver it next. */
+  begin(record: ArchiveRecord, timing: Timing, opts: { typed: boolean; saved: boolean }): void {
+    this.delivery = begin(record, timing, opts);
+    this.lastError = null;
+  }
+
+  /** Take the delivery one phase further, as far as it goes. True once stamped; false when it must wait. */
+  async advance(checked?: PaneInfo): Promise<boolean> {
+    let d = this.delivery!;
+    const r = d.record;
+    if (d.phase === 'archived') {
+      // The state write failed after archiving: write it before typing (a crash must find it COMMITTED).
+      await this.bus.saveState();
+      d = this.set(saved(d));
+    }
+    const ours = headerPrefix(r.id);
+    // The caller may have just checked the pane; a retry looks again. Text in the input box may be this
+    // very message (pasted, not yet submitted; or pasted before a crash), so it does not make it wait.
+    let pane = checked;
+    if (!pane) {
+      const ready = await this.availability.check(r.receiver, mayBeInBox(d) ? ours : undefined);
+      if (!ready.ok) return false;
+      pane = ready.pane;
+    }
+    const agent = this.config.agents[r.receiver]!;
+    if (d.phase === 'committed') {
+      const text = render(
+        { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: d.typed },
+        this.config.delivery.template,
+        replyHint(this.config, r.receiver),
+      );
+      const p = await this.typist.paste(pane, text);
+      if (!p.ok) return this.failed(d, p.error, { maybeTyped: p.maybeTyped });
+      d = this.set(pasted(d, pane.id, p.value));
+    }
+    if (d.phase === 'pasted') {
+      if (!(await this.typist.shown(agent, pane))) {
+        // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
+        return this.failed(d, `the paste never showed in ${pane.id}'s input box`, { maybeTyped: true, pasteLost: true });
+      }
+      const e = await this.typist.enter(pane, Math.max(0, this.typist.enterDelay(agent) - (performance.now() - d.pastedAt)));
+      if (!e.ok) return this.failed(d, e.error, { maybeTyped: true });
+      d = this.set(entered(d));
+    }
+    if (d.phase === 'entered') {
+      const c = await this.typist.confirm(agent, pane, ours);
+      if (!c.ok) return this.failed(d, c.error, { maybeTyped: true });
+      d = this.set(confirmed(d, c.value));
+    }
+    if (d.phase !== 'confirmed') return false;
+    this.availability.succeeded(r.receiver);
+    const done = stamped(r, d.confirmation, d.redelivered);
+    await this.bus.stamp(done);
+    this.delivery = null;
+    await this.report(done, d);
+    await this.onDelivered(done);
+    return true;
+  }
+
+  private set(d: Delivery): Delivery {
+    this.delivery = d;
+    return d;
+  }
+
+  private async failed(d: Delivery, error: string, how: { maybeTyped: boolean; pasteLost?: boolean }): Promise<false> {
+    this.set(failed(d, how));
+    const r = d.record;
+    if (this.lastError !== error) {
+      this.lastError = error;
+      this.log.warn(`${r.id} → ${r.receiver}: ${error}; will retry`);
+      const now = this.delivery!;
+      await this.bus.events.emit('delivery_failed', { id: r.id, to: r.receiver, error, pasted: now.phase !== 'committed' && now.phase !== 'archived', entered: now.phase === 'entered' || now.phase === 'confirmed' });
+    }
+    this.availability.retryLater(r.receiver);
+    return false;
+  }
+
+  /**
+   * SPEC §7's latency_ms runs from first sight to the paste; a file written out of turn spent most of it
+   * held, which is not delivery time (issue 12: "msg_0009 … in 9220.9 ms"), so the two are told apart.
+   */
+  private async report(r: ArchiveRecord, d: Extract<Delivery, { phase: 'confirmed' }>): Promise<void> {
+    const round = (ms: number) => Math.round(ms * 10) / 10;
+    const { firstSeen, turnSince } = d.timing;
+    const latency = round(d.pastedAt - firstSeen);
+    const held = round(Math.max(0, turnSince - firstSeen));
+    const typing = round(d.pastedAt - Math.max(firstSeen, turnSince));
+    const flag = d.redelivered ? { redelivered: true } : {};
+    if (d.redelivered) await this.bus.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
+    await this.bus.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, held_ms: held, delivery_ms: typing, ...flag });
+    const heldNote = held >= 1000 ? ` (held ${(held / 1000).toFixed(1)} s before its turn)` : '';
+    this.log.success(`${r.id} ${r.sender} → ${r.receiver}${d.redelivered ? ' (redelivered)' : ''} in ${typing} ms${heldNote}`);
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * One pass of the delivery loop: finish the delivery under way, answer a person's requests, let the
+ * conductor remind or end, then look at every direction's queue and deliver at most one message — the
+ * first, by name, of the queues whose sender holds the turn. Out-of-turn messages are held where they
+ * are (one `held` event each); one the policy never allows is rejected; a message still being written
+ * keeps its place in line.
+ */
+import type { Approval, DeliveryBus, Waiting } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
+import { decide, type Rules } from '../core/turns.js';
+import type { Logger } from '../lib/log.js';
+import type { Availability } from './availability.js';
+import type { Courier } from './courier.js';
+
+/** What taking a message did. */
+export type Take =
+  /** Committed and typed, stamped delivered. */
+  | { kind: 'delivered'; id: string }
+  /** Committed; typing it is being retried (the courier keeps it). */
+  | { kind: 'typing'; id: string }
+  /** The receiver's pane cannot take it now: it stays where it is. */
+  | { kind: 'unavailable'; reason: string }
+  /** Not its turn after all, or not allowed (the state moved). */
+  | { kind: 'refused'; reason: string }
+  /** Gone, or changed since it was examined (it is examined again). */
+  | { kind: 'gone' }
+  | { kind: 'changed' };
+
+export class Pass {
+  /** After a resume, held messages are reported again (once each). */
+  private heldForgotten = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly rules: Rules,
+    private readonly bus: DeliveryBus,
+    private readonly courier: Courier,
+    private readonly availability: Availability,
+    private readonly log: Logger,
+    private readonly hooks: {
+      /** A person's requests may be waiting. */
+      requestsWaiting(): boolean;
+      runRequests(): Promise<void>;
+      conduct(): Promise<void>;
+      /** A turn step committed: a new turn, whose reminders are planned afresh. */
+      committed(): void;
+    },
+  ) {}
+
+  /** Report every held message again (a resume: the reasons they wait have changed). */
+  forgetHeld(): void {
+    this.heldForgotten = true;
+  }
+
+  /** True when it did something another pass should follow at once. */
+  async run(): Promise<boolean> {
+    // A cut-short delivery goes first; until it is done nothing else is delivered (but bad files are still rejected).
+    const free = !this.courier.busy || (await this.courier.advance());
+    // A person's requests are answered even while a delivery is stuck (each one says what it cannot do
+    // now); reminders wait until nothing is half-typed.
+    if (this.hooks.requestsWaiting()) await this.hooks.runRequests();
+    if (free) await this.hooks.conduct();
+
+    let best: Waiting | null = null;
+    const queues = await this.bus.queues();
+    if (this.heldForgotten) for (const q of queues) for (const w of q.items) w.heldLogged = false;
+    this.heldForgotten = false;
+    for (const q of queues) {
+      let head = true;
+      for (const w of q.items) {
+        if (!w.ready) {
+          head = false; // an earlier file still being written keeps its place in the order
+          continue;
+        }
+        const d = decide(this.bus.state(), w.direction, this.rules);
+        if (d.action === 'reject') {
+          await this.bus.reject(w, d.reason);
+        } else if (d.action === 'hold') {
+          if (!w.heldLogged) {
+            w.heldLogged = true;
+            this.log.info(`held ${w.direction.name}/${w.name}: ${d.reason}`);
+            await this.bus.events.emit('held', { file: w.name, direction: w.direction.name, reason: d.reason });
+          }
+        } else if (head && (!best || w.name < best.name)) {
+          w.turnSince ??= performance.now(); // its turn came: the time held in its folder ends here
+          best = w;
+        }
+        head = false;
+      }
+    }
+    if (!free || !best) return false;
+    if (this.config.turns.moderated) return (await this.bus.moderate(best)) !== 'held';
+    return (await this.take(best)).kind !== 'unavailable';
+  }
+
+  /**
+   * Deliver `w` (a waiting message, or an approval a person approved): its receiver's pane must be able
+   * to take it, then the turn step commits and the courier types it. `extra` goes into the record.
+   */
+  async take(w: Waiting | Approval, extra: Record<string, unknown> = {}): Promise<Take> {
+    // Not committed while the receiver's pane is missing: the message stays where it is (SPEC §6).
+    const ready = await this.availability.check(w.direction.to);
+    if (!ready.ok) return { kind: 'unavailable', reason: ready.reason };
+    const c = await this.bus.commit(w, (state) => decide(state, w.direction, this.rules), extra);
+    if (c.kind === 'refused') return { kind: 'refused', reason: c.decision.reason };
+    if (c.kind !== 'committed') return { kind: c.kind };
+    this.hooks.committed();
+    const now = performance.now();
+    const timing = 'firstSeen' in w ? { firstSeen: w.firstSeen, turnSince: w.turnSince ?? w.firstSeen } : { firstSeen: now, turnSince: now };
+    this.courier.begin(c.record, timing, { typed: false, saved: c.saved });
+    const delivered = await this.courier.advance(ready.pane);
+    return delivered ? { kind: 'delivered', id: c.record.id } : { kind: 'typing', id: c.record.id };
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * When the daemon looks: one pass at a time, run again whenever something asked for one while a pass was
+ * running (a hint, a timer, a wake-up), so no kick is ever lost and passes never overlap. A pass that did
+ * something (delivered, took, moved) is followed by another at once; one that could not is woken later.
+ */
+import type { Logger } from '../lib/log.js';
+
+export class Scheduler {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopping = false;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private wakeAt = Infinity;
+
+  constructor(
+    /** One pass; true when it did something and another should follow at once. */
+    private readonly pass: () => Promise<boolean>,
+    private readonly log: Logger,
+  ) {}
+
+  get stopped(): boolean {
+    return this.stopping;
+  }
+
+  /** Run a pass now, or once more after the current one. */
+  kick(): void {
+    if (this.stopping) return;
+    this.again = true;
+    this.running ??= this.loop();
+  }
+
+  /** Ask for a pass at most `ms` from now (keeps the earliest request). */
+  wakeIn(ms: number): void {
+    if (this.stopping) return;
+    const at = performance.now() + ms;
+    if (this.wakeTimer && at >= this.wakeAt) return;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    this.wakeAt = at;
+    this.wakeTimer = setTimeout(() => {
+      this.wakeTimer = null;
+      this.wakeAt = Infinity;
+      this.kick();
+    }, ms);
+  }
+
+  /** No more passes; resolves when the one running (if any) is done. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.wakeTimer) clearTimeout(this.wakeTimer);
+    await this.running?.catch(() => {});
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      // `again` is checked and `running` cleared with no await in between, so no kick is ever lost.
+      while (this.again && !this.stopping) {
+        this.again = false;
+        try {
+          while (!this.stopping && (await this.pass())) {
+            /* did something; look again */
+          }
+        } catch (err) {
+          // Nothing a file contains may stop the daemon; an unexpected failure is logged and retried.
+          this.log.error(`delivery loop: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+          this.wakeIn(1000);
+        }
+      }
+    } finally {
+      this.running = null;
+    }
+  }
+}

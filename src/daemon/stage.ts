@@ -1,0 +1,35 @@
+/**
+ * What a person's requests (steering.ts) and conversation control (conductor.ts) may use of the daemon:
+ * its bus, its typist, and a few of its moves. Built by the daemon from its parts (daemon.ts).
+ */
+import type { Approval, DeliveryBus, Waiting } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
+import type { FinishReason } from '../core/conversation.js';
+import type { Rules } from '../core/turns.js';
+import type { Logger } from '../lib/log.js';
+import type { Ready, Typist } from '../terminal/typist.js';
+import type { Take } from './pass.js';
+
+export interface Stage {
+  readonly config: Config;
+  readonly bus: DeliveryBus;
+  readonly typist: Typist;
+  readonly log: Logger;
+  readonly rules: Rules;
+  /** A command answering its own request with no daemon running (`baton send` with nothing up). */
+  readonly oneshot: boolean;
+  /** The agent a delivery not yet stamped is for (its paste may be in the box without its Enter). */
+  deliveringTo(): string | null;
+  /** Deliver a waiting message or an approval now; `extra` goes into its record. */
+  take(w: Waiting | Approval, extra?: Record<string, unknown>): Promise<Take>;
+  /** The agent's pane when it can take text now, else why not. */
+  ready(agent: string): Promise<Ready>;
+  /** Type text of baton's own into an agent's pane (paste, Enter, confirm). Null when typed, else why not. */
+  typeInto(agent: string, text: string): Promise<string | null>;
+  /** End the conversation: the state says why, every pane is told. */
+  finish(reason: FinishReason, note?: string): Promise<void>;
+  /** Ask the loop for a pass at most `ms` from now. */
+  wakeIn(ms: number): void;
+  /** The conversation was resumed or its turn clock restarted: plan again, look at held messages again. */
+  resumed(): void;
+}

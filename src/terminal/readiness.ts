@@ -1,0 +1,62 @@
+/**
+ * The readiness gate: may text be typed into this agent's pane now? The pane must exist and be alive,
+ * not in copy mode (a person scrolling: the Enter would be swallowed), not a bare shell where an agent
+ * CLI should be (the text would run as commands), and — for kinds whose screen baton reads — showing its
+ * input box, empty (no dialog, no text a person is typing, nothing unrecognised).
+ */
+import type { Agent } from '../config/config.js';
+import { KINDS } from './kinds.js';
+import { capture, targetOf, type PaneInfo } from './pane.js';
+import { programName } from './program.js';
+import { screenProblem, type Screen } from './screen.js';
+import { readDemoScreen } from './screens/demo.js';
+import type { Tmux } from './tmux.js';
+
+/** Programs that mean "the agent is gone and a shell is in its place": typed text would run as commands. */
+export const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'tcsh', 'csh', 'ash', 'busybox', 'login']);
+
+/**
+ * A shell waiting for commands where an agent should be: the pane was started as a shell (a person's
+ * interactive pane, where they ran the agent by hand) and a shell is in the foreground again. A shell
+ * wrapping a started program (`agent > log 2>&1`) is not this: its pane was started with that program.
+ */
+export function isBareShell(pane: PaneInfo): boolean {
+  return SHELLS.has(pane.command) && (pane.startCommand === '' || SHELLS.has(programName(pane.startCommand)));
+}
+
+/**
+ * Why text must not be typed into this agent's pane now, or null when it may. A known agent CLI replaced
+ * by a shell would run the text as commands. A pane `baton up` started runs the agent itself, so when
+ * the agent exits the pane is dead, not a shell; the shell check is for panes a person started (targets,
+ * or their own session). Generic programs may legitimately be shell scripts, so only known kinds count.
+ */
+export function whyNotTypable(agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null): string | null {
+  if (!pane) return agent.target ? `there is no pane ${agent.target}` : `there is no tmux session "${agent.session}"`;
+  if (pane.dead) return `pane ${pane.id} is dead`;
+  if (KINDS[agent.kind].agentCli && pane.agentPane !== pane.id && isBareShell(pane)) return `pane ${pane.id} runs a bare shell (${pane.command}), not the agent`;
+  // In copy mode Enter is swallowed while a paste still reaches the program; a person is scrolling.
+  if (pane.inMode) return `pane ${pane.id} is in copy mode (someone is scrolling it)`;
+  return null;
+}
+
+/** The screen as the agent's kind reads it; null when the kind's screen is not known (or unreadable). */
+export async function readScreen(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo): Promise<Screen | null> {
+  const read = pane.demo ? readDemoScreen : KINDS[agent.kind].readScreen;
+  if (!read) return null;
+  const lines = await capture(tmux, pane);
+  return lines ? read(lines) : { state: 'unknown', detail: 'capture-pane failed' };
+}
+
+/** Does baton confirm submits on this pane's screen? (The demo agent's screen is only a readiness gate.) */
+export const screenRead = (agent: Pick<Agent, 'kind'>, pane: PaneInfo): boolean => Boolean(KINDS[agent.kind].readScreen) && !pane.demo;
+
+/** Why a message must wait now (with the screen that says so, if any), or null when it may be typed. */
+export async function whyNotReady(tmux: Tmux, agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null): Promise<{ reason: string; screen?: Screen } | null> {
+  const reason = whyNotTypable(agent, pane);
+  if (reason || !pane) return { reason: reason ?? 'no pane' };
+  const screen = await readScreen(tmux, agent, pane);
+  const problem = screen && screenProblem(screen);
+  return problem ? { reason: `pane ${pane.id}: ${problem}`, screen: screen! } : null;
+}
+
+export { targetOf };

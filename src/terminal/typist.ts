@@ -1,0 +1,38 @@
+/**
+ * The terminal side as the daemon sees it: an agent's pane, ready or why not, and the steps of typing
+ * into it. An interface, so the courier's phase machine, backoff and redelivery are unit-tested against a
+ * recording fake (test/helpers/recording-typist.ts), as libtmux tests its agent driver against a recording
+ * engine; tmux-typist.ts is the real one, tested against a private tmux server.
+ *
+ * Outcomes are data: a step that fails says why and whether the text may have reached the pane.
+ */
+import type { Agent } from '../config/config.js';
+import type { Confirmation } from '../core/record.js';
+import type { PaneInfo } from './pane.js';
+import type { Screen } from './screen.js';
+
+export type Ready = { ok: true; pane: PaneInfo } | { ok: false; reason: string; screen?: Screen };
+
+/** A step's outcome. `maybeTyped`: the text may be in the pane even though the step failed (a timeout mid-paste). */
+export type Typed<T> = { ok: true; value: T } | { ok: false; error: string; maybeTyped: boolean };
+
+export interface Typist {
+  /**
+   * The agent's pane when text may be typed into it now, else why not. `ours`: how a delivery that may
+   * already be in the box starts (pasted, not yet submitted), so text there that is its own does not block.
+   */
+  ready(agent: Agent, ours?: string): Promise<Ready>;
+  /** Paste `text` as one unit. Resolves with performance.now() when the paste was done. */
+  paste(pane: PaneInfo, text: string): Promise<Typed<number>>;
+  /** Does the paste show in the input box yet? (True at once where the screen is not read.) */
+  shown(agent: Agent, pane: PaneInfo): Promise<boolean>;
+  /** Press Enter after `delayMs`. */
+  enter(pane: PaneInfo, delayMs: number): Promise<Typed<void>>;
+  /** After Enter: was it submitted? One more Enter when text starting with `ours` is still in the box. */
+  confirm(agent: Agent, pane: PaneInfo, ours: string): Promise<Typed<Confirmation>>;
+  /** Every step at once, for baton's own notices and a person's messages. */
+  type(agent: Agent, pane: PaneInfo, text: string, delayMs: number): Promise<Typed<Confirmation>>;
+  /** The pause before Enter for this agent: the config's, else its kind's. */
+  enterDelay(agent: Agent): number;
+  close(): void;
+}

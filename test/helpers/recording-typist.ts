@@ -1,0 +1,72 @@
+/**
+ * A Typist that records every call and answers from a script, as libtmux tests its agent driver against
+ * a recording engine: the courier's phase machine, backoff and redelivery are unit-tested with it, with
+ * no tmux. Each step answers ok unless the script says otherwise for that call.
+ */
+import type { Agent } from '../../src/config/config.js';
+import type { Confirmation } from '../../src/core/record.js';
+import type { PaneInfo } from '../../src/terminal/pane.js';
+import type { Ready, Typed, Typist } from '../../src/terminal/typist.js';
+
+export type Call =
+  | { step: 'ready'; agent: string; ours?: string | undefined }
+  | { step: 'paste'; pane: string; text: string }
+  | { step: 'shown'; pane: string }
+  | { step: 'enter'; pane: string; delayMs: number }
+  | { step: 'confirm'; pane: string; ours: string }
+  | { step: 'type'; pane: string; text: string };
+
+type Failure = { ok: false; error: string; maybeTyped: boolean };
+
+export const pane = (id = '%1'): PaneInfo => ({ id, session: 's', dead: false, inMode: false, command: 'x', agentPane: id, demo: false, activity: 0, startCommand: '' });
+
+export class RecordingTypist implements Typist {
+  readonly calls: Call[] = [];
+  /** Scripted answers, consumed in order per step; a step with none left answers ok. */
+  readonly script: { ready: Ready[]; paste: Failure[]; shown: boolean[]; enter: Failure[]; confirm: Array<Failure | Confirmation> } = { ready: [], paste: [], shown: [], enter: [], confirm: [] };
+  private clock = 0;
+
+  constructor(private readonly delay = 150) {}
+
+  async ready(agent: Agent, ours?: string): Promise<Ready> {
+    this.calls.push({ step: 'ready', agent: agent.name, ours });
+    return this.script.ready.shift() ?? { ok: true, pane: pane() };
+  }
+
+  async paste(p: PaneInfo, text: string): Promise<Typed<number>> {
+    this.calls.push({ step: 'paste', pane: p.id, text });
+    return this.script.paste.shift() ?? { ok: true, value: ++this.clock };
+  }
+
+  async shown(_agent: Agent, p: PaneInfo): Promise<boolean> {
+    this.calls.push({ step: 'shown', pane: p.id });
+    return this.script.shown.shift() ?? true;
+  }
+
+  async enter(p: PaneInfo, delayMs: number): Promise<Typed<void>> {
+    this.calls.push({ step: 'enter', pane: p.id, delayMs });
+    return this.script.enter.shift() ?? { ok: true, value: undefined };
+  }
+
+  async confirm(_agent: Agent, p: PaneInfo, ours: string): Promise<Typed<Confirmation>> {
+    this.calls.push({ step: 'confirm', pane: p.id, ours });
+    const next = this.script.confirm.shift() ?? 'not_checked';
+    return typeof next === 'string' ? { ok: true, value: next } : next;
+  }
+
+  async type(_agent: Agent, p: PaneInfo, text: string): Promise<Typed<Confirmation>> {
+    this.calls.push({ step: 'type', pane: p.id, text });
+    return { ok: true, value: 'not_checked' };
+  }
+
+  enterDelay(): number {
+    return this.delay;
+  }
+
+  close(): void {}
+
+  /** The steps taken so far, by name (and the header line of each paste). */
+  steps(): string[] {
+    return this.calls.map((c) => (c.step === 'paste' ? `paste ${c.text.split('\n')[0]}` : c.step));
+  }
+}

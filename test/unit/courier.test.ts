@@ -1,0 +1,159 @@
+/**
+ * The courier's phase machine (core/delivery.ts, daemon/courier.ts) against a recording typist and an
+ * in-memory bus: no tmux, no disk, no clock. Each failure goes back only as far as it must; a paste that
+ * may have reached the pane makes every later paste say "(redelivered)"; the backoff grows and resets.
+ */
+import { describe, expect, it } from 'vitest';
+import type { DeliveryBus } from '../../src/bus/bus.js';
+import { parseConfig } from '../../src/config/config.js';
+import type { ArchiveRecord } from '../../src/core/record.js';
+import { Availability } from '../../src/daemon/availability.js';
+import { Courier } from '../../src/daemon/courier.js';
+import { log } from '../../src/lib/log.js';
+import { RecordingTypist } from '../helpers/recording-typist.js';
+
+const config = parseConfig(
+  { agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } }, directions: { a_to_b: ['a', 'b'], b_to_a: ['b', 'a'] } },
+  '/p/config.json',
+  '/p',
+);
+const record: ArchiveRecord = {
+  id: 'msg_0007', reply_to: 'msg_0006', sender: 'a', receiver: 'b', type: 'message', content: 'hello',
+  direction: 'a_to_b', source_file: 'm.json', received_at: '2026-01-01T00:00:00.000Z', delivered_at: null,
+};
+
+function world(opts: { stampFails?: number } = {}) {
+  const typist = new RecordingTypist();
+  const stamps: ArchiveRecord[] = [];
+  const events: Array<{ event: string; fields: Record<string, unknown> }> = [];
+  const wakes: number[] = [];
+  let stampFails = opts.stampFails ?? 0;
+  let saves = 0;
+  const bus = {
+    events: { emit: async (event: string, fields: Record<string, unknown> = {}) => void events.push({ event, fields }) },
+    saveState: async () => void saves++,
+    stamp: async (r: ArchiveRecord) => {
+      if (stampFails-- > 0) throw new Error('disk full');
+      stamps.push(r);
+    },
+  } as unknown as DeliveryBus;
+  const quiet = log.create({ level: 0 });
+  const availability = new Availability(config, typist, bus.events, quiet, (ms) => wakes.push(ms), false);
+  const delivered: ArchiveRecord[] = [];
+  const courier = new Courier(config, bus, typist, availability, quiet, async (r) => void delivered.push(r));
+  return { typist, stamps, events, wakes, courier, delivered, saves: () => saves };
+}
+
+const begin = (w: ReturnType<typeof world>, opts = { typed: false, saved: true }) => w.courier.begin(record, { firstSeen: 0, turnSince: 0 }, opts);
+
+describe('the courier', () => {
+  it('types a committed message phase by phase and stamps it once', async () => {
+    const w = world();
+    begin(w);
+    expect(w.courier.phase).toBe('committed');
+    expect(await w.courier.advance()).toBe(true);
+    expect(w.typist.steps()).toEqual(['ready', 'paste [baton] msg_0007 from a (reply to msg_0006)', 'shown', 'enter', 'confirm']);
+    expect(w.stamps).toHaveLength(1);
+    expect(w.stamps[0]).toMatchObject({ id: 'msg_0007', confirmed: 'not_checked' });
+    expect(w.stamps[0]!.delivered_at).toBeTruthy();
+    expect(w.stamps[0]!.redelivered).toBeUndefined();
+    expect(w.courier.busy).toBe(false);
+    expect(w.delivered.map((r) => r.id)).toEqual(['msg_0007']);
+    expect(w.events.map((e) => e.event)).toEqual(['delivered']);
+  });
+
+  it('a state not yet saved is saved before anything is typed', async () => {
+    const w = world();
+    begin(w, { typed: false, saved: false });
+    expect(w.courier.phase).toBe('archived');
+    await w.courier.advance();
+    expect(w.saves()).toBe(1);
+    expect(w.typist.steps()[1]).toMatch(/^paste /);
+  });
+
+  it('a paste that failed cleanly is pasted again unflagged; one that may have landed is pasted again flagged', async () => {
+    const clean = world();
+    clean.typist.script.paste.push({ ok: false, error: 'no such buffer', maybeTyped: false });
+    begin(clean);
+    expect(await clean.courier.advance()).toBe(false);
+    expect(clean.courier.phase).toBe('committed');
+    expect(await clean.courier.advance()).toBe(true);
+    expect(clean.typist.steps().filter((s) => s.startsWith('paste'))).toEqual(['paste [baton] msg_0007 from a (reply to msg_0006)', 'paste [baton] msg_0007 from a (reply to msg_0006)']);
+    expect(clean.stamps[0]!.redelivered).toBeUndefined();
+
+    const timedOut = world();
+    timedOut.typist.script.paste.push({ ok: false, error: 'tmux timed out', maybeTyped: true });
+    begin(timedOut);
+    await timedOut.courier.advance();
+    await timedOut.courier.advance();
+    expect(timedOut.typist.steps().filter((s) => s.startsWith('paste'))[1]).toBe('paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)');
+    expect(timedOut.stamps[0]!.redelivered).toBe(true);
+    expect(timedOut.events.map((e) => e.event)).toEqual(['delivery_failed', 'redelivered', 'delivered']);
+  });
+
+  it('a paste that never showed in the box is pasted again in full, flagged; a lost Enter is pressed again alone', async () => {
+    const lost = world();
+    lost.typist.script.shown.push(false);
+    begin(lost);
+    expect(await lost.courier.advance()).toBe(false);
+    expect(lost.courier.phase).toBe('committed');
+    await lost.courier.advance();
+    expect(lost.typist.steps()).toEqual(['ready', 'paste [baton] msg_0007 from a (reply to msg_0006)', 'shown', 'ready', 'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)', 'shown', 'enter', 'confirm']);
+    // The retry looked for its own text in the box: it may be there, unsubmitted.
+    expect(lost.typist.calls[3]).toMatchObject({ step: 'ready', ours: '[baton] msg_0007 ' });
+
+    const enter = world();
+    enter.typist.script.enter.push({ ok: false, error: 'Enter failed', maybeTyped: true });
+    begin(enter);
+    expect(await enter.courier.advance()).toBe(false);
+    expect(enter.courier.phase).toBe('pasted');
+    await enter.courier.advance();
+    expect(enter.typist.steps()).toEqual(['ready', 'paste [baton] msg_0007 from a (reply to msg_0006)', 'shown', 'enter', 'ready', 'shown', 'enter', 'confirm']);
+    expect(enter.stamps[0]!.redelivered).toBeUndefined(); // typed once: not flagged
+  });
+
+  it('an unconfirmed submit is only looked at again; a failed stamp is stamped again with nothing typed', async () => {
+    const w = world({ stampFails: 1 });
+    w.typist.script.confirm.push({ ok: false, error: 'not confirmed', maybeTyped: true });
+    begin(w);
+    expect(await w.courier.advance()).toBe(false);
+    expect(w.courier.phase).toBe('entered');
+    await expect(w.courier.advance()).rejects.toThrow('disk full');
+    expect(w.courier.phase).toBe('confirmed');
+    expect(await w.courier.advance()).toBe(true);
+    expect(w.typist.steps().filter((s) => s !== 'ready')).toEqual(['paste [baton] msg_0007 from a (reply to msg_0006)', 'shown', 'enter', 'confirm', 'confirm']);
+    expect(w.stamps).toHaveLength(1);
+  });
+
+  it('a delivery cut short at start-up that may have been typed is typed again flagged', async () => {
+    const w = world();
+    begin(w, { typed: true, saved: true });
+    await w.courier.advance();
+    expect(w.typist.steps()[1]).toBe('paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)');
+    expect(w.stamps[0]!.redelivered).toBe(true);
+  });
+
+  it('an unavailable pane waits with a growing backoff, reported once per outage; a success resets it', async () => {
+    const w = world();
+    for (let i = 0; i < 7; i++) w.typist.script.ready.push({ ok: false, reason: 'there is no tmux session "b"' });
+    begin(w);
+    for (let i = 0; i < 7; i++) expect(await w.courier.advance()).toBe(false);
+    expect(w.wakes).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000]);
+    expect(w.events.filter((e) => e.event === 'pane_unavailable')).toHaveLength(1);
+    expect(await w.courier.advance()).toBe(true);
+    expect(w.events.filter((e) => e.event === 'pane_available')).toHaveLength(1);
+    expect(w.typist.calls.filter((c) => c.step === 'paste')).toHaveLength(1);
+    w.typist.script.ready.push({ ok: false, reason: 'gone again' });
+    begin(w);
+    await w.courier.advance();
+    expect(w.wakes.at(-1)).toBe(250);
+  });
+
+  it('the same failure is reported once, a different one again', async () => {
+    const w = world();
+    w.typist.script.enter.push({ ok: false, error: 'A', maybeTyped: true }, { ok: false, error: 'A', maybeTyped: true }, { ok: false, error: 'B', maybeTyped: true });
+    begin(w);
+    for (let i = 0; i < 4; i++) await w.courier.advance();
+    expect(w.events.filter((e) => e.event === 'delivery_failed').map((e) => e.fields.error)).toEqual(['A', 'B']);
+  });
+});
