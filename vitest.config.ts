@@ -8,5 +8,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two cores: at most two files at a time keeps tmux timings sane.
     maxWorkers: 2,
+    // In CI (.ci/run) a JSON report too, for its one-line summary.
+    ...(process.env.CI ? { reporters: ['default', 'json'], outputFile: { json: '.ci/out/vitest.json' } } : {}),
   },
 });

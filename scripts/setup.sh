@@ -1,24 +1,18 @@
 #!/usr/bin/env bash
-# Seed-compatible entry point: does what "baton up" does. Installs and builds on first use, so a fresh
-# clone needs nothing but Node >= 20.19 and tmux.
+# The run command (seed-compatible entry point): does what "baton up" does, after setting up what running
+# needs on this machine — npm packages, a build, tmux (installed where it can be; otherwise it stops and
+# prints the one command that would). A fresh clone needs nothing but Node >= 20.19.
 #   bash scripts/setup.sh            # the agents named in config.json
 #   bash scripts/setup.sh --demo     # the bundled demo agents (no agent CLI needed)
-# Any other "baton up" option (--fresh, --config FILE) is passed through.
+# Any other "baton up" option (--fresh, --topic TEXT, --config FILE) is passed through.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-if ! command -v tmux >/dev/null 2>&1; then
-  echo "baton needs tmux: apt-get install -y tmux (Debian/Ubuntu) or brew install tmux (macOS)" >&2
-  exit 1
-fi
-if [ ! -d node_modules ]; then
-  echo "[setup] installing dependencies (npm ci)…"
-  npm ci --no-audit --no-fund --loglevel=error
-fi
-if [ ! -f dist/cli.js ] || [ -n "$(find src -newer dist/cli.js -name '*.ts' -print -quit)" ]; then
-  echo "[setup] building…"
-  npm run --silent build
-fi
+BATON_SCRIPT=setup
+. scripts/lib/require.sh
+need_tmux
+need_node_modules
+need_build
 node dist/cli.js up "$@"
 # Like the original tool: end up watching the first agent when run from a terminal.
 if [ -t 0 ] && [ -t 1 ] && [ -z "${TMUX:-}" ] && [ -z "${CI:-}" ]; then
