@@ -8,6 +8,7 @@ cd "$root"
 BATON_SCRIPT=test
 . scripts/lib/require.sh
 need_node_modules
+need_tools
 need_tmux
 need_chromium
 need_postgres
