@@ -76,6 +76,8 @@ export interface Snapshot {
   status: StatusReport | null;
   screens: Record<string, string | null>;
   messages: Page;
+  /** The last events before the cursor (up to 40, oldest first), so the events panel starts filled. */
+  events: Array<Record<string, unknown>>;
 }
 
 /** A control's answer (POST /api/send, end, resume, approve, reject), as the CLI commands get it. */

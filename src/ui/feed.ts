@@ -19,6 +19,8 @@ import { Transcript } from './transcript.js';
 
 /** A tab further behind than this is told to reload instead of being replayed line by line. */
 const MAX_REPLAY_BYTES = 4 * 1024 * 1024;
+/** Events a snapshot carries for the events panel (the page keeps as many). */
+const RECENT = 40;
 
 export interface FeedOptions {
   statusEveryMs?: number;
@@ -58,6 +60,8 @@ export class Feed {
   private pumping: Promise<void> = Promise.resolve();
   private pumpQueued = false;
   private follower: { close(): void } | null = null;
+  /** The last events read, for a snapshot's events panel (issue 12: it stayed empty until one came). */
+  private recent = new Recent();
   private timers: NodeJS.Timeout[] = [];
   private closed = false;
   private readonly opts: Required<FeedOptions>;
@@ -70,6 +74,11 @@ export class Feed {
     this.transcript = new Transcript(bus);
     this.opts = { statusEveryMs: 4000, screensEveryMs: 3000, heartbeatMs: 15_000, onError: () => {}, ...opts };
     this.live = new LiveStatus(config, bus, { push: (chunk) => this.broadcast(chunk), watched: () => this.subs.size > 0 && !this.closed, onError: this.opts.onError });
+  }
+
+  /** The last events up to the cursor, oldest first. */
+  get recentEvents(): Array<Record<string, unknown>> {
+    return this.recent.list();
   }
 
   /** Where the feed is now: what a snapshot taken this moment has seen. */
@@ -117,9 +126,14 @@ export class Feed {
       const { gen, end } = await this.bus.events.head();
       const ids = await this.transcript.read();
       const nudges = new Map<string, number>();
+      const recent = new Recent();
       try {
-        const r = await this.bus.events.read(gen, 0, end, (e) => void count(nudges, e));
+        const r = await this.bus.events.read(gen, 0, end, (e) => {
+          count(nudges, e);
+          recent.add(e);
+        });
         this.transcript.replace(ids, nudges);
+        this.recent = recent;
         this.offset = r.last;
         this.skipping = r.skipping;
         this.gen = gen;
@@ -154,7 +168,7 @@ export class Feed {
         const start = c && (c.gen === gen || (c.gen === NO_LOG && c.offset === 0)) ? c.offset : null;
         if (start === null || start > until || until - start > MAX_REPLAY_BYTES) send(sse('reset', { cursor: this.cursor }));
         // Labelled with the generation the cursor was checked against: the file is checked to be that one.
-        else await this.bus.events.read(gen, start, until, async (e, end) => alive && send(await this.render(e, end, gen)));
+        else await this.bus.events.read(gen, start, until, async (e, end) => alive && send(await render(this.transcript, e, end, gen)));
       }
     } catch (err) {
       this.opts.onError(err);
@@ -211,8 +225,9 @@ export class Feed {
         size,
         async (e, end) => {
           count(this.transcript.nudges, e);
+          this.recent.add(e);
           if (isDelivery(e)) this.transcript.add(e.id);
-          const chunk = await this.render(e, end, gen);
+          const chunk = await render(this.transcript, e, end, gen);
           // Offset and broadcast move together: every line before `offset` has reached every live tab.
           this.offset = end;
           this.broadcast(chunk);
@@ -230,15 +245,6 @@ export class Feed {
     this.live.soon();
   }
 
-  private async render(e: Record<string, unknown>, end: number, gen: string): Promise<string> {
-    const data: FeedEvent = { e };
-    if (isDelivery(e)) {
-      data.bubble = await this.transcript.bubble(e.id);
-      data.pos = this.transcript.position(e.id);
-    }
-    if (e.event === 'nudged' && typeof e.reply_to === 'string') data.nudges = this.transcript.nudges.get(e.reply_to) ?? 0;
-    return sse('baton', data, cursorOf(gen, end));
-  }
 
 }
 
@@ -248,4 +254,29 @@ function isDelivery(e: Record<string, unknown>): e is Record<string, unknown> & 
 
 function count(nudges: Map<string, number>, e: Record<string, unknown>): void {
   if (e.event === 'nudged' && typeof e.reply_to === 'string') nudges.set(e.reply_to, (nudges.get(e.reply_to) ?? 0) + 1);
+}
+
+/** The last RECENT events, oldest first. */
+class Recent {
+  private events: Array<Record<string, unknown>> = [];
+
+  add(e: Record<string, unknown>): void {
+    this.events.push(e);
+    if (this.events.length > RECENT * 2) this.events.splice(0, this.events.length - RECENT);
+  }
+
+  list(): Array<Record<string, unknown>> {
+    return this.events.slice(-RECENT);
+  }
+}
+
+/** One event as the tabs get it: with its bubble (a delivery) or its reminder count, under its cursor. */
+async function render(transcript: Transcript, e: Record<string, unknown>, end: number, gen: string): Promise<string> {
+  const data: FeedEvent = { e };
+  if (isDelivery(e)) {
+    data.bubble = await transcript.bubble(e.id);
+    data.pos = transcript.position(e.id);
+  }
+  if (e.event === 'nudged' && typeof e.reply_to === 'string') data.nudges = transcript.nudges.get(e.reply_to) ?? 0;
+  return sse('baton', data, cursorOf(gen, end));
 }

@@ -49,8 +49,9 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
+/** The page's modules (web/*.ts, built to dist/web/) and its stylesheet: nothing else is served from disk. */
 const ASSETS: Record<string, { file: string; type: string }> = {
-  '/app.js': { file: join(PKG_ROOT, 'dist', 'web', 'app.js'), type: 'text/javascript; charset=utf-8' },
+  ...Object.fromEntries(['app', 'dom', 'transcript', 'panels'].map((m) => [`/${m}.js`, { file: join(PKG_ROOT, 'dist', 'web', `${m}.js`), type: 'text/javascript; charset=utf-8' }])),
   '/style.css': { file: join(PKG_ROOT, 'web', 'style.css'), type: 'text/css; charset=utf-8' },
 };
 const PAGE = join(PKG_ROOT, 'web', 'index.html');
@@ -212,6 +213,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
         status: feed.lastStatus,
         screens: feed.lastScreens,
         messages,
+        events: feed.recentEvents,
       };
       json(res, 200, snapshot);
       return;

@@ -305,4 +305,61 @@ describe('baton ui', () => {
     expect(JSON.parse(readFileSync(p.path('archive', 'msg_0001.json'), 'utf8')).content).toBe(`please approve me ${HOSTILE}`);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   });
+
+  it('a newcomer sees it load, the events so far, demo agents for what they are, and can start, pause and resume', async () => {
+    const p = project();
+    const log1 = await p.recorder('claude1', { reply: true });
+    const log2 = await p.recorder('claude2', { reply: true });
+    await p.startDaemon();
+    const u = await ui(p);
+    p.send('c1_to_c2', '001.json', { content: 'first' });
+    await waitFor('msg_0002 (claude2 answered)', () => p.archive()[1]?.delivered_at, 20_000);
+    await p.cli(['pause']); // the recorders would otherwise answer each other for ever
+
+    // While the snapshot is on its way the page says it is loading, never "No messages yet".
+    const context = await browser.newContext();
+    cleanups.push(() => context.close());
+    const page = await context.newPage();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route('**/api/snapshot*', async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(u.url);
+    expect(await page.locator('#empty').textContent()).toBe('Loading the conversation…');
+    expect(await page.locator('#empty').isVisible()).toBe(true);
+    release();
+    await page.locator('#m-msg_0002').waitFor();
+    expect(await page.locator('#empty').isHidden()).toBe(true);
+    // The events so far are there at once, before any new one comes.
+    expect(await page.locator('#events > li').count()).toBeGreaterThanOrEqual(4);
+    expect(await page.locator('#events > li strong').allTextContents()).toEqual(expect.arrayContaining(['delivered', 'paused']));
+    await page.locator('#facts', { hasText: 'paused' }).waitFor();
+
+    // A pane running the bundled demo agent says so on its card, not the configured kind.
+    expect(await page.locator('[data-agent="claude1"] .kind').textContent()).toBe('generic');
+    await p.tmux(['set-option', '-t', '=claude2:', '@baton_demo', '1']);
+    await page.locator('[data-agent="claude2"] .kind', { hasText: 'demo (for generic)' }).waitFor({ timeout: 15_000 });
+    await p.tmux(['set-option', '-u', '-t', '=claude2:', '@baton_demo']);
+
+    // Resume from the page: the held answer goes through; Pause holds the next one; the topic control
+    // types a kick-off to the holder, which answers it through baton.
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('#result.ok', { hasText: 'resumed (it was paused)' }).waitFor();
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await page.locator('#result.ok', { hasText: 'paused' }).waitFor();
+    const holder = p.state().current_turn as string;
+    await page.getByLabel('Give the agents a topic').fill('Plan the next release');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await page.locator('#result.ok', { hasText: `user_0001 typed into ${holder}'s pane` }).waitFor();
+    const holderLog = holder === 'claude1' ? log1 : log2;
+    await waitFor('the topic in the holder\'s pane', () => readRecorder(holderLog).pastes.some((t) => t.includes('Plan the next release') && t.includes('a person set this topic')));
+    const user = page.locator('#m-user_0001');
+    await user.waitFor();
+    expect(await user.locator('.content').textContent()).toBe('Plan the next release');
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.locator('#m-msg_0004, #m-msg_0005').first().waitFor({ timeout: 20_000 });
+    await p.cli(['pause']);
+  });
 });
