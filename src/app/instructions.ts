@@ -45,7 +45,10 @@ ${turns}
 
       [baton] ${policy === 'handoff' ? 'your turn: pass it on with: baton post --to AGENT "<your message>"' : `reply to ${next ?? others[0]} with: baton post "<your reply>"`}
 
-- Answer each message with **exactly one** message, then **stop and wait**. Do not poll, do not sleep in a
+${agent.kind === 'shell' ? `- This pane is a shell, so baton never types a message's text into it (a shell would run it): you get one
+  comment line naming the message, \`# baton: msg_0007 from ${others[0]} … - read it with: baton show msg_0007\`.
+  Read it with that command.
+` : ''}- Answer each message with **exactly one** message, then **stop and wait**. Do not poll, do not sleep in a
   loop, do not check folders: the next message will be typed into this pane when it comes.
 - A message written out of turn is not lost: baton holds it until your turn — but it is still one per turn.
 - Messages from a person start with \`[baton] user_0001 from user\`; they are not a turn and need no reply through baton.

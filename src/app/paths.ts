@@ -9,5 +9,7 @@ export const VERSION: string = (JSON.parse(readFileSync(join(PKG_ROOT, 'package.
 export const CLI_JS = join(PKG_ROOT, 'dist', 'cli.js');
 export const DEMO_JS = join(PKG_ROOT, 'dist', 'demo', 'agent.js');
 export const BIN_DIR = join(PKG_ROOT, 'bin');
+/** Tracks whether an agent pane's program asked for bracketed paste (tmux < 3.7 cannot say). */
+export const PASTE_TRACKER = join(PKG_ROOT, 'scripts', 'paste-mode.pl');
 /** The tmux session that runs the daemon (the original tool's name). */
 export const WATCHER_SESSION = 'watcher';

@@ -18,7 +18,7 @@ import { onPath, programOf } from '../terminal/program.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { mkdir } from 'node:fs/promises';
 import { writeInstructions } from './instructions.js';
-import { DEMO_JS } from './paths.js';
+import { DEMO_JS, PASTE_TRACKER } from './paths.js';
 import { request, startRequest } from './requests.js';
 import { paneEnv, sessionSuggestion, startWatcher, stopAll, waitForDaemon } from './sessions.js';
 
@@ -152,7 +152,7 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
     }
     await mkdir(agent.cwd, { recursive: true });
     const env = { ...paneEnv(config, agent), ...(demo ? { BATON_DEMO: '1', ...(topic !== undefined ? { BATON_DEMO_WAIT_TOPIC: '1' } : {}) } : {}) };
-    const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command, env, owner: root, demo });
+    const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command, env, owner: root, demo, pasteTracker: PASTE_TRACKER });
     if (!r.ok) {
       log.error(`${agent.name}: cannot start session "${agent.session}": ${r.stderr}`);
       return { ok: false, code: 1 };

@@ -23,7 +23,9 @@ import type { Decision } from '../core/turns.js';
 import type { Message } from '../core/message.js';
 import type { Direction } from '../config/config.js';
 import type { Logger } from '../lib/log.js';
-import type { EventLog, EventSource } from './events.js';
+import type { Holder, Lease } from './lease.js';
+import type { BusReader } from './reader.js';
+import type { EventLog } from './events.js';
 
 /** A message waiting in a direction, as the bus examined it. `key` is the bus's own handle for it. */
 export interface Waiting {
@@ -78,41 +80,7 @@ export interface Recovered {
   notes: string[];
 }
 
-/** Who holds (or asks for) the writer's lease. */
-export interface Holder {
-  pid: number;
-  host: string;
-  started_at: string;
-}
-
-/**
- * The right to write and type for one conversation (on the PostgreSQL bus: for one machine of it).
- * Promise: at most one live holder; a holder that stops renewing it (killed, paused) loses it to the next
- * taker after the bus's stale time.
- */
-export interface Lease {
-  readonly holder: Holder;
-  /** Called once when the lease is lost (taken over, or found compromised); nothing more may be written. */
-  onLost(listener: (why: string) => void): void;
-  /** Synchronous and cheap: throws FencedError when this holder may no longer write or type. */
-  check(): void;
-  release(): Promise<void>;
-}
-
-export class LeaseHeldError extends Error {
-  override name = 'LeaseHeldError';
-  constructor(
-    readonly where: string,
-    readonly holder: Holder | null,
-  ) {
-    super(holder ? `another baton daemon (pid ${holder.pid} on ${holder.host}, since ${holder.started_at}) holds ${where}` : `another baton daemon holds ${where}`);
-  }
-}
-
-/** A write or keystroke refused because this daemon no longer holds its lease. */
-export class FencedError extends Error {
-  override name = 'FencedError';
-}
+export { FencedError, fenceToken, LeaseHeldError, type Fence, type Holder, type Lease } from './lease.js';
 
 export type Hint = { kind: 'messages'; direction?: string } | { kind: 'requests' };
 
@@ -186,70 +154,7 @@ export interface DeliveryBus {
   close(): Promise<void>;
 }
 
-/** One doctor check a bus adds (claims left over, database schema, …). */
-export interface BusCheck {
-  name: string;
-  level: 'ok' | 'warn' | 'fail';
-  detail: string;
-}
-
-/** A message refused (SPEC §6): where it is kept, and why. */
-export interface Rejection {
-  stored_as: string;
-  file: string | null;
-  reason: string | null;
-  direction: string | null;
-  rejected_at: string | null;
-}
-
-export interface ApprovalView {
-  file: string;
-  from: string;
-  to: string;
-  type: string | null;
-  subject: string | null;
-  content: string;
-}
-
-export interface ArchiveView {
-  /** The highest archived counter (0: empty archive). */
-  n: number;
-  last: ArchiveRecord | null;
-  /** The state the archive implies. */
-  state: State;
-  /** Set when IDs are not exactly 1..n. */
-  gaps: string | null;
-}
-
-export interface BusReader {
-  /** Where the conversation lives, for a person (a folder, or a database and conversation name). */
-  readonly where: string;
-  readonly events: EventSource;
-  /** The stored state; null when there is none yet. Throws StateError when it is corrupt. */
-  readState(): Promise<State | null>;
-  /** Messages waiting per direction (held out of turn, or not taken yet). */
-  waitingCounts(): Promise<Record<string, number>>;
-  rejectedCount(): Promise<number>;
-  /** Approvals waiting, as `<direction>/<name>`. */
-  approvalKeys(): Promise<string[]>;
-  /** Every archived record (agents' and a person's), unsorted. */
-  records(): Promise<ArchiveRecord[]>;
-  /** Every archived record's ID (agents' and a person's), unsorted: cheaper than records(). */
-  recordIds(): Promise<string[]>;
-  /** The newest `limit` rejections with why each was refused, and how many there are. */
-  rejections(limit: number): Promise<{ count: number; items: Rejection[] }>;
-  /** Approvals waiting, with what they say (content cut at `cap` characters), in order. */
-  approvalsView(cap: number): Promise<ApprovalView[]>;
-  record(id: string): Promise<ArchiveRecord | null>;
-  /** What the archive says the state is: the one derivation recovery and doctor share. */
-  archiveView(): Promise<ArchiveView>;
-  /** Is a live daemon holding the writer's lease? */
-  daemon(): Promise<{ running: boolean; pid: number | null; holder: Holder | null }>;
-  /** Requests waiting for a daemon. */
-  requestsWaiting(): Promise<number>;
-  /** Checks only this kind of bus knows (doctor). */
-  checks(daemonRunning: boolean): Promise<BusCheck[]>;
-}
+export type { ApprovalView, ArchiveView, BusCheck, BusReader, Rejection } from './reader.js';
 
 export interface BusClient {
   /** An agent's message, stored whole or not at all. Returns where it went (a file path, a row). */

@@ -123,3 +123,21 @@ export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: stri
   if (text.endsWith('\\')) text += ' [end]';
   return text;
 }
+
+/** A message on one line, for a program that takes every line break as a submit (` ⏎ ` where they were). */
+export function oneLine(text: string): string {
+  return text.split('\n').join(' \u23CE ');
+}
+
+/**
+ * What a shell gets instead of a message (issue 13: `--kind shell` ran message content as commands): one
+ * comment line naming it, made of characters no shell gives a meaning to in any position — no quote,
+ * bracket, `$`, backtick, `;`, `&`, `|`, `<`, `>`, `*`, `?`, `!`, `\`, `#` after the first — so nothing of
+ * it can run, even in a shell without interactive comments. The content is read with `baton show ID`.
+ */
+export function inertLine(text: string): string {
+  const h = parseHeader(text);
+  const first = text.split('\n')[0] ?? '';
+  const said = h ? `${first.replace(/^\[baton\] /, '')} - read it with: baton show ${h.id}` : oneLine(text).replace(/^\[baton\] /, '');
+  return `# baton: ${said.replace(/[^A-Za-z0-9 _.,:@/+=%-]+/g, ' ').replace(/ {2,}/g, ' ').trim()}`;
+}

@@ -12,6 +12,17 @@
  */
 import type { ArchiveRecord, Confirmation } from './record.js';
 
+/**
+ * The pane a paste went into: its id, its first process and its tmux server. An Enter goes to that very
+ * pane or nowhere (issue 13: pane ids are reused by the next tmux server, and a session replaced inside
+ * the Enter delay got an Enter alone).
+ */
+export interface PaneRef {
+  id: string;
+  pid: number;
+  server: string;
+}
+
 /** When the message was first seen, and when its turn came (the time between was spent held). */
 export interface Timing {
   firstSeen: number;
@@ -29,11 +40,11 @@ export type Delivery =
   /** The turn step is durable; the text is to be pasted (flagged when `typed`). */
   | (Base & { phase: 'committed'; typed: boolean })
   /** Pasted into `pane` (this paste carried "(redelivered)" when `redelivered`). */
-  | (Base & { phase: 'pasted'; typed: true; redelivered: boolean; pane: string; pastedAt: number })
+  | (Base & { phase: 'pasted'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number })
   /** Enter pressed: only the look at the screen is left. */
-  | (Base & { phase: 'entered'; typed: true; redelivered: boolean; pane: string; pastedAt: number })
+  | (Base & { phase: 'entered'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number })
   /** Submitted: only the stamp is left. */
-  | (Base & { phase: 'confirmed'; typed: true; redelivered: boolean; pane: string; pastedAt: number; confirmation: Confirmation });
+  | (Base & { phase: 'confirmed'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number; confirmation: Confirmation });
 
 export type Phase = Delivery['phase'];
 
@@ -46,7 +57,7 @@ export function saved(d: Extract<Delivery, { phase: 'archived' }>): Delivery {
   return { ...d, phase: 'committed', typed: false };
 }
 
-export function pasted(d: Extract<Delivery, { phase: 'committed' }>, pane: string, at: number): Delivery {
+export function pasted(d: Extract<Delivery, { phase: 'committed' }>, pane: PaneRef, at: number): Delivery {
   return { record: d.record, timing: d.timing, phase: 'pasted', typed: true, redelivered: d.typed, pane, pastedAt: at };
 }
 

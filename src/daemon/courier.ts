@@ -6,17 +6,23 @@
  * Each step runs once: a retry after a failed Enter presses only Enter, a retry after an unconfirmed
  * submit only looks (and presses Enter once more if the text is still there), a paste that never showed
  * is pasted again in full, flagged "(redelivered)", and after a failed stamp nothing is typed at all.
+ *
+ * An Enter goes only to the pane instance that got the paste (issue 13): when the agent's pane is another
+ * one now — its session replaced, its tmux server restarted, its program restarted after it died — that
+ * paste is lost to it, and the message is typed again in full, flagged, into the pane there is now; never
+ * an Enter alone. A person scrolling (copy mode) holds the Enter until they stop. A keystroke tmux refuses
+ * because another daemon holds the conversation stops this daemon (FencedError).
  * A failure is reported once per distinct error (`delivery_failed`) and retried with the receiver's
  * backoff; it is never stamped delivered.
  */
-import type { DeliveryBus } from '../bus/bus.js';
+import { FencedError, type DeliveryBus } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
-import { headerPrefix, render, replyHint } from '../core/compose.js';
+import { headerPrefix, inertLine, oneLine, render, replyHint } from '../core/compose.js';
 import { begin, confirmed, entered, failed, mayBeInBox, pasted, saved, type Delivery, type Timing } from '../core/delivery.js';
 import { stamped, type ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
-import type { PaneInfo } from '../terminal/pane.js';
-import type { Typist } from '../terminal/typist.js';
+import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
+import type { Typed, Typist } from '../terminal/typist.js';
 import type { Availability } from './availability.js';
 
 export class Courier {
@@ -73,28 +79,33 @@ export class Courier {
       pane = ready.pane;
     }
     const agent = this.config.agents[r.receiver]!;
+    if (d.phase === 'pasted' && !samePane(paneRef(pane), d.pane)) {
+      return this.failed(d, `${r.receiver}'s pane is not the one the paste went into (${d.pane.id}, process ${d.pane.pid}); typing it again in ${pane.id}`, { maybeTyped: true, pasteLost: true });
+    }
     if (d.phase === 'committed') {
       const text = render(
         { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: d.typed },
         this.config.delivery.template,
         replyHint(this.config, r.receiver),
       );
-      const p = await this.typist.paste(pane, text);
-      if (!p.ok) return this.failed(d, p.error, { maybeTyped: p.maybeTyped });
-      d = this.set(pasted(d, pane.id, p.value));
+      const intake = await this.typist.intake(agent, pane);
+      const p = await this.typist.paste(pane, intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text);
+      if (!p.ok) return this.refusedOr(d, p, { maybeTyped: p.maybeTyped });
+      d = this.set(pasted(d, paneRef(pane), p.value));
     }
     if (d.phase === 'pasted') {
-      if (!(await this.typist.shown(agent, pane))) {
+      if (!(await this.typist.shown(agent, d.pane))) {
         // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
-        return this.failed(d, `the paste never showed in ${pane.id}'s input box`, { maybeTyped: true, pasteLost: true });
+        return this.failed(d, `the paste never showed in ${d.pane.id}'s input box`, { maybeTyped: true, pasteLost: true });
       }
-      const e = await this.typist.enter(pane, Math.max(0, this.typist.enterDelay(agent) - (performance.now() - d.pastedAt)));
-      if (!e.ok) return this.failed(d, e.error, { maybeTyped: true });
+      const e = await this.typist.enter(d.pane, Math.max(0, this.typist.enterDelay(agent) - (performance.now() - d.pastedAt)));
+      // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
+      if (!e.ok) return this.refusedOr(d, e, { maybeTyped: true, pasteLost: e.refused === 'moved' || e.refused === 'dead' });
       d = this.set(entered(d));
     }
     if (d.phase === 'entered') {
-      const c = await this.typist.confirm(agent, pane, ours);
-      if (!c.ok) return this.failed(d, c.error, { maybeTyped: true });
+      const c = await this.typist.confirm(agent, d.pane, ours);
+      if (!c.ok) return this.refusedOr(d, c, { maybeTyped: true });
       d = this.set(confirmed(d, c.value));
     }
     if (d.phase !== 'confirmed') return false;
@@ -110,6 +121,12 @@ export class Courier {
   private set(d: Delivery): Delivery {
     this.delivery = d;
     return d;
+  }
+
+  /** A step failed; one tmux refused because another daemon holds the conversation stops this one. */
+  private refusedOr(d: Delivery, t: Extract<Typed<unknown>, { ok: false }>, how: { maybeTyped: boolean; pasteLost?: boolean }): Promise<false> {
+    if (t.refused === 'fenced') throw new FencedError(t.error);
+    return this.failed(d, t.error, how);
   }
 
   private async failed(d: Delivery, error: string, how: { maybeTyped: boolean; pasteLost?: boolean }): Promise<false> {

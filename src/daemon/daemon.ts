@@ -5,13 +5,14 @@
  * endings). The rules are pure functions in core/; storage is the bus (bus/); the panes are the typist
  * (terminal/). Nothing here touches a file or tmux directly.
  */
-import type { Bus, DeliveryBus, Lease } from '../bus/bus.js';
+import { FencedError, type Bus, type DeliveryBus, type Lease } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { endsWith, rulesFor } from '../core/conversation.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { Rules } from '../core/turns.js';
 import { log as defaultLog, type Logger } from '../lib/log.js';
 import { hostname } from 'node:os';
+import { tmuxFence } from '../terminal/fence.js';
 import { Tmux } from '../terminal/tmux.js';
 import { TmuxTypist } from '../terminal/tmux-typist.js';
 import type { Typist } from '../terminal/typist.js';
@@ -64,7 +65,8 @@ export class Daemon {
     this.typist = opts.typist ?? new TmuxTypist(new Tmux({ control: true }), config.delivery.enter_delay_ms);
     this.rules = { policy: config.turns.policy, agents: config.order };
     this.stopped = new Promise((r) => (this.resolveStopped = r));
-    this.scheduler = new Scheduler(() => this.pass.run(), this.log);
+    // Fenced (the lease lost: paused past it, taken over): stop at once; `baton daemon` takes it again or exits.
+    this.scheduler = new Scheduler(() => this.pass.run(), this.log, (err) => this.fenced(err));
     const wakeIn = (ms: number) => this.scheduler.wakeIn(ms);
     this.availability = new Availability(config, this.typist, this.bus.events, this.log, wakeIn, Boolean(opts.oneshot));
     this.courier = new Courier(config, this.bus, this.typist, this.availability, this.log, (r) => this.delivered(r));
@@ -102,9 +104,11 @@ export class Daemon {
     const me = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
     this.lease = await this.bus.lease(me, (why) => {
       this.log.error(`${why}; stopping so two daemons never deliver at once`);
-      void this.stop('lock_compromised');
+      void this.stop('fenced');
     });
     try {
+      // From here every keystroke carries this lease's token: one a newer holder raised is refused by tmux.
+      await this.typist.fence(tmuxFence(this.lease.fence));
       const r = await this.bus.recover();
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.bus.events.emit('recovered', { notes: r.notes });
@@ -136,6 +140,7 @@ export class Daemon {
       await this.rescan();
     } catch (err) {
       await this.bus.unwatch();
+      this.typist.close(); // its tmux control client would keep the process alive
       await this.lease.release();
       this.lease = null;
       throw err;
@@ -170,8 +175,24 @@ export class Daemon {
       this.requestsWaiting ||= (await this.bus.requests()).length > 0;
       this.scheduler.kick();
     } catch (err) {
-      this.log.warn(`rescan failed: ${String(err)}`);
+      if (!this.fenced(err)) this.log.warn(`rescan failed: ${String(err)}`);
     }
+  }
+
+  /**
+   * A write or keystroke was refused. Lost: stop at once (`baton daemon` takes the lease again or exits).
+   * Unproven (not renewed in time, say after a pause): do nothing until the renewal settles it.
+   */
+  private fenced(err: unknown): boolean {
+    if (!(err instanceof FencedError)) return false;
+    if (!err.lost) {
+      this.log.debug(`${err.message}; waiting for the lease to be renewed`);
+      this.scheduler.wakeIn(500);
+      return true;
+    }
+    this.log.error(`${err.message}: this daemon types and writes nothing more`);
+    void this.stop('fenced');
+    return true;
   }
 
   /** Answer a person's waiting requests (steering.ts). */

@@ -16,6 +16,8 @@ export class Scheduler {
     /** One pass; true when it did something and another should follow at once. */
     private readonly pass: () => Promise<boolean>,
     private readonly log: Logger,
+    /** An error the daemon handles itself (the lease lost); true when it did. */
+    private readonly handled: (err: unknown) => boolean = () => false,
   ) {}
 
   get stopped(): boolean {
@@ -60,6 +62,7 @@ export class Scheduler {
             /* did something; look again */
           }
         } catch (err) {
+          if (this.handled(err)) return;
           // Nothing a file contains may stop the daemon; an unexpected failure is logged and retried.
           this.log.error(`delivery loop: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
           this.wakeIn(1000);

@@ -24,6 +24,9 @@ export interface ControlReply {
 interface Waiting {
   resolve: (r: ControlReply) => void;
   timer: NodeJS.Timeout;
+  /** Blocks this command line answers with: 2 for `if-shell -F` (its own, then the branch it ran). */
+  blocks: number;
+  outputs: string[];
 }
 
 const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\', '"': '\\"', $: '\\$', '~': '\\~', '#': '\\#', ';': '\\;' };
@@ -79,8 +82,12 @@ export class ControlClient {
     return !this.closed;
   }
 
-  /** Run one command; never rejects. */
-  run(args: readonly string[], timeoutMs: number): Promise<ControlReply> {
+  /**
+   * Run one command; never rejects. `blocks`: how many %begin/%end blocks the line answers with — an
+   * `if-shell -F` answers twice (its own block, then the branch it inserted right after it), unless its
+   * own block is an error (then no branch ran).
+   */
+  run(args: readonly string[], timeoutMs: number, blocks = 1): Promise<ControlReply> {
     if (this.closed) return Promise.resolve({ ok: false, output: 'tmux control client is closed', lost: false });
     return new Promise((resolve) => {
       const w: Waiting = {
@@ -88,6 +95,8 @@ export class ControlClient {
         // A hung server: every command after this one is stuck behind it, so the client is dropped
         // (all in flight are reported lost) and the next command starts a new one.
         timer: setTimeout(() => this.close(`tmux did not answer within ${timeoutMs} ms`), timeoutMs),
+        blocks,
+        outputs: [],
       };
       this.waiting.push(w);
       this.proc.stdin!.write(`${args.map(quoteArg).join(' ')}\n`);
@@ -133,8 +142,11 @@ export class ControlClient {
           this.onAttach = null;
           return;
         }
-        const w = this.waiting.shift();
+        const w = this.waiting[0];
         if (!w) return;
+        w.outputs.push(output);
+        if (end[1] === 'end' && w.outputs.length < w.blocks) return; // the branch's block comes next
+        this.waiting.shift();
         clearTimeout(w.timer);
         w.resolve({ ok: end[1] === 'end', output, lost: false });
       } else {

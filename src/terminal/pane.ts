@@ -4,6 +4,7 @@
  * receives messages), or the configured `target`; a session is always matched exactly (`=name:`).
  */
 import type { Agent } from '../config/config.js';
+import type { PaneRef } from '../core/delivery.js';
 import type { Tmux } from './tmux.js';
 
 export interface PaneInfo {
@@ -20,7 +21,23 @@ export interface PaneInfo {
   activity: number;
   /** What the pane was started with; empty for a plain interactive shell pane. */
   startCommand: string;
+  /** The pane's first process. A pane id is reused by the next tmux server; its process is not. */
+  pid: number;
+  /** Which tmux server: its pid and start time. */
+  server: string;
+  /** The pane's terminal (/dev/pts/N). */
+  tty: string;
+  /**
+   * Did the pane's program ask for bracketed paste? From tmux itself where it says (`bracket_paste_flag`,
+   * tmux ≥ 3.7), else from the tracker `baton up` gives the panes it starts (@baton_paste); null: unknown.
+   */
+  bracketed: boolean | null;
 }
+
+export type { PaneRef };
+
+export const paneRef = (p: PaneInfo): PaneRef => ({ id: p.id, pid: p.pid, server: p.server });
+export const samePane = (a: PaneRef, b: PaneRef): boolean => a.id === b.id && a.pid === b.pid && a.server === b.server;
 
 /** The tmux target of an agent: its configured pane, or its session matched exactly. */
 export function targetOf(agent: Pick<Agent, 'target' | 'session'>): string {
@@ -28,7 +45,10 @@ export function targetOf(agent: Pick<Agent, 'target' | 'session'>): string {
 }
 
 // Tab-separated; the start command (which may contain anything) comes last.
-const FORMAT = ['P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_pane}', '#{session_name}', '#{pane_current_command}', '#{window_activity}', '#{@baton_demo}', '#{pane_start_command}'].join('\t');
+const FORMAT = [
+  'P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_pane}', '#{session_name}', '#{pane_current_command}', '#{window_activity}', '#{@baton_demo}',
+  '#{pane_pid}', '#{pid}:#{start_time}', '#{pane_tty}', '#{bracket_paste_flag}', '#{@baton_paste}', '#{pane_start_command}',
+].join('\t');
 
 /**
  * The pane behind a target, or null when it does not exist (display-message prints an empty line and
@@ -36,9 +56,13 @@ const FORMAT = ['P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_
  */
 export async function probe(tmux: Tmux, target: string): Promise<PaneInfo | null> {
   const r = await tmux.run(['display-message', '-p', '-t', target, FORMAT]);
-  const m = /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(1?)\t(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
+  const m = /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(1?)\t(\d*)\t(\d+:\d+)\t([^\t]*)\t([01]?)\t(on|off|)\t(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
   if (!r.ok || !m) return null;
-  return { id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6]!, activity: Number(m[7]), demo: m[8] === '1', startCommand: m[9]! };
+  const flag = m[12] ? m[12] === '1' : m[13] ? m[13] === 'on' : null;
+  return {
+    id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6]!, activity: Number(m[7]), demo: m[8] === '1',
+    pid: Number(m[9]), server: m[10]!, tty: m[11]!, bracketed: flag, startCommand: m[14]!,
+  };
 }
 
 /**

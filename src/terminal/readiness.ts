@@ -4,6 +4,7 @@
  * CLI should be (the text would run as commands), and — for kinds whose screen baton reads — showing its
  * input box, empty (no dialog, no text a person is typing, nothing unrecognised).
  */
+import { execa } from 'execa';
 import type { Agent } from '../config/config.js';
 import { KINDS } from './kinds.js';
 import { capture, targetOf, type PaneInfo } from './pane.js';
@@ -11,6 +12,7 @@ import { programName } from './program.js';
 import { screenProblem, type Screen } from './screen.js';
 import { readDemoScreen } from './screens/demo.js';
 import type { Tmux } from './tmux.js';
+import type { Intake } from './typist.js';
 
 /** Programs that mean "the agent is gone and a shell is in its place": typed text would run as commands. */
 export const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'tcsh', 'csh', 'ash', 'busybox', 'login']);
@@ -22,6 +24,46 @@ export const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'fish', 'ksh', 'mksh
  */
 export function isBareShell(pane: PaneInfo): boolean {
   return SHELLS.has(pane.command) && (pane.startCommand === '' || SHELLS.has(programName(pane.startCommand)));
+}
+
+/** A command line that starts an interactive shell and nothing else (`bash --norc -i`, `zsh -l`, empty). */
+function startsShell(command: string): boolean {
+  const words = command.trim().replace(/^"(.*)"$/s, '$1').split(/\s+/).filter(Boolean);
+  return words.length === 0 || (SHELLS.has(programName(words[0]!)) && words.slice(1).every((w) => w.startsWith('-')));
+}
+
+/**
+ * How the pane takes text (issue 13):
+ * - `inert` for a shell — the `shell` kind, or any kind that is no known agent CLI whose pane is an
+ *   interactive shell: it would run what a message says (backticks, a second line), so it gets one
+ *   comment line naming the message, which `baton show ID` prints.
+ * - `one_line` for a program that did not ask for bracketed paste: each line break would submit (a
+ *   `python3 input()` agent got six submissions from one message). tmux says whether it asked (tmux ≥
+ *   3.7, or the tracker `baton up` gives its panes); else the pane's terminal does: in canonical mode
+ *   (line by line) nothing can take a paste as one unit.
+ * - `whole` otherwise: one bracketed paste.
+ */
+export async function intakeOf(agent: Pick<Agent, 'kind'>, pane: PaneInfo): Promise<Intake> {
+  if (agent.kind === 'shell' || (!KINDS[agent.kind].agentCli && SHELLS.has(pane.command) && startsShell(pane.startCommand))) return 'inert';
+  if (pane.bracketed !== null || pane.demo) return pane.bracketed === false ? 'one_line' : 'whole';
+  return (await canonical(pane)) ? 'one_line' : 'whole';
+}
+
+/** Recent answers per pane instance: `stty` is a process (~2 ms), and a program rarely switches modes. */
+const modes = new Map<string, { at: number; canonical: boolean }>();
+const MODE_TTL_MS = 2000;
+
+/** Is the pane's terminal in canonical (line by line) mode? (`stty -F`, Linux; false when it cannot say.) */
+async function canonical(pane: PaneInfo): Promise<boolean> {
+  if (!/^\/dev\/(pts\/\d+|tty\w+)$/.test(pane.tty)) return false;
+  const key = `${pane.server}/${pane.id}/${pane.pid}`;
+  const known = modes.get(key);
+  if (known && performance.now() - known.at < MODE_TTL_MS) return known.canonical;
+  const r = await execa('stty', ['-F', pane.tty, '-a'], { reject: false, timeout: 2000 });
+  const answer = r.exitCode === 0 && /(^|[\s;])icanon([\s;]|$)/.test(String(r.stdout));
+  if (modes.size > 256) modes.clear();
+  modes.set(key, { at: performance.now(), canonical: answer });
+  return answer;
 }
 
 /**

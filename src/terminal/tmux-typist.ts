@@ -1,31 +1,74 @@
 /**
  * Typing a message into an agent's pane through tmux (SPEC §5): the whole text as one bracketed paste
  * through a named buffer, then Enter on its own after `enter_delay_ms`. Content never goes through
- * `send-keys` without `-l`, so no word in it can become a key. For kinds whose screen is read (claude),
- * Enter waits until the box shows the paste — read too early, the box still looks empty because the
- * paste is not drawn yet (seen with the real Claude Code at enter_delay_ms 0) — and "submitted" means
- * the box is empty again; still holding the text after 1.5 s, it gets one more Enter (never caused a
- * double submit in measurements), and only on baton's own text: a person's typing is never submitted.
+ * `send-keys` without `-l`, so no word in it can become a key. Every keystroke is guarded inside tmux
+ * (fence.ts): the lease holder's token, and for an Enter the very pane instance that got the paste, not in
+ * copy mode, alive — so a paste is never followed by an Enter into another pane, a swallowed Enter is
+ * pressed again once the person stops scrolling, and a daemon that lost its lease presses nothing.
+ *
+ * For kinds whose screen is read (claude), Enter waits until the box shows the paste — read too early,
+ * the box still looks empty because the paste is not drawn yet (seen with the real Claude Code at
+ * enter_delay_ms 0) — and "submitted" means the box is empty again; still holding the text after 1.5 s,
+ * it gets one more Enter (never caused a double submit in measurements), and only on baton's own text.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from '../config/config.js';
+import { inertLine, oneLine } from '../core/compose.js';
 import type { Confirmation } from '../core/record.js';
+import { guard, raiseFence, refusal, skipReport, type Refusal, type TmuxFence } from './fence.js';
 import { KINDS } from './kinds.js';
-import { findPane, type PaneInfo } from './pane.js';
-import { readScreen, screenRead, whyNotReady } from './readiness.js';
+import { findPane, paneRef, probe, samePane, type PaneInfo, type PaneRef } from './pane.js';
+import { intakeOf, readScreen, screenRead, whyNotReady } from './readiness.js';
 import { isOurPaste, screenProblem, type Screen } from './screen.js';
-import type { Tmux } from './tmux.js';
-import type { Ready, Typed, Typist } from './typist.js';
+import { SKIPPED, type Tmux } from './tmux.js';
+import type { Intake, Ready, Typed, Typist } from './typist.js';
 
-const fail = (error: string, maybeTyped: boolean): { ok: false; error: string; maybeTyped: boolean } => ({ ok: false, error, maybeTyped });
+type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
+const fail = (error: string, maybeTyped: boolean, refused?: Refusal): Failure => ({ ok: false, error, maybeTyped, ...(refused ? { refused } : {}) });
+const REFUSED: Record<Refusal, string> = {
+  fenced: 'another daemon holds this conversation now',
+  unfenced: 'the tmux server does not know this daemon',
+  moved: 'the pane is not the one it was (another session, or another tmux server)',
+  dead: 'the pane is dead',
+  copy_mode: 'the pane is in copy mode (someone is scrolling it)',
+};
 
 let bufferSeq = 0;
 
 export class TmuxTypist implements Typist {
+  private fenceNow: TmuxFence | null = null;
+
   constructor(
     readonly tmux: Tmux,
     private readonly configuredDelay: number | undefined,
   ) {}
+
+  async fence(f: TmuxFence | null): Promise<void> {
+    this.fenceNow = f;
+    if (f) await this.raise();
+  }
+
+  /** Set this daemon's token on the server unless a newer one is there. True when it holds now. */
+  private async raise(): Promise<boolean> {
+    const f = this.fenceNow!;
+    const { condition, then } = raiseFence(f);
+    const r = await this.tmux.runIf(null, condition, then, `display-message -p '${SKIPPED}'`);
+    return r.ran === 'then';
+  }
+
+  /** Run `command` only if the pane instance is the one meant and the fence holds; else say why not. */
+  private async guarded(pane: PaneRef, command: string, retried = false): Promise<{ ok: true } | Failure> {
+    const r = await this.tmux.runIf(pane.id, guard(this.fenceNow, pane), command, skipReport(this.fenceNow));
+    if (r.ran === 'then') return { ok: true };
+    if (r.ran === 'error') {
+      if (r.timedOut) return fail(`tmux timed out on ${pane.id}`, true);
+      return fail(`${pane.id}: ${REFUSED.moved}`, false, 'moved'); // no such pane any more
+    }
+    const why = refusal(r.output, this.fenceNow, pane);
+    // A new tmux server has no token yet: give it ours (unless it has a newer one), then try once more.
+    if (why === 'unfenced' && !retried && (await this.raise())) return this.guarded(pane, command, true);
+    return fail(`${pane.id}: ${REFUSED[why === 'unfenced' ? 'fenced' : why]}`, false, why === 'unfenced' ? 'fenced' : why);
+  }
 
   async ready(agent: Agent, ours?: string): Promise<Ready> {
     const pane = await findPane(this.tmux, agent);
@@ -37,20 +80,34 @@ export class TmuxTypist implements Typist {
     return { ok: false, reason: notReady?.reason ?? 'no pane', ...(screen ? { screen } : {}) };
   }
 
+  intake(agent: Agent, pane: PaneInfo): Promise<Intake> {
+    return intakeOf(agent, pane);
+  }
+
   async paste(pane: PaneInfo, text: string): Promise<Typed<number>> {
     const buffer = `baton-${process.pid}-${++bufferSeq}`;
+    const set = await this.tmux.setBuffer(buffer, text);
+    if (!set.ok) return fail(`paste into ${pane.id} failed: ${set.timedOut ? 'tmux timed out' : set.stderr || `exit ${set.exitCode}`}`, false);
     // -p: bracketed, when the program asked for it; -r: newlines stay LF, so the text arrives byte for
-    // byte and a program without bracketed paste does not take each line break as Enter.
-    const r = await this.tmux.pasteText(buffer, text, pane.id, ['-p', '-r']);
+    // byte. -d: the buffer goes with the paste.
+    const r = await this.guarded(paneRef(pane), `paste-buffer -p -r -d -b ${buffer} -t ${pane.id}`);
     const at = performance.now();
     if (!r.ok) {
       await this.tmux.run(['delete-buffer', '-b', buffer]);
-      return fail(`paste into ${pane.id} failed: ${r.timedOut ? 'tmux timed out' : r.stderr || `exit ${r.exitCode}`}`, r.timedOut);
+      return r.refused ? r : fail(`paste into ${pane.id} failed: ${r.error}`, r.maybeTyped);
     }
     return { ok: true, value: at };
   }
 
-  async shown(agent: Agent, pane: PaneInfo, boundMs = 1500): Promise<boolean> {
+  /** The pane now, if it is still the instance `ref` names. */
+  private async same(ref: PaneRef): Promise<PaneInfo | null> {
+    const now = await probe(this.tmux, ref.id);
+    return now && samePane(paneRef(now), ref) ? now : null;
+  }
+
+  async shown(agent: Agent, ref: PaneRef, boundMs = 1500): Promise<boolean> {
+    const pane = await this.same(ref);
+    if (!pane) return false;
     if (!screenRead(agent, pane)) return true;
     for (const until = performance.now() + boundMs; performance.now() < until; await sleep(25)) {
       if ((await readScreen(this.tmux, agent, pane))?.state === 'holding') return true;
@@ -58,19 +115,16 @@ export class TmuxTypist implements Typist {
     return false;
   }
 
-  async enter(pane: PaneInfo, delayMs: number): Promise<Typed<void>> {
+  async enter(pane: PaneRef, delayMs: number): Promise<Typed<void>> {
     if (delayMs > 0) await sleep(delayMs);
-    return this.pressEnter(pane);
+    const r = await this.guarded(pane, `send-keys -t ${pane.id} Enter`);
+    return r.ok ? { ok: true, value: undefined } : r.refused ? r : fail(`Enter into ${pane.id} failed: ${r.error}`, true);
   }
 
-  private async pressEnter(pane: PaneInfo): Promise<Typed<void>> {
-    const r = await this.tmux.run(['send-keys', '-t', pane.id, 'Enter']);
-    if (!r.ok) return fail(`Enter into ${pane.id} failed: ${r.timedOut ? 'tmux timed out' : r.stderr || `exit ${r.exitCode}`}`, true);
-    return { ok: true, value: undefined };
-  }
-
-  async confirm(agent: Agent, pane: PaneInfo, ours: string, boundMs = 1500): Promise<Typed<Confirmation>> {
-    if (!screenRead(agent, pane)) return { ok: true, value: 'not_checked' };
+  async confirm(agent: Agent, ref: PaneRef, ours: string, boundMs = 1500): Promise<Typed<Confirmation>> {
+    const pane = await this.same(ref);
+    // The Enter reached the instance that had the text; if it is gone since, there is no screen to read.
+    if (!pane || !screenRead(agent, pane)) return { ok: true, value: 'not_checked' };
     for (const attempt of [1, 2]) {
       let last: Screen | null = null;
       for (const until = performance.now() + boundMs; performance.now() < until; await sleep(100)) {
@@ -81,7 +135,7 @@ export class TmuxTypist implements Typist {
       // Enter again only on our own text: what a person typed meanwhile is never submitted by baton.
       if (!isOurPaste(last.input, ours)) return fail(`not confirmed: ${screenProblem(last)}`, true);
       if (attempt === 1) {
-        const again = await this.pressEnter(pane);
+        const again = await this.enter(ref, 0);
         if (!again.ok) return again;
       }
     }
@@ -89,12 +143,15 @@ export class TmuxTypist implements Typist {
   }
 
   async type(agent: Agent, pane: PaneInfo, text: string, delayMs: number): Promise<Typed<Confirmation>> {
-    const pasted = await this.paste(pane, text);
+    const intake = await this.intake(agent, pane);
+    const typed = intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text;
+    const pasted = await this.paste(pane, typed);
     if (!pasted.ok) return pasted;
-    if (!(await this.shown(agent, pane))) return fail(`the paste never showed in ${pane.id}'s input box`, true);
-    const entered = await this.enter(pane, Math.max(0, delayMs - (performance.now() - pasted.value)));
+    const ref = paneRef(pane);
+    if (!(await this.shown(agent, ref))) return fail(`the paste never showed in ${pane.id}'s input box`, true);
+    const entered = await this.enter(ref, Math.max(0, delayMs - (performance.now() - pasted.value)));
     if (!entered.ok) return entered;
-    return this.confirm(agent, pane, text.slice(0, 40));
+    return this.confirm(agent, ref, typed.slice(0, 40));
   }
 
   enterDelay(agent: Agent): number {

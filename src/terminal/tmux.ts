@@ -25,6 +25,9 @@ export interface TmuxOptions {
   control?: boolean;
 }
 
+/** What the `otherwise` branch of runIf() prints first. */
+export const SKIPPED = 'baton-skipped';
+
 /** How long to wait before trying to attach a control client again after a failed attempt. */
 const CONTROL_RETRY_MS = 1000;
 
@@ -52,6 +55,28 @@ export class Tmux {
     const client = opts.input === undefined ? await this.control() : null;
     if (client) return fromReply(await client.run(args, opts.timeoutMs ?? this.timeoutMs));
     return this.spawn(args, opts);
+  }
+
+  /**
+   * Run `then` only if `condition` (a format, evaluated on `target` inside the tmux server, in the same
+   * step as the command itself — nothing can come between the check and the keystroke) expands to 1;
+   * else `otherwise`. `ran` says which, from what the branch printed: `otherwise` must print a line
+   * starting with SKIPPED, `then` must print nothing. `target` missing: `ran` is 'error'.
+   */
+  async runIf(target: string | null, condition: string, then: string, otherwise: string): Promise<{ ran: 'then' | 'otherwise' | 'error'; output: string; timedOut: boolean }> {
+    const args = ['if-shell', '-F', ...(target ? ['-t', target] : []), condition, then, otherwise];
+    const client = await this.control();
+    const r = client ? fromReply(await client.run(args, this.timeoutMs, 2)) : await this.spawn(args, {});
+    if (!r.ok) return { ran: 'error', output: r.stderr || r.stdout, timedOut: r.timedOut };
+    const out = r.stdout.trim();
+    return { ran: out.startsWith(SKIPPED) ? 'otherwise' : 'then', output: out, timedOut: false };
+  }
+
+  /** Put `text` in a named buffer: a quoted `set-buffer` argument through the control client, stdin otherwise. */
+  async setBuffer(buffer: string, text: string): Promise<TmuxResult> {
+    const client = await this.control();
+    if (!client) return this.spawn(['load-buffer', '-b', buffer, '-'], { input: text });
+    return fromReply(await client.run(['set-buffer', '-b', buffer, '--', text], this.timeoutMs));
   }
 
   /**
@@ -131,8 +156,13 @@ export class Tmux {
    * Start a detached session. `owner` (the conversation's message_dir) is kept as the session option
    * @baton_config, so `up` and `down` only ever adopt or kill their own conversation's sessions.
    */
-  async newSession(o: { name: string; cwd: string; command: string; env: Record<string, string>; owner: string; demo?: boolean }): Promise<TmuxResult> {
+  async newSession(o: { name: string; cwd: string; command: string; env: Record<string, string>; owner: string; demo?: boolean; pasteTracker?: string }): Promise<TmuxResult> {
     const envArgs = Object.entries(o.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
+    // The bracketed-paste tracker (scripts/paste-mode.pl) is attached in this same command list, before
+    // tmux reads anything the program writes, so it sees every switch; a fresh terminal starts with it off.
+    const tracker = o.pasteTracker
+      ? [';', 'set-option', '-p', '-t', `=${o.name}:`, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', `=${o.name}:`, `exec perl ${shellQuote(o.pasteTracker)} '#{socket_path}' '#{pane_id}'`]
+      : [];
     // remain-on-exit: a dead agent stays visible as a dead pane instead of vanishing with its session.
     return this.run([
       'new-session', '-d', '-s', o.name, '-c', o.cwd, '-x', '200', '-y', '50', ...envArgs, o.command,
@@ -142,6 +172,7 @@ export class Tmux {
       ';', 'set-option', '-t', `=${o.name}:`, '@baton_config', o.owner,
       // The bundled demo agent stands in for the configured kind: its screen is not that kind's.
       ...(o.demo ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_demo', '1'] : []),
+      ...tracker,
     ]);
   }
 
@@ -165,3 +196,6 @@ export class Tmux {
 function fromReply(r: { ok: boolean; output: string; lost: boolean }): TmuxResult {
   return { ok: r.ok, stdout: r.ok ? r.output : '', stderr: r.ok ? '' : r.output, exitCode: r.ok ? 0 : 1, timedOut: r.lost };
 }
+
+/** One word for sh: single-quoted. */
+const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;

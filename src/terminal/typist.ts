@@ -8,13 +8,26 @@
  */
 import type { Agent } from '../config/config.js';
 import type { Confirmation } from '../core/record.js';
-import type { PaneInfo } from './pane.js';
+import type { Refusal, TmuxFence } from './fence.js';
+import type { PaneInfo, PaneRef } from './pane.js';
 import type { Screen } from './screen.js';
 
 export type Ready = { ok: true; pane: PaneInfo } | { ok: false; reason: string; screen?: Screen };
 
-/** A step's outcome. `maybeTyped`: the text may be in the pane even though the step failed (a timeout mid-paste). */
-export type Typed<T> = { ok: true; value: T } | { ok: false; error: string; maybeTyped: boolean };
+/**
+ * A step's outcome. `maybeTyped`: the text may be in the pane even though the step failed (a timeout
+ * mid-paste). `refused`: tmux refused the keystroke itself (terminal/fence.ts says why).
+ */
+export type Typed<T> = { ok: true; value: T } | { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
+
+/** How a pane takes a message (terminal/readiness.ts decides, from tmux and the pane's terminal). */
+export type Intake =
+  /** Everything, as one bracketed paste. */
+  | 'whole'
+  /** One line: the program did not ask for bracketed paste, so each line break would submit. */
+  | 'one_line'
+  /** Nothing of the content: a shell would run it. Only a line naming the message (`baton show ID`). */
+  | 'inert';
 
 export interface Typist {
   /**
@@ -22,14 +35,18 @@ export interface Typist {
    * already be in the box starts (pasted, not yet submitted), so text there that is its own does not block.
    */
   ready(agent: Agent, ours?: string): Promise<Ready>;
-  /** Paste `text` as one unit. Resolves with performance.now() when the paste was done. */
+  /** How this pane takes text now. */
+  intake(agent: Agent, pane: PaneInfo): Promise<Intake>;
+  /** Paste `text` as one unit, into this very pane instance. Resolves with performance.now() when done. */
   paste(pane: PaneInfo, text: string): Promise<Typed<number>>;
   /** Does the paste show in the input box yet? (True at once where the screen is not read.) */
-  shown(agent: Agent, pane: PaneInfo): Promise<boolean>;
-  /** Press Enter after `delayMs`. */
-  enter(pane: PaneInfo, delayMs: number): Promise<Typed<void>>;
+  shown(agent: Agent, pane: PaneRef): Promise<boolean>;
+  /** Press Enter after `delayMs`, into the pane instance that got the paste and only into it. */
+  enter(pane: PaneRef, delayMs: number): Promise<Typed<void>>;
   /** After Enter: was it submitted? One more Enter when text starting with `ours` is still in the box. */
-  confirm(agent: Agent, pane: PaneInfo, ours: string): Promise<Typed<Confirmation>>;
+  confirm(agent: Agent, pane: PaneRef, ours: string): Promise<Typed<Confirmation>>;
+  /** From now on every keystroke carries this lease's token (null: none, a one-shot answer). */
+  fence(f: TmuxFence | null): Promise<void>;
   /** Every step at once, for baton's own notices and a person's messages. */
   type(agent: Agent, pane: PaneInfo, text: string, delayMs: number): Promise<Typed<Confirmation>>;
   /** The pause before Enter for this agent: the config's, else its kind's. */

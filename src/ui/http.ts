@@ -43,3 +43,36 @@ export function cookie(req: IncomingMessage, name: string): string | undefined {
   }
   return undefined;
 }
+
+/** A JSON body within `maxBody` bytes and `timeoutMs`: else 415, 413, 408 or 400, with the reason. */
+export async function readJsonBody(req: IncomingMessage, maxBody: number, timeoutMs: number): Promise<unknown> {
+  const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+  if (type !== 'application/json') throw new HttpError(415, 'send the body as application/json');
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
+  const parts: Buffer[] = [];
+  let size = 0;
+  const read = (async () => {
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
+      parts.push(chunk as Buffer);
+    }
+  })();
+  // A body that trickles in may not hold a connection (the server's requestTimeout is the backstop).
+  let deadline: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    deadline = setTimeout(() => reject(new HttpError(408, `the body took longer than ${timeoutMs / 1000} s`)), timeoutMs);
+  });
+  read.catch(() => {}); // when it loses the race, the socket's end settles it
+  try {
+    await Promise.race([read, late]);
+  } finally {
+    clearTimeout(deadline);
+  }
+  try {
+    return JSON.parse(Buffer.concat(parts).toString('utf8'));
+  } catch {
+    throw new HttpError(400, 'the body is not valid JSON');
+  }
+}

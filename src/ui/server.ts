@@ -28,9 +28,20 @@ import type { Snapshot } from './api.js';
 import { isOp, toRequest } from './controls.js';
 import { Feed, parseCursor, sse, type FeedOptions } from './feed.js';
 import { listPending, listRejected } from './folders.js';
-import { cookie, HttpError, isLoopback, sameToken, SECURITY_HEADERS } from './http.js';
+import { cookie, HttpError, isLoopback, readJsonBody, sameToken, SECURITY_HEADERS } from './http.js';
 
 const MESSAGE_PATH = new RegExp(`^/api/messages/(${RECORD_ID_SOURCE})$`);
+
+/*
+ * Local flood limits (issue 13: 256 slow-header connections, or 300 event streams nobody read, kept every
+ * legitimate request out for 60 s). Every client here is 127.0.0.1, so a limit per address cannot tell a
+ * flood from the person; instead slow headers are cut off fast, event streams are capped (oldest out), and
+ * there is room for many more connections than streams, so a short request always finds a place.
+ */
+const HEADERS_TIMEOUT_MS = 5000;
+const REQUEST_TIMEOUT_MS = 15_000;
+const MAX_STREAMS = 64;
+const MAX_CONNECTIONS = 1024;
 
 export interface UiOptions {
   host: string;
@@ -85,37 +96,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     res.end(JSON.stringify(body));
   };
 
-  const readBody = async (req: IncomingMessage): Promise<unknown> => {
-    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-    if (type !== 'application/json') throw new HttpError(415, 'send the body as application/json');
-    const declared = Number(req.headers['content-length'] ?? 0);
-    if (declared > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
-    const parts: Buffer[] = [];
-    let size = 0;
-    const read = (async () => {
-      for await (const chunk of req) {
-        size += (chunk as Buffer).length;
-        if (size > maxBody) throw new HttpError(413, `the body is larger than ${maxBody} bytes`);
-        parts.push(chunk as Buffer);
-      }
-    })();
-    // requestTimeout is off for the event streams; a body that trickles in may not hold a connection.
-    let deadline: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => {
-      deadline = setTimeout(() => reject(new HttpError(408, `the body took longer than ${BODY_TIMEOUT_MS / 1000} s`)), BODY_TIMEOUT_MS);
-    });
-    read.catch(() => {}); // when it loses the race, the socket's end settles it
-    try {
-      await Promise.race([read, late]);
-    } finally {
-      clearTimeout(deadline);
-    }
-    try {
-      return JSON.parse(Buffer.concat(parts).toString('utf8'));
-    } catch {
-      throw new HttpError(400, 'the body is not valid JSON');
-    }
-  };
+  const readBody = (req: IncomingMessage) => readJsonBody(req, maxBody, BODY_TIMEOUT_MS);
 
   const stream = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const header = req.headers['last-event-id'];
@@ -125,6 +106,13 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     // The page's token comes with every connection: after a restart of baton ui the controls keep working.
     res.write(`retry: 1000\n\n${sse('hello', { token: pageToken })}`);
     streams.add(res);
+    // Over the cap, the oldest stream goes (a real tab reconnects in a second and is replayed what it
+    // missed): idle streams cannot take every connection (issue 13: 300 of them locked the page out).
+    while (streams.size > MAX_STREAMS) {
+      const oldest = streams.values().next().value!;
+      streams.delete(oldest);
+      oldest.destroy();
+    }
     let leave: (() => void) | null = null;
     res.on('close', () => {
       leave?.();
@@ -237,7 +225,9 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     throw new HttpError(404, `not found: ${path}`);
   };
 
-  const server: Server = createServer((req, res) => {
+  // Slow clients are checked every second (node's default is 30 s): a header that trickles in is cut off
+  // after HEADERS_TIMEOUT_MS, a request after REQUEST_TIMEOUT_MS (an event stream's response may last).
+  const server: Server = createServer({ connectionsCheckingInterval: 1000, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!(err instanceof HttpError)) onError(err);
       const status = err instanceof HttpError ? err.status : 500;
@@ -255,9 +245,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');
     else socket.destroy();
   });
-  server.requestTimeout = 0; // event streams stay open
-  server.headersTimeout = 10_000;
-  server.maxConnections = 256;
+  server.maxConnections = MAX_CONNECTIONS;
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -63,9 +63,9 @@ export class Project {
   }
 
   /** A session running the recorder; its reads land in <dir>/<name>.log. */
-  async recorder(name: string, opts: { reply?: boolean } = {}): Promise<string> {
+  async recorder(name: string, opts: { reply?: boolean; flags?: string[] } = {}): Promise<string> {
     const log = join(this.dir, `${name}.log`);
-    const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}`;
+    const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}${(opts.flags ?? []).map((f) => ` ${f}`).join('')}`;
     const r = await this.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${this.configFile}`, cmd]);
     if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
     await waitFor(`recorder ${name}`, () => existsSync(log));
@@ -162,11 +162,16 @@ export class Project {
    * is started under another name and takes the agent's name only once the program reads its terminal,
    * so no message can be typed into the pane before the recorder is there to read it.
    */
-  async recorderWhenReady(name: string, opts: { reply?: boolean } = {}): Promise<string> {
-    const log = join(this.dir, `${name}.log`);
+  async recorderWhenReady(name: string, opts: { reply?: boolean; log?: string; flags?: string[] } = {}): Promise<string> {
+    const log = opts.log ?? join(this.dir, `${name}.log`);
     const starting = `${name}-starting`;
-    const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}`;
-    const r = await this.tmux(['new-session', '-d', '-s', starting, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${this.configFile}`, cmd]);
+    const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}${(opts.flags ?? []).map((f) => ` ${f}`).join('')}`;
+    let r = await this.tmux(['new-session', '-d', '-s', starting, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${this.configFile}`, cmd]);
+    // Right after kill-server the old server may still be going away: start the new one again.
+    for (let i = 0; i < 10 && r.exitCode !== 0 && /server exited unexpectedly/.test(r.stderr); i++) {
+      await sleep(200);
+      r = await this.tmux(['new-session', '-d', '-s', starting, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${this.configFile}`, cmd]);
+    }
     if (r.exitCode !== 0) throw new Error(`new-session ${starting}: ${r.stderr}`);
     await waitFor(`recorder ${name} screen`, async () => (await this.tmux(['capture-pane', '-p', '-t', `=${starting}:`])).stdout.includes('recorder ready'));
     const renamed = await this.tmux(['rename-session', '-t', `=${starting}`, name]);

@@ -5,8 +5,9 @@
  */
 import type { Agent } from '../../src/config/config.js';
 import type { Confirmation } from '../../src/core/record.js';
-import type { PaneInfo } from '../../src/terminal/pane.js';
-import type { Ready, Typed, Typist } from '../../src/terminal/typist.js';
+import type { Refusal, TmuxFence } from '../../src/terminal/fence.js';
+import type { PaneInfo, PaneRef } from '../../src/terminal/pane.js';
+import type { Intake, Ready, Typed, Typist } from '../../src/terminal/typist.js';
 
 export type Call =
   | { step: 'ready'; agent: string; ours?: string | undefined }
@@ -16,14 +17,15 @@ export type Call =
   | { step: 'confirm'; pane: string; ours: string }
   | { step: 'type'; pane: string; text: string };
 
-type Failure = { ok: false; error: string; maybeTyped: boolean };
+type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
 
-export const pane = (id = '%1'): PaneInfo => ({ id, session: 's', dead: false, inMode: false, command: 'x', agentPane: id, demo: false, activity: 0, startCommand: '' });
+export const pane = (id = '%1', pid = 100, server = '1:1'): PaneInfo => ({ id, session: 's', dead: false, inMode: false, command: 'x', agentPane: id, demo: false, activity: 0, startCommand: '', pid, server, tty: '/dev/pts/1', bracketed: true });
 
 export class RecordingTypist implements Typist {
   readonly calls: Call[] = [];
   /** Scripted answers, consumed in order per step; a step with none left answers ok. */
-  readonly script: { ready: Ready[]; paste: Failure[]; shown: boolean[]; enter: Failure[]; confirm: Array<Failure | Confirmation> } = { ready: [], paste: [], shown: [], enter: [], confirm: [] };
+  readonly script: { ready: Ready[]; intake: Intake[]; paste: Failure[]; shown: boolean[]; enter: Failure[]; confirm: Array<Failure | Confirmation> } = { ready: [], intake: [], paste: [], shown: [], enter: [], confirm: [] };
+  fenced: TmuxFence | null = null;
   private clock = 0;
 
   constructor(private readonly delay = 150) {}
@@ -33,22 +35,30 @@ export class RecordingTypist implements Typist {
     return this.script.ready.shift() ?? { ok: true, pane: pane() };
   }
 
+  async intake(): Promise<Intake> {
+    return this.script.intake.shift() ?? 'whole';
+  }
+
+  async fence(f: TmuxFence | null): Promise<void> {
+    this.fenced = f;
+  }
+
   async paste(p: PaneInfo, text: string): Promise<Typed<number>> {
     this.calls.push({ step: 'paste', pane: p.id, text });
     return this.script.paste.shift() ?? { ok: true, value: ++this.clock };
   }
 
-  async shown(_agent: Agent, p: PaneInfo): Promise<boolean> {
+  async shown(_agent: Agent, p: PaneRef): Promise<boolean> {
     this.calls.push({ step: 'shown', pane: p.id });
     return this.script.shown.shift() ?? true;
   }
 
-  async enter(p: PaneInfo, delayMs: number): Promise<Typed<void>> {
+  async enter(p: PaneRef, delayMs: number): Promise<Typed<void>> {
     this.calls.push({ step: 'enter', pane: p.id, delayMs });
     return this.script.enter.shift() ?? { ok: true, value: undefined };
   }
 
-  async confirm(_agent: Agent, p: PaneInfo, ours: string): Promise<Typed<Confirmation>> {
+  async confirm(_agent: Agent, p: PaneRef, ours: string): Promise<Typed<Confirmation>> {
     this.calls.push({ step: 'confirm', pane: p.id, ours });
     const next = this.script.confirm.shift() ?? 'not_checked';
     return typeof next === 'string' ? { ok: true, value: next } : next;

@@ -190,12 +190,16 @@ describe('other kinds', () => {
     expect(p.archive().map((r) => r.confirmed)).toEqual(['not_checked', 'not_checked', 'not_checked']);
   });
 
-  it('shell: typed into a shell-kind pane like any program (no bare-shell guard applies to it)', async () => {
+  it('shell: a shell-kind pane gets one inert comment line naming the message, never its content (issue 13)', async () => {
     p = new Project({ agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'shell', command: 'x' } } });
     const logs = { claude2: await p.recorder('claude2'), claude1: await p.recorder('claude1') };
     await p.startDaemon();
-    p.send('c1_to_c2', 'a.json', { content: 'echo hi' });
+    p.send('c1_to_c2', 'a.json', { content: 'echo hi\n`touch /tmp/x` $(rm -rf ~)' });
     await waitFor('read', () => readRecorder(logs.claude2).pastes.length === 1);
-    expect(readRecorder(logs.claude2).pastes[0]).toMatch(/^\[baton\] msg_0001 from claude1\necho hi\n/);
+    expect(readRecorder(logs.claude2).pastes).toEqual(['# baton: msg_0001 from claude1 - read it with: baton show msg_0001']);
+    const show = await p.cli(['show', 'msg_0001']);
+    expect(show.exitCode, show.stderr).toBe(0);
+    expect(show.stdout).toContain('echo hi\n`touch /tmp/x` $(rm -rf ~)');
   });
+
 });

@@ -276,6 +276,59 @@ describe('baton ui: HTTP', () => {
   });
 });
 
+describe('baton ui: a local flood (issue 13)', () => {
+  it('keeps answering while 256 slow-header connections and 300 event streams nobody reads are held open', async () => {
+    const { u, origin, token } = await setup();
+    const { hostname, port } = new URL(u.url);
+    const sockets: Array<import('node:net').Socket> = [];
+    cleanups.push(async () => sockets.forEach((s) => s.destroy()));
+    const open = (first: string) =>
+      new Promise<void>((resolve) => {
+        const s = connect(Number(port), hostname, () => {
+          s.write(first);
+          resolve();
+        });
+        s.on('error', () => resolve()); // refused or cut off: the server's choice
+        s.pause(); // never read a byte
+        sockets.push(s);
+      });
+    // Slow headers: a request line, then one header byte every second, never finishing.
+    await Promise.all(Array.from({ length: 256 }, () => open(`GET / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nX-Slow: `)));
+    const drip = setInterval(() => sockets.slice(0, 256).forEach((s) => s.writable && s.write('a')), 1000);
+    cleanups.push(async () => clearInterval(drip));
+    // Event streams opened and never read.
+    await Promise.all(Array.from({ length: 300 }, () => open(`GET /api/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`)));
+    await new Promise((r) => setTimeout(r, 1500));
+
+    // A person's requests meanwhile: the page, a snapshot, a control. Each must answer (10 s is the failure
+    // signal), each on a new connection (a pooled one opened before the flood would prove nothing).
+    const fresh = (url: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
+      new Promise<{ status: number }>((resolve) => {
+        const req = httpRequest(url, { method: opts.method ?? 'GET', headers: opts.headers ?? {}, agent: false }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+        });
+        req.on('error', () => resolve({ status: 0 }));
+        req.end(opts.body);
+      });
+    const timed = async (what: () => Promise<{ status: number }>) => {
+      const t0 = performance.now();
+      const r = await Promise.race([what(), new Promise<{ status: number }>((resolve) => setTimeout(() => resolve({ status: 0 }), 10_000))]);
+      return { status: r.status, ms: performance.now() - t0 };
+    };
+    const results = [];
+    for (let i = 0; i < 5; i++) {
+      results.push(await timed(() => fresh(u.url)));
+      results.push(await timed(() => fresh(`${origin}/api/snapshot`)));
+      results.push(await timed(() => fresh(`${origin}/api/pause`, { method: 'POST', headers: { origin, 'x-baton-token': token, 'content-type': 'application/json' }, body: '{}' })));
+    }
+    const statuses = results.map((r) => r.status);
+    const ms = results.map((r) => r.ms).sort((a, b) => a - b);
+    console.log(`under the flood: ${statuses.filter((x) => x === 200).length}/${statuses.length} answered 200, p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms`);
+    expect(statuses).toEqual(Array(15).fill(200));
+  }, 60_000);
+});
+
 describe('baton ui: another conversation in the same folder', () => {
   it('reads the archive afresh when events.jsonl is replaced (baton up --fresh moves a conversation away)', async () => {
     const { p, origin } = await setup();

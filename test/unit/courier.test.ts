@@ -10,7 +10,8 @@ import type { ArchiveRecord } from '../../src/core/record.js';
 import { Availability } from '../../src/daemon/availability.js';
 import { Courier } from '../../src/daemon/courier.js';
 import { log } from '../../src/lib/log.js';
-import { RecordingTypist } from '../helpers/recording-typist.js';
+import { FencedError } from '../../src/bus/bus.js';
+import { pane, RecordingTypist } from '../helpers/recording-typist.js';
 
 const config = parseConfig(
   { agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } }, directions: { a_to_b: ['a', 'b'], b_to_a: ['b', 'a'] } },
@@ -155,5 +156,75 @@ describe('the courier', () => {
     begin(w);
     for (let i = 0; i < 4; i++) await w.courier.advance();
     expect(w.events.filter((e) => e.event === 'delivery_failed').map((e) => e.fields.error)).toEqual(['A', 'B']);
+  });
+
+  // Issue 13: the moments between a paste and its confirmation.
+  it('a pane that is another instance when its Enter is due gets the message again in full, flagged — never an Enter alone', async () => {
+    const w = world();
+    w.typist.script.enter.push({ ok: false, error: 'the pane is not the one it was', maybeTyped: false, refused: 'moved' });
+    begin(w);
+    expect(await w.courier.advance()).toBe(false);
+    expect(w.courier.phase).toBe('committed');
+    // The session was replaced: same id, another process.
+    w.typist.script.ready.push({ ok: true, pane: pane('%1', 200) });
+    expect(await w.courier.advance()).toBe(true);
+    expect(w.typist.steps().filter((x) => x !== 'ready' && x !== 'shown')).toEqual(['paste [baton] msg_0007 from a (reply to msg_0006)', 'enter', 'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)', 'enter', 'confirm']);
+    const enters = w.typist.calls.filter((c) => c.step === 'enter') as Array<{ pane: string }>;
+    expect(enters).toHaveLength(2);
+    expect(w.stamps[0]!.redelivered).toBe(true);
+  });
+
+  it('the agent\'s pane replaced after the paste, before the Enter: typed again in the new one, the Enter never sent alone', async () => {
+    const w = world();
+    w.typist.script.enter.push({ ok: false, error: 'copy mode', maybeTyped: false, refused: 'copy_mode' });
+    begin(w);
+    await w.courier.advance(); // pasted into %1 (process 100); Enter held by copy mode
+    expect(w.courier.phase).toBe('pasted');
+    w.typist.script.ready.push({ ok: true, pane: pane('%4', 300) }); // meanwhile the session was killed and started again
+    expect(await w.courier.advance()).toBe(false);
+    expect(w.courier.phase).toBe('committed');
+    w.typist.script.ready.push({ ok: true, pane: pane('%4', 300) });
+    expect(await w.courier.advance()).toBe(true);
+    const pastes = w.typist.calls.filter((c) => c.step === 'paste') as Array<{ pane: string; text: string }>;
+    expect(pastes.map((c) => [c.pane, c.text.split('\n')[0]])).toEqual([
+      ['%1', '[baton] msg_0007 from a (reply to msg_0006)'],
+      ['%4', '[baton] msg_0007 from a (reply to msg_0006) (redelivered)'],
+    ]);
+    expect((w.typist.calls.filter((c) => c.step === 'enter') as Array<{ pane: string }>).map((c) => c.pane)).toEqual(['%1', '%4']);
+  });
+
+  it('copy mode holds the Enter: pressed once the person stops scrolling, the text not typed again', async () => {
+    const w = world();
+    w.typist.script.enter.push({ ok: false, error: 'copy mode', maybeTyped: false, refused: 'copy_mode' });
+    begin(w);
+    expect(await w.courier.advance()).toBe(false);
+    expect(w.courier.phase).toBe('pasted');
+    expect(await w.courier.advance()).toBe(true);
+    expect(w.typist.calls.filter((c) => c.step === 'paste')).toHaveLength(1);
+    expect(w.typist.calls.filter((c) => c.step === 'enter')).toHaveLength(2);
+    expect(w.stamps[0]!.redelivered).toBeUndefined();
+  });
+
+  it('a keystroke tmux refuses because another daemon holds the conversation stops this one', async () => {
+    const w = world();
+    w.typist.script.paste.push({ ok: false, error: 'another daemon holds this conversation now', maybeTyped: false, refused: 'fenced' });
+    begin(w);
+    await expect(w.courier.advance()).rejects.toBeInstanceOf(FencedError);
+    expect(w.stamps).toEqual([]);
+  });
+
+  it('a shell gets one inert line naming the message; a program without bracketed paste one line', async () => {
+    const shell = world();
+    shell.typist.script.intake.push('inert');
+    begin(shell);
+    await shell.courier.advance();
+    expect((shell.typist.calls.find((c) => c.step === 'paste') as { text: string }).text).toBe('# baton: msg_0007 from a reply to msg_0006 - read it with: baton show msg_0007');
+    const line = world();
+    line.typist.script.intake.push('one_line');
+    begin(line);
+    await line.courier.advance();
+    const text = (line.typist.calls.find((c) => c.step === 'paste') as { text: string }).text;
+    expect(text).not.toContain('\n');
+    expect(text).toMatch(/^\[baton\] msg_0007 from a \(reply to msg_0006\) \u23CE hello \u23CE {2}\u23CE \[baton\] reply to a with/);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { targetOf, type PaneInfo } from '../../src/terminal/pane.js';
 import { isBareShell, whyNotTypable } from '../../src/terminal/readiness.js';
 
-const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, activity: 0, demo: false, startCommand });
+const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, activity: 0, demo: false, startCommand, pid: 1, server: '1:1', tty: '/dev/pts/1', bracketed: null });
 
 describe('isBareShell', () => {
   it('a shell in front in a pane started as a shell (or as nothing: the default shell) is bare', () => {

@@ -33,13 +33,17 @@ export class FilesDelivery implements DeliveryBus {
   private readonly intake: Intake;
   private readonly approvalQueue: Approvals;
   private st!: State;
+  /** Held from lease() on: every durable write checks it first (fencing, issue 13). */
+  private held: Lease | null = null;
 
   constructor(
     private readonly config: Config,
     private readonly l: Layout,
     private readonly log: Logger,
   ) {
-    this.events = eventLog(l.events, (err) => log.warn(`cannot append to events.jsonl: ${String(err)}`));
+    const events = eventLog(l.events, (err) => log.warn(`cannot append to events.jsonl: ${String(err)}`));
+    // A fenced daemon writes no record, events included (it says why in its own log).
+    this.events = { emit: async (event, fields) => (this.fenced() ? undefined : events.emit(event, fields)) };
     this.intake = new Intake(config.directions, {
       maxBytes: config.inbox.max_bytes,
       settleMs: config.inbox.settle_ms,
@@ -53,10 +57,26 @@ export class FilesDelivery implements DeliveryBus {
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
     await ensureDir(this.l.root);
-    return acquireLock(this.l, onLost, holder);
+    this.held = await acquireLock(this.l, onLost, holder);
+    return this.held;
+  }
+
+  /** Before every durable write: throws FencedError when this daemon may no longer write. */
+  private guard(): void {
+    this.held?.check();
+  }
+
+  private fenced(): boolean {
+    try {
+      this.guard();
+      return false;
+    } catch {
+      return true;
+    }
   }
 
   async recover(): Promise<Recovered> {
+    this.guard();
     const l = this.l;
     await Promise.all([l.archive, l.rejected, l.requests].map(ensureDir));
     await this.intake.ensureFolders();
@@ -82,6 +102,7 @@ export class FilesDelivery implements DeliveryBus {
   }
 
   async rescan(): Promise<void> {
+    this.guard();
     await this.intake.rescan();
     await dropStaleReplies(this.l.requests, 60_000);
   }
@@ -91,10 +112,12 @@ export class FilesDelivery implements DeliveryBus {
   }
 
   async reject(w: Waiting, reason: string): Promise<void> {
+    this.guard();
     await this.intake.reject(this.intake.folderOf(w.direction.name), w.name, reason);
   }
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
+    this.guard();
     const decision = step(this.st);
     if (decision.action !== 'deliver') return { kind: 'refused', decision };
     const fromApprovals = !('firstSeen' in w);
@@ -114,17 +137,22 @@ export class FilesDelivery implements DeliveryBus {
     return c.kind === 'committed' ? { ...c, state: this.st } : c;
   }
 
-  saveState(): Promise<void> {
-    return writeStateFile(this.l.state, this.st);
+  async saveState(): Promise<void> {
+    this.guard();
+    await writeStateFile(this.l.state, this.st);
   }
 
   async update(change: (state: State) => State): Promise<State> {
+    this.guard();
     this.st = change(this.st);
     await writeStateFile(this.l.state, this.st);
     return this.st;
   }
 
   async stamp(record: ArchiveRecord): Promise<void> {
+    this.guard();
+    // Stamped once: a record someone stamped already keeps its stamp (and its redelivered flag).
+    if ((await readRecord(this.l.archive, record.id))?.delivered_at) return;
     await archiveUpdate(this.l.archive, record);
     failpoint('stamped');
   }
@@ -134,6 +162,7 @@ export class FilesDelivery implements DeliveryBus {
   }
 
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {
+    this.guard();
     return this.approvalQueue.queue(this.intake.folderOf(w.direction.name), w as Entry);
   }
 
@@ -142,6 +171,7 @@ export class FilesDelivery implements DeliveryBus {
   }
 
   refuse(a: Approval, reason: string): Promise<boolean> {
+    this.guard();
     return this.approvalQueue.refuse(a, reason);
   }
 
@@ -159,6 +189,7 @@ export class FilesDelivery implements DeliveryBus {
   }
 
   async archivePersonMessage(make: (id: string) => ArchiveRecord): Promise<ArchiveRecord> {
+    this.guard();
     // The archive is the record of user IDs too: the next one follows the last archived.
     const counters = await archivedCounters(this.l.archive, 'user');
     const record = make(formatId((counters.at(-1) ?? 0) + 1, 'user'));
@@ -171,6 +202,7 @@ export class FilesDelivery implements DeliveryBus {
   }
 
   async takeRequest(name: string) {
+    this.guard();
     const dir = this.l.requests;
     if (await answered(dir, name)) {
       await unlink(join(dir, name)).catch(() => {});
@@ -182,6 +214,7 @@ export class FilesDelivery implements DeliveryBus {
   }
 
   answer(taken: string, reply: Parameters<DeliveryBus['answer']>[1]): Promise<void> {
+    this.guard();
     return answer(this.l.requests, taken, reply);
   }
 

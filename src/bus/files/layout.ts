@@ -17,6 +17,8 @@ export interface Layout {
   lock: string;
   /** Who holds the lock: pid and start time, for messages like "held by pid 123". */
   pidFile: string;
+  /** The lease's generation: one more at every take-over, never removed (fencing, issue 13). */
+  generation: string;
   /** Moderated mode: agent messages waiting for `baton approve` / `baton reject`, as pending/<direction>/<name>. */
   pending: string;
   /** A person's requests to the daemon (requests.ts). */
@@ -34,6 +36,7 @@ export function layout(config: Pick<Config, 'messageDir'>): Layout {
     claims: join(root, '.claimed'),
     lock: join(root, 'daemon.lock'),
     pidFile: join(root, 'daemon.pid'),
+    generation: join(root, 'daemon.gen'),
     pending: join(root, 'pending'),
     requests: join(root, 'requests'),
   };

@@ -3,12 +3,19 @@
  * (`message_dir/daemon.lock`, kept fresh by the holder) plus `daemon.pid` saying who holds it. A lock
  * left by a killed daemon goes stale after STALE_MS and is taken over; a live holder makes the newcomer
  * fail with LeaseHeldError (exit 3).
+ *
+ * Fencing (issue 13: a daemon paused past its lock woke up, pressed Enter and overwrote a record): every
+ * take-over writes a new generation to `daemon.gen`, and check() — called before every durable write —
+ * refuses when the file names a newer one, when the lock was found compromised, or when this holder has
+ * not renewed the lock recently enough to prove nobody else could have taken it. Keystrokes are fenced in
+ * tmux itself (terminal/fence.ts), with the generation as the token.
  */
 import { hostname } from 'node:os';
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
-import { FencedError, LeaseHeldError, type Holder, type Lease } from '../bus.js';
+import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../bus.js';
 import { writeAtomic } from '../../lib/fsx.js';
 import type { Layout } from './layout.js';
 
@@ -20,6 +27,15 @@ export function readHolder(l: Layout): Holder | null {
     return typeof h.pid === 'number' ? h : null;
   } catch {
     return null;
+  }
+}
+
+/** The newest lease generation taken on this folder (0: never). */
+export function readGeneration(l: Layout): number {
+  try {
+    return Number.parseInt(readFileSync(l.generation, 'utf8'), 10) || 0;
+  } catch {
+    return 0;
   }
 }
 
@@ -86,14 +102,35 @@ export async function acquireLock(l: Layout, onLost: (why: string) => void = () 
       throw err2;
     }
   }
+  const generation = readGeneration(l) + 1;
+  await writeAtomic(l.generation, `${generation}\n`);
   await writeAtomic(l.pidFile, `${JSON.stringify(me)}\n`);
+  const lose = (why: string) => {
+    if (lost === null) {
+      lost = why;
+      for (const f of listeners) f(why);
+    }
+    throw new FencedError(why);
+  };
   return {
     holder: me,
+    generation,
+    fence: { key: createHash('sha1').update(l.root).digest('hex').slice(0, 10), token: fenceToken(generation) },
     onLost(listener) {
       listeners.push(listener);
     },
     check() {
       if (lost !== null) throw new FencedError(lost);
+      const newest = readGeneration(l);
+      if (newest !== generation) lose(`another daemon took over ${l.root} (generation ${newest}, this one ${generation})`);
+      // Renewed within the stale time (less a margin): nobody can have found it stale and taken it.
+      let age: number;
+      try {
+        age = Date.now() - statSync(l.lock).mtimeMs;
+      } catch {
+        return lose(`the lock on ${l.root} is gone`);
+      }
+      if (age > STALE_MS - 100) throw new FencedError(`cannot prove it still holds ${l.root} (the lock was last renewed ${Math.round(age)} ms ago)`, false);
     },
     async release() {
       if (readHolder(l)?.pid === me.pid) await rm(l.pidFile, { force: true });

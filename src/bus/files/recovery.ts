@@ -65,7 +65,12 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
   }
   let stateChanged = stored === null;
   // Archive one ahead of state: the daemon died after archiving, before state.json — so before the paste.
-  const lagsByOne = stored !== null && n === state.message_counter + 1;
+  const lagsByOne = stored !== null && n === state.message_counter + 1 && !last.delivered_at;
+  const contradiction = stored === null ? null : contradicts(stored, derived, lagsByOne);
+  if (contradiction) {
+    // Issue 13: such a state was accepted, and the same agent could speak twice. The archive is the record.
+    throw new StateError(`${l.state} contradicts the archive: ${contradiction}. The daemon will not guess the turn: "baton doctor --repair" rebuilds state.json from the archive`);
+  }
   if (n !== state.message_counter || state.last_message_id !== last.id) {
     notes.push(`state.json rebuilt from ${last.id} (it said ${state.last_message_id ?? 'nothing'})`);
     state = { ...state, ...derived };
@@ -73,6 +78,17 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
   }
   const unfinished = last.delivered_at ? null : { record: last, typed: !lagsByOne };
   return { state, stateChanged, unfinished, notes };
+}
+
+/**
+ * Why a stored state cannot be one a crash left (SPEC §6: it agrees with the archive, or lags it by the one
+ * record a crash archived but never got to typing), or null when it can.
+ */
+function contradicts(stored: State, derived: State, lagsByOne: boolean): string | null {
+  if (lagsByOne && stored.last_message_id === (derived.message_counter > 1 ? formatId(derived.message_counter - 1) : null)) return null;
+  const keys = ['message_counter', 'last_message_id', 'current_turn', 'pending_reply_to'] as const;
+  const wrong = keys.filter((k) => stored[k] !== derived[k]);
+  return wrong.length ? wrong.map((k) => `${k} is ${JSON.stringify(stored[k])}, the archive says ${JSON.stringify(derived[k])}`).join('; ') : null;
 }
 
 /**

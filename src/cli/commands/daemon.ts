@@ -1,7 +1,8 @@
 import { openBus } from '../../bus/open.js';
 import { Daemon } from '../../daemon/daemon.js';
 import { log } from '../../lib/log.js';
-import { configFrom, noPositionals, type CommandSpec } from '../command.js';
+import { LeaseHeldError } from '../../bus/bus.js';
+import { configFrom, noPositionals, whenOutputCloses, type CommandSpec } from '../command.js';
 
 export const daemon: CommandSpec = {
   usage: 'daemon',
@@ -13,7 +14,9 @@ Watches every direction folder of the config, delivers messages in strict turns,
 state.json, archive/, rejected/ and events.jsonl under message_dir. Files already waiting when it
 starts are taken. SIGINT or SIGTERM finish the delivery in progress, then stop it (exit 0).
 
-Only one daemon may run per message folder: a second one exits 3 naming the holder's pid.
+Only one daemon may run per message folder: a second one exits 3 naming the holder's pid. A daemon
+that loses its lease (paused past it, say with Ctrl-Z) types and writes nothing more, then takes the
+lease again when it can, or exits 3 when another daemon holds it.
 "baton up" starts this inside the tmux session "watcher".
 
 Conversation control (config "turns"): max_turns, stop_phrase/stop_from and max_duration_s end the
@@ -22,24 +25,41 @@ pending/ for "baton approve". It also answers "baton end/resume/send/approve/rej
   async run(inv) {
     noPositionals(inv);
     const config = configFrom(inv);
-    const d = new Daemon(config, openBus(config));
+    const bus = openBus(config);
     // Handlers go in before start(), so a signal during recovery still ends in a clean stop.
     let signals = 0;
-    let started = false;
-    let early: NodeJS.Signals | null = null;
+    let current: Daemon | null = null;
+    let stopping: NodeJS.Signals | null = null;
     const onSignal = (sig: NodeJS.Signals) => {
       if (++signals > 1) {
         log.warn(`second ${sig}: exiting now`);
         process.exit(1);
       }
-      if (started) void d.stop(sig);
-      else early = sig;
+      stopping = sig;
+      if (current) void current.stop(sig);
     };
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSignal);
-    await d.start();
-    started = true;
-    if (early) void d.stop(early);
-    const reason = await d.done;
-    return reason === 'lock_compromised' ? 1 : 0;
+    whenOutputCloses(() => onSignal('SIGTERM')); // stdout gone (a closed pipe): stop cleanly, not mid-step
+    for (let attempt = 0; ; attempt++) {
+      const d = new Daemon(config, bus);
+      try {
+        await d.start();
+      } catch (err) {
+        // Fenced and another daemon holds it now: that one delivers (issue 13: re-acquire or exit).
+        if (attempt > 0 && err instanceof LeaseHeldError) {
+          log.warn(`${err.message}: it delivers from now on; this daemon exits`);
+          return 3;
+        }
+        throw err;
+      }
+      current = d;
+      if (stopping) void d.stop(stopping);
+      const reason = await d.done;
+      if (reason !== 'fenced' || stopping) return 0;
+      // The lease was lost (this process was paused past it, or a one-shot command answered meanwhile):
+      // take it again when it can be had — recovery then finds whatever the other holder did.
+      log.warn('the lease was lost; taking it again');
+      current = null;
+    }
   },
 };

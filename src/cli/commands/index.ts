@@ -4,6 +4,7 @@ import { daemon } from './daemon.js';
 import { doctor } from './doctor.js';
 import { down } from './down.js';
 import { post } from './post.js';
+import { show } from './show.js';
 import { status } from './status.js';
 import { up } from './up.js';
 import { approve, end, pause, reject, resume, send, start } from './conversation.js';
@@ -12,4 +13,4 @@ import { log } from './log.js';
 import { ui } from './ui.js';
 
 export type { CommandSpec };
-export const COMMANDS: Record<string, CommandSpec> = { init, up, start, daemon, status, post, send, log, pause, resume, end, approve, reject, attach, down, doctor, ui };
+export const COMMANDS: Record<string, CommandSpec> = { init, up, start, daemon, status, post, send, log, show, pause, resume, end, approve, reject, attach, down, doctor, ui };

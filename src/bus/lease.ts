@@ -1,0 +1,66 @@
+/**
+ * The writer's lease: one daemon writes and types for a conversation (on the PostgreSQL bus: for one
+ * machine of it) at a time, and one that lost its lease — killed, paused past it, cut off — is fenced:
+ * its writes are refused by the bus, its keystrokes by tmux (terminal/fence.ts), by generation.
+ */
+
+/** Who holds (or asks for) the writer's lease. */
+export interface Holder {
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+/**
+ * The right to write and type for one conversation (on the PostgreSQL bus: for one machine of it).
+ * Promise: at most one live holder; a holder that stops renewing it (killed, paused) loses it to the next
+ * taker after the bus's stale time.
+ */
+export interface Lease {
+  readonly holder: Holder;
+  /** One more than the holder before: every durable write checks it is still the newest. */
+  readonly generation: number;
+  /**
+   * What this holder's keystrokes carry (terminal/fence.ts): the terminal itself refuses a keystroke whose
+   * token is older than the newest one set, so a daemon that was paused past its lease types nothing.
+   */
+  readonly fence: Fence;
+  /** Called once when the lease is lost (taken over, or found compromised); nothing more may be written. */
+  onLost(listener: (why: string) => void): void;
+  /** Synchronous and cheap: throws FencedError when this holder may no longer write or type. */
+  check(): void;
+  release(): Promise<void>;
+}
+
+/** A tmux server option per conversation (`key`) holding the newest holder's `token` (zero-padded, so string order is number order). */
+export interface Fence {
+  key: string;
+  token: string;
+}
+
+export const fenceToken = (generation: number): string => String(generation).padStart(12, '0');
+
+export class LeaseHeldError extends Error {
+  override name = 'LeaseHeldError';
+  constructor(
+    readonly where: string,
+    readonly holder: Holder | null,
+  ) {
+    super(holder ? `another baton daemon (pid ${holder.pid} on ${holder.host}, since ${holder.started_at}) holds ${where}` : `another baton daemon holds ${where}`);
+  }
+}
+
+/**
+ * A write or keystroke refused: this daemon no longer holds its lease (`lost`), or cannot prove right now
+ * that it still does (not `lost`: it has not renewed it within the stale time, say after a pause; the
+ * renewal that follows either proves it again or finds it lost).
+ */
+export class FencedError extends Error {
+  override name = 'FencedError';
+  constructor(
+    message: string,
+    readonly lost = true,
+  ) {
+    super(message);
+  }
+}
