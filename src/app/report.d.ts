@@ -32,6 +32,18 @@ export interface StatusReport {
   pending: string[];
   /** Why each direction's waiting files cannot go now, when its receiver's pane is the reason. */
   waiting: Record<string, string>;
+  /** Where the conversation lives (SPEC §10). */
+  bus: { kind: 'files' | 'postgres'; conversation: string | null };
+  /** Each machine of the conversation: its daemon alive or not, its last heartbeat, its agents. */
+  hosts: Record<string, HostStatus>;
+}
+
+export interface HostStatus {
+  alive: boolean;
+  pid: number | null;
+  /** The daemon's last heartbeat (ISO; null on the files bus, whose daemon has none). */
+  last_heartbeat: string | null;
+  agents: string[];
 }
 
 export interface AgentStatus {
@@ -48,4 +60,6 @@ export interface AgentStatus {
   kind: string;
   /** The pane runs the bundled demo agent standing in for that kind (`baton up --demo`). */
   demo: boolean;
+  /** The machine whose tmux runs it (SPEC §10); another machine's pane is not looked at from here. */
+  host: string;
 }

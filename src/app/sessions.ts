@@ -20,7 +20,9 @@ export function paneEnv(config: Config, agent?: Agent): Record<string, string> {
     PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
     ...(config.file ? { BATON_CONFIG: config.file } : { BATON_HOME: config.baseDir }),
   };
-  if (process.env.BATON_TMUX_SOCKET) env.BATON_TMUX_SOCKET = process.env.BATON_TMUX_SOCKET;
+  // This machine's name and the database (SPEC §10) reach the daemon and `baton post` in the panes
+  // (a tmux server started earlier does not have this shell's environment).
+  for (const k of ['BATON_TMUX_SOCKET', 'BATON_HOST', 'BATON_BUS_URL', 'PGPASSWORD', 'PGPASSFILE', 'PGSSLMODE', 'PGSSLROOTCERT']) if (process.env[k]) env[k] = process.env[k]!;
   if (agent) Object.assign(env, agent.env, { BATON_AGENT: agent.name });
   return env;
 }

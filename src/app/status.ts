@@ -23,6 +23,12 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
   await Promise.all(
     config.order.map(async (name) => {
       const target = targetOf(config.agents[name]!);
+      const host = config.agents[name]!.host;
+      if (host !== config.host) {
+        // Another machine's agent: its pane is on that machine's tmux (status there shows it).
+        agents[name] = { alive: false, target, pane: null, dead: false, command: null, last_activity: null, problem: `runs on ${host}`, kind: config.agents[name]!.kind, demo: false, host };
+        return;
+      }
       const pane = await findPane(t, config.agents[name]!);
       agents[name] = {
         alive: !!pane && !pane.dead,
@@ -34,6 +40,7 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
         problem: (await whyNotReady(t, config.agents[name]!, pane))?.reason ?? null,
         kind: config.agents[name]!.kind,
         demo: Boolean(pane?.demo),
+        host,
       };
     }),
   );
@@ -66,6 +73,8 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
     demo: Boolean(state?.demo),
     pending,
     waiting,
+    bus: { kind: config.bus.kind, conversation: config.bus.kind === 'postgres' ? config.bus.conversation : null },
+    hosts: Object.fromEntries((await bus.hosts()).map((h) => [h.host, { alive: h.alive, pid: h.holder?.pid ?? null, last_heartbeat: h.last_heartbeat, agents: h.agents }])),
   };
 }
 
@@ -87,10 +96,13 @@ export function formatStatus(s: StatusReport): string {
     `waiting       ${Object.entries(s.held).map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`).join(', ') || '-'}`,
     ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),
     `rejected      ${s.rejected}`,
+    ...(s.bus.kind === 'postgres'
+      ? ['hosts', ...Object.entries(s.hosts).map(([h, x]) => `  ${h.padEnd(12)} ${x.alive ? `alive (pid ${x.pid})` : 'no daemon'}${x.last_heartbeat ? `, heartbeat ${ago(x.last_heartbeat)}` : ''}  agents: ${x.agents.join(', ') || '-'}`)]
+      : []),
     'agents',
     ...Object.entries(s.agents).map(
       ([n, a]) =>
-        `  ${n.padEnd(12)} ${a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.demo ? `demo agent (for ${a.kind})` : a.kind}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
+        `  ${n.padEnd(12)} ${a.problem?.startsWith('runs on ') && !a.pane ? a.problem : a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.demo ? `demo agent (for ${a.kind})` : a.kind}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
     ),
   ];
   return `${lines.join('\n')}\n`;

@@ -7,7 +7,7 @@ import { relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LeaseHeldError } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
-import type { Agent, Config } from '../config/config.js';
+import { isLocal, type Agent, type Config } from '../config/config.js';
 import type { Reply } from '../core/requests.js';
 import type { State } from '../core/state.js';
 import { initialState } from '../core/turns.js';
@@ -66,7 +66,7 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
   const missing: string[] = [];
   for (const name of config.order) {
     const agent = config.agents[name]!;
-    if (agent.target) continue;
+    if (agent.target || !isLocal(config, agent)) continue; // another machine's agent: its own `baton up` starts it
     const command = demo ? `node ${JSON.stringify(DEMO_JS)}` : (agent.command ?? KINDS[agent.kind].command);
     if (!command) {
       log.error(`agents.${name}.command: required for kind "${agent.kind}"`);
@@ -162,7 +162,7 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
 
   for (const name of config.order) {
     const agent = config.agents[name]!;
-    if (agent.target && !(await findPane(t, agent))) log.warn(`${name}: no pane at ${agent.target} yet; messages for ${name} wait until it exists`);
+    if (agent.target && isLocal(config, agent) && !(await findPane(t, agent))) log.warn(`${name}: no pane at ${agent.target} yet; messages for ${name} wait until it exists`);
   }
 
   const watcher = await startWatcher(config, bus, t, sessions);

@@ -154,7 +154,7 @@ export interface DeliveryBus {
   close(): Promise<void>;
 }
 
-export type { ApprovalView, ArchiveView, BusCheck, BusReader, Rejection } from './reader.js';
+export type { ApprovalView, ArchiveView, BusCheck, BusReader, HostView, Rejection } from './reader.js';
 
 export interface BusClient {
   /** An agent's message, stored whole or not at all. Returns where it went (a file path, a row). */

@@ -42,6 +42,16 @@ export interface ArchiveView {
   gaps: string | null;
 }
 
+/** One machine of a conversation (SPEC §10): is its daemon alive, since when, which agents it runs. */
+export interface HostView {
+  host: string;
+  alive: boolean;
+  holder: Holder | null;
+  /** The daemon's last heartbeat (the files bus has none: null). */
+  last_heartbeat: string | null;
+  agents: string[];
+}
+
 export interface BusReader {
   /** Where the conversation lives, for a person (a folder, or a database and conversation name). */
   readonly where: string;
@@ -66,6 +76,8 @@ export interface BusReader {
   archiveView(): Promise<ArchiveView>;
   /** Is a live daemon holding the writer's lease? */
   daemon(): Promise<{ running: boolean; pid: number | null; holder: Holder | null }>;
+  /** Every machine of the conversation and its daemon (the files bus: this machine only). */
+  hosts(): Promise<HostView[]>;
   /** Requests waiting for a daemon. */
   requestsWaiting(): Promise<number>;
   /** Checks only this kind of bus knows (doctor). */

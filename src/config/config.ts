@@ -3,6 +3,7 @@
  * defaults into the `Config` the rest of baton uses. Errors name the key path (`turns.policy: ...`).
  * Finding and reading the file is load.ts.
  */
+import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { formatIssues } from '../core/issues.js';
@@ -24,6 +25,15 @@ const folderName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'folder names use letters, digits, ".", "_" and "-"')
   .refine((n) => !(RESERVED_FOLDERS as readonly string[]).includes(n), 'this folder name is used by baton itself');
 
+const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'host names use letters, digits, ".", "_" and "-" (max 64)');
+
+// SPEC §10: where the conversation lives. The password belongs in BATON_BUS_URL, not in this file.
+const BusSchema = z.strictObject({
+  kind: z.enum(['files', 'postgres']).default('files'),
+  url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
+  conversation: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'conversation names use letters, digits, ".", "_" and "-"').optional(),
+});
+
 const AgentSchema = z.strictObject({
   kind: z.enum(AGENT_KINDS).default('generic'),
   cwd: z.string().min(1).optional(),
@@ -38,6 +48,8 @@ const AgentSchema = z.strictObject({
     .regex(/^(%\d+|=?[A-Za-z0-9_@+-]+:\d+(\.\d+)?)$/, 'a pane id like %3 or session:window.pane like work:1.0')
     .optional(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable name'), z.string()).optional(),
+  /** The machine whose tmux runs this agent (SPEC §10; default: this machine). */
+  host: hostName.optional(),
 });
 
 const TurnsSchema = z.strictObject({
@@ -74,6 +86,7 @@ export const ConfigFileSchema = z.strictObject({
   turns: TurnsSchema.prefault({}),
   inbox: InboxSchema.prefault({}),
   delivery: DeliverySchema.prefault({}),
+  bus: BusSchema.prefault({}),
   // The original tool's keys: folder names for claude1 → claude2 and back.
   c1_to_c2: folderName.optional(),
   c2_to_c1: folderName.optional(),
@@ -93,7 +106,11 @@ export interface Agent {
   /** Exact pane target from the config, if one was given (`%3`, `=work:1.0`). */
   target: string | undefined;
   env: Record<string, string>;
+  /** The machine whose tmux runs it (SPEC §10): this machine unless the config says otherwise. */
+  host: string;
 }
+
+export type BusConfig = { kind: 'files' } | { kind: 'postgres'; url: string; conversation: string };
 
 export interface Direction {
   /** Folder name under message_dir. */
@@ -117,7 +134,13 @@ export interface Config {
   turns: TurnsConfig;
   inbox: z.infer<typeof InboxSchema>;
   delivery: z.infer<typeof DeliverySchema>;
+  bus: BusConfig;
+  /** This machine's name: BATON_HOST, else its hostname (SPEC §10). */
+  host: string;
 }
+
+/** Is this agent on this machine (the only agents this machine's daemon types into)? */
+export const isLocal = (config: Pick<Config, 'host'>, agent: Pick<Agent, 'host'>): boolean => agent.host === config.host;
 
 /** The conversation baton runs when no config file exists: the shipped config.json. */
 export const DEFAULT_CONFIG = {
@@ -152,7 +175,7 @@ export class ConfigError extends Error {
 }
 
 /** Parse and resolve a config object. `file` is used in error messages and to resolve relative paths. */
-export function parseConfig(raw: unknown, file: string | null, baseDir: string): Config {
+export function parseConfig(raw: unknown, file: string | null, baseDir: string, env: NodeJS.ProcessEnv = process.env): Config {
   const source = file ?? 'embedded default config';
   const parsed = ConfigFileSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(source, formatIssues(parsed.error.issues));
@@ -164,6 +187,7 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string):
   const order = agentEntries.map(([name]) => name);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
 
+  const host = env.BATON_HOST || hostname();
   const agents: Record<string, Agent> = {};
   const sessions = new Map<string, string>();
   for (const [name, a] of agentEntries) {
@@ -181,6 +205,7 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string):
       session,
       target: a.target ? (a.target.startsWith('%') || a.target.startsWith('=') ? a.target : `=${a.target}`) : undefined,
       env: a.env ?? {},
+      host: a.host ?? host,
     };
   }
   const known = (n: string) => Object.hasOwn(agents, n);
@@ -230,6 +255,12 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string):
   for (const [i, n] of (c.turns.stop_from ?? []).entries()) {
     if (!known(n)) problems.push(`turns.stop_from.${i}: unknown agent "${n}"`);
   }
+  let bus: BusConfig = { kind: 'files' };
+  if (c.bus.kind === 'postgres') {
+    const url = env.BATON_BUS_URL || c.bus.url;
+    if (!url) problems.push('bus.url: the postgres bus needs a URL (here, or in BATON_BUS_URL)');
+    bus = { kind: 'postgres', url: url ?? '', conversation: c.bus.conversation ?? (baseDir.split(/[\\/]/).filter(Boolean).pop() ?? 'baton').replace(/[^A-Za-z0-9._-]/g, '_') };
+  }
   if (problems.length) throw new ConfigError(source, problems);
 
   return {
@@ -243,5 +274,7 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string):
     turns: c.turns,
     inbox: c.inbox,
     delivery: c.delivery,
+    bus,
+    host,
   };
 }

@@ -33,7 +33,16 @@ const CHILD = join(ROOT, 'test', 'contract', 'commit-child.mjs');
 const quiet = log.create({ level: 0 });
 const me = () => ({ pid: process.pid, host: hostname(), started_at: new Date().toISOString() });
 
-export function testBus(name: string, world: () => Promise<World>): void {
+export interface BusTraits {
+  /**
+   * The turn step is one transaction (the PostgreSQL bus): killed before its commit nothing happened, so
+   * the "claimed" and "archived" failpoints leave the message waiting; killed after it, the delivery may
+   * have been typed.
+   */
+  atomicStep?: boolean;
+}
+
+export function testBus(name: string, world: () => Promise<World>, traits: BusTraits = {}): void {
   describe(`the Bus contract: ${name}`, () => {
     let w: World | null = null;
     const open: Array<{ d: DeliveryBus; lease: Lease | null }> = [];
@@ -179,7 +188,7 @@ export function testBus(name: string, world: () => Promise<World>): void {
     // A daemon killed between every two durable steps of a turn step and its stamp: what recovery finds.
     const points = [
       { at: 'claimed', archived: 0, state: 0, unfinished: null },
-      { at: 'archived', archived: 1, state: 0, unfinished: { typed: false } },
+      traits.atomicStep ? { at: 'archived', archived: 0, state: 0, unfinished: null } : { at: 'archived', archived: 1, state: 0, unfinished: { typed: false } },
       { at: 'state_saved', archived: 1, state: 1, unfinished: { typed: true } },
       { at: 'stamped', archived: 1, state: 1, unfinished: null },
     ] as const;

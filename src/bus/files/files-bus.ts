@@ -12,6 +12,7 @@ import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import type { Logger } from '../../lib/log.js';
 import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Rejection } from '../bus.js';
+import type { HostView } from '../reader.js';
 import { listApprovals, listRejected } from './listings.js';
 import type { EventSource } from '../events.js';
 import { Approvals } from './approvals.js';
@@ -100,6 +101,11 @@ export class FilesBus implements Bus {
 
   daemon() {
     return daemonStatus(this.l);
+  }
+
+  async hosts(): Promise<HostView[]> {
+    const d = await daemonStatus(this.l);
+    return [{ host: this.config.host, alive: d.running, holder: d.holder, last_heartbeat: null, agents: [...this.config.order] }];
   }
 
   async requestsWaiting(): Promise<number> {

@@ -1,4 +1,4 @@
-import { openBus } from '../../bus/open.js';
+import { isBusUnavailable, openBus } from '../../bus/open.js';
 import { Daemon } from '../../daemon/daemon.js';
 import { log } from '../../lib/log.js';
 import { LeaseHeldError } from '../../bus/bus.js';
@@ -40,6 +40,7 @@ pending/ for "baton approve". It also answers "baton end/resume/send/approve/rej
     };
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSignal);
     whenOutputCloses(() => onSignal('SIGTERM')); // stdout gone (a closed pipe): stop cleanly, not mid-step
+    let unreachable = 0;
     for (let attempt = 0; ; attempt++) {
       const d = new Daemon(config, bus);
       try {
@@ -50,9 +51,17 @@ pending/ for "baton approve". It also answers "baton end/resume/send/approve/rej
           log.warn(`${err.message}: it delivers from now on; this daemon exits`);
           return 3;
         }
+        // The database is away (SPEC §10): type nothing until it is back, then recover and go on.
+        if (isBusUnavailable(err) && !stopping) {
+          if (unreachable++ % 15 === 0) log.warn(`the bus cannot be reached (${(err as Error).message}); trying again every 2 s`);
+          await new Promise((r) => setTimeout(r, 2000));
+          continue;
+        }
         throw err;
       }
       current = d;
+      if (unreachable) log.info('the bus is back');
+      unreachable = 0;
       if (stopping) void d.stop(stopping);
       const reason = await d.done;
       if (reason !== 'fenced' || stopping) return 0;

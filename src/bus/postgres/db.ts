@@ -1,0 +1,64 @@
+/**
+ * The connection side of the PostgreSQL bus. node-postgres (`pg`): a Pool for the short transactions of
+ * turn steps (each one checked out, used, given back), and dedicated Clients where a session matters — the
+ * lease's advisory lock and LISTEN. Chosen over `postgres` (porsager) because a session is explicit here:
+ * the lease must know exactly which connection holds its lock, and a LISTEN connection that drops must be
+ * noticed (an 'error'/'end' event), not silently re-made, since a re-scan has to follow it.
+ *
+ * The URL's password is never logged: `redact` is the only form of the URL that reaches a message.
+ */
+import pg from 'pg';
+import { createHash } from 'node:crypto';
+
+export type Db = pg.Pool;
+export type Conn = pg.PoolClient | pg.Client;
+
+/** The URL as a person may see it: the password replaced. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://(a URL that does not parse)';
+  }
+}
+
+/** A pool that lets the process exit when idle (a CLI command opens one and never closes it). */
+export function openPool(url: string): Db {
+  const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, connectionTimeoutMillis: 10_000, application_name: 'baton' });
+  // An idle connection that breaks (the database restarted) must not crash the daemon: the next query reconnects.
+  pool.on('error', () => {});
+  return pool;
+}
+
+export function client(url: string): pg.Client {
+  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'baton' });
+  return c;
+}
+
+/** Run `fn` in one transaction: committed when it returns, rolled back when it throws. */
+export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const c = await db.connect();
+  try {
+    await c.query('BEGIN');
+    const out = await fn(c);
+    await c.query('COMMIT');
+    return out;
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    c.release();
+  }
+}
+
+/** The NOTIFY channel of one conversation (channel names are identifiers: at most 63 bytes). */
+export const channelOf = (conversation: string): string => `baton_${createHash('sha1').update(conversation).digest('hex').slice(0, 16)}`;
+
+/** Is this error the database being away (connection refused, reset, terminated), not a bad query? */
+export function isConnectionError(err: unknown): boolean {
+  const e = err as { code?: string; message?: string };
+  if (e?.code && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|57P01|57P02|57P03|08\w{3})$/.test(e.code)) return true;
+  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(e?.message ?? '');
+}

@@ -1,0 +1,231 @@
+/**
+ * The PostgreSQL bus, daemon side (SPEC §10). One daemon per (conversation, machine): it relays its own
+ * agents' direction folders into the database (relay.ts), and delivers the messages whose receiver is on
+ * its machine. A turn step is one transaction — lease generation checked, the conversation row locked
+ * (FOR UPDATE serialises turns from every machine), the step decided on the state as stored, the waiting
+ * row deleted, the record archived, the state saved, NOTIFY — so the state never lags the archive.
+ *
+ * Crash promise: killed before COMMIT, nothing happened (the message waits); after it, the record is
+ * archived but not stamped, and this machine's next daemon types it again flagged `(redelivered)`, as
+ * SPEC §6 asks, since the paste may have happened. Hints are LISTEN/NOTIFY; the daemon's re-scan timer
+ * is behind them, so a notification lost while the connection was down delays, never loses.
+ */
+import type pg from 'pg';
+import type { Config } from '../../config/config.js';
+import type { ArchiveRecord } from '../../core/record.js';
+import { initialState } from '../../core/turns.js';
+import type { State } from '../../core/state.js';
+import { failpoint } from '../../lib/failpoint.js';
+import type { Logger } from '../../lib/log.js';
+import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
+import type { EventLog } from '../events.js';
+import { channelOf, tx, type Db } from './db.js';
+import { Listener } from './listener.js';
+import { recoverConversation } from './recovery.js';
+import { turnStep } from './turn-step.js';
+import { pgEventLog } from './events.js';
+import { acquireLease, checkGeneration } from './lease.js';
+import { relayInto, type Relay } from './relay.js';
+import { deliveredHere, seqOf, stateOf, WaitingRows, type Pg } from './rows.js';
+import { ensureConversation, insertRejected } from './store.js';
+import { approvals, examineApproval, moderate, refuse } from './approvals.js';
+import { answer, archivePersonMessage, findPersonMessage, requestsFor, takeRequest } from './requests.js';
+
+export class PgDelivery implements DeliveryBus {
+  readonly events: EventLog;
+  private readonly relay: Relay;
+  private readonly here;
+  private st!: State;
+  private held: Lease | null = null;
+  private listener: Listener | null = null;
+  private readonly waiting: WaitingRows;
+
+  constructor(
+    private readonly config: Config,
+    private readonly db: Db,
+    private readonly pg: Pg,
+    private readonly log: Logger,
+  ) {
+    const events = pgEventLog(db, pg.conversation, (err) => log.warn(`cannot store an event: ${String(err)}`));
+    this.events = { emit: async (event, fields) => (this.fenced() ? undefined : events.emit(event, fields)) };
+    this.here = deliveredHere(config);
+    this.waiting = new WaitingRows(this.here, config.inbox.max_bytes);
+    this.relay = relayInto(config, db, pg, this.events, log, () => this.guard());
+  }
+
+  private get key() {
+    return { conversation: this.pg.conversation, host: this.pg.host };
+  }
+
+  private guard(): void {
+    this.held?.check();
+  }
+
+  private fenced(): boolean {
+    try {
+      this.guard();
+      return false;
+    } catch {
+      return true;
+    }
+  }
+
+  /** A write transaction that first proves this daemon still holds the newest lease. */
+  private write<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+    this.guard();
+    return tx(this.db, async (c) => {
+      if (this.held) await checkGeneration(c, this.key, this.held.generation);
+      return fn(c);
+    });
+  }
+
+  async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
+    await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
+    this.held = await acquireLease(this.pg.url, this.key, holder, onLost);
+    return this.held;
+  }
+
+  async recover(): Promise<Recovered> {
+    this.guard();
+    await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
+    await this.relay.ensureFolders();
+    await this.relay.resume();
+    const r = await recoverConversation(this.db, this.pg, this.config);
+    this.st = r.state;
+    return r;
+  }
+
+  state(): State {
+    return this.st;
+  }
+
+  async watch(hint: (h: Hint) => void): Promise<void> {
+    await this.relay.watch(hint);
+    this.listener = new Listener(this.pg.url, channelOf(this.pg.conversation), (p) => hint(p === 'requests' ? { kind: 'requests' } : { kind: 'messages' }), () => {
+      hint({ kind: 'messages' });
+      hint({ kind: 'requests' });
+    });
+    await this.listener.start();
+  }
+
+  async unwatch(): Promise<void> {
+    await this.relay.unwatch();
+    await this.listener?.close();
+    this.listener = null;
+  }
+
+  async rescan(): Promise<void> {
+    this.guard();
+    await this.relay.rescan();
+  }
+
+  async queues(): Promise<Queue[]> {
+    if (!this.fenced()) await this.relay.run();
+    const names = this.here.map((d) => d.name);
+    const [s, rows] = await Promise.all([
+      this.db.query('SELECT state FROM baton.conversations WHERE name = $1', [this.pg.conversation]),
+      this.db.query<{ seq: string; direction: string; file: string | null; body: string }>(
+        `SELECT seq, direction, file, body FROM baton.waiting WHERE conversation = $1 AND status = 'waiting' AND direction = ANY($2) ORDER BY seq`,
+        [this.pg.conversation, names],
+      ),
+    ]);
+    if (s.rows[0]) this.st = stateOf(s.rows[0].state, this.pg); // another machine may have moved the turn
+    const { queues, invalid } = this.waiting.examine(rows.rows);
+    if (!this.fenced()) for (const [w, reason] of invalid) await this.reject(w, reason);
+    return queues;
+  }
+
+  async reject(w: Waiting, reason: string): Promise<void> {
+    const gone = await this.write(async (c) => {
+      const r = await c.query<{ body: string; file: string | null }>('DELETE FROM baton.waiting WHERE seq = $1 AND conversation = $2 RETURNING body, file', [seqOf(w.name), this.pg.conversation]);
+      const row = r.rows[0];
+      if (!row) return true;
+      await insertRejected(c, this.pg.conversation, { stored_as: `${this.pg.conversation}#${w.name}`, file: row.file, direction: w.direction.name, reason, body: row.body });
+      return false;
+    });
+    if (gone) return;
+    this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
+    await this.events.emit('rejected', { file: w.name, direction: w.direction.name, reason, stored_as: `${this.pg.conversation}#${w.name}` });
+  }
+
+  async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
+    const firstSeen = 'firstSeen' in w ? w.firstSeen : performance.now();
+    const out = await this.write((c) => turnStep(c, this.pg, this.config.inbox.max_bytes, w, step, extra, firstSeen));
+    if (out.kind === 'invalid') {
+      // Rolled back: it is still waiting, and is refused with its reason like any invalid message.
+      if ('firstSeen' in w) await this.reject(w, out.reason);
+      return { kind: 'changed' };
+    }
+    if (out.kind === 'committed') {
+      failpoint('state_saved');
+      this.st = out.state;
+    }
+    return out;
+  }
+
+  async saveState(): Promise<void> {
+    // Nothing to do: the state is saved in the turn step's own transaction.
+  }
+
+  async update(change: (state: State) => State): Promise<State> {
+    this.st = await this.write(async (c) => {
+      const s = await c.query('SELECT state FROM baton.conversations WHERE name = $1 FOR UPDATE', [this.pg.conversation]);
+      const next = change(stateOf(s.rows[0].state, this.pg));
+      await c.query('UPDATE baton.conversations SET state = $2 WHERE name = $1', [this.pg.conversation, JSON.stringify(next)]);
+      await c.query(`SELECT pg_notify($1, 'messages')`, [channelOf(this.pg.conversation)]);
+      return next;
+    });
+    return this.st;
+  }
+
+  async stamp(record: ArchiveRecord): Promise<void> {
+    // Stamped once: a record stamped already keeps its stamp (and its redelivered flag).
+    await this.write((c) => c.query('UPDATE baton.archive SET record = $3, delivered = true WHERE conversation = $1 AND id = $2 AND NOT delivered', [this.pg.conversation, record.id, JSON.stringify(record)]));
+    failpoint('stamped');
+  }
+
+  async record(id: string): Promise<ArchiveRecord | null> {
+    const r = await this.db.query<{ record: ArchiveRecord }>('SELECT record FROM baton.archive WHERE conversation = $1 AND id = $2', [this.pg.conversation, id]);
+    return r.rows[0]?.record ?? null;
+  }
+
+  moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {
+    return this.write((c) => moderate(c, this.pg, this.config, w));
+  }
+
+  approvals(): Promise<Approval[]> {
+    return approvals(this.db, this.pg, this.here);
+  }
+
+  refuse(a: Approval, reason: string): Promise<boolean> {
+    return this.write((c) => refuse(c, this.pg, a, reason));
+  }
+
+  examineApproval(a: Approval) {
+    return examineApproval(this.db, this.pg, a, this.config.inbox.max_bytes);
+  }
+
+  findPersonMessage(request: string): Promise<ArchiveRecord | null> {
+    return findPersonMessage(this.db, this.pg, request);
+  }
+
+  archivePersonMessage(make: (id: string) => ArchiveRecord): Promise<ArchiveRecord> {
+    return this.write((c) => archivePersonMessage(c, this.pg, make));
+  }
+
+  requests(): Promise<string[]> {
+    return requestsFor(this.db, this.pg);
+  }
+
+  async takeRequest(name: string) {
+    return this.write((c) => takeRequest(c, this.pg, name));
+  }
+
+  async answer(taken: string, reply: Parameters<DeliveryBus['answer']>[1]): Promise<void> {
+    await this.write((c) => answer(c, this.pg, taken, reply));
+  }
+
+  async close(): Promise<void> {
+    await this.unwatch();
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * The lease on the PostgreSQL bus: one daemon per (conversation, machine), SPEC §10.
+ *
+ * Two things hold it, because each alone fails one way:
+ * - a session advisory lock on the lease's own connection: freed by the server the moment that
+ *   connection closes, so a daemon killed with -9 frees it at once (the next one starts without waiting);
+ * - a row in baton.leases with a generation (one more at every take-over) and a heartbeat: a daemon that
+ *   is paused keeps its connection (and its lock) open, so once its heartbeat is older than the stale
+ *   time the next taker ends that session (pg_terminate_backend) and takes over with a new generation.
+ * Every write transaction checks the generation (checkGeneration), so a daemon that wakes up after
+ * being taken over writes nothing; its keystrokes carry the generation as the tmux fence token
+ * (terminal/fence.ts), so it types nothing either. A second daemon that claims the same BATON_HOST from
+ * another machine finds the lock held and a fresh heartbeat: refused, naming the holder (exit 3).
+ */
+import { createHash } from 'node:crypto';
+import type pg from 'pg';
+import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../lease.js';
+import { client, isConnectionError, type Conn } from './db.js';
+
+/** How often the heartbeat is written, and how old it may get before another daemon may take over. */
+export const HEARTBEAT_MS = 1000;
+export const STALE_MS = 5000;
+
+export interface LeaseKey {
+  conversation: string;
+  host: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const where = (k: LeaseKey) => `conversation "${k.conversation}" on host "${k.host}"`;
+
+/** Inside a write transaction: throws FencedError unless `generation` is still the newest for this machine. */
+export async function checkGeneration(c: Conn, k: LeaseKey, generation: number): Promise<void> {
+  const r = await c.query<{ generation: string; released: boolean }>('SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE', [k.conversation, k.host]);
+  const row = r.rows[0];
+  if (!row || Number(row.generation) !== generation || row.released) throw new FencedError(`the lease of ${where(k)} was taken over (generation ${row?.generation ?? '?'}, ours ${generation})`);
+}
+
+export async function acquireLease(url: string, k: LeaseKey, holder: Holder, onLost: (why: string) => void): Promise<Lease> {
+  const c = client(url);
+  await c.connect();
+  try {
+    for (let attempt = 0; ; attempt++) {
+      const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS ok', [k.conversation, k.host]);
+      if (got.rows[0]?.ok) break;
+      const r = await c.query<{ holder: Holder; backend_pid: number | null; stale: boolean }>(
+        `SELECT holder, backend_pid, heartbeat_at < now() - make_interval(secs => $3::float8 / 1000) AS stale FROM baton.leases WHERE conversation = $1 AND host = $2`,
+        [k.conversation, k.host, STALE_MS],
+      );
+      const row = r.rows[0];
+      // A holder whose heartbeat stopped (paused, cut off): its session is ended, which frees the lock.
+      if (row?.stale && row.backend_pid && attempt < 20) {
+        await c.query('SELECT pg_terminate_backend($1)', [row.backend_pid]);
+        await sleep(100);
+        continue;
+      }
+      if (!row && attempt < 20) {
+        await sleep(100); // a holder between taking the lock and writing its row
+        continue;
+      }
+      throw new LeaseHeldError(where(k), row?.holder ?? null);
+    }
+    const r = await c.query<{ generation: string }>(
+      `INSERT INTO baton.leases (conversation, host, holder, generation, backend_pid, heartbeat_at) VALUES ($1, $2, $3, 1, pg_backend_pid(), now())
+       ON CONFLICT (conversation, host) DO UPDATE SET holder = EXCLUDED.holder, generation = baton.leases.generation + 1,
+         backend_pid = EXCLUDED.backend_pid, heartbeat_at = now(), released = false
+       RETURNING generation`,
+      [k.conversation, k.host, JSON.stringify(holder)],
+    );
+    return new PgLease(c, k, holder, Number(r.rows[0]!.generation), onLost);
+  } catch (err) {
+    await c.end().catch(() => {});
+    throw err;
+  }
+}
+
+class PgLease implements Lease {
+  readonly fence;
+  private lost: string | null = null;
+  private lastBeat = performance.now();
+  private readonly timer: NodeJS.Timeout;
+  private readonly listeners: Array<(why: string) => void> = [];
+  private released = false;
+
+  constructor(
+    private readonly c: pg.Client,
+    private readonly k: LeaseKey,
+    readonly holder: Holder,
+    readonly generation: number,
+    onLost: (why: string) => void,
+  ) {
+    this.listeners.push(onLost);
+    this.fence = { key: `pg${createHash('sha1').update(k.conversation).digest('hex').slice(0, 10)}`, token: fenceToken(generation) };
+    c.on('error', (err) => this.lose(`lost the database connection (${err.message})`));
+    c.on('end', () => this.lose('the database connection closed'));
+    this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
+  }
+
+  private async beat(): Promise<void> {
+    if (this.lost || this.released) return;
+    const started = performance.now();
+    try {
+      const r = await this.c.query('UPDATE baton.leases SET heartbeat_at = now() WHERE conversation = $1 AND host = $2 AND generation = $3 AND NOT released', [this.k.conversation, this.k.host, this.generation]);
+      if (r.rowCount === 0) return this.lose(`another daemon took over ${where(this.k)}`);
+      this.lastBeat = started;
+    } catch (err) {
+      this.lose(isConnectionError(err) ? `lost the database connection (${String(err)})` : `cannot renew the lease: ${String(err)}`);
+    }
+  }
+
+  private lose(why: string): void {
+    if (this.lost || this.released) return;
+    this.lost = why;
+    clearInterval(this.timer);
+    this.c.end().catch(() => {});
+    for (const l of this.listeners) l(why);
+  }
+
+  onLost(listener: (why: string) => void): void {
+    this.listeners.push(listener);
+  }
+
+  check(): void {
+    if (this.lost) throw new FencedError(this.lost);
+    if (performance.now() - this.lastBeat > STALE_MS) throw new FencedError(`the lease of ${where(this.k)} was not renewed for ${Math.round(performance.now() - this.lastBeat)} ms`, false);
+  }
+
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    clearInterval(this.timer);
+    if (!this.lost) {
+      await this.c
+        .query('UPDATE baton.leases SET released = true WHERE conversation = $1 AND host = $2 AND generation = $3', [this.k.conversation, this.k.host, this.generation])
+        .catch(() => {});
+      await this.c.query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [this.k.conversation, this.k.host]).catch(() => {});
+    }
+    await this.c.end().catch(() => {});
+  }
+}

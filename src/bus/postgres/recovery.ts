@@ -1,0 +1,31 @@
+/**
+ * Start-up on the PostgreSQL bus (SPEC §6, §10): the state as stored, checked against the archive (a
+ * turn step is one transaction, so they agree unless someone edited the database), and the delivery this
+ * machine committed but never stamped — possibly typed already, so typed again flagged `(redelivered)`.
+ */
+import type { Config } from '../../config/config.js';
+import type { ArchiveRecord } from '../../core/record.js';
+import { StateError } from '../../core/state.js';
+import type { Recovered } from '../bus.js';
+import type { Db } from './db.js';
+import { stateOf, type Pg } from './rows.js';
+
+export async function recoverConversation(db: Db, pg: Pg, config: Config): Promise<Recovered> {
+  const s = await db.query('SELECT state FROM baton.conversations WHERE name = $1', [pg.conversation]);
+  const state = stateOf(s.rows[0].state, pg);
+  if (!Object.hasOwn(config.agents, state.current_turn)) {
+    throw new StateError(`conversation "${pg.conversation}": current_turn "${state.current_turn}" is not an agent of this config`);
+  }
+  const n = await db.query<{ n: number }>('SELECT coalesce(max(counter), 0) AS n FROM baton.archive WHERE conversation = $1 AND NOT person', [pg.conversation]);
+  if (n.rows[0]!.n !== state.message_counter) {
+    throw new StateError(`conversation "${pg.conversation}": the state says ${state.message_counter} messages, the archive ${n.rows[0]!.n}`);
+  }
+  // Committed on this machine's side but never stamped: the paste may have happened (SPEC §6).
+  const local = config.order.filter((a) => config.agents[a]!.host === pg.host);
+  const u = await db.query<{ record: ArchiveRecord }>(
+    'SELECT record FROM baton.archive WHERE conversation = $1 AND NOT person AND NOT delivered AND receiver = ANY($2) ORDER BY counter LIMIT 1',
+    [pg.conversation, local],
+  );
+  const rec = u.rows[0]?.record ?? null;
+  return { state, unfinished: rec ? { record: rec, typed: true } : null, notes: [] };
+}

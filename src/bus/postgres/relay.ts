@@ -1,0 +1,149 @@
+/**
+ * The file API on the PostgreSQL bus (SPEC §10): each machine's daemon watches its own agents' direction
+ * folders exactly as the files bus does (files/intake.ts: safe reads, settle time, rejections with a
+ * reason) and moves each valid file into the database, so an agent's instructions do not change.
+ *
+ * A file is first renamed into the folder's `.relaying/` (a writer that replaces the name from then on
+ * makes a new message), stored with a relay key unique to that claimed file (INSERT … ON CONFLICT DO
+ * NOTHING), then removed. Killed anywhere in between, the next start finds it in `.relaying/` and
+ * stores it again — the key makes that a no-op when the first insert had committed: never twice, never
+ * lost. Files are relayed in name order, and an earlier file still being written holds later ones back.
+ */
+import { readdir, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Direction } from '../../config/config.js';
+import { ensureDir, moveNoClobber } from '../../lib/fsx.js';
+import type { Logger } from '../../lib/log.js';
+import type { Hint } from '../bus.js';
+import type { EventLog } from '../events.js';
+import { examine } from '../files/inbox.js';
+import { Intake } from '../files/intake.js';
+import type { Config } from '../../config/config.js';
+import { channelOf, type Db } from './db.js';
+import { relayedHere, type Pg } from './rows.js';
+import { insertRejected } from './store.js';
+
+const RELAYING = '.relaying';
+
+export interface RelayOptions {
+  host: string;
+  maxBytes: number;
+  settleMs: number;
+  rejectedDir: string;
+  events: EventLog;
+  log: Logger;
+  /** Store one message; `key` makes a repeat of the same claimed file a no-op. */
+  store: (d: Direction, file: string, body: string, key: string) => Promise<void>;
+}
+
+export class Relay {
+  private readonly intake: Intake;
+  private seq = 0;
+
+  constructor(
+    private readonly directions: readonly Direction[],
+    private readonly opts: RelayOptions,
+  ) {
+    this.intake = new Intake(directions, { maxBytes: opts.maxBytes, settleMs: opts.settleMs, rejectedDir: opts.rejectedDir, alsoWatch: [], events: opts.events, log: opts.log });
+  }
+
+  async ensureFolders(): Promise<void> {
+    await this.intake.ensureFolders();
+    for (const d of this.directions) await ensureDir(join(d.dir, RELAYING));
+  }
+
+  watch(hint: (h: Hint) => void): Promise<void> {
+    return this.intake.watch(hint);
+  }
+
+  unwatch(): Promise<void> {
+    return this.intake.unwatch();
+  }
+
+  rescan(): Promise<void> {
+    return this.intake.rescan();
+  }
+
+  /** Finish relays a crash cut short (start-up). */
+  async resume(): Promise<void> {
+    for (const d of this.directions) {
+      const dir = join(d.dir, RELAYING);
+      for (const name of await readdir(dir).catch(() => [] as string[])) await this.storeClaimed(d, dir, name);
+    }
+  }
+
+  /** Move every valid file into the database, oldest first per folder. Returns how many. */
+  async run(): Promise<number> {
+    let n = 0;
+    for (const q of await this.intake.queues()) {
+      for (const w of q.items) {
+        if (!w.ready) break; // a file still being written keeps its place in line
+        const claimed = join(q.direction.dir, RELAYING);
+        const as = `${Date.now()}-${process.pid}-${this.seq++}-${w.name}`;
+        try {
+          await rename(join(q.direction.dir, w.name), join(claimed, as));
+        } catch {
+          continue; // gone meanwhile: the next look says why
+        } finally {
+          this.intake.folderOf(q.direction.name).entries.delete(w.name);
+        }
+        if (await this.storeClaimed(q.direction, claimed, as)) n++;
+      }
+    }
+    return n;
+  }
+
+  /** Store a claimed file, or put it back in its folder when it is no longer valid (it changed). */
+  private async storeClaimed(d: Direction, dir: string, as: string): Promise<boolean> {
+    const name = as.replace(/^\d+-\d+-\d+-/, '');
+    const e = await examine(dir, as, d, this.opts.maxBytes);
+    if (e.kind === 'gone') return false;
+    if (e.kind !== 'valid') {
+      const back = await moveNoClobber(join(dir, as), d.dir, name);
+      this.intake.folderOf(d.name).dirty.add(back);
+      return false;
+    }
+    await this.opts.store(d, name, JSON.stringify(e.message), `${this.opts.host}/${d.name}/${as}`);
+    await unlink(join(dir, as)).catch(() => {});
+    return true;
+  }
+}
+
+/**
+ * This machine's relay into the conversation: its agents' folders, rejections kept on its disk (rejected/,
+ * with their notes) and listed in the database, every store fenced by `guard` (the daemon's lease).
+ */
+export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log: Logger, guard: () => void): Relay {
+  const rejectedDir = `${config.messageDir}/rejected`;
+  const relayEvents: EventLog = {
+    emit: async (event, fields = {}) => {
+      let fenced = false;
+      try {
+        guard();
+      } catch {
+        fenced = true; // a fenced daemon lists nothing
+      }
+      if (event === 'rejected' && !fenced) {
+        const row = { stored_as: `${pg.host}:${rejectedDir}/${String(fields.stored_as)}`, file: String(fields.file ?? ''), direction: String(fields.direction ?? ''), reason: String(fields.reason), body: null };
+        await insertRejected(db, pg.conversation, row).catch((err: unknown) => log.warn(`cannot list a rejection in the database: ${String(err)}`));
+      }
+      await events.emit(event, fields);
+    },
+  };
+  return new Relay(relayedHere(config), {
+    host: pg.host,
+    maxBytes: config.inbox.max_bytes,
+    settleMs: config.inbox.settle_ms,
+    rejectedDir,
+    events: relayEvents,
+    log,
+    store: async (d, file, body, key) => {
+      guard();
+      await db.query(
+        `WITH w AS (INSERT INTO baton.waiting (conversation, direction, file, body, relay_key) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (relay_key) DO NOTHING RETURNING seq)
+         SELECT pg_notify($6, 'messages') FROM w`,
+        [pg.conversation, d.name, file, body, key, channelOf(pg.conversation)],
+      );
+    },
+  });
+}

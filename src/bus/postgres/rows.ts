@@ -1,0 +1,86 @@
+/**
+ * What the PostgreSQL bus's rows mean, shared by its daemon side and its read side: a waiting row's
+ * name (its sequence number first, so names sort in the order messages arrived, across directions, as
+ * the files bus's `msg_<ns>.json` names do), a body checked as an agent's message, the lease key.
+ */
+import type { Config, Direction } from '../../config/config.js';
+import type { Queue, Waiting } from '../bus.js';
+import { validateMessage, type Message } from '../../core/message.js';
+import { checkState, type State } from '../../core/state.js';
+
+export interface Pg {
+  url: string;
+  conversation: string;
+  host: string;
+}
+
+export const waitingName = (seq: string | number, file: string | null): string => `${String(seq).padStart(10, '0')}.${file ?? 'posted.json'}`;
+export const seqOf = (name: string): number => Number.parseInt(name, 10);
+
+export type Checked = { ok: true; message: Message } | { ok: false; reason: string };
+
+/** A stored body checked as a message from `d.from` to `d.to` (a post is checked here, once it is whole). */
+export function checkBody(body: string, d: Direction, maxBytes: number): Checked {
+  if (Buffer.byteLength(body) > maxBytes) return { ok: false, reason: `${Buffer.byteLength(body)} bytes is over inbox.max_bytes (${maxBytes})` };
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch (err) {
+    return { ok: false, reason: `invalid JSON: ${(err as Error).message}` };
+  }
+  const r = validateMessage(value, d);
+  return r.ok ? { ok: true, message: r.message } : { ok: false, reason: r.reason };
+}
+
+export const stateOf = (raw: unknown, pg: Pg): State => checkState(raw, `the state of conversation "${pg.conversation}"`);
+
+/** The directions whose receiver is on this machine: the only ones its daemon delivers. */
+export const deliveredHere = (config: Config): Direction[] => config.directions.filter((d) => (config.agents[d.to]?.host ?? config.host) === config.host);
+/** The directions whose sender is on this machine: the folders its daemon relays. */
+export const relayedHere = (config: Config): Direction[] => config.directions.filter((d) => (config.agents[d.from]?.host ?? config.host) === config.host);
+
+export interface WaitingRow {
+  seq: string;
+  direction: string;
+  file: string | null;
+  body: string;
+}
+
+/**
+ * The waiting rows a daemon delivers, as Waiting items it keeps between passes (when each was first
+ * seen, whether its `held` event was logged). A body that is not a valid message is handed back to be
+ * rejected with its reason (a post is checked here, once).
+ */
+export class WaitingRows {
+  private readonly seen = new Map<number, Waiting>();
+
+  constructor(
+    private readonly here: Direction[],
+    private readonly maxBytes: number,
+  ) {}
+
+  examine(rows: WaitingRow[]): { queues: Queue[]; invalid: Array<[Waiting, string]> } {
+    const now = performance.now();
+    const present = new Set<number>();
+    const invalid: Array<[Waiting, string]> = [];
+    const queues = new Map(this.here.map((d) => [d.name, { direction: d, items: [] as Waiting[] }]));
+    for (const r of rows) {
+      const seq = Number(r.seq);
+      const d = this.here.find((x) => x.name === r.direction)!;
+      let w = this.seen.get(seq);
+      if (!w) {
+        const checked = checkBody(r.body, d, this.maxBytes);
+        w = { key: String(seq), name: waitingName(seq, r.file), direction: d, firstSeen: now, heldLogged: false, ready: true, message: checked.ok ? checked.message : null };
+        if (!checked.ok) {
+          invalid.push([w, checked.reason]);
+          continue;
+        }
+        this.seen.set(seq, w);
+      }
+      present.add(seq);
+      queues.get(d.name)!.items.push(w);
+    }
+    for (const k of this.seen.keys()) if (!present.has(k)) this.seen.delete(k);
+    return { queues: [...queues.values()], invalid };
+  }
+}

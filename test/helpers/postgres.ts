@@ -1,0 +1,72 @@
+/**
+ * A real PostgreSQL server for a test, in a temp folder (issue 15: never a mock): initdb, then pg_ctl
+ * start on a free port (TCP on 127.0.0.1, socket in the folder). As root the server runs as `postgres`
+ * (initdb refuses root). stop() stops only this server and removes its folder.
+ */
+import { execa } from 'execa';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface Postgres {
+  url: string;
+  port: number;
+  dir: string;
+  /** Stop it (fast shutdown), keeping its data: start() brings it back on the same port. */
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
+  start(): Promise<void>;
+  /** Stop it for good and remove its folder. */
+  destroy(): Promise<void>;
+}
+
+function binDir(): string {
+  const base = '/usr/lib/postgresql';
+  const versions = existsSync(base) ? readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
+  if (!versions.length) throw new Error('PostgreSQL server programs not found (Debian: apt-get install postgresql); npm test installs them');
+  return join(base, versions[0]!, 'bin');
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export async function startPostgres(opts: { listen?: string } = {}): Promise<Postgres> {
+  const bin = binDir();
+  const dir = mkdtempSync(join(tmpdir(), 'baton-pg-'));
+  const data = join(dir, 'data');
+  const root = process.getuid?.() === 0;
+  if (root) {
+    chmodSync(dir, 0o755);
+    chownSync(dir, Number((await execa('id', ['-u', 'postgres'])).stdout), Number((await execa('id', ['-g', 'postgres'])).stdout));
+  }
+  const as = (cmd: string, args: string[]) => (root ? execa('runuser', ['-u', 'postgres', '--', cmd, ...args]) : execa(cmd, args));
+  await as(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  const port = await freePort();
+  const listen = opts.listen ?? '127.0.0.1';
+  const start = async () => {
+    await as(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=${listen} -c max_connections=200`, 'start']);
+  };
+  const stop = async (mode: 'fast' | 'immediate' = 'fast') => {
+    await as(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']).catch(() => {});
+  };
+  await start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    dir,
+    start,
+    stop,
+    async destroy() {
+      await stop('immediate');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
