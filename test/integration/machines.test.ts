@@ -1,13 +1,12 @@
 /**
  * Across machines over PostgreSQL (SPEC §10, issue 15), with a real server this file starts and stops.
- * A "machine" here is its own project folder, its own tmux server and its own daemon with its own
- * BATON_HOST; the two share only the database. Agents are recorders that answer through `baton post`.
+ * A "machine" is its own project folder, tmux server and daemon with its own BATON_HOST (helpers/machines.ts).
  */
-import { execa, type ResultPromise } from 'execa';
+import { execa } from 'execa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { CLI, readRecorder, waitFor } from '../helpers/harness.js';
+import { archived, Machine, machinesConfig } from '../helpers/machines.js';
 import { startPostgres, type Postgres } from '../helpers/postgres.js';
-import pg from 'pg';
 
 let server: Postgres;
 beforeAll(async () => {
@@ -22,91 +21,31 @@ const machines: Machine[] = [];
 afterEach(async () => {
   for (const m of machines.splice(0)) await m.stop();
 });
-
-interface Record_ {
-  id: string;
-  receiver: string;
-  sender: string;
-  content: string;
-  reply_to: string | null;
-  delivered_at: string | null;
-  redelivered?: boolean;
+function machine(host: string, config: Record<string, unknown>): Machine {
+  const m = new Machine(host, config);
+  machines.push(m);
+  return m;
 }
-
-class Machine extends Project {
-  daemons: ResultPromise[] = [];
-  constructor(
-    readonly host: string,
-    config: Record<string, unknown>,
-  ) {
-    super(config);
-    this.env.BATON_HOST = host;
-    machines.push(this);
-  }
-
-  /**
-   * `baton daemon` on this machine; resolves once its host shows alive in the database. Returned inside an
-   * object: the subprocess is a thenable, and returning it bare would wait for it to exit.
-   */
-  async daemon(): Promise<{ proc: ResultPromise }> {
-    const p = execa('node', [CLI, 'daemon', '--config', this.configFile], { env: this.env, reject: false, cwd: this.dir, all: true });
-    this.daemons.push(p);
-    await waitFor(`daemon on ${this.host}`, async () => p.exitCode !== null || (await this.status())?.hosts?.[this.host]?.alive, 20_000);
-    return { proc: p };
-  }
-
-  async status(): Promise<{ hosts: Record<string, { alive: boolean; pid: number | null }>; message_counter: number; bus: { kind: string } } | null> {
-    const r = await this.cli(["status", "--json"]);
-    return r.exitCode === 0 ? JSON.parse(r.stdout) : null;
-  }
-
-  override async stop(): Promise<void> {
-    for (const d of this.daemons) if (d.exitCode === null) d.kill('SIGTERM');
-    await Promise.all(this.daemons.map((d) => d.catch(() => {})));
-    await super.stop();
-  }
-}
-
-function twoMachines(extra: Record<string, unknown> = {}): { a: Machine; b: Machine; conversation: string } {
-  const conversation = `machines-${process.pid}-${n++}`;
-  const config = {
-    message_dir: './messages',
-    agents: { claude1: { kind: 'generic', command: 'x', host: 'alpha' }, claude2: { kind: 'generic', command: 'x', host: 'beta' } },
-    directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
-    inbox: { max_bytes: 1048576, settle_ms: 300 },
-    delivery: { enter_delay_ms: 20 },
-    bus: { kind: 'postgres', url: server.url, conversation },
-    ...extra,
-  };
-  return { a: new Machine('alpha', config), b: new Machine('beta', config), conversation };
-}
-
-async function archive(conversation: string): Promise<Record_[]> {
-  const c = new pg.Client({ connectionString: server.url });
-  await c.connect();
-  try {
-    const r = await c.query<{ record: Record_ }>('SELECT record FROM baton.archive WHERE conversation = $1 AND NOT person ORDER BY counter', [conversation]);
-    return r.rows.map((x) => x.record);
-  } finally {
-    await c.end();
-  }
-}
+const conversation = () => `machines-${process.pid}-${n++}`;
 
 describe('the PostgreSQL bus across machines', () => {
   it('two machines hold one conversation: a file on one is typed into the pane on the other, and the replies go back', async () => {
-    const { a, b, conversation } = twoMachines({ turns: { max_turns: 6 } });
+    const conv = conversation();
+    const config = machinesConfig(server.url, conv, { turns: { max_turns: 6 } });
+    const [a, b] = [machine('alpha', config), machine('beta', config)];
     const logA = await a.recorder('claude1', { reply: true });
     const logB = await b.recorder('claude2', { reply: true });
     await a.daemon();
     await b.daemon();
     // claude1 writes a file, as its instructions say: alpha's daemon relays it, beta's types it.
     a.send('c1_to_c2', 'opening.json', { content: 'hello from alpha' });
-    await waitFor('6 messages delivered', async () => (await archive(conversation)).filter((r) => r.delivered_at).length >= 6, 60_000);
-    const records = await archive(conversation);
+    await waitFor('6 messages delivered', async () => (await archived(server.url, conv)).filter((r) => r.delivered_at).length >= 6, 60_000);
+    const records = await archived(server.url, conv);
     expect(records.map((r) => r.id)).toEqual(['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004', 'msg_0005', 'msg_0006']);
     expect(records.map((r) => r.receiver)).toEqual(['claude2', 'claude1', 'claude2', 'claude1', 'claude2', 'claude1']);
     expect(records[0]).toMatchObject({ content: 'hello from alpha', reply_to: null, sender: 'claude1' });
     expect(records[1]).toMatchObject({ content: 'reply to msg_0001', reply_to: 'msg_0001' });
+    expect(a.ls('c1_to_c2')).toEqual(['.relaying']); // the file went into the database
     // Each machine typed only into its own pane, each message once.
     const typedA = readRecorder(logA).pastes.join('\n');
     const typedB = readRecorder(logB).pastes.join('\n');
@@ -115,23 +54,38 @@ describe('the PostgreSQL bus across machines', () => {
       expect(mine.split(`[baton] ${r.id} from`).length - 1, r.id).toBe(1);
       expect(other).not.toContain(`[baton] ${r.id} from`);
     }
-    // status from either machine: the bus, both hosts alive, the conversation finished by max_turns.
+    // status from either machine: the bus, both hosts alive; max_turns ended it and both panes were told.
     const s = (await b.status())!;
     expect(s.bus.kind).toBe('postgres');
     expect(s.hosts.alpha?.alive).toBe(true);
     expect(s.hosts.beta?.alive).toBe(true);
-    await waitFor('finished', async () => (await a.cli(['status', '--json'])).stdout.includes('"max_turns"'));
+    await waitFor('finished', async () => (await a.status())?.finished);
+    // baton log reads the database, from either machine.
+    const log = await b.cli(['log', '--json']);
+    expect(log.exitCode, log.stderr).toBe(0);
+    expect(log.stdout).toContain('hello from alpha');
   }, 120_000);
 
   it('a second daemon claiming the same BATON_HOST is refused naming the holder (exit 3)', async () => {
-    const { a } = twoMachines();
+    const config = machinesConfig(server.url, conversation());
+    const a = machine('alpha', config);
     await a.daemon();
-    const other = new Machine('alpha', JSON.parse(require_('fs').readFileSync(a.configFile, 'utf8')));
+    const other = machine('alpha', config); // another machine that says it is alpha
     const r = await execa('node', [CLI, 'daemon', '--config', other.configFile], { env: other.env, reject: false, cwd: other.dir });
     expect(r.exitCode).toBe(3);
     expect(r.stderr + r.stdout).toMatch(/another baton daemon \(pid \d+ on .*\) holds conversation "machines-.*" on host "alpha"/);
   }, 60_000);
-});
 
-import { createRequire } from 'node:module';
-const require_ = createRequire(import.meta.url);
+  it('an invalid file is rejected on its machine with its reason, listed in the database; a bad post too', async () => {
+    const conv = conversation();
+    const config = machinesConfig(server.url, conv);
+    const a = machine('alpha', config);
+    await a.recorder('claude1');
+    await a.daemon();
+    a.send('c1_to_c2', 'broken.json', '{"content": ');
+    const post = await a.cli(['post', '--as', 'claude1', '--', '']);
+    expect(post.exitCode).toBe(2); // empty content: refused before it reaches the bus
+    await waitFor('rejected', async () => (await a.status())?.message_counter === 0 && (await a.cli(['status', '--json'])).stdout.includes('"rejected": 1'), 15_000);
+    expect(a.ls('rejected').some((f) => f.startsWith('broken.json'))).toBe(true);
+  }, 60_000);
+});

@@ -25,16 +25,22 @@ export function redact(url: string): string {
 }
 
 /** A pool that lets the process exit when idle (a CLI command opens one and never closes it). */
+/**
+ * Every session: TCP keepalive (a machine cut off is noticed by the kernel, not only by a query), and a
+ * transaction left open by a machine that was cut off mid-step is ended by the server after 15 s, so its
+ * row lock on the conversation cannot hold the other machines' turns for longer.
+ */
+const SESSION = { keepAlive: true, keepAliveInitialDelayMillis: 5000, application_name: 'baton', connectionTimeoutMillis: 10_000, options: '-c idle_in_transaction_session_timeout=15000' };
+
 export function openPool(url: string): Db {
-  const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, connectionTimeoutMillis: 10_000, application_name: 'baton' });
+  const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, ...SESSION });
   // An idle connection that breaks (the database restarted) must not crash the daemon: the next query reconnects.
   pool.on('error', () => {});
   return pool;
 }
 
 export function client(url: string): pg.Client {
-  const c = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: 'baton' });
-  return c;
+  return new pg.Client({ connectionString: url, ...SESSION });
 }
 
 /** Run `fn` in one transaction: committed when it returns, rolled back when it throws. */

@@ -1,0 +1,134 @@
+/**
+ * "Machines" for the PostgreSQL bus tests (issue 15): each is its own project folder, its own tmux
+ * server and its own `baton daemon` with its own BATON_HOST; they share only the database. Recorders
+ * stand in for agents and answer through `baton post`. `invariants()` checks SPEC §10's promises from
+ * the database and the recorders' logs.
+ */
+import { execa, type ResultPromise } from 'execa';
+import pg from 'pg';
+import { expect } from 'vitest';
+import { CLI, Project, readRecorder, waitFor } from './harness.js';
+
+export interface Rec {
+  id: string;
+  receiver: string;
+  sender: string;
+  content: string;
+  reply_to: string | null;
+  delivered_at: string | null;
+  redelivered?: boolean;
+}
+
+export class Machine extends Project {
+  readonly daemons: ResultPromise[] = [];
+
+  constructor(
+    readonly host: string,
+    config: Record<string, unknown>,
+    extraEnv: Record<string, string> = {},
+  ) {
+    super(config);
+    Object.assign(this.env, { BATON_HOST: host, ...extraEnv });
+  }
+
+  /**
+   * `baton daemon` on this machine (`wrap`: a command to run it under, e.g. ip netns exec); resolves once
+   * its host shows alive in the database. Returned inside an object: the subprocess is a thenable.
+   */
+  async daemon(wrap: string[] = []): Promise<{ proc: ResultPromise }> {
+    const argv = [...wrap, 'node', CLI, 'daemon', '--config', this.configFile];
+    const p = execa(argv[0]!, argv.slice(1), { env: this.env, reject: false, cwd: this.dir, all: true });
+    this.daemons.push(p);
+    await waitFor(`daemon on ${this.host}`, async () => p.exitCode !== null || (await this.status())?.hosts?.[this.host]?.pid === p.pid, 30_000);
+    if (p.exitCode !== null) throw new Error(`the daemon on ${this.host} did not start: ${String((await p).all)}`);
+    return { proc: p };
+  }
+
+  async status(): Promise<{ hosts: Record<string, { alive: boolean; pid: number | null }>; message_counter: number; bus: { kind: string }; finished: unknown } | null> {
+    const r = await this.cli(['status', '--json']);
+    return r.exitCode === 0 ? JSON.parse(r.stdout) : null;
+  }
+
+  override async stop(): Promise<void> {
+    for (const d of this.daemons) if (d.exitCode === null) d.kill('SIGKILL');
+    await Promise.all(this.daemons.map((d) => d.catch(() => {})));
+    await super.stop();
+  }
+}
+
+export function machinesConfig(url: string, conversation: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    message_dir: './messages',
+    agents: { claude1: { kind: 'generic', command: 'x', host: 'alpha' }, claude2: { kind: 'generic', command: 'x', host: 'beta' } },
+    directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+    inbox: { max_bytes: 1048576, settle_ms: 300 },
+    delivery: { enter_delay_ms: 0 },
+    bus: { kind: 'postgres', url, conversation },
+    ...extra,
+  };
+}
+
+export async function query<R extends Record<string, unknown>>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<R>(sql, params)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+export const archived = async (url: string, conversation: string): Promise<Rec[]> =>
+  (await query<{ record: Rec }>(url, 'SELECT record FROM baton.archive WHERE conversation = $1 AND NOT person ORDER BY counter', [conversation])).map((r) => r.record);
+
+export const countArchived = async (url: string, conversation: string): Promise<number> =>
+  (await query<{ n: number }>(url, 'SELECT count(*)::int AS n FROM baton.archive WHERE conversation = $1 AND NOT person', [conversation]))[0]!.n;
+
+/**
+ * SPEC §10's promises once everything is back and idle: every message in exactly one place (archived,
+ * waiting or rejected — nothing is rejected here), IDs 1..N once, the reply_to chain, senders alternate,
+ * every delivered message typed into its receiver's pane at least once and a second copy only flagged,
+ * nothing typed into the wrong pane. `logs`: each agent's recorder log; `opening`: the first content.
+ */
+export async function invariants(url: string, conversation: string, logs: Record<string, string>, opening: string): Promise<{ n: number; redelivered: number; waiting: number }> {
+  const archive = await archived(url, conversation);
+  const n = archive.length;
+  expect(archive.map((r) => r.id)).toEqual(Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`));
+  archive.forEach((r, i) => {
+    expect(r.reply_to).toBe(i ? archive[i - 1]!.id : null);
+    expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
+    expect(r.delivered_at, `${r.id} delivered`).toBeTruthy();
+  });
+  const state = (await query<{ state: { message_counter: number; last_message_id: string } }>(url, 'SELECT state FROM baton.conversations WHERE name = $1', [conversation]))[0]!.state;
+  expect(state).toMatchObject({ message_counter: n, last_message_id: archive[n - 1]!.id });
+  expect(await query(url, 'SELECT 1 FROM baton.rejected WHERE conversation = $1', [conversation])).toEqual([]);
+
+  // What the agents wrote (the opening, one reply per submitted paste they read) is each in one place.
+  const written = () => [opening, ...Object.values(logs).flatMap((log) => readRecorder(log).pastes.flatMap((t) => (/^\[baton\] (msg_\d+) from /.exec(t) ? [`reply to ${/msg_\d+/.exec(t)![0]}`] : [])))].sort();
+  const found = async () => {
+    const waiting = await query<{ body: string }>(url, 'SELECT body FROM baton.waiting WHERE conversation = $1', [conversation]);
+    return [...archive.map((r) => r.content), ...waiting.map((w) => (JSON.parse(w.body) as { content: string }).content)].sort();
+  };
+  await waitFor('every reply posted', async () => JSON.stringify(await found()) === JSON.stringify(written()), 20_000).catch(() => {});
+  expect(await found()).toEqual(written());
+
+  const readAll = () => archive.every((r) => readRecorder(logs[r.receiver]!).typed.some((t) => t.startsWith(`[baton] ${r.id} `)));
+  await waitFor('every delivered message read by its pane', readAll, 15_000).catch(() => {});
+  let redelivered = 0;
+  for (const [agent, log] of Object.entries(logs)) {
+    const headers = readRecorder(log).typed.map((t) => t.split('\n')[0]!);
+    for (const r of archive.filter((x) => x.receiver === agent)) {
+      const got = headers.filter((h) => h.startsWith(`[baton] ${r.id} `));
+      expect(got.length, `${r.id} typed into ${agent}; it read ${JSON.stringify(headers)}`).toBeGreaterThanOrEqual(1);
+      if (got.length > 1) {
+        expect(r.redelivered, `${r.id} typed ${got.length}× must be flagged`).toBe(true);
+        expect(got.slice(1).every((h) => h.endsWith('(redelivered)'))).toBe(true);
+      }
+      if (r.redelivered) redelivered++;
+    }
+    // Nothing but this pane's messages reached it.
+    expect(headers.every((h) => archive.some((r) => r.receiver === agent && h.startsWith(`[baton] ${r.id} from ${r.sender}`))), `${agent} read ${JSON.stringify(headers)}`).toBe(true);
+  }
+  const waiting = (await query(url, 'SELECT 1 FROM baton.waiting WHERE conversation = $1', [conversation])).length;
+  return { n, redelivered, waiting };
+}
