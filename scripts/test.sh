@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command (`npm test` runs this): set up what the tests need on this machine — npm packages,
-# tmux, Chromium for the dashboard's browser tests, PostgreSQL's server programs for the PostgreSQL bus —
+# tmux, Chromium for the dashboard's browser tests, PostgreSQL's server programs for the PostgreSQL bus, iproute2
+# for its network-namespace test —
 # then build, type-check and run every test (arguments go to vitest: `npm test -- test/unit`).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -12,6 +13,7 @@ need_tools
 need_tmux
 need_chromium
 need_postgres
+need_iproute2
 say 'building…'
 npm run --silent build >&2
 say 'type-checking src, web and tests…'

@@ -59,6 +59,11 @@ need_postgres() {
   ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null 2>&1 || _install postgresql postgresql
 }
 
+# need_iproute2: `ip`, for the test that puts a machine in its own network namespace.
+need_iproute2() {
+  command -v ip >/dev/null 2>&1 || _install iproute2 ''
+}
+
 # need_node_modules: npm ci when node_modules is missing or older than package-lock.json.
 need_node_modules() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

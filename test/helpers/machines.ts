@@ -20,7 +20,7 @@ export interface Rec {
 }
 
 export class Machine extends Project {
-  readonly daemons: ResultPromise[] = [];
+  readonly procs: ResultPromise[] = [];
 
   constructor(
     readonly host: string,
@@ -38,7 +38,7 @@ export class Machine extends Project {
   async daemon(wrap: string[] = []): Promise<{ proc: ResultPromise }> {
     const argv = [...wrap, 'node', CLI, 'daemon', '--config', this.configFile];
     const p = execa(argv[0]!, argv.slice(1), { env: this.env, reject: false, cwd: this.dir, all: true });
-    this.daemons.push(p);
+    this.procs.push(p);
     await waitFor(`daemon on ${this.host}`, async () => p.exitCode !== null || (await this.status())?.hosts?.[this.host]?.pid === p.pid, 30_000);
     if (p.exitCode !== null) throw new Error(`the daemon on ${this.host} did not start: ${String((await p).all)}`);
     return { proc: p };
@@ -50,8 +50,8 @@ export class Machine extends Project {
   }
 
   override async stop(): Promise<void> {
-    for (const d of this.daemons) if (d.exitCode === null) d.kill('SIGKILL');
-    await Promise.all(this.daemons.map((d) => d.catch(() => {})));
+    for (const d of this.procs) if (d.exitCode === null) d.kill('SIGKILL');
+    await Promise.all(this.procs.map((d) => d.catch(() => {})));
     await super.stop();
   }
 }

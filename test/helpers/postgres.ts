@@ -4,7 +4,7 @@
  * (initdb refuses root). stop() stops only this server and removes its folder.
  */
 import { execa } from 'execa';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,7 @@ export interface Postgres {
 }
 
 function binDir(): string {
+  if (process.env.BATON_PG_BIN) return process.env.BATON_PG_BIN;
   const base = '/usr/lib/postgresql';
   const versions = existsSync(base) ? readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
   if (!versions.length) throw new Error('PostgreSQL server programs not found (Debian: apt-get install postgresql); npm test installs them');
@@ -38,7 +39,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startPostgres(opts: { listen?: string } = {}): Promise<Postgres> {
+/** `listen`: addresses to listen on (default 127.0.0.1); `trust`: a CIDR whose clients connect without a password (a test's private link). */
+export async function startPostgres(opts: { listen?: string; trust?: string } = {}): Promise<Postgres> {
   const bin = binDir();
   const dir = mkdtempSync(join(tmpdir(), 'baton-pg-'));
   const data = join(dir, 'data');
@@ -49,6 +51,7 @@ export async function startPostgres(opts: { listen?: string } = {}): Promise<Pos
   }
   const as = (cmd: string, args: string[]) => (root ? execa('runuser', ['-u', 'postgres', '--', cmd, ...args]) : execa(cmd, args));
   await as(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  if (opts.trust) appendFileSync(join(data, 'pg_hba.conf'), `host all all ${opts.trust} trust\n`);
   const port = await freePort();
   const listen = opts.listen ?? '127.0.0.1';
   const start = async () => {
