@@ -150,6 +150,11 @@ export interface DeliveryBus {
   takeRequest(name: string): Promise<{ name: string; request: Request | { invalid: string } } | null>;
   /** Reply first, then the request goes: a crash in between never loses the answer. */
   answer(taken: string, reply: Reply): Promise<void>;
+  /**
+   * Hand a request to the daemon that can carry it out (a notice for another machine's agent, SPEC §10).
+   * Nobody waits for its answer; answered requests nobody read are dropped after a minute.
+   */
+  forward(request: Request): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -16,6 +16,9 @@ export const RequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('send'), to: z.string().min(1), content: z.string().min(1), type: z.enum(MESSAGE_TYPES).default('message') }),
   z.strictObject({ op: z.literal('approve'), file: z.string().min(1).optional(), all: z.boolean().optional() }),
   z.strictObject({ op: z.literal('reject'), file: z.string().min(1), reason: z.string().min(1) }),
+  // baton's own, across machines (SPEC §10): a notice (finished, resumed, …) for an agent on another
+  // machine, typed there by that machine's daemon. Nobody waits for its answer.
+  z.strictObject({ op: z.literal('notice'), to: z.string().min(1), text: z.string().min(1) }),
 ]);
 export type Request = z.infer<typeof RequestSchema>;
 

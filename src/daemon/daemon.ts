@@ -223,8 +223,11 @@ export class Daemon {
 
   /** Paste text of baton's own into an agent's pane and press Enter. Returns why not, or null when typed. */
   private async typeInto(agentName: string, text: string): Promise<string | null> {
-    const host = this.config.agents[agentName]!.host;
-    if (host !== this.config.host) return `${agentName} runs on ${host}; its own daemon types into it`;
+    // Another machine's agent (SPEC §10): its machine's daemon types the notice.
+    if (this.config.agents[agentName]!.host !== this.config.host) {
+      await this.bus.forward({ op: 'notice', to: agentName, text });
+      return null;
+    }
     const ready = await this.availability.check(agentName);
     if (!ready.ok) return ready.reason;
     const agent = this.config.agents[agentName]!;

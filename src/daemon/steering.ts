@@ -49,6 +49,13 @@ export class Steering {
         return { ok: true, message: 'the conversation has finished; later files are held', finished: this.stage.bus.state().finished };
       case 'resume':
         return this.resume();
+      case 'notice': {
+        // From another machine's daemon (SPEC §10): typed as it is, baton's own words.
+        if (this.stage.config.agents[req.to]?.host !== this.stage.config.host) return { ok: false, message: `${req.to} is not an agent of this machine` };
+        if (busy === req.to) return { ok: false, message: `${req.to} is not told: a message to it is still being delivered` };
+        const err = await this.stage.typeInto(req.to, req.text);
+        return err ? { ok: false, message: `could not tell ${req.to}: ${err}` } : { ok: true, message: `${req.to} was told` };
+      }
       case 'pause': {
         if (state.finished) return { ok: true, message: `it has finished (${state.finished.reason}): nothing is delivered anyway; "baton resume" continues it` };
         if (state.paused) return { ok: true, message: `already paused (since ${state.paused.at}); "baton resume" continues it` };

@@ -60,6 +60,12 @@ describe('the PostgreSQL bus across machines', () => {
     expect(s.hosts.alpha?.alive).toBe(true);
     expect(s.hosts.beta?.alive).toBe(true);
     await waitFor('finished', async () => (await a.status())?.finished);
+    // alpha delivered the last message and ended it; beta's pane is told by beta's daemon.
+    await waitFor("beta's pane told it finished", () => readRecorder(logB).typed.some((t) => t.includes('the conversation has finished')), 15_000);
+    // resume from beta: both panes hear that it continues, each from its own machine's daemon.
+    const resumed = await b.cli(['resume']);
+    expect(resumed.exitCode, resumed.stderr + resumed.stdout).toBe(0);
+    for (const log of [logA, logB]) await waitFor('told it continues', () => readRecorder(log).typed.some((t) => /continues/.test(t)), 15_000);
     // baton log reads the database, from either machine.
     const log = await b.cli(['log', '--json']);
     expect(log.exitCode, log.stderr).toBe(0);

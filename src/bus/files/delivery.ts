@@ -25,7 +25,8 @@ import type { Layout } from './layout.js';
 import { acquireLock } from './lock.js';
 import { recover } from './recovery.js';
 import { tidyRejected } from './rejected.js';
-import { answer, answered, dropStaleReplies, pendingRequests, readRequest, takeRequest } from './requests.js';
+import { answer, answered, dropStaleReplies, pendingRequests, readRequest, submitRequest, takeRequest } from './requests.js';
+import type { Request } from '../../core/requests.js';
 import { writeStateFile } from './state-file.js';
 
 export class FilesDelivery implements DeliveryBus {
@@ -216,6 +217,11 @@ export class FilesDelivery implements DeliveryBus {
   answer(taken: string, reply: Parameters<DeliveryBus['answer']>[1]): Promise<void> {
     this.guard();
     return answer(this.l.requests, taken, reply);
+  }
+
+  async forward(request: Request): Promise<void> {
+    this.guard();
+    await submitRequest(this.l.requests, request); // one machine: this daemon answers it itself
   }
 
   async close(): Promise<void> {

@@ -29,7 +29,8 @@ import { relayInto, type Relay } from './relay.js';
 import { deliveredHere, seqOf, stateOf, WaitingRows, type Pg } from './rows.js';
 import { ensureConversation, insertRejected } from './store.js';
 import { approvals, examineApproval, moderate, refuse } from './approvals.js';
-import { answer, archivePersonMessage, findPersonMessage, requestsFor, takeRequest } from './requests.js';
+import { answer, archivePersonMessage, dropStaleReplies, findPersonMessage, forwardRequest, requestsFor, takeRequest } from './requests.js';
+import type { Request } from '../../core/requests.js';
 
 export class PgDelivery implements DeliveryBus {
   readonly events: EventLog;
@@ -53,10 +54,6 @@ export class PgDelivery implements DeliveryBus {
     this.relay = relayInto(config, db, pg, this.events, log, () => this.guard());
   }
 
-  private get key() {
-    return { conversation: this.pg.conversation, host: this.pg.host };
-  }
-
   private guard(): void {
     this.held?.check();
   }
@@ -74,14 +71,14 @@ export class PgDelivery implements DeliveryBus {
   private write<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     this.guard();
     return tx(this.db, async (c) => {
-      if (this.held) await checkGeneration(c, this.key, this.held.generation);
+      if (this.held) await checkGeneration(c, this.pg, this.held.generation);
       return fn(c);
     });
   }
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
     await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
-    this.held = await acquireLease(this.pg.url, this.key, holder, onLost);
+    this.held = await acquireLease(this.pg.url, this.pg, holder, onLost);
     return this.held;
   }
 
@@ -117,6 +114,7 @@ export class PgDelivery implements DeliveryBus {
   async rescan(): Promise<void> {
     this.guard();
     await this.relay.rescan();
+    await dropStaleReplies(this.db, this.pg);
   }
 
   async queues(): Promise<Queue[]> {
@@ -163,9 +161,8 @@ export class PgDelivery implements DeliveryBus {
     return out;
   }
 
-  async saveState(): Promise<void> {
-    // Nothing to do: the state is saved in the turn step's own transaction.
-  }
+  /** Nothing to do: the state is saved in the turn step's own transaction. */
+  async saveState(): Promise<void> {}
 
   async update(change: (state: State) => State): Promise<State> {
     this.st = await this.write(async (c) => {
@@ -223,6 +220,12 @@ export class PgDelivery implements DeliveryBus {
 
   async answer(taken: string, reply: Parameters<DeliveryBus['answer']>[1]): Promise<void> {
     await this.write((c) => answer(c, this.pg, taken, reply));
+  }
+
+  async forward(request: Request): Promise<void> {
+    this.guard();
+    const to = 'to' in request ? request.to : undefined;
+    await forwardRequest(this.db, this.pg, (to && this.config.agents[to]?.host) || this.pg.host, request);
   }
 
   async close(): Promise<void> {

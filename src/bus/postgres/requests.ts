@@ -7,7 +7,8 @@
  */
 import { formatId } from '../../core/ids.js';
 import type { ArchiveRecord } from '../../core/record.js';
-import { RequestSchema, type Reply } from '../../core/requests.js';
+import { randomBytes } from 'node:crypto';
+import { RequestSchema, type Reply, type Request } from '../../core/requests.js';
 import { channelOf, type Conn, type Db } from './db.js';
 import type { Pg } from './rows.js';
 
@@ -25,8 +26,25 @@ export async function takeRequest(c: Conn, pg: Pg, name: string) {
 }
 
 export async function answer(c: Conn, pg: Pg, name: string, reply: Reply): Promise<void> {
-  await c.query('UPDATE baton.requests SET reply = $2 WHERE name = $1 AND conversation = $3', [name, JSON.stringify(reply), pg.conversation]);
+  await c.query('UPDATE baton.requests SET reply = $2, answered_at = now() WHERE name = $1 AND conversation = $3', [name, JSON.stringify(reply), pg.conversation]);
   await c.query(`SELECT pg_notify($1, 'reply')`, [channelOf(pg.conversation)]);
+}
+
+/** A request for the machine that runs `host`'s agents (a notice for one of them). */
+export async function forwardRequest(db: Db, pg: Pg, host: string, request: Request): Promise<void> {
+  const name = `req-${Date.now()}-${randomBytes(4).toString('hex')}`;
+  await db.query(`WITH r AS (INSERT INTO baton.requests (conversation, name, host, body) VALUES ($1, $2, $3, $4) RETURNING seq) SELECT pg_notify($5, 'requests') FROM r`, [
+    pg.conversation,
+    name,
+    host,
+    JSON.stringify(request),
+    channelOf(pg.conversation),
+  ]);
+}
+
+/** Answers nobody read within a minute (a forwarded notice's, or a command that gave up) are dropped. */
+export async function dropStaleReplies(db: Db, pg: Pg): Promise<void> {
+  await db.query(`DELETE FROM baton.requests WHERE conversation = $1 AND answered_at < now() - interval '60 seconds'`, [pg.conversation]);
 }
 
 export async function findPersonMessage(db: Db, pg: Pg, request: string): Promise<ArchiveRecord | null> {

@@ -60,7 +60,8 @@ const MIGRATIONS: string[] = [
      host text NOT NULL,
      body jsonb NOT NULL,
      taken boolean NOT NULL DEFAULT false,
-     reply jsonb
+     reply jsonb,
+     answered_at timestamptz
    );
    CREATE TABLE baton.events (
      seq bigserial PRIMARY KEY,
