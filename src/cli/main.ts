@@ -6,6 +6,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../app/paths.js';
 import { LeaseHeldError } from '../bus/bus.js';
+import { isBusUnavailable } from '../bus/open.js';
 import { ConfigError } from '../config/config.js';
 import { StateError } from '../core/state.js';
 import { log } from '../lib/log.js';
@@ -139,6 +140,10 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (err instanceof StateError) {
       log.error(err.message);
+      return 1;
+    }
+    if (isBusUnavailable(err)) {
+      log.error(`the bus cannot be reached: ${(err as Error).message} (check bus.url or BATON_BUS_URL, and that the database is running)`);
       return 1;
     }
     log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));

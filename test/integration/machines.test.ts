@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CLI, readRecorder, waitFor } from '../helpers/harness.js';
 import { archived, Machine, machinesConfig } from '../helpers/machines.js';
 import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { startUi } from '../helpers/ui.js';
 
 let server: Postgres;
 beforeAll(async () => {
@@ -70,6 +71,16 @@ describe('the PostgreSQL bus across machines', () => {
     const log = await b.cli(['log', '--json']);
     expect(log.exitCode, log.stderr).toBe(0);
     expect(log.stdout).toContain('hello from alpha');
+    // So does the dashboard: the transcript and both machines, from beta.
+    const ui = await startUi(b);
+    try {
+      const snap = (await (await fetch(`${ui.url}api/snapshot`)).json()) as { status: { hosts: Record<string, { alive: boolean }> } };
+      expect(Object.keys(snap.status.hosts).sort()).toEqual(['alpha', 'beta']);
+      const page = JSON.stringify(await (await fetch(`${ui.url}api/messages`)).json());
+      for (const r of records) expect(page).toContain(r.id);
+    } finally {
+      await ui.stop();
+    }
   }, 120_000);
 
   it('a second daemon claiming the same BATON_HOST is refused naming the holder (exit 3)', async () => {
