@@ -32,8 +32,14 @@ export function redact(url: string): string {
  */
 const SESSION = { keepAlive: true, keepAliveInitialDelayMillis: 5000, application_name: 'baton', connectionTimeoutMillis: 10_000, options: '-c idle_in_transaction_session_timeout=15000' };
 
-export function openPool(url: string): Db {
-  const pool = new pg.Pool({ connectionString: url, max: 4, allowExitOnIdle: true, ...SESSION });
+/**
+ * `durable: false`: commits do not wait for the WAL to reach the disk (synchronous_commit off) — for the
+ * event log, a record rather than the truth (SPEC §7): a crash of the database may lose its last events,
+ * never a message or a state. Turn steps, stamps and relays always use a durable pool.
+ */
+export function openPool(url: string, { durable = true, max = 4 } = {}): Db {
+  const options = `${SESSION.options}${durable ? '' : ' -c synchronous_commit=off'}`;
+  const pool = new pg.Pool({ connectionString: url, max, allowExitOnIdle: true, ...SESSION, options });
   // An idle connection that breaks (the database restarted) must not crash the daemon: the next query reconnects.
   pool.on('error', () => {});
   return pool;

@@ -46,8 +46,9 @@ export class PgDelivery implements DeliveryBus {
     private readonly db: Db,
     private readonly pg: Pg,
     private readonly log: Logger,
+    eventsDb: Db = db,
   ) {
-    const events = pgEventLog(db, pg.conversation, (err) => log.warn(`cannot store an event: ${String(err)}`));
+    const events = pgEventLog(eventsDb, pg.conversation, (err) => log.warn(`cannot store an event: ${String(err)}`));
     this.events = { emit: async (event, fields) => (this.fenced() ? undefined : events.emit(event, fields)) };
     this.here = deliveredHere(config);
     this.waiting = new WaitingRows(this.here, config.inbox.max_bytes);

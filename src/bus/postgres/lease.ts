@@ -67,6 +67,8 @@ export async function acquireLease(url: string, k: LeaseKey, holder: Holder, onL
        RETURNING generation`,
       [k.conversation, k.host, JSON.stringify(holder)],
     );
+    // The take-over above is durable; heartbeats need not wait for the disk (a lost one only looks stale).
+    await c.query('SET synchronous_commit TO off');
     return new PgLease(c, k, holder, Number(r.rows[0]!.generation), onLost);
   } catch (err) {
     await c.end().catch(() => {});

@@ -29,11 +29,13 @@ export class PostgresBus implements Bus {
   readonly kind = 'postgres' as const;
   readonly events: PgEventSource;
   private readonly db: Db;
+  private readonly eventsDb: Db;
   private readonly pg: Pg;
 
   constructor(private readonly config: Config & { bus: { kind: 'postgres' } }) {
     this.pg = { url: config.bus.url, conversation: config.bus.conversation, host: config.host };
     this.db = openPool(config.bus.url);
+    this.eventsDb = openPool(config.bus.url, { durable: false, max: 2 });
     this.events = new PgEventSource(this.db, config.bus.url, config.bus.conversation);
   }
 
@@ -42,7 +44,7 @@ export class PostgresBus implements Bus {
   }
 
   delivery(log: Logger = quiet): DeliveryBus {
-    return new PgDelivery(this.config, this.db, this.pg, log);
+    return new PgDelivery(this.config, this.db, this.pg, log, this.eventsDb);
   }
 
   private async q<R extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {

@@ -1,0 +1,296 @@
+#!/usr/bin/env node
+// npm run bench -- --bus postgres — the files bus and the PostgreSQL bus side by side in one run (issue 15):
+// rename → pane latency on one machine and across two, ping-pong, a burst of 400, and scale (many
+// conversations of 2 agents spread over 3 machines on one PostgreSQL). A PostgreSQL 15 server is started in
+// a temp folder (fsync on, as in production) and stopped at the end. A "machine" is a project folder, a
+// tmux server and a daemon with its own BATON_HOST. Nothing here is pass/fail: it reports.
+//
+//   node bench/bus.mjs [--quick] [--convs 10,30] [--out FILE]
+import { execFile, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli.js');
+const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
+const { values: opt } = parseArgs({ options: { bus: { type: 'string' }, quick: { type: 'boolean' }, convs: { type: 'string' }, out: { type: 'string' }, runs: { type: 'string' }, 'skip-scaling': { type: 'boolean' }, only: { type: 'string' } }, strict: false });
+const QUICK = !!opt.quick;
+const N = QUICK ? 60 : 200;
+const TRIPS = QUICK ? 30 : 100;
+const BURST = 200; // per direction: 400 in all
+const CONVS = String(opt.convs ?? (QUICK ? '5,15' : '10,30')).split(',').map(Number);
+const now = () => performance.timeOrigin + performance.now();
+const say = (s) => process.stderr.write(`${s}\n`);
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
+};
+const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
+const stats = (xs) => ({ n: xs.length, p50: round(pct(xs, 50)), p99: round(pct(xs, 99)) });
+const pad4 = (n) => `msg_${String(n).padStart(4, '0')}`;
+const run = (cmd, args, env) => new Promise((res) => execFile(cmd, args, { env }, (err, stdout, stderr) => res({ ok: !err, stdout, stderr })));
+
+/** PostgreSQL in a temp folder (as `postgres` when root), on a free port. */
+async function startPostgres() {
+  const base = '/usr/lib/postgresql';
+  const v = existsSync(base) ? (await run('ls', [base])).stdout.split('\n').filter(Boolean).sort((a, b) => b - a)[0] : null;
+  const bin = process.env.BATON_PG_BIN ?? (v ? join(base, v, 'bin') : '');
+  const dir = mkdtempSync(join(tmpdir(), 'baton-bench-pg-'));
+  const root = process.getuid() === 0;
+  if (root) chownSync(dir, Number((await run('id', ['-u', 'postgres'])).stdout), Number((await run('id', ['-g', 'postgres'])).stdout));
+  const as = (cmd, args) => (root ? run('runuser', ['-u', 'postgres', '--', cmd, ...args]) : run(cmd, args));
+  const port = await new Promise((r) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
+  let r = await as(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8']);
+  if (!r.ok) throw new Error(`initdb: ${r.stderr}`);
+  r = await as(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=500`, 'start']);
+  if (!r.ok) throw new Error(`pg_ctl: ${r.stderr}`);
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop: async () => { await as(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+/** Notes from every recorder (one unix socket for all machines). */
+class Notes {
+  constructor(dir) {
+    this.path = join(dir, 'notify.sock');
+    this.list = [];
+    this.waiters = [];
+    this.server = createServer((s) => {
+      let buf = '';
+      s.on('data', (d) => {
+        buf += d;
+        for (let nl; (nl = buf.indexOf('\n')) >= 0; ) {
+          const note = JSON.parse(buf.slice(0, nl));
+          buf = buf.slice(nl + 1);
+          this.list.push(note);
+          for (const w of this.waiters.splice(0)) if (!w(note)) this.waiters.push(w);
+        }
+      });
+    });
+  }
+  listen() { return new Promise((r) => this.server.listen(this.path, r)); }
+  wait(pred, ms = 60_000) {
+    const seen = this.list.find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((res, rej) => {
+      const t = setTimeout(() => rej(new Error('timed out waiting for a recorder')), ms);
+      this.waiters.push((n) => (pred(n) ? (clearTimeout(t), res(n), true) : false));
+    });
+  }
+}
+
+/** One conversation of 2 agents, the first on machines[0], the second on machines[1] (or the same one). */
+class Conversation {
+  constructor(root, notes, { name, url = null, machines = ['one'], enterDelay = 0 }) {
+    this.notes = notes;
+    this.agents = [`${name}a`, `${name}b`];
+    this.hosts = { [this.agents[0]]: machines[0], [this.agents[1]]: machines[1 % machines.length] };
+    const hostNames = [...new Set(Object.values(this.hosts))];
+    const [a, b] = this.agents;
+    this.config = {
+      message_dir: './messages',
+      agents: Object.fromEntries(this.agents.map((x) => [x, { kind: 'generic', command: 'x', ...(url ? { host: this.hosts[x] } : {}) }])),
+      directions: { [`${a}_to_${b}`]: [a, b], [`${b}_to_${a}`]: [b, a] },
+      inbox: { settle_ms: 300 },
+      delivery: { enter_delay_ms: enterDelay },
+      ...(url ? { bus: { kind: 'postgres', url, conversation: name } } : {}),
+    };
+    this.m = Object.fromEntries(hostNames.map((h) => {
+      const dir = join(root, h, name);
+      mkdirSync(join(dir, 'messages'), { recursive: true });
+      writeFileSync(join(dir, 'config.json'), JSON.stringify(this.config));
+      const tmuxDir = join(root, h, 'tmux');
+      mkdirSync(tmuxDir, { recursive: true });
+      return [h, { dir, env: { ...process.env, TMUX_TMPDIR: tmuxDir, TMUX: '', BATON_CONFIG: '', BATON_AGENT: '', CONSOLA_LEVEL: '1', BATON_HOST: h } }];
+    }));
+    this.procs = [];
+  }
+  outDir(agent) {
+    const other = this.agents.find((x) => x !== agent);
+    return join(this.m[this.hosts[agent]].dir, 'messages', `${agent}_to_${other}`);
+  }
+  async recorders({ reply = false, until = Infinity } = {}) {
+    for (const a of this.agents) {
+      const env = this.m[this.hosts[a]].env;
+      mkdirSync(this.outDir(a), { recursive: true });
+      const flags = ['--agent', a, '--notify', this.notes.path, ...(reply ? ['--reply-dir', this.outDir(a), '--reply-until', String(until)] : [])];
+      const cmd = ['exec', 'node', RECORDER, ...flags].map((x) => (x === 'exec' ? x : JSON.stringify(x))).join(' ');
+      const r = await run('tmux', ['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd], env);
+      if (!r.ok) throw new Error(`new-session ${a}: ${r.stderr}`);
+    }
+    for (const a of this.agents) {
+      for (let i = 0; !(await run('tmux', ['capture-pane', '-p', '-t', `=${a}:`], this.m[this.hosts[a]].env)).stdout.includes('recorder ready'); i++) {
+        if (i > 400) throw new Error(`recorder ${a} did not start`);
+        await sleep(25);
+      }
+    }
+  }
+  /** A daemon per machine; resolves once each says it is watching. */
+  async daemons() {
+    await Promise.all(Object.entries(this.m).map(async ([, m]) => {
+      const p = spawn(process.execPath, [CLI, 'daemon', '--config', join(m.dir, 'config.json')], { env: { ...m.env, CONSOLA_LEVEL: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let err = '';
+      p.stderr.on('data', (d) => (err += d));
+      p.stdout.on('data', (d) => (err += d));
+      p.exited = new Promise((r) => p.once('exit', r));
+      this.procs.push(p);
+      for (let i = 0; !/watching/.test(err); i++) {
+        if (p.exitCode !== null || i > 2400) throw new Error(`daemon did not start: ${err}`);
+        await sleep(5);
+      }
+    }));
+  }
+  send(agent, content, name = `msg_${process.hrtime.bigint()}.json`) {
+    const dir = this.outDir(agent);
+    writeFileSync(join(dir, `.${name}.tmp`), JSON.stringify({ content }));
+    renameSync(join(dir, `.${name}.tmp`), join(dir, name));
+    return now();
+  }
+  async stop() {
+    for (const p of this.procs) if (p.exitCode === null) p.kill('SIGTERM');
+    await Promise.all(this.procs.map((p) => p.exited));
+  }
+}
+
+/** A scene: a temp root, the notes socket, conversations; stopped with every tmux server it made. */
+async function scene(fn) {
+  const root = mkdtempSync(join(tmpdir(), 'baton-bench-bus-'));
+  const notes = new Notes(root);
+  await notes.listen();
+  const convs = [];
+  try {
+    return await fn((o) => { const c = new Conversation(root, notes, o); convs.push(c); return c; }, notes);
+  } finally {
+    await Promise.all(convs.map((c) => c.stop()));
+    notes.server.close();
+    for (const h of new Set(convs.flatMap((c) => Object.keys(c.m)))) {
+      const sock = join(root, h, 'tmux', `tmux-${process.getuid()}`, 'default');
+      if (existsSync(sock)) await run('tmux', ['-S', sock, 'kill-server']);
+    }
+    rmSync(root, { recursive: true, force: true, maxRetries: 5 });
+  }
+}
+
+let nameSeq = 0;
+const fresh = () => `c${process.pid}x${nameSeq++}`;
+
+async function latency(o) {
+  return scene(async (make, notes) => {
+    const c = make({ name: fresh(), ...o });
+    await c.recorders();
+    await c.daemons();
+    const lat = [];
+    for (let i = 0; i < N; i++) {
+      const id = pad4(i + 1);
+      const got = notes.wait((x) => x.id === id && x.agent === c.agents[(i + 1) % 2]);
+      const t0 = c.send(c.agents[i % 2], `latency probe ${i}: ${'lorem ipsum '.repeat(20)}`);
+      lat.push((await got).first - t0);
+      await sleep(20);
+    }
+    return stats(lat);
+  });
+}
+
+async function pingpong(o) {
+  return scene(async (make, notes) => {
+    const c = make({ name: fresh(), ...o });
+    const total = TRIPS * 2;
+    await c.recorders({ reply: true, until: total });
+    await c.daemons();
+    const last = notes.wait((x) => x.id === pad4(total), 180_000);
+    const t0 = c.send(c.agents[0], 'ping');
+    const end = await last;
+    return { messages: total, per_s: round(total / ((end.done - t0) / 1000), 1) };
+  });
+}
+
+async function burst(o) {
+  return scene(async (make, notes) => {
+    const c = make({ name: fresh(), ...o });
+    await c.recorders();
+    for (let i = 0; i < BURST; i++) for (const a of c.agents) c.send(a, `burst ${a} ${i}`, `msg_${String(i).padStart(6, '0')}.json`);
+    const last = notes.wait((x) => x.id === pad4(BURST * 2), 300_000);
+    const t0 = now();
+    await c.daemons();
+    const end = await last;
+    const ids = notes.list.map((x) => x.id);
+    return { messages: BURST * 2, seconds: round((end.done - t0) / 1000, 2), correct: new Set(ids).size === ids.length && ids.length === BURST * 2 };
+  });
+}
+
+/** `k` conversations of 2 agents over 3 machines, all ping-ponging at once for `seconds`. */
+async function scale(url, k, seconds = QUICK ? 10 : 20) {
+  return scene(async (make, notes) => {
+    const machines = ['m1', 'm2', 'm3'];
+    const real = Array.from({ length: k }, (_, i) => make({ name: `${fresh()}s${i}`, url, machines: [machines[i % 3], machines[(i + 1) % 3]] }));
+    for (const c of real) await c.recorders({ reply: true });
+    for (const c of real) await c.daemons();
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const xacts = async () => Number((await db.query(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0].n);
+    const x0 = await xacts();
+    const t0 = now();
+    const before = notes.list.length;
+    for (const c of real) c.send(c.agents[0], 'ping');
+    await sleep(seconds * 1000);
+    const turns = notes.list.slice(before).filter((x) => x.done <= t0 + seconds * 1000);
+    const x1 = await xacts();
+    // Strict turns in every conversation: each agent's pastes alternate with the other's, no ID twice.
+    const strict = real.every((c) => { const ids = notes.list.filter((x) => c.agents.includes(x.agent)).map((x) => x.id); return new Set(ids).size === ids.length; });
+    // A turn's latency here: the previous paste in its conversation → this paste's first byte.
+    const lat = [];
+    for (const c of real) {
+      const mine = notes.list.filter((x) => c.agents.includes(x.agent)).sort((a, b) => a.first - b.first);
+      for (let i = 1; i < mine.length; i++) lat.push(mine[i].first - mine[i - 1].done);
+    }
+    await db.end();
+    return { conversations: k, daemons: k * 2, turns_per_s: round(turns.length / seconds, 1), turn_p50_ms: round(pct(lat, 50)), turn_p99_ms: round(pct(lat, 99)), transactions_per_turn: round((x1 - x0) / Math.max(1, turns.length), 1), strict };
+  });
+}
+
+const started = new Date();
+const server = await startPostgres();
+const res = {};
+try {
+  const across = { url: server.url, machines: ['alpha', 'beta'] };
+  say('latency: files …'); res.lat_files = await latency({});
+  say('latency: postgres, one machine …'); res.lat_pg = await latency({ url: server.url });
+  say('latency: postgres, two machines …'); res.lat_pg2 = await latency(across);
+  say('ping-pong: files …'); res.pp_files = await pingpong({});
+  say('ping-pong: postgres, one machine …'); res.pp_pg = await pingpong({ url: server.url });
+  say('ping-pong: postgres, two machines …'); res.pp_pg2 = await pingpong(across);
+  say('burst 400: files …'); res.burst_files = await burst({});
+  say('burst 400: postgres …'); res.burst_pg = await burst({ url: server.url });
+  if (!opt['skip-scaling']) {
+    res.scale = [];
+    for (const k of CONVS) { say(`scale: ${k} conversations over 3 machines …`); res.scale.push(await scale(server.url, k)); }
+  }
+} finally {
+  await server.stop();
+}
+const ratio = (a, b) => `${round(a / b, 2)}×`;
+const rows = [
+  ['rename → pane, one machine: p50 / p99 (ms)', `${res.lat_files.p50} / ${res.lat_files.p99}`, `${res.lat_pg.p50} / ${res.lat_pg.p99} (${ratio(res.lat_pg.p50, res.lat_files.p50)})`],
+  ['rename → pane, across two machines: p50 / p99 (ms)', '-', `${res.lat_pg2.p50} / ${res.lat_pg2.p99}`],
+  ['ping-pong, one machine (msg/s)', `${res.pp_files.per_s}`, `${res.pp_pg.per_s} (${ratio(res.pp_pg.per_s, res.pp_files.per_s)})`],
+  ['ping-pong, across two machines (msg/s)', '-', `${res.pp_pg2.per_s}`],
+  ['burst of 400 (s)', `${res.burst_files.seconds} (${res.burst_files.correct ? 'correct' : 'WRONG'})`, `${res.burst_pg.seconds} (${res.burst_pg.correct ? 'correct' : 'WRONG'})`],
+  ...(res.scale ?? []).map((s) => [`scale: ${s.conversations} conversations / 3 machines: turns/s, p50 / p99 (ms), xacts/turn`, '-', `${s.turns_per_s}, ${s.turn_p50_ms} / ${s.turn_p99_ms}, ${s.transactions_per_turn}${s.strict ? '' : ' (TURNS BROKEN)'}`]),
+];
+const w0 = Math.max(...rows.map((r) => r[0].length));
+const table = [
+  `baton bench --bus postgres — ${started.toISOString()} — ${cpus().length} cores, node ${process.version}, PostgreSQL in a temp folder (fsync on)${QUICK ? ' (quick)' : ''}`,
+  '',
+  `| ${'measure'.padEnd(w0)} | files bus | PostgreSQL bus |`,
+  `| ${'-'.repeat(w0)} | --------- | -------------- |`,
+  ...rows.map(([a, b, c]) => `| ${a.padEnd(w0)} | ${b} | ${c} |`),
+].join('\n');
+process.stdout.write(`${table}\n`);
+const out = opt.out ?? join(ROOT, 'bench', 'out', 'bus-latest.json');
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, JSON.stringify({ started: started.toISOString(), results: res, table }, null, 2));
+say(`results: ${out}`);
+process.exit(0);
