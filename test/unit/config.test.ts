@@ -109,3 +109,19 @@ describe('locateConfig', () => {
     expect(locateConfig(undefined, '/nonexistent', { BATON_HOME: '/h' })).toEqual({ file: null, baseDir: '/h' });
   });
 });
+
+describe('config: the bus and machines (SPEC §10)', () => {
+  const two = { agents: { a: { host: 'gpu-box' }, b: {} } };
+  it('the files bus by default; every agent on this machine (BATON_HOST) unless it names its host', () => {
+    const c = parseConfig(two, '/proj/config.json', base, { BATON_HOST: 'laptop' });
+    expect(c.bus).toEqual({ kind: 'files' });
+    expect(c.host).toBe('laptop');
+    expect([c.agents.a!.host, c.agents.b!.host]).toEqual(['gpu-box', 'laptop']);
+  });
+  it('the postgres bus needs a URL, which BATON_BUS_URL replaces; the conversation defaults to the folder name', () => {
+    expect(() => parseConfig({ ...two, bus: { kind: 'postgres' } }, '/proj/config.json', base, {})).toThrow(/bus\.url: the postgres bus needs a URL/);
+    const c = parseConfig({ ...two, bus: { kind: 'postgres', url: 'postgres://x@db/baton' } }, '/proj/config.json', base, { BATON_BUS_URL: 'postgres://x:secret@db2/baton' });
+    expect(c.bus).toEqual({ kind: 'postgres', url: 'postgres://x:secret@db2/baton', conversation: 'proj' });
+    expect(problems({ ...two, bus: { kind: 'postgres', url: 'mysql://db' } })).toEqual(['bus.url: a postgres:// URL']);
+  });
+});
