@@ -13,6 +13,7 @@
  * another machine finds the lock held and a fresh heartbeat: refused, naming the holder (exit 3).
  */
 import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
 import type pg from 'pg';
 import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../lease.js';
 import { client, isConnectionError, type Conn } from './db.js';
@@ -27,6 +28,17 @@ export interface LeaseKey {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A holder on this very machine whose process no longer exists (killed; its session not yet ended). */
+export function holderGone(h: Holder | null): boolean {
+  if (!h || h.host !== hostname()) return false;
+  try {
+    process.kill(h.pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
 const where = (k: LeaseKey) => `conversation "${k.conversation}" on host "${k.host}"`;
 
 /** Inside a write transaction: throws FencedError unless `generation` is still the newest for this machine. */
@@ -48,8 +60,9 @@ export async function acquireLease(url: string, k: LeaseKey, holder: Holder, onL
         [k.conversation, k.host, STALE_MS],
       );
       const row = r.rows[0];
-      // A holder whose heartbeat stopped (paused, cut off): its session is ended, which frees the lock.
-      if (row?.stale && row.backend_pid && attempt < 20) {
+      // A holder whose heartbeat stopped (paused, cut off), or a process of this machine that is gone (its
+      // session may take the server a moment to notice): the session is ended, which frees the lock.
+      if ((row?.stale || (row && holderGone(row.holder))) && row.backend_pid && attempt < 20) {
         await c.query('SELECT pg_terminate_backend($1)', [row.backend_pid]);
         await sleep(100);
         continue;

@@ -7,7 +7,7 @@ import type { Config } from '../../config/config.js';
 import type { ApprovalView, BusCheck, Holder } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { redact, type Db } from './db.js';
-import { STALE_MS } from './lease.js';
+import { holderGone, STALE_MS } from './lease.js';
 import { waitingName, type Pg } from './rows.js';
 import { SCHEMA_VERSION, schemaVersion } from './schema.js';
 
@@ -20,7 +20,7 @@ export async function hostViews(db: Db, pg: Pg, config: Config): Promise<HostVie
     [pg.conversation, STALE_MS],
   );
   const agentsOf = (host: string) => config.order.filter((a) => config.agents[a]!.host === host);
-  const out: HostView[] = rows.map((r) => ({ host: r.host, alive: !r.released && r.locked && r.fresh, holder: r.released ? null : r.holder, last_heartbeat: r.heartbeat_at.toISOString(), agents: agentsOf(r.host) }));
+  const out: HostView[] = rows.map((r) => ({ host: r.host, alive: !r.released && r.locked && r.fresh && !holderGone(r.holder), holder: r.released ? null : r.holder, last_heartbeat: r.heartbeat_at.toISOString(), agents: agentsOf(r.host) }));
   for (const a of config.order) {
     const host = config.agents[a]!.host;
     if (!out.some((h) => h.host === host)) out.push({ host, alive: false, holder: null, last_heartbeat: null, agents: agentsOf(host) });
