@@ -109,11 +109,11 @@ export async function invariants(url: string, conversation: string, logs: Record
     const waiting = await query<{ body: string }>(url, 'SELECT body FROM baton.waiting WHERE conversation = $1', [conversation]);
     return [...archive.map((r) => r.content), ...waiting.map((w) => (JSON.parse(w.body) as { content: string }).content)].sort();
   };
-  await waitFor('every reply posted', async () => JSON.stringify(await found()) === JSON.stringify(written()), 20_000).catch(() => {});
+  await waitFor('every reply posted', async () => JSON.stringify(await found()) === JSON.stringify(written()), 60_000).catch(() => {});
   expect(await found()).toEqual(written());
 
   const readAll = () => archive.every((r) => readRecorder(logs[r.receiver]!).typed.some((t) => t.startsWith(`[baton] ${r.id} `)));
-  await waitFor('every delivered message read by its pane', readAll, 15_000).catch(() => {});
+  await waitFor('every delivered message read by its pane', readAll, 60_000).catch(() => {});
   let redelivered = 0;
   for (const [agent, log] of Object.entries(logs)) {
     const headers = readRecorder(log).typed.map((t) => t.split('\n')[0]!);

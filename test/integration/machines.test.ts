@@ -47,7 +47,8 @@ describe('the PostgreSQL bus across machines', () => {
     expect(records[0]).toMatchObject({ content: 'hello from alpha', reply_to: null, sender: 'claude1' });
     expect(records[1]).toMatchObject({ content: 'reply to msg_0001', reply_to: 'msg_0001' });
     expect(a.ls('c1_to_c2')).toEqual(['.relaying']); // the file went into the database
-    // Each machine typed only into its own pane, each message once.
+    // Each machine typed only into its own pane, each message once (a pane reads its bytes a moment after the stamp).
+    await waitFor('every pane read its messages', () => records.every((r) => readRecorder(r.receiver === 'claude1' ? logA : logB).pastes.some((t) => t.startsWith(`[baton] ${r.id} from`))), 30_000).catch(() => {});
     const typedA = readRecorder(logA).pastes.join('\n');
     const typedB = readRecorder(logB).pastes.join('\n');
     for (const r of records) {

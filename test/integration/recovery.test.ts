@@ -244,7 +244,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
           .map((f) => ({ d, f, content: (JSON.parse(readFileSync(p.path(d, f), 'utf8')) as { content: string }).content })),
       );
     const found = () => [...archive.map((r) => r.content), ...inboxes().map((x) => x.content)].sort();
-    await waitFor('every reply posted', () => JSON.stringify(found()) === JSON.stringify(written()), 20_000).catch(() => {});
+    await waitFor('every reply posted', () => JSON.stringify(found()) === JSON.stringify(written()), 60_000).catch(() => {});
     expect(found()).toEqual(written());
     expect([...p.ls('c1_to_c2'), ...p.ls('c2_to_c1')]).toHaveLength(inboxes().length); // no temp file left behind
     // The same file never sits in an inbox and in the archive.
@@ -256,7 +256,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
     // is busy running its own `baton post`. Give every pane time to read everything, then judge.
     const readAll = () =>
       archive.every((r) => readRecorder(logs[r.receiver as keyof typeof logs]).typed.some((t) => t.startsWith(`[baton] ${r.id} `)));
-    await waitFor('every delivered message read by its pane', readAll, 15_000).catch(() => {});
+    await waitFor('every delivered message read by its pane', readAll, 60_000).catch(() => {});
     // Each pane got every ID meant for it at least once, twice only where flagged.
     for (const [agent, log] of Object.entries(logs)) {
       const read = readRecorder(log);

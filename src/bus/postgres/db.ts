@@ -52,6 +52,12 @@ export function client(url: string): pg.Client {
 /** Run `fn` in one transaction: committed when it returns, rolled back when it throws. */
 export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const c = await db.connect();
+  // A session ended while checked out (pg_terminate_backend, idle_in_transaction_session_timeout after a
+  // pause, the server restarting) emits 'error' on the client: without a listener that would crash the
+  // daemon. The query in flight fails on its own; the broken client is destroyed, not given back.
+  let broken: Error | undefined;
+  const onError = (err: Error) => (broken = err);
+  c.on('error', onError);
   try {
     await c.query('BEGIN');
     const out = await fn(c);
@@ -59,9 +65,12 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
     return out;
   } catch (err) {
     await c.query('ROLLBACK').catch(() => {});
+    broken ??= isConnectionError(err) ? (err as Error) : undefined;
     throw err;
   } finally {
-    c.release();
+    c.off('error', onError);
+    c.on('error', () => {}); // a late one after release must not crash either
+    c.release(broken);
   }
 }
 
