@@ -136,6 +136,11 @@ export class Project {
     return join(this.tmuxDir, `tmux-${process.getuid?.() ?? 0}`, 'default');
   }
 
+  /** Kill one session on this test's tmux server, named by its socket path (never the user's server). */
+  killSession(name: string) {
+    return execa('tmux', ['-S', this.socket, 'kill-session', '-t', `=${name}`], { reject: false });
+  }
+
   /** Kill only this test's tmux server, named by its socket path. */
   async killServer(): Promise<number | undefined> {
     if (!existsSync(this.socket)) return undefined;

@@ -30,7 +30,7 @@ describe('between the paste and the Enter', () => {
     await p.startDaemon();
     p.send('c1_to_c2', 'm.json', { content: 'are you there?' });
     await waitFor('pasted, no Enter yet', pasted(first));
-    await p.tmux(['kill-session', '-t', '=claude2']);
+    await p.killSession('claude2');
     const second = await p.recorderWhenReady('claude2', { log: join(p.dir, 'claude2-again.log') });
     await waitFor('delivered', delivered, 20_000);
     const got = readRecorder(second);
