@@ -7,7 +7,7 @@ import { access } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ArchiveView, Bus, BusReader } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
-import type { Config } from '../config/config.js';
+import { isLocal, type Config } from '../config/config.js';
 import { StateError, type State } from '../core/state.js';
 import { KINDS } from '../terminal/kinds.js';
 import { onPath, programOf } from '../terminal/program.js';
@@ -60,14 +60,14 @@ export async function diagnose(config: Config, bus: BusReader = openBus(config))
   checks.push({ name: 'tmux', level: level(!!version, 'fail'), detail: version ?? 'not installed (apt-get install -y tmux)' });
   for (const name of config.order) {
     const a = config.agents[name]!;
-    if (a.target || a.host !== config.host) continue; // another machine's agent: its own doctor checks it
+    if (a.target || !isLocal(config, name)) continue; // another machine's agent: its own doctor checks it
     const command = a.command ?? KINDS[a.kind].command;
     const program = command && programOf(command);
     const ok = !!program && onPath(program, a.cwd);
     checks.push({ name: `agent ${name}`, level: level(ok, 'warn'), detail: ok ? `"${command}"` : command ? `"${program}" is not on PATH (baton up --demo runs demo agents instead)` : `agents.${name}.command is required for kind ${a.kind}` });
   }
   // On the PostgreSQL bus only this machine's agents' folders (relayed into the database) and rejected/ are on disk.
-  const folders = config.bus.kind === 'postgres' ? [l.root, l.rejected, ...config.directions.filter((d) => config.agents[d.from]?.host === config.host).map((d) => d.dir)] : [l.root, l.archive, l.rejected, ...config.directions.map((d) => d.dir)];
+  const folders = config.bus.kind === 'postgres' ? [l.root, l.rejected, ...config.directions.filter((d) => isLocal(config, d.from)).map((d) => d.dir)] : [l.root, l.archive, l.rejected, ...config.directions.map((d) => d.dir)];
   for (const dir of folders) {
     const ok = await access(dir, constants.R_OK | constants.W_OK | constants.X_OK).then(() => true, () => false);
     checks.push({ name: `folder ${dir}`, level: level(ok, 'warn'), detail: ok ? 'readable and writable' : 'missing or not writable (baton up or baton daemon creates it)' });

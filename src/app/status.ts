@@ -5,7 +5,7 @@
  */
 import type { BusReader } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
-import type { Config } from '../config/config.js';
+import { hostOf, isLocal, type Config } from '../config/config.js';
 import { rulesFor } from '../core/conversation.js';
 import { findPane, targetOf } from '../terminal/pane.js';
 import { whyNotReady } from '../terminal/readiness.js';
@@ -23,8 +23,8 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
   await Promise.all(
     config.order.map(async (name) => {
       const target = targetOf(config.agents[name]!);
-      const host = config.agents[name]!.host;
-      if (host !== config.host) {
+      const host = hostOf(config, name);
+      if (!isLocal(config, name)) {
         // Another machine's agent: its pane is on that machine's tmux (status there shows it).
         agents[name] = { alive: false, target, pane: null, dead: false, command: null, last_activity: null, problem: `runs on ${host}`, kind: config.agents[name]!.kind, demo: false, host };
         return;

@@ -66,7 +66,7 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
   const missing: string[] = [];
   for (const name of config.order) {
     const agent = config.agents[name]!;
-    if (agent.target || !isLocal(config, agent)) continue; // another machine's agent: its own `baton up` starts it
+    if (agent.target || !isLocal(config, agent.name)) continue; // another machine's agent: its own `baton up` starts it
     const command = demo ? `node ${JSON.stringify(DEMO_JS)}` : (agent.command ?? KINDS[agent.kind].command);
     if (!command) {
       log.error(`agents.${name}.command: required for kind "${agent.kind}"`);
@@ -162,7 +162,7 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
 
   for (const name of config.order) {
     const agent = config.agents[name]!;
-    if (agent.target && isLocal(config, agent) && !(await findPane(t, agent))) log.warn(`${name}: no pane at ${agent.target} yet; messages for ${name} wait until it exists`);
+    if (agent.target && isLocal(config, name) && !(await findPane(t, agent))) log.warn(`${name}: no pane at ${agent.target} yet; messages for ${name} wait until it exists`);
   }
 
   const watcher = await startWatcher(config, bus, t, sessions);

@@ -3,6 +3,7 @@
  * machine of it) at a time, and one that lost its lease — killed, paused past it, cut off — is fenced:
  * its writes are refused by the bus, its keystrokes by tmux (terminal/fence.ts), by generation.
  */
+import type { EventLog } from './events.js';
 
 /** Who holds (or asks for) the writer's lease. */
 export interface Holder {
@@ -39,6 +40,21 @@ export interface Fence {
 }
 
 export const fenceToken = (generation: number): string => String(generation).padStart(12, '0');
+
+/** Has this holder lost the right to write (or can it not prove it now)? No lease yet: not fenced. */
+export function isFenced(lease: Lease | null): boolean {
+  try {
+    lease?.check();
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** The event log as a daemon writes it: nothing once it is fenced (it says why in its own log). */
+export function fencedEvents(events: EventLog, lease: () => Lease | null): EventLog {
+  return { emit: async (event, fields) => (isFenced(lease()) ? undefined : events.emit(event, fields)) };
+}
 
 export class LeaseHeldError extends Error {
   override name = 'LeaseHeldError';

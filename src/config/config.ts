@@ -139,8 +139,11 @@ export interface Config {
   host: string;
 }
 
+/** The machine that runs an agent (SPEC §10); a name that is not an agent: this machine. */
+export const hostOf = (config: Pick<Config, 'host' | 'agents'>, agent: string | undefined): string => (agent !== undefined && Object.hasOwn(config.agents, agent) ? config.agents[agent]!.host : config.host);
+
 /** Is this agent on this machine (the only agents this machine's daemon types into)? */
-export const isLocal = (config: Pick<Config, 'host'>, agent: Pick<Agent, 'host'>): boolean => agent.host === config.host;
+export const isLocal = (config: Pick<Config, 'host' | 'agents'>, agent: string): boolean => hostOf(config, agent) === config.host;
 
 /** The conversation baton runs when no config file exists: the shipped config.json. */
 export const DEFAULT_CONFIG = {

@@ -6,6 +6,7 @@
  */
 import { replyHint, sanitize } from '../core/compose.js';
 import { durationEndsAt, nudgePlan, rulesFor, type FinishReason } from '../core/conversation.js';
+import { isLocal } from '../config/config.js';
 import type { Stage } from './stage.js';
 
 export class Conductor {
@@ -31,7 +32,7 @@ export class Conductor {
     const bus = this.stage.bus;
     // Across machines (SPEC §10) the turn holder's machine keeps its clock: one reminder, one ending.
     const config = this.stage.config;
-    if (config.agents[bus.state().current_turn]?.host !== config.host) {
+    if (!isLocal(config, bus.state().current_turn)) {
       this.at = now + 1000;
       this.stage.wakeIn(1005);
       return;

@@ -6,7 +6,7 @@
  * (terminal/). Nothing here touches a file or tmux directly.
  */
 import { FencedError, type Bus, type DeliveryBus, type Lease } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
+import { isLocal, type Config } from '../config/config.js';
 import { endsWith, rulesFor } from '../core/conversation.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { Rules } from '../core/turns.js';
@@ -224,7 +224,7 @@ export class Daemon {
   /** Paste text of baton's own into an agent's pane and press Enter. Returns why not, or null when typed. */
   private async typeInto(agentName: string, text: string): Promise<string | null> {
     // Another machine's agent (SPEC §10): its machine's daemon types the notice.
-    if (this.config.agents[agentName]!.host !== this.config.host) {
+    if (!isLocal(this.config, agentName)) {
       await this.bus.forward({ op: 'notice', to: agentName, text });
       return null;
     }

@@ -9,6 +9,7 @@ import { kickoffHint, render, resumeNotice, sanitize, userHint } from '../core/c
 import { personRecord, stamped } from '../core/record.js';
 import type { Reply, Request } from '../core/requests.js';
 import { decide } from '../core/turns.js';
+import { isLocal } from '../config/config.js';
 import type { Stage } from './stage.js';
 
 export class Steering {
@@ -51,7 +52,7 @@ export class Steering {
         return this.resume();
       case 'notice': {
         // From another machine's daemon (SPEC §10): typed as it is, baton's own words.
-        if (this.stage.config.agents[req.to]?.host !== this.stage.config.host) return { ok: false, message: `${req.to} is not an agent of this machine` };
+        if (!isLocal(this.stage.config, req.to)) return { ok: false, message: `${req.to} is not an agent of this machine` };
         if (busy === req.to) return { ok: false, message: `${req.to} is not told: a message to it is still being delivered` };
         const err = await this.stage.typeInto(req.to, req.text);
         return err ? { ok: false, message: `could not tell ${req.to}: ${err}` } : { ok: true, message: `${req.to} was told` };

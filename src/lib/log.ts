@@ -3,3 +3,6 @@ import { createConsola } from 'consola';
 
 export const log = createConsola({ defaults: { tag: 'baton' } });
 export type Logger = typeof log;
+
+/** A logger that says nothing (a bus opened by a command that only reads, or by a test). */
+export const silent: Logger = log.create({ level: Number.NEGATIVE_INFINITY });

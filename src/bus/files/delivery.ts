@@ -14,6 +14,7 @@ import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
 import type { EventLog } from '../events.js';
+import { fencedEvents } from '../lease.js';
 import { Approvals } from './approvals.js';
 import { archivedCounters, archiveNew, archiveUpdate, readRecord } from './archive.js';
 import { turnStep } from './turn-step.js';
@@ -43,8 +44,8 @@ export class FilesDelivery implements DeliveryBus {
     private readonly log: Logger,
   ) {
     const events = eventLog(l.events, (err) => log.warn(`cannot append to events.jsonl: ${String(err)}`));
-    // A fenced daemon writes no record, events included (it says why in its own log).
-    this.events = { emit: async (event, fields) => (this.fenced() ? undefined : events.emit(event, fields)) };
+    // A fenced daemon writes no record, events included.
+    this.events = fencedEvents(events, () => this.held);
     this.intake = new Intake(config.directions, {
       maxBytes: config.inbox.max_bytes,
       settleMs: config.inbox.settle_ms,
@@ -65,15 +66,6 @@ export class FilesDelivery implements DeliveryBus {
   /** Before every durable write: throws FencedError when this daemon may no longer write. */
   private guard(): void {
     this.held?.check();
-  }
-
-  private fenced(): boolean {
-    try {
-      this.guard();
-      return false;
-    } catch {
-      return true;
-    }
   }
 
   async recover(): Promise<Recovered> {

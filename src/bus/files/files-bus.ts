@@ -10,7 +10,7 @@ import type { Config, Direction } from '../../config/config.js';
 import type { ArchiveRecord } from '../../core/record.js';
 import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
-import type { Logger } from '../../lib/log.js';
+import { silent, type Logger } from '../../lib/log.js';
 import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Rejection } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { listApprovals, listRejected } from './listings.js';
@@ -34,7 +34,6 @@ function fileName(): string {
   return `msg_${ns}.json`;
 }
 
-const quiet = { info() {}, warn() {}, error() {}, success() {}, debug() {} } as unknown as Logger;
 
 export class FilesBus implements Bus {
   readonly kind = 'files' as const;
@@ -50,7 +49,7 @@ export class FilesBus implements Bus {
     return this.l.root;
   }
 
-  delivery(log: Logger = quiet): DeliveryBus {
+  delivery(log: Logger = silent): DeliveryBus {
     return new FilesDelivery(this.config, this.l, log);
   }
 
@@ -71,7 +70,7 @@ export class FilesBus implements Bus {
   }
 
   async approvalKeys(): Promise<string[]> {
-    return (await new Approvals(this.l.pending, this.l.rejected, this.config.directions, { emit: async () => {} }, quiet).list()).map((a) => a.key);
+    return (await new Approvals(this.l.pending, this.l.rejected, this.config.directions, { emit: async () => {} }, silent).list()).map((a) => a.key);
   }
 
   async records(): Promise<ArchiveRecord[]> {

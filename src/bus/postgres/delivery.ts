@@ -24,9 +24,10 @@ import { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
 import { turnStep } from './turn-step.js';
 import { pgEventLog } from './events.js';
+import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { relayInto, type Relay } from './relay.js';
-import { deliveredHere, seqOf, stateOf, WaitingRows, type Pg } from './rows.js';
+import { deliveredHere, requestHost, seqOf, stateOf, WaitingRows, type Pg } from './rows.js';
 import { ensureConversation, insertRejected } from './store.js';
 import { approvals, examineApproval, moderate, refuse } from './approvals.js';
 import { answer, archivePersonMessage, dropStaleReplies, findPersonMessage, forwardRequest, requestsFor, takeRequest } from './requests.js';
@@ -49,23 +50,14 @@ export class PgDelivery implements DeliveryBus {
     eventsDb: Db = db,
   ) {
     const events = pgEventLog(eventsDb, pg.conversation, (err) => log.warn(`cannot store an event: ${String(err)}`));
-    this.events = { emit: async (event, fields) => (this.fenced() ? undefined : events.emit(event, fields)) };
+    this.events = fencedEvents(events, () => this.held);
     this.here = deliveredHere(config);
     this.waiting = new WaitingRows(this.here, config.inbox.max_bytes);
-    this.relay = relayInto(config, db, pg, this.events, log, () => this.guard());
+    this.relay = relayInto(config, db, pg, this.events, log, () => this.held);
   }
 
   private guard(): void {
     this.held?.check();
-  }
-
-  private fenced(): boolean {
-    try {
-      this.guard();
-      return false;
-    } catch {
-      return true;
-    }
   }
 
   /** A write transaction that first proves this daemon still holds the newest lease. */
@@ -119,7 +111,7 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async queues(): Promise<Queue[]> {
-    if (!this.fenced()) await this.relay.run();
+    if (!isFenced(this.held)) await this.relay.run();
     const names = this.here.map((d) => d.name);
     const [s, rows] = await Promise.all([
       this.db.query('SELECT state FROM baton.conversations WHERE name = $1', [this.pg.conversation]),
@@ -130,7 +122,7 @@ export class PgDelivery implements DeliveryBus {
     ]);
     if (s.rows[0]) this.st = stateOf(s.rows[0].state, this.pg); // another machine may have moved the turn
     const { queues, invalid } = this.waiting.examine(rows.rows);
-    if (!this.fenced()) for (const [w, reason] of invalid) await this.reject(w, reason);
+    if (!isFenced(this.held)) for (const [w, reason] of invalid) await this.reject(w, reason);
     return queues;
   }
 
@@ -225,8 +217,7 @@ export class PgDelivery implements DeliveryBus {
 
   async forward(request: Request): Promise<void> {
     this.guard();
-    const to = 'to' in request ? request.to : undefined;
-    await forwardRequest(this.db, this.pg, (to && this.config.agents[to]?.host) || this.pg.host, request);
+    await forwardRequest(this.db, this.pg, requestHost(this.config, request, this.st?.current_turn), request);
   }
 
   async close(): Promise<void> {

@@ -14,6 +14,7 @@
  */
 import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../lease.js';
 import { client, isConnectionError, type Conn } from './db.js';
@@ -27,7 +28,6 @@ export interface LeaseKey {
   host: string;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A holder on this very machine whose process no longer exists (killed; its session not yet ended). */
 export function holderGone(h: Holder | null): boolean {

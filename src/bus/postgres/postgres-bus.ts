@@ -10,7 +10,7 @@ import type { ArchiveRecord } from '../../core/record.js';
 import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';
-import type { Logger } from '../../lib/log.js';
+import { silent, type Logger } from '../../lib/log.js';
 import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Holder, Rejection } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { channelOf, openPool, redact, type Db } from './db.js';
@@ -18,12 +18,11 @@ import { PgDelivery } from './delivery.js';
 import { PgEventSource } from './events.js';
 import { acquireLease } from './lease.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
-import { stateOf, waitingName, type Pg } from './rows.js';
+import { requestHost, stateOf, waitingName, type Pg } from './rows.js';
 import { ensureConversation, ensureSchema } from './store.js';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 
-const quiet = { info() {}, warn() {}, error() {}, success() {}, debug() {} } as unknown as Logger;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class PostgresBus implements Bus {
   readonly kind = 'postgres' as const;
@@ -43,7 +42,7 @@ export class PostgresBus implements Bus {
     return `${redact(this.pg.url)} (conversation "${this.pg.conversation}")`;
   }
 
-  delivery(log: Logger = quiet): DeliveryBus {
+  delivery(log: Logger = silent): DeliveryBus {
     return new PgDelivery(this.config, this.db, this.pg, log, this.eventsDb);
   }
 
@@ -139,22 +138,13 @@ export class PostgresBus implements Bus {
     return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
   }
 
-  /** A request goes to the machine that can act on it: the receiver's for a message, else the turn holder's. */
-  private async hostFor(request: Request): Promise<string> {
-    const hostOf = (agent: string | undefined) => (agent && this.config.agents[agent]?.host) || this.config.host;
-    if (request.op === 'send') return hostOf(request.to);
-    if (request.op === 'approve' && request.file) return hostOf(this.config.directions.find((d) => request.file!.startsWith(`${d.name}/`))?.to);
-    if (request.op === 'reject') return hostOf(this.config.directions.find((d) => request.file.startsWith(`${d.name}/`))?.to);
-    return hostOf((await this.readState())?.current_turn);
-  }
-
   async submit(request: Request): Promise<string> {
     await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
     const name = `req-${Date.now()}-${randomBytes(4).toString('hex')}`;
     await this.q(`WITH r AS (INSERT INTO baton.requests (conversation, name, host, body) VALUES ($1, $2, $3, $4) RETURNING seq) SELECT pg_notify($5, 'requests') FROM r`, [
       this.pg.conversation,
       name,
-      await this.hostFor(request),
+      requestHost(this.config, request, (await this.readState())?.current_turn),
       JSON.stringify(request),
       channelOf(this.pg.conversation),
     ]);

@@ -3,7 +3,7 @@
  * turn step is one transaction, so they agree unless someone edited the database), and the delivery this
  * machine committed but never stamped — possibly typed already, so typed again flagged `(redelivered)`.
  */
-import type { Config } from '../../config/config.js';
+import { isLocal, type Config } from '../../config/config.js';
 import type { ArchiveRecord } from '../../core/record.js';
 import { StateError } from '../../core/state.js';
 import type { Recovered } from '../bus.js';
@@ -21,7 +21,7 @@ export async function recoverConversation(db: Db, pg: Pg, config: Config): Promi
     throw new StateError(`conversation "${pg.conversation}": the state says ${state.message_counter} messages, the archive ${n.rows[0]!.n}`);
   }
   // Committed on this machine's side but never stamped: the paste may have happened (SPEC §6).
-  const local = config.order.filter((a) => config.agents[a]!.host === pg.host);
+  const local = config.order.filter((a) => isLocal(config, a));
   const u = await db.query<{ record: ArchiveRecord }>(
     'SELECT record FROM baton.archive WHERE conversation = $1 AND NOT person AND NOT delivered AND receiver = ANY($2) ORDER BY counter LIMIT 1',
     [pg.conversation, local],

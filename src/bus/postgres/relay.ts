@@ -16,6 +16,7 @@ import { ensureDir, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
 import type { EventLog } from '../events.js';
+import { isFenced, type Lease } from '../lease.js';
 import { examine } from '../files/inbox.js';
 import { Intake } from '../files/intake.js';
 import type { Config } from '../../config/config.js';
@@ -111,19 +112,13 @@ export class Relay {
 
 /**
  * This machine's relay into the conversation: its agents' folders, rejections kept on its disk (rejected/,
- * with their notes) and listed in the database, every store fenced by `guard` (the daemon's lease).
+ * with their notes) and listed in the database, every store fenced by the daemon's lease.
  */
-export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log: Logger, guard: () => void): Relay {
+export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log: Logger, held: () => Lease | null): Relay {
   const rejectedDir = `${config.messageDir}/rejected`;
   const relayEvents: EventLog = {
     emit: async (event, fields = {}) => {
-      let fenced = false;
-      try {
-        guard();
-      } catch {
-        fenced = true; // a fenced daemon lists nothing
-      }
-      if (event === 'rejected' && !fenced) {
+      if (event === 'rejected' && !isFenced(held())) {
         const row = { stored_as: `${pg.host}:${rejectedDir}/${String(fields.stored_as)}`, file: String(fields.file ?? ''), direction: String(fields.direction ?? ''), reason: String(fields.reason), body: null };
         await insertRejected(db, pg.conversation, row).catch((err: unknown) => log.warn(`cannot list a rejection in the database: ${String(err)}`));
       }
@@ -138,7 +133,7 @@ export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log:
     events: relayEvents,
     log,
     store: async (d, file, body, key) => {
-      guard();
+      held()?.check();
       await db.query(
         `WITH w AS (INSERT INTO baton.waiting (conversation, direction, file, body, relay_key) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (relay_key) DO NOTHING RETURNING seq)
          SELECT pg_notify($6, 'messages') FROM w`,

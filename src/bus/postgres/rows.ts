@@ -3,7 +3,8 @@
  * name (its sequence number first, so names sort in the order messages arrived, across directions, as
  * the files bus's `msg_<ns>.json` names do), a body checked as an agent's message, the lease key.
  */
-import type { Config, Direction } from '../../config/config.js';
+import { hostOf, isLocal, type Config, type Direction } from '../../config/config.js';
+import type { Request } from '../../core/requests.js';
 import type { Queue, Waiting } from '../bus.js';
 import { validateMessage, type Message } from '../../core/message.js';
 import { checkState, type State } from '../../core/state.js';
@@ -35,9 +36,20 @@ export function checkBody(body: string, d: Direction, maxBytes: number): Checked
 export const stateOf = (raw: unknown, pg: Pg): State => checkState(raw, `the state of conversation "${pg.conversation}"`);
 
 /** The directions whose receiver is on this machine: the only ones its daemon delivers. */
-export const deliveredHere = (config: Config): Direction[] => config.directions.filter((d) => (config.agents[d.to]?.host ?? config.host) === config.host);
+export const deliveredHere = (config: Config): Direction[] => config.directions.filter((d) => isLocal(config, d.to));
 /** The directions whose sender is on this machine: the folders its daemon relays. */
-export const relayedHere = (config: Config): Direction[] => config.directions.filter((d) => (config.agents[d.from]?.host ?? config.host) === config.host);
+export const relayedHere = (config: Config): Direction[] => config.directions.filter((d) => isLocal(config, d.from));
+
+/**
+ * The machine whose daemon answers a request: the agent's for a message or a notice, the receiver's for
+ * an approval or a refusal, else the turn holder's (ending, pausing, resuming, a kick-off).
+ */
+export function requestHost(config: Config, request: Request, turnHolder: string | undefined): string {
+  if ('to' in request) return hostOf(config, request.to);
+  const file = request.op === 'reject' || request.op === 'approve' ? request.file : undefined;
+  if (file) return hostOf(config, config.directions.find((d) => file.startsWith(`${d.name}/`))?.to);
+  return hostOf(config, turnHolder);
+}
 
 export interface WaitingRow {
   seq: string;
