@@ -10,7 +10,8 @@
  * reported as possibly typed exactly when its state was saved.
  */
 import { execa } from 'execa';
-import { hostname } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FencedError, type Bus, type DeliveryBus, type Lease, type Waiting } from '../../src/bus/bus.js';
@@ -27,6 +28,25 @@ export interface World {
   /** Extra environment a child process needs to reach this bus (a database URL). */
   env?: Record<string, string>;
   cleanup(): Promise<void>;
+}
+
+/**
+ * A fresh conversation of two agents in a temp folder, for any bus: `extra` adds to its config (the
+ * PostgreSQL bus's `bus` key). Removed by cleanup().
+ */
+export function tempWorld(extra: Record<string, unknown> = {}): World {
+  const dir = mkdtempSync(join(tmpdir(), 'baton-contract-'));
+  const configFile = join(dir, 'config.json');
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'generic', command: 'x' } },
+      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+      inbox: { settle_ms: 200 },
+      ...extra,
+    }),
+  );
+  return { configFile, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
 const CHILD = join(ROOT, 'test', 'contract', 'commit-child.mjs');

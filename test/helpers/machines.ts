@@ -6,7 +6,7 @@
  */
 import { execa, type ResultPromise } from 'execa';
 import pg from 'pg';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { CLI, Project, readRecorder, waitFor } from './harness.js';
 
 export interface Rec {
@@ -54,6 +54,19 @@ export class Machine extends Project {
     await Promise.all(this.procs.map((d) => d.catch(() => {})));
     await super.stop();
   }
+}
+
+/** Machines for a test file: each made by the returned function is stopped after its test. */
+export function useMachines(): (host: string, config: Record<string, unknown>) => Machine {
+  const made: Machine[] = [];
+  afterEach(async () => {
+    for (const m of made.splice(0)) await m.stop();
+  });
+  return (host, config) => {
+    const m = new Machine(host, config);
+    made.push(m);
+    return m;
+  };
 }
 
 export function machinesConfig(url: string, conversation: string, extra: Record<string, unknown> = {}): Record<string, unknown> {

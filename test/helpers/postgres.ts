@@ -8,6 +8,7 @@ import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readdirS
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export interface Postgres {
   url: string;
@@ -71,5 +72,37 @@ export async function startPostgres(opts: { listen?: string; trust?: string } = 
       await stop('immediate');
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * One server for a test file: started before its first test, destroyed after its last. The returned
+ * object reads through to it (using it before beforeAll ran is an error that says so).
+ */
+export function usePostgres(opts: { listen?: string; trust?: string } = {}): Postgres {
+  let pg: Postgres | null = null;
+  beforeAll(async () => {
+    pg = await startPostgres(opts);
+  }, 120_000);
+  afterAll(async () => {
+    await pg?.destroy();
+  });
+  const live = (): Postgres => {
+    if (!pg) throw new Error('PostgreSQL is not started yet (usePostgres starts it in beforeAll)');
+    return pg;
+  };
+  return {
+    get url() {
+      return live().url;
+    },
+    get port() {
+      return live().port;
+    },
+    get dir() {
+      return live().dir;
+    },
+    stop: (mode) => live().stop(mode),
+    start: () => live().start(),
+    destroy: () => live().destroy(),
   };
 }

@@ -6,32 +6,21 @@
  */
 import type { ResultPromise } from 'execa';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/harness.js';
-import { countArchived, invariants, Machine, machinesConfig, query } from '../helpers/machines.js';
-import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { countArchived, invariants, machinesConfig, query, useMachines } from '../helpers/machines.js';
+import { usePostgres } from '../helpers/postgres.js';
 
-let server: Postgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.destroy();
-});
-
+const server = usePostgres();
+const machine = useMachines();
 let n = 0;
-const machines: Machine[] = [];
-afterEach(async () => {
-  for (const m of machines.splice(0)) await m.stop();
-});
 
 /** Two machines, a recorder each, both daemons running, the opening written on alpha. */
 async function pingPong(extra: Record<string, unknown> = {}) {
   const conv = `faults-${process.pid}-${n++}`;
   const config = machinesConfig(server.url, conv, extra);
-  const a = new Machine('alpha', config);
-  const b = new Machine('beta', config);
-  machines.push(a, b);
+  const a = machine('alpha', config);
+  const b = machine('beta', config);
   const logs = { claude1: await a.recorder('claude1', { reply: true }), claude2: await b.recorder('claude2', { reply: true }) };
   const daemons: Record<'alpha' | 'beta', ResultPromise> = { alpha: (await a.daemon()).proc, beta: (await b.daemon()).proc };
   a.send('c1_to_c2', 'opening.json', { content: 'ping' });

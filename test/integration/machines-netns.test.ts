@@ -8,7 +8,7 @@ import { execa } from 'execa';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readRecorder, waitFor } from '../helpers/harness.js';
-import { countArchived, invariants, Machine, machinesConfig, query } from '../helpers/machines.js';
+import { countArchived, invariants, machinesConfig, query, useMachines } from '../helpers/machines.js';
 import { startPostgres, type Postgres } from '../helpers/postgres.js';
 
 const ns = `baton-${process.pid}`;
@@ -18,7 +18,7 @@ const net = `10.231.${process.pid % 250}`;
 const ip = (...args: string[]) => execa('ip', args);
 
 let server: Postgres;
-const machines: Machine[] = [];
+const machine = useMachines();
 beforeAll(async () => {
   if (process.getuid?.() !== 0) return;
   await ip('netns', 'add', ns);
@@ -32,7 +32,6 @@ beforeAll(async () => {
   server = await startPostgres({ listen: `127.0.0.1,${net}.1`, trust: `${net}.0/30` });
 }, 120_000);
 afterAll(async () => {
-  for (const m of machines.splice(0)) await m.stop();
   await server?.destroy();
   if (process.getuid?.() !== 0) return;
   await ip('link', 'del', hostIf).catch(() => {});
@@ -44,9 +43,8 @@ describe.skipIf(process.getuid?.() !== 0)('a machine in its own network namespac
   it('cut off mid-conversation past its lease, then back: it waits, nothing is lost or typed twice unflagged', async () => {
     const conv = `netns-${process.pid}`;
     const config = machinesConfig(`postgres://postgres@${net}.1:${server.port}/postgres`, conv);
-    const a = new Machine('alpha', config);
-    const b = new Machine('beta', config);
-    machines.push(a, b);
+    const a = machine('alpha', config);
+    const b = machine('beta', config);
     const logs = { claude1: await a.recorder('claude1', { reply: true }), claude2: await b.recorder('claude2', { reply: true }) };
     await a.daemon();
     const beta = (await b.daemon(['ip', 'netns', 'exec', ns])).proc;
@@ -69,8 +67,8 @@ describe.skipIf(process.getuid?.() !== 0)('a machine in its own network namespac
 
     await waitFor('6 more after the link is back', async () => (await count()) >= cutAt + 6, 90_000, 50);
     await waitFor('the last one stamped', async () => (await query<{ delivered: boolean }>(server.url, 'SELECT delivered FROM baton.archive WHERE conversation = $1 AND NOT person ORDER BY counter DESC LIMIT 1', [conv]))[0]?.delivered, 30_000);
-    for (const m of machines) for (const d of m.procs) d.kill('SIGTERM');
-    for (const m of machines) for (const d of m.procs) expect((await d).exitCode).toBe(0);
+    for (const m of [a, b]) for (const d of m.procs) d.kill('SIGTERM');
+    for (const m of [a, b]) for (const d of m.procs) expect((await d).exitCode).toBe(0);
     const r = await invariants(server.url, conv, logs, 'ping');
     expect(r.n).toBeGreaterThanOrEqual(12);
   }, 240_000);

@@ -3,30 +3,15 @@
  * A "machine" is its own project folder, tmux server and daemon with its own BATON_HOST (helpers/machines.ts).
  */
 import { execa } from 'execa';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CLI, readRecorder, waitFor } from '../helpers/harness.js';
-import { archived, Machine, machinesConfig } from '../helpers/machines.js';
-import { startPostgres, type Postgres } from '../helpers/postgres.js';
+import { archived, machinesConfig, useMachines } from '../helpers/machines.js';
+import { usePostgres } from '../helpers/postgres.js';
 import { startUi } from '../helpers/ui.js';
 
-let server: Postgres;
-beforeAll(async () => {
-  server = await startPostgres();
-}, 120_000);
-afterAll(async () => {
-  await server?.destroy();
-});
-
+const server = usePostgres();
+const machine = useMachines();
 let n = 0;
-const machines: Machine[] = [];
-afterEach(async () => {
-  for (const m of machines.splice(0)) await m.stop();
-});
-function machine(host: string, config: Record<string, unknown>): Machine {
-  const m = new Machine(host, config);
-  machines.push(m);
-  return m;
-}
 const conversation = () => `machines-${process.pid}-${n++}`;
 
 describe('the PostgreSQL bus across machines', () => {
