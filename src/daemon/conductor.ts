@@ -31,12 +31,8 @@ export class Conductor {
     const turns = this.stage.config.turns;
     const bus = this.stage.bus;
     // Across machines (SPEC §10) the turn holder's machine keeps its clock: one reminder, one ending.
-    const config = this.stage.config;
-    if (!isLocal(config, bus.state().current_turn)) {
-      this.at = now + 1000;
-      this.stage.wakeIn(1005);
-      return;
-    }
+    // No timer here: the turn comes back with the other machine's NOTIFY, and the pass it wakes looks again.
+    if (!isLocal(this.stage.config, bus.state().current_turn)) return;
     const endsAt = durationEndsAt(bus.state(), turns);
     if (endsAt !== null && now >= endsAt) await this.finish('max_duration');
     const holder = bus.state().current_turn;

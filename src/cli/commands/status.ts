@@ -7,16 +7,17 @@ export const status: CommandSpec = {
   options: { json: { type: 'boolean' } },
   examples: ['baton status', 'baton status --json | jq .current_turn'],
   help: `
-Reads state.json, the direction folders, rejected/ and the daemon's lock, and asks tmux about each
-agent's pane. Changes nothing.
+Reads state.json, the direction folders, rejected/ and the daemon's lock (on the PostgreSQL bus: the
+database), and asks tmux about each pane of this machine's agents. Changes nothing.
 
   --json   print one JSON object: current_turn, message_counter, last_message_id, pending_reply_to,
            held (folder → files waiting), waiting (folder → why its receiver cannot take them),
            rejected (count), daemon {running, pid}, policy, max_turns, turn_started_at,
            seconds_in_turn, nudges, stalled, finished ({reason, at} or null), pending (moderated),
            paused ({at} or null), demo, config (the file, or null for the built-in default),
-           agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo}),
-           message_dir`,
+           agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo, host}),
+           message_dir (on the PostgreSQL bus: the database, password hidden), bus {kind, conversation},
+           hosts (machine → {alive, pid, last_heartbeat, agents})`,
   async run(inv) {
     noPositionals(inv);
     const report = await collectStatus(configFrom(inv));
