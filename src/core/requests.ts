@@ -18,7 +18,8 @@ export const RequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('reject'), file: z.string().min(1), reason: z.string().min(1) }),
   // baton's own, across machines (SPEC §10): a notice (finished, resumed, …) for an agent on another
   // machine, typed there by that machine's daemon. Nobody waits for its answer.
-  z.strictObject({ op: z.literal('notice'), to: z.string().min(1), text: z.string().min(1) }),
+  // A notice is baton's own words, always starting "[baton] " (never "/" or "!", which agent CLIs run).
+  z.strictObject({ op: z.literal('notice'), to: z.string().min(1), text: z.string().regex(/^\[baton\] /, 'a notice starts with "[baton] "') }),
 ]);
 export type Request = z.infer<typeof RequestSchema>;
 

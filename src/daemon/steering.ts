@@ -54,7 +54,7 @@ export class Steering {
         // From another machine's daemon (SPEC §10): typed as it is, baton's own words.
         if (!isLocal(this.stage.config, req.to)) return { ok: false, message: `${req.to} is not an agent of this machine` };
         if (busy === req.to) return { ok: false, message: `${req.to} is not told: a message to it is still being delivered` };
-        const err = await this.stage.typeInto(req.to, req.text);
+        const err = await this.stage.typeInto(req.to, sanitize(req.text));
         return err ? { ok: false, message: `could not tell ${req.to}: ${err}` } : { ok: true, message: `${req.to} was told` };
       }
       case 'pause': {

@@ -30,7 +30,7 @@ import { relayInto, type Relay } from './relay.js';
 import { deliveredHere, requestHost, seqOf, stateOf, WaitingRows, type Pg } from './rows.js';
 import { ensureConversation, insertRejected } from './store.js';
 import { approvals, examineApproval, moderate, refuse } from './approvals.js';
-import { answer, archivePersonMessage, dropStaleReplies, findPersonMessage, forwardRequest, requestsFor, takeRequest } from './requests.js';
+import { answer, archivePersonMessage, dropStaleReplies, findPersonMessage, insertRequest, requestsFor, takeRequest } from './requests.js';
 import type { Request } from '../../core/requests.js';
 
 export class PgDelivery implements DeliveryBus {
@@ -217,7 +217,7 @@ export class PgDelivery implements DeliveryBus {
 
   async forward(request: Request): Promise<void> {
     this.guard();
-    await forwardRequest(this.db, this.pg, requestHost(this.config, request, this.st?.current_turn), request);
+    await insertRequest(this.db, this.pg, requestHost(this.config, request, this.st?.current_turn), request);
   }
 
   async close(): Promise<void> {

@@ -3,7 +3,8 @@
  * This is its read side, client side and admin; delivery.ts is the daemon's side. Every call first makes
  * sure the schema exists at the version this baton knows (schema.ts): the schema is baton's own.
  */
-import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Config, Direction } from '../../config/config.js';
 import { formatId } from '../../core/ids.js';
 import type { ArchiveRecord } from '../../core/record.js';
@@ -20,9 +21,7 @@ import { acquireLease } from './lease.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
 import { requestHost, stateOf, waitingName, type Pg } from './rows.js';
 import { ensureConversation, ensureSchema } from './store.js';
-import { hostname } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
-
+import { insertRequest } from './requests.js';
 
 export class PostgresBus implements Bus {
   readonly kind = 'postgres' as const;
@@ -140,15 +139,7 @@ export class PostgresBus implements Bus {
 
   async submit(request: Request): Promise<string> {
     await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
-    const name = `req-${Date.now()}-${randomBytes(4).toString('hex')}`;
-    await this.q(`WITH r AS (INSERT INTO baton.requests (conversation, name, host, body) VALUES ($1, $2, $3, $4) RETURNING seq) SELECT pg_notify($5, 'requests') FROM r`, [
-      this.pg.conversation,
-      name,
-      requestHost(this.config, request, (await this.readState())?.current_turn),
-      JSON.stringify(request),
-      channelOf(this.pg.conversation),
-    ]);
-    return name;
+    return insertRequest(this.db, this.pg, requestHost(this.config, request, (await this.readState())?.current_turn), request);
   }
 
   async awaitReply(name: string, timeoutMs: number): Promise<Reply | null> {

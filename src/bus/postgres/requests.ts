@@ -30,8 +30,8 @@ export async function answer(c: Conn, pg: Pg, name: string, reply: Reply): Promi
   await c.query(`SELECT pg_notify($1, 'reply')`, [channelOf(pg.conversation)]);
 }
 
-/** A request for the machine that runs `host`'s agents (a notice for one of them). */
-export async function forwardRequest(db: Db, pg: Pg, host: string, request: Request): Promise<void> {
+/** A request for the daemon of machine `host` (a person's, or a notice for one of its agents); returns its name. */
+export async function insertRequest(db: Db, pg: Pg, host: string, request: Request): Promise<string> {
   const name = `req-${Date.now()}-${randomBytes(4).toString('hex')}`;
   await db.query(`WITH r AS (INSERT INTO baton.requests (conversation, name, host, body) VALUES ($1, $2, $3, $4) RETURNING seq) SELECT pg_notify($5, 'requests') FROM r`, [
     pg.conversation,
@@ -40,6 +40,7 @@ export async function forwardRequest(db: Db, pg: Pg, host: string, request: Requ
     JSON.stringify(request),
     channelOf(pg.conversation),
   ]);
+  return name;
 }
 
 /** Answers nobody read within a minute (a forwarded notice's, or a command that gave up) are dropped. */
