@@ -21,6 +21,8 @@ export interface Rec {
 
 export class Machine extends Project {
   readonly procs: ResultPromise[] = [];
+  /** Everything its daemons printed, in order (for a failing test to show). */
+  output = '';
 
   constructor(
     readonly host: string,
@@ -39,6 +41,7 @@ export class Machine extends Project {
     const argv = [...wrap, 'node', CLI, 'daemon', '--config', this.configFile];
     const p = execa(argv[0]!, argv.slice(1), { env: this.env, reject: false, cwd: this.dir, all: true });
     this.procs.push(p);
+    p.all?.on('data', (d: Buffer) => (this.output = (this.output + d.toString()).slice(-20_000)));
     await waitFor(`daemon on ${this.host}`, async () => p.exitCode !== null || (await this.status())?.hosts?.[this.host]?.pid === p.pid, 30_000);
     if (p.exitCode !== null) throw new Error(`the daemon on ${this.host} did not start: ${String((await p).all)}`);
     return { proc: p };
@@ -89,6 +92,20 @@ export async function query<R extends Record<string, unknown>>(url: string, sql:
   } finally {
     await c.end();
   }
+}
+
+/** What a stalled test needs to see: the conversation's rows, each machine's daemon output and recorder log. */
+export async function diagnose(url: string, conversation: string, machines: Machine[], logs: Record<string, string>): Promise<string> {
+  const rows = async (sql: string) => JSON.stringify(await query(url, sql, [conversation]).catch((e: Error) => e.message));
+  return [
+    `state: ${await rows('SELECT state FROM baton.conversations WHERE name = $1')}`,
+    `last archived: ${await rows("SELECT counter, record->>'sender' AS sender, delivered FROM baton.archive WHERE conversation = $1 ORDER BY counter DESC LIMIT 3")}`,
+    `waiting: ${await rows('SELECT seq, direction, status FROM baton.waiting WHERE conversation = $1')}`,
+    `requests: ${await rows('SELECT name, host, body FROM baton.requests WHERE conversation = $1')}`,
+    `leases: ${await rows('SELECT * FROM baton.leases WHERE conversation = $1')}`,
+    ...machines.map((m) => `--- daemon output on ${m.host}:\n${m.output.slice(-4000)}`),
+    ...Object.entries(logs).map(([a, log]) => `--- ${a} read:\n${readRecorder(log).typed.map((t) => t.split('\n')[0]).slice(-6).join('\n')}`),
+  ].join('\n');
 }
 
 export const archived = async (url: string, conversation: string): Promise<Rec[]> =>

@@ -8,7 +8,7 @@ import type { ResultPromise } from 'execa';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { waitFor } from '../helpers/harness.js';
-import { countArchived, invariants, machinesConfig, query, useMachines } from '../helpers/machines.js';
+import { countArchived, diagnose, invariants, machinesConfig, query, useMachines } from '../helpers/machines.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const server = usePostgres();
@@ -25,7 +25,10 @@ async function pingPong(extra: Record<string, unknown> = {}) {
   const daemons: Record<'alpha' | 'beta', ResultPromise> = { alpha: (await a.daemon()).proc, beta: (await b.daemon()).proc };
   a.send('c1_to_c2', 'opening.json', { content: 'ping' });
   const count = () => countArchived(server.url, conv);
-  const reach = (k: number, what: string, ms = 60_000) => waitFor(`${k} messages (${what})`, async () => (await count()) >= k, ms, 10);
+  const reach = (k: number, what: string, ms = 60_000) =>
+    waitFor(`${k} messages (${what})`, async () => (await count()) >= k, ms, 10).catch(async (e: Error) => {
+      throw new Error(`${e.message}\n${await diagnose(server.url, conv, [a, b], logs)}`);
+    });
   return { conv, a, b, logs, daemons, count, reach };
 }
 
