@@ -139,9 +139,11 @@ export class Daemon {
       this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanMs ?? 2000);
       await this.rescan();
     } catch (err) {
+      // The lease may have been lost meanwhile (the database went away mid-recovery): stop() then ran
+      // already and released it, so `this.lease` can be null here.
       await this.bus.unwatch();
       this.typist.close(); // its tmux control client would keep the process alive
-      await this.lease.release();
+      await this.lease?.release();
       this.lease = null;
       throw err;
     }

@@ -24,15 +24,23 @@ export function redact(url: string): string {
   }
 }
 
-/** A pool that lets the process exit when idle (a CLI command opens one and never closes it). */
 /**
- * Every session: TCP keepalive (a machine cut off is noticed by the kernel, not only by a query), and a
+ * Every session: TCP keepalive (a machine cut off is noticed by the kernel, not only by a query), a
  * transaction left open by a machine that was cut off mid-step is ended by the server after 15 s, so its
- * row lock on the conversation cannot hold the other machines' turns for longer.
+ * row lock on the conversation cannot hold the other machines' turns for longer, and no statement runs
+ * past 30 s.
  */
-const SESSION = { keepAlive: true, keepAliveInitialDelayMillis: 5000, application_name: 'baton', connectionTimeoutMillis: 10_000, options: '-c idle_in_transaction_session_timeout=15000' };
+const SESSION = {
+  keepAlive: true,
+  keepAliveInitialDelayMillis: 5000,
+  application_name: 'baton',
+  connectionTimeoutMillis: 10_000,
+  // No statement waits for ever (a lock held by a session that hangs): it fails, and the caller retries.
+  options: '-c idle_in_transaction_session_timeout=15000 -c statement_timeout=30000',
+};
 
 /**
+ * A pool that lets the process exit when idle (a CLI command opens one and never closes it).
  * `durable: false`: commits do not wait for the WAL to reach the disk (synchronous_commit off) — for the
  * event log, a record rather than the truth (SPEC §7): a crash of the database may lose its last events,
  * never a message or a state. Turn steps, stamps and relays always use a durable pool.
@@ -80,6 +88,9 @@ export const channelOf = (conversation: string): string => `baton_${createHash('
 /** Is this error the database being away (connection refused, reset, terminated), not a bad query? */
 export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  if (e?.code && /^(ECONNREFUSED|ECONNRESET|EPIPE|ETIMEDOUT|ENOTFOUND|EHOSTUNREACH|57P01|57P02|57P03|08\w{3})$/.test(e.code)) return true;
-  return /Connection terminated|connection timeout|Client has encountered a connection error|not queryable/i.test(e?.message ?? '');
+  // 53300: too many connections (a crowded server refuses new sessions for a while); 57014: a statement
+  // cancelled (statement_timeout: something held it past 30 s) — both worth a retry, not an exit.
+  if (e?.code && /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|53300|57014|57P01|57P02|57P03|08\w{3})$/.test(e.code)) return true;
+  // pg's own words for a session that broke or never came (the pool's: "timeout exceeded when trying to connect").
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(e?.message ?? '');
 }

@@ -50,8 +50,12 @@ export async function checkGeneration(c: Conn, k: LeaseKey, generation: number):
 
 export async function acquireLease(url: string, k: LeaseKey, holder: Holder, onLost: (why: string) => void): Promise<Lease> {
   const c = client(url);
-  await c.connect();
+  // Until PgLease takes over the connection, a session that drops (the database restarting) must not be
+  // an unhandled 'error' event — that would end the process; the query in flight fails on its own.
+  const early = () => {};
+  c.on('error', early);
   try {
+    await c.connect();
     for (let attempt = 0; ; attempt++) {
       const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS ok', [k.conversation, k.host]);
       if (got.rows[0]?.ok) break;
@@ -82,7 +86,9 @@ export async function acquireLease(url: string, k: LeaseKey, holder: Holder, onL
     );
     // The take-over above is durable; heartbeats need not wait for the disk (a lost one only looks stale).
     await c.query('SET synchronous_commit TO off');
-    return new PgLease(c, k, holder, Number(r.rows[0]!.generation), onLost);
+    const lease = new PgLease(c, k, holder, Number(r.rows[0]!.generation), onLost);
+    c.off('error', early);
+    return lease;
   } catch (err) {
     await c.end().catch(() => {});
     throw err;
@@ -111,15 +117,28 @@ class PgLease implements Lease {
     this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
   }
 
+  /** When the heartbeat in flight was sent (null: none is). */
+  private beating: number | null = null;
+
   private async beat(): Promise<void> {
     if (this.lost || this.released) return;
     const started = performance.now();
+    // One heartbeat at a time. One that has hung past the stale time (a session that neither answers nor
+    // breaks) would leave this daemon alive but unable to prove its lease, forever: it counts as lost, so
+    // the daemon takes the lease again on a fresh connection.
+    if (this.beating !== null) {
+      if (started - this.beating > STALE_MS) this.lose(`the lease's heartbeat got no answer for ${Math.round(started - this.beating)} ms`);
+      return;
+    }
+    this.beating = started;
     try {
       const r = await this.c.query('UPDATE baton.leases SET heartbeat_at = now() WHERE conversation = $1 AND host = $2 AND generation = $3 AND NOT released', [this.k.conversation, this.k.host, this.generation]);
       if (r.rowCount === 0) return this.lose(`another daemon took over ${where(this.k)}`);
       this.lastBeat = started;
     } catch (err) {
       this.lose(isConnectionError(err) ? `lost the database connection (${String(err)})` : `cannot renew the lease: ${String(err)}`);
+    } finally {
+      this.beating = null;
     }
   }
 

@@ -1,7 +1,7 @@
 import { isBusUnavailable, openBus } from '../../bus/open.js';
 import { Daemon } from '../../daemon/daemon.js';
 import { log } from '../../lib/log.js';
-import { LeaseHeldError } from '../../bus/bus.js';
+import { FencedError, LeaseHeldError } from '../../bus/bus.js';
 import { configFrom, noPositionals, whenOutputCloses, type CommandSpec } from '../command.js';
 
 export const daemon: CommandSpec = {
@@ -55,8 +55,9 @@ pending/ for "baton approve". It also answers "baton end/resume/send/approve/rej
           log.warn(`${err.message}: it delivers from now on; this daemon exits`);
           return 3;
         }
-        // The database is away (SPEC §10): type nothing until it is back, then recover and go on.
-        if (isBusUnavailable(err) && !stopping) {
+        // The database is away (SPEC §10), or the lease was lost while starting (the connection dropped
+        // mid-recovery): type nothing until it is back, then take the lease again, recover and go on.
+        if ((isBusUnavailable(err) || err instanceof FencedError) && !stopping) {
           if (unreachable++ % 15 === 0) log.warn(`the bus cannot be reached (${(err as Error).message}); trying again every 2 s`);
           await new Promise((r) => setTimeout(r, 2000));
           continue;
