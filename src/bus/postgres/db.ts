@@ -82,6 +82,21 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
   }
 }
 
+/**
+ * What a notification on the channel asks of a daemon. `messages@HOST` (a message stored for that
+ * machine's agent) wakes only that machine's daemon, `messages` (the turn moved) every daemon, `requests`
+ * a look at the requests; `events` and `reply` are for readers and wake no daemon. Waking every daemon on
+ * every event cost each one a full pass per event (two or three per delivery), on every machine.
+ */
+export function hintOf(payload: string, host: string): { kind: 'messages' } | { kind: 'requests' } | null {
+  if (payload === 'requests') return { kind: 'requests' };
+  if (payload === 'messages' || payload === `messages@${host}`) return { kind: 'messages' };
+  return null;
+}
+
+/** The payload that wakes the daemon of `host` only. */
+export const messagesFor = (host: string): string => `messages@${host}`;
+
 /** The NOTIFY channel of one conversation (channel names are identifiers: at most 63 bytes). */
 export const channelOf = (conversation: string): string => `baton_${createHash('sha1').update(conversation).digest('hex').slice(0, 16)}`;
 

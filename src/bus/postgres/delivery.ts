@@ -19,7 +19,7 @@ import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
 import type { EventLog } from '../events.js';
-import { channelOf, tx, type Db } from './db.js';
+import { channelOf, hintOf, tx, type Db } from './db.js';
 import { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
 import { turnStep } from './turn-step.js';
@@ -91,7 +91,10 @@ export class PgDelivery implements DeliveryBus {
 
   async watch(hint: (h: Hint) => void): Promise<void> {
     await this.relay.watch(hint);
-    this.listener = new Listener(this.pg.url, channelOf(this.pg.conversation), (p) => hint(p === 'requests' ? { kind: 'requests' } : { kind: 'messages' }), () => {
+    this.listener = new Listener(this.pg.url, channelOf(this.pg.conversation), (p) => {
+      const h = hintOf(p, this.pg.host);
+      if (h) hint(h);
+    }, () => {
       hint({ kind: 'messages' });
       hint({ kind: 'requests' });
     });
@@ -141,7 +144,8 @@ export class PgDelivery implements DeliveryBus {
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
     const firstSeen = 'firstSeen' in w ? w.firstSeen : performance.now();
-    const out = await this.write((c) => turnStep(c, this.pg, this.config.inbox.max_bytes, w, step, extra, firstSeen));
+    this.guard();
+    const out = await turnStep(this.db, this.pg, this.config.inbox.max_bytes, { w, step, extra, firstSeen, generation: this.held?.generation ?? null });
     if (out.kind === 'invalid') {
       // Rolled back: it is still waiting, and is refused with its reason like any invalid message.
       if ('firstSeen' in w) await this.reject(w, out.reason);

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Config, Direction } from '../../config/config.js';
+import { hostOf, type Config, type Direction } from '../../config/config.js';
 import { formatId } from '../../core/ids.js';
 import type { ArchiveRecord } from '../../core/record.js';
 import type { Request, Reply } from '../../core/requests.js';
@@ -14,7 +14,7 @@ import { initialState } from '../../core/turns.js';
 import { silent, type Logger } from '../../lib/log.js';
 import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Holder, Rejection } from '../bus.js';
 import type { HostView } from '../reader.js';
-import { channelOf, openPool, redact, type Db } from './db.js';
+import { channelOf, messagesFor, openPool, redact, type Db } from './db.js';
 import { PgDelivery } from './delivery.js';
 import { PgEventSource } from './events.js';
 import { acquireLease } from './lease.js';
@@ -131,8 +131,8 @@ export class PostgresBus implements Bus {
   async post(d: Direction, message: Record<string, unknown>): Promise<string> {
     await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
     const [row] = await this.q<{ seq: string }>(
-      `WITH w AS (INSERT INTO baton.waiting (conversation, direction, body) VALUES ($1, $2, $3) RETURNING seq) SELECT seq, pg_notify($4, 'messages') FROM w`,
-      [this.pg.conversation, d.name, JSON.stringify(message), channelOf(this.pg.conversation)],
+      `WITH w AS (INSERT INTO baton.waiting (conversation, direction, body) VALUES ($1, $2, $3) RETURNING seq) SELECT seq, pg_notify($4, $5) FROM w`,
+      [this.pg.conversation, d.name, JSON.stringify(message), channelOf(this.pg.conversation), messagesFor(hostOf(this.config, d.to))],
     );
     return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
   }
@@ -188,7 +188,7 @@ export class PostgresBus implements Bus {
       const old = this.pg.conversation;
       const to = `${old}@${new Date().toISOString()}`;
       const r = await c.query('UPDATE baton.conversations SET name = $2 WHERE name = $1', [old, to]);
-      for (const t of ['waiting', 'archive', 'rejected', 'requests', 'events', 'leases']) await c.query(`UPDATE baton.${t} SET conversation = $2 WHERE conversation = $1`, [old, to]);
+      for (const t of ['waiting', 'archive', 'rejected', 'requests', 'events', 'leases', 'relayed']) await c.query(`UPDATE baton.${t} SET conversation = $2 WHERE conversation = $1`, [old, to]);
       await c.query('COMMIT');
       return r.rowCount ? `conversation "${to}" in ${redact(this.pg.url)}` : null;
     } catch (err) {

@@ -4,14 +4,14 @@
  * reason) and moves each valid file into the database, so an agent's instructions do not change.
  *
  * A file is first renamed into the folder's `.relaying/` (a writer that replaces the name from then on
- * makes a new message), stored with a relay key unique to that claimed file (INSERT … ON CONFLICT DO
- * NOTHING), then removed. Killed anywhere in between, the next start finds it in `.relaying/` and
- * stores it again — the key makes that a no-op when the first insert had committed: never twice, never
- * lost. Files are relayed in name order, and an earlier file still being written holds later ones back.
+ * makes a new message), stored with a relay key unique to that claimed file (kept in baton.relayed for
+ * good, so it outlives the message's waiting row), then removed. Killed anywhere in between, the next
+ * start finds it in `.relaying/` and stores it again — the key makes that a no-op when the first insert
+ * had committed, even if the message was delivered meanwhile: never twice, never lost. Files are
+ * relayed in name order, and an earlier file still being written holds later ones back.
  */
 import { readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Direction } from '../../config/config.js';
 import { ensureDir, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
@@ -19,8 +19,8 @@ import type { EventLog } from '../events.js';
 import { isFenced, type Lease } from '../lease.js';
 import { examine } from '../files/inbox.js';
 import { Intake } from '../files/intake.js';
-import type { Config } from '../../config/config.js';
-import { channelOf, type Db } from './db.js';
+import { hostOf, type Config, type Direction } from '../../config/config.js';
+import { channelOf, messagesFor, type Db } from './db.js';
 import { relayedHere, type Pg } from './rows.js';
 import { insertRejected } from './store.js';
 
@@ -135,9 +135,10 @@ export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log:
     store: async (d, file, body, key) => {
       held()?.check();
       await db.query(
-        `WITH w AS (INSERT INTO baton.waiting (conversation, direction, file, body, relay_key) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (relay_key) DO NOTHING RETURNING seq)
-         SELECT pg_notify($6, 'messages') FROM w`,
-        [pg.conversation, d.name, file, body, key, channelOf(pg.conversation)],
+        `WITH k AS (INSERT INTO baton.relayed (relay_key, conversation) VALUES ($5, $1) ON CONFLICT DO NOTHING RETURNING relay_key),
+              w AS (INSERT INTO baton.waiting (conversation, direction, file, body, relay_key) SELECT $1, $2, $3, $4, relay_key FROM k RETURNING seq)
+         SELECT pg_notify($6, $7) FROM w`,
+        [pg.conversation, d.name, file, body, key, channelOf(pg.conversation), messagesFor(hostOf(config, d.to))],
       );
     },
   });

@@ -7,7 +7,7 @@
 import type { Db } from './db.js';
 import { tx } from './db.js';
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Migration N takes the schema from version N-1 to N. Never edit one that shipped: add the next. */
 const MIGRATIONS: string[] = [
@@ -79,6 +79,15 @@ const MIGRATIONS: string[] = [
      released boolean NOT NULL DEFAULT false,
      PRIMARY KEY (conversation, host)
    );`,
+  // 2: relay keys outlive their waiting rows. A relay killed after its insert committed but before it
+  // removed the file finds the file again at the next start; if the message was delivered meanwhile (its
+  // waiting row gone), the unique key on waiting alone let it be stored — and typed — a second time.
+  `CREATE TABLE baton.relayed (
+     relay_key text PRIMARY KEY,
+     conversation text NOT NULL,
+     at timestamptz NOT NULL DEFAULT now()
+   );
+   INSERT INTO baton.relayed (relay_key, conversation) SELECT relay_key, conversation FROM baton.waiting WHERE relay_key IS NOT NULL;`,
 ];
 
 /** Create or migrate the schema; returns the version found before. */

@@ -1,13 +1,18 @@
 /**
- * A turn step on the PostgreSQL bus: one transaction, inside the caller's lease check (delivery.ts).
+ * A turn step on the PostgreSQL bus: one transaction of four round trips (issue 15: it was eight, one per
+ * statement, and a turn step sits on every delivery's path).
  *
- *   lock the conversation row (FOR UPDATE: turns from every machine wait here, one at a time)
- *   → decide on the state as stored → delete the waiting row → archive the record (delivered_at null)
- *   → save the state → NOTIFY → COMMIT
+ *   BEGIN
+ *   1. the lease's generation read under FOR SHARE (no take-over commits while this runs), the
+ *      conversation row locked (FOR UPDATE: turns from every machine wait here, one at a time), the
+ *      waiting row deleted — one statement
+ *      → fenced, refused by the turn rules on the state as stored, gone, or no longer valid: ROLLBACK
+ *   2. the record archived (delivered_at null), the state saved, NOTIFY — one statement
+ *   COMMIT
  *
  * Killed before COMMIT: nothing happened, the message waits. After it: archived and the turn passed, not
- * stamped; recovery types it again flagged. The "claimed" and "archived" failpoints sit inside the
- * transaction, so the contract suite proves a kill there loses and repeats nothing.
+ * stamped; recovery types it again flagged. The "claimed" and "archived" failpoints sit after each
+ * statement, inside the transaction, so the contract suite proves a kill there loses and repeats nothing.
  */
 import type { Config } from '../../config/config.js';
 import { turnTaken } from '../../core/conversation.js';
@@ -15,30 +20,66 @@ import { parseId } from '../../core/ids.js';
 import { messageRecord } from '../../core/record.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Approval, Commit, Step, Waiting } from '../bus.js';
-import { channelOf, type Conn } from './db.js';
+import { FencedError } from '../lease.js';
+import { channelOf, tx, type Conn, type Db } from './db.js';
 import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
 
 export type StepOutcome = Commit | { kind: 'invalid'; reason: string };
 
-export async function turnStep(c: Conn, pg: Pg, maxBytes: Config['inbox']['max_bytes'], w: Waiting | Approval, step: Step, extra: Record<string, unknown>, firstSeen: number): Promise<StepOutcome> {
+/** Thrown inside the transaction to roll it back with an outcome that is not an error. */
+class Undo {
+  constructor(readonly outcome: StepOutcome) {}
+}
+
+export interface StepInput {
+  w: Waiting | Approval;
+  step: Step;
+  extra: Record<string, unknown>;
+  firstSeen: number;
+  /** The lease generation this daemon holds (null: no lease to check). */
+  generation: number | null;
+}
+
+export async function turnStep(db: Db, pg: Pg, maxBytes: Config['inbox']['max_bytes'], input: StepInput): Promise<StepOutcome> {
+  try {
+    return await tx(db, (c) => steps(c, pg, maxBytes, input));
+  } catch (err) {
+    if (err instanceof Undo) return err.outcome;
+    throw err;
+  }
+}
+
+async function steps(c: Conn, pg: Pg, maxBytes: number, { w, step, extra, firstSeen, generation }: StepInput): Promise<StepOutcome> {
   const d = w.direction;
-  const s = await c.query('SELECT state FROM baton.conversations WHERE name = $1 FOR UPDATE', [pg.conversation]);
-  const state = stateOf(s.rows[0].state, pg);
-  const decision = step(state);
-  if (decision.action !== 'deliver') return { kind: 'refused', decision };
   const status = 'firstSeen' in w ? 'waiting' : 'approval';
-  const r = await c.query<{ body: string; file: string | null }>('DELETE FROM baton.waiting WHERE seq = $1 AND conversation = $2 AND status = $3 RETURNING body, file', [seqOf(w.name), pg.conversation, status]);
-  const row = r.rows[0];
-  if (!row) return { kind: 'gone' };
+  const r = await c.query<{ state: unknown; generation: string | null; released: boolean | null; body: string | null; file: string | null }>(
+    `WITH l AS (SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE),
+          s AS (SELECT state FROM baton.conversations WHERE name = $1 FOR UPDATE),
+          d AS (DELETE FROM baton.waiting WHERE seq = $3 AND conversation = $1 AND status = $4 RETURNING body, file)
+     SELECT (SELECT state FROM s) AS state, (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, d.body, d.file
+       FROM (SELECT 1) AS one LEFT JOIN d ON true`,
+    [pg.conversation, pg.host, seqOf(w.name), status],
+  );
+  const row = r.rows[0]!;
+  if (generation !== null && (Number(row.generation) !== generation || row.released !== false)) {
+    throw new FencedError(`the lease of conversation "${pg.conversation}" on host "${pg.host}" was taken over (generation ${row.generation ?? '?'}, ours ${generation})`);
+  }
+  const state = stateOf(row.state, pg);
+  const decision = step(state);
+  if (decision.action !== 'deliver') throw new Undo({ kind: 'refused', decision });
+  if (row.body === null) throw new Undo({ kind: 'gone' });
   const checked = checkBody(row.body, d, maxBytes);
-  if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
+  if (!checked.ok) throw new Undo({ kind: 'invalid', reason: checked.reason });
   failpoint('claimed');
   const receivedAt = new Date(Date.now() - (performance.now() - firstSeen)).toISOString();
   const record = messageRecord(checked.message, { direction: d.name, from: d.from, to: d.to, file: row.file ?? waitingName(seqOf(w.name), null) }, decision, receivedAt, extra);
-  await c.query('INSERT INTO baton.archive (conversation, id, counter, person, receiver, record) VALUES ($1, $2, $3, false, $4, $5)', [pg.conversation, record.id, parseId(record.id), record.receiver, JSON.stringify(record)]);
-  failpoint('archived');
   const next = turnTaken(state, decision.next, new Date().toISOString());
-  await c.query('UPDATE baton.conversations SET state = $2 WHERE name = $1', [pg.conversation, JSON.stringify(next)]);
-  await c.query(`SELECT pg_notify($1, 'messages')`, [channelOf(pg.conversation)]);
+  await c.query(
+    `WITH a AS (INSERT INTO baton.archive (conversation, id, counter, person, receiver, record) VALUES ($1, $2, $3, false, $4, $5)),
+          u AS (UPDATE baton.conversations SET state = $6 WHERE name = $1)
+     SELECT pg_notify($7, 'messages')`,
+    [pg.conversation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation)],
+  );
+  failpoint('archived');
   return { kind: 'committed', record, state: next, saved: true };
 }

@@ -1,0 +1,60 @@
+/**
+ * The relay of the PostgreSQL bus (an agent's files moved into the database) against a real PostgreSQL:
+ * a relay killed after its insert committed but before it removed the file finds that file again at the
+ * next start. If the message was delivered meanwhile (its waiting row gone), it must not be stored — and
+ * typed — a second time.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPool } from '../../src/bus/postgres/db.js';
+import { relayInto } from '../../src/bus/postgres/relay.js';
+import { ensureConversation } from '../../src/bus/postgres/store.js';
+import { parseConfig } from '../../src/config/config.js';
+import { initialState } from '../../src/core/turns.js';
+import { silent } from '../../src/lib/log.js';
+import { machinesConfig, query } from '../helpers/machines.js';
+import { usePostgres } from '../helpers/postgres.js';
+
+const server = usePostgres();
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+describe('relay (PostgreSQL bus)', () => {
+  it('a relay cut short after its insert, its message delivered meanwhile: the next start does not store it again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'baton-relay-'));
+    dirs.push(dir);
+    const conversation = `relay-${process.pid}`;
+    const config = parseConfig(machinesConfig(server.url, conversation), join(dir, 'config.json'), dir, { BATON_HOST: 'alpha' });
+    const pg = { url: server.url, conversation, host: 'alpha' };
+    const db = openPool(server.url);
+    try {
+      await ensureConversation(db, conversation, initialState(config.firstTurn));
+      const relay = relayInto(config, db, pg, { emit: async () => {} }, silent, () => null);
+      await relay.ensureFolders();
+      const folder = config.directions.find((d) => d.from === 'claude1')!.dir;
+      const body = JSON.stringify({ content: 'exactly once' });
+      writeFileSync(join(folder, 'reply.json'), body);
+      await relay.rescan();
+      expect(await relay.run()).toBe(1);
+      const [row] = await query<{ seq: string; relay_key: string }>(server.url, 'SELECT seq, relay_key FROM baton.waiting WHERE conversation = $1', [conversation]);
+      expect(row?.relay_key).toMatch(/^alpha\/c1_to_c2\/\d+-\d+-\d+-reply\.json$/);
+
+      // Delivered by the other machine (its waiting row taken), while this relay had been killed just
+      // before removing its claimed file: the file is back in .relaying/ as it was.
+      await query(server.url, 'DELETE FROM baton.waiting WHERE seq = $1', [row!.seq]);
+      const claimed = join(folder, '.relaying');
+      mkdirSync(claimed, { recursive: true });
+      writeFileSync(join(claimed, row!.relay_key.split('/').at(-1)!), body);
+
+      await relay.resume();
+      expect(await query(server.url, 'SELECT seq FROM baton.waiting WHERE conversation = $1', [conversation])).toEqual([]);
+      expect(readdirSync(claimed)).toEqual([]); // and the claim is gone
+    } finally {
+      await db.end();
+    }
+  });
+});
