@@ -99,7 +99,9 @@ export function renderAgents(): void {
     const stateEl = card.querySelector('.state')!;
     stateEl.textContent = !st ? '' : st.alive ? 'alive' : st.dead ? 'dead' : 'missing';
     stateEl.className = `state ${st?.alive ? 'ok' : 'bad'}`;
-    card.querySelector('.pane')!.textContent = st ? `${st.target}${st.pane ? ` · ${st.pane} · ${st.command ?? ''}` : ''}${st.last_activity ? ` · active ${when(st.last_activity)}` : ''}` : '';
+    // What the agent's own hooks said last (issue 16): more exact than the screen where the kind has hooks.
+    const hooked = st?.hooks ? ` · ${st.hooks.state === 'permission' ? 'waiting for a permission' : st.hooks.state} since ${when(st.hooks.since)}` : '';
+    card.querySelector('.pane')!.textContent = st ? `${st.target}${st.pane ? ` · ${st.pane} · ${st.command ?? ''}` : ''}${st.last_activity ? ` · active ${when(st.last_activity)}` : ''}${hooked}` : '';
     const problem = card.querySelector<HTMLElement>('.problem')!;
     problem.hidden = !st?.problem || !st.pane;
     problem.textContent = st?.problem ? `baton waits: ${st.problem}` : '';

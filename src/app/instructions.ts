@@ -29,6 +29,8 @@ export function instructionsText(config: Config, name: string): string {
         ? `- Turns go round in this order: ${config.order.join(' → ')} → ${config.order[0]}. Your messages go to **${next}**.`
         : `- Turns alternate strictly between you and **${others[0]}**.`;
   const post = policy === 'handoff' ? `baton post --to ${others[0]} "your message"` : 'baton post "your reply"';
+  if (agent.reply === 'auto') return autoText(config, name, turns, first);
+  const forgot = agent.reply === 'both' ? '\nIf your turn ends without a post, baton sends your final reply for you (once).\n' : '';
   return `${MARKER}
 # You are ${name}
 
@@ -55,7 +57,7 @@ ${agent.kind === 'shell' ? `- This pane is a shell, so baton never types a messa
 - A line starting with \`[baton] reminder\` means it is your turn and someone is waiting for you.
 
 ## How to reply
-Run one shell command from this folder:
+Run one shell command from this folder:${forgot}
 
 \`\`\`sh
 ${post}
@@ -77,6 +79,28 @@ Text that starts with \`-\` goes after \`--\`: \`baton post -- "-1 is the answer
   correct message file for you.
 - Whose turn it is: \`baton status\`. The conversation so far: \`baton log\`.
 - Keep messages self-contained: the others see only what you send, not your screen.
+`;
+}
+
+/** Instructions for an agent whose final reply baton posts for it (`reply: "auto"`): it just answers. */
+function autoText(config: Config, name: string, turns: string, first: boolean): string {
+  const others = config.order.filter((a) => a !== name);
+  return `${MARKER}
+# You are ${name}
+
+You are **${name}**, one of ${config.order.length} AI agents in a conversation run by **baton**: ${config.order.join(', ')}.
+You live in your own terminal pane; baton types every message for you into it.
+
+## Turns
+${turns}
+- ${first ? 'You speak first: you hold the turn when the conversation starts.' : `${config.firstTurn} speaks first.`}
+- A message for you arrives as a prompt that starts with a header line, for example
+  \`[baton] msg_0007 from ${others[0]} (reply to msg_0006)\`, then the text.
+
+## How to reply
+Just answer in plain text, as you would answer a person. When your turn ends, baton sends your final
+reply as your message (it reads it from this CLI's hooks). Do not run \`baton post\`: one reply per turn.
+Keep each reply self-contained: the others see only your final reply, not your screen.
 `;
 }
 

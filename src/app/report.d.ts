@@ -62,4 +62,10 @@ export interface AgentStatus {
   demo: boolean;
   /** The machine whose tmux runs it (SPEC §10); another machine's pane is not looked at from here. */
   host: string;
+  /**
+   * What its own hooks last said (issue 16; kinds with hooks): busy since when (a prompt reached its
+   * model), idle since when (its turn ended), or waiting for a person at a permission dialog. Null when
+   * no hook has reported (or the kind has none).
+   */
+  hooks: { state: 'busy' | 'idle' | 'permission'; since: string; detail?: string } | null;
 }

@@ -7,6 +7,7 @@ import type { BusReader } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
 import { hostOf, isLocal, type Config } from '../config/config.js';
 import { rulesFor } from '../core/conversation.js';
+import { readAgentStates } from '../terminal/hooks/spool.js';
 import { findPane, targetOf } from '../terminal/pane.js';
 import { whyNotReady } from '../terminal/readiness.js';
 import { Tmux } from '../terminal/tmux.js';
@@ -20,13 +21,18 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
   const held = await bus.waitingCounts();
   const rejected = await bus.rejectedCount();
   const agents: StatusReport['agents'] = {};
+  const hooked = readAgentStates(config.messageDir);
+  const hooksOf = (name: string): AgentStatus['hooks'] => {
+    const h = hooked[name];
+    return h ? { state: h.state, since: h.since, ...('detail' in h && h.detail ? { detail: h.detail } : {}) } : null;
+  };
   await Promise.all(
     config.order.map(async (name) => {
       const target = targetOf(config.agents[name]!);
       const host = hostOf(config, name);
       if (!isLocal(config, name)) {
         // Another machine's agent: its pane is on that machine's tmux (status there shows it).
-        agents[name] = { alive: false, target, pane: null, dead: false, command: null, last_activity: null, problem: `runs on ${host}`, kind: config.agents[name]!.kind, demo: false, host };
+        agents[name] = { alive: false, target, pane: null, dead: false, command: null, last_activity: null, problem: `runs on ${host}`, kind: config.agents[name]!.kind, demo: false, host, hooks: null };
         return;
       }
       const pane = await findPane(t, config.agents[name]!);
@@ -41,6 +47,7 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
         kind: config.agents[name]!.kind,
         demo: Boolean(pane?.demo),
         host,
+        hooks: hooksOf(name),
       };
     }),
   );
@@ -102,7 +109,7 @@ export function formatStatus(s: StatusReport): string {
     'agents',
     ...Object.entries(s.agents).map(
       ([n, a]) =>
-        `  ${n.padEnd(12)} ${a.problem?.startsWith('runs on ') && !a.pane ? a.problem : a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.demo ? `demo agent (for ${a.kind})` : a.kind}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
+        `  ${n.padEnd(12)} ${a.problem?.startsWith('runs on ') && !a.pane ? a.problem : a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.demo ? `demo agent (for ${a.kind})` : a.kind}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.hooks ? `  ${a.hooks.state === 'permission' ? 'waiting for a permission' : a.hooks.state} since ${ago(a.hooks.since)}${a.hooks.detail ? ` (${a.hooks.detail})` : ''}` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
     ),
   ];
   return `${lines.join('\n')}\n`;

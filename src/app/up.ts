@@ -18,6 +18,7 @@ import { onPath, programOf } from '../terminal/program.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { mkdir } from 'node:fs/promises';
 import { writeInstructions } from './instructions.js';
+import { installHooks } from './hooks.js';
 import { DEMO_JS, PASTE_TRACKER } from './paths.js';
 import { request, startRequest } from './requests.js';
 import { paneEnv, sessionSuggestion, startWatcher, stopAll, waitForDaemon } from './sessions.js';
@@ -122,6 +123,8 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
   const notes = await writeInstructions(config);
   for (const f of notes.written) log.info(`wrote ${relative(process.cwd(), f) || f}`);
   for (const f of notes.kept) log.info(`kept your own ${relative(process.cwd(), f) || f}`);
+  // The agents' own hooks report what the model got and the end of each turn (issue 16): in place before they start.
+  if (!demo) await installHooks(config, plan.map((p) => p.agent));
   await bus.prepare({ ...initialState(config.firstTurn), ...(demo ? { demo: true } : {}) });
 
   const sessions = await t.sessions();

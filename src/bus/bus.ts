@@ -127,6 +127,16 @@ export interface DeliveryBus {
   /** Stamp a delivered record (delivered_at, confirmed, redelivered). Once: a record already stamped keeps its stamp. */
   stamp(record: ArchiveRecord): Promise<void>;
   record(id: string): Promise<ArchiveRecord | null>;
+  /**
+   * Add daemon-owned fields to an archived record (a hook's receipt: `received`, `confirmed`), merged
+   * into it atomically; never its ID, sender, receiver, content or stamp. False when there is no such record.
+   */
+  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto'>>): Promise<boolean>;
+  /**
+   * How many of `agent`'s messages are stored and not yet delivered (waiting in its folders or in the
+   * database, or waiting for approval): a turn it has answered already (issue 16: never two messages for one turn).
+   */
+  waitingFrom(agent: string): Promise<number>;
 
   /** Moderated mode: move the holder's message to the approval queue (one per sender). */
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'>;

@@ -23,7 +23,10 @@ export type EventName =
   | 'sent'
   | 'screen_unknown'
   | 'delivery_failed'
-  | 'recovered';
+  | 'recovered'
+  | 'received'
+  | 'delivery_unconfirmed'
+  | 'auto_replied';
 
 export interface EventLog {
   emit(event: EventName, fields?: Record<string, unknown>): Promise<void>;

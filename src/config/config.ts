@@ -50,6 +50,12 @@ const AgentSchema = z.strictObject({
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable name'), z.string()).optional(),
   /** The machine whose tmux runs this agent (SPEC §10; default: this machine). */
   host: hostName.optional(),
+  /**
+   * How its turns reach the conversation (issue 16): "post" — it runs `baton post`; "auto" — its final
+   * reply, as its CLI's Stop hook reports it, is posted for it; "both" — it posts, and baton posts its
+   * final reply only when it forgot. "auto" and "both" need a kind with hooks (claude).
+   */
+  reply: z.enum(['post', 'auto', 'both']).default('post'),
 });
 
 const TurnsSchema = z.strictObject({
@@ -108,6 +114,7 @@ export interface Agent {
   env: Record<string, string>;
   /** The machine whose tmux runs it (SPEC §10): this machine unless the config says otherwise. */
   host: string;
+  reply: 'post' | 'auto' | 'both';
 }
 
 export type BusConfig = { kind: 'files' } | { kind: 'postgres'; url: string; conversation: string };
@@ -209,7 +216,9 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string, 
       target: a.target ? (a.target.startsWith('%') || a.target.startsWith('=') ? a.target : `=${a.target}`) : undefined,
       env: a.env ?? {},
       host: a.host ?? host,
+      reply: a.reply,
     };
+    if (a.reply !== 'post' && a.kind !== 'claude') problems.push(`agents.${name}.reply: "${a.reply}" needs an agent whose hooks baton reads (kind "claude"), not "${a.kind}"`);
   }
   const known = (n: string) => Object.hasOwn(agents, n);
 

@@ -6,7 +6,10 @@ import { RECORD_ID_SOURCE } from './ids.js';
 import { expectedReceiver, type Policy } from './turns.js';
 
 /** What the hints need of a conversation's config: its policy and agents in order. */
-type Conversation = { turns: { policy: Policy }; order: readonly string[] };
+type Conversation = { turns: { policy: Policy }; order: readonly string[]; agents?: Record<string, { reply?: string }> };
+
+/** An agent whose final reply baton posts for it (`reply: "auto"`, issue 16): it just answers. */
+const answersItself = (config: Conversation, agent: string): boolean => config.agents?.[agent]?.reply === 'auto';
 
 // C0 controls except TAB (0x09) and LF (0x0A), DEL, and C1 (U+0080–U+009F). ESC goes too, so an embedded
 // escape sequence (including a fake bracketed-paste end, ESC[201~) arrives as inert printable text.
@@ -58,6 +61,7 @@ export function hint(e: Envelope): string {
 /** How `agent` answers when it gets the turn, under the conversation's policy (who it may address). */
 export function replyHint(config: Conversation, agent: string): string {
   const others = config.order.filter((a) => a !== agent);
+  if (answersItself(config, agent)) return '[baton] answer in plain text: when your turn ends, baton sends your final reply';
   if (config.turns.policy === 'handoff') {
     return `[baton] your turn: pass it on with: baton post --to AGENT "<your message>" (AGENT: ${others.join(', ')})`;
   }
@@ -72,8 +76,9 @@ export function replyHint(config: Conversation, agent: string): string {
 export function kickoffHint(config: Conversation, holder: string, owes: string | null): string {
   const others = config.order.filter((a) => a !== holder);
   const next = expectedReceiver(holder, { policy: config.turns.policy, agents: config.order }) ?? others[0] ?? '?';
-  const how =
-    config.turns.policy === 'handoff'
+  const how = answersItself(config, holder)
+    ? 'answer in plain text; when your turn ends, baton sends your final reply'
+    : config.turns.policy === 'handoff'
       ? `write to the agent you choose with: baton post --to AGENT "<your message>" (AGENT: ${others.join(', ')})`
       : `write to ${next} with: baton post "<your message>"`;
   return owes

@@ -21,7 +21,7 @@ export const MESSAGE_TYPES = [
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** Keys the daemon writes into the archive; an agent's own values for them are dropped. */
-export const DAEMON_KEYS = ['id', 'reply_to', 'received_at', 'delivered_at', 'direction', 'source_file', 'redelivered', 'confirmed', 'approved_by', 'kickoff'] as const;
+export const DAEMON_KEYS = ['id', 'reply_to', 'received_at', 'delivered_at', 'direction', 'source_file', 'redelivered', 'confirmed', 'approved_by', 'kickoff', 'received'] as const;
 
 export const MessageSchema = z.looseObject({
   content: z

@@ -9,9 +9,13 @@
 import type { Decision } from './turns.js';
 import { parseId } from './ids.js';
 import type { Message } from './message.js';
+import type { Received } from './receipt.js';
 
-/** How a submit was confirmed: on screen, on screen after a second Enter, or not checked (no screen to read). */
-export type Confirmation = 'screen' | 'screen_after_second_enter' | 'not_checked';
+/**
+ * How a submit was confirmed: on screen, on screen after a second Enter, not checked (no screen to read),
+ * or by the agent's own hook reporting the prompt its model received (issue 16).
+ */
+export type Confirmation = 'screen' | 'screen_after_second_enter' | 'not_checked' | 'hook';
 
 export type ArchiveRecord = Message & {
   id: string;
@@ -32,6 +36,10 @@ export type ArchiveRecord = Message & {
   request?: string;
   /** A person's topic that opened the holder's turn (`baton start`, `baton up --topic`). */
   kickoff?: boolean;
+  /** The agent's hook reported the prompt its model got: when, and whether it held the text intact. */
+  received?: Received;
+  /** Posted by baton from the agent's final reply (`agents.<name>.reply`: "auto" or "both"). */
+  auto?: boolean;
 };
 
 type Delivery = Extract<Decision, { action: 'deliver' }>;

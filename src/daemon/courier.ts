@@ -21,6 +21,7 @@ import { headerPrefix, inertLine, oneLine, render, replyHint } from '../core/com
 import { begin, confirmed, entered, failed, mayBeInBox, pasted, saved, type Delivery, type Timing } from '../core/delivery.js';
 import { stamped, type ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
+import type { Received } from '../core/receipt.js';
 import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
 import type { Typed, Typist } from '../terminal/typist.js';
 import type { Availability } from './availability.js';
@@ -38,6 +39,8 @@ export class Courier {
     private readonly log: Logger,
     /** Called once a delivery is stamped (the conversation may end with it). */
     private readonly onDelivered: (record: ArchiveRecord) => Promise<void>,
+    /** The agents' hooks (receipts.ts): a receipt that came before the stamp goes into the record with it. */
+    private readonly receipts?: { takeEarly(id: string): Received | undefined; stamped(id: string, agent: string, received: boolean): void },
   ) {}
 
   /** The receiver of the delivery not yet stamped (its paste may be in the box without its Enter). */
@@ -110,8 +113,10 @@ export class Courier {
     }
     if (d.phase !== 'confirmed') return false;
     this.availability.succeeded(r.receiver);
-    const done = stamped(r, d.confirmation, d.redelivered);
-    await this.bus.stamp(done);
+    const early = this.receipts?.takeEarly(r.id);
+    const done = stamped(r, early ? 'hook' : d.confirmation, d.redelivered);
+    await this.bus.stamp(early ? { ...done, received: early } : done);
+    this.receipts?.stamped(r.id, r.receiver, Boolean(early));
     this.delivery = null;
     await this.report(done, d);
     await this.onDelivered(done);

@@ -6,7 +6,7 @@
  * (terminal/). Nothing here touches a file or tmux directly.
  */
 import { FencedError, type Bus, type DeliveryBus, type Lease } from '../bus/bus.js';
-import { isLocal, type Config } from '../config/config.js';
+import type { Config } from '../config/config.js';
 import { endsWith, rulesFor } from '../core/conversation.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { Rules } from '../core/turns.js';
@@ -20,6 +20,8 @@ import { Availability } from './availability.js';
 import { Conductor } from './conductor.js';
 import { Courier } from './courier.js';
 import { Pass } from './pass.js';
+import { Receipts } from './receipts.js';
+import { typeNotice } from './notice.js';
 import { Scheduler } from './scheduler.js';
 import type { Stage } from './stage.js';
 import { Steering } from './steering.js';
@@ -47,6 +49,7 @@ export class Daemon {
   private readonly steering: Steering;
   private readonly conductor: Conductor;
   private readonly pass: Pass;
+  private readonly receipts: Receipts;
   private lease: Lease | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
   /** A request may be waiting. */
@@ -69,7 +72,8 @@ export class Daemon {
     this.scheduler = new Scheduler(() => this.pass.run(), this.log, (err) => this.fenced(err));
     const wakeIn = (ms: number) => this.scheduler.wakeIn(ms);
     this.availability = new Availability(config, this.typist, this.bus.events, this.log, wakeIn, Boolean(opts.oneshot));
-    this.courier = new Courier(config, this.bus, this.typist, this.availability, this.log, (r) => this.delivered(r));
+    this.receipts = new Receipts(config, this.bus, this.rules, (d, m) => bus.post(d, m), this.log);
+    this.courier = new Courier(config, this.bus, this.typist, this.availability, this.log, (r) => this.delivered(r), this.receipts);
     const stage: Stage = {
       config,
       bus: this.bus,
@@ -80,7 +84,7 @@ export class Daemon {
       deliveringTo: () => this.courier.to,
       take: (w, extra) => this.pass.take(w, extra),
       ready: (agent) => this.availability.check(agent),
-      typeInto: (agent, text) => this.typeInto(agent, text),
+      typeInto: (agent, text) => typeNotice({ config, bus: this.bus, availability: this.availability, typist: this.typist }, agent, text),
       finish: (reason, note) => this.conductor.finish(reason, note),
       wakeIn,
       resumed: () => {
@@ -92,6 +96,7 @@ export class Daemon {
     this.steering = new Steering(stage);
     this.conductor = new Conductor(stage);
     this.pass = new Pass(config, this.rules, this.bus, this.courier, this.availability, this.log, {
+      readHooks: () => this.receipts.run(),
       requestsWaiting: () => this.requestsWaiting,
       runRequests: () => this.runRequests(),
       conduct: () => this.conductor.conduct(),
@@ -129,6 +134,7 @@ export class Daemon {
         if (h.kind === 'requests') this.requestsWaiting = true;
         this.scheduler.kick();
       });
+      await this.receipts.watch(() => this.scheduler.kick());
       if (this.stopping) {
         await this.bus.unwatch(); // lost the lease while starting
         return;
@@ -142,6 +148,7 @@ export class Daemon {
       // The lease may have been lost meanwhile (the database went away mid-recovery): stop() then ran
       // already and released it, so `this.lease` can be null here.
       await this.bus.unwatch();
+      this.receipts.unwatch();
       this.typist.close(); // its tmux control client would keep the process alive
       await this.lease?.release();
       this.lease = null;
@@ -160,6 +167,7 @@ export class Daemon {
     this.stopping = true;
     if (this.rescanTimer) clearInterval(this.rescanTimer);
     await this.bus.unwatch();
+    this.receipts.unwatch();
     await this.scheduler.stop();
     this.typist.close();
     if (reason !== 'oneshot') await this.bus.events.emit('stopped', { pid: process.pid, reason });
@@ -221,19 +229,5 @@ export class Daemon {
     if (!last?.delivered_at || last.delivered_at < s.turn_started_at) return;
     const ends = endsWith(s, { from: last.sender, content: last.content }, rulesFor(this.config.turns, s));
     if (ends) await this.conductor.finish(ends);
-  }
-
-  /** Paste text of baton's own into an agent's pane and press Enter. Returns why not, or null when typed. */
-  private async typeInto(agentName: string, text: string): Promise<string | null> {
-    // Another machine's agent (SPEC §10): its machine's daemon types the notice.
-    if (!isLocal(this.config, agentName)) {
-      await this.bus.forward({ op: 'notice', to: agentName, text });
-      return null;
-    }
-    const ready = await this.availability.check(agentName);
-    if (!ready.ok) return ready.reason;
-    const agent = this.config.agents[agentName]!;
-    const typed = await this.typist.type(agent, ready.pane, text, this.typist.enterDelay(agent));
-    return typed.ok ? null : typed.error;
   }
 }

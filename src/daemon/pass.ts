@@ -38,6 +38,8 @@ export class Pass {
     private readonly availability: Availability,
     private readonly log: Logger,
     private readonly hooks: {
+      /** What the agents' hooks reported (receipts, turn ends): handled first. */
+      readHooks(): Promise<boolean>;
       /** A person's requests may be waiting. */
       requestsWaiting(): boolean;
       runRequests(): Promise<void>;
@@ -54,6 +56,7 @@ export class Pass {
 
   /** True when it did something another pass should follow at once. */
   async run(): Promise<boolean> {
+    await this.hooks.readHooks();
     // A cut-short delivery goes first; until it is done nothing else is delivered (but bad files are still rejected).
     const free = !this.courier.busy || (await this.courier.advance());
     // A person's requests are answered even while a delivery is stuck (each one says what it cannot do

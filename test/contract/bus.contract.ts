@@ -133,6 +133,28 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       expect(await bus.waitingCounts()).toEqual({ c1_to_c2: 0, c2_to_c1: 0 });
     });
 
+    it("waitingFrom counts an agent's messages not yet delivered; amend adds a receipt to a record, keeping its stamp", async () => {
+      const { config, bus } = await setup();
+      const d = await deliverer(bus);
+      expect(await d.waitingFrom('claude1')).toBe(0);
+      await bus.post(dir(config, 'c1_to_c2'), { content: 'mine' });
+      await waitFor('counted', async () => {
+        await d.rescan();
+        return (await d.waitingFrom('claude1')) === 1;
+      }, 10_000);
+      expect(await d.waitingFrom('claude2')).toBe(0);
+      const [first] = await ready(d);
+      const c = await d.commit(first!, step(config)(first!));
+      if (c.kind !== 'committed') throw new Error(c.kind);
+      expect(await d.waitingFrom('claude1')).toBe(0);
+      const done = stamped(c.record, 'screen', false);
+      await d.stamp(done);
+      const received = { at: '2026-01-01T00:00:00.000Z', intact: true, prompt_id: 'p1' };
+      expect(await d.amend('msg_0001', { received, confirmed: 'hook' })).toBe(true);
+      expect(await bus.record('msg_0001')).toMatchObject({ content: 'mine', delivered_at: done.delivered_at, received, confirmed: 'hook' });
+      expect(await d.amend('msg_0099', { received })).toBe(false);
+    });
+
     it('a step the current state does not allow is refused and leaves the message where it is', async () => {
       const { config, bus } = await setup();
       const d = await deliverer(bus);

@@ -55,3 +55,11 @@ export async function recordIds(dir: string): Promise<string[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
   return names.filter(isRecordName).map((n) => n.slice(0, -5));
 }
+
+/** Merge daemon-owned fields into an archived record (a hook's receipt). False when there is none. */
+export async function amendRecord(dir: string, id: string, fields: Partial<ArchiveRecord>): Promise<boolean> {
+  const r = await readRecord(dir, id);
+  if (!r) return false;
+  await archiveUpdate(dir, { ...r, ...fields });
+  return true;
+}

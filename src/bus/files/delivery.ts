@@ -16,7 +16,7 @@ import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recover
 import type { EventLog } from '../events.js';
 import { fencedEvents } from '../lease.js';
 import { Approvals } from './approvals.js';
-import { archivedCounters, archiveNew, archiveUpdate, readRecord } from './archive.js';
+import { amendRecord, archivedCounters, archiveNew, archiveUpdate, readRecord } from './archive.js';
 import { turnStep } from './turn-step.js';
 import { eventLog } from './event-log.js';
 import { ensureDir, sweepTemps } from '../../lib/fsx.js';
@@ -152,6 +152,16 @@ export class FilesDelivery implements DeliveryBus {
 
   record(id: string): Promise<ArchiveRecord | null> {
     return readRecord(this.l.archive, id);
+  }
+
+  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto'>>): Promise<boolean> {
+    this.guard();
+    return amendRecord(this.l.archive, id, fields);
+  }
+
+  async waitingFrom(agent: string): Promise<number> {
+    const queued = (await this.intake.queues()).filter((q) => q.direction.from === agent).reduce((n, q) => n + q.items.length, 0);
+    return queued + (await this.approvals()).filter((a) => a.direction.from === agent).length;
   }
 
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {

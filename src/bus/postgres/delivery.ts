@@ -27,8 +27,8 @@ import { pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { relayInto, type Relay } from './relay.js';
-import { deliveredHere, requestHost, seqOf, stateOf, WaitingRows, type Pg } from './rows.js';
-import { ensureConversation, insertRejected } from './store.js';
+import { deliveredHere, requestHost, stateOf, WaitingRows, type Pg } from './rows.js';
+import { amendRecord, countWaiting, ensureConversation, rejectWaiting } from './store.js';
 import { approvals, examineApproval, moderate, refuse } from './approvals.js';
 import { answer, archivePersonMessage, dropStaleReplies, findPersonMessage, insertRequest, requestsFor, takeRequest } from './requests.js';
 import type { Request } from '../../core/requests.js';
@@ -130,14 +130,7 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async reject(w: Waiting, reason: string): Promise<void> {
-    const gone = await this.write(async (c) => {
-      const r = await c.query<{ body: string; file: string | null }>('DELETE FROM baton.waiting WHERE seq = $1 AND conversation = $2 RETURNING body, file', [seqOf(w.name), this.pg.conversation]);
-      const row = r.rows[0];
-      if (!row) return true;
-      await insertRejected(c, this.pg.conversation, { stored_as: `${this.pg.conversation}#${w.name}`, file: row.file, direction: w.direction.name, reason, body: row.body });
-      return false;
-    });
-    if (gone) return;
+    if (!(await this.write((c) => rejectWaiting(c, this.pg.conversation, w, reason)))) return;
     this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
     await this.events.emit('rejected', { file: w.name, direction: w.direction.name, reason, stored_as: `${this.pg.conversation}#${w.name}` });
   }
@@ -181,6 +174,15 @@ export class PgDelivery implements DeliveryBus {
   async record(id: string): Promise<ArchiveRecord | null> {
     const r = await this.db.query<{ record: ArchiveRecord }>('SELECT record FROM baton.archive WHERE conversation = $1 AND id = $2', [this.pg.conversation, id]);
     return r.rows[0]?.record ?? null;
+  }
+
+  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto'>>): Promise<boolean> {
+    return this.write((c) => amendRecord(c, this.pg.conversation, id, fields));
+  }
+
+  async waitingFrom(agent: string): Promise<number> {
+    if (!isFenced(this.held)) await this.relay.run(); // its files become rows first: a file is a post too
+    return countWaiting(this.db, this.pg.conversation, this.config.directions.filter((d) => d.from === agent).map((d) => d.name));
   }
 
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {

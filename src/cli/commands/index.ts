@@ -11,6 +11,7 @@ import { approve, end, pause, reject, resume, send, start } from './conversation
 import { init } from './init.js';
 import { log } from './log.js';
 import { ui } from './ui.js';
+import { hook } from './hook.js';
 
 export type { CommandSpec };
-export const COMMANDS: Record<string, CommandSpec> = { init, up, start, daemon, status, post, send, log, show, pause, resume, end, approve, reject, attach, down, doctor, ui };
+export const COMMANDS: Record<string, CommandSpec> = { init, up, start, daemon, status, post, send, log, show, pause, resume, end, approve, reject, attach, down, doctor, ui, hook };

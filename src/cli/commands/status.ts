@@ -15,7 +15,8 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
            rejected (count), daemon {running, pid}, policy, max_turns, turn_started_at,
            seconds_in_turn, nudges, stalled, finished ({reason, at} or null), pending (moderated),
            paused ({at} or null), demo, config (the file, or null for the built-in default),
-           agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo, host}),
+           agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo, host,
+                   hooks: {state: busy|idle|permission, since} or null}),
            message_dir (on the PostgreSQL bus: the database, password hidden), bus {kind, conversation},
            hosts (machine → {alive, pid, last_heartbeat, agents})`,
   async run(inv) {

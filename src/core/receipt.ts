@@ -1,0 +1,122 @@
+/**
+ * Delivery verified by the agent itself (issue 16). Agent CLIs run hooks with the exact prompt the model
+ * receives (Claude Code's UserPromptSubmit: equal to the API request's user text in 460 of 460 measured
+ * messages) and the final reply of each turn (Stop's last_assistant_message). baton's hook command drops
+ * each one, as a note, into a spool the daemon reads; this module says what a note holds and what it
+ * means — pure functions, no fs, no clock.
+ *
+ * What the client does to text before the model sees it (CLAUDE-CODE.md, "Hooks"): CRLF → two LFs,
+ * NFD → NFC, trailing blanks trimmed, on 2.1.330 lone zero-width characters removed, and a paste shown as
+ * `[Pasted text #N]` wrapped in `<pasted_content id="…">` … `</pasted_content id="…">`. A receipt is
+ * intact when the prompt, unwrapped and normalised that way, holds the typed text normalised the same way.
+ */
+import { z } from 'zod';
+
+import { HOOK_EVENTS, type HookNote } from './hook-note.js';
+
+export { HOOK_EVENTS, type HookEvent, type HookNote } from './hook-note.js';
+
+/** A spooled note as read back: anything else in the spool is not baton's and is set aside. */
+export const HookNoteSchema: z.ZodType<HookNote> = z.object({
+  event: z.enum(HOOK_EVENTS),
+  agent: z.string(),
+  at: z.string(),
+  payload: z.record(z.string(), z.unknown()),
+});
+
+/** What the archive records about a message the model received (`received` on the record). */
+export interface Received {
+  at: string;
+  /** The prompt held the typed text, after the client's documented rewrites. */
+  intact: boolean;
+  prompt_id?: string;
+}
+
+/** An agent's state as its hooks report it (status, the dashboard). */
+export type AgentHookState =
+  | { state: 'busy'; since: string; prompt_id?: string }
+  | { state: 'idle'; since: string }
+  | { state: 'permission'; since: string; detail?: string };
+
+const HEADER = /^\[baton\] ((?:msg|user)_\d{4,})\b/gm;
+
+/** The IDs of baton's messages in a prompt, in order (several when the client merged queued messages). */
+export function idsIn(prompt: string): string[] {
+  return [...prompt.matchAll(HEADER)].map((m) => m[1]!);
+}
+
+const PASTED = /\n*<pasted_content id="[^"]*">\n([\s\S]*?)\n<\/pasted_content id="[^"]*">\n?/g;
+const ZERO_WIDTH = /[\u200B\u200D\uFEFF]/g;
+
+/** Text as the model sees it, for comparing: unwrapped, CRLF as the client makes it, NFC, blanks trimmed. */
+export function comparable(text: string): string {
+  return text
+    .replace(PASTED, (_m, inner: string) => `\n${inner}\n`)
+    .replace(/\r\n/g, '\n\n')
+    .replace(/\r/g, '\n')
+    .normalize('NFC')
+    .replace(ZERO_WIDTH, '')
+    .split('\n')
+    .map((l) => l.replace(/[ \t]+$/, ''))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+/**
+ * Did the prompt the model got hold message `id`'s content as baton typed it? The content is what follows
+ * the message's header line, up to the hint baton types under it (a blank line, then `[baton] …`); with a
+ * template of a person's own, where that shape is not known, the whole prompt is searched.
+ */
+export function isIntact(id: string, content: string, prompt: string): boolean {
+  const c = comparable(content);
+  if (!c) return false;
+  const p = comparable(prompt);
+  const at = p.search(new RegExp(`^\\[baton\\] ${id}\\b.*$`, 'm'));
+  if (at < 0) return p.includes(c);
+  const afterHeader = p.slice(p.indexOf('\n', at) + 1);
+  const end = afterHeader.indexOf('\n\n[baton] ');
+  return comparable(end < 0 ? afterHeader : afterHeader.slice(0, end)) === c || (end < 0 && afterHeader.startsWith(c));
+}
+
+/** The text of a Stop note's final reply, or null when the turn ended without one. */
+export function finalReply(note: HookNote): string | null {
+  const m = note.payload.last_assistant_message;
+  return typeof m === 'string' && m.trim() ? m : null;
+}
+
+/** How an agent's turns reach the conversation (config `agents.<name>.reply`). */
+export type ReplyMode = 'post' | 'auto' | 'both';
+
+/**
+ * Should the reply at the end of an agent's turn be posted for it? Only when it holds the turn, its turn
+ * began with a message it received, and nothing of its own was posted since — never two messages for one
+ * turn. `answered`: the incoming message an automatic reply was already written for.
+ */
+export function autoReply(
+  input: {
+    mode: ReplyMode;
+    agent: string;
+    /** The state's turn holder and the message that gave it the turn ('opening': none yet, it speaks first). */
+    holder: string;
+    lastMessage: { id: string; receiver: string } | 'opening' | null;
+    /** Messages of this agent stored and not yet delivered (a post, a file in its folder). */
+    waitingFromAgent: number;
+    answered: string | null;
+    finished: boolean;
+    paused: boolean;
+    reply: string | null;
+  },
+): { post: true; replyTo: string | null } | { post: false; why: string } {
+  if (input.mode === 'post') return { post: false, why: 'reply is "post": the agent posts itself' };
+  if (input.finished) return { post: false, why: 'the conversation has finished' };
+  if (input.paused) return { post: false, why: 'the conversation is paused' };
+  if (input.holder !== input.agent) return { post: false, why: `${input.agent} does not hold the turn` };
+  const last = input.lastMessage;
+  if (!last || (last !== 'opening' && last.receiver !== input.agent)) return { post: false, why: `${input.agent}'s turn did not begin with a message to it` };
+  const key = last === 'opening' ? 'opening' : last.id;
+  if (input.answered === key) return { post: false, why: last === 'opening' ? 'already opened the conversation' : `already answered ${key}` };
+  if (input.waitingFromAgent > 0) return { post: false, why: `${input.agent} posted its reply itself` };
+  if (!input.reply) return { post: false, why: 'the turn ended without a reply' };
+  return { post: true, replyTo: last === 'opening' ? null : last.id };
+}

@@ -1,0 +1,180 @@
+/**
+ * What the agents' own hooks report (issue 16), read from their spool (terminal/hooks/spool.ts) once per
+ * pass, oldest note first, each removed once handled:
+ *
+ * - a prompt (Claude Code's UserPromptSubmit): the model received a message. It is matched to the
+ *   message baton typed by the ID in its header, compared with what was typed after the client's
+ *   documented rewrites (core/receipt.ts), and recorded on the archive record: `received: {at, intact}`,
+ *   `confirmed: "hook"`, and a `received` event. A receipt that comes before the record is stamped is
+ *   kept until the stamp (courier.ts asks for it).
+ * - the end of a turn (Stop): the agent is idle; under `reply: "auto"`/`"both"` its final reply becomes
+ *   its message when it holds the turn and posted nothing since its message came (core/receipt.ts says
+ *   when), never two for one turn.
+ * - a permission dialog: the agent waits for a person.
+ *
+ * The agents' states go to `.hooks/agents.json` for status and the dashboard. A stamped delivery to an
+ * agent with hooks whose receipt has not come within RECEIPT_BOUND_MS, while the agent is not busy with
+ * something else, is reported once (`delivery_unconfirmed`).
+ */
+import type { DeliveryBus } from '../bus/bus.js';
+import type { Config, Direction } from '../config/config.js';
+import { sanitize } from '../core/compose.js';
+import { autoReply, finalReply, idsIn, isIntact, type AgentHookState, type HookNote, type Received } from '../core/receipt.js';
+import { decide, type Rules } from '../core/turns.js';
+import type { Logger } from '../lib/log.js';
+import { readNotes, removeNote, spoolDir, writeAgentStates, type AgentStates } from '../terminal/hooks/spool.js';
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+
+/** How long after its stamp a delivery's receipt may take before it is reported (a busy agent's queue aside). */
+export const RECEIPT_BOUND_MS = 30_000;
+
+export type Post = (d: Direction, message: Record<string, unknown>) => Promise<string>;
+
+export class Receipts {
+  /** Receipts for records not yet stamped (the hook was faster than the screen). */
+  private readonly early = new Map<string, Received>();
+  /** Stamped deliveries whose receipt has not come yet: when they were stamped. */
+  private readonly awaiting = new Map<string, { agent: string; since: number }>();
+  private readonly states: AgentStates = {};
+  /** Per agent: the incoming message an automatic reply was written for. */
+  private readonly answered = new Map<string, string>();
+  private readonly watchers: FSWatcher[] = [];
+  private readonly agents: string[];
+
+  constructor(
+    private readonly config: Config,
+    private readonly bus: DeliveryBus,
+    private readonly rules: Rules,
+    private readonly post: Post,
+    private readonly log: Logger,
+  ) {
+    this.agents = config.order.filter((a) => config.agents[a]!.kind === 'claude' && config.agents[a]!.host === config.host);
+  }
+
+  /** Watch the spools (a hint: each pass looks anyway). */
+  async watch(kick: () => void): Promise<void> {
+    for (const a of this.agents) {
+      const dir = spoolDir(this.config.messageDir, a);
+      await mkdir(dir, { recursive: true });
+      try {
+        this.watchers.push(watch(dir, () => kick()).on('error', () => {}));
+      } catch {
+        /* the pass looks on its own */
+      }
+    }
+  }
+
+  unwatch(): void {
+    for (const w of this.watchers.splice(0)) w.close();
+  }
+
+  /** A receipt that came before the stamp, for the courier to record with it. */
+  takeEarly(id: string): Received | undefined {
+    const r = this.early.get(id);
+    this.early.delete(id);
+    return r;
+  }
+
+  /** A delivery was stamped: its receipt is expected (agents with hooks only). */
+  stamped(id: string, agent: string, received: boolean): void {
+    if (!received && this.agents.includes(agent)) this.awaiting.set(id, { agent, since: performance.now() });
+  }
+
+  /** Handle every note waiting; true when one was handled (another pass may have work). */
+  async run(): Promise<boolean> {
+    let any = false;
+    for (const agent of this.agents) {
+      const dir = spoolDir(this.config.messageDir, agent);
+      for (const s of await readNotes(dir)) {
+        if ('note' in s) {
+          try {
+            await this.handle(agent, s.note);
+          } catch (err) {
+            this.log.warn(`${agent}'s hook note ${s.name}: ${String(err)}`);
+            throw err; // fenced or the bus away: the note stays and is handled next time
+          }
+        } else this.log.warn(`${agent}'s hook spool: ${s.name} is not a hook note (${s.invalid}); removed`);
+        await removeNote(dir, s.name);
+        any = true;
+      }
+    }
+    if (any) await writeAgentStates(this.config.messageDir, this.states).catch((err: unknown) => this.log.warn(`cannot write the agents' states: ${String(err)}`));
+    await this.overdue();
+    return any;
+  }
+
+  private async handle(agent: string, note: HookNote): Promise<void> {
+    if (note.event === 'prompt') return this.prompt(agent, note);
+    if (note.event === 'stop') return this.stop(agent, note);
+    this.states[agent] = { state: 'permission', since: note.at, ...(typeof note.payload.tool_name === 'string' ? { detail: note.payload.tool_name } : {}) };
+  }
+
+  private async prompt(agent: string, note: HookNote): Promise<void> {
+    const prompt = typeof note.payload.prompt === 'string' ? note.payload.prompt : '';
+    const promptId = typeof note.payload.prompt_id === 'string' ? note.payload.prompt_id : undefined;
+    this.states[agent] = { state: 'busy', since: note.at, ...(promptId ? { prompt_id: promptId } : {}) };
+    for (const id of idsIn(prompt)) {
+      const record = await this.bus.record(id);
+      if (!record || record.receiver !== agent || record.received) continue;
+      const received: Received = { at: note.at, intact: isIntact(id, sanitize(record.content), prompt), ...(promptId ? { prompt_id: promptId } : {}) };
+      this.awaiting.delete(id);
+      if (record.delivered_at) await this.bus.amend(id, { received, confirmed: 'hook' });
+      else this.early.set(id, received);
+      if (!received.intact) this.log.warn(`${id} → ${agent}: the prompt its model got does not hold the text baton typed`);
+      await this.bus.events.emit('received', { id, agent, intact: received.intact });
+    }
+  }
+
+  private async stop(agent: string, note: HookNote): Promise<void> {
+    this.states[agent] = { state: 'idle', since: note.at };
+    const mode = this.config.agents[agent]!.reply;
+    if (mode === 'post') return;
+    const s = this.bus.state();
+    const last = s.last_message_id ? await this.bus.record(s.last_message_id) : null;
+    const opening = !s.last_message_id && s.message_counter === 0;
+    const reply = finalReply(note);
+    const plan = autoReply({
+      mode,
+      agent,
+      holder: s.current_turn,
+      lastMessage: opening ? 'opening' : last,
+      waitingFromAgent: await this.bus.waitingFrom(agent),
+      answered: this.answered.get(agent) ?? null,
+      finished: Boolean(s.finished),
+      paused: Boolean(s.paused),
+      reply,
+    });
+    if (!plan.post) {
+      if (mode === 'auto' && reply) this.log.info(`${agent}'s turn ended; not posted for it: ${plan.why}`);
+      return;
+    }
+    const d = this.direction(agent, last?.sender ?? null);
+    if (!d) return this.log.warn(`${agent}'s reply not posted: it may write to several agents (give it reply "post")`);
+    this.answered.set(agent, plan.replyTo ?? 'opening');
+    await this.post(d, { timestamp: note.at, sender: agent, receiver: d.to, content: reply!, type: plan.replyTo ? 'response' : 'message', auto: true });
+    this.log.info(`${agent}'s final reply posted for it${plan.replyTo ? ` (reply to ${plan.replyTo})` : ' (it opens the conversation)'}`);
+    await this.bus.events.emit('auto_replied', { agent, to: d.to, reply_to: plan.replyTo });
+  }
+
+  /** The folder an automatic reply goes to: the one the turn rules allow now, back to the sender if several. */
+  private direction(agent: string, sender: string | null): Direction | null {
+    const allowed = this.config.directions.filter((d) => d.from === agent && decide(this.bus.state(), d, this.rules).action === 'deliver');
+    return allowed.length === 1 ? allowed[0]! : (allowed.find((d) => d.to === sender) ?? null);
+  }
+
+  /** Report once each stamped delivery whose receipt is overdue while its agent is not busy. */
+  private async overdue(): Promise<void> {
+    const now = performance.now();
+    for (const [id, a] of this.awaiting) {
+      if (now - a.since < RECEIPT_BOUND_MS || this.states[a.agent]?.state === 'busy') continue;
+      this.awaiting.delete(id);
+      this.log.warn(`${id} → ${a.agent}: stamped delivered, but its hook reported no prompt within ${RECEIPT_BOUND_MS / 1000} s`);
+      await this.bus.events.emit('delivery_unconfirmed', { id, agent: a.agent, after_ms: Math.round(now - a.since) });
+    }
+  }
+
+  get agentStates(): Readonly<Record<string, AgentHookState>> {
+    return this.states;
+  }
+}

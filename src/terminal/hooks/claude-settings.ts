@@ -1,0 +1,69 @@
+/**
+ * baton's hooks in a Claude Code agent's own project settings (issue 16): `<cwd>/.claude/settings.local.json`,
+ * which Claude Code merges with the user's `~/.claude/settings.json` and the project's `settings.json` —
+ * so nothing of the user's is touched, and a user's own hooks in that file are kept. Written before the
+ * agent starts: 2.1.197 reads hooks only at start (CLAUDE-CODE.md, "Hooks").
+ *
+ * Each hook runs `baton hook EVENT` (cli/hook.ts) with a timeout, so a hook can never hold the agent up
+ * for long; baton's own entries carry a marker comment so a later `baton up` replaces them, not adds.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Agent } from '../../config/config.js';
+import type { HookEvent } from '../../core/hook-note.js';
+import { ensureDir, writeAtomic } from '../../lib/fsx.js';
+
+const MARK = '# baton-hook';
+
+/** Claude Code's event for each of baton's. */
+const EVENTS: Record<HookEvent, string> = { prompt: 'UserPromptSubmit', stop: 'Stop', permission: 'PermissionRequest' };
+
+interface HookEntry {
+  matcher?: string;
+  hooks: Array<{ type: string; command?: string; timeout?: number }>;
+}
+
+export const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.claude', 'settings.local.json');
+
+const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+
+/** The command line a hook runs (`sh -c`): node and baton's CLI by absolute path, so PATH does not matter. */
+export function hookCommand(node: string, cli: string, event: HookEvent, agent: string, spool: string): string {
+  return `${shq(node)} ${shq(cli)} hook ${event} --agent ${shq(agent)} --spool ${shq(spool)} ${MARK}`;
+}
+
+export type Installed = { ok: true; file: string } | { ok: false; file: string; why: string };
+
+/** Put baton's hooks into the agent's settings.local.json, keeping everything else in it. */
+export async function installClaudeHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string): Promise<Installed> {
+  const file = settingsPath(agent);
+  let settings: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    try {
+      const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, file, why: 'it is not a JSON object' };
+      settings = v as Record<string, unknown>;
+    } catch (err) {
+      return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
+    }
+  }
+  const hooks = (settings.hooks && typeof settings.hooks === 'object' ? { ...(settings.hooks as Record<string, unknown>) } : {}) as Record<string, HookEntry[]>;
+  for (const [ours, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
+    const kept = (Array.isArray(hooks[theirs]) ? hooks[theirs] : [])
+      .map((e) => ({ ...e, hooks: (e.hooks ?? []).filter((h) => !h.command?.includes(MARK)) }))
+      .filter((e) => e.hooks.length > 0);
+    hooks[theirs] = [...kept, { hooks: [{ type: 'command', command: hookCommand(node, cli, ours, agent.name, spool), timeout: 10 }] }];
+  }
+  await ensureDir(join(agent.cwd, '.claude'));
+  await writeAtomic(file, `${JSON.stringify({ ...settings, hooks }, null, 2)}\n`);
+  return { ok: true, file };
+}
+
+/** Are baton's hooks in this agent's settings (doctor, status)? */
+export function hasClaudeHooks(agent: Pick<Agent, 'cwd'>): boolean {
+  try {
+    return readFileSync(settingsPath(agent), 'utf8').includes(MARK);
+  } catch {
+    return false;
+  }
+}

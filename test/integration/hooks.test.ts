@@ -1,0 +1,91 @@
+/**
+ * Delivery verified by the agent itself (issue 16), on a private tmux server with the stand-in for
+ * Claude Code's screen (fixtures/fake-claude.mjs --hooks), which runs the hooks `baton up` installs in
+ * its folder the way Claude Code does: UserPromptSubmit with the prompt at submit, Stop with its final
+ * reply once it answered. (test/e2e/claude.test.ts does the same with the real Claude Code.)
+ */
+import { execa } from 'execa';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLI, Project, ROOT, waitFor } from '../helpers/harness.js';
+
+const FAKE_CLAUDE = join(ROOT, 'test', 'fixtures', 'fake-claude.mjs');
+let p: Project | undefined;
+afterEach(async () => {
+  await p?.stop();
+  p = undefined;
+});
+
+const fake = (name: string, flags = '') => `node ${JSON.stringify(FAKE_CLAUDE)} ${JSON.stringify(`../../${name}.log`)} --hooks ${flags}`.trim();
+
+describe('hook receipts and automatic replies', () => {
+  it('reply "auto": each final reply becomes the agent\'s message, every delivery has a receipt, a changed prompt is caught, the user\'s own hooks stay', async () => {
+    p = new Project({
+      agents: {
+        claude1: { kind: 'claude', command: fake('claude1'), reply: 'auto' },
+        claude2: { kind: 'claude', command: fake('claude2', '--mangle'), reply: 'auto' },
+      },
+      turns: { policy: 'alternate', max_turns: 6 },
+      delivery: { enter_delay_ms: 100 },
+    });
+    // The user's own settings in claude1's folder: kept, with baton's hooks added beside them.
+    const mine = join(p.dir, 'agents', 'claude1', '.claude');
+    mkdirSync(mine, { recursive: true });
+    writeFileSync(join(mine, 'settings.local.json'), JSON.stringify({ permissions: { allow: ['Bash(ls:*)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true # mine' }] }] } }));
+
+    const up = await p.cli(['up', '--topic', 'how to name things']);
+    expect(up.exitCode, up.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(join(mine, 'settings.local.json'), 'utf8'));
+    expect(settings.permissions).toEqual({ allow: ['Bash(ls:*)'] });
+    expect(JSON.stringify(settings.hooks.Stop)).toContain('true # mine');
+    expect(Object.keys(settings.hooks).sort()).toEqual(['PermissionRequest', 'Stop', 'UserPromptSubmit']);
+
+    await waitFor('the conversation to end by max_turns', () => (p!.state().finished as { reason?: string } | undefined)?.reason === 'max_turns', 60_000);
+    // The last receipt may come just after the stamp.
+    await waitFor('every receipt', () => p!.archive().every((r) => (r as { received?: unknown }).received), 15_000);
+    const records = p.archive() as Array<ReturnType<Project['archive']>[number] & { sender: string; receiver: string; auto?: boolean; confirmed?: string; received?: { intact: boolean; at: string } }>;
+    const msgs = records.filter((r) => r.id.startsWith('msg_'));
+    expect(msgs.map((r) => r.id)).toEqual(['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004', 'msg_0005', 'msg_0006']);
+    // The opening answers the topic (user_0001); each reply after it names the message it answers.
+    expect(msgs.map((r) => r.content)).toEqual(['reply to user_0001', 'reply to msg_0001', 'reply to msg_0002', 'reply to msg_0003', 'reply to msg_0004', 'reply to msg_0005']);
+    expect(msgs.map((r) => r.reply_to)).toEqual([null, 'msg_0001', 'msg_0002', 'msg_0003', 'msg_0004', 'msg_0005']);
+    for (const r of msgs) {
+      expect(r.auto, r.id).toBe(true);
+      expect(r.confirmed, r.id).toBe('hook');
+      // claude2's client "changes" each prompt (--mangle): its receipts say so; claude1's are intact.
+      expect(r.received?.intact, r.id).toBe(r.receiver === 'claude1');
+    }
+    // The topic a person set (user_0001) was received too.
+    const topic = JSON.parse(readFileSync(p.path('archive', 'user_0001.json'), 'utf8')) as { kickoff?: boolean; received?: { intact: boolean } };
+    expect(topic.kickoff).toBe(true);
+    await waitFor('the topic\'s receipt', () => JSON.parse(readFileSync(p!.path('archive', 'user_0001.json'), 'utf8')).received, 10_000);
+    expect(JSON.parse(readFileSync(p.path('archive', 'user_0001.json'), 'utf8')).received.intact).toBe(true);
+    const received = p.events().filter((e) => e.event === 'received');
+    expect(received.length).toBe(7);
+    const st = JSON.parse((await p.cli(['status', '--json'])).stdout) as { agents: Record<string, { hooks: { state: string } | null }> };
+    expect(st.agents.claude1!.hooks?.state).toMatch(/^(idle|busy)$/);
+    expect(st.agents.claude2!.hooks?.state).toMatch(/^(idle|busy)$/);
+  }, 120_000);
+
+  it('the hook command never blocks or breaks the agent: a spool it cannot write, no daemon, garbage on stdin', async () => {
+    p = new Project();
+    const run = (args: string[], input: string) => execa('node', [CLI, 'hook', ...args], { input, reject: false, timeout: 10_000 });
+    // Cannot write: exit 0, nothing on stdout (Claude Code would add it to the model's context), one line on stderr.
+    const bad = await run(['prompt', '--agent', 'claude1', '--spool', '/proc/baton-cannot-write-here/claude1'], '{"prompt":"x"}');
+    expect(bad.exitCode).toBe(0);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    // No daemon running: the note waits in the spool for it.
+    const spool = p.path('.hooks', 'claude1');
+    for (const input of ['{"prompt":"[baton] msg_0001 from claude2\\nhi","prompt_id":"p1"}', 'not json at all', '']) {
+      const r = await run(['prompt', '--agent', 'claude1', '--spool', spool], input);
+      expect([r.exitCode, r.stdout]).toEqual([0, '']);
+    }
+    expect(readdirSync(spool).filter((n) => n.endsWith('.json'))).toHaveLength(3);
+    // Misused: still exit 0 (a hook must never exit 2: that drops the prompt), and it says how to use it.
+    const misuse = await run(['nonsense'], '');
+    expect([misuse.exitCode, misuse.stdout]).toEqual([0, '']);
+    expect(misuse.stderr).toContain('usage');
+  }, 30_000);
+});

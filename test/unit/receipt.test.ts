@@ -1,0 +1,73 @@
+/**
+ * core/receipt.ts: what an agent's hook report means — which messages a prompt carried, whether the
+ * model got their text intact after the client's documented rewrites (CLAUDE-CODE.md, "Hooks"), and when
+ * a turn's final reply is posted for the agent.
+ */
+import { describe, expect, it } from 'vitest';
+import { autoReply, comparable, finalReply, idsIn, isIntact } from '../../src/core/receipt.js';
+
+const typed = (id: string, content: string) => `[baton] ${id} from claude1 (reply to msg_0001)\n${content}\n\n[baton] reply to claude1 with: baton post "<your reply>"`;
+
+describe('receipts', () => {
+  it('finds every baton header in a prompt, merged ones too', () => {
+    expect(idsIn(`${typed('msg_0002', 'a')}\n\n${typed('user_0003', 'b')}`)).toEqual(['msg_0002', 'user_0003']);
+    expect(idsIn('no header here; [baton] msg_0002 mid-line is not one')).toEqual([]);
+  });
+
+  it('intact after the rewrites Claude Code makes: CRLF, NFD, trailing blanks, zero-width characters, a wrapped paste', () => {
+    const content = 'café — line one\nline two\n\nlast';
+    expect(isIntact('msg_0002', content, typed('msg_0002', content))).toBe(true);
+    expect(isIntact('msg_0002', content, typed('msg_0002', content.normalize('NFD')))).toBe(true);
+    expect(isIntact('msg_0002', content, typed('msg_0002', content.replace('one', 'one   ')))).toBe(true);
+    expect(isIntact('msg_0002', content, typed('msg_0002', content.replace('two', 'tw\u200Bo')))).toBe(true);
+    const wrapped = `\n\n<pasted_content id="c4e2">\n${typed('msg_0002', content)}\n</pasted_content id="c4e2">\n`;
+    expect(isIntact('msg_0002', content, wrapped)).toBe(true);
+    expect(comparable('a\r\nb')).toBe('a\n\nb');
+  });
+
+  it('not intact when the text changed, was cut short, or is not there — a copy in the header does not count', () => {
+    const content = 'reply to msg_0001';
+    expect(isIntact('msg_0002', content, typed('msg_0002', '#eply to msg_0001'))).toBe(false); // the header also says "reply to msg_0001"
+    expect(isIntact('msg_0002', 'a long text', typed('msg_0002', 'a long'))).toBe(false);
+    expect(isIntact('msg_0002', 'x', 'something else entirely')).toBe(false);
+    expect(isIntact('msg_0002', '', typed('msg_0002', ''))).toBe(false);
+  });
+
+  it('a Stop without a reply has none', () => {
+    const note = (m: unknown) => ({ event: 'stop' as const, agent: 'a', at: 'now', payload: { last_assistant_message: m } });
+    expect(finalReply(note('done'))).toBe('done');
+    expect(finalReply(note('  '))).toBeNull();
+    expect(finalReply(note(undefined))).toBeNull();
+  });
+});
+
+describe('automatic replies', () => {
+  const base = {
+    mode: 'auto' as const,
+    agent: 'claude2',
+    holder: 'claude2',
+    lastMessage: { id: 'msg_0003', receiver: 'claude2' } as { id: string; receiver: string } | 'opening' | null,
+    waitingFromAgent: 0,
+    answered: null as string | null,
+    finished: false,
+    paused: false,
+    reply: 'my answer' as string | null,
+  };
+  it('posts the final reply of a turn that began with a message to it', () => {
+    expect(autoReply(base)).toEqual({ post: true, replyTo: 'msg_0003' });
+    expect(autoReply({ ...base, mode: 'both' })).toEqual({ post: true, replyTo: 'msg_0003' });
+    expect(autoReply({ ...base, lastMessage: 'opening' })).toEqual({ post: true, replyTo: null });
+  });
+  it('never two messages for one turn, and never out of turn', () => {
+    expect(autoReply({ ...base, mode: 'post' }).post).toBe(false);
+    expect(autoReply({ ...base, waitingFromAgent: 1 })).toMatchObject({ post: false, why: 'claude2 posted its reply itself' });
+    expect(autoReply({ ...base, answered: 'msg_0003' }).post).toBe(false);
+    expect(autoReply({ ...base, answered: 'opening', lastMessage: 'opening' }).post).toBe(false);
+    expect(autoReply({ ...base, holder: 'claude1' }).post).toBe(false);
+    expect(autoReply({ ...base, lastMessage: { id: 'msg_0003', receiver: 'claude1' } }).post).toBe(false);
+    expect(autoReply({ ...base, lastMessage: null }).post).toBe(false);
+    expect(autoReply({ ...base, finished: true }).post).toBe(false);
+    expect(autoReply({ ...base, paused: true }).post).toBe(false);
+    expect(autoReply({ ...base, reply: null }).post).toBe(false);
+  });
+});
