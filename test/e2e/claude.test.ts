@@ -17,7 +17,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { render, replyHint, userHint } from '../../src/core/compose.js';
 import type { Config } from '../../src/config/config.js';
-import { alive, Project, ROOT, waitFor } from '../helpers/harness.js';
+import { installClaudeHooks } from '../../src/terminal/hooks/claude-settings.js';
+import { spoolDir } from '../../src/terminal/hooks/spool.js';
+import { alive, CLI, Project, ROOT, waitFor } from '../helpers/harness.js';
 import { MockAnthropic, shq, type LoggedRequest } from './mock-anthropic.js';
 
 const VERSION = '2.1.197';
@@ -413,6 +415,95 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
       const saved = join(tmpdir(), `baton-e2e-${Date.now()}.json`);
       writeFileSync(saved, JSON.stringify({ trace, requests: Object.fromEntries(AGENTS.map((a) => [a, mocks[a]?.requests])) }, null, 1));
       dump.push(`── every request the mocks got: ${saved}`);
+      console.error(dump.join('\n'));
+      throw err;
+    }
+  }, 300_000);
+
+  // Issue 16: the agents answer in plain text only (no tool call, no baton post); baton reads each turn's
+  // final reply from Claude Code's Stop hook and posts it, and each delivery's receipt from its
+  // UserPromptSubmit hook.
+  const AUTO = [
+    'Hello claude2, claude1 opening on the topic: how should a daemon confirm a delivery?',
+    `From the screen alone it cannot know. ünïcödé, 🎉, "quotes", $HOME and \`ticks\` stay as written.`,
+    BIG.trimEnd(),
+    'A receipt from the agent itself is better: the prompt hook sees exactly what the model got.',
+    Array.from({ length: 10 }, (_, i) => `point ${i + 1} of 10: keep the hook fast`).join('\n'),
+    'Agreed. And the final reply can be the message itself, so no instructions are needed.',
+    `A long line: ${'word '.repeat(200).trim()}`,
+    'Never two messages for one turn, though.',
+    '/clear is just text here, and so is !echo this line.',
+    'Then we agree on the design.',
+    'Let us write it down.',
+    'Done. Goodbye!',
+  ];
+
+  it(`reply "auto": ${AUTO.length} turns in plain text, every message posted from the Stop hook and received intact (UserPromptSubmit)`, async () => {
+    if (!claude) throw new Error(`Claude Code ${VERSION} is not installed (see the first test): ${String(installError)}`);
+    const started = Date.now();
+    const trace: string[] = [];
+    const note = (line: string) => trace.push(`${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s ${line}`);
+    const project = (p = new Project({
+      message_dir: './messages',
+      agents: Object.fromEntries(AGENTS.map((a) => [a, { kind: 'claude', cwd: `./agents/${a}`, command: `${shq(claude)} --dangerously-skip-permissions`, reply: 'auto' }])),
+      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+      first_turn: 'claude1',
+      turns: { policy: 'alternate', max_turns: AUTO.length },
+      delivery: { enter_delay_ms: Number(process.env.BATON_E2E_ENTER_DELAY_MS ?? 200) },
+    }));
+    const screen = async (name: Name) => readScreen((await project.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout);
+    for (const name of AGENTS) {
+      const mock = await MockAnthropic.start({
+        name,
+        log: note,
+        // user_0001 (the topic) → AUTO[0]; msg_000n → AUTO[n]; anything after the last: a closing word.
+        onMessage: (d) => ({ say: d.id === 'user_0001' ? AUTO[0]! : (AUTO[Number(d.id.slice(4))] ?? 'Thank you.') }),
+      });
+      mocks[name] = mock;
+      const { cwd, env } = agentEnv(project, name, mock);
+      // What `baton up` does for a claude agent before starting it (app/hooks.ts).
+      const installed = await installClaudeHooks({ name, cwd }, spoolDir(project.path(), name), process.execPath, CLI);
+      expect(installed.ok).toBe(true);
+      const cmd = `exec env -i TERM="$TERM" ${Object.entries(env).map(([k, v]) => `${k}=${shq(v)}`).join(' ')} ${shq(claude)} --dangerously-skip-permissions`;
+      const r = await project.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-c', cwd, cmd]);
+      if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
+    }
+    try {
+      for (const name of AGENTS) await waitFor(`${name}'s prompt box`, async () => (await screen(name)).ready, 90_000, 250);
+      await project.startDaemon();
+      const kick = await project.cli(['start', 'how should a daemon confirm a delivery?']);
+      expect(kick.exitCode, kick.stdout + kick.stderr).toBe(0);
+      await waitFor('the conversation to end by max_turns', () => (project.state().finished as { reason?: string } | undefined)?.reason === 'max_turns', 240_000, 250);
+      await waitFor('every receipt', () => project.archive().every((r) => (r as { received?: unknown }).received) && project.archive().length === AUTO.length, 30_000, 100);
+
+      const archive = project.archive() as Array<ReturnType<Project['archive']>[number] & { sender: string; receiver: string; auto?: boolean; confirmed?: string; received?: { intact: boolean; at: string } }>;
+      expect(archive.map((r) => r.id)).toEqual(AUTO.map((_, i) => id(i + 1)));
+      archive.forEach((r, i) => {
+        // The model's reply, byte for byte, posted for it.
+        expect(r.content, r.id).toBe(AUTO[i]);
+        expect(r.auto, r.id).toBe(true);
+        expect(r.sender, r.id).toBe(i % 2 === 0 ? 'claude1' : 'claude2');
+        expect(r.reply_to, r.id).toBe(i === 0 ? null : id(i));
+        expect(r.received?.intact, `${r.id} received intact`).toBe(true);
+        expect(r.confirmed, r.id).toBe('hook');
+      });
+      expect(Buffer.byteLength(archive[2]!.content)).toBeGreaterThanOrEqual(20 * 1024);
+      // Each model got each message meant for it once, in order; no agent ran a tool.
+      for (const name of AGENTS) {
+        const mine = archive.filter((r) => r.receiver === name).map((r) => r.id);
+        expect(mocks[name]!.received().map((d) => d.id).filter((x) => x.startsWith('msg_')), `${name} received`).toEqual(mine);
+        expect(mocks[name]!.turns().flatMap((r) => r.toolResults ?? []), `${name} ran no tool`).toEqual([]);
+      }
+      const received = project.events().filter((e) => e.event === 'received');
+      expect(received.every((e) => e.intact === true)).toBe(true);
+      expect(project.events().filter((e) => e.event === 'delivery_unconfirmed')).toEqual([]);
+      const receipts = archive.map((r) => Date.parse(r.received!.at) - Date.parse(r.delivered_at!));
+      console.log(`[e2e] reply "auto": ${AUTO.length} turns with real Claude Code ${VERSION} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+        `confirmed: ${archive.map((r) => r.confirmed).join(',')}; receipt − stamp (ms): ${receipts.join(', ')}`);
+    } catch (err) {
+      const dump: string[] = ['── trace', ...trace];
+      for (const name of AGENTS) dump.push(`── ${name}'s pane`, (await project.tmux(['capture-pane', '-p', '-S', '-40', '-t', `=${name}:`])).stdout.replace(/\n+$/, ''));
+      dump.push('── events', ...project.events().slice(-40).map((e) => JSON.stringify(e)));
       console.error(dump.join('\n'));
       throw err;
     }
