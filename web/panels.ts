@@ -59,6 +59,8 @@ function renderFacts(): void {
     ...fact('messages', `${s.message_counter}${s.max_turns ? ` / ${s.max_turns}` : ''}`),
     ...fact('conversation', `${state}${s.demo ? ' (a demo)' : ''}`, s.finished || s.stalled || s.paused ? 'bad' : 'ok'),
     ...(s.nudges ? fact('reminders', String(s.nudges)) : []),
+    // Tokens the agents used, from their hooks (issue 16), against the budget when there is one.
+    ...(s.tokens.total || s.tokens.max ? fact('tokens', `${s.tokens.total}${s.tokens.max ? ` / ${s.tokens.max}` : ''}`, s.tokens.max && s.tokens.total >= s.tokens.max ? 'bad' : 'ok') : []),
     ...fact('held', heldNode),
     ...(s.pending.length ? fact('pending', String(s.pending.length)) : []),
     ...fact('rejected', rejected),

@@ -19,6 +19,8 @@ export interface StatusReport {
   agents: Record<string, AgentStatus>;
   /** Conversation control (SPEC §9). */
   max_turns: number;
+  /** Tokens the agents used, from their hooks (issue 16), and the budget (0: none). */
+  tokens: { total: number; by_agent: Record<string, number>; max: number };
   turn_started_at: string | null;
   seconds_in_turn: number | null;
   nudges: number;

@@ -131,7 +131,7 @@ export interface DeliveryBus {
    * Add daemon-owned fields to an archived record (a hook's receipt: `received`, `confirmed`), merged
    * into it atomically; never its ID, sender, receiver, content or stamp. False when there is no such record.
    */
-  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto'>>): Promise<boolean>;
+  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto' | 'turn_tokens'>>): Promise<boolean>;
   /**
    * How many of `agent`'s messages are stored and not yet delivered (waiting in its folders or in the
    * database, or waiting for approval): a turn it has answered already (issue 16: never two messages for one turn).

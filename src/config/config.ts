@@ -67,6 +67,8 @@ const TurnsSchema = z.strictObject({
   max_duration_s: z.number().min(0).default(0),
   max_nudges: z.int().min(0).default(3),
   moderated: z.boolean().default(false),
+  /** End the conversation once its agents used this many tokens (from their hooks' transcripts; 0: no limit). */
+  max_tokens: z.int().min(0).default(0),
 });
 
 const InboxSchema = z.strictObject({

@@ -3,7 +3,7 @@
  * silent turn holder is reminded or marked stalled. The daemon supplies the clock and does the typing.
  */
 
-export const FINISH_REASONS = ['max_turns', 'stop_phrase', 'max_duration', 'ended'] as const;
+export const FINISH_REASONS = ['max_turns', 'stop_phrase', 'max_duration', 'ended', 'max_tokens'] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];
 
 export interface Finished {

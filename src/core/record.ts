@@ -10,6 +10,7 @@ import type { Decision } from './turns.js';
 import { parseId } from './ids.js';
 import type { Message } from './message.js';
 import type { Received } from './receipt.js';
+import type { Usage } from './tokens.js';
 
 /**
  * How a submit was confirmed: on screen, on screen after a second Enter, not checked (no screen to read),
@@ -40,6 +41,8 @@ export type ArchiveRecord = Message & {
   received?: Received;
   /** Posted by baton from the agent's final reply (`agents.<name>.reply`: "auto" or "both"). */
   auto?: boolean;
+  /** What the turn this message opened cost its receiver (its model's usage, from the transcript). */
+  turn_tokens?: Usage;
 };
 
 type Delivery = Extract<Decision, { action: 'deliver' }>;

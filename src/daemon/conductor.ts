@@ -76,7 +76,7 @@ export class Conductor {
     this.at = 0;
     this.stage.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);
     await this.stage.bus.events.emit('finished', { reason, ...(note ? { note } : {}), message_counter: st.message_counter });
-    const why = { max_turns: `it reached max_turns (${rulesFor(this.stage.config.turns, st).max_turns}${st.demo && !this.stage.config.turns.max_turns ? ': the end of the demo' : ''})`, stop_phrase: 'the stop phrase was said', max_duration: `it ran for max_duration_s (${this.stage.config.turns.max_duration_s} s)`, ended: 'a person ended it' }[reason];
+    const why = { max_turns: `it reached max_turns (${rulesFor(this.stage.config.turns, st).max_turns}${st.demo && !this.stage.config.turns.max_turns ? ': the end of the demo' : ''})`, stop_phrase: 'the stop phrase was said', max_duration: `it ran for max_duration_s (${this.stage.config.turns.max_duration_s} s)`, ended: 'a person ended it', max_tokens: `its agents used max_tokens (${this.stage.config.turns.max_tokens} tokens)` }[reason];
     for (const agent of this.stage.config.order) {
       if (agent === this.stage.deliveringTo()) {
         this.stage.log.warn(`${agent} is not told the conversation finished: a message to it is still being delivered`);

@@ -22,6 +22,8 @@ import { sanitize } from '../core/compose.js';
 import { autoReply, finalReply, idsIn, isIntact, type AgentHookState, type HookNote, type Received } from '../core/receipt.js';
 import { decide, type Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
+import type { FinishReason } from '../core/conversation.js';
+import { Budget } from './budget.js';
 import { readNotes, removeNote, spoolDir, writeAgentStates, type AgentStates } from '../terminal/hooks/spool.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
@@ -41,6 +43,9 @@ export class Receipts {
   private readonly answered = new Map<string, string>();
   private readonly watchers: FSWatcher[] = [];
   private readonly agents: string[];
+  /** The message each agent's prompt carried (the first baton header in it), for the turn's token count. */
+  private readonly prompts = new Map<string, string>();
+  private readonly budget: Budget;
 
   constructor(
     private readonly config: Config,
@@ -48,8 +53,10 @@ export class Receipts {
     private readonly rules: Rules,
     private readonly post: Post,
     private readonly log: Logger,
+    control: { finish: (reason: FinishReason) => Promise<void>; wakeIn: (ms: number) => void },
   ) {
     this.agents = config.order.filter((a) => config.agents[a]!.kind === 'claude' && config.agents[a]!.host === config.host);
+    this.budget = new Budget(config, bus, log, (agent, p) => this.prompts.get(`${agent}\n${p}`) ?? null, control.finish, control.wakeIn);
   }
 
   /** Watch the spools (a hint: each pass looks anyway). */
@@ -100,6 +107,7 @@ export class Receipts {
       }
     }
     if (any) await writeAgentStates(this.config.messageDir, this.states).catch((err: unknown) => this.log.warn(`cannot write the agents' states: ${String(err)}`));
+    await this.budget.run();
     await this.overdue();
     return any;
   }
@@ -114,7 +122,9 @@ export class Receipts {
     const prompt = typeof note.payload.prompt === 'string' ? note.payload.prompt : '';
     const promptId = typeof note.payload.prompt_id === 'string' ? note.payload.prompt_id : undefined;
     this.states[agent] = { state: 'busy', since: note.at, ...(promptId ? { prompt_id: promptId } : {}) };
-    for (const id of idsIn(prompt)) {
+    const ids = idsIn(prompt);
+    if (promptId && ids[0]) this.prompts.set(`${agent}\n${promptId}`, ids[0]);
+    for (const id of ids) {
       const record = await this.bus.record(id);
       if (!record || record.receiver !== agent || record.received) continue;
       const received: Received = { at: note.at, intact: isIntact(id, sanitize(record.content), prompt), ...(promptId ? { prompt_id: promptId } : {}) };
@@ -128,6 +138,7 @@ export class Receipts {
 
   private async stop(agent: string, note: HookNote): Promise<void> {
     this.states[agent] = { state: 'idle', since: note.at };
+    this.budget.ended(agent, note.payload.transcript_path, note.payload.prompt_id);
     const mode = this.config.agents[agent]!.reply;
     if (mode === 'post') return;
     const s = this.bus.state();

@@ -497,9 +497,19 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
       const received = project.events().filter((e) => e.event === 'received');
       expect(received.every((e) => e.intact === true)).toBe(true);
       expect(project.events().filter((e) => e.event === 'delivery_unconfirmed')).toEqual([]);
+      // Each turn's tokens, read from Claude Code's own transcript, recorded on the message that opened it
+      // and summed per agent (the mock reports 100 in and 10 out per API request).
+      await waitFor('the turns counted', () => project.archive().slice(0, AUTO.length - 1).every((r) => (r as { turn_tokens?: unknown }).turn_tokens), 30_000, 100);
+      for (const r of project.archive().slice(0, AUTO.length - 1) as Array<{ id: string; turn_tokens?: { input: number; output: number } }>) {
+        expect(r.turn_tokens!.input, r.id).toBeGreaterThanOrEqual(100);
+        expect(r.turn_tokens!.output, r.id).toBeGreaterThanOrEqual(10);
+      }
+      const tokens = project.state().tokens as { total: number; by_agent: Record<string, number> };
+      expect(tokens.by_agent.claude1! + tokens.by_agent.claude2!).toBe(tokens.total);
+      expect(tokens.total).toBeGreaterThanOrEqual(110 * AUTO.length);
       const receipts = archive.map((r) => Date.parse(r.received!.at) - Date.parse(r.delivered_at!));
       console.log(`[e2e] reply "auto": ${AUTO.length} turns with real Claude Code ${VERSION} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
-        `confirmed: ${archive.map((r) => r.confirmed).join(',')}; receipt − stamp (ms): ${receipts.join(', ')}`);
+        `confirmed: ${archive.map((r) => r.confirmed).join(',')}; receipt − stamp (ms): ${receipts.join(', ')}; tokens ${JSON.stringify(tokens)}`);
     } catch (err) {
       const dump: string[] = ['── trace', ...trace];
       for (const name of AGENTS) dump.push(`── ${name}'s pane`, (await project.tmux(['capture-pane', '-p', '-S', '-40', '-t', `=${name}:`])).stdout.replace(/\n+$/, ''));
@@ -507,5 +517,42 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
       console.error(dump.join('\n'));
       throw err;
     }
+  }, 300_000);
+
+  it('reply "both" and max_tokens: an agent that posts its replies forgets once, and baton posts that one for it; the budget ends the conversation', async () => {
+    if (!claude) throw new Error(`Claude Code ${VERSION} is not installed (see the first test): ${String(installError)}`);
+    const project = (p = new Project({
+      message_dir: './messages',
+      agents: Object.fromEntries(AGENTS.map((a) => [a, { kind: 'claude', cwd: `./agents/${a}`, command: `${shq(claude)} --dangerously-skip-permissions`, reply: 'both' }])),
+      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+      first_turn: 'claude1',
+      turns: { policy: 'alternate', max_tokens: 1500 },
+      delivery: { enter_delay_ms: Number(process.env.BATON_E2E_ENTER_DELAY_MS ?? 200) },
+    }));
+    const FORGOT = 'claude2 here: I forgot to run baton post, and this is my whole reply.';
+    const screen = async (name: Name) => readScreen((await project.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout);
+    for (const name of AGENTS) {
+      // Every message is answered with a `baton post` tool call, except claude2's answer to msg_0001: plain text.
+      const mock = await MockAnthropic.start({ name, onMessage: (d) => (d.id === 'msg_0001' ? { say: FORGOT } : d.id.startsWith('msg_') || d.id === 'user_0001' ? { post: `${name} answers ${d.id}` } : { say: 'Noted.' }) });
+      mocks[name] = mock;
+      const { cwd, env } = agentEnv(project, name, mock);
+      expect((await installClaudeHooks({ name, cwd }, spoolDir(project.path(), name), process.execPath, CLI)).ok).toBe(true);
+      const cmd = `exec env -i TERM="$TERM" ${Object.entries(env).map(([k, v]) => `${k}=${shq(v)}`).join(' ')} ${shq(claude)} --dangerously-skip-permissions`;
+      const r = await project.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-c', cwd, cmd]);
+      if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
+    }
+    for (const name of AGENTS) await waitFor(`${name}'s prompt box`, async () => (await screen(name)).ready, 90_000, 250);
+    await project.startDaemon();
+    expect((await project.cli(['start', 'a short exchange'])).exitCode).toBe(0);
+    await waitFor('the conversation to end by max_tokens', () => (project.state().finished as { reason?: string } | undefined)?.reason === 'max_tokens', 240_000, 250);
+    const archive = project.archive() as Array<ReturnType<Project['archive']>[number] & { sender: string; auto?: boolean }>;
+    expect(archive.length).toBeGreaterThanOrEqual(3);
+    // One message per turn: the forgotten reply posted by baton (auto), every other one by the agent itself.
+    expect(archive.map((r) => [r.id, r.auto === true])).toEqual(archive.map((r) => [r.id, r.id === 'msg_0002']));
+    expect(archive[1]!.content).toBe(FORGOT);
+    expect(archive[0]!.content).toBe('claude1 answers user_0001');
+    expect(archive[2]!.content).toBe('claude1 answers msg_0002');
+    expect((project.state().tokens as { total: number }).total).toBeGreaterThanOrEqual(1500);
+    console.log(`[e2e] reply "both": ${archive.length} messages, ${archive.filter((r) => r.auto).length} posted for a forgetful agent; finished by max_tokens at ${JSON.stringify(project.state().tokens)}`);
   }, 300_000);
 });

@@ -68,6 +68,32 @@ describe('hook receipts and automatic replies', () => {
     expect(st.agents.claude2!.hooks?.state).toMatch(/^(idle|busy)$/);
   }, 120_000);
 
+  it('tokens: each turn counted from the transcript on the message that opened it, summed per agent; max_tokens ends the conversation', async () => {
+    p = new Project({
+      agents: { claude1: { kind: 'claude', command: fake('claude1'), reply: 'auto' }, claude2: { kind: 'claude', command: fake('claude2'), reply: 'auto' } },
+      turns: { policy: 'alternate', max_tokens: 500 },
+      delivery: { enter_delay_ms: 100 },
+    });
+    const up = await p.cli(['up', '--topic', 'a budget']);
+    expect(up.exitCode, up.stderr).toBe(0);
+    await waitFor('the conversation to end by max_tokens', () => (p!.state().finished as { reason?: string } | undefined)?.reason === 'max_tokens', 60_000);
+    // Each fake turn costs 135 tokens (100 in, 10 out, 5 cache written, 20 cache read): the 4th reaches
+    // 500 and ends it. (The agents' turns on the notice that it finished still count, later.)
+    const PER_TURN = { input: 100, output: 10, cache_creation: 5, cache_read: 20 };
+    const tokens = p.state().tokens as { total: number; by_agent: Record<string, number> };
+    expect(tokens.total).toBeGreaterThanOrEqual(540);
+    expect(tokens.total % 135).toBe(0);
+    expect(tokens.by_agent.claude1! + tokens.by_agent.claude2!).toBe(tokens.total);
+    expect(p.archive().filter((r) => r.delivered_at).length).toBeLessThanOrEqual(4);
+    await waitFor('the turns counted on the messages that opened them', () => p!.archive().slice(0, 3).every((r) => (r as { turn_tokens?: unknown }).turn_tokens), 10_000);
+    expect(JSON.parse(readFileSync(p.path('archive', 'user_0001.json'), 'utf8')).turn_tokens).toEqual(PER_TURN);
+    for (const r of p.archive().slice(0, 3)) expect((r as { turn_tokens?: unknown }).turn_tokens, r.id).toEqual(PER_TURN);
+    const st = JSON.parse((await p.cli(['status', '--json'])).stdout) as { tokens: { total: number; by_agent: Record<string, number>; max: number } };
+    expect(st.tokens.max).toBe(500);
+    expect(st.tokens.total).toBeGreaterThanOrEqual(540);
+    expect((await p.cli(['status'])).stdout).toMatch(/tokens {8}\d+ of max 500 \(claude1 \d+, claude2 \d+\)/);
+  }, 120_000);
+
   it('the hook command never blocks or breaks the agent: a spool it cannot write, no daemon, garbage on stdin', async () => {
     p = new Project();
     const run = (args: string[], input: string) => execa('node', [CLI, 'hook', ...args], { input, reject: false, timeout: 10_000 });

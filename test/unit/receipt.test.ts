@@ -71,3 +71,26 @@ describe('automatic replies', () => {
     expect(autoReply({ ...base, reply: null }).post).toBe(false);
   });
 });
+
+describe('a turn\'s tokens from the transcript', () => {
+  const usage = (i: number, o: number) => ({ input_tokens: i, output_tokens: o, cache_creation_input_tokens: 1, cache_read_input_tokens: 2 });
+  const lines = [
+    { type: 'user', uuid: 'u0', parentUuid: null, promptId: 'p0' },
+    { type: 'assistant', uuid: 'a0', parentUuid: 'u0', message: { id: 'm0', usage: usage(9, 9) } },
+    { type: 'user', uuid: 'u1', parentUuid: 'a0', promptId: 'p1' },
+    // Two entries of one API message (two content blocks) carry its usage once; a tool round trip is a second message.
+    { type: 'assistant', uuid: 'a1', parentUuid: 'u1', message: { id: 'm1', usage: usage(100, 10) } },
+    { type: 'assistant', uuid: 'a2', parentUuid: 'a1', message: { id: 'm1', usage: usage(100, 10) } },
+    { type: 'user', uuid: 't1', parentUuid: 'a2' },
+    { type: 'assistant', uuid: 'a3', parentUuid: 't1', message: { id: 'm2', usage: usage(50, 5) } },
+  ];
+  it('sums each API message of the turn once, following parentUuid, and knows when the turn is complete', async () => {
+    const { turnUsage } = await import('../../src/core/tokens.js');
+    expect(turnUsage(lines, 'p1')).toEqual({ complete: false, usage: { input: 150, output: 15, cache_creation: 2, cache_read: 4 } });
+    const done = [...lines, { type: 'system', subtype: 'turn_duration', uuid: 'd1', parentUuid: 'a3' }];
+    expect(turnUsage(done, 'p1').complete).toBe(true);
+    // The next prompt hangs off p0's last entry: p0's turn stops there.
+    expect(turnUsage(done, 'p0')).toEqual({ complete: false, usage: { input: 9, output: 9, cache_creation: 1, cache_read: 2 } });
+    expect(turnUsage(lines, 'p9')).toEqual({ complete: false, usage: null });
+  });
+});

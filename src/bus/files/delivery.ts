@@ -144,9 +144,10 @@ export class FilesDelivery implements DeliveryBus {
 
   async stamp(record: ArchiveRecord): Promise<void> {
     this.guard();
-    // Stamped once: a record someone stamped already keeps its stamp (and its redelivered flag).
-    if ((await readRecord(this.l.archive, record.id))?.delivered_at) return;
-    await archiveUpdate(this.l.archive, record);
+    // Stamped once (a stamped record keeps its stamp and redelivered flag); what was added meanwhile stays.
+    const stored = await readRecord(this.l.archive, record.id);
+    if (stored?.delivered_at) return;
+    await archiveUpdate(this.l.archive, { ...stored, ...record });
     failpoint('stamped');
   }
 
@@ -154,12 +155,13 @@ export class FilesDelivery implements DeliveryBus {
     return readRecord(this.l.archive, id);
   }
 
-  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto'>>): Promise<boolean> {
+  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto' | 'turn_tokens'>>): Promise<boolean> {
     this.guard();
     return amendRecord(this.l.archive, id, fields);
   }
 
   async waitingFrom(agent: string): Promise<number> {
+    await this.intake.rescan(); // a file written a moment ago, before its hint was handled, counts too
     const queued = (await this.intake.queues()).filter((q) => q.direction.from === agent).reduce((n, q) => n + q.items.length, 0);
     return queued + (await this.approvals()).filter((a) => a.direction.from === agent).length;
   }

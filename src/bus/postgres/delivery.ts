@@ -167,7 +167,8 @@ export class PgDelivery implements DeliveryBus {
 
   async stamp(record: ArchiveRecord): Promise<void> {
     // Stamped once: a record stamped already keeps its stamp (and its redelivered flag).
-    await this.write((c) => c.query('UPDATE baton.archive SET record = $3, delivered = true WHERE conversation = $1 AND id = $2 AND NOT delivered', [this.pg.conversation, record.id, JSON.stringify(record)]));
+    // What was added to it meanwhile (a hook's receipt, a turn's tokens) is kept: merged, not replaced.
+    await this.write((c) => c.query('UPDATE baton.archive SET record = record || $3::jsonb, delivered = true WHERE conversation = $1 AND id = $2 AND NOT delivered', [this.pg.conversation, record.id, JSON.stringify(record)]));
     failpoint('stamped');
   }
 
@@ -176,7 +177,7 @@ export class PgDelivery implements DeliveryBus {
     return r.rows[0]?.record ?? null;
   }
 
-  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto'>>): Promise<boolean> {
+  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto' | 'turn_tokens'>>): Promise<boolean> {
     return this.write((c) => amendRecord(c, this.pg.conversation, id, fields));
   }
 

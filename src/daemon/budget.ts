@@ -1,0 +1,79 @@
+/**
+ * Token budgets in the daemon (issue 16; core/tokens.ts has the rules). When an agent's turn ends (its
+ * Stop hook), the turn's usage is read from its transcript — once the turn's record there is complete, or
+ * after COMPLETE_WAIT_MS with what is there — then recorded on the message that opened the turn
+ * (`turn_tokens`), added to the state's totals, and the conversation is ended at `turns.max_tokens`.
+ * Nothing here waits inside a pass: a turn not complete yet is looked at again at the next pass.
+ */
+import type { DeliveryBus } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
+import type { FinishReason } from '../core/conversation.js';
+import { totalOf, turnUsage, type Usage } from '../core/tokens.js';
+import type { Logger } from '../lib/log.js';
+import { readTranscript } from '../terminal/hooks/transcript.js';
+
+/** How long a turn's transcript may take to show its turn_duration record (measured: 62–150 ms). */
+export const COMPLETE_WAIT_MS = 3000;
+/** How long a prompt may take to show in the transcript at all before the turn is left uncounted. */
+export const GIVE_UP_MS = 15_000;
+
+interface Turn {
+  agent: string;
+  path: string;
+  promptId: string;
+  since: number;
+}
+
+export class Budget {
+  private readonly turns: Turn[] = [];
+
+  constructor(
+    private readonly config: Config,
+    private readonly bus: DeliveryBus,
+    private readonly log: Logger,
+    /** The message whose receipt carried this prompt (null: a prompt that was no message of baton's). */
+    private readonly messageOf: (agent: string, promptId: string) => string | null,
+    private readonly finish: (reason: FinishReason) => Promise<void>,
+    private readonly wakeIn: (ms: number) => void,
+  ) {}
+
+  /** A turn ended (a Stop hook): count it once its transcript has it. */
+  ended(agent: string, path: unknown, promptId: unknown): void {
+    if (typeof path !== 'string' || typeof promptId !== 'string' || !path || !promptId) return;
+    this.turns.push({ agent, path, promptId, since: performance.now() });
+    this.wakeIn(200);
+  }
+
+  async run(): Promise<void> {
+    for (const t of [...this.turns]) {
+      const age = performance.now() - t.since;
+      const { complete, usage } = turnUsage(await readTranscript(t.path), t.promptId);
+      if (!usage && age < GIVE_UP_MS) {
+        this.wakeIn(250);
+        continue;
+      }
+      if (usage && !complete && age < COMPLETE_WAIT_MS) {
+        this.wakeIn(100);
+        continue;
+      }
+      this.turns.splice(this.turns.indexOf(t), 1);
+      if (!usage) {
+        this.log.warn(`${t.agent}'s turn (prompt ${t.promptId}) is not in its transcript ${t.path}: its tokens are not counted`);
+        continue;
+      }
+      await this.count(t, usage);
+    }
+  }
+
+  private async count(t: Turn, usage: Usage): Promise<void> {
+    const id = this.messageOf(t.agent, t.promptId);
+    if (id) await this.bus.amend(id, { turn_tokens: usage });
+    const s = await this.bus.update((st) => {
+      const by = { ...(st.tokens?.by_agent ?? {}) };
+      by[t.agent] = (by[t.agent] ?? 0) + totalOf(usage);
+      return { ...st, tokens: { total: (st.tokens?.total ?? 0) + totalOf(usage), by_agent: by } };
+    });
+    const max = this.config.turns.max_tokens;
+    if (max > 0 && !s.finished && (s.tokens?.total ?? 0) >= max) await this.finish('max_tokens');
+  }
+}
