@@ -162,8 +162,8 @@ export class FilesDelivery implements DeliveryBus {
 
   async waitingFrom(agent: string): Promise<number> {
     await this.intake.rescan(); // a file written a moment ago, before its hint was handled, counts too
-    const queued = (await this.intake.queues()).filter((q) => q.direction.from === agent).reduce((n, q) => n + q.items.length, 0);
-    return queued + (await this.approvals()).filter((a) => a.direction.from === agent).length;
+    const mine = [...(await this.intake.queues()).flatMap((q) => q.items), ...(await this.approvals())];
+    return mine.filter((m) => m.direction.from === agent).length;
   }
 
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {
