@@ -63,3 +63,14 @@ export async function amendRecord(dir: string, id: string, fields: Partial<Archi
   await archiveUpdate(dir, { ...r, ...fields });
   return true;
 }
+
+/**
+ * Stamp a record delivered, once: a record stamped already keeps its stamp (and its redelivered flag);
+ * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept. False when it was stamped.
+ */
+export async function stampRecord(dir: string, record: ArchiveRecord): Promise<boolean> {
+  const stored = await readRecord(dir, record.id);
+  if (stored?.delivered_at) return false;
+  await archiveUpdate(dir, { ...stored, ...record });
+  return true;
+}

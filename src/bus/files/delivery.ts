@@ -16,7 +16,7 @@ import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recover
 import type { EventLog } from '../events.js';
 import { fencedEvents } from '../lease.js';
 import { Approvals } from './approvals.js';
-import { amendRecord, archivedCounters, archiveNew, archiveUpdate, readRecord } from './archive.js';
+import { amendRecord, archivedCounters, archiveNew, readRecord, stampRecord } from './archive.js';
 import { turnStep } from './turn-step.js';
 import { eventLog } from './event-log.js';
 import { ensureDir, sweepTemps } from '../../lib/fsx.js';
@@ -144,11 +144,7 @@ export class FilesDelivery implements DeliveryBus {
 
   async stamp(record: ArchiveRecord): Promise<void> {
     this.guard();
-    // Stamped once (a stamped record keeps its stamp and redelivered flag); what was added meanwhile stays.
-    const stored = await readRecord(this.l.archive, record.id);
-    if (stored?.delivered_at) return;
-    await archiveUpdate(this.l.archive, { ...stored, ...record });
-    failpoint('stamped');
+    if (await stampRecord(this.l.archive, record)) failpoint('stamped');
   }
 
   record(id: string): Promise<ArchiveRecord | null> {
