@@ -37,7 +37,24 @@ export const MessageSchema = z.looseObject({
   subject: z.string().optional(),
   priority: z.enum(['low', 'normal', 'high', 'urgent']).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
+  // Seed 000's deadlines (issue 16): whether the receiver owes an answer, how soon (its reminders follow
+  // this instead of turns.timeout_s), and when a message still held in its folder goes to rejected/.
+  requires_response: z.boolean().optional(),
+  response_deadline_s: z.number().positive().optional(),
+  expires_at: z
+    .string()
+    .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), 'not an ISO-8601 time')
+    .optional(),
 });
+
+/** The reminder timeout for the turn a message opens: its own deadline, none when it needs no answer, else the config's. */
+export function turnTimeout(m: Pick<Message, 'requires_response' | 'response_deadline_s'> | null, configured: number): number {
+  if (m?.requires_response === false) return 0;
+  return m?.response_deadline_s ?? configured;
+}
+
+/** Has a message that is still waiting passed its expires_at? */
+export const hasExpired = (m: Pick<Message, 'expires_at'> | null, nowMs: number): boolean => !!m?.expires_at && Date.parse(m.expires_at) <= nowMs;
 
 export type Message = z.infer<typeof MessageSchema>;
 

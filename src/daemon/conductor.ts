@@ -7,6 +7,7 @@
 import { replyHint, sanitize } from '../core/compose.js';
 import { durationEndsAt, nudgePlan, rulesFor, type FinishReason } from '../core/conversation.js';
 import { isLocal } from '../config/config.js';
+import { turnTimeout } from '../core/message.js';
 import type { Stage } from './stage.js';
 
 export class Conductor {
@@ -20,6 +21,17 @@ export class Conductor {
     this.at = 0;
   }
 
+  /** The message the current turn answers, and its reminder timeout (seed 000's deadlines), by ID. */
+  private owed: { id: string | null; timeout_s: number } = { id: null, timeout_s: 0 };
+
+  /** The turn rules now: reminders follow the owed message's own deadline when it has one. */
+  private async turnsNow() {
+    const turns = this.stage.config.turns;
+    const id = this.stage.bus.state().pending_reply_to;
+    if (id !== this.owed.id) this.owed = { id, timeout_s: turnTimeout(id ? await this.stage.bus.record(id) : null, turns.timeout_s) };
+    return { ...turns, timeout_s: this.owed.timeout_s };
+  }
+
   /** End the conversation by max_duration, remind a silent turn holder, or mark it stalled. */
   async conduct(): Promise<void> {
     const now = Date.now();
@@ -28,7 +40,7 @@ export class Conductor {
       if (this.at !== Infinity) this.stage.wakeIn(this.at - now + 5);
       return;
     }
-    const turns = this.stage.config.turns;
+    const turns = await this.turnsNow();
     const bus = this.stage.bus;
     // Across machines (SPEC §10) the turn holder's machine keeps its clock: one reminder, one ending.
     // No timer here: the turn comes back with the other machine's NOTIFY, and the pass it wakes looks again.

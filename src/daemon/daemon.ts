@@ -101,6 +101,7 @@ export class Daemon {
       runRequests: () => this.runRequests(),
       conduct: () => this.conductor.conduct(),
       committed: () => this.conductor.replan(),
+      wakeIn,
     });
   }
 

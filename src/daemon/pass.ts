@@ -8,6 +8,7 @@
 import type { Approval, DeliveryBus, Waiting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { decide, type Rules } from '../core/turns.js';
+import { hasExpired } from '../core/message.js';
 import type { Logger } from '../lib/log.js';
 import type { Availability } from './availability.js';
 import type { Courier } from './courier.js';
@@ -46,6 +47,8 @@ export class Pass {
       conduct(): Promise<void>;
       /** A turn step committed: a new turn, whose reminders are planned afresh. */
       committed(): void;
+      /** Ask for a pass at most `ms` from now (a waiting message expires then). */
+      wakeIn(ms: number): void;
     },
   ) {}
 
@@ -68,9 +71,17 @@ export class Pass {
     const queues = await this.bus.queues();
     if (this.heldForgotten) for (const q of queues) for (const w of q.items) w.heldLogged = false;
     this.heldForgotten = false;
+    const now = Date.now();
+    let expiry = Infinity;
     for (const q of queues) {
       let head = true;
       for (const w of q.items) {
+        // Still waiting when its expires_at passed (seed 000): refused with that reason, never dropped silently.
+        if (w.ready && hasExpired(w.message, now)) {
+          await this.bus.reject(w, `expired: its expires_at (${w.message!.expires_at}) passed while it waited`);
+          continue;
+        }
+        if (w.message?.expires_at) expiry = Math.min(expiry, Date.parse(w.message.expires_at));
         if (!w.ready) {
           head = false; // an earlier file still being written keeps its place in the order
           continue;
@@ -91,6 +102,7 @@ export class Pass {
         head = false;
       }
     }
+    if (expiry !== Infinity) this.hooks.wakeIn(Math.max(0, expiry - now) + 5);
     if (!free || !best) return false;
     if (this.config.turns.moderated) return (await this.bus.moderate(best)) !== 'held';
     return (await this.take(best)).kind !== 'unavailable';

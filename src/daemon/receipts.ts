@@ -106,6 +106,7 @@ export class Receipts {
         any = true;
       }
     }
+    await this.flushEarly();
     if (any) await writeAgentStates(this.config.messageDir, this.states).catch((err: unknown) => this.log.warn(`cannot write the agents' states: ${String(err)}`));
     await this.budget.run();
     await this.overdue();
@@ -172,6 +173,16 @@ export class Receipts {
   private direction(agent: string, sender: string | null): Direction | null {
     const allowed = this.config.directions.filter((d) => d.from === agent && decide(this.bus.state(), d, this.rules).action === 'deliver');
     return allowed.length === 1 ? allowed[0]! : (allowed.find((d) => d.to === sender) ?? null);
+  }
+
+  /** Receipts that came before a stamp nobody took them for (a person's message): recorded once it is stamped. */
+  private async flushEarly(): Promise<void> {
+    for (const [id, received] of this.early) {
+      const r = await this.bus.record(id);
+      if (!r?.delivered_at) continue;
+      this.early.delete(id);
+      if (!r.received) await this.bus.amend(id, { received, confirmed: 'hook' });
+    }
   }
 
   /** Report once each stamped delivery whose receipt is overdue while its agent is not busy. */

@@ -11,8 +11,12 @@ export const hook: CommandSpec = {
   help: `
 Reads the hook's JSON on stdin and leaves it as a note in the agent's spool folder, which the daemon
 reads: a receipt of what the model got (prompt), the end of a turn with its final reply (stop), a
-permission dialog (permission). EVENT is ${HOOK_EVENTS.join(', ')}. It prints nothing and always exits 0,
-so a hook can never hold up or break the agent. "baton up" installs the hooks that run it.`,
+permission dialog (permission). It prints nothing and always exits 0, so a hook can never hold up or
+break the agent. "baton up" installs the hooks that run it.
+
+  EVENT          ${HOOK_EVENTS.join(', ')}
+  --agent NAME   the agent whose hook this is
+  --spool DIR    its spool folder (messages/.hooks/NAME)`,
   async run(inv) {
     const v = inv.values as { agent?: string; spool?: string };
     return runHook([...inv.positionals, ...(v.agent ? ['--agent', v.agent] : []), ...(v.spool ? ['--spool', v.spool] : [])]);

@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { openBus } from '../../bus/open.js';
 import { MESSAGE_TYPES } from '../../core/message.js';
 import { configFrom, UsageError, type CommandSpec } from '../command.js';
+import { followPost } from '../../app/post-wait.js';
 
 export const post: CommandSpec = {
-  usage: 'post TEXT [--as AGENT] [--to AGENT] [--type TYPE] [--subject TEXT] [--json]',
+  usage: 'post TEXT [--as AGENT] [--to AGENT] [--type TYPE] [--subject TEXT] [--wait] [--until delivered|received] [--timeout S] [--json]',
   summary: "an agent's reply: write a message into its outgoing folder",
   options: {
     as: { type: 'string' },
@@ -12,8 +13,11 @@ export const post: CommandSpec = {
     type: { type: 'string' },
     subject: { type: 'string' },
     json: { type: 'boolean' },
+    wait: { type: 'boolean' },
+    until: { type: 'string' },
+    timeout: { type: 'string' },
   },
-  examples: ['baton post "I agree; the parser is next."', "baton post --to codex1 - <<'MSG'\nmulti-line\nreply\nMSG"],
+  examples: ['baton post "I agree; the parser is next."', "baton post --to codex1 - <<'MSG'\nmulti-line\nreply\nMSG", 'baton post --as claude1 --wait --until received "ping"'],
   help: `
 Writes a well-formed message file atomically (temp file, then link into place) into the sending
 agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the file's path.
@@ -24,10 +28,16 @@ agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the fil
   --to AGENT        the receiver, when the sender has more than one outgoing folder
   --type TYPE       ${MESSAGE_TYPES.join(', ')} (default message)
   --subject TEXT    a subject line, kept in the archive and shown in the header
-  --json            print {"file", "direction", "from", "to"} instead`,
+  --wait            wait until the message is delivered, then print its ID (exit 1 with the reason
+                    when it is rejected or the time runs out)
+  --until STAGE     with --wait: delivered (typed, its submit confirmed; the default) or received (the
+                    receiver's own hook reported the prompt its model got: kind claude)
+  --timeout S       with --wait: give up after S seconds (default 300)
+  --json            print {"file", "direction", "from", "to"} instead (with --wait: also "id",
+                    "delivered_at", "received")`,
   async run(inv) {
     const config = configFrom(inv);
-    const v = inv.values as { as?: string; to?: string; type?: string; subject?: string; json?: boolean };
+    const v = inv.values as { as?: string; to?: string; type?: string; subject?: string; json?: boolean; wait?: boolean; until?: string; timeout?: string };
     const from = v.as ?? process.env.BATON_AGENT;
     if (!from) throw new UsageError('who is sending? give --as AGENT (or set BATON_AGENT)');
     if (!config.agents[from]) throw new UsageError(`unknown agent "${from}" (agents: ${config.order.join(', ')})`);
@@ -53,8 +63,24 @@ agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the fil
       type: v.type ?? 'message',
       ...(v.subject ? { subject: v.subject } : {}),
     };
-    const file = await openBus(config).post(d, message);
-    process.stdout.write(v.json ? `${JSON.stringify({ file, direction: d.name, from, to: d.to })}\n` : `${file}\n`);
-    return 0;
+    const until = v.until ?? 'delivered';
+    if (until !== 'delivered' && until !== 'received') throw new UsageError('--until must be delivered or received');
+    if ((v.until || v.timeout) && !v.wait) throw new UsageError('--until and --timeout go with --wait');
+    const timeout = v.timeout === undefined ? 300 : Number(v.timeout);
+    if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout takes a number of seconds');
+    if (until === 'received' && config.agents[d.to]!.kind !== 'claude') throw new UsageError(`--until received needs a receiver whose hooks baton reads (kind claude); ${d.to} is ${config.agents[d.to]!.kind}`);
+    const bus = openBus(config);
+    const after = v.wait ? (await bus.archiveView()).n : 0;
+    const file = await bus.post(d, message);
+    if (!v.wait) {
+      process.stdout.write(v.json ? `${JSON.stringify({ file, direction: d.name, from, to: d.to })}\n` : `${file}\n`);
+      return 0;
+    }
+    const w = await followPost(bus, file, after, until, timeout * 1000);
+    const r = w.record;
+    if (v.json) process.stdout.write(`${JSON.stringify({ file, direction: d.name, from, to: d.to, id: r?.id ?? null, delivered_at: r?.delivered_at ?? null, received: r?.received ?? null, ...(w.ok ? {} : { error: w.why }) })}\n`);
+    else if (w.ok) process.stdout.write(`${w.record.id}\n`);
+    if (!w.ok) process.stderr.write(`baton post: ${w.why}\n`);
+    return w.ok ? 0 : 1;
   },
 };
