@@ -2,7 +2,7 @@
 import { relative } from 'node:path';
 import type { Agent, Config } from '../config/config.js';
 import { log } from '../lib/log.js';
-import { installClaudeHooks } from '../terminal/hooks/claude-settings.js';
+import { installClaudeHooks, registerClaudeMcp } from '../terminal/hooks/claude-settings.js';
 import { spoolDir } from '../terminal/hooks/spool.js';
 import { CLI_JS } from './paths.js';
 
@@ -13,5 +13,8 @@ export async function installHooks(config: Config, agents: Agent[]): Promise<voi
     const where = relative(process.cwd(), r.file) || r.file;
     if (r.ok) log.info(`${agent.name}: receipts and turn ends from its hooks (${where})`);
     else log.warn(`${agent.name}: cannot add baton's hooks to ${where}: ${r.why}; its deliveries are confirmed from the screen only`);
+    // Its MCP server too: the agent may answer with the post tool instead of a shell command.
+    const m = await registerClaudeMcp(agent, process.execPath, CLI_JS, config.file);
+    if (!m.ok) log.warn(`${agent.name}: cannot register baton's MCP server in ${relative(process.cwd(), m.file) || m.file}: ${m.why}`);
   }
 }

@@ -37,7 +37,10 @@ describe('hook receipts and automatic replies', () => {
     const up = await p.cli(['up', '--topic', 'how to name things']);
     expect(up.exitCode, up.stderr).toBe(0);
     const settings = JSON.parse(readFileSync(join(mine, 'settings.local.json'), 'utf8'));
-    expect(settings.permissions).toEqual({ allow: ['Bash(ls:*)'] });
+    expect(settings.permissions).toEqual({ allow: ['Bash(ls:*)', 'mcp__baton__post', 'mcp__baton__status', 'mcp__baton__transcript'] });
+    expect(settings.enabledMcpjsonServers).toEqual(['baton']);
+    const mcp = JSON.parse(readFileSync(join(p.dir, 'agents', 'claude1', '.mcp.json'), 'utf8'));
+    expect(mcp.mcpServers.baton.args.slice(1, 4)).toEqual(['mcp', '--as', 'claude1']);
     expect(JSON.stringify(settings.hooks.Stop)).toContain('true # mine');
     expect(Object.keys(settings.hooks).sort()).toEqual(['PermissionRequest', 'Stop', 'UserPromptSubmit']);
 

@@ -12,6 +12,7 @@ import { init } from './init.js';
 import { log } from './log.js';
 import { ui } from './ui.js';
 import { hook } from './hook.js';
+import { mcp } from './mcp.js';
 
 export type { CommandSpec };
-export const COMMANDS: Record<string, CommandSpec> = { init, up, start, daemon, status, post, send, log, show, pause, resume, end, approve, reject, attach, down, doctor, ui, hook };
+export const COMMANDS: Record<string, CommandSpec> = { init, up, start, daemon, status, post, send, log, show, pause, resume, end, approve, reject, attach, down, doctor, ui, mcp, hook };

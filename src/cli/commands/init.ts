@@ -1,3 +1,4 @@
+import { installHooks } from '../../app/hooks.js';
 import { relative, resolve } from 'node:path';
 import { makeProject } from '../../app/scaffold.js';
 import { AGENT_KINDS, POLICIES, type AgentKind, type Policy } from '../../config/config.js';
@@ -36,6 +37,8 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
       return 1;
     }
     const { file, config, notes } = made;
+    // Claude Code agents get baton's hooks and MCP server in their own folders now (up renews them).
+    await installHooks(config, config.order.map((a) => config.agents[a]!));
     const rel = (p: string) => relative(process.cwd(), p) || '.';
     process.stdout.write(
       [

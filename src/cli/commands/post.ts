@@ -3,6 +3,7 @@ import { openBus } from '../../bus/open.js';
 import { MESSAGE_TYPES } from '../../core/message.js';
 import { configFrom, UsageError, type CommandSpec } from '../command.js';
 import { followPost } from '../../app/post-wait.js';
+import { composePost } from '../../app/post.js';
 
 export const post: CommandSpec = {
   usage: 'post TEXT [--as AGENT] [--to AGENT] [--type TYPE] [--subject TEXT] [--wait] [--until delivered|received] [--timeout S] [--json]',
@@ -38,31 +39,10 @@ agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the fil
   async run(inv) {
     const config = configFrom(inv);
     const v = inv.values as { as?: string; to?: string; type?: string; subject?: string; json?: boolean; wait?: boolean; until?: string; timeout?: string };
-    const from = v.as ?? process.env.BATON_AGENT;
-    if (!from) throw new UsageError('who is sending? give --as AGENT (or set BATON_AGENT)');
-    if (!config.agents[from]) throw new UsageError(`unknown agent "${from}" (agents: ${config.order.join(', ')})`);
     if (inv.positionals.length !== 1) throw new UsageError(inv.positionals.length ? 'give the text as one argument (quote it)' : 'no message text given');
     const text = inv.positionals[0] === '-' ? readFileSync(0, 'utf8') : inv.positionals[0]!;
-    if (!text.trim()) throw new UsageError('the message text is empty');
-    if (v.type !== undefined && !(MESSAGE_TYPES as readonly string[]).includes(v.type)) {
-      throw new UsageError(`--type must be one of ${MESSAGE_TYPES.join(', ')}`);
-    }
-    const outgoing = config.directions.filter((d) => d.from === from && (v.to === undefined || d.to === v.to));
-    if (outgoing.length === 0) {
-      throw new UsageError(v.to ? `${from} has no folder for messages to ${v.to}` : `${from} has no outgoing folder`);
-    }
-    if (outgoing.length > 1) {
-      throw new UsageError(`${from} can write to ${outgoing.map((d) => d.to).join(', ')}: choose one with --to`);
-    }
-    const d = outgoing[0]!;
-    const message = {
-      timestamp: new Date().toISOString(),
-      sender: from,
-      receiver: d.to,
-      content: text,
-      type: v.type ?? 'message',
-      ...(v.subject ? { subject: v.subject } : {}),
-    };
+    const { direction: d, message } = composePost(config, { from: v.as ?? process.env.BATON_AGENT, text, to: v.to, type: v.type, subject: v.subject });
+    const from = d.from;
     const until = v.until ?? 'delivered';
     if (until !== 'delivered' && until !== 'received') throw new UsageError('--until must be delivered or received');
     if ((v.until || v.timeout) && !v.wait) throw new UsageError('--until and --timeout go with --wait');

@@ -54,8 +54,33 @@ export async function installClaudeHooks(agent: Pick<Agent, 'name' | 'cwd'>, spo
       .filter((e) => e.hooks.length > 0);
     hooks[theirs] = [...kept, { hooks: [{ type: 'command', command: hookCommand(node, cli, ours, agent.name, spool), timeout: 10 }] }];
   }
+  // baton's MCP server (.mcp.json, registerClaudeMcp): enabled without a question, its tools allowed.
+  const enabled = union(settings.enabledMcpjsonServers, ['baton']);
+  const permissions = (settings.permissions && typeof settings.permissions === 'object' ? settings.permissions : {}) as Record<string, unknown>;
+  const allow = union(permissions.allow, MCP_TOOLS);
   await ensureDir(join(agent.cwd, '.claude'));
-  await writeAtomic(file, `${JSON.stringify({ ...settings, hooks }, null, 2)}\n`);
+  await writeAtomic(file, `${JSON.stringify({ ...settings, enabledMcpjsonServers: enabled, permissions: { ...permissions, allow }, hooks }, null, 2)}\n`);
+  return { ok: true, file };
+}
+
+const MCP_TOOLS = ['mcp__baton__post', 'mcp__baton__status', 'mcp__baton__transcript'];
+const union = (have: unknown, add: string[]): string[] => [...new Set([...(Array.isArray(have) ? have.filter((x): x is string => typeof x === 'string') : []), ...add])];
+
+/** Register `baton mcp` as the MCP server "baton" in the agent's own `.mcp.json` (others kept). */
+export async function registerClaudeMcp(agent: Pick<Agent, 'name' | 'cwd'>, node: string, cli: string, configFile: string | null): Promise<Installed> {
+  const file = join(agent.cwd, '.mcp.json');
+  let current: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    try {
+      current = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (err) {
+      return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
+    }
+  }
+  const servers = (current.mcpServers && typeof current.mcpServers === 'object' ? current.mcpServers : {}) as Record<string, unknown>;
+  const args = [cli, 'mcp', '--as', agent.name, ...(configFile ? ['--config', configFile] : [])];
+  await ensureDir(agent.cwd);
+  await writeAtomic(file, `${JSON.stringify({ ...current, mcpServers: { ...servers, baton: { command: node, args } } }, null, 2)}\n`);
   return { ok: true, file };
 }
 

@@ -1,0 +1,66 @@
+/**
+ * `baton mcp` (issue 16): a stdio MCP server, built on the official TypeScript SDK, through which an agent
+ * answers with a tool instead of a shell command — so its CLI's tool permissions (`mcp__baton__post`)
+ * replace `--allowedTools 'Bash(baton post:*)'`. Tools: post (its reply, as `baton post` writes it),
+ * status (whose turn, what waits), transcript (the conversation so far). The agent is `--as`, else
+ * $BATON_AGENT. Loaded only when `baton mcp` runs: the SDK is not on any other command's path.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { z } from 'zod';
+import { openBus } from '../bus/open.js';
+import type { Config } from '../config/config.js';
+import { MESSAGE_TYPES } from '../core/message.js';
+import { VERSION } from './paths.js';
+import { composePost } from './post.js';
+import { collectStatus, formatStatus } from './status.js';
+import { formatText, transcript } from './transcript.js';
+
+const text = (t: string, isError = false) => ({ content: [{ type: 'text' as const, text: t }], ...(isError ? { isError: true } : {}) });
+
+export function mcpServer(config: Config, agent: string | undefined): McpServer {
+  const server = new McpServer({ name: 'baton', version: VERSION });
+  const bus = openBus(config);
+  server.registerTool(
+    'post',
+    {
+      description: `Send your reply in the baton conversation (${config.order.join(', ')}): one message per turn, then stop and wait. Your message goes to the agent the turn passes to (give "to" when you may write to several).`,
+      inputSchema: {
+        content: z.string().min(1).describe('the message text'),
+        to: z.string().optional().describe('the receiver, when you may write to several agents'),
+        type: z.enum(MESSAGE_TYPES).optional().describe('the kind of message (default "message")'),
+        subject: z.string().optional(),
+      },
+    },
+    async (args) => {
+      try {
+        const { direction, message } = composePost(config, { from: agent, text: args.content, to: args.to, type: args.type, subject: args.subject });
+        const where = await bus.post(direction, message);
+        return text(`posted to ${direction.to} (${where}); baton delivers it when it is your turn. Stop now and wait for the next message.`);
+      } catch (err) {
+        return text(`not posted: ${(err as Error).message}`, true);
+      }
+    },
+  );
+  server.registerTool('status', { description: 'Whose turn it is in the baton conversation, what waits and why, and each agent.', inputSchema: {} }, async () =>
+    text(formatStatus(await collectStatus(config, undefined, bus))),
+  );
+  server.registerTool(
+    'transcript',
+    { description: 'The baton conversation so far, oldest first.', inputSchema: { last: z.number().int().positive().optional().describe('only the last N messages') } },
+    async (args) => {
+      const all = await transcript(bus);
+      const shown = args.last ? all.slice(-args.last) : all;
+      return text(shown.length ? shown.map(formatText).join('\n\n') : 'no messages yet');
+    },
+  );
+  return server;
+}
+
+/** Serve on stdin/stdout until the client closes it. */
+export async function serveMcp(config: Config, agent: string | undefined): Promise<void> {
+  const server = mcpServer(config, agent);
+  const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
+  await server.connect(new StdioServerTransport());
+  await closed;
+}
