@@ -5,7 +5,7 @@
  */
 if (process.argv[2] === 'hook') {
   const { runHook } = await import('./cli/hook.js');
-  process.exitCode = await runHook(process.argv.slice(3));
+  process.exit(await runHook(process.argv.slice(3))); // at once: a stdin that never closes must not keep it alive
 } else {
   await import('./cli/main.js');
 }

@@ -103,6 +103,8 @@ export function autoReply(
     /** Messages of this agent stored and not yet delivered (a post, a file in its folder). */
     waitingFromAgent: number;
     answered: string | null;
+    /** The turn that ended is the one that message opened (its prompt carried it; for the opening, the topic). */
+    endsThatTurn: boolean;
     finished: boolean;
     paused: boolean;
     reply: string | null;
@@ -115,6 +117,7 @@ export function autoReply(
   const last = input.lastMessage;
   if (!last || (last !== 'opening' && last.receiver !== input.agent)) return { post: false, why: `${input.agent}'s turn did not begin with a message to it` };
   const key = last === 'opening' ? 'opening' : last.id;
+  if (!input.endsThatTurn) return { post: false, why: `the turn that ended is not the one ${last === 'opening' ? 'the topic' : key} opened` };
   if (input.answered === key) return { post: false, why: last === 'opening' ? 'already opened the conversation' : `already answered ${key}` };
   if (input.waitingFromAgent > 0) return { post: false, why: `${input.agent} posted its reply itself` };
   if (!input.reply) return { post: false, why: 'the turn ended without a reply' };

@@ -72,7 +72,7 @@ export class Daemon {
     this.scheduler = new Scheduler(() => this.pass.run(), this.log, (err) => this.fenced(err));
     const wakeIn = (ms: number) => this.scheduler.wakeIn(ms);
     this.availability = new Availability(config, this.typist, this.bus.events, this.log, wakeIn, Boolean(opts.oneshot));
-    this.receipts = new Receipts(config, this.bus, this.rules, (d, m) => bus.post(d, m), this.log, { finish: (r) => this.conductor.finish(r), wakeIn });
+    this.receipts = new Receipts(config, this.bus, this.rules, (d, m) => bus.post(d, m), this.log, { finish: (r) => this.conductor.finish(r), wakeIn, check: () => this.lease?.check() });
     this.courier = new Courier(config, this.bus, this.typist, this.availability, this.log, (r) => this.delivered(r), this.receipts);
     const stage: Stage = {
       config,

@@ -16,7 +16,7 @@
  * agent with hooks whose receipt has not come within RECEIPT_BOUND_MS, while the agent is not busy with
  * something else, is reported once (`delivery_unconfirmed`).
  */
-import type { DeliveryBus } from '../bus/bus.js';
+import { FencedError, type DeliveryBus } from '../bus/bus.js';
 import type { Config, Direction } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
 import { autoReply, finalReply, idsIn, isIntact, type AgentHookState, type HookNote, type Received } from '../core/receipt.js';
@@ -27,6 +27,9 @@ import { Budget } from './budget.js';
 import { readNotes, removeNote, spoolDir, writeAgentStates, type AgentStates } from '../terminal/hooks/spool.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+
+/** How often a hook note may fail to be handled before it is set aside. */
+const MAX_TRIES = 3;
 
 /** How long after its stamp a delivery's receipt may take before it is reported (a busy agent's queue aside). */
 export const RECEIPT_BOUND_MS = 30_000;
@@ -43,8 +46,10 @@ export class Receipts {
   private readonly answered = new Map<string, string>();
   private readonly watchers: FSWatcher[] = [];
   private readonly agents: string[];
-  /** The message each agent's prompt carried (the first baton header in it), for the turn's token count. */
-  private readonly prompts = new Map<string, string>();
+  /** The messages each agent's prompt carried (its baton headers), by agent and prompt_id. */
+  private readonly prompts = new Map<string, string[]>();
+  /** Notes that failed to be handled, and how often (set aside after MAX_TRIES). */
+  private readonly failures = new Map<string, number>();
   private readonly budget: Budget;
 
   constructor(
@@ -53,10 +58,10 @@ export class Receipts {
     private readonly rules: Rules,
     private readonly post: Post,
     private readonly log: Logger,
-    control: { finish: (reason: FinishReason) => Promise<void>; wakeIn: (ms: number) => void },
+    private readonly control: { finish: (reason: FinishReason) => Promise<void>; wakeIn: (ms: number) => void; check: () => void },
   ) {
     this.agents = config.order.filter((a) => config.agents[a]!.kind === 'claude' && config.agents[a]!.host === config.host);
-    this.budget = new Budget(config, bus, log, (agent, p) => this.prompts.get(`${agent}\n${p}`) ?? null, control.finish, control.wakeIn);
+    this.budget = new Budget(config, bus, log, (agent, p) => this.prompts.get(`${agent}\n${p}`)?.[0] ?? null, control.finish, control.wakeIn);
   }
 
   /** Watch the spools (a hint: each pass looks anyway). */
@@ -98,9 +103,14 @@ export class Receipts {
           try {
             await this.handle(agent, s.note);
           } catch (err) {
-            this.log.warn(`${agent}'s hook note ${s.name}: ${String(err)}`);
-            throw err; // fenced or the bus away: the note stays and is handled next time
+            if (err instanceof FencedError) throw err; // the daemon stops or waits: the note stays
+            // The note stays for the next pass; one that keeps failing is set aside, so delivery never stops on it.
+            const n = (this.failures.get(s.name) ?? 0) + 1;
+            this.failures.set(s.name, n);
+            this.log.warn(`${agent}'s hook note ${s.name}: ${String(err)}${n >= MAX_TRIES ? '; set aside' : '; trying again'}`);
+            if (n < MAX_TRIES) continue;
           }
+          this.failures.delete(s.name);
         } else this.log.warn(`${agent}'s hook spool: ${s.name} is not a hook note (${s.invalid}); removed`);
         await removeNote(dir, s.name);
         any = true;
@@ -124,7 +134,7 @@ export class Receipts {
     const promptId = typeof note.payload.prompt_id === 'string' ? note.payload.prompt_id : undefined;
     this.states[agent] = { state: 'busy', since: note.at, ...(promptId ? { prompt_id: promptId } : {}) };
     const ids = idsIn(prompt);
-    if (promptId && ids[0]) this.prompts.set(`${agent}\n${promptId}`, ids[0]);
+    if (promptId && ids.length) this.prompts.set(`${agent}\n${promptId}`, ids);
     for (const id of ids) {
       const record = await this.bus.record(id);
       if (!record || record.receiver !== agent || record.received) continue;
@@ -142,10 +152,14 @@ export class Receipts {
     this.budget.ended(agent, note.payload.transcript_path, note.payload.prompt_id);
     const mode = this.config.agents[agent]!.reply;
     if (mode === 'post') return;
+    await this.bus.queues(); // the state as stored now (another machine may have moved the turn)
     const s = this.bus.state();
     const last = s.last_message_id ? await this.bus.record(s.last_message_id) : null;
     const opening = !s.last_message_id && s.message_counter === 0;
     const reply = finalReply(note);
+    const promptId = typeof note.payload.prompt_id === 'string' ? note.payload.prompt_id : null;
+    const carried = promptId ? (this.prompts.get(`${agent}\n${promptId}`) ?? []) : [];
+    const endsThatTurn = !!promptId && (opening ? carried.some((id) => id.startsWith('user_')) : !!last && (last.received?.prompt_id === promptId || carried.includes(last.id)));
     const plan = autoReply({
       mode,
       agent,
@@ -153,6 +167,7 @@ export class Receipts {
       lastMessage: opening ? 'opening' : last,
       waitingFromAgent: await this.bus.waitingFrom(agent),
       answered: this.answered.get(agent) ?? null,
+      endsThatTurn,
       finished: Boolean(s.finished),
       paused: Boolean(s.paused),
       reply,
@@ -163,6 +178,7 @@ export class Receipts {
     }
     const d = this.direction(agent, last?.sender ?? null);
     if (!d) return this.log.warn(`${agent}'s reply not posted: it may write to several agents (give it reply "post")`);
+    this.control.check(); // a daemon that lost its lease posts nothing
     this.answered.set(agent, plan.replyTo ?? 'opening');
     await this.post(d, { timestamp: note.at, sender: agent, receiver: d.to, content: reply!, type: plan.replyTo ? 'response' : 'message', auto: true });
     this.log.info(`${agent}'s final reply posted for it${plan.replyTo ? ` (reply to ${plan.replyTo})` : ' (it opens the conversation)'}`);

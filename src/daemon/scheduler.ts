@@ -34,6 +34,8 @@ export class Scheduler {
   /** Ask for a pass at most `ms` from now (keeps the earliest request). */
   wakeIn(ms: number): void {
     if (this.stopping) return;
+    // setTimeout fires at once for a delay past 2^31-1 ms (~24.8 days): a deadline a month away would spin.
+    ms = Math.min(ms, 2 ** 31 - 1);
     const at = performance.now() + ms;
     if (this.wakeTimer && at >= this.wakeAt) return;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);

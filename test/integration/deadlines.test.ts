@@ -31,6 +31,7 @@ describe('deadlines on a message', () => {
     await waitFor('a reminder to b', () => reminders(logs.b).length === 1, 15_000);
     expect(Date.now() - sent).toBeGreaterThanOrEqual(1000);
     expect(reminders(logs.b)[0]).toContain('msg_0001 is waiting for your reply');
+    await waitFor('the nudged event (written after the paste)', () => p!.events().some((e) => e.event === 'nudged'), 5000);
     expect(p!.events().filter((e) => e.event === 'nudged')).toHaveLength(1);
   }, 30_000);
 

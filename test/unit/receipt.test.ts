@@ -49,6 +49,7 @@ describe('automatic replies', () => {
     lastMessage: { id: 'msg_0003', receiver: 'claude2' } as { id: string; receiver: string } | 'opening' | null,
     waitingFromAgent: 0,
     answered: null as string | null,
+    endsThatTurn: true,
     finished: false,
     paused: false,
     reply: 'my answer' as string | null,
@@ -62,6 +63,8 @@ describe('automatic replies', () => {
     expect(autoReply({ ...base, mode: 'post' }).post).toBe(false);
     expect(autoReply({ ...base, waitingFromAgent: 1 })).toMatchObject({ post: false, why: 'claude2 posted its reply itself' });
     expect(autoReply({ ...base, answered: 'msg_0003' }).post).toBe(false);
+    // A Stop of an older turn arriving after the next message came (the agent posted mid-turn, kept working).
+    expect(autoReply({ ...base, endsThatTurn: false }).post).toBe(false);
     expect(autoReply({ ...base, answered: 'opening', lastMessage: 'opening' }).post).toBe(false);
     expect(autoReply({ ...base, holder: 'claude1' }).post).toBe(false);
     expect(autoReply({ ...base, lastMessage: { id: 'msg_0003', receiver: 'claude1' } }).post).toBe(false);

@@ -86,6 +86,9 @@ export async function acquireLease(url: string, k: LeaseKey, holder: Holder, onL
     );
     // The take-over above is durable; heartbeats need not wait for the disk (a lost one only looks stale).
     await c.query('SET synchronous_commit TO off');
+    // A heartbeat waits at most 1 s for the lease row (a write transaction of this daemon holds it FOR
+    // SHARE while it waits for another machine's turn step): then it is unproven for now, not lost.
+    await c.query(`SET lock_timeout TO '1000ms'`);
     const lease = new PgLease(c, k, holder, Number(r.rows[0]!.generation), onLost);
     c.off('error', early);
     return lease;
@@ -136,6 +139,7 @@ class PgLease implements Lease {
       if (r.rowCount === 0) return this.lose(`another daemon took over ${where(this.k)}`);
       this.lastBeat = started;
     } catch (err) {
+      if ((err as { code?: string }).code === '55P03') return; // lock_timeout: not renewed this time (check() says so after the stale time)
       this.lose(isConnectionError(err) ? `lost the database connection (${String(err)})` : `cannot renew the lease: ${String(err)}`);
     } finally {
       this.beating = null;
