@@ -16,7 +16,7 @@
  * copy of the state is a cache, the bus's is the truth. Change hints are hints (pg-boss's notifier
  * pattern): the loop also re-scans on a timer, so a missed hint may delay a delivery, never lose it.
  */
-import type { ArchiveRecord } from '../core/record.js';
+import type { Amendment, ArchiveRecord } from '../core/record.js';
 import type { Request, Reply } from '../core/requests.js';
 import type { State } from '../core/state.js';
 import type { Decision } from '../core/turns.js';
@@ -131,7 +131,7 @@ export interface DeliveryBus {
    * Add daemon-owned fields to an archived record (a hook's receipt: `received`, `confirmed`), merged
    * into it atomically; never its ID, sender, receiver, content or stamp. False when there is no such record.
    */
-  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto' | 'turn_tokens'>>): Promise<boolean>;
+  amend(id: string, fields: Amendment): Promise<boolean>;
   /**
    * How many of `agent`'s messages are stored and not yet delivered (waiting in its folders or in the
    * database, or waiting for approval): a turn it has answered already (issue 16: never two messages for one turn).

@@ -7,6 +7,7 @@ import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { formatIssues } from '../core/issues.js';
+import { REPLY_MODES, type ReplyMode } from '../core/receipt.js';
 import { allowedPairs, POLICIES, type Policy } from '../core/turns.js';
 
 export { formatIssues, POLICIES, type Policy };
@@ -55,7 +56,7 @@ const AgentSchema = z.strictObject({
    * reply, as its CLI's Stop hook reports it, is posted for it; "both" — it posts, and baton posts its
    * final reply only when it forgot. "auto" and "both" need a kind with hooks (claude).
    */
-  reply: z.enum(['post', 'auto', 'both']).default('post'),
+  reply: z.enum(REPLY_MODES).default('post'),
 });
 
 const TurnsSchema = z.strictObject({
@@ -116,7 +117,7 @@ export interface Agent {
   env: Record<string, string>;
   /** The machine whose tmux runs it (SPEC §10): this machine unless the config says otherwise. */
   host: string;
-  reply: 'post' | 'auto' | 'both';
+  reply: ReplyMode;
 }
 
 export type BusConfig = { kind: 'files' } | { kind: 'postgres'; url: string; conversation: string };

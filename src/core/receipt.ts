@@ -14,8 +14,6 @@ import { z } from 'zod';
 
 import { HOOK_EVENTS, type HookNote } from './hook-note.js';
 
-export { HOOK_EVENTS, type HookEvent, type HookNote } from './hook-note.js';
-
 /** A spooled note as read back: anything else in the spool is not baton's and is set aside. */
 export const HookNoteSchema: z.ZodType<HookNote> = z.object({
   event: z.enum(HOOK_EVENTS),
@@ -86,7 +84,8 @@ export function finalReply(note: HookNote): string | null {
 }
 
 /** How an agent's turns reach the conversation (config `agents.<name>.reply`). */
-export type ReplyMode = 'post' | 'auto' | 'both';
+export const REPLY_MODES = ['post', 'auto', 'both'] as const;
+export type ReplyMode = (typeof REPLY_MODES)[number];
 
 /**
  * Should the reply at the end of an agent's turn be posted for it? Only when it holds the turn, its turn

@@ -45,6 +45,9 @@ export type ArchiveRecord = Message & {
   turn_tokens?: Usage;
 };
 
+/** What may be added to an archived record after it was written (a hook's receipt, a turn's tokens). */
+export type Amendment = Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'turn_tokens'>>;
+
 type Delivery = Extract<Decision, { action: 'deliver' }>;
 
 /** An agent's message as archived when its turn step commits: the daemon's fields win over the agent's. */

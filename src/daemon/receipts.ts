@@ -19,7 +19,8 @@
 import { FencedError, type DeliveryBus } from '../bus/bus.js';
 import type { Config, Direction } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
-import { autoReply, finalReply, idsIn, isIntact, type AgentHookState, type HookNote, type Received } from '../core/receipt.js';
+import { autoReply, finalReply, idsIn, isIntact, type Received } from '../core/receipt.js';
+import type { HookNote } from '../core/hook-note.js';
 import { decide, type Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 import type { FinishReason } from '../core/conversation.js';
@@ -212,7 +213,4 @@ export class Receipts {
     }
   }
 
-  get agentStates(): Readonly<Record<string, AgentHookState>> {
-    return this.states;
-  }
 }

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { turnTaken } from '../../core/conversation.js';
 import { formatId } from '../../core/ids.js';
-import type { ArchiveRecord } from '../../core/record.js';
+import type { Amendment, ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
@@ -151,7 +151,7 @@ export class FilesDelivery implements DeliveryBus {
     return readRecord(this.l.archive, id);
   }
 
-  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto' | 'turn_tokens'>>): Promise<boolean> {
+  amend(id: string, fields: Amendment): Promise<boolean> {
     this.guard();
     return amendRecord(this.l.archive, id, fields);
   }

@@ -1,7 +1,8 @@
 /**
  * The direction folders as queues: chokidar watches them (a hint), a raw fs.watch on each folder is a
  * faster hint beside it (chokidar reports a rename ~2 ms after inotify: it stats first; measured p50
- * 2.1 ms vs 0.3 ms here, about a fifth of a delivery), a full listing every few seconds is the safety net, and each changed name is examined once (inbox.ts: never following a link, never
+ * 2.1 ms vs 0.3 ms here, about a fifth of a delivery), a full listing every few seconds is the safety
+ * net, and each changed name is examined once (inbox.ts: never following a link, never
  * opening a FIFO, never reading past max_bytes). A file that can never be valid is moved to rejected/
  * at once; one that does not parse yet waits until it has been unchanged for settle_ms (a slow writer
  * pausing mid-file is not rejected), and one that never stops changing is rejected after

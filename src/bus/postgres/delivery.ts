@@ -12,7 +12,7 @@
  */
 import type pg from 'pg';
 import type { Config } from '../../config/config.js';
-import type { ArchiveRecord } from '../../core/record.js';
+import type { Amendment, ArchiveRecord } from '../../core/record.js';
 import { initialState } from '../../core/turns.js';
 import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
@@ -177,7 +177,7 @@ export class PgDelivery implements DeliveryBus {
     return r.rows[0]?.record ?? null;
   }
 
-  amend(id: string, fields: Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'auto' | 'turn_tokens'>>): Promise<boolean> {
+  amend(id: string, fields: Amendment): Promise<boolean> {
     return this.write((c) => amendRecord(c, this.pg.conversation, id, fields));
   }
 

@@ -83,12 +83,3 @@ export async function registerClaudeMcp(agent: Pick<Agent, 'name' | 'cwd'>, node
   await writeAtomic(file, `${JSON.stringify({ ...current, mcpServers: { ...servers, baton: { command: node, args } } }, null, 2)}\n`);
   return { ok: true, file };
 }
-
-/** Are baton's hooks in this agent's settings (doctor, status)? */
-export function hasClaudeHooks(agent: Pick<Agent, 'cwd'>): boolean {
-  try {
-    return readFileSync(settingsPath(agent), 'utf8').includes(MARK);
-  } catch {
-    return false;
-  }
-}

@@ -11,9 +11,8 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HookNoteSchema, type AgentHookState, type HookNote } from '../../core/receipt.js';
-
-export { writeNote } from './write-note.js';
+import type { HookNote } from '../../core/hook-note.js';
+import { HookNoteSchema, type AgentHookState } from '../../core/receipt.js';
 import { writeAtomic } from '../../lib/fsx.js';
 
 export const spoolRoot = (messageDir: string): string => join(messageDir, '.hooks');
