@@ -98,6 +98,12 @@ export function stamped(r: ArchiveRecord, confirmed: Confirmation, redelivered: 
   return { ...r, delivered_at: at, confirmed, ...(redelivered ? { redelivered: true } : {}) };
 }
 
+/**
+ * The record with a receipt that came before its stamp (the agent's hook was faster than the screen):
+ * the hook, not the screen, confirmed it. One rule for every stamp (an agent's message, a person's).
+ */
+export const withReceipt = (r: ArchiveRecord, received: Received | undefined): ArchiveRecord => (received ? { ...r, received, confirmed: 'hook' } : r);
+
 /** An archive file name: `msg_NNNN.json` (an agent's message) or `user_NNNN.json` (a person's). */
 export const isRecordName = (n: string): boolean =>
   n.endsWith('.json') && (parseId(n.slice(0, -5)) !== null || parseId(n.slice(0, -5), 'user') !== null);

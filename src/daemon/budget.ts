@@ -10,7 +10,7 @@ import type { Config } from '../config/config.js';
 import type { FinishReason } from '../core/conversation.js';
 import { totalOf, turnUsage, type Usage } from '../core/tokens.js';
 import type { Logger } from '../lib/log.js';
-import { readTranscript } from '../terminal/hooks/transcript.js';
+import { TranscriptTail } from '../terminal/hooks/transcript.js';
 
 /** How long a turn's transcript may take to show its turn_duration record (measured: 62–150 ms). */
 export const COMPLETE_WAIT_MS = 3000;
@@ -26,6 +26,8 @@ interface Turn {
 
 export class Budget {
   private readonly turns: Turn[] = [];
+  /** The transcripts of the turns waiting to be counted, read on from where the last look ended. */
+  private readonly tails = new Map<string, TranscriptTail>();
 
   constructor(
     private readonly config: Config,
@@ -47,7 +49,9 @@ export class Budget {
   async run(): Promise<void> {
     for (const t of [...this.turns]) {
       const age = performance.now() - t.since;
-      const { complete, usage } = turnUsage(await readTranscript(t.path), t.promptId);
+      let tail = this.tails.get(t.path);
+      if (!tail) this.tails.set(t.path, (tail = new TranscriptTail(t.path)));
+      const { complete, usage } = turnUsage(await tail.read(), t.promptId);
       if (!usage && age < GIVE_UP_MS) {
         this.wakeIn(250);
         continue;
@@ -63,6 +67,7 @@ export class Budget {
       }
       await this.count(t, usage);
     }
+    for (const path of this.tails.keys()) if (!this.turns.some((t) => t.path === path)) this.tails.delete(path);
   }
 
   private async count(t: Turn, usage: Usage): Promise<void> {

@@ -19,7 +19,7 @@ import { FencedError, type DeliveryBus } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { headerPrefix, inertLine, oneLine, render, replyHint } from '../core/compose.js';
 import { begin, confirmed, entered, failed, mayBeInBox, pasted, saved, type Delivery, type Timing } from '../core/delivery.js';
-import { stamped, type ArchiveRecord } from '../core/record.js';
+import { stamped, withReceipt, type ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
 import type { Received } from '../core/receipt.js';
 import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
@@ -113,10 +113,9 @@ export class Courier {
     }
     if (d.phase !== 'confirmed') return false;
     this.availability.succeeded(r.receiver);
-    const early = this.receipts?.takeEarly(r.id);
-    const done = stamped(r, early ? 'hook' : d.confirmation, d.redelivered);
-    await this.bus.stamp(early ? { ...done, received: early } : done);
-    this.receipts?.stamped(r.id, r.receiver, Boolean(early));
+    const done = withReceipt(stamped(r, d.confirmation, d.redelivered), this.receipts?.takeEarly(r.id));
+    await this.bus.stamp(done);
+    this.receipts?.stamped(r.id, r.receiver, Boolean(done.received));
     this.delivery = null;
     await this.report(done, d);
     await this.onDelivered(done);

@@ -85,6 +85,7 @@ export class Daemon {
       take: (w, extra) => this.pass.take(w, extra),
       ready: (agent) => this.availability.check(agent),
       typeInto: (agent, text) => typeNotice({ config, bus: this.bus, availability: this.availability, typist: this.typist }, agent, text),
+      receiptFor: (id) => this.receipts.takeEarly(id),
       finish: (reason, note) => this.conductor.finish(reason, note),
       wakeIn,
       resumed: () => {

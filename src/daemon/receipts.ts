@@ -29,6 +29,9 @@ import { readNotes, removeNote, spoolDir, writeAgentStates, type AgentStates } f
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 
+/** How often the spools are listed when no watcher said anything (a missed event delays, never loses). */
+const RESCAN_MS = 2000;
+
 /** How often a hook note may fail to be handled before it is set aside. */
 const MAX_TRIES = 3;
 
@@ -52,6 +55,12 @@ export class Receipts {
   /** Notes that failed to be handled, and how often (set aside after MAX_TRIES). */
   private readonly failures = new Map<string, number>();
   private readonly budget: Budget;
+  /**
+   * A spool may hold a note: set by the watcher, by a note left to retry, and every RESCAN_MS (the safety
+   * net), so a pass that delivers does not list every agent's spool (issue 16 put it on every pass).
+   */
+  private dirty = true;
+  private lookedAt = 0;
 
   constructor(
     private readonly config: Config,
@@ -71,7 +80,12 @@ export class Receipts {
       const dir = spoolDir(this.config.messageDir, a);
       await mkdir(dir, { recursive: true });
       try {
-        this.watchers.push(watch(dir, () => kick()).on('error', () => {}));
+        this.watchers.push(
+          watch(dir, () => {
+            this.dirty = true;
+            kick();
+          }).on('error', () => {}),
+        );
       } catch {
         /* the pass looks on its own */
       }
@@ -82,7 +96,7 @@ export class Receipts {
     for (const w of this.watchers.splice(0)) w.close();
   }
 
-  /** A receipt that came before the stamp, for the courier to record with it. */
+  /** A receipt that came before the stamp, for whoever stamps it (the courier, a person's message) to record with it. */
   takeEarly(id: string): Received | undefined {
     const r = this.early.get(id);
     this.early.delete(id);
@@ -97,7 +111,13 @@ export class Receipts {
   /** Handle every note waiting; true when one was handled (another pass may have work). */
   async run(): Promise<boolean> {
     let any = false;
-    for (const agent of this.agents) {
+    const now = performance.now();
+    const look = this.dirty || now - this.lookedAt >= RESCAN_MS;
+    if (look) {
+      this.dirty = false; // before reading: a note written meanwhile sets it again
+      this.lookedAt = now;
+    }
+    for (const agent of look ? this.agents : []) {
       const dir = spoolDir(this.config.messageDir, agent);
       for (const s of await readNotes(dir)) {
         if ('note' in s) {
@@ -109,7 +129,10 @@ export class Receipts {
             const n = (this.failures.get(s.name) ?? 0) + 1;
             this.failures.set(s.name, n);
             this.log.warn(`${agent}'s hook note ${s.name}: ${String(err)}${n >= MAX_TRIES ? '; set aside' : '; trying again'}`);
-            if (n < MAX_TRIES) continue;
+            if (n < MAX_TRIES) {
+              this.dirty = true;
+              continue;
+            }
           }
           this.failures.delete(s.name);
         } else this.log.warn(`${agent}'s hook spool: ${s.name} is not a hook note (${s.invalid}); removed`);
@@ -117,7 +140,6 @@ export class Receipts {
         any = true;
       }
     }
-    await this.flushEarly();
     if (any) await writeAgentStates(this.config.messageDir, this.states).catch((err: unknown) => this.log.warn(`cannot write the agents' states: ${String(err)}`));
     await this.budget.run();
     await this.overdue();
@@ -190,16 +212,6 @@ export class Receipts {
   private direction(agent: string, sender: string | null): Direction | null {
     const allowed = this.config.directions.filter((d) => d.from === agent && decide(this.bus.state(), d, this.rules).action === 'deliver');
     return allowed.length === 1 ? allowed[0]! : (allowed.find((d) => d.to === sender) ?? null);
-  }
-
-  /** Receipts that came before a stamp nobody took them for (a person's message): recorded once it is stamped. */
-  private async flushEarly(): Promise<void> {
-    for (const [id, received] of this.early) {
-      const r = await this.bus.record(id);
-      if (!r?.delivered_at) continue;
-      this.early.delete(id);
-      if (!r.received) await this.bus.amend(id, { received, confirmed: 'hook' });
-    }
   }
 
   /** Report once each stamped delivery whose receipt is overdue while its agent is not busy. */

@@ -6,6 +6,7 @@ import type { Approval, DeliveryBus, Waiting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { FinishReason } from '../core/conversation.js';
 import type { Rules } from '../core/turns.js';
+import type { Received } from '../core/receipt.js';
 import type { Logger } from '../lib/log.js';
 import type { Ready, Typist } from '../terminal/typist.js';
 import type { Take } from './pass.js';
@@ -26,6 +27,8 @@ export interface Stage {
   ready(agent: string): Promise<Ready>;
   /** Type text of baton's own into an agent's pane (paste, Enter, confirm). Null when typed, else why not. */
   typeInto(agent: string, text: string): Promise<string | null>;
+  /** A receipt the agent's hook gave before the message's stamp (taken: the stamp records it). */
+  receiptFor(id: string): Received | undefined;
   /** End the conversation: the state says why, every pane is told. */
   finish(reason: FinishReason, note?: string): Promise<void>;
   /** Ask the loop for a pass at most `ms` from now. */

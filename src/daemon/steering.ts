@@ -6,7 +6,7 @@
  */
 import type { Approval } from '../bus/bus.js';
 import { kickoffHint, render, resumeNotice, sanitize, userHint } from '../core/compose.js';
-import { personRecord, stamped } from '../core/record.js';
+import { personRecord, stamped, withReceipt } from '../core/record.js';
 import type { Reply, Request } from '../core/requests.js';
 import { decide } from '../core/turns.js';
 import { isLocal } from '../config/config.js';
@@ -143,7 +143,7 @@ export class Steering {
     const agent = config.agents[to]!;
     const typed = await this.stage.typist.type(agent, ready.pane, text, this.stage.typist.enterDelay(agent));
     if (!typed.ok) return { ok: false, message: `${record.id} is archived but its typing was not confirmed (${typed.error}); look at ${to}'s pane before sending it again` };
-    await bus.stamp(stamped(record, typed.value, redelivered));
+    await bus.stamp(withReceipt(stamped(record, typed.value, redelivered), this.stage.receiptFor(record.id)));
     await bus.events.emit('sent', { id: record.id, to, ...extra, ...(redelivered ? { redelivered: true } : {}) });
     this.stage.log.success(`${record.id} user → ${to}`);
     return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
