@@ -124,9 +124,10 @@ export class Tmux {
     return this.connecting;
   }
 
-  private async spawn(args: readonly string[], opts: { input?: string; timeoutMs?: number }): Promise<TmuxResult> {
+  private async spawn(args: readonly string[], opts: { input?: string; timeoutMs?: number; env?: Record<string, string> }): Promise<TmuxResult> {
     const r = await execa('tmux', [...this.prefix, ...args], {
       input: opts.input ?? '',
+      ...(opts.env ? { env: opts.env } : {}),
       timeout: opts.timeoutMs ?? this.timeoutMs,
       forceKillAfterDelay: 500,
       reject: false,
@@ -164,7 +165,9 @@ export class Tmux {
       ? [';', 'set-option', '-p', '-t', `=${o.name}:`, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', `=${o.name}:`, `exec perl ${shellQuote(o.pasteTracker)} '#{socket_path}' '#{pane_id}'`]
       : [];
     // remain-on-exit: a dead agent stays visible as a dead pane instead of vanishing with its session.
-    return this.run([
+    // tmux gives a new session the PATH of the client that asks for it, whatever `-e PATH=` says (spawn.c:
+    // "otherwise running `tmux new myprogram` wouldn't work"): so the client itself runs with that PATH.
+    return this.spawn([
       'new-session', '-d', '-s', o.name, '-c', o.cwd, '-x', '200', '-y', '50', ...envArgs, o.command,
       ';', 'set-option', '-t', `=${o.name}:`, 'remain-on-exit', 'on',
       // Pin the agent's pane: messages go to it even if someone splits the window later.
@@ -173,7 +176,7 @@ export class Tmux {
       // The bundled demo agent stands in for the configured kind: its screen is not that kind's.
       ...(o.demo ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_demo', '1'] : []),
       ...tracker,
-    ]);
+    ], o.env.PATH ? { env: { PATH: o.env.PATH } } : {});
   }
 
   /** Every session name → its owner (@baton_config; empty when baton did not start it). */
