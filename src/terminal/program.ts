@@ -3,15 +3,20 @@ import { accessSync, constants } from 'node:fs';
 import { basename, delimiter, join, resolve } from 'node:path';
 
 /**
- * The program a shell command line would run first, skipping `VAR=value` prefixes. Also takes tmux's
- * quoted form of a pane's start command (`"bash --norc -i"`).
+ * The program a shell command line would run first, skipping `VAR=value` prefixes and `exec`, with its
+ * quotes removed (`'/opt/my tools/codex' --yolo` → `/opt/my tools/codex`). Also takes tmux's quoted form
+ * of a pane's start command (`"bash --norc -i"`).
  */
 export function programOf(command: string): string | undefined {
-  return command
-    .trim()
-    .replace(/^"(.*)"$/s, '$1')
-    .split(/\s+/)
-    .find((w) => w && w !== 'exec' && !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+  const line = command.trim().replace(/^"(.*)"$/s, '$1');
+  // Shell words, as far as quotes go: 'single', "double" (with \" inside), or bare.
+  for (const m of line.matchAll(/(?:'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+))/g)) {
+    const quoted = m[1] ?? m[2]?.replace(/\\(.)/g, '$1');
+    const word = quoted ?? m[3]!;
+    if (quoted === undefined && (word === 'exec' || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word))) continue;
+    return word;
+  }
+  return undefined;
 }
 
 /** The program's name without its folder: `/bin/bash` → `bash`. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { targetOf, type PaneInfo } from '../../src/terminal/pane.js';
 import { isBareShell, whyNotTypable } from '../../src/terminal/readiness.js';
+import { programName, programOf } from '../../src/terminal/program.js';
 
 const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, activity: 0, demo: false, startCommand, pid: 1, server: '1:1', tty: '/dev/pts/1', bracketed: null });
 
@@ -39,5 +40,16 @@ describe('targetOf', () => {
   it('sessions are matched exactly; configured targets are used as given', () => {
     expect(targetOf({ session: 'claude1', target: undefined })).toBe('=claude1:');
     expect(targetOf({ session: 'x', target: '%3' })).toBe('%3');
+  });
+});
+
+describe('programOf', () => {
+  it('finds the program a command line runs: quoted (a path with spaces, a cache folder), after VAR=value and exec', () => {
+    expect(programOf("'/a b/codex' --yolo")).toBe('/a b/codex');
+    expect(programOf('"/a b/gem\\"x" --yolo')).toBe('/a b/gem"x');
+    expect(programOf('FOO=1 exec claude -x')).toBe('claude');
+    expect(programOf('"bash --norc -i"')).toBe('bash');
+    expect(programOf('')).toBeUndefined();
+    expect(programName("'/w/.cache/codex-0.169.0/node_modules/.bin/codex' --x")).toBe('codex');
   });
 });
