@@ -101,7 +101,7 @@ export class Courier {
         // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
         return this.failed(d, `the paste never showed in ${d.pane.id}'s input box`, { maybeTyped: true, pasteLost: true });
       }
-      const e = await this.typist.enter(d.pane, Math.max(0, this.typist.enterDelay(agent) - (performance.now() - d.pastedAt)));
+      const e = await this.typist.enter(d.pane, Math.max(0, this.typist.enterDelay(agent) - (performance.now() - d.pastedAt)), agent);
       // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
       if (!e.ok) return this.refusedOr(d, e, { maybeTyped: true, pasteLost: e.refused === 'moved' || e.refused === 'dead' });
       d = this.set(entered(d));

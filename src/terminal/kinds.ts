@@ -1,13 +1,16 @@
 /**
  * Agent kinds (SPEC §5): what baton knows about each agent CLI — how to start it, which instructions
- * file it reads, how long to wait before Enter, and (where measured) how to read its screen. A kind's
- * screen patterns live in screens/<kind>.ts, so a new TUI version is a change to that one file.
+ * file it reads, how long to wait before Enter, how to read its screen, and how to submit to it while it
+ * is busy. A kind's screen patterns live in screens/<kind>.ts, so a new TUI version is a change to that
+ * one file. Measured: Claude Code (CLAUDE-CODE.md), Codex CLI and Gemini CLI (CODEX-GEMINI.md).
  *
- * Only Claude Code's screen has been measured (CLAUDE-CODE.md); for the other kinds baton checks the
- * process (alive, not a bare shell, not in copy mode) but does not read the screen, and says so.
+ * For the other kinds (aider, shell, generic) baton checks the process (alive, not a bare shell, not in
+ * copy mode) but does not read the screen, and says so (`confirmed: "not_checked"`).
  */
 import type { AgentKind } from '../config/config.js';
 import { readClaudeScreen } from './screens/claude.js';
+import { readCodexScreen } from './screens/codex.js';
+import { readGeminiScreen } from './screens/gemini.js';
 import type { Screen } from './screen.js';
 
 export interface KindSpec {
@@ -21,16 +24,23 @@ export interface KindSpec {
   agentCli: boolean;
   /** Read the screen (capture-pane lines); absent when this kind's screen is not known. */
   readScreen?: (lines: string[]) => Screen;
+  /** The screen is read with its colours (capture-pane -e): Codex's empty box is a dim placeholder. */
+  colours?: boolean;
+  /**
+   * The key that submits a message to a busy agent as a turn of its own, where Enter would not: Codex
+   * takes an Enter while busy as a steer into the running turn (its reply in flight is discarded), Tab queues.
+   */
+  busySubmit?: 'Tab';
 }
 
 export const KINDS: Record<AgentKind, KindSpec> = {
   claude: { command: 'claude', instructions: 'CLAUDE.md', enterDelayMs: 150, agentCli: true, readScreen: readClaudeScreen },
-  // Codex takes an Enter within ~120 ms of a paste burst as a newline (openai/codex#28167).
-  codex: { command: 'codex', instructions: 'AGENTS.md', enterDelayMs: 300, agentCli: true },
-  gemini: { command: 'gemini', instructions: 'GEMINI.md', enterDelayMs: 150, agentCli: true },
+  // Codex submits a bracketed paste on an Enter even at 0 ms (56/56, and 50/50 with paste-buffer -r).
+  codex: { command: 'codex', instructions: 'AGENTS.md', enterDelayMs: 150, agentCli: true, readScreen: readCodexScreen, colours: true, busySubmit: 'Tab' },
+  // Gemini takes an Enter within ~50 ms of a paste as a newline (0/56 at 0 ms, 25/28 at 50 ms, 56/56 from 150 ms).
+  gemini: { command: 'gemini', instructions: 'GEMINI.md', enterDelayMs: 300, agentCli: true, readScreen: readGeminiScreen },
   // aider reads conventions only when told to: --read.
   aider: { command: 'aider --read CONVENTIONS.md', instructions: 'CONVENTIONS.md', enterDelayMs: 150, agentCli: true },
   shell: { command: process.env.SHELL || 'bash', instructions: 'AGENTS.md', enterDelayMs: 50, agentCli: false },
   generic: { command: undefined, instructions: 'AGENTS.md', enterDelayMs: 150, agentCli: false },
 };
-

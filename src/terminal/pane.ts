@@ -76,8 +76,8 @@ export async function findPane(tmux: Tmux, agent: Pick<Agent, 'target' | 'sessio
   return pinned && pinned.session === agent.session ? pinned : null;
 }
 
-/** The pane's visible screen, one string per line; null when it cannot be read. */
-export async function capture(tmux: Tmux, pane: PaneInfo): Promise<string[] | null> {
-  const r = await tmux.run(['capture-pane', '-p', '-t', pane.id]);
+/** The pane's visible screen, one string per line (with its SGR colour codes: `colours`); null when it cannot be read. */
+export async function capture(tmux: Tmux, pane: PaneInfo, colours = false): Promise<string[] | null> {
+  const r = await tmux.run(['capture-pane', '-p', ...(colours ? ['-e'] : []), '-t', pane.id]);
   return r.ok ? r.stdout.split('\n') : null;
 }

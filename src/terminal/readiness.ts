@@ -85,7 +85,7 @@ export function whyNotTypable(agent: Pick<Agent, 'kind' | 'target' | 'session'>,
 export async function readScreen(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: PaneInfo): Promise<Screen | null> {
   const read = pane.demo ? readDemoScreen : KINDS[agent.kind].readScreen;
   if (!read) return null;
-  const lines = await capture(tmux, pane);
+  const lines = await capture(tmux, pane, !pane.demo && KINDS[agent.kind].colours);
   return lines ? read(lines) : { state: 'unknown', detail: 'capture-pane failed' };
 }
 

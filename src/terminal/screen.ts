@@ -15,11 +15,17 @@ export type Screen =
   | { state: 'unknown'; detail: string };
 
 /**
+ * What a client shows in its box instead of a big paste: Claude Code `[Pasted text #1 +40 lines]`, Codex
+ * `[Pasted Content 20124 chars]`, Gemini CLI `[Pasted Text: 10 lines]` / `[Pasted Text: 1998 chars]`.
+ */
+const PASTE_MARKER = /^\[Pasted (?:text #\d+|Content \d+ chars\]|Text: \d+ (?:lines|chars)\])/;
+
+/**
  * Does text in the input box look like baton's paste that starts with `ours` (for a message, its header
- * prefix `[baton] msg_0007 `), or Claude Code's marker for a big paste?
+ * prefix `[baton] msg_0007 `), or a client's marker for a big paste?
  */
 export function isOurPaste(input: string, ours: string): boolean {
-  return input.startsWith(ours) || /^\[Pasted text #\d+/.test(input);
+  return input.startsWith(ours) || PASTE_MARKER.test(input);
 }
 
 /** Why a screen must not be typed into now, or null when it may. */

@@ -10,6 +10,12 @@
  * the box still looks empty because the paste is not drawn yet (seen with the real Claude Code at
  * enter_delay_ms 0) — and "submitted" means the box is empty again; still holding the text after 1.5 s,
  * it gets one more Enter (never caused a double submit in measurements), and only on baton's own text.
+ *
+ * A kind may submit with another key while its agent is busy (issue 17): Codex takes an Enter then as a
+ * *steer* into the running turn — the reply it was writing is discarded and the message joins that turn —
+ * while Tab queues it as a turn of its own, which is what a strict-turn conversation needs. The screen
+ * says busy or not right before the key; if the turn ends in between, the Tab leaves the text in the box
+ * and the confirmation's second press, deciding again, is an Enter.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from '../config/config.js';
@@ -115,10 +121,20 @@ export class TmuxTypist implements Typist {
     return false;
   }
 
-  async enter(pane: PaneRef, delayMs: number): Promise<Typed<void>> {
+  async enter(pane: PaneRef, delayMs: number, agent?: Agent): Promise<Typed<void>> {
     if (delayMs > 0) await sleep(delayMs);
-    const r = await this.guarded(pane, `send-keys -t ${pane.id} Enter`);
-    return r.ok ? { ok: true, value: undefined } : r.refused ? r : fail(`Enter into ${pane.id} failed: ${r.error}`, true);
+    const key = agent ? await this.submitKey(agent, pane) : 'Enter';
+    const r = await this.guarded(pane, `send-keys -t ${pane.id} ${key}`);
+    return r.ok ? { ok: true, value: undefined } : r.refused ? r : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
+  }
+
+  /** Enter, or the kind's key for a message to a busy agent that must be a turn of its own. */
+  private async submitKey(agent: Agent, ref: PaneRef): Promise<'Enter' | 'Tab'> {
+    const busyKey = KINDS[agent.kind].busySubmit;
+    const pane = busyKey ? await this.same(ref) : null;
+    if (!busyKey || !pane) return 'Enter';
+    const screen = await readScreen(this.tmux, agent, pane);
+    return screen?.state === 'holding' && screen.busy ? busyKey : 'Enter';
   }
 
   async confirm(agent: Agent, ref: PaneRef, ours: string, boundMs = 1500): Promise<Typed<Confirmation>> {
@@ -135,7 +151,7 @@ export class TmuxTypist implements Typist {
       // Enter again only on our own text: what a person typed meanwhile is never submitted by baton.
       if (!isOurPaste(last.input, ours)) return fail(`not confirmed: ${screenProblem(last)}`, true);
       if (attempt === 1) {
-        const again = await this.enter(ref, 0);
+        const again = await this.enter(ref, 0, agent);
         if (!again.ok) return again;
       }
     }
@@ -149,7 +165,7 @@ export class TmuxTypist implements Typist {
     if (!pasted.ok) return pasted;
     const ref = paneRef(pane);
     if (!(await this.shown(agent, ref))) return fail(`the paste never showed in ${pane.id}'s input box`, true);
-    const entered = await this.enter(ref, Math.max(0, delayMs - (performance.now() - pasted.value)));
+    const entered = await this.enter(ref, Math.max(0, delayMs - (performance.now() - pasted.value)), agent);
     if (!entered.ok) return entered;
     return this.confirm(agent, ref, typed.slice(0, 40));
   }

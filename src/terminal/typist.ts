@@ -41,8 +41,11 @@ export interface Typist {
   paste(pane: PaneInfo, text: string): Promise<Typed<number>>;
   /** Does the paste show in the input box yet? (True at once where the screen is not read.) */
   shown(agent: Agent, pane: PaneRef): Promise<boolean>;
-  /** Press Enter after `delayMs`, into the pane instance that got the paste and only into it. */
-  enter(pane: PaneRef, delayMs: number): Promise<Typed<void>>;
+  /**
+   * Press Enter after `delayMs`, into the pane instance that got the paste and only into it. Given the
+   * agent, the key is its kind's for a busy agent where Enter would not make a turn of its own (Codex: Tab).
+   */
+  enter(pane: PaneRef, delayMs: number, agent?: Agent): Promise<Typed<void>>;
   /** After Enter: was it submitted? One more Enter when text starting with `ours` is still in the box. */
   confirm(agent: Agent, pane: PaneRef, ours: string): Promise<Typed<Confirmation>>;
   /** From now on every keystroke carries this lease's token (null: none, a one-shot answer). */

@@ -173,21 +173,17 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 });
 
 describe('other kinds', () => {
-  it('codex: Enter waits past the paste-burst window (an Enter within 120 ms of a burst is a newline)', async () => {
+  it('codex: a pane that does not show Codex\'s screen is never typed into (issue 17)', async () => {
     p = new Project({ agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'codex', command: 'x' } } });
-    // Project's default config sets enter_delay_ms; the codex kind's own delay applies without it.
-    const c = JSON.parse(readFileSync(p.configFile, 'utf8')) as Record<string, unknown>;
-    p.writeConfig({ ...c, delivery: {} });
+    // A program that would take the message (it submits on Enter), but whose screen is not Codex's.
     const log = await session('claude2', PASTE_BURST, [], 'burst-aware ready');
     await p.recorder('claude1');
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'one\ntwo' });
-    p.send('c2_to_c1', 'b.json', { content: 'back' });
-    p.send('c1_to_c2', 'c.json', { content: 'three' });
-    await waitFor('two submitted', () => submitted(log).length === 2, 15_000);
-    expect(submitted(log).map((t) => t.split('\n')[0])).toEqual(['[baton] msg_0001 from claude1', '[baton] msg_0003 from claude1 (reply to msg_0002)']);
-    await waitFor('stamped', () => p.archive()[2]?.delivered_at); // the pane reads it before the archive is stamped
-    expect(p.archive().map((r) => r.confirmed)).toEqual(['not_checked', 'not_checked', 'not_checked']);
+    await waitFor('the screen reported', () => p.events().find((e) => e.event === 'screen_unknown' && e.agent === 'claude2'));
+    await sleep(1500);
+    expect(submitted(log)).toEqual([]);
+    expect(p.archive()[0]?.delivered_at ?? null).toBeNull();
   });
 
   it('shell: a shell-kind pane gets one inert comment line naming the message, never its content (issue 13)', async () => {

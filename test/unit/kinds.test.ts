@@ -43,12 +43,14 @@ describe('readClaudeScreen (the layout measured in CLAUDE-CODE.md)', () => {
 });
 
 describe('KINDS', () => {
-  it('every kind names its instructions file and Enter delay; codex waits past its 120 ms paste-burst window', () => {
+  it('every kind names its instructions file and Enter delay; Gemini waits well past the 150 ms its client needs', () => {
     expect(KINDS.claude.instructions).toBe('CLAUDE.md');
     expect(KINDS.codex.instructions).toBe('AGENTS.md');
     expect(KINDS.gemini.instructions).toBe('GEMINI.md');
-    expect(KINDS.codex.enterDelayMs).toBeGreaterThan(120);
+    expect(KINDS.gemini.enterDelayMs).toBeGreaterThanOrEqual(300);
     expect(KINDS.generic.command).toBeUndefined();
-    expect(Object.values(KINDS).filter((k) => k.readScreen)).toEqual([KINDS.claude]);
+    // The three measured clients have their screens read; a busy Codex gets Tab (Enter would steer).
+    expect(Object.values(KINDS).filter((k) => k.readScreen)).toEqual([KINDS.claude, KINDS.codex, KINDS.gemini]);
+    expect(KINDS.codex.busySubmit).toBe('Tab');
   });
 });
