@@ -18,7 +18,7 @@ import { onPath, programOf } from '../terminal/program.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { mkdir } from 'node:fs/promises';
 import { writeInstructions } from './instructions.js';
-import { installHooks } from './hooks.js';
+import { installHooks, withLaunch, type Launch } from './hooks.js';
 import { DEMO_JS, PASTE_TRACKER } from './paths.js';
 import { request, startRequest } from './requests.js';
 import { paneEnv, sessionSuggestion, startWatcher, stopAll, waitForDaemon } from './sessions.js';
@@ -124,7 +124,7 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
   for (const f of notes.written) log.info(`wrote ${relative(process.cwd(), f) || f}`);
   for (const f of notes.kept) log.info(`kept your own ${relative(process.cwd(), f) || f}`);
   // The agents' own hooks report what the model got and the end of each turn (issue 16): in place before they start.
-  if (!demo) await installHooks(config, plan.map((p) => p.agent));
+  const launches = demo ? new Map<string, Launch>() : await installHooks(config, plan.map((p) => p.agent));
   await bus.prepare({ ...initialState(config.firstTurn), ...(demo ? { demo: true } : {}) });
 
   const sessions = await t.sessions();
@@ -154,8 +154,11 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
       await t.killSession(agent.session);
     }
     await mkdir(agent.cwd, { recursive: true });
-    const env = { ...paneEnv(config, agent), ...(demo ? { BATON_DEMO: '1', ...(topic !== undefined ? { BATON_DEMO_WAIT_TOPIC: '1' } : {}) } : {}) };
-    const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command, env, owner: root, demo, pasteTracker: PASTE_TRACKER });
+    const launch = launches.get(agent.name);
+    const started = withLaunch(command, agent, launch);
+    if (started.skipped) log.warn(`${agent.name}: ${started.skipped}; add them to agents.${agent.name}.command yourself`);
+    const env = { ...paneEnv(config, agent), ...launch?.env, ...(demo ? { BATON_DEMO: '1', ...(topic !== undefined ? { BATON_DEMO_WAIT_TOPIC: '1' } : {}) } : {}) };
+    const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command: started.command, env, owner: root, demo, pasteTracker: PASTE_TRACKER });
     if (!r.ok) {
       log.error(`${agent.name}: cannot start session "${agent.session}": ${r.stderr}`);
       return { ok: false, code: 1 };

@@ -6,6 +6,7 @@
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { HOOK_KINDS, hasHooks } from '../core/hook-note.js';
 import { formatIssues } from '../core/issues.js';
 import { REPLY_MODES, type ReplyMode } from '../core/receipt.js';
 import { allowedPairs, POLICIES, type Policy } from '../core/turns.js';
@@ -54,7 +55,7 @@ const AgentSchema = z.strictObject({
   /**
    * How its turns reach the conversation (issue 16): "post" — it runs `baton post`; "auto" — its final
    * reply, as its CLI's Stop hook reports it, is posted for it; "both" — it posts, and baton posts its
-   * final reply only when it forgot. "auto" and "both" need a kind with hooks (claude).
+   * final reply only when it forgot. "auto" and "both" need a kind with hooks (claude, codex, gemini).
    */
   reply: z.enum(REPLY_MODES).default('post'),
 });
@@ -221,7 +222,7 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string, 
       host: a.host ?? host,
       reply: a.reply,
     };
-    if (a.reply !== 'post' && a.kind !== 'claude') problems.push(`agents.${name}.reply: "${a.reply}" needs an agent whose hooks baton reads (kind "claude"), not "${a.kind}"`);
+    if (a.reply !== 'post' && !hasHooks(a.kind)) problems.push(`agents.${name}.reply: "${a.reply}" needs an agent whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}), not "${a.kind}"`);
   }
   const known = (n: string) => Object.hasOwn(agents, n);
 

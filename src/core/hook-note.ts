@@ -7,6 +7,13 @@
 export const HOOK_EVENTS = ['prompt', 'stop', 'permission'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
+/**
+ * The agent kinds whose CLI runs hooks baton installs (Claude Code, Codex, Gemini CLI): their deliveries
+ * are confirmed by the prompt the model received, and their turns can end in an automatic reply.
+ */
+export const HOOK_KINDS = ['claude', 'codex', 'gemini'] as const;
+export const hasHooks = (kind: string): boolean => (HOOK_KINDS as readonly string[]).includes(kind);
+
 /** One note: the CLI's hook payload kept as it came. */
 export interface HookNote {
   event: HookEvent;

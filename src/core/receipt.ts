@@ -46,10 +46,15 @@ export function idsIn(prompt: string): string[] {
 const PASTED = /\n*<pasted_content id="[^"]*">\n([\s\S]*?)\n<\/pasted_content id="[^"]*">\n?/g;
 const ZERO_WIDTH = /[\u200B\u200D\uFEFF]/g;
 
-/** Text as the model sees it, for comparing: unwrapped, CRLF as the client makes it, NFC, blanks trimmed. */
+/**
+ * Text as the model sees it, for comparing: unwrapped, CRLF as the client makes it, NFC, a TAB as the four
+ * spaces Claude Code's input box makes of it (measured in its end-to-end test; Codex and Gemini keep TABs,
+ * and both sides of a comparison get the same), blanks trimmed.
+ */
 export function comparable(text: string): string {
   return text
     .replace(PASTED, (_m, inner: string) => `\n${inner}\n`)
+    .replace(/\t/g, '    ')
     .replace(/\r\n/g, '\n\n')
     .replace(/\r/g, '\n')
     .normalize('NFC')
@@ -75,12 +80,6 @@ export function isIntact(id: string, content: string, prompt: string): boolean {
   const afterHeader = p.slice(p.indexOf('\n', at) + 1);
   const end = afterHeader.indexOf('\n\n[baton] ');
   return comparable(end < 0 ? afterHeader : afterHeader.slice(0, end)) === c || (end < 0 && afterHeader.startsWith(c));
-}
-
-/** The text of a Stop note's final reply, or null when the turn ended without one. */
-export function finalReply(note: HookNote): string | null {
-  const m = note.payload.last_assistant_message;
-  return typeof m === 'string' && m.trim() ? m : null;
 }
 
 /** How an agent's turns reach the conversation (config `agents.<name>.reply`). */

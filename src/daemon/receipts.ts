@@ -2,12 +2,13 @@
  * What the agents' own hooks report (issue 16), read from their spool (terminal/hooks/spool.ts) once per
  * pass, oldest note first, each removed once handled:
  *
- * - a prompt (Claude Code's UserPromptSubmit): the model received a message. It is matched to the
+ * - a prompt (Claude Code's and Codex's UserPromptSubmit, Gemini's BeforeAgent — core/hook-payload.ts
+ *   reads each CLI's payload): the model received a message. It is matched to the
  *   message baton typed by the ID in its header, compared with what was typed after the client's
  *   documented rewrites (core/receipt.ts), and recorded on the archive record: `received: {at, intact}`,
  *   `confirmed: "hook"`, and a `received` event. A receipt that comes before the record is stamped is
  *   kept until the stamp (courier.ts asks for it).
- * - the end of a turn (Stop): the agent is idle; under `reply: "auto"`/`"both"` its final reply becomes
+ * - the end of a turn (Stop; Gemini's AfterAgent): the agent is idle; under `reply: "auto"`/`"both"` its final reply becomes
  *   its message when it holds the turn and posted nothing since its message came (core/receipt.ts says
  *   when), never two for one turn.
  * - a permission dialog: the agent waits for a person.
@@ -19,8 +20,10 @@
 import { FencedError, type DeliveryBus } from '../bus/bus.js';
 import type { Config, Direction } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
-import { autoReply, finalReply, idsIn, isIntact, type Received } from '../core/receipt.js';
-import type { HookNote } from '../core/hook-note.js';
+import { autoReply, idsIn, isIntact, type Received } from '../core/receipt.js';
+import { hasHooks, type HookNote } from '../core/hook-note.js';
+import { factsOf } from '../core/hook-payload.js';
+import { transcriptReply } from '../terminal/hooks/transcript.js';
 import { decide, type Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 import type { FinishReason } from '../core/conversation.js';
@@ -70,7 +73,7 @@ export class Receipts {
     private readonly log: Logger,
     private readonly control: { finish: (reason: FinishReason) => Promise<void>; wakeIn: (ms: number) => void; check: () => void },
   ) {
-    this.agents = config.order.filter((a) => config.agents[a]!.kind === 'claude' && config.agents[a]!.host === config.host);
+    this.agents = config.order.filter((a) => hasHooks(config.agents[a]!.kind) && config.agents[a]!.host === config.host);
     this.budget = new Budget(config, bus, log, (agent, p) => this.prompts.get(`${agent}\n${p}`)?.[0] ?? null, control.finish, control.wakeIn);
   }
 
@@ -153,11 +156,14 @@ export class Receipts {
   }
 
   private async prompt(agent: string, note: HookNote): Promise<void> {
-    const prompt = typeof note.payload.prompt === 'string' ? note.payload.prompt : '';
-    const promptId = typeof note.payload.prompt_id === 'string' ? note.payload.prompt_id : undefined;
+    const facts = factsOf(this.config.agents[agent]!.kind, note);
+    const prompt = facts.prompt ?? '';
+    const promptId = facts.turn ?? undefined;
     this.states[agent] = { state: 'busy', since: note.at, ...(promptId ? { prompt_id: promptId } : {}) };
     const ids = idsIn(prompt);
-    if (promptId && ids.length) this.prompts.set(`${agent}\n${promptId}`, ids);
+    // Codex gives a message steered into a running turn that turn's ID: the turn carries both.
+    const key = `${agent}\n${promptId}`;
+    if (promptId && ids.length) this.prompts.set(key, [...(this.prompts.get(key) ?? []), ...ids]);
     for (const id of ids) {
       const record = await this.bus.record(id);
       if (!record || record.receiver !== agent || record.received) continue;
@@ -172,17 +178,21 @@ export class Receipts {
 
   private async stop(agent: string, note: HookNote): Promise<void> {
     this.states[agent] = { state: 'idle', since: note.at };
-    this.budget.ended(agent, note.payload.transcript_path, note.payload.prompt_id);
+    const kind = this.config.agents[agent]!.kind;
+    const facts = factsOf(kind, note);
+    // Token usage is read from Claude Code's transcript format only (core/tokens.ts).
+    if (kind === 'claude') this.budget.ended(agent, facts.transcript, facts.turn);
     const mode = this.config.agents[agent]!.reply;
     if (mode === 'post') return;
     await this.bus.queues(); // the state as stored now (another machine may have moved the turn)
     const s = this.bus.state();
     const last = s.last_message_id ? await this.bus.record(s.last_message_id) : null;
     const opening = !s.last_message_id && s.message_counter === 0;
-    const reply = finalReply(note);
-    const promptId = typeof note.payload.prompt_id === 'string' ? note.payload.prompt_id : null;
-    const carried = promptId ? (this.prompts.get(`${agent}\n${promptId}`) ?? []) : [];
-    const endsThatTurn = !!promptId && (opening ? carried.some((id) => id.startsWith('user_')) : !!last && (last.received?.prompt_id === promptId || carried.includes(last.id)));
+    const reply = facts.replyFrom === 'payload' ? facts.reply : await transcriptReply(facts.transcript);
+    const promptId = facts.turn;
+    // The messages the ended turn began with: by its ID where the CLI gives one, else from its prompt.
+    const carried = promptId ? (this.prompts.get(`${agent}\n${promptId}`) ?? []) : idsIn(facts.prompt ?? '');
+    const endsThatTurn = opening ? carried.some((id) => id.startsWith('user_')) : !!last && ((!!promptId && last.received?.prompt_id === promptId) || carried.includes(last.id));
     const plan = autoReply({
       mode,
       agent,

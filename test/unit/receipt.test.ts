@@ -4,7 +4,8 @@
  * a turn's final reply is posted for the agent.
  */
 import { describe, expect, it } from 'vitest';
-import { autoReply, comparable, finalReply, idsIn, isIntact } from '../../src/core/receipt.js';
+import { factsOf, lastGeminiReply } from '../../src/core/hook-payload.js';
+import { autoReply, comparable, idsIn, isIntact } from '../../src/core/receipt.js';
 
 const typed = (id: string, content: string) => `[baton] ${id} from claude1 (reply to msg_0001)\n${content}\n\n[baton] reply to claude1 with: baton post "<your reply>"`;
 
@@ -23,6 +24,9 @@ describe('receipts', () => {
     const wrapped = `\n\n<pasted_content id="c4e2">\n${typed('msg_0002', content)}\n</pasted_content id="c4e2">\n`;
     expect(isIntact('msg_0002', content, wrapped)).toBe(true);
     expect(comparable('a\r\nb')).toBe('a\n\nb');
+    // Claude Code's box makes a TAB four spaces.
+    expect(isIntact('msg_0002', 'a\tb', typed('msg_0002', 'a    b'))).toBe(true);
+    expect(isIntact('msg_0002', 'a\tb', typed('msg_0002', 'a\tb'))).toBe(true);
   });
 
   it('not intact when the text changed, was cut short, or is not there — a copy in the header does not count', () => {
@@ -35,9 +39,25 @@ describe('receipts', () => {
 
   it('a Stop without a reply has none', () => {
     const note = (m: unknown) => ({ event: 'stop' as const, agent: 'a', at: 'now', payload: { last_assistant_message: m } });
-    expect(finalReply(note('done'))).toBe('done');
-    expect(finalReply(note('  '))).toBeNull();
-    expect(finalReply(note(undefined))).toBeNull();
+    expect(factsOf('claude', note('done')).reply).toBe('done');
+    expect(factsOf('claude', note('  ')).reply).toBeNull();
+    expect(factsOf('codex', note(undefined)).reply).toBeNull();
+  });
+
+  it("each CLI's payload: Claude Code's prompt_id, Codex's turn_id, Gemini's reply from its transcript", () => {
+    const note = (payload: Record<string, unknown>) => ({ event: 'stop' as const, agent: 'a', at: 'now', payload });
+    expect(factsOf('claude', note({ prompt_id: 'p1', turn_id: 't1', last_assistant_message: 'r' }))).toMatchObject({ turn: 'p1', reply: 'r', replyFrom: 'payload' });
+    expect(factsOf('codex', note({ prompt_id: 'p1', turn_id: 't1', last_assistant_message: 'r' }))).toMatchObject({ turn: 't1', reply: 'r', replyFrom: 'payload' });
+    // Gemini's AfterAgent repeats streamed chunks in prompt_response: never taken as the reply.
+    const g = factsOf('gemini', note({ prompt: '[baton] msg_0002 from x', prompt_response: 'ab b', transcript_path: '/t.jsonl' }));
+    expect(g).toEqual({ prompt: '[baton] msg_0002 from x', turn: null, reply: null, replyFrom: 'transcript', transcript: '/t.jsonl' });
+  });
+
+  it("a Gemini transcript's last reply belongs to the latest turn, or there is none", () => {
+    const earlier = [{ type: 'user', content: 'q1' }, { type: 'gemini', content: 'answer one' }];
+    expect(lastGeminiReply([...earlier, { type: 'user', content: 'q2' }, { type: 'gemini', content: '' }, { type: 'gemini', content: 'answer two' }])).toBe('answer two');
+    expect(lastGeminiReply([...earlier, { type: 'user', content: 'q2' }, { type: 'gemini', content: '' }])).toBeNull();
+    expect(lastGeminiReply([{ type: 'user', content: 'q' }, { type: 'gemini', content: [{ text: 'a' }, { text: 'b' }] }])).toBe('ab');
   });
 });
 

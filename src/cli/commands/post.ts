@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { openBus } from '../../bus/open.js';
+import { HOOK_KINDS, hasHooks } from '../../core/hook-note.js';
 import { MESSAGE_TYPES } from '../../core/message.js';
 import { configFrom, UsageError, type CommandSpec } from '../command.js';
 import { followPost } from '../../app/post-wait.js';
@@ -48,7 +49,7 @@ agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the fil
     if ((v.until || v.timeout) && !v.wait) throw new UsageError('--until and --timeout go with --wait');
     const timeout = v.timeout === undefined ? 300 : Number(v.timeout);
     if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout takes a number of seconds');
-    if (until === 'received' && config.agents[d.to]!.kind !== 'claude') throw new UsageError(`--until received needs a receiver whose hooks baton reads (kind claude); ${d.to} is ${config.agents[d.to]!.kind}`);
+    if (until === 'received' && !hasHooks(config.agents[d.to]!.kind)) throw new UsageError(`--until received needs a receiver whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}); ${d.to} is ${config.agents[d.to]!.kind}`);
     const bus = openBus(config);
     const after = v.wait ? (await bus.archiveView()).n : 0;
     const file = await bus.post(d, message);

@@ -13,7 +13,7 @@ import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
 
-const MARK = '# baton-hook';
+export const MARK = '# baton-hook';
 
 /** Claude Code's event for each of baton's. */
 const EVENTS: Record<HookEvent, string> = { prompt: 'UserPromptSubmit', stop: 'Stop', permission: 'PermissionRequest' };
@@ -27,9 +27,13 @@ export const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cw
 
 const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
-/** The command line a hook runs (`sh -c`): node and baton's CLI by absolute path, so PATH does not matter. */
+/**
+ * The command line a hook runs (`sh -c`): node and baton's CLI by absolute path, so PATH does not matter.
+ * It exits 0 whatever happens (`|| true`: node or baton gone), since an exit of 2 blocks the prompt in
+ * Claude Code and in Gemini CLI.
+ */
 export function hookCommand(node: string, cli: string, event: HookEvent, agent: string, spool: string): string {
-  return `${shq(node)} ${shq(cli)} hook ${event} --agent ${shq(agent)} --spool ${shq(spool)} ${MARK}`;
+  return `${shq(node)} ${shq(cli)} hook ${event} --agent ${shq(agent)} --spool ${shq(spool)} || true ${MARK}`;
 }
 
 export type Installed = { ok: true; file: string } | { ok: false; file: string; why: string };

@@ -5,6 +5,8 @@
  * transcript runs to megabytes, and the looks happen inside the daemon's pass).
  */
 import { open } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { lastGeminiReply } from '../../core/hook-payload.js';
 
 export class TranscriptTail {
   private offset = 0;
@@ -49,4 +51,19 @@ export class TranscriptTail {
     this.rest = Buffer.alloc(0);
     this.entries.length = 0;
   }
+}
+
+/**
+ * The final reply of a turn from a Gemini CLI transcript (its AfterAgent payload's is not exact). The hook
+ * runs once the turn is over, so the reply is normally there; it is looked for a little longer if not.
+ */
+export async function transcriptReply(path: string | null): Promise<string | null> {
+  if (!path) return null;
+  const tail = new TranscriptTail(path);
+  for (let i = 0; i < 10; i++) {
+    const reply = lastGeminiReply(await tail.read());
+    if (reply) return reply;
+    await sleep(50);
+  }
+  return null;
 }

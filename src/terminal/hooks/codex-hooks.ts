@@ -1,0 +1,98 @@
+/**
+ * baton's hooks for a Codex agent (issue 17), in the agent's own folder: `<cwd>/.codex/hooks.json`, which
+ * Codex 0.169 reads as "project config" beside the user's `~/.codex` (never touched). A user's own hooks
+ * in that file are kept; baton's carry a marker so a later `baton up` replaces them, not adds.
+ *
+ * Codex runs a hook only once it is trusted: a new one stops the start at "Hooks need review". The trust
+ * of baton's own hooks is given for the session on the command line `baton up` runs (`-c hooks.state=…`),
+ * with the hash Codex computes — sha256 of the handler as compact JSON with sorted keys, measured to
+ * reproduce what the TUI writes on "Trust all" — so nothing is written to the user's config. The folder is
+ * trusted the same way (a project with a `.codex/` folder asks "Trust this folder?" otherwise).
+ * `--dangerously-bypass-hook-trust` would also run them, but runs every untrusted hook.
+ *
+ * A Stop hook must print nothing or JSON ("hook returned invalid stop hook JSON output"), and a
+ * UserPromptSubmit hook's stdout is added to the model's context: `baton hook` prints nothing.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Agent } from '../../config/config.js';
+import type { HookEvent } from '../../core/hook-note.js';
+import { ensureDir, writeAtomic } from '../../lib/fsx.js';
+import { hookCommand, MARK, type Installed } from './claude-settings.js';
+
+/** Codex's event for each of baton's, and its name in a trust key. */
+const EVENTS: Partial<Record<HookEvent, { name: string; key: string }>> = {
+  prompt: { name: 'UserPromptSubmit', key: 'user_prompt_submit' },
+  stop: { name: 'Stop', key: 'stop' },
+};
+const TIMEOUT_S = 10;
+
+interface Handler {
+  type: string;
+  command?: string;
+  timeout?: number;
+  async?: boolean;
+}
+interface Group {
+  matcher?: string;
+  hooks: Handler[];
+}
+
+export const codexHooksPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.codex', 'hooks.json');
+
+/** JSON with every object's keys sorted, as Codex hashes a hook for its trust. */
+function canonical(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    const o = v as Record<string, unknown>;
+    return `{${Object.keys(o)
+      .sort()
+      .filter((k) => o[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+/** The hash Codex keeps for a trusted hook handler (`trusted_hash`). */
+export function trustHash(eventKey: string, handler: Handler, matcher?: string): string {
+  const h = { async: handler.async ?? false, command: handler.command, timeout: handler.timeout ?? 600, type: handler.type };
+  return `sha256:${createHash('sha256').update(canonical({ event_name: eventKey, ...(matcher !== undefined ? { matcher } : {}), hooks: [h] })).digest('hex')}`;
+}
+
+const tomlString = (s: string): string => JSON.stringify(s); // a TOML basic string is a JSON string
+
+export type CodexInstalled = (Installed & { ok: false }) | { ok: true; file: string; args: string[] };
+
+/** Put baton's hooks into the agent's .codex/hooks.json; the arguments that trust them (and the folder) for a session. */
+export async function installCodexHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string): Promise<CodexInstalled> {
+  const file = codexHooksPath(agent);
+  let doc: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    try {
+      const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, file, why: 'it is not a JSON object' };
+      doc = v as Record<string, unknown>;
+    } catch (err) {
+      return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
+    }
+  }
+  const hooks = (doc.hooks && typeof doc.hooks === 'object' ? { ...(doc.hooks as Record<string, unknown>) } : {}) as Record<string, Group[]>;
+  const ours: Array<{ key: string; group: number; handler: Handler }> = [];
+  for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, { name: string; key: string }]>) {
+    const kept = (Array.isArray(hooks[theirs.name]) ? hooks[theirs.name]! : [])
+      .map((g) => ({ ...g, hooks: (g.hooks ?? []).filter((h) => !h.command?.includes(MARK)) }))
+      .filter((g) => g.hooks.length > 0);
+    const handler: Handler = { type: 'command', command: hookCommand(node, cli, event, agent.name, spool), timeout: TIMEOUT_S };
+    hooks[theirs.name] = [...kept, { hooks: [handler] }];
+    ours.push({ key: theirs.key, group: kept.length, handler });
+  }
+  await ensureDir(join(agent.cwd, '.codex'));
+  await writeAtomic(file, `${JSON.stringify({ ...doc, hooks }, null, 2)}\n`);
+  // Codex names a hook by the real path of its file (and the folder by its real path).
+  const real = realpathSync(file);
+  const state = ours.map((o) => `${tomlString(`${real}:${o.key}:${o.group}:0`)}={trusted_hash=${tomlString(trustHash(o.key, o.handler))}}`);
+  const args = ['-c', `projects={${tomlString(realpathSync(agent.cwd))}={trust_level="trusted"}}`, '-c', `hooks.state={${state.join(',')}}`];
+  return { ok: true, file, args };
+}

@@ -1,0 +1,69 @@
+/**
+ * baton's hooks for a Gemini CLI agent (issue 17), in the agent's own folder: `<cwd>/.gemini/settings.json`
+ * (workspace settings, merged by Gemini 0.61 over the user's `~/.gemini`, which is never touched; a user's
+ * own settings and hooks there are kept, baton's replaced by a later `baton up`). BeforeAgent reports the
+ * prompt, AfterAgent the end of the turn.
+ *
+ * Gemini runs workspace hooks only in a trusted folder (otherwise "Project hooks disabled because the
+ * folder is not trusted"), and asks "Do you trust the files in this folder?" at start. `baton up` trusts
+ * the agent's folder for that session with GEMINI_CLI_TRUST_WORKSPACE=true instead of writing the user's
+ * trustedFolders.json. The reply command is allowed by a policy file passed with `--policy`: a rule for
+ * the `baton post` prefix (heredoc included), while every other shell command still asks.
+ *
+ * A hook that exits 2 with any output blocks the prompt (and an AfterAgent one re-prompts the model with
+ * its stderr): `baton hook` always exits 0, and its command line ends in `|| true` should node be gone.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Agent } from '../../config/config.js';
+import type { HookEvent } from '../../core/hook-note.js';
+import { ensureDir, writeAtomic } from '../../lib/fsx.js';
+import { hookCommand, MARK, type Installed } from './claude-settings.js';
+
+const EVENTS: Partial<Record<HookEvent, string>> = { prompt: 'BeforeAgent', stop: 'AfterAgent' };
+
+interface Group {
+  matcher?: string;
+  hooks: Array<{ type: string; command?: string; name?: string }>;
+}
+
+export const geminiSettingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'settings.json');
+export const geminiPolicyPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'baton-policy.toml');
+
+const POLICY = `# Written by baton: this agent may reply with \`baton post\` without a question; any other shell
+# command still asks. Passed to Gemini CLI by \`baton up\` (--policy).
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "baton post"
+decision = "allow"
+priority = 500
+allowRedirection = true
+`;
+
+export type GeminiInstalled = (Installed & { ok: false }) | { ok: true; file: string; args: string[]; env: Record<string, string> };
+
+export async function installGeminiHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string): Promise<GeminiInstalled> {
+  const file = geminiSettingsPath(agent);
+  let settings: Record<string, unknown> = {};
+  if (existsSync(file)) {
+    try {
+      const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+      if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, file, why: 'it is not a JSON object' };
+      settings = v as Record<string, unknown>;
+    } catch (err) {
+      return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
+    }
+  }
+  const hooks = (settings.hooks && typeof settings.hooks === 'object' ? { ...(settings.hooks as Record<string, unknown>) } : {}) as Record<string, Group[]>;
+  for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
+    const kept = (Array.isArray(hooks[theirs]) ? hooks[theirs]! : [])
+      .map((g) => ({ ...g, hooks: (g.hooks ?? []).filter((h) => !h.command?.includes(MARK)) }))
+      .filter((g) => g.hooks.length > 0);
+    hooks[theirs] = [...kept, { matcher: '*', hooks: [{ type: 'command', name: `baton-${event}`, command: hookCommand(node, cli, event, agent.name, spool) }] }];
+  }
+  await ensureDir(join(agent.cwd, '.gemini'));
+  await writeAtomic(file, `${JSON.stringify({ ...settings, hooks }, null, 2)}\n`);
+  const policy = geminiPolicyPath(agent);
+  await writeAtomic(policy, POLICY);
+  return { ok: true, file, args: ['--policy', policy], env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' } };
+}
