@@ -6,26 +6,26 @@
  * the conversation is written by a real Claude Code agent, carried by baton, and typed into the other
  * real TUI. shared/CLAUDE-CODE.md has the facts this builds on.
  *
- * Claude Code is installed on demand by scripts/claude-code.mjs (cache: .cache/claude-code-2.1.197, or
- * $BATON_CLAUDE_CACHE). If that install fails, this test fails: it never skips.
+ * Claude Code is installed on demand by scripts/agent-cli.mjs (cache: .cache/claude-code-2.1.197, or
+ * $BATON_AGENT_CACHE). If that install fails, this test fails: it never skips.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { render, replyHint, userHint } from '../../src/core/compose.js';
 import type { Config } from '../../src/config/config.js';
 import { installClaudeHooks } from '../../src/terminal/hooks/claude-settings.js';
 import { spoolDir } from '../../src/terminal/hooks/spool.js';
-import { alive, CLI, Project, ROOT, waitFor } from '../helpers/harness.js';
+import { alive, CLI, Project, waitFor } from '../helpers/harness.js';
+import { claudeAgent, installClient } from './clients.js';
 import { MockAnthropic, shq, type LoggedRequest } from './mock-anthropic.js';
 
 const VERSION = '2.1.197';
 const AGENTS = ['claude1', 'claude2'] as const;
 type Name = (typeof AGENTS)[number];
-const KEY = 'sk-ant-test-baton-e2e-0123456789abcdefghij';
 
 // ── The conversation ────────────────────────────────────────────────────────────────────────────────
 // CONTENT[n - 1] is what the agent writes as msg_000n (claude1 the odd ones, claude2 the even ones),
@@ -67,62 +67,10 @@ function replyTo(incoming: string): number | null {
 
 // ── Claude Code in a pane ───────────────────────────────────────────────────────────────────────────
 
-function installClaude(): string {
-  // Any failure throws: the test fails (in CI and locally), it is never skipped.
-  const out = execFileSync(process.execPath, [join(ROOT, 'scripts', 'claude-code.mjs')], {
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-    timeout: 15 * 60_000,
-  });
-  const bin = out.trim().split('\n').at(-1) ?? '';
-  if (!existsSync(bin)) throw new Error(`scripts/claude-code.mjs printed "${bin}", which does not exist`);
-  return bin;
-}
+const installClaude = (): string => installClient('claude');
 
 /** A private HOME that lets Claude Code start without a dialog, in bypass mode, talking only to the mock. */
-function agentEnv(p: Project, name: Name, mock: MockAnthropic): { cwd: string; env: Record<string, string> } {
-  const cwd = join(p.dir, 'agents', name);
-  const home = join(p.dir, 'home', name);
-  const tmp = join(p.dir, 'tmp', name);
-  for (const d of [cwd, join(home, '.claude'), tmp]) mkdirSync(d, { recursive: true });
-  const real = realpathSync(cwd);
-  writeFileSync(
-    join(home, '.claude.json'),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-      projects: { [real]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true } },
-      hasSeenAutoDefaultNudge: true,
-      lastOnboardingVersion: VERSION,
-      lastReleaseNotesSeen: VERSION,
-    }),
-  );
-  writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true, permissions: { defaultMode: 'bypassPermissions' } }));
-  const env: Record<string, string> = {
-    HOME: home,
-    USER: process.env.USER ?? 'root',
-    SHELL: '/bin/bash',
-    LANG: 'C.UTF-8',
-    // bin/ for `baton`, node's folder for bin/baton's `node`.
-    PATH: [join(ROOT, 'bin'), dirname(process.execPath), process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin'].join(':'),
-    BATON_AGENT: name,
-    BATON_CONFIG: p.configFile,
-    ANTHROPIC_BASE_URL: mock.url,
-    ANTHROPIC_API_KEY: KEY,
-    DISABLE_TELEMETRY: '1',
-    DISABLE_ERROR_REPORTING: '1',
-    DISABLE_AUTOUPDATER: '1',
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY: '1',
-    CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL: '1',
-    TMPDIR: tmp,
-    CLAUDE_CODE_TMPDIR: tmp,
-    XDG_RUNTIME_DIR: tmp,
-    // As root, bypass mode exits unless the machine says it is a sandbox.
-    ...(process.getuid?.() === 0 ? { IS_SANDBOX: '1' } : {}),
-  };
-  return { cwd: real, env };
-}
+const agentEnv = (p: Project, name: Name, mock: MockAnthropic) => claudeAgent(p.dir, p.configFile, name, mock.url);
 
 /** What a Claude Code screen shows: its input box (and what is typed in it), and whether a turn runs. */
 interface Screen {
@@ -187,7 +135,7 @@ afterEach(async () => {
 describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
   // A test of its own (not a hook, whose failure would only skip the test): a failed install fails
   // this test and the next one, in CI and locally. The first install downloads ~250 MB.
-  it(`installs @anthropic-ai/claude-code@${VERSION} on demand (scripts/claude-code.mjs)`, () => {
+  it(`installs @anthropic-ai/claude-code@${VERSION} on demand (scripts/agent-cli.mjs)`, () => {
     try {
       claude = installClaude();
     } catch (err) {

@@ -1,0 +1,299 @@
+/**
+ * A local stand-in for the Gemini API (generativelanguage v1beta), on loopback, for driving the real
+ * Gemini CLI TUI in tests (facts in shared/CODEX-GEMINI.md). Point the CLI at it with
+ * `GOOGLE_GEMINI_BASE_URL=<url>` and `GEMINI_API_KEY=<anything>`. One instance per agent, so its request
+ * log is that agent's. Same shape as ./mock-anthropic.ts.
+ *
+ * - `POST /v1beta/models/<m>:streamGenerateContent?alt=sse` (the chat): SSE events `data: {candidates:
+ *   [{content:{role:"model",parts}, finishReason:"STOP" on the last}], usageMetadata}`.
+ *   - A user turn (the user contents since the model last spoke: the typed text, after a
+ *     `<session_context>` part on the first turn; several messages queued while busy arrive merged with
+ *     "\n\n" in one text) that carries baton messages (`[baton] msg_0003 from X` header lines): for each
+ *     one `onMessage` decides — `{ post: content }` answers with a `functionCall` of `run_shell_command`
+ *     whose command replies through `baton post` (the CLI runs it and sends a `functionResponse` back);
+ *     `{ say: text }` (or nothing) answers with text.
+ *   - A turn carrying only `functionResponse` parts (and no baton message): a short text, ending the turn.
+ * - `POST …:generateContent` (utility calls: the model router on `…flash-lite…` with a `responseJsonSchema`
+ *   {complexity_reasoning, complexity_score}, the next-speaker check, …): JSON shaped by the schema, or a
+ *   short text. `POST …:countTokens`: a token count. `HEAD`: 200. Anything else: a 404 in the API's error
+ *   shape. Every request is logged.
+ * - `hold` lets a test keep one chat answer open (the stream started, the model "thinking") while it does
+ *   something to the busy agent.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseDelivered, postCommand, type Action, type Delivered } from './mock-anthropic.js';
+
+export { parseDelivered, postCommand, shq, type Action, type Delivered } from './mock-anthropic.js';
+
+export interface ToolResult {
+  id: string;
+  name: string;
+  /** `response.output` as sent (Gemini wraps it: "<untrusted_context>\nOutput: …"), or the response as JSON. */
+  text: string;
+  is_error: boolean;
+}
+
+export interface LoggedRequest {
+  seq: number;
+  /** Date.now() when the request arrived, and when its answer was complete. */
+  at: number;
+  answeredAt?: number;
+  method: string;
+  url: string;
+  /** The model named in the URL (e.g. gemini-2.5-flash-lite). */
+  model?: string;
+  /** head; router/json (a utility call with a response schema); util (one without); turn (the chat, with
+   * a user turn); chat (the chat without one); count_tokens; other. */
+  kind: 'head' | 'router' | 'json' | 'util' | 'turn' | 'chat' | 'count_tokens' | 'other';
+  /** Index in `contents` of the first content after the model's last one (a retry has the same index and text). */
+  index?: number;
+  /** The text parts of the user contents since the model's last content, as sent (`<session_context>` left out). */
+  texts?: string[];
+  toolResults?: ToolResult[];
+  /** The baton messages found in `texts`. */
+  delivered?: Delivered[];
+  /** What the mock answered: the text, or the commands of its run_shell_command calls. */
+  answer?: { text?: string; commands?: string[]; finishReason: string };
+  /** The request body, for debugging (system instruction and tool list dropped: they are large). */
+  body?: unknown;
+}
+
+export interface MockOptions {
+  /** Who this mock answers for (for log lines). */
+  name: string;
+  /** What to do about one baton message in a user turn. */
+  onMessage: (m: Delivered, req: LoggedRequest) => Action;
+  /** Called with the stream open, before the answer: return a promise to keep the model "busy". */
+  hold?: (req: LoggedRequest) => Promise<void> | void;
+  /** One line per request, for a test's diagnostics. */
+  log?: (line: string) => void;
+}
+
+interface Part {
+  text?: string;
+  thought?: boolean;
+  functionCall?: { id?: string; name?: string; args?: Record<string, unknown> };
+  functionResponse?: { id?: string; name?: string; response?: Record<string, unknown> };
+}
+interface Content {
+  role?: string;
+  parts?: Part[];
+}
+interface Schema {
+  type?: string;
+  enum?: unknown[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+}
+interface Body {
+  contents?: Content[];
+  systemInstruction?: unknown;
+  tools?: unknown[];
+  generationConfig?: { responseJsonSchema?: Schema; responseSchema?: Schema };
+}
+
+type Out = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
+
+/** A value of the shape a JSON schema asks for: enums their first value (next speaker: "user"), numbers 0
+ * (loop check: no confidence), but the router a low complexity score (→ flash). */
+function fill(schema: Schema | undefined, key = ''): unknown {
+  if (schema?.enum?.length) return schema.enum[0];
+  if (schema?.type?.toLowerCase() === 'array') return [];
+  switch (String(schema?.type ?? 'object').toLowerCase()) {
+    case 'string':
+      return key.includes('reason') ? 'A simple request (mock).' : 'mock';
+    case 'integer':
+    case 'number':
+      return key.includes('score') ? 10 : 0;
+    case 'boolean':
+      return false;
+    default:
+      return Object.fromEntries(Object.entries(schema?.properties ?? {}).map(([k, s]) => [k, fill(s, k)]));
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
+  res.end(JSON.stringify(body));
+}
+
+export class MockGemini {
+  readonly requests: LoggedRequest[] = [];
+  private server: Server;
+  private seq = 0;
+  port = 0;
+
+  private constructor(private opts: MockOptions) {
+    this.server = createServer((req, res) => {
+      this.handle(req, res).catch((err: unknown) => {
+        this.opts.log?.(`${this.opts.name}: mock error ${String(err)}`);
+        if (!res.headersSent) send(res, 500, { error: { code: 500, message: String(err), status: 'INTERNAL' } });
+        else res.end();
+      });
+    });
+  }
+
+  static async start(opts: MockOptions): Promise<MockGemini> {
+    const m = new MockGemini(opts);
+    await new Promise<void>((ok, fail) => {
+      m.server.once('error', fail);
+      m.server.listen(0, '127.0.0.1', () => ok());
+    });
+    m.port = (m.server.address() as AddressInfo).port;
+    return m;
+  }
+
+  /** The value for GOOGLE_GEMINI_BASE_URL. */
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** The user turns this agent's model received (retries counted once), in order. */
+  turns(): LoggedRequest[] {
+    const seen = new Set<string>();
+    return this.requests.filter((r) => {
+      if (r.kind !== 'turn') return false;
+      const key = JSON.stringify([r.index, r.texts, r.toolResults?.map((t) => t.text)]);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+
+  /** Every baton message the model received, in the order received, each once. */
+  received(): Delivered[] {
+    const seen = new Set<string>();
+    return this.turns()
+      .flatMap((r) => r.delivered ?? [])
+      .filter((d) => {
+        const key = `${d.id}\0${d.text}`;
+        if (seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
+  }
+
+  async close(): Promise<void> {
+    this.server.closeAllConnections();
+    await new Promise<void>((ok) => this.server.close(() => ok()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const url = req.url ?? '/';
+    const path = url.split('?')[0]!;
+    const entry: LoggedRequest = { seq: ++this.seq, at: Date.now(), method: req.method ?? '?', url, kind: 'other' };
+    this.requests.push(entry);
+    const done = () => void (entry.answeredAt = Date.now());
+
+    if (req.method === 'HEAD') return void ((entry.kind = 'head'), res.writeHead(200).end(), done());
+    const m = /^\/v1(?:beta|alpha|)\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
+    if (req.method !== 'POST' || !m) {
+      this.opts.log?.(`${this.opts.name}: ${req.method} ${url} → 404`);
+      send(res, 404, { error: { code: 404, message: `mock: no ${req.method} ${path}`, status: 'NOT_FOUND' } });
+      return done();
+    }
+    entry.model = decodeURIComponent(m[1]!);
+    let body: Body;
+    try {
+      body = JSON.parse(raw) as Body;
+    } catch {
+      return void (send(res, 400, { error: { code: 400, message: 'mock: body is not JSON', status: 'INVALID_ARGUMENT' } }), done());
+    }
+    if (m[2] === 'countTokens') return void ((entry.kind = 'count_tokens'), send(res, 200, { totalTokens: Math.ceil(raw.length / 4) }), done());
+    entry.body = { ...body, systemInstruction: undefined, tools: body.tools?.length };
+    const contents = body.contents ?? [];
+    const schema = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema;
+    let out: Out[];
+    if (m[2] === 'generateContent') {
+      entry.kind = schema ? (schema.properties?.['complexity_score'] ? 'router' : 'json') : 'util';
+      out = [{ text: schema ? JSON.stringify(fill(schema)) : 'OK.' }];
+    } else {
+      // What is new since the model last spoke: the contents after the last model content.
+      let start = contents.length;
+      while (start > 0 && contents[start - 1]!.role !== 'model') start--;
+      const fresh = contents.slice(start).filter((c) => c.role !== 'model');
+      if (!fresh.length) {
+        entry.kind = 'chat';
+        out = [{ text: 'OK.' }];
+      } else {
+        entry.kind = 'turn';
+        entry.index = start;
+        entry.texts = [];
+        entry.toolResults = [];
+        for (const p of fresh.flatMap((c) => c.parts ?? [])) {
+          if (typeof p.text === 'string' && !p.thought && !p.text.trimStart().startsWith('<session_context>')) entry.texts.push(p.text);
+          if (p.functionResponse) {
+            const r = p.functionResponse.response ?? {};
+            entry.toolResults.push({
+              id: p.functionResponse.id ?? '',
+              name: p.functionResponse.name ?? '',
+              text: typeof r['output'] === 'string' ? r['output'] : JSON.stringify(r),
+              is_error: 'error' in r,
+            });
+          }
+        }
+        out = this.decide(entry);
+      }
+    }
+    const commands = out.flatMap((o) => ('functionCall' in o ? [String(o.functionCall.args['command'])] : []));
+    const text = out.flatMap((o) => ('text' in o ? [o.text] : [])).join('');
+    entry.answer = { finishReason: 'STOP', ...(text ? { text } : {}), ...(commands.length ? { commands } : {}) };
+    this.opts.log?.(
+      `${this.opts.name}: #${entry.seq} ${entry.kind} ${entry.model}${entry.index !== undefined ? ` [${entry.index}]` : ''}` +
+        `${entry.delivered?.length ? ` got ${entry.delivered.map((d) => d.id).join(', ')}` : ''}` +
+        `${entry.toolResults?.length ? ` +${entry.toolResults.length} tool result(s)` : ''}` +
+        ` → ${commands.length ? `run_shell_command (${commands.map((c) => c.slice(0, 60)).join(' | ')})` : JSON.stringify(text.slice(0, 60))}`,
+    );
+    if (m[2] === 'generateContent') send(res, 200, { candidates: [{ content: { role: 'model', parts: out }, finishReason: 'STOP', index: 0 }], usageMetadata: usage(10) });
+    else await this.stream(res, out, entry);
+    done();
+  }
+
+  /** The answer to a user turn: one run_shell_command call per `post`, else text. */
+  private decide(entry: LoggedRequest): Out[] {
+    entry.delivered = (entry.texts ?? []).flatMap((t) => parseDelivered(t));
+    const commands: string[] = [];
+    const said: string[] = [];
+    for (const d of entry.delivered) {
+      const a = this.opts.onMessage(d, entry);
+      if (a && 'post' in a) commands.push(postCommand(a.post));
+      else if (a && 'say' in a) said.push(a.say);
+    }
+    if (commands.length) return commands.map((command) => ({ functionCall: { name: 'run_shell_command', args: { command, description: 'Reply through baton' } } }));
+    if (said.length) return [{ text: said.join('\n') }];
+    if (entry.toolResults?.length) return [{ text: entry.toolResults.some((t) => t.is_error) ? 'The reply command failed.' : 'Replied through baton.' }];
+    return [{ text: 'Noted.' }];
+  }
+
+  private async stream(res: ServerResponse, out: Out[], entry: LoggedRequest): Promise<void> {
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+    res.flushHeaders();
+    await this.opts.hold?.(entry);
+    // Text goes out in pieces, as the real API streams it; each function call whole, in its own event.
+    const events = out.flatMap((o): Part[][] => ('text' in o ? pieces(o.text, 40).map((text) => [{ text }]) : [[o]]));
+    events.forEach((parts, i) => {
+      const last = i === events.length - 1;
+      const candidate = { content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) };
+      res.write(`data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage(last ? 10 : 0), modelVersion: entry.model, responseId: `mock-${entry.seq}` })}\r\n\r\n`);
+    });
+    res.end();
+  }
+}
+
+const usage = (output: number) => ({ promptTokenCount: 100, candidatesTokenCount: output, totalTokenCount: 100 + output });
+
+function pieces(s: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < s.length; ) {
+    let end = Math.min(i + size, s.length);
+    // Never split a surrogate pair between two events.
+    if (end < s.length && /[\uD800-\uDBFF]/.test(s[end - 1]!)) end++;
+    out.push(s.slice(i, end));
+    i = end;
+  }
+  return out.length ? out : [''];
+}
