@@ -1,5 +1,5 @@
 /**
- * `baton init`: a conversation in any folder — config.json (N agents of one kind), a working folder per
+ * `baton init`: a conversation in any folder — config.json (N agents of one kind, or one of each kind listed), a working folder per
  * agent with its instructions file, and messages/ (ignored by git through its own .gitignore).
  */
 import { existsSync } from 'node:fs';
@@ -15,17 +15,23 @@ import { sessionSuggestion } from './sessions.js';
 const PREFIX: Record<AgentKind, string> = { claude: 'claude', codex: 'codex', gemini: 'gemini', aider: 'aider', shell: 'shell', generic: 'agent' };
 
 /**
- * The config `baton init` writes: N agents of one kind, each in agents/<name>/. Session names carry the
- * folder's name (`myproj-claude1`), so two projects made by init never clash on one tmux server.
+ * The config `baton init` writes: one agent per entry of `kinds` (a kind may repeat; kinds may be mixed:
+ * `claude, codex, gemini`), each in agents/<name>/, named after its kind and counted per kind (`codex1`,
+ * `codex2`). Session names carry the folder's name (`myproj-claude1`), so two projects made by init never
+ * clash on one tmux server.
  */
-export function scaffold(kind: AgentKind, n: number, policy: Policy, dir: string): Record<string, unknown> {
-  const names = Array.from({ length: n }, (_, i) => `${PREFIX[kind]}${i + 1}`);
+export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Record<string, unknown> {
+  const counts = new Map<AgentKind, number>();
+  const agents = kinds.map((kind) => {
+    counts.set(kind, (counts.get(kind) ?? 0) + 1);
+    return { name: `${PREFIX[kind]}${counts.get(kind)}`, kind };
+  });
   return {
     message_dir: './messages',
     agents: Object.fromEntries(
-      names.map((name) => [name, { kind, cwd: `./agents/${name}`, command: KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND', session: sessionSuggestion({ baseDir: dir }, { name }) }]),
+      agents.map(({ name, kind }) => [name, { kind, cwd: `./agents/${name}`, command: KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND', session: sessionSuggestion({ baseDir: dir }, { name }) }]),
     ),
-    first_turn: names[0],
+    first_turn: agents[0]!.name,
     turns: { policy, max_turns: 0, timeout_s: 0 },
     inbox: { max_bytes: 1048576, settle_ms: 1000 },
     delivery: {},
@@ -33,10 +39,10 @@ export function scaffold(kind: AgentKind, n: number, policy: Policy, dir: string
 }
 
 
-export async function makeProject(dir: string, kind: AgentKind, n: number, policy: Policy, force: boolean): Promise<{ ok: true; file: string; config: Config; notes: { written: string[]; kept: string[] } } | { ok: false; file: string }> {
+export async function makeProject(dir: string, kinds: AgentKind[], policy: Policy, force: boolean): Promise<{ ok: true; file: string; config: Config; notes: { written: string[]; kept: string[] } } | { ok: false; file: string }> {
   await ensureDir(dir);
   const file = join(dir, 'config.json');
-  const body = `${JSON.stringify(scaffold(kind, n, policy, dir), null, 2)}\n`;
+  const body = `${JSON.stringify(scaffold(kinds, policy, dir), null, 2)}\n`;
   if (force) await writeFile(file, body);
   else if (!(await createAtomic(file, body))) return { ok: false, file };
   const config = loadConfig(locateConfig(file));

@@ -50,4 +50,35 @@ describe('baton init', () => {
     expect(archive().map((r) => r.sender)).toEqual(['claude1', 'claude2', 'claude3', 'claude1']);
     expect((await baton(['down'])).exitCode).toBe(0);
   });
+
+  it('mixes kinds (--kind claude,codex,gemini): each agent gets its own instructions and hooks in its folder, and the demo stands in for all three', async () => {
+    p = new Project();
+    const proj = join(p.dir, 'mixed');
+    const made = await execa('node', [CLI, 'init', proj, '--kind', 'claude,codex,gemini'], { cwd: p.dir, env: p.env, reject: false });
+    expect(made.exitCode, made.stderr).toBe(0);
+    expect(made.stdout).toMatch(/\(3 claude, codex, gemini agents, round_robin\)/);
+    const config = JSON.parse(readFileSync(join(proj, 'config.json'), 'utf8')) as { agents: Record<string, { kind: string }> };
+    expect(Object.entries(config.agents).map(([n, a]) => `${n}:${a.kind}`)).toEqual(['claude1:claude', 'codex1:codex', 'gemini1:gemini']);
+    const at = (...f: string[]) => join(proj, 'agents', ...f);
+    for (const f of [at('claude1', 'CLAUDE.md'), at('codex1', 'AGENTS.md'), at('gemini1', 'GEMINI.md')]) expect(readFileSync(f, 'utf8').startsWith(MARKER), f).toBe(true);
+    // Each client's hooks in its own folder, running `baton hook` (never ~/.claude, ~/.codex, ~/.gemini).
+    const codexHooks = JSON.parse(readFileSync(at('codex1', '.codex', 'hooks.json'), 'utf8')) as { hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>> };
+    expect(Object.keys(codexHooks.hooks).sort()).toEqual(['Stop', 'UserPromptSubmit']);
+    expect(codexHooks.hooks.Stop![0]!.hooks[0]!.command).toMatch(/ hook stop --agent 'codex1' .*\|\| true # baton-hook$/);
+    const gemini = JSON.parse(readFileSync(at('gemini1', '.gemini', 'settings.json'), 'utf8')) as { hooks: Record<string, unknown[]> };
+    expect(Object.keys(gemini.hooks).sort()).toEqual(['AfterAgent', 'BeforeAgent']);
+    expect(readFileSync(at('gemini1', '.gemini', 'baton-policy.toml'), 'utf8')).toContain('commandPrefix = "baton post"');
+    expect(existsSync(at('claude1', '.claude', 'settings.local.json'))).toBe(true);
+    // A mismatch of --kind and --agents is a usage error.
+    expect((await execa('node', [CLI, 'init', join(p.dir, 'x'), '--kind', 'codex,gemini', '--agents', '3'], { env: p.env, reject: false })).exitCode).toBe(2);
+    const baton = (args: string[], env: Record<string, string> = {}) => execa('node', [CLI, ...args], { cwd: proj, env: { ...p.env, ...env }, reject: false });
+    const up = await baton(['up', '--demo'], { BATON_DEMO_DELAY_MS: '100', BATON_DEMO_TURNS: '6' });
+    expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
+    const delivered = () => ['msg_0001', 'msg_0002', 'msg_0003'].map((id) => join(proj, 'messages', 'archive', `${id}.json`)).filter(existsSync).map((f) => JSON.parse(readFileSync(f, 'utf8')) as { sender: string; delivered_at: string | null });
+    await waitFor('three demo messages', () => delivered().filter((r) => r.delivered_at).length === 3, 40_000);
+    expect(delivered().map((r) => r.sender)).toEqual(['claude1', 'codex1', 'gemini1']);
+    const status = JSON.parse((await baton(['status', '--json'])).stdout) as { agents: Record<string, { kind: string; demo: boolean }> };
+    expect(Object.values(status.agents).map((a) => [a.kind, a.demo])).toEqual([['claude', true], ['codex', true], ['gemini', true]]);
+    expect((await baton(['down'])).exitCode).toBe(0);
+  });
 });
