@@ -103,7 +103,10 @@ export function renderAgents(): void {
     stateEl.className = `state ${st?.alive ? 'ok' : 'bad'}`;
     // What the agent's own hooks said last (issue 16): more exact than the screen where the kind has hooks.
     const hooked = st?.hooks ? ` · ${st.hooks.state === 'permission' ? 'waiting for a permission' : st.hooks.state} since ${when(st.hooks.since)}` : '';
-    card.querySelector('.pane')!.textContent = st ? `${st.target}${st.pane ? ` · ${st.pane} · ${st.command ?? ''}` : ''}${st.last_activity ? ` · active ${when(st.last_activity)}` : ''}${hooked}` : '';
+    // Its screen as its kind's client draws it (issue 17), where baton reads it.
+    const sc = st?.screen;
+    const screen = sc ? ` · screen: ${sc.state === 'holding' ? 'holding text' : sc.state === 'unknown' ? 'not recognised' : sc.state}${sc.busy ? ', busy' : ''}` : '';
+    card.querySelector('.pane')!.textContent = st ? `${st.target}${st.pane ? ` · ${st.pane} · ${st.command ?? ''}` : ''}${st.last_activity ? ` · active ${when(st.last_activity)}` : ''}${screen}${hooked}` : '';
     const problem = card.querySelector<HTMLElement>('.problem')!;
     problem.hidden = !st?.problem || !st.pane;
     problem.textContent = st?.problem ? `baton waits: ${st.problem}` : '';

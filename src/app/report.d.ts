@@ -70,4 +70,10 @@ export interface AgentStatus {
    * no hook has reported (or the kind has none).
    */
   hooks: { state: 'busy' | 'idle' | 'permission'; since: string; detail?: string } | null;
+  /**
+   * What its screen shows, read the way its kind's client draws it (claude, codex, gemini; issue 17): its
+   * input box empty (`ready`) or holding text, a dialog, or a screen baton does not know; `busy` while a
+   * turn runs. Null when the kind's screen is not read, or there is no live pane.
+   */
+  screen: { state: 'ready' | 'holding' | 'dialog' | 'unknown'; busy?: boolean; detail?: string } | null;
 }

@@ -9,7 +9,7 @@ import { hostOf, isLocal, type Config } from '../config/config.js';
 import { rulesFor } from '../core/conversation.js';
 import { readAgentStates } from '../terminal/hooks/spool.js';
 import { findPane, targetOf } from '../terminal/pane.js';
-import { whyNotReady } from '../terminal/readiness.js';
+import { readScreen, whyNotReady } from '../terminal/readiness.js';
 import { Tmux } from '../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
 
@@ -32,10 +32,11 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
       const host = hostOf(config, name);
       if (!isLocal(config, name)) {
         // Another machine's agent: its pane is on that machine's tmux (status there shows it).
-        agents[name] = { alive: false, target, pane: null, dead: false, command: null, last_activity: null, problem: `runs on ${host}`, kind: config.agents[name]!.kind, demo: false, host, hooks: null };
+        agents[name] = { alive: false, target, pane: null, dead: false, command: null, last_activity: null, problem: `runs on ${host}`, kind: config.agents[name]!.kind, demo: false, host, hooks: null, screen: null };
         return;
       }
       const pane = await findPane(t, config.agents[name]!);
+      const screen = pane && !pane.dead && !pane.demo ? await readScreen(t, config.agents[name]!, pane) : null;
       agents[name] = {
         alive: !!pane && !pane.dead,
         target,
@@ -48,6 +49,7 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
         demo: Boolean(pane?.demo),
         host,
         hooks: hooksOf(name),
+        screen: screen && { state: screen.state, ...('busy' in screen ? { busy: screen.busy } : {}), ...('detail' in screen ? { detail: screen.detail } : {}) },
       };
     }),
   );
@@ -92,6 +94,14 @@ const ago = (iso: string | null) => {
   return s < 120 ? `${s} s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
 };
 
+/** A screen in a few words: `ready`, `ready, busy`, `holding text`, `dialog (…)`, `not recognised`. */
+function screenWords(x: NonNullable<AgentStatus['screen']>): string {
+  const busy = x.busy ? ', busy' : '';
+  if (x.state === 'ready') return `ready${busy}`;
+  if (x.state === 'holding') return `holding text${busy}`;
+  return x.state === 'dialog' ? `dialog (${x.detail ?? ''})` : 'not recognised';
+}
+
 export function formatStatus(s: StatusReport): string {
   const lines = [
     `config        ${s.config ?? `none found — showing the built-in default (${Object.keys(s.agents).join(', ')}); "baton init" writes a config.json`}`,
@@ -111,7 +121,7 @@ export function formatStatus(s: StatusReport): string {
     'agents',
     ...Object.entries(s.agents).map(
       ([n, a]) =>
-        `  ${n.padEnd(12)} ${a.problem?.startsWith('runs on ') && !a.pane ? a.problem : a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.demo ? `demo agent (for ${a.kind})` : a.kind}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.hooks ? `  ${a.hooks.state === 'permission' ? 'waiting for a permission' : a.hooks.state} since ${ago(a.hooks.since)}${a.hooks.detail ? ` (${a.hooks.detail})` : ''}` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
+        `  ${n.padEnd(12)} ${a.problem?.startsWith('runs on ') && !a.pane ? a.problem : a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.demo ? `demo agent (for ${a.kind})` : a.kind}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.screen ? `  screen: ${screenWords(a.screen)}` : ''}${a.hooks ? `  hooks: ${a.hooks.state === 'permission' ? 'waiting for a permission' : a.hooks.state} since ${ago(a.hooks.since)}${a.hooks.detail ? ` (${a.hooks.detail})` : ''}` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
     ),
   ];
   return `${lines.join('\n')}\n`;

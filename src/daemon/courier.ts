@@ -158,7 +158,8 @@ export class Courier {
     const typing = round(d.pastedAt - Math.max(firstSeen, turnSince));
     const flag = d.redelivered ? { redelivered: true } : {};
     if (d.redelivered) await this.bus.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
-    await this.bus.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, held_ms: held, delivery_ms: typing, ...flag });
+    // How the submit was confirmed on the screen (a receipt from the agent's hook may replace it on the record).
+    await this.bus.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, held_ms: held, delivery_ms: typing, submit: d.confirmation, ...flag });
     const heldNote = held >= 1000 ? ` (held ${(held / 1000).toFixed(1)} s before its turn)` : '';
     this.log.success(`${r.id} ${r.sender} → ${r.receiver}${d.redelivered ? ' (redelivered)' : ''} in ${typing} ms${heldNote}`);
   }

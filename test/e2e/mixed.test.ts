@@ -180,6 +180,11 @@ async function converse(s: Scenario): Promise<void> {
       const info = (await project.tmux(['display-message', '-p', '-t', `=${a.name}:`, '#{pane_dead} #{pane_current_command}'])).stdout.trim();
       expect(info, `${a.name}'s client is alive`).toMatch(/^0 /);
     }
+    // ── `baton status` reads each kind's screen: every box empty, no turn running
+    await waitFor('every client idle', async () => {
+      const st = JSON.parse((await project.cli(['status', '--json'])).stdout) as { agents: Record<string, { screen: { state: string; busy?: boolean } | null }> };
+      return order.every((a) => st.agents[a]?.screen?.state === 'ready' && st.agents[a]?.screen?.busy === false);
+    }, 30_000, 250);
     // ── the busy deliveries went into a busy client and arrived as a turn of their own, after the running one
     for (const b of s.busy) {
       const next = b.after + hops - 1;
@@ -193,9 +198,11 @@ async function converse(s: Scenario): Promise<void> {
       expect((carried[0]!.toolOutputs ?? carried[0]!.toolResults ?? []).length, `${id(next)} is a turn of its own, not steered into a tool result`).toBe(0);
     }
     const tally = (values: unknown[]) => [...values.reduce((m: Map<string, number>, v) => m.set(String(v), (m.get(String(v)) ?? 0) + 1), new Map<string, number>())].map(([k, v]) => `${k} ${v}`).join(', ');
+    // The screen's word on each submit, per receiving kind (the closing note of issue 17 reports these).
+    const submits = s.agents.map((a) => `${a.kind}: ${tally(project.events().filter((e) => e.event === 'delivered' && e.to === a.name).map((e) => e.submit))}`).join('; ');
     console.log(
       `[e2e] ${s.agents.map((a) => `${a.name} (${a.kind} ${VERSIONS[a.kind]}${a.auto ? ', auto' : ''})`).join(' → ')}: ${n} turns in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
-        `events: ${tally(project.events().map((e) => e.event))}`,
+        `submits confirmed: ${submits}; events: ${tally(project.events().map((e) => e.event))}`,
     );
   } catch (err) {
     const dump: string[] = ['── trace', ...trace];

@@ -16,7 +16,8 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
            seconds_in_turn, nudges, stalled, finished ({reason, at} or null), pending (moderated),
            paused ({at} or null), demo, config (the file, or null for the built-in default),
            agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo, host,
-                   hooks: {state: busy|idle|permission, since} or null}),
+                   hooks: {state: busy|idle|permission, since} or null,
+                   screen: {state: ready|holding|dialog|unknown, busy?, detail?} or null}),
            message_dir (on the PostgreSQL bus: the database, password hidden), bus {kind, conversation},
            hosts (machine → {alive, pid, last_heartbeat, agents})`,
   async run(inv) {
