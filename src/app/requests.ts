@@ -14,20 +14,36 @@ import { log } from '../lib/log.js';
 import { UsageError } from './input.js';
 
 const REPLY_TIMEOUT_MS = 15_000;
+/** How often an unanswered request looks again for a daemon to answer it. */
+const LOOK_EVERY_MS = 1000;
+
+/**
+ * Answer the request here, with the daemon's own code, when no daemon holds the conversation. A daemon
+ * that starts meanwhile (LeaseHeldError) answers it instead.
+ */
+async function answerHere(config: Config, bus: ReturnType<typeof openBus>): Promise<void> {
+  if ((await bus.daemon()).running) return;
+  const quiet = log.create({ level: Math.min(log.level, 1) });
+  try {
+    await new Daemon(config, bus, { oneshot: true, log: quiet }).start();
+  } catch (err) {
+    if (!(err instanceof LeaseHeldError)) throw err;
+  }
+}
 
 export async function request(config: Config, req: Request): Promise<Reply> {
   const bus = openBus(config);
   const name = await bus.submit(req);
-  if (!(await bus.daemon()).running) {
-    const quiet = log.create({ level: Math.min(log.level, 1) });
-    try {
-      await new Daemon(config, bus, { oneshot: true, log: quiet }).start();
-    } catch (err) {
-      if (!(err instanceof LeaseHeldError)) throw err; // a daemon started meanwhile: it answers
-    }
+  // Until answered: whenever no daemon holds the conversation, answer it here. Looked at again every
+  // second, not once: a holder seen at the first look (a paused daemon whose lease was not stale yet, a
+  // daemon on its way out) may be gone a moment later, and then nobody else would answer.
+  const until = Date.now() + REPLY_TIMEOUT_MS;
+  for (;;) {
+    await answerHere(config, bus);
+    const reply = await bus.awaitReply(name, Math.max(0, Math.min(LOOK_EVERY_MS, until - Date.now())));
+    if (reply) return reply;
+    if (Date.now() >= until) break;
   }
-  const reply = await bus.awaitReply(name, REPLY_TIMEOUT_MS);
-  if (reply) return reply;
   // No answer: take the request back, so "failed" means not done. Gone already means the daemon is on it.
   if (await bus.withdraw(name)) return { ok: false, message: `the daemon did not answer within ${REPLY_TIMEOUT_MS / 1000} s; nothing was done (baton status shows what it is doing)` };
   return (await bus.awaitReply(name, REPLY_TIMEOUT_MS)) ?? { ok: false, message: 'the daemon took the request but did not answer; see baton status and baton log' };

@@ -149,6 +149,28 @@ describe('a daemon that lost its lease', () => {
   });
 });
 
+describe('a request while the daemon is paused', () => {
+  it('asked while its lease is still fresh: answered here as soon as the lease goes stale, not left unanswered', async () => {
+    p = new Project();
+    const log1 = await p.recorder('claude1');
+    await p.recorder('claude2');
+    const d = await p.startDaemon();
+    process.kill(d.proc.pid!, 'SIGSTOP');
+    try {
+      // At once: the daemon still looks alive, so the command waits for it — and answers itself once the
+      // paused daemon's lease is stale (3 s), instead of waiting out its 15 s and saying nothing was done.
+      const started = Date.now();
+      const sent = await p.cli(['send', '--to', 'claude1', 'asked of a paused daemon']);
+      expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);
+      expect(Date.now() - started).toBeLessThan(12_000);
+      expect(readRecorder(log1).pastes.some((t) => t.includes('asked of a paused daemon'))).toBe(true);
+    } finally {
+      process.kill(d.proc.pid!, 'SIGCONT');
+    }
+    await waitFor('started again in the same process', () => p!.events().filter((e) => e.event === 'started' && e.pid === d.proc.pid).length === 2, 30_000);
+  });
+});
+
 describe('receivers that would run or split a message', () => {
   it('a shell-kind agent (a real bash) gets one inert line; nothing in the content runs; baton show prints it', async () => {
     p = new Project();
