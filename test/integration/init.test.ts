@@ -1,8 +1,8 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, Project, waitFor } from '../helpers/harness.js';
+import { CLI, Project, ROOT, waitFor } from '../helpers/harness.js';
 import { MARKER } from '../../src/app/instructions.js';
 
 let p: Project;
@@ -80,5 +80,22 @@ describe('baton init', () => {
     const status = JSON.parse((await baton(['status', '--json'])).stdout) as { agents: Record<string, { kind: string; demo: boolean }> };
     expect(Object.values(status.agents).map((a) => [a.kind, a.demo])).toEqual([['claude', true], ['codex', true], ['gemini', true]]);
     expect((await baton(['down'])).exitCode).toBe(0);
+  });
+
+  it("baton up's panes find baton on their PATH, though the shell that ran baton up did not (tmux gives a new session its client's PATH)", async () => {
+    p = new Project();
+    const proj = join(p.dir, 'proj');
+    const found = join(p.dir, 'found.txt');
+    expect((await execa('node', [CLI, 'init', proj, '--kind', 'generic'], { env: p.env, reject: false })).exitCode).toBe(0);
+    const file = join(proj, 'config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { agents: Record<string, { command: string }> };
+    for (const a of Object.values(config.agents)) a.command = `sh -c 'command -v baton >> ${found}; exec cat'`;
+    writeFileSync(file, JSON.stringify(config));
+    const path = (process.env.PATH ?? '').split(':').filter((d) => !existsSync(join(d, 'baton'))).join(':');
+    const up = await execa('node', [CLI, 'up'], { cwd: proj, env: { ...p.env, PATH: path }, reject: false });
+    expect(up.exitCode, up.stdout + up.stderr).toBe(0);
+    await waitFor('both panes looked', () => existsSync(found) && readFileSync(found, 'utf8').trim().split('\n').length === 2);
+    expect(readFileSync(found, 'utf8').trim().split('\n')).toEqual([join(ROOT, 'bin', 'baton'), join(ROOT, 'bin', 'baton')]);
+    expect((await execa('node', [CLI, 'down'], { cwd: proj, env: p.env, reject: false })).exitCode).toBe(0);
   });
 });
