@@ -14,8 +14,8 @@
  * A kind may submit with another key while its agent is busy (issue 17): Codex takes an Enter then as a
  * *steer* into the running turn — the reply it was writing is discarded and the message joins that turn —
  * while Tab queues it as a turn of its own, which is what a strict-turn conversation needs. The screen
- * says busy or not right before the key; if the turn ends in between, the Tab leaves the text in the box
- * and the confirmation's second press, deciding again, is an Enter.
+ * says busy or not right before the key; if the turn ends in between, no harm: on an idle Codex a Tab
+ * submits as Enter does (measured on 0.169.0), and a second press, if one is needed, decides again.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from '../config/config.js';
