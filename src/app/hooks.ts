@@ -1,8 +1,9 @@
 /**
  * Installing baton's hooks for the agents whose CLI has them (issues 16, 17; terminal/hooks/ has the why
  * for each CLI), and what each needs on its command line to run unattended in its own folder: Codex the
- * trust of its folder and of baton's hooks (`-c …`) and the message folder writable from its sandbox,
- * Gemini CLI its folder trusted and the policy that allows `baton post`. Nothing goes into the user's own
+ * trust of its folder and of baton's hooks (`-c …`), the message folder writable from its sandbox and
+ * baton's MCP server; Gemini CLI its folder trusted and the policy that allows `baton post`. (Claude Code
+ * and Gemini find baton's MCP server in the agent's folder.) Nothing goes into the user's own
  * ~/.claude, ~/.codex or ~/.gemini.
  */
 import { relative } from 'node:path';
@@ -11,6 +12,7 @@ import { log } from '../lib/log.js';
 import { installClaudeHooks, registerClaudeMcp } from '../terminal/hooks/claude-settings.js';
 import { installCodexHooks } from '../terminal/hooks/codex-hooks.js';
 import { installGeminiHooks } from '../terminal/hooks/gemini-settings.js';
+import { batonMcpServer, codexMcpOverride } from '../terminal/hooks/mcp-server.js';
 import { spoolDir } from '../terminal/hooks/spool.js';
 import { programName } from '../terminal/program.js';
 import { CLI_JS } from './paths.js';
@@ -39,10 +41,11 @@ async function install(config: Config, agent: Agent, spool: string): Promise<{ o
       const r = await installCodexHooks(agent, spool, process.execPath, CLI_JS);
       // `baton post` writes into the message folder, outside the agent's folder: its sandbox must allow it.
       const roots = ['-c', `sandbox_workspace_write.writable_roots=${JSON.stringify([config.messageDir])}`];
-      return { ...r, launch: { args: [...(r.ok ? r.args : []), ...roots], env: {} } };
+      const mcp = ['-c', codexMcpOverride(batonMcpServer(process.execPath, CLI_JS, agent.name, config.file))];
+      return { ...r, launch: { args: [...(r.ok ? r.args : []), ...roots, ...mcp], env: {} } };
     }
     case 'gemini': {
-      const r = await installGeminiHooks(agent, spool, process.execPath, CLI_JS);
+      const r = await installGeminiHooks(agent, spool, process.execPath, CLI_JS, config.file);
       return r.ok ? { ...r, launch: { args: r.args, env: r.env } } : r;
     }
     default:

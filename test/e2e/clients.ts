@@ -132,5 +132,7 @@ export function geminiAgent(dir: string, configFile: string, name: string, url: 
       ide: { enabled: false, hasSeenNudge: true },
     }),
   );
-  return { cwd, env: { ...baseEnv(name, configFile, home, tmp), GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'test-baton-e2e', GOOGLE_GEMINI_BASE_URL: url } };
+  // CI=false: with CI set (as .ci/run sets it) Gemini CLI takes itself for a script, prints "No input
+  // provided via stdin" and exits instead of starting its TUI.
+  return { cwd, env: { ...baseEnv(name, configFile, home, tmp), GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'test-baton-e2e', GOOGLE_GEMINI_BASE_URL: url, CI: 'false' } };
 }

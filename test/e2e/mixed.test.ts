@@ -131,8 +131,11 @@ async function converse(s: Scenario): Promise<void> {
     const last = s.agents[n % s.agents.length]!; // the receiver of the last message
     await waitFor(
       `${last.name}'s model to get ${id(n)}`,
-      () => {
+      async () => {
         if (problems.length) throw new Error(problems.join('\n'));
+        // A client that exited (its pane dead) fails the test at once, not at the timeout.
+        const dead = (await project.tmux(['list-panes', '-a', '-F', '#{session_name} #{pane_dead}'])).stdout.split('\n').filter((l) => l.endsWith(' 1'));
+        if (dead.length) throw new Error(`a client exited: ${dead.join(', ')}`);
         return (mocks.get(last.name)!.turns() as Array<{ answeredAt?: number; delivered?: Delivered[] }>).some((r) => r.answeredAt && r.delivered?.some((d) => d.id === id(n)));
       },
       300_000,
@@ -179,6 +182,14 @@ async function converse(s: Scenario): Promise<void> {
       expect(existsSync(join(project.dir, 'agents', a.name, 'PWNED')), `${a.name}: "!touch PWNED" ran`).toBe(false);
       const info = (await project.tmux(['display-message', '-p', '-t', `=${a.name}:`, '#{pane_dead} #{pane_current_command}'])).stdout.trim();
       expect(info, `${a.name}'s client is alive`).toMatch(/^0 /);
+    }
+    // ── baton's MCP server, registered by `baton up`, was started by each client and its post tool offered to the model
+    for (const a of s.agents.filter((x) => x.kind !== 'claude')) {
+      const offered = [...new Set((mocks.get(a.name)!.requests as Array<{ tools?: string[] }>).flatMap((r) => r.tools ?? []))];
+      // Codex nests an MCP server's tools under a namespace (`mcp__baton`: post, status, transcript), Gemini
+      // prefixes each (`mcp_baton_post`).
+      const names = offered.join(' ');
+      expect(/\bmcp__baton\b.*\bpost\b|\bmcp_baton_post\b/.test(names), `${a.name} offered baton's post tool (tools: ${names})`).toBe(true);
     }
     // ── `baton status` reads each kind's screen: every box empty, no turn running
     await waitFor('every client idle', async () => {

@@ -53,6 +53,8 @@ export interface LoggedRequest {
   delivered?: Delivered[];
   /** What the mock answered: the text, or the `cmd` of its exec_command calls. */
   answer?: { text?: string; commands?: string[] };
+  /** The names of the tools the client offered the model (its own, and its MCP servers'). */
+  tools?: string[];
   /** The request body, for debugging (instructions and tool list dropped: they are large). */
   body?: unknown;
 }
@@ -191,6 +193,7 @@ export class MockResponses {
     while (start > 0 && !isOutput(input[start - 1]!)) start--;
     const fresh = input.slice(start);
     entry.body = { ...body, instructions: body.instructions?.slice(0, 80), tools: body.tools?.length };
+    entry.tools = toolNames(body.tools);
     entry.index = start;
     const items: [number, string][] = [];
     fresh.forEach((i, k) => {
@@ -289,4 +292,18 @@ function pieces(s: string, size: number): string[] {
     i = end;
   }
   return out.length ? out : [''];
+}
+
+/** Every tool name in a request's tool list, however the API nests them (name, function.name, functionDeclarations[].name). */
+function toolNames(tools: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    if (typeof o.name === 'string') out.push(o.name);
+    for (const k of ['function', 'functionDeclarations', 'tools']) if (k in o) walk(o[k]);
+  };
+  walk(tools);
+  return out;
 }

@@ -55,6 +55,8 @@ export interface LoggedRequest {
   delivered?: Delivered[];
   /** What the mock answered: the text, or the commands of its run_shell_command calls. */
   answer?: { text?: string; commands?: string[]; finishReason: string };
+  /** The names of the tools the client offered the model (its own, and its MCP servers'). */
+  tools?: string[];
   /** The request body, for debugging (system instruction and tool list dropped: they are large). */
   body?: unknown;
 }
@@ -205,6 +207,7 @@ export class MockGemini {
     }
     if (m[2] === 'countTokens') return void ((entry.kind = 'count_tokens'), send(res, 200, { totalTokens: Math.ceil(raw.length / 4) }), done());
     entry.body = { ...body, systemInstruction: undefined, tools: body.tools?.length };
+    entry.tools = toolNames(body.tools);
     const contents = body.contents ?? [];
     const schema = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema;
     let out: Out[];
@@ -296,4 +299,18 @@ function pieces(s: string, size: number): string[] {
     i = end;
   }
   return out.length ? out : [''];
+}
+
+/** Every tool name in a request's tool list, however the API nests them (name, function.name, functionDeclarations[].name). */
+function toolNames(tools: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    if (typeof o.name === 'string') out.push(o.name);
+    for (const k of ['function', 'functionDeclarations', 'tools']) if (k in o) walk(o[k]);
+  };
+  walk(tools);
+  return out;
 }

@@ -230,9 +230,10 @@ describe('daemon with two recorder agents on a private tmux server', () => {
   });
 
   it('never types into a bare shell in place of a known agent; types into the pinned pane, not a split beside it', async () => {
-    // A known agent CLI whose screen baton does not read (claude's would be read, and a recorder is no Claude).
+    // A known agent CLI whose screen baton does not read (claude's, codex's and gemini's would be read, and
+    // a recorder is none of them).
     p = new Project({
-      agents: { claude1: { kind: 'gemini', command: 'x' }, claude2: { kind: 'gemini', command: 'x' } },
+      agents: { claude1: { kind: 'aider', command: 'x' }, claude2: { kind: 'aider', command: 'x' } },
     });
     const log1 = await p.recorder('claude1');
     // claude2's agent has "exited" to an interactive shell a person started.
@@ -267,7 +268,7 @@ describe('daemon with two recorder agents on a private tmux server', () => {
   });
 
   it('an agent program wrapped by a shell (redirections, a trailing command) still receives messages', async () => {
-    p = new Project({ agents: { claude1: { kind: 'codex', command: 'x' }, claude2: { kind: 'codex', command: 'x' } } });
+    p = new Project({ agents: { claude1: { kind: 'aider', command: 'x' }, claude2: { kind: 'aider', command: 'x' } } });
     await p.recorder('claude1');
     const log = join(p.dir, 'wrapped.log');
     const rec = join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs');

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
+import { batonMcpServer } from './mcp-server.js';
 
 export const MARK = '# baton-hook';
 
@@ -82,8 +83,7 @@ export async function registerClaudeMcp(agent: Pick<Agent, 'name' | 'cwd'>, node
     }
   }
   const servers = (current.mcpServers && typeof current.mcpServers === 'object' ? current.mcpServers : {}) as Record<string, unknown>;
-  const args = [cli, 'mcp', '--as', agent.name, ...(configFile ? ['--config', configFile] : [])];
   await ensureDir(agent.cwd);
-  await writeAtomic(file, `${JSON.stringify({ ...current, mcpServers: { ...servers, baton: { command: node, args } } }, null, 2)}\n`);
+  await writeAtomic(file, `${JSON.stringify({ ...current, mcpServers: { ...servers, baton: batonMcpServer(node, cli, agent.name, configFile) } }, null, 2)}\n`);
   return { ok: true, file };
 }

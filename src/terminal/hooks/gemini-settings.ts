@@ -8,7 +8,8 @@
  * folder is not trusted"), and asks "Do you trust the files in this folder?" at start. `baton up` trusts
  * the agent's folder for that session with GEMINI_CLI_TRUST_WORKSPACE=true instead of writing the user's
  * trustedFolders.json. The reply command is allowed by a policy file passed with `--policy`: a rule for
- * the `baton post` prefix (heredoc included), while every other shell command still asks.
+ * the `baton post` prefix (heredoc included), while every other shell command still asks; or the agent
+ * answers with the post tool of baton's MCP server, registered here too (`mcpServers.baton`, trusted).
  *
  * A hook that exits 2 with any output blocks the prompt (and an AfterAgent one re-prompts the model with
  * its stderr): `baton hook` always exits 0, and its command line ends in `|| true` should node be gone.
@@ -19,6 +20,7 @@ import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
 import { hookCommand, MARK, type Installed } from './claude-settings.js';
+import { batonMcpServer } from './mcp-server.js';
 
 const EVENTS: Partial<Record<HookEvent, string>> = { prompt: 'BeforeAgent', stop: 'AfterAgent' };
 
@@ -42,7 +44,7 @@ allowRedirection = true
 
 export type GeminiInstalled = (Installed & { ok: false }) | { ok: true; file: string; args: string[]; env: Record<string, string> };
 
-export async function installGeminiHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string): Promise<GeminiInstalled> {
+export async function installGeminiHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string, configFile: string | null = null): Promise<GeminiInstalled> {
   const file = geminiSettingsPath(agent);
   let settings: Record<string, unknown> = {};
   if (existsSync(file)) {
@@ -61,8 +63,11 @@ export async function installGeminiHooks(agent: Pick<Agent, 'name' | 'cwd'>, spo
       .filter((g) => g.hooks.length > 0);
     hooks[theirs] = [...kept, { matcher: '*', hooks: [{ type: 'command', name: `baton-${event}`, command: hookCommand(node, cli, event, agent.name, spool) }] }];
   }
+  // baton's MCP server too (its tools trusted: no question before a post), beside the user's own servers.
+  const servers = (settings.mcpServers && typeof settings.mcpServers === 'object' ? settings.mcpServers : {}) as Record<string, unknown>;
+  const mcpServers = { ...servers, baton: { ...batonMcpServer(node, cli, agent.name, configFile), trust: true } };
   await ensureDir(join(agent.cwd, '.gemini'));
-  await writeAtomic(file, `${JSON.stringify({ ...settings, hooks }, null, 2)}\n`);
+  await writeAtomic(file, `${JSON.stringify({ ...settings, mcpServers, hooks }, null, 2)}\n`);
   const policy = geminiPolicyPath(agent);
   await writeAtomic(policy, POLICY);
   return { ok: true, file, args: ['--policy', policy], env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' } };
