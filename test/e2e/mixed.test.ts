@@ -211,9 +211,11 @@ async function converse(s: Scenario): Promise<void> {
     const tally = (values: unknown[]) => [...values.reduce((m: Map<string, number>, v) => m.set(String(v), (m.get(String(v)) ?? 0) + 1), new Map<string, number>())].map(([k, v]) => `${k} ${v}`).join(', ');
     // The screen's word on each submit, per receiving kind (the closing note of issue 17 reports these).
     const submits = s.agents.map((a) => `${a.kind}: ${tally(project.events().filter((e) => e.event === 'delivered' && e.to === a.name).map((e) => e.submit))}`).join('; ');
+    // When the prompt hook ran, against the stamp (negative: the receipt came first).
+    const lead = s.agents.map((a) => `${a.kind} ${archive.filter((r) => r.receiver === a.name).map((r) => Date.parse((r.received as unknown as { at: string }).at) - Date.parse(r.delivered_at!)).join('/')}`).join('; ');
     console.log(
       `[e2e] ${s.agents.map((a) => `${a.name} (${a.kind} ${VERSIONS[a.kind]}${a.auto ? ', auto' : ''})`).join(' → ')}: ${n} turns in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
-        `submits confirmed: ${submits}; events: ${tally(project.events().map((e) => e.event))}`,
+        `submits confirmed: ${submits}; receipt − stamp (ms): ${lead}; events: ${tally(project.events().map((e) => e.event))}`,
     );
   } catch (err) {
     const dump: string[] = ['── trace', ...trace];
