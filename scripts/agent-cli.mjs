@@ -7,6 +7,7 @@
 //   node scripts/agent-cli.mjs claude     # prints /…/.cache/claude-code-2.1.197/node_modules/.bin/claude
 //   node scripts/agent-cli.mjs codex      # @openai/codex 0.169.0 (its native binary: ~167 MB download)
 //   node scripts/agent-cli.mjs gemini     # @google/gemini-cli 0.61.0 (a 21 MB pure-JS bundle)
+//   node scripts/agent-cli.mjs claude@2.1.332   # another version than the measured one
 //   BATON_AGENT_CACHE=/elsewhere node scripts/agent-cli.mjs codex
 //
 // The versions are the ones measured in CLAUDE-CODE.md and CODEX-GEMINI.md. Exit 1 (with npm's output on
@@ -22,8 +23,9 @@ const CLIENTS = {
   gemini: { pkg: '@google/gemini-cli', version: '0.61.0', bin: 'gemini', folder: 'gemini-cli' },
 };
 
-const name = process.argv[2];
-const client = CLIENTS[name];
+// CLIENT or CLIENT@VERSION (another version than the measured one, e.g. the newest: claude@2.1.332).
+const [name, pinned] = (process.argv[2] ?? '').split('@');
+const client = CLIENTS[name] && { ...CLIENTS[name], ...(pinned ? { version: pinned } : {}) };
 if (!client) {
   process.stderr.write(`agent-cli: unknown client "${name ?? ''}" (one of: ${Object.keys(CLIENTS).join(', ')})\n`);
   process.exit(2);

@@ -20,10 +20,10 @@ import type { Config } from '../../src/config/config.js';
 import { installClaudeHooks } from '../../src/terminal/hooks/claude-settings.js';
 import { spoolDir } from '../../src/terminal/hooks/spool.js';
 import { alive, CLI, Project, waitFor } from '../helpers/harness.js';
-import { claudeAgent, installClient } from './clients.js';
+import { claudeAgent, installClient, VERSIONS } from './clients.js';
 import { MockAnthropic, shq, type LoggedRequest } from './mock-anthropic.js';
 
-const VERSION = '2.1.197';
+const VERSION = VERSIONS.claude; // 2.1.197, or $BATON_CLAUDE_VERSION
 const AGENTS = ['claude1', 'claude2'] as const;
 type Name = (typeof AGENTS)[number];
 

@@ -10,12 +10,13 @@ import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../helpers/harness.js';
 
-export const VERSIONS = { claude: '2.1.197', codex: '0.169.0', gemini: '0.61.0' } as const;
+/** The measured versions; BATON_CLAUDE_VERSION runs the Claude Code tests on another (e.g. the newest). */
+export const VERSIONS = { claude: process.env.BATON_CLAUDE_VERSION || '2.1.197', codex: '0.169.0', gemini: '0.61.0' } as const;
 export type Client = keyof typeof VERSIONS;
 
 /** Install a client (cached in .cache/) and return its binary; throws when the install fails. */
 export function installClient(client: Client): string {
-  const out = execFileSync(process.execPath, [join(ROOT, 'scripts', 'agent-cli.mjs'), client], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 });
+  const out = execFileSync(process.execPath, [join(ROOT, 'scripts', 'agent-cli.mjs'), `${client}@${VERSIONS[client]}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 });
   const bin = out.trim().split('\n').at(-1) ?? '';
   if (!existsSync(bin)) throw new Error(`scripts/agent-cli.mjs ${client} printed "${bin}", which does not exist`);
   return bin;

@@ -78,8 +78,11 @@ export interface MockOptions {
 
 const HEADER = /^\[baton\] ((?:msg|user)_\d+) from (\S+)/gm;
 const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
-/** How Claude Code 2.1.197 passes on a message typed while a tool call ran. */
-const QUEUED = /^The user sent a new message while you were working:\n([\s\S]*?)\n\nIMPORTANT: After completing your current task, you MUST address the user's message above\. Do not ignore it\.\s*$/;
+/** How Claude Code passes on a message typed while a tool call ran: 2.1.197's wording, then 2.1.332's. */
+const QUEUED = [
+  /^The user sent a new message while you were working:\n([\s\S]*?)\n\nIMPORTANT: After completing your current task, you MUST address the user's message above\. Do not ignore it\.\s*$/,
+  /^The user sent a new message while you were working:\n([\s\S]*?)\n\nThis is how Claude Code surfaces messages the user sends mid-turn\b[\s\S]*$/,
+];
 
 /** Text without Claude Code's <system-reminder> blocks and <pasted_content> wrappers. */
 export function typedText(text: string): string {
@@ -260,13 +263,14 @@ export class MockAnthropic {
         if (m.role === 'user') {
           const blocks: Block[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
           for (const b of blocks) {
-            if (b.type === 'text') entry.texts.push(b.text ?? '');
+            // 2.1.332 passes a message typed while a tool ran as a text block after the tool result.
+            if (b.type === 'text') entry.texts.push(((t) => QUEUED.map((re) => re.exec(t)).find(Boolean)?.[1] ?? t)(b.text ?? ''));
             else if (b.type === 'tool_result') entry.toolResults.push({ tool_use_id: b.tool_use_id ?? '', text: blockText(b.content), is_error: b.is_error === true });
           }
         } else if (m.role === 'system') {
           // Text typed while a tool ran rides along after the tool result as a system note (2.1.197).
           const text = blockText(m.content);
-          const queued = QUEUED.exec(text);
+          const queued = QUEUED.map((re) => re.exec(text)).find(Boolean);
           if (queued) entry.texts.push(queued[1]!);
           else entry.system.push(text);
         }
