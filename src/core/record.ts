@@ -46,7 +46,7 @@ export type ArchiveRecord = Message & {
 };
 
 /** What may be added to an archived record after it was written (a hook's receipt, a turn's tokens). */
-export type Amendment = Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'turn_tokens'>>;
+export type Amendment = Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'turn_tokens' | 'redelivered'>>;
 
 type Delivery = Extract<Decision, { action: 'deliver' }>;
 

@@ -115,6 +115,8 @@ export class Courier {
     this.availability.succeeded(r.receiver);
     const done = withReceipt(stamped(r, d.confirmation, d.redelivered), this.receipts?.takeEarly(r.id));
     await this.bus.stamp(done);
+    // Typed again after its receipt never came (pass.ts): stamped before, it keeps that stamp; the flag goes on.
+    if (r.delivered_at && d.redelivered) await this.bus.amend(r.id, { redelivered: true });
     this.receipts?.stamped(r.id, r.receiver, Boolean(done.received));
     this.delivery = null;
     await this.report(done, d);

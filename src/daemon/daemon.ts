@@ -103,6 +103,7 @@ export class Daemon {
       conduct: () => this.conductor.conduct(),
       committed: () => this.conductor.replan(),
       wakeIn,
+      suspect: () => this.receipts.suspect(),
     });
   }
 

@@ -49,6 +49,8 @@ export class Pass {
       committed(): void;
       /** Ask for a pass at most `ms` from now (a waiting message expires then). */
       wakeIn(ms: number): void;
+      /** A stamped message whose receipt never came though its agent's hooks work (unconfirmed.ts). */
+      suspect(): { id: string; agent: string } | undefined;
     },
   ) {}
 
@@ -66,6 +68,8 @@ export class Pass {
     // now); reminders wait until nothing is half-typed.
     if (this.hooks.requestsWaiting()) await this.hooks.runRequests();
     if (free) await this.hooks.conduct();
+    const lost = free ? this.hooks.suspect() : undefined;
+    if (lost && (await this.retype(lost))) return true;
 
     let best: Waiting | null = null;
     const queues = await this.bus.queues();
@@ -106,6 +110,30 @@ export class Pass {
     if (!free || !best) return false;
     if (this.config.turns.moderated) return (await this.bus.moderate(best)) !== 'held';
     return (await this.take(best)).kind !== 'unavailable';
+  }
+
+  /**
+   * Type again, flagged `(redelivered)`, a message whose receipt never came though its agent's hooks work
+   * (issue 16) — only when it provably did not arrive: still the conversation's last message, its receiver
+   * holding the turn and having answered nothing, and its pane showing an empty input box (the text is not
+   * there to be submitted). Otherwise it is only reported. At most once per message (unconfirmed.ts).
+   */
+  private async retype(s: { id: string; agent: string }): Promise<boolean> {
+    const st = this.bus.state();
+    const record = await this.bus.record(s.id);
+    if (!record || record.received || record.receiver !== s.agent) return false;
+    if (st.last_message_id !== s.id || st.current_turn !== s.agent || st.finished || st.paused) return false;
+    if ((await this.bus.waitingFrom(s.agent)) > 0) return false; // it answered: it had the message
+    const ready = await this.availability.check(s.agent); // an empty box, no dialog, no text of anyone's
+    if (!ready.ok) {
+      this.log.warn(`${s.id} → ${s.agent}: not typed again (${ready.reason})`);
+      return false;
+    }
+    this.log.warn(`${s.id} → ${s.agent}: its model never got it (no prompt from its hook, an empty box, no answer); typing it again, flagged`);
+    const now = performance.now();
+    this.courier.begin(record, { firstSeen: now, turnSince: now }, { typed: true, saved: true });
+    await this.courier.advance(ready.pane);
+    return true;
   }
 
   /**

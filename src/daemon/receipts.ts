@@ -15,7 +15,7 @@
  *
  * The agents' states go to `.hooks/agents.json` for status and the dashboard. A stamped delivery to an
  * agent with hooks whose receipt has not come within RECEIPT_BOUND_MS, while the agent is not busy with
- * something else, is reported once (`delivery_unconfirmed`).
+ * something else, is reported once (`delivery_unconfirmed`), and may be typed again (unconfirmed.ts).
  */
 import { FencedError, type DeliveryBus } from '../bus/bus.js';
 import type { Config, Direction } from '../config/config.js';
@@ -31,6 +31,7 @@ import { Budget } from './budget.js';
 import { readNotes, removeNote, spoolDir, writeAgentStates, type AgentStates } from '../terminal/hooks/spool.js';
 import { watch, type FSWatcher } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { RECEIPT_BOUND_MS, Unconfirmed } from './unconfirmed.js';
 
 /** How often the spools are listed when no watcher said anything (a missed event delays, never loses). */
 const RESCAN_MS = 2000;
@@ -38,16 +39,14 @@ const RESCAN_MS = 2000;
 /** How often a hook note may fail to be handled before it is set aside. */
 const MAX_TRIES = 3;
 
-/** How long after its stamp a delivery's receipt may take before it is reported (a busy agent's queue aside). */
-export const RECEIPT_BOUND_MS = 30_000;
 
 export type Post = (d: Direction, message: Record<string, unknown>) => Promise<string>;
 
 export class Receipts {
   /** Receipts for records not yet stamped (the hook was faster than the screen). */
   private readonly early = new Map<string, Received>();
-  /** Stamped deliveries whose receipt has not come yet: when they were stamped. */
-  private readonly awaiting = new Map<string, { agent: string; since: number }>();
+  /** Stamped deliveries whose receipt has not come yet. */
+  private readonly unconfirmed: Unconfirmed;
   private readonly states: AgentStates = {};
   /** Per agent: the incoming message an automatic reply was written for. */
   private readonly answered = new Map<string, string>();
@@ -74,6 +73,7 @@ export class Receipts {
     private readonly control: { finish: (reason: FinishReason) => Promise<void>; wakeIn: (ms: number) => void; check: () => void },
   ) {
     this.agents = config.order.filter((a) => hasHooks(config.agents[a]!.kind) && config.agents[a]!.host === config.host);
+    this.unconfirmed = new Unconfirmed(this.agents);
     this.budget = new Budget(config, bus, log, (agent, p) => this.prompts.get(`${agent}\n${p}`)?.[0] ?? null, control.finish, control.wakeIn);
   }
 
@@ -108,7 +108,12 @@ export class Receipts {
 
   /** A delivery was stamped: its receipt is expected (agents with hooks only). */
   stamped(id: string, agent: string, received: boolean): void {
-    if (!received && this.agents.includes(agent)) this.awaiting.set(id, { agent, since: performance.now() });
+    this.unconfirmed.stamped(id, agent, received);
+  }
+
+  /** A message whose receipt never came though the agent's hooks work: to check, and type again if lost. */
+  suspect(): { id: string; agent: string } | undefined {
+    return this.unconfirmed.next();
   }
 
   /** Handle every note waiting; true when one was handled (another pass may have work). */
@@ -168,7 +173,7 @@ export class Receipts {
       const record = await this.bus.record(id);
       if (!record || record.receiver !== agent || record.received) continue;
       const received: Received = { at: note.at, intact: isIntact(id, sanitize(record.content), prompt), ...(promptId ? { prompt_id: promptId } : {}) };
-      this.awaiting.delete(id);
+      this.unconfirmed.received(id, agent);
       if (record.delivered_at) await this.bus.amend(id, { received, confirmed: 'hook' });
       else this.early.set(id, received);
       if (!received.intact) this.log.warn(`${id} → ${agent}: the prompt its model got does not hold the text baton typed`);
@@ -226,13 +231,9 @@ export class Receipts {
 
   /** Report once each stamped delivery whose receipt is overdue while its agent is not busy. */
   private async overdue(): Promise<void> {
-    const now = performance.now();
-    for (const [id, a] of this.awaiting) {
-      if (now - a.since < RECEIPT_BOUND_MS || this.states[a.agent]?.state === 'busy') continue;
-      this.awaiting.delete(id);
-      this.log.warn(`${id} → ${a.agent}: stamped delivered, but its hook reported no prompt within ${RECEIPT_BOUND_MS / 1000} s`);
-      await this.bus.events.emit('delivery_unconfirmed', { id, agent: a.agent, after_ms: Math.round(now - a.since) });
+    for (const o of this.unconfirmed.due((agent) => this.states[agent]?.state === 'busy')) {
+      this.log.warn(`${o.id} → ${o.agent}: stamped delivered, but its hook reported no prompt within ${RECEIPT_BOUND_MS / 1000} s${o.suspect ? '; checking its pane' : ''}`);
+      await this.bus.events.emit('delivery_unconfirmed', { id: o.id, agent: o.agent, after_ms: o.afterMs });
     }
   }
-
 }

@@ -19,6 +19,39 @@ afterEach(async () => {
 
 const fake = (name: string, flags = '') => `node ${JSON.stringify(FAKE_CLAUDE)} ${JSON.stringify(`../../${name}.log`)} --hooks ${flags}`.trim();
 
+describe('a delivery its hook never confirmed', () => {
+  it('the agent\'s hooks work but say nothing of one message, its box is empty and it has not answered: typed again, flagged, once', async () => {
+    p = new Project({
+      agents: {
+        claude1: { kind: 'claude', command: fake('claude1'), reply: 'auto' },
+        // Its second submit (msg_0003) leaves the box empty, but its model never gets it.
+        claude2: { kind: 'claude', command: fake('claude2', '--lose 2'), reply: 'auto' },
+      },
+      turns: { policy: 'alternate', max_turns: 4 },
+      delivery: { enter_delay_ms: 100 },
+    });
+    // The daemon starts in the tmux server this `up` starts, with its environment: a short receipt bound.
+    const up = await p.cli(['up', '--topic', 'a lost prompt'], { env: { BATON_RECEIPT_BOUND_MS: '1500' } });
+    expect(up.exitCode, up.stderr).toBe(0);
+    await waitFor('the conversation to end by max_turns', () => (p!.state().finished as { reason?: string } | undefined)?.reason === 'max_turns', 60_000);
+    await waitFor('every receipt', () => p!.archive().every((r) => (r as { received?: unknown }).received), 15_000);
+    const records = p.archive() as Array<ReturnType<Project['archive']>[number] & { redelivered?: boolean; received?: { intact: boolean } }>;
+    expect(records.map((r) => [r.id, r.content, r.redelivered ?? false])).toEqual([
+      ['msg_0001', 'reply to user_0001', false],
+      ['msg_0002', 'reply to msg_0001', false],
+      ['msg_0003', 'reply to msg_0002', true],
+      ['msg_0004', 'reply to msg_0003', false],
+    ]);
+    expect(records.every((r) => r.received?.intact)).toBe(true);
+    // What claude2's model got: msg_0001, then msg_0003 once — typed again with its flag.
+    const got = readFileSync(join(p.dir, 'claude2.log'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { text: string }).text.split('\n')[0]!).filter((h) => h.startsWith('[baton] msg_'));
+    expect(got).toEqual(['[baton] msg_0001 from claude1', '[baton] msg_0003 from claude1 (reply to msg_0002) [response] (redelivered)']);
+    const events = p.events();
+    expect(events.filter((e) => e.event === 'delivery_unconfirmed').map((e) => e.id)).toEqual(['msg_0003']);
+    expect(events.filter((e) => e.event === 'redelivered').map((e) => e.id)).toEqual(['msg_0003']);
+  });
+});
+
 describe('hook receipts and automatic replies', () => {
   it('reply "auto": each final reply becomes the agent\'s message, every delivery has a receipt, a changed prompt is caught, the user\'s own hooks stay', async () => {
     p = new Project({

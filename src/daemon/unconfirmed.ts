@@ -1,0 +1,66 @@
+/**
+ * Deliveries the agent's own hook never confirmed (issue 16). Stamped from the screen, a message whose
+ * prompt hook has not reported it within the bound, while its agent is not busy, is reported once
+ * (`delivery_unconfirmed`) — and handled like a failed submit: when the agent's hooks are known to work
+ * (they have reported a baton message before), its silence means the model did not get the text, so the
+ * message is a suspect the pass may type again, flagged, once (pass.ts checks that it provably is not in
+ * the box and that the agent has not answered it). Hooks that never reported anything prove nothing: their
+ * messages are only reported.
+ */
+
+/** How long after its stamp a delivery's receipt may take (BATON_RECEIPT_BOUND_MS: tests shorten it). */
+export const RECEIPT_BOUND_MS = Number(process.env.BATON_RECEIPT_BOUND_MS) || 30_000;
+
+export interface Overdue {
+  id: string;
+  agent: string;
+  afterMs: number;
+  /** Worth typing again (the agent's hooks work, and it was not typed again already). */
+  suspect: boolean;
+}
+
+export class Unconfirmed {
+  /** Stamped deliveries whose receipt has not come yet: when they were stamped. */
+  private readonly awaiting = new Map<string, { agent: string; since: number }>();
+  /** Agents whose hooks have reported one of baton's messages. */
+  private readonly working = new Set<string>();
+  private readonly retyped = new Set<string>();
+  private readonly suspects: Array<{ id: string; agent: string }> = [];
+
+  constructor(
+    private readonly agents: readonly string[],
+    private readonly boundMs = RECEIPT_BOUND_MS,
+  ) {}
+
+  /** A delivery was stamped: its receipt is expected (agents with hooks only). */
+  stamped(id: string, agent: string, received: boolean, now = performance.now()): void {
+    if (!received && this.agents.includes(agent)) this.awaiting.set(id, { agent, since: now });
+  }
+
+  /** Its receipt came: the agent's hooks work. */
+  received(id: string, agent: string): void {
+    this.awaiting.delete(id);
+    this.working.add(agent);
+  }
+
+  /** The deliveries overdue now (their agents not busy), each once; the suspects among them queued. */
+  due(busy: (agent: string) => boolean, now = performance.now()): Overdue[] {
+    const out: Overdue[] = [];
+    for (const [id, a] of this.awaiting) {
+      if (now - a.since < this.boundMs || busy(a.agent)) continue;
+      this.awaiting.delete(id);
+      const suspect = this.working.has(a.agent) && !this.retyped.has(id);
+      if (suspect) {
+        this.retyped.add(id);
+        this.suspects.push({ id, agent: a.agent });
+      }
+      out.push({ id, agent: a.agent, afterMs: Math.round(now - a.since), suspect });
+    }
+    return out;
+  }
+
+  /** The next message to check, and type again if it provably did not arrive. */
+  next(): { id: string; agent: string } | undefined {
+    return this.suspects.shift();
+  }
+}
