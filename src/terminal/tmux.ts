@@ -7,6 +7,7 @@
  * (control.ts) while one can be attached, and through one tmux process per command otherwise.
  */
 import { execa } from 'execa';
+import { endGroups } from '../lib/process.js';
 import { ControlClient } from './control.js';
 
 export interface TmuxResult {
@@ -191,8 +192,18 @@ export class Tmux {
     return out;
   }
 
+  /**
+   * Kill a session, and the programs of its panes with it: tmux only hangs up their terminal, and a
+   * program that ignores the hangup lives on without one (Gemini CLI 0.61 does: `baton down` left it
+   * running, ~250 MB each). Those get SIGTERM, then SIGKILL, to their process group — only the panes of
+   * this session, by the pids tmux names.
+   */
   async killSession(name: string): Promise<boolean> {
-    return (await this.run(['kill-session', '-t', `=${name}`])).ok;
+    const panes = await this.run(['list-panes', '-s', '-t', `=${name}`, '-F', '#{pane_pid}']);
+    const pids = panes.ok ? panes.stdout.split('\n').map(Number).filter((n) => n > 1) : [];
+    const killed = (await this.run(['kill-session', '-t', `=${name}`])).ok;
+    if (killed && pids.length) await endGroups(pids);
+    return killed;
   }
 }
 

@@ -24,7 +24,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { kickoffHint, render, replyHint } from '../../src/core/compose.js';
 import type { Config } from '../../src/config/config.js';
-import { alive, Project, waitFor } from '../helpers/harness.js';
+import { endGroups } from '../../src/lib/process.js';
+import { Project, waitFor } from '../helpers/harness.js';
 import { claudeAgent, codexAgent, geminiAgent, installClient, VERSIONS, type Client } from './clients.js';
 import { MockAnthropic, shq, type Delivered } from './mock-anthropic.js';
 import { MockResponses } from './mock-codex.js';
@@ -63,7 +64,8 @@ afterEach(async () => {
   // out), then let p.stop() remove the project folder.
   const pids = (await p.tmux(['list-panes', '-a', '-F', '#{pane_pid}'])).stdout.split('\n').filter(Boolean).map(Number);
   await p.killServer();
-  await waitFor('the clients to exit', () => pids.every((pid) => !alive(pid)), 15_000).catch(() => {});
+  // Gemini CLI ignores the hangup and would live on without a terminal: what is left gets SIGTERM, then SIGKILL.
+  await endGroups(pids, 5000);
   await p.stop();
   p = undefined;
 });

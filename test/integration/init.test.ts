@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, Project, ROOT, waitFor } from '../helpers/harness.js';
+import { alive, CLI, Project, ROOT, waitFor } from '../helpers/harness.js';
 import { MARKER } from '../../src/app/instructions.js';
 
 let p: Project;
@@ -97,5 +97,22 @@ describe('baton init', () => {
     await waitFor('both panes looked', () => existsSync(found) && readFileSync(found, 'utf8').trim().split('\n').length === 2);
     expect(readFileSync(found, 'utf8').trim().split('\n')).toEqual([join(ROOT, 'bin', 'baton'), join(ROOT, 'bin', 'baton')]);
     expect((await execa('node', [CLI, 'down'], { cwd: proj, env: p.env, reject: false })).exitCode).toBe(0);
+  });
+
+  it('baton down ends an agent that ignores the hangup (as Gemini CLI does), not only its tmux session', async () => {
+    p = new Project();
+    const proj = join(p.dir, 'proj');
+    expect((await execa('node', [CLI, 'init', proj, '--kind', 'generic'], { env: p.env, reject: false })).exitCode).toBe(0);
+    const file = join(proj, 'config.json');
+    const config = JSON.parse(readFileSync(file, 'utf8')) as { agents: Record<string, { command: string }> };
+    for (const [name, a] of Object.entries(config.agents)) a.command = `sh -c 'trap "" HUP; echo $$ > ${join(p.dir, `${name}.pid`)}; exec sleep 600'`;
+    writeFileSync(file, JSON.stringify(config));
+    expect((await execa('node', [CLI, 'up'], { cwd: proj, env: p.env, reject: false })).exitCode).toBe(0);
+    const pidFiles = Object.keys(config.agents).map((n) => join(p!.dir, `${n}.pid`));
+    await waitFor('both agents started', () => pidFiles.every(existsSync));
+    const pids = pidFiles.map((f) => Number(readFileSync(f, 'utf8')));
+    expect(pids.every((pid) => alive(pid))).toBe(true);
+    expect((await execa('node', [CLI, 'down'], { cwd: proj, env: p.env, reject: false })).exitCode).toBe(0);
+    await waitFor('the agents ended', () => pids.every((pid) => !alive(pid)), 10_000);
   });
 });

@@ -16,6 +16,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import lockfile from 'proper-lockfile';
 import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../bus.js';
+import { pidAlive } from '../../lib/process.js';
 import { writeAtomic } from '../../lib/fsx.js';
 import type { Layout } from './layout.js';
 
@@ -39,21 +40,7 @@ export function readGeneration(l: Layout): number {
   }
 }
 
-/** Is the process alive? A zombie (killed, not yet reaped) is not. */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  try {
-    // /proc/<pid>/stat: "pid (comm) S ..." — the state letter follows the last ")".
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return true; // no /proc (macOS): trust kill(0)
-  }
-}
+export { pidAlive };
 
 /** The holder refreshes the lock every STALE_MS/2; an older lock means the holder stopped doing so. */
 function lockFresh(l: Layout): boolean {
