@@ -3,6 +3,7 @@
  * real error (it stops, saying why). A daemon that took a pool's connect timeout for a bug exited in the
  * middle of a database restart and left the conversation without a daemon.
  */
+import { lsnOf } from '../../src/bus/postgres/relay.js';
 import { describe, expect, it } from 'vitest';
 import { isConnectionError, redact } from '../../src/bus/postgres/db.js';
 
@@ -37,5 +38,13 @@ describe('redact', () => {
   it('never shows the password', () => {
     expect(redact('postgres://baton:s3cret@db:5432/baton?sslmode=require')).not.toContain('s3cret');
     expect(redact('not a url :: s3cret')).not.toContain('s3cret');
+  });
+});
+
+describe('lsnOf', () => {
+  it('orders WAL positions as the server does: the part before the slash counts first', () => {
+    expect(lsnOf('0/0')).toBe(0n);
+    expect(lsnOf('16/B374D848')).toBe((0x16n << 32n) | 0xb374d848n);
+    expect(lsnOf('1/0') > lsnOf('0/FFFFFFFF')).toBe(true);
   });
 });

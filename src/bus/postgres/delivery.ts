@@ -53,7 +53,7 @@ export class PgDelivery implements DeliveryBus {
     this.events = fencedEvents(events, () => this.held);
     this.here = deliveredHere(config);
     this.waiting = new WaitingRows(this.here, config.inbox.max_bytes);
-    this.relay = relayInto(config, db, pg, this.events, log, () => this.held);
+    this.relay = relayInto(config, db, pg, this.events, log, () => this.held, eventsDb);
   }
 
   private guard(): void {
