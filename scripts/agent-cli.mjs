@@ -65,7 +65,9 @@ if (!installed(cache)) {
   const r = spawnSync(
     npm,
     // Native binaries come as optional dependencies (Codex's, Claude Code's via its postinstall).
-    ['install', '--prefix', staging, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--include=optional', '--ignore-scripts=false', '--loglevel=error', `${PACKAGE}@${VERSION}`],
+    // --engine-strict=false: under `npm test` npm hands its scripts this repository's engine-strict, and
+    // Claude Code 2.1.332 asks for node >= 22 though its native binary runs the same on node 20.
+    ['install', '--prefix', staging, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--include=optional', '--ignore-scripts=false', '--engine-strict=false', '--loglevel=error', `${PACKAGE}@${VERSION}`],
     // No TTY needed: stdin closed, npm's output to our stderr (stdout carries only the path).
     { cwd: staging, stdio: ['ignore', 2, 2], env: { ...process.env, npm_config_update_notifier: 'false', npm_config_progress: 'false' } },
   );

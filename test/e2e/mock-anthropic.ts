@@ -19,8 +19,8 @@
  * - `hold` lets a test keep one answer open (the stream started, the model "thinking") while it does
  *   something to the busy agent.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MockServer, type MockOptions as BaseOptions } from './mock-server.js';
 
 /** One baton message found in a user turn: its ID, sender, and its whole text from the header on. */
 export interface Delivered {
@@ -65,16 +65,7 @@ export interface LoggedRequest {
   body?: unknown;
 }
 
-export interface MockOptions {
-  /** Who this mock answers for (for log lines and tool descriptions). */
-  name: string;
-  /** What to do about one baton message in a user turn. */
-  onMessage: (m: Delivered, req: LoggedRequest) => Action;
-  /** Called with the stream open, before the answer: return a promise to keep the model "busy". */
-  hold?: (req: LoggedRequest) => Promise<void> | void;
-  /** One line per request, for a test's diagnostics. */
-  log?: (line: string) => void;
-}
+export type MockOptions = BaseOptions<LoggedRequest>;
 
 const HEADER = /^\[baton\] ((?:msg|user)_\d+) from (\S+)/gm;
 const REMINDER = /<system-reminder>[\s\S]*?<\/system-reminder>/g;
@@ -150,30 +141,16 @@ function blockText(content: unknown): string {
 
 type Out = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
-export class MockAnthropic {
-  readonly requests: LoggedRequest[] = [];
-  private server: Server;
-  private seq = 0;
+export class MockAnthropic extends MockServer<LoggedRequest> {
   private tools = 0;
-  port = 0;
 
-  private constructor(private opts: MockOptions) {
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch((err: unknown) => {
-        this.opts.log?.(`${this.opts.name}: mock error ${String(err)}`);
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: String(err) } }));
-      });
-    });
+  private constructor(opts: MockOptions) {
+    super(opts, (message) => ({ type: 'error', error: { type: 'api_error', message } }));
   }
 
   static async start(opts: MockOptions): Promise<MockAnthropic> {
     const m = new MockAnthropic(opts);
-    await new Promise<void>((ok, fail) => {
-      m.server.once('error', fail);
-      m.server.listen(0, '127.0.0.1', () => ok());
-    });
-    m.port = (m.server.address() as AddressInfo).port;
+    await m.listen();
     return m;
   }
 
@@ -183,27 +160,17 @@ export class MockAnthropic {
 
   /** The user turns this agent's model received (retries counted once), in order. */
   turns(): LoggedRequest[] {
-    const seen = new Set<string>();
-    return this.requests.filter((r) => {
-      if (r.kind !== 'turn') return false;
-      const key = JSON.stringify([r.index, r.texts, r.system]);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+    return this.turnsBy((r) => [r.index, r.texts, r.system]);
   }
+
 
   /** Every baton message the model received, in the order received. */
   received(): Delivered[] {
     return this.turns().flatMap((r) => r.delivered ?? []);
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((ok) => this.server.close(() => ok()));
-  }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
@@ -349,7 +316,8 @@ export class MockAnthropic {
   }
 }
 
-function pieces(s: string, size: number): string[] {
+/** A text in pieces of `size` for streaming, never splitting a surrogate pair (shared by the three mocks). */
+export function pieces(s: string, size: number): string[] {
   const out: string[] = [];
   for (let i = 0; i < s.length; ) {
     let end = Math.min(i + size, s.length);
@@ -359,4 +327,18 @@ function pieces(s: string, size: number): string[] {
     i = end;
   }
   return out.length ? out : [''];
+}
+
+/** Every tool name in a request's tool list, however the API nests them (name, function.name, functionDeclarations[].name). */
+export function toolNames(tools: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    if (typeof o.name === 'string') out.push(o.name);
+    for (const k of ['function', 'functionDeclarations', 'tools']) if (k in o) walk(o[k]);
+  };
+  walk(tools);
+  return out;
 }

@@ -22,9 +22,9 @@
  *   something to the busy agent. A message steered in (Enter while busy) makes Codex drop the open request
  *   and send it again with both messages: `received()` counts each message once, by its place in `input`.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parseDelivered, postCommand, type Action, type Delivered } from './mock-anthropic.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MockServer, type MockOptions as BaseOptions } from './mock-server.js';
+import { parseDelivered, pieces, postCommand, toolNames, type Delivered } from './mock-anthropic.js';
 
 export { parseDelivered, postCommand, shq, type Delivered } from './mock-anthropic.js';
 
@@ -59,16 +59,7 @@ export interface LoggedRequest {
   body?: unknown;
 }
 
-export interface MockOptions {
-  /** Who this mock answers for (for log lines and ids). */
-  name: string;
-  /** What to do about one baton message in a user turn. */
-  onMessage: (m: Delivered, req: LoggedRequest) => Action;
-  /** Called with the stream open, before the answer: return a promise to keep the model "busy". */
-  hold?: (req: LoggedRequest) => Promise<void> | void;
-  /** One line per request, for a test's diagnostics. */
-  log?: (line: string) => void;
-}
+export type MockOptions = BaseOptions<LoggedRequest>;
 
 interface Part {
   type: string;
@@ -104,30 +95,16 @@ const isOutput = (i: Item) => i.role === 'assistant' || (i.type !== undefined &&
 
 type Out = { type: 'text'; text: string } | { type: 'call'; call_id: string; cmd: string };
 
-export class MockResponses {
-  readonly requests: LoggedRequest[] = [];
-  private server: Server;
-  private seq = 0;
+export class MockResponses extends MockServer<LoggedRequest> {
   private calls = 0;
-  port = 0;
 
-  private constructor(private opts: MockOptions) {
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch((err: unknown) => {
-        this.opts.log?.(`${this.opts.name}: mock error ${String(err)}`);
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { type: 'server_error', message: String(err) } }));
-      });
-    });
+  private constructor(opts: MockOptions) {
+    super(opts, (message) => ({ error: { type: 'server_error', message } }));
   }
 
   static async start(opts: MockOptions): Promise<MockResponses> {
     const m = new MockResponses(opts);
-    await new Promise<void>((ok, fail) => {
-      m.server.once('error', fail);
-      m.server.listen(0, '127.0.0.1', () => ok());
-    });
-    m.port = (m.server.address() as AddressInfo).port;
+    await m.listen();
     return m;
   }
 
@@ -138,15 +115,9 @@ export class MockResponses {
 
   /** The requests that carried a user turn (retries counted once), in order. */
   turns(): LoggedRequest[] {
-    const seen = new Set<string>();
-    return this.requests.filter((r) => {
-      if (r.kind !== 'turn') return false;
-      const key = JSON.stringify([r.index, r.texts]);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+    return this.turnsBy((r) => [r.index, r.texts]);
   }
+
 
   /** Every baton message the model received, in order, each once (a message re-sent in a retry or after a steer counts once). */
   received(): Delivered[] {
@@ -162,12 +133,8 @@ export class MockResponses {
     return out;
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((ok) => this.server.close(() => ok()));
-  }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
@@ -280,30 +247,4 @@ export class MockResponses {
     send('response.completed', { response: response('completed', items) });
     res.end();
   }
-}
-
-function pieces(s: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < s.length; ) {
-    let end = Math.min(i + size, s.length);
-    // Never split a surrogate pair between two deltas.
-    if (end < s.length && /[\uD800-\uDBFF]/.test(s[end - 1]!)) end++;
-    out.push(s.slice(i, end));
-    i = end;
-  }
-  return out.length ? out : [''];
-}
-
-/** Every tool name in a request's tool list, however the API nests them (name, function.name, functionDeclarations[].name). */
-function toolNames(tools: unknown): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(walk);
-    if (!v || typeof v !== 'object') return;
-    const o = v as Record<string, unknown>;
-    if (typeof o.name === 'string') out.push(o.name);
-    for (const k of ['function', 'functionDeclarations', 'tools']) if (k in o) walk(o[k]);
-  };
-  walk(tools);
-  return out;
 }

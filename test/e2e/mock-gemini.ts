@@ -20,9 +20,9 @@
  * - `hold` lets a test keep one chat answer open (the stream started, the model "thinking") while it does
  *   something to the busy agent.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { parseDelivered, postCommand, type Action, type Delivered } from './mock-anthropic.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { MockServer, type MockOptions as BaseOptions } from './mock-server.js';
+import { parseDelivered, pieces, postCommand, toolNames, type Delivered } from './mock-anthropic.js';
 
 export { parseDelivered, postCommand, shq, type Action, type Delivered } from './mock-anthropic.js';
 
@@ -61,16 +61,7 @@ export interface LoggedRequest {
   body?: unknown;
 }
 
-export interface MockOptions {
-  /** Who this mock answers for (for log lines). */
-  name: string;
-  /** What to do about one baton message in a user turn. */
-  onMessage: (m: Delivered, req: LoggedRequest) => Action;
-  /** Called with the stream open, before the answer: return a promise to keep the model "busy". */
-  hold?: (req: LoggedRequest) => Promise<void> | void;
-  /** One line per request, for a test's diagnostics. */
-  log?: (line: string) => void;
-}
+export type MockOptions = BaseOptions<LoggedRequest>;
 
 interface Part {
   text?: string;
@@ -120,29 +111,14 @@ function send(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-export class MockGemini {
-  readonly requests: LoggedRequest[] = [];
-  private server: Server;
-  private seq = 0;
-  port = 0;
-
-  private constructor(private opts: MockOptions) {
-    this.server = createServer((req, res) => {
-      this.handle(req, res).catch((err: unknown) => {
-        this.opts.log?.(`${this.opts.name}: mock error ${String(err)}`);
-        if (!res.headersSent) send(res, 500, { error: { code: 500, message: String(err), status: 'INTERNAL' } });
-        else res.end();
-      });
-    });
+export class MockGemini extends MockServer<LoggedRequest> {
+  private constructor(opts: MockOptions) {
+    super(opts, (message) => ({ error: { code: 500, message, status: 'INTERNAL' } }));
   }
 
   static async start(opts: MockOptions): Promise<MockGemini> {
     const m = new MockGemini(opts);
-    await new Promise<void>((ok, fail) => {
-      m.server.once('error', fail);
-      m.server.listen(0, '127.0.0.1', () => ok());
-    });
-    m.port = (m.server.address() as AddressInfo).port;
+    await m.listen();
     return m;
   }
 
@@ -153,15 +129,9 @@ export class MockGemini {
 
   /** The user turns this agent's model received (retries counted once), in order. */
   turns(): LoggedRequest[] {
-    const seen = new Set<string>();
-    return this.requests.filter((r) => {
-      if (r.kind !== 'turn') return false;
-      const key = JSON.stringify([r.index, r.texts, r.toolResults?.map((t) => t.text)]);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+    return this.turnsBy((r) => [r.index, r.texts, r.toolResults?.map((t) => t.text)]);
   }
+
 
   /** Every baton message the model received, in the order received, each once. */
   received(): Delivered[] {
@@ -176,12 +146,8 @@ export class MockGemini {
       });
   }
 
-  async close(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((ok) => this.server.close(() => ok()));
-  }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const raw = Buffer.concat(chunks).toString('utf8');
@@ -288,29 +254,3 @@ export class MockGemini {
 }
 
 const usage = (output: number) => ({ promptTokenCount: 100, candidatesTokenCount: output, totalTokenCount: 100 + output });
-
-function pieces(s: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < s.length; ) {
-    let end = Math.min(i + size, s.length);
-    // Never split a surrogate pair between two events.
-    if (end < s.length && /[\uD800-\uDBFF]/.test(s[end - 1]!)) end++;
-    out.push(s.slice(i, end));
-    i = end;
-  }
-  return out.length ? out : [''];
-}
-
-/** Every tool name in a request's tool list, however the API nests them (name, function.name, functionDeclarations[].name). */
-function toolNames(tools: unknown): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(walk);
-    if (!v || typeof v !== 'object') return;
-    const o = v as Record<string, unknown>;
-    if (typeof o.name === 'string') out.push(o.name);
-    for (const k of ['function', 'functionDeclarations', 'tools']) if (k in o) walk(o[k]);
-  };
-  walk(tools);
-  return out;
-}

@@ -13,16 +13,10 @@ import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
 import { batonMcpServer } from './mcp-server.js';
-
-export const MARK = '# baton-hook';
+import { hooksOf, MARK, readSettings, withOurs } from './settings-file.js';
 
 /** Claude Code's event for each of baton's. */
 const EVENTS: Record<HookEvent, string> = { prompt: 'UserPromptSubmit', stop: 'Stop', permission: 'PermissionRequest' };
-
-interface HookEntry {
-  matcher?: string;
-  hooks: Array<{ type: string; command?: string; timeout?: number }>;
-}
 
 export const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.claude', 'settings.local.json');
 
@@ -42,22 +36,12 @@ export type Installed = { ok: true; file: string } | { ok: false; file: string; 
 /** Put baton's hooks into the agent's settings.local.json, keeping everything else in it. */
 export async function installClaudeHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string): Promise<Installed> {
   const file = settingsPath(agent);
-  let settings: Record<string, unknown> = {};
-  if (existsSync(file)) {
-    try {
-      const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, file, why: 'it is not a JSON object' };
-      settings = v as Record<string, unknown>;
-    } catch (err) {
-      return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
-    }
-  }
-  const hooks = (settings.hooks && typeof settings.hooks === 'object' ? { ...(settings.hooks as Record<string, unknown>) } : {}) as Record<string, HookEntry[]>;
+  const read = readSettings(file);
+  if (!read.ok) return { ok: false, file, why: read.why };
+  const settings = read.value;
+  const hooks = hooksOf(settings);
   for (const [ours, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
-    const kept = (Array.isArray(hooks[theirs]) ? hooks[theirs] : [])
-      .map((e) => ({ ...e, hooks: (e.hooks ?? []).filter((h) => !h.command?.includes(MARK)) }))
-      .filter((e) => e.hooks.length > 0);
-    hooks[theirs] = [...kept, { hooks: [{ type: 'command', command: hookCommand(node, cli, ours, agent.name, spool), timeout: 10 }] }];
+    hooks[theirs] = withOurs(hooks[theirs], { hooks: [{ type: 'command', command: hookCommand(node, cli, ours, agent.name, spool), timeout: 10 }] }).groups;
   }
   // baton's MCP server (.mcp.json, registerClaudeMcp): enabled without a question, its tools allowed.
   const enabled = union(settings.enabledMcpjsonServers, ['baton']);

@@ -16,12 +16,13 @@
  * UserPromptSubmit hook's stdout is added to the model's context: `baton hook` prints nothing.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
-import { hookCommand, MARK, type Installed } from './claude-settings.js';
+import { hookCommand, type Installed } from './claude-settings.js';
+import { hooksOf, readSettings, withOurs, type HookHandler } from './settings-file.js';
 
 /** Codex's event for each of baton's, and its name in a trust key. */
 const EVENTS: Partial<Record<HookEvent, { name: string; key: string }>> = {
@@ -30,16 +31,7 @@ const EVENTS: Partial<Record<HookEvent, { name: string; key: string }>> = {
 };
 const TIMEOUT_S = 10;
 
-interface Handler {
-  type: string;
-  command?: string;
-  timeout?: number;
-  async?: boolean;
-}
-interface Group {
-  matcher?: string;
-  hooks: Handler[];
-}
+type Handler = HookHandler;
 
 export const codexHooksPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.codex', 'hooks.json');
 
@@ -70,25 +62,16 @@ export type CodexInstalled = (Installed & { ok: false }) | { ok: true; file: str
 /** Put baton's hooks into the agent's .codex/hooks.json; the arguments that trust them (and the folder) for a session. */
 export async function installCodexHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string): Promise<CodexInstalled> {
   const file = codexHooksPath(agent);
-  let doc: Record<string, unknown> = {};
-  if (existsSync(file)) {
-    try {
-      const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, file, why: 'it is not a JSON object' };
-      doc = v as Record<string, unknown>;
-    } catch (err) {
-      return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
-    }
-  }
-  const hooks = (doc.hooks && typeof doc.hooks === 'object' ? { ...(doc.hooks as Record<string, unknown>) } : {}) as Record<string, Group[]>;
+  const read = readSettings(file);
+  if (!read.ok) return { ok: false, file, why: read.why };
+  const doc = read.value;
+  const hooks = hooksOf(doc);
   const ours: Array<{ key: string; group: number; handler: Handler }> = [];
   for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, { name: string; key: string }]>) {
-    const kept = (Array.isArray(hooks[theirs.name]) ? hooks[theirs.name]! : [])
-      .map((g) => ({ ...g, hooks: (g.hooks ?? []).filter((h) => !h.command?.includes(MARK)) }))
-      .filter((g) => g.hooks.length > 0);
     const handler: Handler = { type: 'command', command: hookCommand(node, cli, event, agent.name, spool), timeout: TIMEOUT_S };
-    hooks[theirs.name] = [...kept, { hooks: [handler] }];
-    ours.push({ key: theirs.key, group: kept.length, handler });
+    const merged = withOurs(hooks[theirs.name], { hooks: [handler] });
+    hooks[theirs.name] = merged.groups;
+    ours.push({ key: theirs.key, group: merged.index, handler });
   }
   await ensureDir(join(agent.cwd, '.codex'));
   await writeAtomic(file, `${JSON.stringify({ ...doc, hooks }, null, 2)}\n`);

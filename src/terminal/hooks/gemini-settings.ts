@@ -14,20 +14,16 @@
  * A hook that exits 2 with any output blocks the prompt (and an AfterAgent one re-prompts the model with
  * its stderr): `baton hook` always exits 0, and its command line ends in `|| true` should node be gone.
  */
-import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
-import { hookCommand, MARK, type Installed } from './claude-settings.js';
+import { hookCommand, type Installed } from './claude-settings.js';
+import { hooksOf, readSettings, withOurs } from './settings-file.js';
 import { batonMcpServer } from './mcp-server.js';
 
 const EVENTS: Partial<Record<HookEvent, string>> = { prompt: 'BeforeAgent', stop: 'AfterAgent' };
 
-interface Group {
-  matcher?: string;
-  hooks: Array<{ type: string; command?: string; name?: string }>;
-}
 
 export const geminiSettingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'settings.json');
 export const geminiPolicyPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'baton-policy.toml');
@@ -46,22 +42,12 @@ export type GeminiInstalled = (Installed & { ok: false }) | { ok: true; file: st
 
 export async function installGeminiHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string, configFile: string | null = null): Promise<GeminiInstalled> {
   const file = geminiSettingsPath(agent);
-  let settings: Record<string, unknown> = {};
-  if (existsSync(file)) {
-    try {
-      const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
-      if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, file, why: 'it is not a JSON object' };
-      settings = v as Record<string, unknown>;
-    } catch (err) {
-      return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
-    }
-  }
-  const hooks = (settings.hooks && typeof settings.hooks === 'object' ? { ...(settings.hooks as Record<string, unknown>) } : {}) as Record<string, Group[]>;
+  const read = readSettings(file);
+  if (!read.ok) return { ok: false, file, why: read.why };
+  const settings = read.value;
+  const hooks = hooksOf(settings);
   for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
-    const kept = (Array.isArray(hooks[theirs]) ? hooks[theirs]! : [])
-      .map((g) => ({ ...g, hooks: (g.hooks ?? []).filter((h) => !h.command?.includes(MARK)) }))
-      .filter((g) => g.hooks.length > 0);
-    hooks[theirs] = [...kept, { matcher: '*', hooks: [{ type: 'command', name: `baton-${event}`, command: hookCommand(node, cli, event, agent.name, spool) }] }];
+    hooks[theirs] = withOurs(hooks[theirs], { matcher: '*', hooks: [{ type: 'command', name: `baton-${event}`, command: hookCommand(node, cli, event, agent.name, spool) }] }).groups;
   }
   // baton's MCP server too (its tools trusted: no question before a post), beside the user's own servers.
   const servers = (settings.mcpServers && typeof settings.mcpServers === 'object' ? settings.mcpServers : {}) as Record<string, unknown>;

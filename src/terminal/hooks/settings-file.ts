@@ -1,0 +1,48 @@
+/**
+ * The settings files baton adds its hooks to, in an agent's own folder (Claude Code's
+ * `.claude/settings.local.json`, Codex's `.codex/hooks.json`, Gemini CLI's `.gemini/settings.json`): all
+ * three hold `hooks: {Event: [{matcher?, hooks: [{type, command, …}]}]}`. A user's file is read, never
+ * clobbered: one that is not a JSON object is left as it is, with why; the user's own hooks are kept, and
+ * baton's (marked by MARK in their command) replaced, not added again.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+
+/** Marks baton's own hook commands (a shell comment at the end). */
+export const MARK = '# baton-hook';
+
+export interface HookHandler {
+  type: string;
+  command?: string;
+  timeout?: number;
+  async?: boolean;
+  name?: string;
+}
+
+export interface HookGroup {
+  matcher?: string;
+  hooks: HookHandler[];
+}
+
+/** The file's JSON object (empty when there is no file yet), or why it is left alone. */
+export function readSettings(file: string): { ok: true; value: Record<string, unknown> } | { ok: false; why: string } {
+  if (!existsSync(file)) return { ok: true, value: {} };
+  try {
+    const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (!v || typeof v !== 'object' || Array.isArray(v)) return { ok: false, why: 'it is not a JSON object' };
+    return { ok: true, value: v as Record<string, unknown> };
+  } catch (err) {
+    return { ok: false, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
+  }
+}
+
+/** The file's hooks table, a copy. */
+export const hooksOf = (settings: Record<string, unknown>): Record<string, HookGroup[]> =>
+  (settings.hooks && typeof settings.hooks === 'object' ? { ...(settings.hooks as Record<string, unknown>) } : {}) as Record<string, HookGroup[]>;
+
+/** An event's groups: the user's own (baton's earlier ones dropped), then `ours`. Returns where ours is. */
+export function withOurs(groups: unknown, ours: HookGroup): { groups: HookGroup[]; index: number } {
+  const kept = (Array.isArray(groups) ? (groups as HookGroup[]) : [])
+    .map((g) => ({ ...g, hooks: (g.hooks ?? []).filter((h) => !h.command?.includes(MARK)) }))
+    .filter((g) => g.hooks.length > 0);
+  return { groups: [...kept, ours], index: kept.length };
+}
