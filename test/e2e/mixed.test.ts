@@ -35,6 +35,8 @@ const BIG = Array.from({ length: 340 }, (_, i) => `line ${String(i + 1).padStart
 const CONTROL = 'control bytes: ETX\x03 SUB\x1a NUL\x00 fake paste end \x1b[201~ CR\rCRLF\r\nSGR \x1b[31mred\x1b[0m BEL\x07 DEL\x7f C1-CSI\u009b2J TABS\tx\tyz\tend';
 const id = (n: number) => `msg_${String(n).padStart(4, '0')}`;
 const KICKOFF = 'please open the conversation';
+/** How long a client may show a dialog or a screen baton does not know before the test calls it stuck. */
+const STUCK_MS = 20_000;
 
 type Mock = MockAnthropic | MockResponses | MockGemini;
 interface AgentSpec {
@@ -131,13 +133,25 @@ async function converse(s: Scenario): Promise<void> {
     expect(up.exitCode, up.stdout + up.stderr).toBe(0);
     note(`baton up: ${(up.stdout + up.stderr).split('\n').filter((l) => /hooks|started|daemon|topic/.test(l)).join(' / ')}`);
     const last = s.agents[n % s.agents.length]!; // the receiver of the last message
+    // A client that exited, or a screen baton cannot type into (a dialog, a screen it does not know) for
+    // STUCK_MS, fails the test at once, saying what the pane shows, not at the timeout.
+    const stuckSince = new Map<string, number>();
+    let lookedAt = 0;
     await waitFor(
       `${last.name}'s model to get ${id(n)}`,
       async () => {
         if (problems.length) throw new Error(problems.join('\n'));
-        // A client that exited (its pane dead) fails the test at once, not at the timeout.
         const dead = (await project.tmux(['list-panes', '-a', '-F', '#{session_name} #{pane_dead}'])).stdout.split('\n').filter((l) => l.endsWith(' 1'));
         if (dead.length) throw new Error(`a client exited: ${dead.join(', ')}`);
+        if (Date.now() - lookedAt > 2000) {
+          lookedAt = Date.now();
+          const st = JSON.parse((await project.cli(['status', '--json'])).stdout || '{}') as { agents?: Record<string, { screen: { state: string; detail?: string } | null }> };
+          for (const a of order) {
+            const sc = st.agents?.[a]?.screen;
+            if (!sc || sc.state === 'ready' || sc.state === 'holding') stuckSince.delete(a);
+            else if (Date.now() - (stuckSince.get(a) ?? stuckSince.set(a, Date.now()).get(a)!) > STUCK_MS) throw new Error(`${a}'s screen is ${sc.state} (${sc.detail ?? ''}) for ${STUCK_MS / 1000} s`);
+          }
+        }
         return (mocks.get(last.name)!.turns() as Array<{ answeredAt?: number; delivered?: Delivered[] }>).some((r) => r.answeredAt && r.delivered?.some((d) => d.id === id(n)));
       },
       300_000,
