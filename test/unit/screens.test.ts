@@ -56,6 +56,10 @@ describe('readCodexScreen (Codex CLI 0.169.0)', () => {
     expect(plain(line)).toBe('› Ask Codex to do anything');
     expect(dimAt(line, 2)).toBe(true);
     expect(dimAt('\x1b[1m›\x1b[0m Ask Codex to do anything', 2)).toBe(false);
+    // The numbers of an extended colour are not attributes: 38;5;2 is a green, 38;2;2;2;2 a grey.
+    expect(dimAt('› \x1b[38;5;2mtext', 2)).toBe(false);
+    expect(dimAt('› \x1b[38;2;2;2;2mtext', 2)).toBe(false);
+    expect(dimAt('› \x1b[38;5;223;2mtext', 2)).toBe(true);
   });
 });
 

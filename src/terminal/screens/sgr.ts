@@ -19,9 +19,13 @@ export function dimAt(line: string, col: number): boolean {
   for (const part of line.split(/(\x1b\[[0-9;:]*m)/)) {
     const sgr = /^\x1b\[([0-9;:]*)m$/.exec(part);
     if (sgr) {
-      for (const p of (sgr[1] || '0').split(/[;:]/)) {
+      const ps = (sgr[1] || '0').split(/[;:]/);
+      for (let i = 0; i < ps.length; i++) {
+        const p = ps[i];
         if (p === '' || p === '0' || p === '22') dim = false;
         else if (p === '2') dim = true;
+        // An extended colour's own numbers (38;5;N, 38;2;R;G;B) are no attributes: `38;5;2` is green, not dim.
+        else if (p === '38' || p === '48' || p === '58') i += ps[i + 1] === '5' ? 2 : ps[i + 1] === '2' ? 4 : 0;
       }
       continue;
     }
