@@ -112,7 +112,9 @@ describe('a daemon that lost its lease', () => {
     p.send('c1_to_c2', 'm.json', { content: 'paused in the middle' });
     await waitFor('pasted, no Enter yet', pasted(log2));
     process.kill(d1.proc.pid!, 'SIGSTOP');
-    await sleep(3500); // its lock goes stale
+    // Its lock goes stale: STALE_MS (3 s) after its last refresh, and a lock taken less than 1.5 s ago still
+    // carries the mtime proper-lockfile's precision probe sets, up to 1 s ahead (the flake of CI run 3).
+    await sleep(4500);
     const d2 = await p.startDaemon(); // takes over the stale lock
     await waitFor('delivered by the second daemon', delivered, 30_000);
     const record = readFileSync(p.path('archive', 'msg_0001.json'), 'utf8');
@@ -135,7 +137,9 @@ describe('a daemon that lost its lease', () => {
     await p.recorder('claude2');
     const d = await p.startDaemon();
     process.kill(d.proc.pid!, 'SIGSTOP');
-    await sleep(3500); // its lock goes stale
+    // Its lock goes stale: STALE_MS (3 s) after its last refresh, and a lock taken less than 1.5 s ago still
+    // carries the mtime proper-lockfile's precision probe sets, up to 1 s ahead (the flake of CI run 3).
+    await sleep(4500);
     const sent = await p.cli(['send', '--to', 'claude1', 'while the daemon sleeps']);
     expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);
     await waitFor('typed by the one-shot', () => readRecorder(log1).pastes.some((t) => t.includes('while the daemon sleeps')));

@@ -2,7 +2,8 @@
  * The files bus's lease — one daemon per message folder: a proper-lockfile lock
  * (`message_dir/daemon.lock`, kept fresh by the holder) plus `daemon.pid` saying who holds it. A lock
  * left by a killed daemon goes stale after STALE_MS and is taken over; a live holder makes the newcomer
- * fail with LeaseHeldError (exit 3).
+ * fail with LeaseHeldError (exit 3). A lock taken less than STALE_MS/2 ago may look fresh up to 1 s longer:
+ * proper-lockfile's precision probe sets its mtime to the next full second (+5 ms) until the first refresh.
  *
  * Fencing (issue 13: a daemon paused past its lock woke up, pressed Enter and overwrote a record): every
  * take-over writes a new generation to `daemon.gen`, and check() — called before every durable write —
