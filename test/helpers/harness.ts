@@ -156,7 +156,12 @@ export class Project {
     // every daemon that holds one of this project's message folders to exit, then remove it all.
     for (const folder of readdirSync(this.dir).filter((n) => n.startsWith('messages'))) {
       const pidFile = join(this.dir, folder, 'daemon.pid');
-      const pid = existsSync(pidFile) ? (JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number }).pid : null;
+      let pid: number | null = null;
+      try {
+        pid = (JSON.parse(readFileSync(pidFile, 'utf8')) as { pid: number }).pid;
+      } catch {
+        /* no file, or removed just now by the daemon on its way out (it was read after a check, once: ENOENT) */
+      }
       if (pid) await waitFor(`daemon ${pid} to exit`, () => !alive(pid), 10_000).catch(() => {});
     }
     rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
