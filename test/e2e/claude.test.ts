@@ -452,9 +452,10 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
         expect(r.turn_tokens!.input, r.id).toBeGreaterThanOrEqual(100);
         expect(r.turn_tokens!.output, r.id).toBeGreaterThanOrEqual(10);
       }
+      // A turn's tokens go on its message first, then into the state's sums: wait for the sums too.
+      await waitFor('the sums', () => ((project.state().tokens as { total?: number } | undefined)?.total ?? 0) >= 110 * AUTO.length, 15_000, 100);
       const tokens = project.state().tokens as { total: number; by_agent: Record<string, number> };
       expect(tokens.by_agent.claude1! + tokens.by_agent.claude2!).toBe(tokens.total);
-      expect(tokens.total).toBeGreaterThanOrEqual(110 * AUTO.length);
       const receipts = archive.map((r) => Date.parse(r.received!.at) - Date.parse(r.delivered_at!));
       console.log(`[e2e] reply "auto": ${AUTO.length} turns with real Claude Code ${VERSION} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
         `confirmed: ${archive.map((r) => r.confirmed).join(',')}; receipt − stamp (ms): ${receipts.join(', ')}; tokens ${JSON.stringify(tokens)}`);

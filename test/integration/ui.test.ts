@@ -257,7 +257,7 @@ describe('baton ui: HTTP', () => {
     const offset = Buffer.byteLength(lines.slice(0, k + 1).join('\n') + '\n');
     const after = lines.slice(k + 1);
     // A loaded machine may start the replay later than the default idle window: wait longer for its first bytes.
-    const events = (await readStream(`${origin}/api/stream`, { 'last-event-id': `${gen}:${offset}` }, 3000)).filter((e) => e.event === 'baton');
+    const events = (await readStream(`${origin}/api/stream`, { 'last-event-id': `${gen}:${offset}` }, 8000)).filter((e) => e.event === 'baton');
     expect(events.map((e) => (e.data as { e: { event: string } }).e.event)).toEqual(after.map((l) => JSON.parse(l).event));
     const delivered = events.filter((e) => (e.data as { e: { event: string } }).e.event === 'delivered');
     expect(delivered.map((e) => (e.data as { bubble: { id: string; content: string } }).bubble)).toMatchObject([
