@@ -92,11 +92,18 @@ export async function readScreen(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: P
 /** Does baton confirm submits on this pane's screen? (The demo agent's screen is only a readiness gate.) */
 export const screenRead = (agent: Pick<Agent, 'kind'>, pane: PaneInfo): boolean => Boolean(KINDS[agent.kind].readScreen) && !pane.demo;
 
-/** Why a message must wait now (with the screen that says so, if any), or null when it may be typed. */
-export async function whyNotReady(tmux: Tmux, agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null): Promise<{ reason: string; screen?: Screen } | null> {
+/**
+ * Why a message must wait now (with the screen that says so, if any), or null when it may be typed.
+ * `screen`: the pane's screen as the caller has just read it (status reads it to show it), not read again.
+ */
+export async function whyNotReady(tmux: Tmux, agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null, read?: Screen | null): Promise<{ reason: string; screen?: Screen } | null> {
   const reason = whyNotTypable(agent, pane);
   if (reason || !pane) return { reason: reason ?? 'no pane' };
-  const screen = await readScreen(tmux, agent, pane);
+  // A client whose screen baton reads turns bracketed paste on once it takes input. Before that (Gemini CLI
+  // waiting for its MCP servers drew an empty box) a paste arrives as keys: a "!" in it switched Gemini to
+  // shell mode and the rest ran as a command. Such a pane is still starting, whatever its box shows.
+  if (KINDS[agent.kind].readScreen && !pane.demo && pane.bracketed === false) return { reason: `pane ${pane.id}: ${agent.kind} has not turned on bracketed paste yet (still starting)` };
+  const screen = read !== undefined ? read : await readScreen(tmux, agent, pane);
   const problem = screen && screenProblem(screen);
   return problem ? { reason: `pane ${pane.id}: ${problem}`, screen: screen! } : null;
 }

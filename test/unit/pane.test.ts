@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { targetOf, type PaneInfo } from '../../src/terminal/pane.js';
-import { isBareShell, whyNotTypable } from '../../src/terminal/readiness.js';
+import { isBareShell, whyNotReady, whyNotTypable } from '../../src/terminal/readiness.js';
+import type { Tmux } from '../../src/terminal/tmux.js';
 import { programName, programOf } from '../../src/terminal/program.js';
 
 const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, activity: 0, demo: false, startCommand, pid: 1, server: '1:1', tty: '/dev/pts/1', bracketed: null });
@@ -51,5 +52,16 @@ describe('programOf', () => {
     expect(programOf('"bash --norc -i"')).toBe('bash');
     expect(programOf('')).toBeUndefined();
     expect(programName("'/w/.cache/codex-0.169.0/node_modules/.bin/codex' --x")).toBe('codex');
+  });
+});
+
+describe('whyNotReady: a client that has not turned on bracketed paste', () => {
+  it('is still starting for the kinds whose screen baton reads (a paste would arrive as keys); other kinds go by their intake', async () => {
+    const noTmux = null as unknown as Tmux; // never asked: the answer comes before the screen is read
+    const starting = { ...pane('node', '"gemini"'), bracketed: false };
+    for (const kind of ['claude', 'codex', 'gemini'] as const) {
+      expect((await whyNotReady(noTmux, { kind, session: 's', target: undefined }, starting))?.reason, kind).toMatch(/has not turned on bracketed paste yet/);
+    }
+    expect(await whyNotReady(noTmux, { kind: 'generic', session: 's', target: undefined }, starting)).toBeNull();
   });
 });
