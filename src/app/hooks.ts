@@ -9,6 +9,7 @@
 import { relative } from 'node:path';
 import type { Agent, Config } from '../config/config.js';
 import { log } from '../lib/log.js';
+import { shellQuote } from '../lib/shell.js';
 import { installClaudeHooks, registerClaudeMcp } from '../terminal/hooks/claude-settings.js';
 import { installCodexHooks } from '../terminal/hooks/codex-hooks.js';
 import { installGeminiHooks } from '../terminal/hooks/gemini-settings.js';
@@ -23,13 +24,11 @@ export interface Launch {
   env: Record<string, string>;
 }
 
-const shq = (s: string): string => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
-
 /** The command with the launch arguments added, when it runs the kind's own program (else as it is, with why). */
 export function withLaunch(command: string, agent: Pick<Agent, 'kind'>, launch: Launch | undefined): { command: string; skipped?: string } {
   if (!launch?.args.length) return { command };
   if (programName(command) !== agent.kind) return { command, skipped: `"${command}" does not start ${agent.kind} itself, so baton cannot add ${launch.args.filter((a) => a.startsWith('-')).join(' ')}` };
-  return { command: `${command} ${launch.args.map(shq).join(' ')}` };
+  return { command: `${command} ${launch.args.map(shellQuote).join(' ')}` };
 }
 
 /** baton's hooks in one agent's folder, and its launch additions (none for Claude Code: its settings file suffices). */

@@ -44,7 +44,7 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
         dead: !!pane?.dead,
         command: pane?.command ?? null,
         last_activity: pane?.activity ? new Date(pane.activity * 1000).toISOString() : null,
-        problem: (await whyNotReady(t, config.agents[name]!, pane))?.reason ?? null,
+        problem: (await whyNotReady(t, config.agents[name]!, pane, pane?.demo ? undefined : screen))?.reason ?? null, // the demo pane: its own gate
         kind: config.agents[name]!.kind,
         demo: Boolean(pane?.demo),
         host,

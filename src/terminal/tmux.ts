@@ -8,6 +8,7 @@
  */
 import { execa } from 'execa';
 import { endGroups } from '../lib/process.js';
+import { shellQuote } from '../lib/shell.js';
 import { ControlClient } from './control.js';
 
 export interface TmuxResult {
@@ -210,6 +211,3 @@ export class Tmux {
 function fromReply(r: { ok: boolean; output: string; lost: boolean }): TmuxResult {
   return { ok: r.ok, stdout: r.ok ? r.output : '', stderr: r.ok ? '' : r.output, exitCode: r.ok ? 0 : 1, timedOut: r.lost };
 }
-
-/** One word for sh: single-quoted. */
-const shellQuote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;

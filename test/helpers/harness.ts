@@ -2,6 +2,7 @@
  * Test harness: a private tmux server (its own TMUX_TMPDIR, so the user's server is never touched),
  * a temp project with config.json, recorder panes, and the real daemon from the built CLI.
  */
+import { pidAlive } from '../../src/lib/process.js';
 import { execa, type ResultPromise } from 'execa';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, renameSync, openSync, closeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -190,14 +191,8 @@ export class Project {
   }
 }
 
-export function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Is the process alive (a zombie is not)? The daemon's own check. */
+export const alive = pidAlive;
 
 /**
  * What a recorder read: the raw bytes; each bracketed paste followed by Enter (`pastes`); each paste

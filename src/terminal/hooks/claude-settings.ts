@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
+import { shellQuote as shq } from '../../lib/shell.js';
 import { batonMcpServer } from './mcp-server.js';
 import { hooksOf, MARK, readSettings, withOurs } from './settings-file.js';
 
@@ -19,8 +20,6 @@ import { hooksOf, MARK, readSettings, withOurs } from './settings-file.js';
 const EVENTS: Record<HookEvent, string> = { prompt: 'UserPromptSubmit', stop: 'Stop', permission: 'PermissionRequest' };
 
 export const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.claude', 'settings.local.json');
-
-const shq = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /**
  * The command line a hook runs (`sh -c`): node and baton's CLI by absolute path, so PATH does not matter.
