@@ -171,13 +171,7 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
 
 
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const url = req.url ?? '/';
-    const path = url.split('?')[0]!;
-    const entry: LoggedRequest = { seq: ++this.seq, at: Date.now(), method: req.method ?? '?', url, kind: 'other' };
-    this.requests.push(entry);
+    const { raw, url, path, entry } = await this.take(req);
 
     if (req.method === 'HEAD') {
       entry.kind = 'head';

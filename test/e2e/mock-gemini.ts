@@ -133,28 +133,15 @@ export class MockGemini extends MockServer<LoggedRequest> {
   }
 
 
-  /** Every baton message the model received, in the order received, each once. */
+  /** Every baton message the model received, in the order received (a retried request counted once). */
   received(): Delivered[] {
-    const seen = new Set<string>();
-    return this.turns()
-      .flatMap((r) => r.delivered ?? [])
-      .filter((d) => {
-        const key = `${d.id}\0${d.text}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
+    return this.turns().flatMap((r) => r.delivered ?? []);
   }
 
 
+
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const url = req.url ?? '/';
-    const path = url.split('?')[0]!;
-    const entry: LoggedRequest = { seq: ++this.seq, at: Date.now(), method: req.method ?? '?', url, kind: 'other' };
-    this.requests.push(entry);
+    const { raw, url, path, entry } = await this.take(req);
     const done = () => void (entry.answeredAt = Date.now());
 
     if (req.method === 'HEAD') return void ((entry.kind = 'head'), res.writeHead(200).end(), done());

@@ -18,7 +18,18 @@ export interface MockOptions<R> {
   log?: (line: string) => void;
 }
 
-export abstract class MockServer<R extends { kind: string }> {
+/** What every mock logs of a request before it looks at the body. */
+export interface RequestBase {
+  seq: number;
+  /** Date.now() when the request arrived, and when its answer was complete. */
+  at: number;
+  answeredAt?: number;
+  method: string;
+  url: string;
+  kind: string;
+}
+
+export abstract class MockServer<R extends RequestBase> {
   readonly requests: R[] = [];
   protected readonly server: Server;
   protected seq = 0;
@@ -40,6 +51,16 @@ export abstract class MockServer<R extends { kind: string }> {
   }
 
   protected abstract handle(req: IncomingMessage, res: ServerResponse): Promise<void>;
+
+  /** Read a request's body and log it (its kind 'other' until the mock knows better). */
+  protected async take(req: IncomingMessage): Promise<{ raw: string; url: string; path: string; entry: R }> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const url = req.url ?? '/';
+    const entry = { seq: ++this.seq, at: Date.now(), method: req.method ?? '?', url, kind: 'other' } as R;
+    this.requests.push(entry);
+    return { raw: Buffer.concat(chunks).toString('utf8'), url, path: url.split('?')[0]!, entry };
+  }
 
   protected async listen(): Promise<void> {
     await new Promise<void>((ok, fail) => {
