@@ -5,7 +5,7 @@
 // a temp folder (fsync on, as in production) and stopped at the end. A "machine" is a project folder, a
 // tmux server and a daemon with its own BATON_HOST. Nothing here is pass/fail: it reports.
 //
-//   node bench/bus.mjs [--quick] [--convs 10,30] [--out FILE]
+//   node bench/bus.mjs [--quick] [--convs 10,30,100] [--daemons machine|conversation] [--only scale] [--out FILE]
 import { execFile, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -18,7 +18,7 @@ import pg from 'pg';
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
-const { values: opt } = parseArgs({ options: { bus: { type: 'string' }, quick: { type: 'boolean' }, convs: { type: 'string' }, out: { type: 'string' }, runs: { type: 'string' }, 'skip-scaling': { type: 'boolean' }, only: { type: 'string' } }, strict: false });
+const { values: opt } = parseArgs({ options: { bus: { type: 'string' }, quick: { type: 'boolean' }, convs: { type: 'string' }, out: { type: 'string' }, runs: { type: 'string' }, 'skip-scaling': { type: 'boolean' }, daemons: { type: 'string' }, only: { type: 'string' } }, strict: false });
 const QUICK = !!opt.quick;
 const N = QUICK ? 60 : 200;
 const TRIPS = QUICK ? 30 : 100;
@@ -47,9 +47,9 @@ async function startPostgres() {
   const port = await new Promise((r) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
   let r = await as(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8']);
   if (!r.ok) throw new Error(`initdb: ${r.stderr}`);
-  r = await as(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=500`, 'start']);
+  r = await as(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=500 ${process.env.BENCH_PG_OPTIONS ?? ''}`, 'start']);
   if (!r.ok) throw new Error(`pg_ctl: ${r.stderr}`);
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop: async () => { await as(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']); rmSync(dir, { recursive: true, force: true }); } };
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop: async () => { if (process.env.BENCH_PG_LOG) await run('cp', [join(dir, 'log'), process.env.BENCH_PG_LOG]); await as(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']); rmSync(dir, { recursive: true, force: true }); } };
 }
 
 /** Notes from every recorder (one unix socket for all machines). */
@@ -221,13 +221,37 @@ async function burst(o) {
   });
 }
 
-/** `k` conversations of 2 agents over 3 machines, all ping-ponging at once for `seconds`. */
-async function scale(url, k, seconds = QUICK ? 10 : 20) {
+/** One daemon process per machine serving every conversation with an agent there (`baton daemon A B …`). */
+async function machineDaemons(convs) {
+  const hosts = [...new Set(convs.flatMap((c) => Object.keys(c.m)))];
+  await Promise.all(hosts.map(async (h) => {
+    const mine = convs.filter((c) => c.m[h]);
+    // BENCH_DAEMON_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR": a profile of each machine's daemon.
+    const flags = process.env.BENCH_DAEMON_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+    const p = spawn(process.execPath, [...flags, CLI, 'daemon', ...mine.map((c) => join(c.m[h].dir, 'config.json'))], { env: { ...mine[0].m[h].env, CONSOLA_LEVEL: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    p.stderr.on('data', (d) => (err += d));
+    p.stdout.on('data', (d) => (err += d));
+    p.exited = new Promise((r) => p.once('exit', r));
+    mine[0].procs.push(p);
+    for (let i = 0; (err.match(/watching/g) ?? []).length < mine.length; i++) {
+      if (p.exitCode !== null || i > 6000) throw new Error(`daemon of ${h} did not start: ${err.slice(-2000)}`);
+      await sleep(10);
+    }
+  }));
+}
+
+/**
+ * `k` conversations of 2 agents over 3 machines, all ping-ponging at once for `seconds`. `shared`: one
+ * daemon process per machine for all its conversations; else one per conversation per machine.
+ */
+async function scale(url, k, { seconds = QUICK ? 10 : 20, shared = true } = {}) {
   return scene(async (make, notes) => {
     const machines = ['m1', 'm2', 'm3'];
     const real = Array.from({ length: k }, (_, i) => make({ name: `${fresh()}s${i}`, url, machines: [machines[i % 3], machines[(i + 1) % 3]] }));
     for (const c of real) await c.recorders({ reply: true });
-    for (const c of real) await c.daemons();
+    if (shared) await machineDaemons(real);
+    else for (const c of real) await c.daemons();
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     const xacts = async () => Number((await db.query(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0].n);
@@ -247,7 +271,7 @@ async function scale(url, k, seconds = QUICK ? 10 : 20) {
       for (let i = 1; i < mine.length; i++) lat.push(mine[i].first - mine[i - 1].done);
     }
     await db.end();
-    return { conversations: k, daemons: k * 2, turns_per_s: round(turns.length / seconds, 1), turn_p50_ms: round(pct(lat, 50)), turn_p99_ms: round(pct(lat, 99)), transactions_per_turn: round((x1 - x0) / Math.max(1, turns.length), 1), strict };
+    return { conversations: k, daemons: shared ? machines.length : k * 2, turns_per_s: round(turns.length / seconds, 1), turn_p50_ms: round(pct(lat, 50)), turn_p99_ms: round(pct(lat, 99)), transactions_per_turn: round((x1 - x0) / Math.max(1, turns.length), 1), strict };
   });
 }
 
@@ -256,29 +280,34 @@ const server = await startPostgres();
 const res = {};
 try {
   const across = { url: server.url, machines: ['alpha', 'beta'] };
-  say('latency: files …'); res.lat_files = await latency({});
-  say('latency: postgres, one machine …'); res.lat_pg = await latency({ url: server.url });
-  say('latency: postgres, two machines …'); res.lat_pg2 = await latency(across);
-  say('ping-pong: files …'); res.pp_files = await pingpong({});
-  say('ping-pong: postgres, one machine …'); res.pp_pg = await pingpong({ url: server.url });
-  say('ping-pong: postgres, two machines …'); res.pp_pg2 = await pingpong(across);
-  say('burst 400: files …'); res.burst_files = await burst({});
-  say('burst 400: postgres …'); res.burst_pg = await burst({ url: server.url });
+  if (opt.only !== 'scale') {
+    say('latency: files …'); res.lat_files = await latency({});
+    say('latency: postgres, one machine …'); res.lat_pg = await latency({ url: server.url });
+    say('latency: postgres, two machines …'); res.lat_pg2 = await latency(across);
+    say('ping-pong: files …'); res.pp_files = await pingpong({});
+    say('ping-pong: postgres, one machine …'); res.pp_pg = await pingpong({ url: server.url });
+    say('ping-pong: postgres, two machines …'); res.pp_pg2 = await pingpong(across);
+    say('burst 400: files …'); res.burst_files = await burst({});
+    say('burst 400: postgres …'); res.burst_pg = await burst({ url: server.url });
+  }
   if (!opt['skip-scaling']) {
     res.scale = [];
-    for (const k of CONVS) { say(`scale: ${k} conversations over 3 machines …`); res.scale.push(await scale(server.url, k)); }
+    const shared = opt.daemons !== 'conversation';
+    for (const k of CONVS) { say(`scale: ${k} conversations over 3 machines, ${shared ? 'one daemon per machine' : 'one daemon per conversation and machine'} …`); res.scale.push(await scale(server.url, k, { shared })); }
   }
 } finally {
   await server.stop();
 }
 const ratio = (a, b) => `${round(a / b, 2)}×`;
 const rows = [
-  ['rename → pane, one machine: p50 / p99 (ms)', `${res.lat_files.p50} / ${res.lat_files.p99}`, `${res.lat_pg.p50} / ${res.lat_pg.p99} (${ratio(res.lat_pg.p50, res.lat_files.p50)})`],
-  ['rename → pane, across two machines: p50 / p99 (ms)', '-', `${res.lat_pg2.p50} / ${res.lat_pg2.p99}`],
-  ['ping-pong, one machine (msg/s)', `${res.pp_files.per_s}`, `${res.pp_pg.per_s} (${ratio(res.pp_pg.per_s, res.pp_files.per_s)})`],
-  ['ping-pong, across two machines (msg/s)', '-', `${res.pp_pg2.per_s}`],
-  ['burst of 400 (s)', `${res.burst_files.seconds} (${res.burst_files.correct ? 'correct' : 'WRONG'})`, `${res.burst_pg.seconds} (${res.burst_pg.correct ? 'correct' : 'WRONG'})`],
-  ...(res.scale ?? []).map((s) => [`scale: ${s.conversations} conversations / 3 machines: turns/s, p50 / p99 (ms), xacts/turn`, '-', `${s.turns_per_s}, ${s.turn_p50_ms} / ${s.turn_p99_ms}, ${s.transactions_per_turn}${s.strict ? '' : ' (TURNS BROKEN)'}`]),
+  ...(res.lat_files ? [
+    ['rename → pane, one machine: p50 / p99 (ms)', `${res.lat_files.p50} / ${res.lat_files.p99}`, `${res.lat_pg.p50} / ${res.lat_pg.p99} (${ratio(res.lat_pg.p50, res.lat_files.p50)})`],
+    ['rename → pane, across two machines: p50 / p99 (ms)', '-', `${res.lat_pg2.p50} / ${res.lat_pg2.p99}`],
+    ['ping-pong, one machine (msg/s)', `${res.pp_files.per_s}`, `${res.pp_pg.per_s} (${ratio(res.pp_pg.per_s, res.pp_files.per_s)})`],
+    ['ping-pong, across two machines (msg/s)', '-', `${res.pp_pg2.per_s}`],
+    ['burst of 400 (s)', `${res.burst_files.seconds} (${res.burst_files.correct ? 'correct' : 'WRONG'})`, `${res.burst_pg.seconds} (${res.burst_pg.correct ? 'correct' : 'WRONG'})`],
+  ] : []),
+  ...(res.scale ?? []).map((s) => [`scale: ${s.conversations} conversations / 3 machines / ${s.daemons} daemons: turns/s, p50 / p99 (ms), xacts/turn`, '-', `${s.turns_per_s}, ${s.turn_p50_ms} / ${s.turn_p99_ms}, ${s.transactions_per_turn}${s.strict ? '' : ' (TURNS BROKEN)'}`]),
 ];
 const w0 = Math.max(...rows.map((r) => r[0].length));
 const table = [

@@ -36,6 +36,8 @@ export interface DaemonOptions {
    * running. Nothing is watched and no message is delivered.
    */
   oneshot?: boolean;
+  /** A tmux client shared with other daemons in this process (daemon/serve.ts); it stays open when this one stops. */
+  tmux?: Tmux;
 }
 
 export class Daemon {
@@ -65,7 +67,7 @@ export class Daemon {
   ) {
     this.log = opts.log ?? defaultLog;
     this.bus = bus.delivery(this.log);
-    this.typist = opts.typist ?? new TmuxTypist(new Tmux({ control: true }), config.delivery.enter_delay_ms);
+    this.typist = opts.typist ?? new TmuxTypist(opts.tmux ?? new Tmux({ control: true }), config.delivery.enter_delay_ms, !opts.tmux);
     this.rules = { policy: config.turns.policy, agents: config.order };
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     // Fenced (the lease lost: paused past it, taken over): stop at once; `baton daemon` takes it again or exits.

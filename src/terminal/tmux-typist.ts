@@ -47,6 +47,8 @@ export class TmuxTypist implements Typist {
   constructor(
     readonly tmux: Tmux,
     private readonly configuredDelay: number | undefined,
+    /** False when the tmux client is shared (one daemon process serving many conversations): close() leaves it open. */
+    private readonly ownsTmux = true,
   ) {}
 
   async fence(f: TmuxFence | null): Promise<void> {
@@ -175,6 +177,6 @@ export class TmuxTypist implements Typist {
   }
 
   close(): void {
-    this.tmux.close();
+    if (this.ownsTmux) this.tmux.close();
   }
 }

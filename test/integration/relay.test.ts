@@ -41,7 +41,7 @@ describe('relay (PostgreSQL bus)', () => {
       await relay.rescan();
       expect(await relay.run()).toBe(1);
       const [row] = await query<{ seq: string; relay_key: string }>(server.url, 'SELECT seq, relay_key FROM baton.waiting WHERE conversation = $1', [conversation]);
-      expect(row?.relay_key).toMatch(/^alpha\/c1_to_c2\/\d+-\d+-\d+-reply\.json$/);
+      expect(row?.relay_key).toMatch(new RegExp(`^${conversation}/alpha/c1_to_c2/\\d+-\\d+-\\d+-reply\\.json$`));
 
       // Delivered by the other machine (its waiting row taken), while this relay had been killed just
       // before removing its claimed file: the file is back in .relaying/ as it was.

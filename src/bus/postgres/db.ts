@@ -53,18 +53,32 @@ const SESSION = {
  * `durable: false`: commits do not wait for the WAL to reach the disk (synchronous_commit off) — for the
  * event log, a record rather than the truth (SPEC §7): a crash of the database may lose its last events,
  * never a message or a state. Turn steps, stamps and relays always use a durable pool.
+ *
+ * One pool per (URL, durability) per process: a daemon serving many conversations (`baton daemon A B C`)
+ * shares its connections between them instead of opening 6 per conversation — at 100 conversations over
+ * 3 machines that was over a thousand server processes (each a backend of its own), and PostgreSQL's
+ * default max_connections is 100. A pool opens connections only as they are needed, so a command that
+ * makes one query still holds one.
  */
-export function openPool(url: string, { durable = true, max = 4 } = {}): Db {
+const pools = new Map<string, Db>();
+
+export function openPool(url: string, { durable = true } = {}): Db {
+  const key = `${durable ? 'd' : 'n'} ${url}`;
+  const known = pools.get(key);
+  if (known && !(known as { ending?: boolean }).ending) return known; // one ended (by a test) is made again
   const options = `${SESSION.options}${durable ? '' : ' -c synchronous_commit=off'}`;
-  const pool = new (lib().Pool)({ connectionString: url, max, allowExitOnIdle: true, ...SESSION, options });
+  const pool = new (lib().Pool)({ connectionString: url, max: durable ? 8 : 3, allowExitOnIdle: true, ...SESSION, options });
   // An idle connection that breaks (the database restarted) must not crash the daemon: the next query reconnects.
   pool.on('error', () => {});
+  pools.set(key, pool);
   return pool;
 }
 
 export function client(url: string): pg.Client {
   return new (lib().Client)({ connectionString: url, ...SESSION });
 }
+
+const quieted = new WeakSet<pg.PoolClient>();
 
 /** Run `fn` in one transaction: committed when it returns, rolled back when it throws. */
 export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -86,25 +100,36 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
     throw err;
   } finally {
     c.off('error', onError);
-    c.on('error', () => {}); // a late one after release must not crash either
+    // A late one after release must not crash either: one quiet listener per connection, added once
+    // (one per transaction piled up on a pooled connection — a leak in a daemon that runs for days).
+    if (!quieted.has(c)) {
+      quieted.add(c);
+      c.on('error', () => {});
+    }
     c.release(broken);
   }
 }
 
 /**
  * What a notification on the channel asks of a daemon. `messages@HOST` (a message stored for that
- * machine's agent) wakes only that machine's daemon, `messages` (the turn moved) every daemon, `requests`
- * a look at the requests; `events` and `reply` are for readers and wake no daemon. Waking every daemon on
- * every event cost each one a full pass per event (two or three per delivery), on every machine.
+ * machine's agent) wakes only that machine's daemon, `moved@HOST` (a turn step of HOST's daemon) every
+ * other machine's, `messages` (the state changed) every daemon, `requests` a look at the requests;
+ * `events` and `reply` are for readers and wake no daemon. Waking every daemon on every event cost each
+ * one a full pass per event (two or three per delivery, on every machine); a daemon's own turn step
+ * tells it nothing it does not know.
  */
 export function hintOf(payload: string, host: string): { kind: 'messages' } | { kind: 'requests' } | null {
   if (payload === 'requests') return { kind: 'requests' };
   if (payload === 'messages' || payload === `messages@${host}`) return { kind: 'messages' };
+  if (payload.startsWith('moved@') && payload !== `moved@${host}`) return { kind: 'messages' };
   return null;
 }
 
 /** The payload that wakes the daemon of `host` only. */
 export const messagesFor = (host: string): string => `messages@${host}`;
+
+/** The payload of a turn step by the daemon of `host`: the turn moved. */
+export const movedBy = (host: string): string => `moved@${host}`;
 
 /** The NOTIFY channel of one conversation (channel names are identifiers: at most 63 bytes). */
 export const channelOf = (conversation: string): string => `baton_${createHash('sha1').update(conversation).digest('hex').slice(0, 16)}`;

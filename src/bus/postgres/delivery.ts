@@ -27,8 +27,9 @@ import { pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { relayInto, type Relay } from './relay.js';
-import { deliveredHere, requestHost, stateOf, WaitingRows, type Pg } from './rows.js';
-import { amendRecord, countWaiting, ensureConversation, rejectWaiting } from './store.js';
+import { deliveredHere, relayedHere, requestHost, stateOf, type Pg } from './rows.js';
+import { WaitingView } from './waiting-view.js';
+import { amendRecord, countWaiting, ensureConversation, rejectWaiting, stampRecord } from './store.js';
 import { approvals, examineApproval, moderate, refuse } from './approvals.js';
 import { answer, archivePersonMessage, dropStaleReplies, findPersonMessage, insertRequest, requestsFor, takeRequest } from './requests.js';
 import type { Request } from '../../core/requests.js';
@@ -40,7 +41,7 @@ export class PgDelivery implements DeliveryBus {
   private st!: State;
   private held: Lease | null = null;
   private listener: Listener | null = null;
-  private readonly waiting: WaitingRows;
+  private readonly view: WaitingView;
 
   constructor(
     private readonly config: Config,
@@ -52,7 +53,7 @@ export class PgDelivery implements DeliveryBus {
     const events = pgEventLog(eventsDb, pg.conversation, (err) => log.warn(`cannot store an event: ${String(err)}`));
     this.events = fencedEvents(events, () => this.held);
     this.here = deliveredHere(config);
-    this.waiting = new WaitingRows(this.here, config.inbox.max_bytes);
+    this.view = new WaitingView(db, pg, this.here, config.inbox.max_bytes, relayedHere(config));
     this.relay = relayInto(config, db, pg, this.events, log, () => this.held, eventsDb);
   }
 
@@ -63,10 +64,11 @@ export class PgDelivery implements DeliveryBus {
   /** A write transaction that first proves this daemon still holds the newest lease. */
   private write<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
     this.guard();
-    return tx(this.db, async (c) => {
+    const done = tx(this.db, async (c) => {
       if (this.held) await checkGeneration(c, this.pg, this.held.generation);
       return fn(c);
     });
+    return done.finally(() => this.view.invalidate()); // what it changed is read again
   }
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
@@ -93,8 +95,10 @@ export class PgDelivery implements DeliveryBus {
     await this.relay.watch(hint);
     this.listener = new Listener(this.pg.url, channelOf(this.pg.conversation), (p) => {
       const h = hintOf(p, this.pg.host);
+      if (h?.kind === 'messages') this.view.invalidate();
       if (h) hint(h);
     }, () => {
+      this.view.invalidate();
       hint({ kind: 'messages' });
       hint({ kind: 'requests' });
     });
@@ -109,22 +113,15 @@ export class PgDelivery implements DeliveryBus {
 
   async rescan(): Promise<void> {
     this.guard();
+    this.view.invalidate();
     await this.relay.rescan();
     await dropStaleReplies(this.db, this.pg);
   }
 
   async queues(): Promise<Queue[]> {
-    if (!isFenced(this.held)) await this.relay.run();
-    const names = this.here.map((d) => d.name);
-    const [s, rows] = await Promise.all([
-      this.db.query('SELECT state FROM baton.conversations WHERE name = $1', [this.pg.conversation]),
-      this.db.query<{ seq: string; direction: string; file: string | null; body: string }>(
-        `SELECT seq, direction, file, body FROM baton.waiting WHERE conversation = $1 AND status = 'waiting' AND direction = ANY($2) ORDER BY seq`,
-        [this.pg.conversation, names],
-      ),
-    ]);
-    if (s.rows[0]) this.st = stateOf(s.rows[0].state, this.pg); // another machine may have moved the turn
-    const { queues, invalid } = this.waiting.examine(rows.rows);
+    if (!isFenced(this.held)) this.view.relayed(await this.relay.run());
+    const { state, queues, invalid } = await this.view.look();
+    if (state) this.st = state; // another machine may have moved the turn
     if (!isFenced(this.held)) for (const [w, reason] of invalid) await this.reject(w, reason);
     return queues;
   }
@@ -138,7 +135,7 @@ export class PgDelivery implements DeliveryBus {
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
     const firstSeen = 'firstSeen' in w ? w.firstSeen : performance.now();
     this.guard();
-    const out = await turnStep(this.db, this.pg, this.config.inbox.max_bytes, { w, step, extra, firstSeen, generation: this.held?.generation ?? null });
+    const out = await this.view.step(w, turnStep(this.db, this.pg, this.config.inbox.max_bytes, { w, step, extra, firstSeen, generation: this.held?.generation ?? null }));
     if (out.kind === 'invalid') {
       // Rolled back: it is still waiting, and is refused with its reason like any invalid message.
       if ('firstSeen' in w) await this.reject(w, out.reason);
@@ -166,9 +163,8 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async stamp(record: ArchiveRecord): Promise<void> {
-    // Stamped once: a record stamped already keeps its stamp (and its redelivered flag).
-    // What was added to it meanwhile (a hook's receipt, a turn's tokens) is kept: merged, not replaced.
-    await this.write((c) => c.query('UPDATE baton.archive SET record = record || $3::jsonb, delivered = true WHERE conversation = $1 AND id = $2 AND NOT delivered', [this.pg.conversation, record.id, JSON.stringify(record)]));
+    this.guard();
+    await stampRecord(this.db, this.pg, record, this.held?.generation ?? null);
     failpoint('stamped');
   }
 

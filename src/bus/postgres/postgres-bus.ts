@@ -33,7 +33,7 @@ export class PostgresBus implements Bus {
   constructor(private readonly config: Config & { bus: { kind: 'postgres' } }) {
     this.pg = { url: config.bus.url, conversation: config.bus.conversation, host: config.host };
     this.db = openPool(config.bus.url);
-    this.eventsDb = openPool(config.bus.url, { durable: false, max: 2 });
+    this.eventsDb = openPool(config.bus.url, { durable: false });
     this.events = new PgEventSource(this.db, config.bus.url, config.bus.conversation);
   }
 

@@ -33,7 +33,16 @@ import { insertRejected } from './store.js';
 
 const RELAYING = '.relaying';
 
+/**
+ * Claims in this process, counted across every relay in it: with the conversation in the key too, no two
+ * claimed files share a relay key. (A count per relay gave three conversations served by one daemon the
+ * same key for three `opening.json` written in the same millisecond; the second and third inserts were
+ * no-ops and their files were removed as stored — lost. Seen in machines-shared.test.ts.)
+ */
+let claims = 0;
+
 export interface RelayOptions {
+  conversation: string;
   host: string;
   maxBytes: number;
   settleMs: number;
@@ -42,17 +51,54 @@ export interface RelayOptions {
   log: Logger;
   /**
    * Store one message; `key` makes a repeat of the same claimed file a no-op. `durable`: wait for the
-   * disk; otherwise the answer says where the server's WAL was after the commit, for `flushed` to cover.
+   * disk; otherwise the answer names the server that committed it (its start time), for `settle` to check.
    */
   store: (d: Direction, file: string, body: string, key: string, durable: boolean) => Promise<Written | null>;
-  /** Where the server's flushed WAL is now, and since when the server runs. */
-  flushed: () => Promise<Written>;
+  /**
+   * Where the server's WAL is — written (past every commit made before `asked`) and flushed — and since
+   * when it runs; `asked`: when the question was sent (performance.now()).
+   */
+  wal: () => Promise<Wal>;
 }
 
-/** A position in the server's WAL, and the server's start time (a restart makes older positions meaningless). */
+/**
+ * A commit not known durable yet: the server's start time (a restart makes older positions meaningless)
+ * and a WAL position at or after its commit record — unknown (null) until the first look after it, which
+ * takes the server's insert position then (past every commit made before). Asking for it right after
+ * each insert was one more round trip per message.
+ */
 export interface Written {
-  lsn: bigint;
+  lsn: bigint | null;
   epoch: string;
+  /** When the commit was known done (performance.now()). */
+  at: number;
+}
+
+export interface Wal {
+  inserted: bigint;
+  flushed: bigint;
+  epoch: string;
+  asked: number;
+}
+
+/**
+ * The WAL's position, asked at most every 50 ms per pool however many relays (conversations) a process
+ * runs: an answer asked before a commit says nothing of it, so such a commit waits for the next one.
+ */
+const walAnswers = new WeakMap<Db, Promise<Wal>>();
+async function walOf(db: Db): Promise<Wal> {
+  const last = walAnswers.get(db);
+  if (last) {
+    const w = await last.catch(() => null);
+    if (w && performance.now() - w.asked < 50) return w;
+    if (walAnswers.get(db) !== last) return walOf(db); // another relay asked meanwhile
+  }
+  const asked = performance.now();
+  const p = db
+    .query<{ inserted: string; flushed: string; epoch: string }>('SELECT pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed, pg_postmaster_start_time()::text AS epoch')
+    .then(({ rows: [row] }) => ({ inserted: lsnOf(row!.inserted), flushed: lsnOf(row!.flushed), epoch: row!.epoch, asked }));
+  walAnswers.set(db, p);
+  return p;
 }
 
 /** `16/B374D848` as a number. */
@@ -63,7 +109,6 @@ export const lsnOf = (text: string): bigint => {
 
 export class Relay {
   private readonly intake: Intake;
-  private seq = 0;
   /** Claimed files stored without waiting for the disk: removed once their insert is durable. */
   private pending: Array<{ d: Direction; dir: string; as: string; at: Written }> = [];
 
@@ -107,7 +152,7 @@ export class Relay {
       for (const w of q.items) {
         if (!w.ready) break; // a file still being written keeps its place in line
         const claimed = join(q.direction.dir, RELAYING);
-        const as = `${Date.now()}-${process.pid}-${this.seq++}-${w.name}`;
+        const as = `${Date.now()}-${process.pid}-${claims++}-${w.name}`;
         try {
           await rename(join(q.direction.dir, w.name), join(claimed, as));
         } catch {
@@ -131,7 +176,7 @@ export class Relay {
       this.intake.folderOf(d.name).dirty.add(back);
       return false;
     }
-    const at = await this.opts.store(d, name, JSON.stringify(e.message), `${this.opts.host}/${d.name}/${as}`, durable);
+    const at = await this.opts.store(d, name, JSON.stringify(e.message), `${this.opts.conversation}/${this.opts.host}/${d.name}/${as}`, durable);
     if (at) this.pending.push({ d, dir, as, at });
     else await unlink(join(dir, as)).catch(() => {});
     return true;
@@ -140,14 +185,15 @@ export class Relay {
   /** Remove the claimed files whose insert is durable now; store again, durably, those a server restart may have lost. */
   private async settle(): Promise<void> {
     if (!this.pending.length) return;
-    const now = await this.opts.flushed();
+    const now = await this.opts.wal();
     const left: typeof this.pending = [];
-    for (const p of this.pending) {
-      if (p.at.epoch === now.epoch && p.at.lsn > now.lsn) left.push(p);
-      else if (p.at.epoch !== now.epoch) await this.storeClaimed(p.d, p.dir, p.as, true);
+    for (const p of this.pending.splice(0)) {
+      if (p.at.epoch !== now.epoch) await this.storeClaimed(p.d, p.dir, p.as, true);
+      else if (p.at.lsn === null) left.push(now.asked > p.at.at ? { ...p, at: { ...p.at, lsn: now.inserted } } : p);
+      else if (p.at.lsn > now.flushed) left.push(p);
       else await unlink(join(p.dir, p.as)).catch(() => {});
     }
-    this.pending = left;
+    this.pending.push(...left);
   }
 }
 
@@ -166,11 +212,8 @@ export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log:
       await events.emit(event, fields);
     },
   };
-  const where = async (c: Db): Promise<Written> => {
-    const r = await c.query<{ lsn: string; epoch: string }>('SELECT pg_current_wal_flush_lsn()::text AS lsn, pg_postmaster_start_time()::text AS epoch');
-    return { lsn: lsnOf(r.rows[0]!.lsn), epoch: r.rows[0]!.epoch };
-  };
   return new Relay(relayedHere(config), {
+    conversation: pg.conversation,
     host: pg.host,
     maxBytes: config.inbox.max_bytes,
     settleMs: config.inbox.settle_ms,
@@ -181,17 +224,16 @@ export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log:
       held()?.check();
       // fastDb's sessions commit without waiting for the disk (synchronous_commit off).
       const c = durable ? db : fastDb;
-      await c.query(
+      const r = await c.query<{ epoch: string; stored: number }>(
         `WITH k AS (INSERT INTO baton.relayed (relay_key, conversation) VALUES ($5, $1) ON CONFLICT DO NOTHING RETURNING relay_key),
-              w AS (INSERT INTO baton.waiting (conversation, direction, file, body, relay_key) SELECT $1, $2, $3, $4, relay_key FROM k RETURNING seq)
-         SELECT pg_notify($6, $7) FROM w`,
+              w AS (INSERT INTO baton.waiting (conversation, direction, file, body, relay_key) SELECT $1, $2, $3, $4, relay_key FROM k RETURNING seq),
+              n AS (SELECT pg_notify($6, $7) FROM w)
+         SELECT pg_postmaster_start_time()::text AS epoch, (SELECT count(*) FROM n)::int AS stored`,
         [pg.conversation, d.name, file, body, key, channelOf(pg.conversation), messagesFor(hostOf(config, d.to))],
       );
-      if (durable) return null;
-      // Where the WAL is now, after the commit record: durable once the flushed WAL has passed it.
-      const w = await c.query<{ lsn: string; epoch: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn, pg_postmaster_start_time()::text AS epoch');
-      return { lsn: lsnOf(w.rows[0]!.lsn), epoch: w.rows[0]!.epoch };
+      // Not stored now (the key was there: an earlier store of this very file) or stored durably: done.
+      return durable || !r.rows[0]!.stored ? null : { lsn: null, epoch: r.rows[0]!.epoch, at: performance.now() };
     },
-    flushed: () => where(db),
+    wal: () => walOf(db),
   });
 }

@@ -1,8 +1,10 @@
 /** Small writes both sides of the PostgreSQL bus share. */
 import { randomUUID } from 'node:crypto';
+import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
+import { FencedError } from '../lease.js';
 import type { Conn, Db } from './db.js';
-import { seqOf } from './rows.js';
+import { seqOf, type Pg } from './rows.js';
 import { migrate } from './schema.js';
 
 const migrated = new WeakMap<Db, Promise<number>>();
@@ -51,4 +53,26 @@ export async function amendRecord(c: Conn, conversation: string, id: string, fie
 export async function countWaiting(db: Db, conversation: string, directions: string[]): Promise<number> {
   const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM baton.waiting WHERE conversation = $1 AND direction = ANY($2)', [conversation, directions]);
   return r.rows[0]!.n;
+}
+
+/**
+ * Stamp a record delivered, once: a record stamped already keeps its stamp (and its redelivered flag);
+ * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept — merged, not replaced.
+ * One statement (its own transaction) with the lease checked inside it, as a write transaction would:
+ * a stamp is on every delivery's path, and BEGIN, check, update, COMMIT were four round trips (issue 15).
+ * `generation` null: no lease to check.
+ */
+export async function stampRecord(db: Db, pg: Pg, record: ArchiveRecord, generation: number | null): Promise<void> {
+  const r = await db.query<{ generation: string | null; released: boolean | null }>(
+    `WITH l AS (SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $4 FOR SHARE),
+          u AS (UPDATE baton.archive SET record = record || $3::jsonb, delivered = true
+                 WHERE conversation = $1 AND id = $2 AND NOT delivered
+                   AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = $5 AND NOT released)))
+     SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released`,
+    [pg.conversation, record.id, JSON.stringify(record), pg.host, generation],
+  );
+  const row = r.rows[0]!;
+  if (generation !== null && (Number(row.generation) !== generation || row.released !== false)) {
+    throw new FencedError(`the lease of conversation "${pg.conversation}" on host "${pg.host}" was taken over (generation ${row.generation ?? '?'}, ours ${generation})`);
+  }
 }

@@ -21,7 +21,7 @@ import { messageRecord } from '../../core/record.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Approval, Commit, Step, Waiting } from '../bus.js';
 import { FencedError } from '../lease.js';
-import { channelOf, tx, type Conn, type Db } from './db.js';
+import { channelOf, movedBy, tx, type Conn, type Db } from './db.js';
 import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
 
 export type StepOutcome = Commit | { kind: 'invalid'; reason: string };
@@ -77,8 +77,8 @@ async function steps(c: Conn, pg: Pg, maxBytes: number, { w, step, extra, firstS
   await c.query(
     `WITH a AS (INSERT INTO baton.archive (conversation, id, counter, person, receiver, record) VALUES ($1, $2, $3, false, $4, $5)),
           u AS (UPDATE baton.conversations SET state = $6 WHERE name = $1)
-     SELECT pg_notify($7, 'messages')`,
-    [pg.conversation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation)],
+     SELECT pg_notify($7, $8)`,
+    [pg.conversation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host)],
   );
   failpoint('archived');
   return { kind: 'committed', record, state: next, saved: true };

@@ -1,14 +1,14 @@
-import { isBusUnavailable, openBus } from '../../bus/open.js';
-import { Daemon } from '../../daemon/daemon.js';
+import type { Config } from '../../config/config.js';
+import { loadConfig, locateConfig } from '../../config/load.js';
+import { Service } from '../../daemon/serve.js';
 import { log } from '../../lib/log.js';
-import { FencedError, LeaseHeldError } from '../../bus/bus.js';
-import { configFrom, noPositionals, whenOutputCloses, type CommandSpec } from '../command.js';
+import { whenOutputCloses, type CommandSpec, type Invocation } from '../command.js';
 
 export const daemon: CommandSpec = {
-  usage: 'daemon',
+  usage: 'daemon [CONFIG...]',
   summary: 'run the delivery daemon in the foreground',
   options: {},
-  examples: ['baton daemon', 'baton daemon --config ~/work/review/config.json'],
+  examples: ['baton daemon', 'baton daemon --config ~/work/review/config.json', 'baton daemon ~/work/review/config.json ~/work/docs/config.json'],
   help: `
 Watches every direction folder of the config, delivers messages in strict turns, and writes
 state.json, archive/, rejected/ and events.jsonl under message_dir. Files already waiting when it
@@ -25,55 +25,34 @@ while the database cannot be reached it types nothing and tries again every 2 s.
 
 Conversation control (config "turns"): max_turns, stop_phrase/stop_from and max_duration_s end the
 conversation; timeout_s/max_nudges remind a silent turn holder; moderated holds each message in
-pending/ for "baton approve". It also answers "baton end/resume/send/approve/reject".`,
+pending/ for "baton approve". It also answers "baton end/resume/send/approve/reject".
+
+Given several configs (--config and CONFIG...), one process serves all those conversations: each
+keeps its own lease and turn; they share one tmux client and one set of database connections, which
+is what lets one machine carry many conversations. One that cannot start (another daemon holds it)
+is logged and the rest go on; the exit code is then the worst of them.`,
   async run(inv) {
-    noPositionals(inv);
-    const config = configFrom(inv);
-    const bus = openBus(config);
-    // Handlers go in before start(), so a signal during recovery still ends in a clean stop.
+    const configs = configsFrom(inv);
+    const service = new Service(configs, log);
+    // Handlers go in before start, so a signal during recovery still ends in a clean stop.
     let signals = 0;
-    let current: Daemon | null = null;
-    let stopping: NodeJS.Signals | null = null;
     const onSignal = (sig: NodeJS.Signals) => {
       if (++signals > 1) {
         log.warn(`second ${sig}: exiting now`);
         process.exit(1);
       }
-      stopping = sig;
-      if (current) void current.stop(sig);
+      service.stop(sig);
     };
     for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(sig, onSignal);
     whenOutputCloses(() => onSignal('SIGTERM')); // stdout gone (a closed pipe): stop cleanly, not mid-step
-    let unreachable = 0;
-    for (let attempt = 0; ; attempt++) {
-      const d = new Daemon(config, bus);
-      try {
-        await d.start();
-      } catch (err) {
-        // Fenced and another daemon holds it now: that one delivers (issue 13: re-acquire or exit).
-        if (attempt > 0 && err instanceof LeaseHeldError) {
-          log.warn(`${err.message}: it delivers from now on; this daemon exits`);
-          return 3;
-        }
-        // The database is away (SPEC §10), or the lease was lost while starting (the connection dropped
-        // mid-recovery): type nothing until it is back, then take the lease again, recover and go on.
-        if ((isBusUnavailable(err) || err instanceof FencedError) && !stopping) {
-          if (unreachable++ % 15 === 0) log.warn(`the bus cannot be reached (${(err as Error).message}); trying again every 2 s`);
-          await new Promise((r) => setTimeout(r, 2000));
-          continue;
-        }
-        throw err;
-      }
-      current = d;
-      if (unreachable) log.info('the bus is back');
-      unreachable = 0;
-      if (stopping) void d.stop(stopping);
-      const reason = await d.done;
-      if (reason !== 'fenced' || stopping) return 0;
-      // The lease was lost (this process was paused past it, or a one-shot command answered meanwhile):
-      // take it again when it can be had — recovery then finds whatever the other holder did.
-      log.warn('the lease was lost; taking it again');
-      current = null;
-    }
+    return service.run();
   },
 };
+
+/** `--config` and every CONFIG given, each once (the same file twice would only fight over its lease). */
+function configsFrom(inv: Invocation): Config[] {
+  const files = [...(inv.values.config ? [inv.values.config as string] : []), ...inv.positionals];
+  if (files.length <= 1) return [loadConfig(locateConfig(files[0]))];
+  const seen = new Set<string>();
+  return files.map((f) => loadConfig(locateConfig(f))).filter((c) => !seen.has(c.file!) && seen.add(c.file!));
+}

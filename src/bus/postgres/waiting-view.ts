@@ -1,0 +1,75 @@
+/**
+ * What a daemon sees of its machine's queues: the conversation's state and the waiting rows it delivers,
+ * read in one statement and kept until something may have changed them — a notification (another
+ * machine's turn step or post, a message stored for this machine), a re-scan, a write of this daemon's.
+ * Reading on every pass cost a turn five reads (every file hint, every turn step's NOTIFY, the pass after
+ * each delivery, on both machines): a third of all statements at scale (issue 15). A turn step of this
+ * daemon updates the view in place: its row left, and the state is the one it saved.
+ */
+import type { Direction } from '../../config/config.js';
+import type { State } from '../../core/state.js';
+import type { Approval, Queue, Waiting } from '../bus.js';
+import type { Db } from './db.js';
+import { stateOf, WaitingRows, type Pg, type WaitingRow } from './rows.js';
+
+export class WaitingView {
+  private rows: WaitingRow[] | null = null;
+  private readonly examined: WaitingRows;
+
+  constructor(
+    private readonly db: Db,
+    private readonly pg: Pg,
+    private readonly here: Direction[],
+    maxBytes: number,
+    /** The directions this machine relays: one it also delivers (both agents here) changes the rows when relayed. */
+    relays: Direction[],
+  ) {
+    this.examined = new WaitingRows(here, maxBytes);
+    this.relaysHere = relays.some((d) => here.includes(d));
+  }
+
+  private readonly relaysHere: boolean;
+
+  /** This machine's relay stored `n` files. */
+  relayed(n: number): void {
+    if (n > 0 && this.relaysHere) this.invalidate();
+  }
+
+  /**
+   * A turn step of this daemon's. Committed: that row left and the state is the one saved — nothing else
+   * need be read. Anything else (refused, gone, changed, failed) means what was read is out of date.
+   */
+  async step<T extends { kind: string }>(w: Waiting | Approval, outcome: Promise<T>): Promise<T> {
+    try {
+      const out = await outcome;
+      if (out.kind === 'committed') this.rows = this.rows?.filter((r) => r.seq !== w.key) ?? null;
+      else this.invalidate();
+      return out;
+    } catch (err) {
+      this.invalidate();
+      throw err;
+    }
+  }
+
+  /** Read again at the next look. */
+  invalidate(): void {
+    this.rows = null;
+  }
+
+  /** The queues, examined; `state` is set when the rows were read afresh (with the state as stored). */
+  async look(): Promise<{ state: State | null; queues: Queue[]; invalid: Array<[Waiting, string]> }> {
+    let state: State | null = null;
+    if (!this.rows) {
+      // The state and this machine's waiting rows in one statement (the state repeated on each row).
+      const r = await this.db.query<{ state: unknown } & { [K in keyof WaitingRow]: WaitingRow[K] | null }>(
+        `SELECT c.state, w.seq, w.direction, w.file, w.body FROM baton.conversations c
+           LEFT JOIN baton.waiting w ON w.conversation = c.name AND w.status = 'waiting' AND w.direction = ANY($2)
+          WHERE c.name = $1 ORDER BY w.seq`,
+        [this.pg.conversation, this.here.map((d) => d.name)],
+      );
+      if (r.rows[0]) state = stateOf(r.rows[0].state, this.pg);
+      this.rows = r.rows.filter((x): x is typeof x & WaitingRow => x.seq !== null);
+    }
+    return { state, ...this.examined.examine(this.rows) };
+  }
+}

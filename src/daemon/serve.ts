@@ -1,0 +1,103 @@
+/**
+ * Keeping daemons running (`baton daemon [CONFIG...]`): one Daemon per conversation, all in this process
+ * when several configs are given. A conversation whose daemon lost its lease (paused past it, or a
+ * one-shot command answered meanwhile) takes it again; one whose bus cannot be reached types nothing and
+ * tries every 2 s (SPEC §10); one whose lease another daemon holds now is left to that one.
+ *
+ * Why one process for many conversations (issue 15's scale run): a daemon per conversation per machine
+ * was 200 node processes, 200 tmux control clients and over a thousand database sessions at 100
+ * conversations over 3 machines, and the CPU for the processes, not the database, was the limit (scale
+ * flattened at 70–80 turns/s at 10 conversations and fell to 45–50 at 30). Served together, the
+ * conversations share one tmux control client per tmux server, one pool and one LISTEN session per
+ * database; each keeps its own lease, its own fence token and its own turn (nothing about a turn is shared).
+ */
+import { basename, dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { FencedError, LeaseHeldError } from '../bus/bus.js';
+import { isBusUnavailable, openBus } from '../bus/open.js';
+import type { Config } from '../config/config.js';
+import type { Logger } from '../lib/log.js';
+import { Tmux } from '../terminal/tmux.js';
+import { Daemon } from './daemon.js';
+
+/** How a conversation is named in a shared daemon's log lines. */
+export function labelOf(config: Config): string {
+  if (config.bus.kind === 'postgres') return config.bus.conversation;
+  return basename(config.file ? dirname(config.file) : config.messageDir);
+}
+
+export class Service {
+  private stopping: string | null = null;
+  private readonly current = new Set<Daemon>();
+  /** Shared by every conversation when there are several (one control client per tmux server). */
+  private readonly tmux: Tmux | undefined;
+
+  constructor(
+    private readonly configs: Config[],
+    private readonly log: Logger,
+  ) {
+    this.tmux = configs.length > 1 ? new Tmux({ control: true }) : undefined;
+  }
+
+  /** Finish each delivery in progress, then stop every daemon. */
+  stop(reason: string): void {
+    this.stopping ??= reason;
+    for (const d of this.current) void d.stop(reason);
+  }
+
+  /**
+   * Resolves with the exit code once every conversation has stopped. With one config its errors are
+   * thrown (the CLI maps them to exit codes); with several, one conversation's failure is logged and the
+   * others go on — the code is then the worst of them (3: another daemon holds one).
+   */
+  async run(): Promise<number> {
+    if (this.configs.length === 1) return this.keep(this.configs[0]!, this.log);
+    this.log.info(`serving ${this.configs.length} conversations: ${this.configs.map(labelOf).join(', ')}`);
+    const codes = await Promise.all(
+      this.configs.map((config) => {
+        const log = this.log.withTag(`baton:${labelOf(config)}`);
+        return this.keep(config, log).catch((err: unknown) => {
+          log.error(err instanceof Error ? err.message : String(err));
+          return err instanceof LeaseHeldError ? 3 : 1;
+        });
+      }),
+    );
+    this.tmux?.close();
+    return Math.max(0, ...codes);
+  }
+
+  private async keep(config: Config, log: Logger): Promise<number> {
+    const bus = openBus(config);
+    let unreachable = 0;
+    for (let attempt = 0; !this.stopping; attempt++) {
+      const d = new Daemon(config, bus, { log, ...(this.tmux ? { tmux: this.tmux } : {}) });
+      try {
+        await d.start();
+      } catch (err) {
+        // Fenced and another daemon holds it now: that one delivers (issue 13: re-acquire or exit).
+        if (attempt > 0 && err instanceof LeaseHeldError) {
+          log.warn(`${err.message}: it delivers from now on; this daemon exits`);
+          return 3;
+        }
+        // The database is away (SPEC §10), or the lease was lost while starting (the connection dropped
+        // mid-recovery): type nothing until it is back, then take the lease again, recover and go on.
+        if ((isBusUnavailable(err) || err instanceof FencedError) && !this.stopping) {
+          if (unreachable++ % 15 === 0) log.warn(`the bus cannot be reached (${(err as Error).message}); trying again every 2 s`);
+          await sleep(2000);
+          continue;
+        }
+        throw err;
+      }
+      this.current.add(d);
+      if (unreachable) log.info('the bus is back');
+      unreachable = 0;
+      if (this.stopping) void d.stop(this.stopping);
+      const reason = await d.done;
+      this.current.delete(d);
+      if (reason !== 'fenced' || this.stopping) return 0;
+      // The lease was lost: take it again when it can be had — recovery then finds whatever the other holder did.
+      log.warn('the lease was lost; taking it again');
+    }
+    return 0;
+  }
+}
