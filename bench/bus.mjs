@@ -5,7 +5,7 @@
 // a temp folder (fsync on, as in production) and stopped at the end. A "machine" is a project folder, a
 // tmux server and a daemon with its own BATON_HOST. Nothing here is pass/fail: it reports.
 //
-//   node bench/bus.mjs [--quick] [--convs 10,30,100] [--daemons machine|conversation] [--only scale] [--out FILE]
+//   node bench/bus.mjs [--quick] [--convs 10,30,100] [--daemons machine|conversation] [--only latency,pingpong,burst,scale] [--out FILE]
 import { execFile, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -18,6 +18,7 @@ import pg from 'pg';
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
+const TRACKER = join(ROOT, 'scripts', 'paste-mode.pl');
 const { values: opt } = parseArgs({ options: { bus: { type: 'string' }, quick: { type: 'boolean' }, convs: { type: 'string' }, out: { type: 'string' }, runs: { type: 'string' }, 'skip-scaling': { type: 'boolean' }, daemons: { type: 'string' }, only: { type: 'string' } }, strict: false });
 const QUICK = !!opt.quick;
 const N = QUICK ? 60 : 200;
@@ -118,7 +119,10 @@ class Conversation {
       mkdirSync(this.outDir(a), { recursive: true });
       const flags = ['--agent', a, '--notify', this.notes.path, ...(reply ? ['--reply-dir', this.outDir(a), '--reply-until', String(until)] : [])];
       const cmd = ['exec', 'node', RECORDER, ...flags].map((x) => (x === 'exec' ? x : JSON.stringify(x))).join(' ');
-      const r = await run('tmux', ['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd], env);
+      // As `baton up` starts an agent's pane: with the bracketed-paste tracker (scripts/paste-mode.pl) beside it,
+      // so baton knows the pane takes pastes without asking the terminal (stty) — tmux 3.3 cannot say.
+      const track = ['set-option', '-p', '-t', `=${a}:`, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', `=${a}:`, `exec perl ${JSON.stringify(TRACKER)} '#{socket_path}' '#{pane_id}'`];
+      const r = await run('tmux', ['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd, ';', ...track], env);
       if (!r.ok) throw new Error(`new-session ${a}: ${r.stderr}`);
     }
     for (const a of this.agents) {
@@ -280,17 +284,23 @@ const server = await startPostgres();
 const res = {};
 try {
   const across = { url: server.url, machines: ['alpha', 'beta'] };
-  if (opt.only !== 'scale') {
+  // --only latency,pingpong,burst,scale: those sections (the table shows what ran).
+  const only = new Set(String(opt.only ?? 'latency,pingpong,burst,scale').split(','));
+  if (only.has('latency')) {
     say('latency: files …'); res.lat_files = await latency({});
     say('latency: postgres, one machine …'); res.lat_pg = await latency({ url: server.url });
     say('latency: postgres, two machines …'); res.lat_pg2 = await latency(across);
+  }
+  if (only.has('pingpong')) {
     say('ping-pong: files …'); res.pp_files = await pingpong({});
     say('ping-pong: postgres, one machine …'); res.pp_pg = await pingpong({ url: server.url });
     say('ping-pong: postgres, two machines …'); res.pp_pg2 = await pingpong(across);
+  }
+  if (only.has('burst')) {
     say('burst 400: files …'); res.burst_files = await burst({});
     say('burst 400: postgres …'); res.burst_pg = await burst({ url: server.url });
   }
-  if (!opt['skip-scaling']) {
+  if (only.has('scale') && !opt['skip-scaling']) {
     res.scale = [];
     const shared = opt.daemons !== 'conversation';
     for (const k of CONVS) { say(`scale: ${k} conversations over 3 machines, ${shared ? 'one daemon per machine' : 'one daemon per conversation and machine'} …`); res.scale.push(await scale(server.url, k, { shared })); }
@@ -303,8 +313,12 @@ const rows = [
   ...(res.lat_files ? [
     ['rename → pane, one machine: p50 / p99 (ms)', `${res.lat_files.p50} / ${res.lat_files.p99}`, `${res.lat_pg.p50} / ${res.lat_pg.p99} (${ratio(res.lat_pg.p50, res.lat_files.p50)})`],
     ['rename → pane, across two machines: p50 / p99 (ms)', '-', `${res.lat_pg2.p50} / ${res.lat_pg2.p99}`],
+  ] : []),
+  ...(res.pp_files ? [
     ['ping-pong, one machine (msg/s)', `${res.pp_files.per_s}`, `${res.pp_pg.per_s} (${ratio(res.pp_pg.per_s, res.pp_files.per_s)})`],
     ['ping-pong, across two machines (msg/s)', '-', `${res.pp_pg2.per_s}`],
+  ] : []),
+  ...(res.burst_files ? [
     ['burst of 400 (s)', `${res.burst_files.seconds} (${res.burst_files.correct ? 'correct' : 'WRONG'})`, `${res.burst_pg.seconds} (${res.burst_pg.correct ? 'correct' : 'WRONG'})`],
   ] : []),
   ...(res.scale ?? []).map((s) => [`scale: ${s.conversations} conversations / 3 machines / ${s.daemons} daemons: turns/s, p50 / p99 (ms), xacts/turn`, '-', `${s.turns_per_s}, ${s.turn_p50_ms} / ${s.turn_p99_ms}, ${s.transactions_per_turn}${s.strict ? '' : ' (TURNS BROKEN)'}`]),

@@ -22,7 +22,7 @@ import type { EventLog } from '../events.js';
 import { channelOf, hintOf, tx, type Db } from './db.js';
 import { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
-import { turnStep } from './turn-step.js';
+import { casStep, turnStep } from './turn-step.js';
 import { pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
@@ -135,7 +135,9 @@ export class PgDelivery implements DeliveryBus {
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
     const firstSeen = 'firstSeen' in w ? w.firstSeen : performance.now();
     this.guard();
-    const out = await this.view.step(w, turnStep(this.db, this.pg, this.config.inbox.max_bytes, { w, step, extra, firstSeen, generation: this.held?.generation ?? null }));
+    const input = { w, step, extra, firstSeen, generation: this.held?.generation ?? null };
+    const seen = 'firstSeen' in w ? this.view.expected(w) : null;
+    const out = await this.view.step(w, seen ? casStep(this.db, this.pg, this.config.inbox.max_bytes, { ...input, w: w as Waiting }, seen) : turnStep(this.db, this.pg, this.config.inbox.max_bytes, input));
     if (out.kind === 'invalid') {
       // Rolled back: it is still waiting, and is refused with its reason like any invalid message.
       if ('firstSeen' in w) await this.reject(w, out.reason);
@@ -155,7 +157,7 @@ export class PgDelivery implements DeliveryBus {
     this.st = await this.write(async (c) => {
       const s = await c.query('SELECT state FROM baton.conversations WHERE name = $1 FOR UPDATE', [this.pg.conversation]);
       const next = change(stateOf(s.rows[0].state, this.pg));
-      await c.query('UPDATE baton.conversations SET state = $2 WHERE name = $1', [this.pg.conversation, JSON.stringify(next)]);
+      await c.query('UPDATE baton.conversations SET state = $2, version = version + 1 WHERE name = $1', [this.pg.conversation, JSON.stringify(next)]);
       await c.query(`SELECT pg_notify($1, 'messages')`, [channelOf(this.pg.conversation)]);
       return next;
     });

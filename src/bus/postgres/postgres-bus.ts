@@ -176,7 +176,7 @@ export class PostgresBus implements Bus {
   }
 
   async overwriteState(state: State): Promise<void> {
-    await this.q('UPDATE baton.conversations SET state = $2 WHERE name = $1', [this.pg.conversation, JSON.stringify(state)]);
+    await this.q('UPDATE baton.conversations SET state = $2, version = version + 1 WHERE name = $1', [this.pg.conversation, JSON.stringify(state)]);
   }
 
   /** Rename the conversation's rows to `<name>@<time>` (kept, never deleted); the name starts afresh. */

@@ -7,7 +7,7 @@
 import type { Db } from './db.js';
 import { tx } from './db.js';
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 /** Migration N takes the schema from version N-1 to N. Never edit one that shipped: add the next. */
 const MIGRATIONS: string[] = [
@@ -88,6 +88,9 @@ const MIGRATIONS: string[] = [
      at timestamptz NOT NULL DEFAULT now()
    );
    INSERT INTO baton.relayed (relay_key, conversation) SELECT relay_key, conversation FROM baton.waiting WHERE relay_key IS NOT NULL;`,
+  // 3: the state's version, one more at every write of it: a turn step decided on the state a daemon
+  // read commits in one statement only if the stored version is still the one read (turn-step.ts).
+  `ALTER TABLE baton.conversations ADD COLUMN version bigint NOT NULL DEFAULT 0;`,
 ];
 
 /** Create or migrate the schema; returns the version found before. */

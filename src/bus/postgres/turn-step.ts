@@ -1,6 +1,17 @@
 /**
- * A turn step on the PostgreSQL bus: one transaction of four round trips (issue 15: it was eight, one per
- * statement, and a turn step sits on every delivery's path).
+ * A turn step on the PostgreSQL bus. Two forms, one promise (SPEC §6: the record archived, the waiting
+ * row gone and the state saved together, or none of it):
+ *
+ * **One statement** (casStep), the usual one: the daemon decides on the state it read (the turn rules are
+ * pure, core/turns.ts) and builds the record from the waiting row it read; the statement applies it only
+ * if the stored state's version is still the one read, under the lease's generation — each part runs only
+ * if the one before it did (lease → conversation row locked at that version → waiting row deleted →
+ * record archived → state saved with version + 1 → NOTIFY), so a stale view changes nothing and is read
+ * again. One round trip (issue 15: a turn step sat on every delivery's path with four, and held the
+ * conversation's row lock across them).
+ *
+ * **A transaction of four round trips** (turnStep), when the daemon holds no such view (an approval a
+ * person approved):
  *
  *   BEGIN
  *   1. the lease's generation read under FOR SHARE (no take-over commits while this runs), the
@@ -23,8 +34,10 @@ import type { Approval, Commit, Step, Waiting } from '../bus.js';
 import { FencedError } from '../lease.js';
 import { channelOf, movedBy, tx, type Conn, type Db } from './db.js';
 import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
+import type { State } from '../../core/state.js';
 
-export type StepOutcome = Commit | { kind: 'invalid'; reason: string };
+/** `version`: the stored state's version after a commit, when the step knows it. */
+export type StepOutcome = (Commit & { version?: string }) | { kind: 'invalid'; reason: string };
 
 /** Thrown inside the transaction to roll it back with an outcome that is not an error. */
 class Undo {
@@ -38,6 +51,49 @@ export interface StepInput {
   firstSeen: number;
   /** The lease generation this daemon holds (null: no lease to check). */
   generation: number | null;
+}
+
+/** What the daemon read: the state at `version`, and the waiting row's body and stored file name. */
+export interface Expected {
+  state: State;
+  version: string;
+  body: string;
+  file: string | null;
+}
+
+export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput & { w: Waiting }, seen: Expected): Promise<StepOutcome> {
+  const { w, step, extra, firstSeen, generation } = input;
+  const d = w.direction;
+  const decision = step(seen.state);
+  if (decision.action !== 'deliver') return { kind: 'refused', decision };
+  const checked = checkBody(seen.body, d, maxBytes);
+  if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
+  // Claiming, archiving and saving are one instant here: a kill at either failpoint is a kill before the
+  // statement (the contract suite's atomic-step expectation: nothing happened, the message waits).
+  failpoint('claimed');
+  failpoint('archived');
+  const receivedAt = new Date(Date.now() - (performance.now() - firstSeen)).toISOString();
+  const record = messageRecord(checked.message, { direction: d.name, from: d.from, to: d.to, file: seen.file ?? waitingName(seqOf(w.name), null) }, decision, receivedAt, extra);
+  const next = turnTaken(seen.state, decision.next, new Date().toISOString());
+  const r = await db.query<{ generation: string | null; released: boolean | null; locked: number; deleted: number; version: string | null }>(
+    `WITH l AS (SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE),
+          s AS (SELECT 1 FROM baton.conversations WHERE name = $1 AND version = $4
+                  AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = $5 AND NOT released)) FOR UPDATE),
+          d AS (DELETE FROM baton.waiting WHERE seq = $3 AND conversation = $1 AND status = 'waiting' AND EXISTS (SELECT 1 FROM s) RETURNING 1),
+          a AS (INSERT INTO baton.archive (conversation, id, counter, person, receiver, record) SELECT $1, $6, $7, false, $8, $9 FROM d RETURNING 1),
+          u AS (UPDATE baton.conversations SET state = $10, version = version + 1 WHERE name = $1 AND EXISTS (SELECT 1 FROM a) RETURNING version),
+          n AS (SELECT pg_notify($11, $12) FROM u)
+     SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, (SELECT count(*) FROM s)::int AS locked,
+            (SELECT count(*) FROM d)::int AS deleted, (SELECT version FROM u) AS version, (SELECT count(*) FROM n)::int AS notified`,
+    [pg.conversation, pg.host, seqOf(w.name), seen.version, generation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host)],
+  );
+  const row = r.rows[0]!;
+  if (generation !== null && (Number(row.generation) !== generation || row.released !== false)) {
+    throw new FencedError(`the lease of conversation "${pg.conversation}" on host "${pg.host}" was taken over (generation ${row.generation ?? '?'}, ours ${generation})`);
+  }
+  if (!row.locked) return { kind: 'changed' }; // the state moved since it was read: read it again
+  if (!row.deleted || row.version === null) return { kind: 'gone' };
+  return { kind: 'committed', record, state: next, saved: true, version: row.version };
 }
 
 export async function turnStep(db: Db, pg: Pg, maxBytes: Config['inbox']['max_bytes'], input: StepInput): Promise<StepOutcome> {
@@ -76,7 +132,7 @@ async function steps(c: Conn, pg: Pg, maxBytes: number, { w, step, extra, firstS
   const next = turnTaken(state, decision.next, new Date().toISOString());
   await c.query(
     `WITH a AS (INSERT INTO baton.archive (conversation, id, counter, person, receiver, record) VALUES ($1, $2, $3, false, $4, $5)),
-          u AS (UPDATE baton.conversations SET state = $6 WHERE name = $1)
+          u AS (UPDATE baton.conversations SET state = $6, version = version + 1 WHERE name = $1)
      SELECT pg_notify($7, $8)`,
     [pg.conversation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host)],
   );

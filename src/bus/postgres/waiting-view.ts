@@ -11,9 +11,12 @@ import type { State } from '../../core/state.js';
 import type { Approval, Queue, Waiting } from '../bus.js';
 import type { Db } from './db.js';
 import { stateOf, WaitingRows, type Pg, type WaitingRow } from './rows.js';
+import type { Expected, StepOutcome } from './turn-step.js';
 
 export class WaitingView {
   private rows: WaitingRow[] | null = null;
+  /** The state as stored at `version`, read with the rows (or saved by this daemon's turn step since). */
+  private seen: { state: State; version: string } | null = null;
   private readonly examined: WaitingRows;
 
   constructor(
@@ -39,11 +42,13 @@ export class WaitingView {
    * A turn step of this daemon's. Committed: that row left and the state is the one saved — nothing else
    * need be read. Anything else (refused, gone, changed, failed) means what was read is out of date.
    */
-  async step<T extends { kind: string }>(w: Waiting | Approval, outcome: Promise<T>): Promise<T> {
+  async step<T extends StepOutcome>(w: Waiting | Approval, outcome: Promise<T>): Promise<T> {
     try {
       const out = await outcome;
-      if (out.kind === 'committed') this.rows = this.rows?.filter((r) => r.seq !== w.key) ?? null;
-      else this.invalidate();
+      if (out.kind === 'committed' && 'version' in out && out.version && this.rows) {
+        this.rows = this.rows.filter((r) => r.seq !== w.key);
+        this.seen = { state: out.state, version: out.version };
+      } else this.invalidate();
       return out;
     } catch (err) {
       this.invalidate();
@@ -54,6 +59,13 @@ export class WaitingView {
   /** Read again at the next look. */
   invalidate(): void {
     this.rows = null;
+    this.seen = null;
+  }
+
+  /** What a one-statement turn step of `w` is decided on (turn-step.ts casStep), or null: nothing read for it. */
+  expected(w: Waiting): Expected | null {
+    const row = this.rows?.find((r) => r.seq === w.key);
+    return row && this.seen ? { ...this.seen, body: row.body, file: row.file } : null;
   }
 
   /** The queues, examined; `state` is set when the rows were read afresh (with the state as stored). */
@@ -61,13 +73,16 @@ export class WaitingView {
     let state: State | null = null;
     if (!this.rows) {
       // The state and this machine's waiting rows in one statement (the state repeated on each row).
-      const r = await this.db.query<{ state: unknown } & { [K in keyof WaitingRow]: WaitingRow[K] | null }>(
-        `SELECT c.state, w.seq, w.direction, w.file, w.body FROM baton.conversations c
+      const r = await this.db.query<{ state: unknown; version: string } & { [K in keyof WaitingRow]: WaitingRow[K] | null }>(
+        `SELECT c.state, c.version, w.seq, w.direction, w.file, w.body FROM baton.conversations c
            LEFT JOIN baton.waiting w ON w.conversation = c.name AND w.status = 'waiting' AND w.direction = ANY($2)
           WHERE c.name = $1 ORDER BY w.seq`,
         [this.pg.conversation, this.here.map((d) => d.name)],
       );
-      if (r.rows[0]) state = stateOf(r.rows[0].state, this.pg);
+      if (r.rows[0]) {
+        state = stateOf(r.rows[0].state, this.pg);
+        this.seen = { state, version: r.rows[0].version };
+      }
       this.rows = r.rows.filter((x): x is typeof x & WaitingRow => x.seq !== null);
     }
     return { state, ...this.examined.examine(this.rows) };
