@@ -3,8 +3,8 @@
  * FIFO or device, never read more than max_bytes, and tell "bad for good" apart from "not finished yet".
  */
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
-import { lstat, open, readdir } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
 import { validateMessage, type Message } from '../../core/message.js';
@@ -75,22 +75,25 @@ export async function examine(
   known?: Extract<Examined, { kind: 'valid' }> | null,
 ): Promise<Examined> {
   const path = join(dir, name);
-  let fh;
+  // Synchronous calls: a message file is small and local, and each async call here was a round trip
+  // through libuv's thread pool (0.27 ms for this function's five calls against 0.01 ms, measured on
+  // the 2-core machine) on every message's path — twice on the PostgreSQL bus (examined, then claimed).
+  let fd: number | null = null;
   try {
-    const st = await lstat(path);
+    const st = lstatSync(path);
     if (st.isSymbolicLink()) return { kind: 'bad', reason: 'a symbolic link (never followed)' };
     if (!st.isFile()) return { kind: 'bad', reason: `not a regular file (${fileType(st)})` };
     if (st.size > maxBytes) return { kind: 'bad', reason: `${st.size} bytes is over inbox.max_bytes (${maxBytes})` };
     // O_NOFOLLOW and O_NONBLOCK close the race where the name is swapped for a link or FIFO after lstat.
-    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const fst = await fh.stat();
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const fst = fstatSync(fd);
     if (!fst.isFile() || fst.ino !== st.ino) return { kind: 'unsettled', sig: 'swapped', reason: 'the file changed while being read' };
     if (fst.size > maxBytes) return { kind: 'bad', reason: `${fst.size} bytes is over inbox.max_bytes (${maxBytes})` };
     // Never more than max_bytes + 1, even if the file grows while we read it.
     const buf = Buffer.alloc(Math.min(fst.size, maxBytes) + 1);
     let len = 0;
     while (len < buf.length) {
-      const { bytesRead } = await fh.read(buf, len, buf.length - len, len);
+      const bytesRead = readSync(fd, buf, len, buf.length - len, len);
       if (bytesRead === 0) break;
       len += bytesRead;
     }
@@ -127,7 +130,7 @@ export async function examine(
     if (isErrno(err, 'EACCES', 'EPERM')) return { kind: 'bad', reason: `cannot read it (${(err as NodeJS.ErrnoException).code})` };
     throw err;
   } finally {
-    await fh?.close();
+    if (fd !== null) closeSync(fd);
   }
 }
 

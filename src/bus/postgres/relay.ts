@@ -146,7 +146,6 @@ export class Relay {
 
   /** Move every valid file into the database, oldest first per folder. Returns how many. */
   async run(): Promise<number> {
-    await this.settle();
     let n = 0;
     for (const q of await this.intake.queues()) {
       for (const w of q.items) {
@@ -163,6 +162,9 @@ export class Relay {
         if (await this.storeClaimed(q.direction, claimed, as, false)) n++;
       }
     }
+    // Last, not first: asking where the WAL is costs a round trip, which sat between a file's arrival and
+    // its insert (and, on the receiving machine, before every read of the queue) — ~0.4 ms of each delivery.
+    await this.settle();
     return n;
   }
 
