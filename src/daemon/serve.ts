@@ -55,7 +55,7 @@ export class Service {
     this.log.info(`serving ${this.configs.length} conversations: ${this.configs.map(labelOf).join(', ')}`);
     const codes = await Promise.all(
       this.configs.map((config) => {
-        const log = this.log.withTag(`baton:${labelOf(config)}`);
+        const log = this.log.withTag(labelOf(config)); // "[baton:review-42] …"
         return this.keep(config, log).catch((err: unknown) => {
           log.error(err instanceof Error ? err.message : String(err));
           return err instanceof LeaseHeldError ? 3 : 1;
