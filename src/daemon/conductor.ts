@@ -8,6 +8,7 @@ import { replyHint, sanitize } from '../core/compose.js';
 import { durationEndsAt, nudgePlan, rulesFor, type FinishReason } from '../core/conversation.js';
 import { isLocal } from '../config/config.js';
 import { turnTimeout } from '../core/message.js';
+import type { ArchiveRecord } from '../core/record.js';
 import type { Stage } from './stage.js';
 
 export class Conductor {
@@ -16,9 +17,14 @@ export class Conductor {
 
   constructor(private readonly stage: Stage) {}
 
-  /** Plan again at the next look (a new turn, a resume). */
-  replan(): void {
+  /**
+   * Plan again at the next look (a new turn, a resume). `record`: the message this daemon just
+   * delivered, which the new turn answers — its deadline is known without reading it back (a read per
+   * turn on the PostgreSQL bus).
+   */
+  replan(record?: ArchiveRecord): void {
     this.at = 0;
+    if (record) this.owed = { id: record.id, timeout_s: turnTimeout(record, this.stage.config.turns.timeout_s) };
   }
 
   /** The message the current turn answers, and its reminder timeout (seed 000's deadlines), by ID. */

@@ -103,7 +103,7 @@ export class Daemon {
       requestsWaiting: () => this.requestsWaiting,
       runRequests: () => this.runRequests(),
       conduct: () => this.conductor.conduct(),
-      committed: () => this.conductor.replan(),
+      committed: (record) => this.conductor.replan(record),
       wakeIn,
       suspect: () => this.receipts.suspect(),
     });

@@ -6,6 +6,7 @@
  * keeps its place in line.
  */
 import type { Approval, DeliveryBus, Waiting } from '../bus/bus.js';
+import type { ArchiveRecord } from '../core/record.js';
 import type { Config } from '../config/config.js';
 import { decide, type Rules } from '../core/turns.js';
 import { hasExpired } from '../core/message.js';
@@ -46,7 +47,7 @@ export class Pass {
       runRequests(): Promise<void>;
       conduct(): Promise<void>;
       /** A turn step committed: a new turn, whose reminders are planned afresh. */
-      committed(): void;
+      committed(record: ArchiveRecord): void;
       /** Ask for a pass at most `ms` from now (a waiting message expires then). */
       wakeIn(ms: number): void;
       /** A stamped message whose receipt never came though its agent's hooks work (unconfirmed.ts). */
@@ -147,7 +148,7 @@ export class Pass {
     const c = await this.bus.commit(w, (state) => decide(state, w.direction, this.rules), extra);
     if (c.kind === 'refused') return { kind: 'refused', reason: c.decision.reason };
     if (c.kind !== 'committed') return { kind: c.kind };
-    this.hooks.committed();
+    this.hooks.committed(c.record);
     const now = performance.now();
     const timing = 'firstSeen' in w ? { firstSeen: w.firstSeen, turnSince: w.turnSince ?? w.firstSeen } : { firstSeen: now, turnSince: now };
     this.courier.begin(c.record, timing, { typed: false, saved: c.saved });

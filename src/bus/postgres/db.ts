@@ -118,12 +118,44 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
  * one a full pass per event (two or three per delivery, on every machine); a daemon's own turn step
  * tells it nothing it does not know.
  */
-export function hintOf(payload: string, host: string): { kind: 'messages' } | { kind: 'requests' } | null {
+export function hintOf(payload: string, host: string): { kind: 'messages'; row?: WaitingRowHint } | { kind: 'requests' } | null {
   if (payload === 'requests') return { kind: 'requests' };
   if (payload === 'messages' || payload === `messages@${host}`) return { kind: 'messages' };
+  if (payload.startsWith(`messages@${host}#`)) return { kind: 'messages', row: rowOf(payload.slice(`messages@${host}#`.length)) };
   if (payload.startsWith('moved@') && payload !== `moved@${host}`) return { kind: 'messages' };
   return null;
 }
+
+/**
+ * The row a stored message's notification carries (`messages@HOST#SEQ {direction, file, body}`), so its
+ * machine's daemon need not read the queue to see it (~0.9 ms of a delivery across machines, traced).
+ * Only a row that fits a notification (8000 bytes) is carried; a larger one is read. The turn step
+ * still deletes the row only if its body is the one carried, so a wrong hint delivers nothing.
+ */
+export interface WaitingRowHint {
+  seq: string;
+  direction: string;
+  file: string | null;
+  body: string;
+}
+
+function rowOf(text: string): WaitingRowHint | undefined {
+  const sp = text.indexOf(' ');
+  try {
+    const r = JSON.parse(text.slice(sp + 1)) as Partial<WaitingRowHint>;
+    const seq = text.slice(0, sp);
+    if (!/^\d+$/.test(seq) || typeof r.direction !== 'string' || typeof r.body !== 'string' || (r.file !== null && typeof r.file !== 'string')) return undefined;
+    return { seq, direction: r.direction, file: r.file, body: r.body };
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a stored message's NOTIFY carries after `messages@HOST#SEQ `, or null when it would not fit. */
+export const rowHint = (direction: string, file: string | null, body: string): string | null => {
+  const json = JSON.stringify({ direction, file, body });
+  return Buffer.byteLength(json) < 7800 ? json : null;
+};
 
 /** The payload that wakes the daemon of `host` only. */
 export const messagesFor = (host: string): string => `messages@${host}`;

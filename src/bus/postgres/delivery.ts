@@ -27,7 +27,7 @@ import { pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { relayInto, type Relay } from './relay.js';
-import { deliveredHere, relayedHere, requestHost, stateOf, type Pg } from './rows.js';
+import { deliveredHere, requestHost, stateOf, type Pg } from './rows.js';
 import { WaitingView } from './waiting-view.js';
 import { amendRecord, countWaiting, ensureConversation, rejectWaiting, stampRecord } from './store.js';
 import { approvals, examineApproval, moderate, refuse } from './approvals.js';
@@ -53,7 +53,7 @@ export class PgDelivery implements DeliveryBus {
     const events = pgEventLog(eventsDb, pg.conversation, (err) => log.warn(`cannot store an event: ${String(err)}`));
     this.events = fencedEvents(events, () => this.held);
     this.here = deliveredHere(config);
-    this.view = new WaitingView(db, pg, this.here, config.inbox.max_bytes, relayedHere(config));
+    this.view = new WaitingView(db, pg, this.here, config.inbox.max_bytes);
     this.relay = relayInto(config, db, pg, this.events, log, () => this.held, eventsDb);
   }
 
@@ -95,8 +95,9 @@ export class PgDelivery implements DeliveryBus {
     await this.relay.watch(hint);
     this.listener = new Listener(this.pg.url, channelOf(this.pg.conversation), (p) => {
       const h = hintOf(p, this.pg.host);
-      if (h?.kind === 'messages') this.view.invalidate();
-      if (h) hint(h);
+      if (h?.kind === 'messages' && h.row) this.view.add(h.row);
+      else if (h?.kind === 'messages') this.view.invalidate();
+      if (h) hint({ kind: h.kind });
     }, () => {
       this.view.invalidate();
       hint({ kind: 'messages' });
@@ -119,7 +120,8 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async queues(): Promise<Queue[]> {
-    if (!isFenced(this.held)) this.view.relayed(await this.relay.run());
+    // What it stores for this machine's own agents comes back as a notification like any other machine's.
+    if (!isFenced(this.held)) await this.relay.run();
     const { state, queues, invalid } = await this.view.look();
     if (state) this.st = state; // another machine may have moved the turn
     if (!isFenced(this.held)) for (const [w, reason] of invalid) await this.reject(w, reason);

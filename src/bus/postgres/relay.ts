@@ -27,7 +27,7 @@ import { isFenced, type Lease } from '../lease.js';
 import { examine } from '../files/inbox.js';
 import { Intake } from '../files/intake.js';
 import { hostOf, type Config, type Direction } from '../../config/config.js';
-import { channelOf, messagesFor, type Db } from './db.js';
+import { channelOf, messagesFor, rowHint, type Db } from './db.js';
 import { relayedHere, type Pg } from './rows.js';
 import { insertRejected } from './store.js';
 
@@ -82,15 +82,18 @@ export interface Wal {
 }
 
 /**
- * The WAL's position, asked at most every 50 ms per pool however many relays (conversations) a process
- * runs: an answer asked before a commit says nothing of it, so such a commit waits for the next one.
+ * The WAL's position, asked at most every 250 ms per pool however many relays (conversations) a process
+ * runs: an answer asked before a commit says nothing of it, so such a commit waits for the next one. (A
+ * claimed file only waits longer to be removed; asked every 50 ms, the question ran beside nearly every
+ * delivery on a busy machine, on the same two cores as the receiver's turn step.)
  */
+const WAL_EVERY_MS = 250;
 const walAnswers = new WeakMap<Db, Promise<Wal>>();
 async function walOf(db: Db): Promise<Wal> {
   const last = walAnswers.get(db);
   if (last) {
     const w = await last.catch(() => null);
-    if (w && performance.now() - w.asked < 50) return w;
+    if (w && performance.now() - w.asked < WAL_EVERY_MS) return w;
     if (walAnswers.get(db) !== last) return walOf(db); // another relay asked meanwhile
   }
   const asked = performance.now();
@@ -229,9 +232,9 @@ export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log:
       const r = await c.query<{ epoch: string; stored: number }>(
         `WITH k AS (INSERT INTO baton.relayed (relay_key, conversation) VALUES ($5, $1) ON CONFLICT DO NOTHING RETURNING relay_key),
               w AS (INSERT INTO baton.waiting (conversation, direction, file, body, relay_key) SELECT $1, $2, $3, $4, relay_key FROM k RETURNING seq),
-              n AS (SELECT pg_notify($6, $7) FROM w)
+              n AS (SELECT pg_notify($6, CASE WHEN $8::text IS NULL THEN $7 ELSE $7 || '#' || seq || ' ' || $8 END) FROM w)
          SELECT pg_postmaster_start_time()::text AS epoch, (SELECT count(*) FROM n)::int AS stored`,
-        [pg.conversation, d.name, file, body, key, channelOf(pg.conversation), messagesFor(hostOf(config, d.to))],
+        [pg.conversation, d.name, file, body, key, channelOf(pg.conversation), messagesFor(hostOf(config, d.to)), rowHint(d.name, file, body)],
       );
       // Not stored now (the key was there: an earlier store of this very file) or stored durably: done.
       return durable || !r.rows[0]!.stored ? null : { lsn: null, epoch: r.rows[0]!.epoch, at: performance.now() };

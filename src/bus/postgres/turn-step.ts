@@ -5,9 +5,9 @@
  * **One statement** (casStep), the usual one: the daemon decides on the state it read (the turn rules are
  * pure, core/turns.ts) and builds the record from the waiting row it read; the statement applies it only
  * if the stored state's version is still the one read, under the lease's generation — each part runs only
- * if the one before it did (lease → conversation row locked at that version → waiting row deleted →
- * record archived → state saved with version + 1 → NOTIFY), so a stale view changes nothing and is read
- * again. One round trip (issue 15: a turn step sat on every delivery's path with four, and held the
+ * if the one before it did (lease → conversation row locked at that version → waiting row deleted, if its
+ * body is the one read → record archived → state saved with version + 1 → NOTIFY), so a stale view
+ * changes nothing and is read again. One round trip (issue 15: a turn step sat on every delivery's path with four, and held the
  * conversation's row lock across them).
  *
  * **A transaction of four round trips** (turnStep), when the daemon holds no such view (an approval a
@@ -79,13 +79,13 @@ export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput
     `WITH l AS (SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE),
           s AS (SELECT 1 FROM baton.conversations WHERE name = $1 AND version = $4
                   AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = $5 AND NOT released)) FOR UPDATE),
-          d AS (DELETE FROM baton.waiting WHERE seq = $3 AND conversation = $1 AND status = 'waiting' AND EXISTS (SELECT 1 FROM s) RETURNING 1),
+          d AS (DELETE FROM baton.waiting WHERE seq = $3 AND conversation = $1 AND status = 'waiting' AND body = $13 AND EXISTS (SELECT 1 FROM s) RETURNING 1),
           a AS (INSERT INTO baton.archive (conversation, id, counter, person, receiver, record) SELECT $1, $6, $7, false, $8, $9 FROM d RETURNING 1),
           u AS (UPDATE baton.conversations SET state = $10, version = version + 1 WHERE name = $1 AND EXISTS (SELECT 1 FROM a) RETURNING version),
           n AS (SELECT pg_notify($11, $12) FROM u)
      SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, (SELECT count(*) FROM s)::int AS locked,
             (SELECT count(*) FROM d)::int AS deleted, (SELECT version FROM u) AS version, (SELECT count(*) FROM n)::int AS notified`,
-    [pg.conversation, pg.host, seqOf(w.name), seen.version, generation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host)],
+    [pg.conversation, pg.host, seqOf(w.name), seen.version, generation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host), seen.body],
   );
   const row = r.rows[0]!;
   if (generation !== null && (Number(row.generation) !== generation || row.released !== false)) {

@@ -1,7 +1,8 @@
 /**
  * What a daemon sees of its machine's queues: the conversation's state and the waiting rows it delivers,
  * read in one statement and kept until something may have changed them — a notification (another
- * machine's turn step or post, a message stored for this machine), a re-scan, a write of this daemon's.
+ * machine's turn step or post; a message stored for this machine, whose row the notification carries
+ * when it fits: added without a read), a re-scan, a write of this daemon's.
  * Reading on every pass cost a turn five reads (every file hint, every turn step's NOTIFY, the pass after
  * each delivery, on both machines): a third of all statements at scale (issue 15). A turn step of this
  * daemon updates the view in place: its row left, and the state is the one it saved.
@@ -24,18 +25,8 @@ export class WaitingView {
     private readonly pg: Pg,
     private readonly here: Direction[],
     maxBytes: number,
-    /** The directions this machine relays: one it also delivers (both agents here) changes the rows when relayed. */
-    relays: Direction[],
   ) {
     this.examined = new WaitingRows(here, maxBytes);
-    this.relaysHere = relays.some((d) => here.includes(d));
-  }
-
-  private readonly relaysHere: boolean;
-
-  /** This machine's relay stored `n` files. */
-  relayed(n: number): void {
-    if (n > 0 && this.relaysHere) this.invalidate();
   }
 
   /**
@@ -60,6 +51,13 @@ export class WaitingView {
   invalidate(): void {
     this.rows = null;
     this.seen = null;
+  }
+
+  /** A stored message's row, as its notification carried it: added without a read (a view read since may hold it). */
+  add(row: WaitingRow): void {
+    if (!this.rows || this.rows.some((r) => r.seq === row.seq)) return;
+    if (!this.here.some((d) => d.name === row.direction)) return;
+    this.rows = [...this.rows, row].sort((a, b) => Number(a.seq) - Number(b.seq));
   }
 
   /** What a one-statement turn step of `w` is decided on (turn-step.ts casStep), or null: nothing read for it. */
