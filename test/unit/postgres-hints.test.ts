@@ -1,6 +1,6 @@
 /** What a notification on a conversation's channel asks of a daemon (bus/postgres/db.ts hintOf). */
 import { describe, expect, it } from 'vitest';
-import { hintOf, rowHint } from '../../src/bus/postgres/db.js';
+import { hintOf, rowHint, stateHint } from '../../src/bus/postgres/db.js';
 
 describe('PostgreSQL notifications as hints', () => {
   it('a stored message wakes its machine only, carrying its row when it fits', () => {
@@ -20,6 +20,12 @@ describe('PostgreSQL notifications as hints', () => {
   it("a turn step wakes every other machine, not its own; events and replies wake no daemon", () => {
     expect(hintOf('moved@alpha', 'beta')).toEqual({ kind: 'messages' });
     expect(hintOf('moved@alpha', 'alpha')).toBeNull();
+    // …carrying the state it saved and its version, so the other machine need not read it.
+    const state = { current_turn: 'claude1', last_message_id: 'msg_0002', message_counter: 2, pending_reply_to: 'msg_0002' };
+    expect(hintOf(`moved@alpha#7 ${stateHint(state)}`, 'beta')).toEqual({ kind: 'messages', moved: { version: '7', state } });
+    expect(hintOf(`moved@alpha#7 ${stateHint(state)}`, 'alpha')).toBeNull();
+    expect(hintOf('moved@alpha#7 {cut', 'beta')).toEqual({ kind: 'messages', moved: undefined });
+    expect(stateHint({ big: 'x'.repeat(8000) })).toBeNull();
     expect(hintOf('messages', 'alpha')).toEqual({ kind: 'messages' });
     expect(hintOf('requests', 'alpha')).toEqual({ kind: 'requests' });
     expect(hintOf('events', 'alpha')).toBeNull();

@@ -112,19 +112,40 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
 
 /**
  * What a notification on the channel asks of a daemon. `messages@HOST` (a message stored for that
- * machine's agent) wakes only that machine's daemon, `moved@HOST` (a turn step of HOST's daemon) every
- * other machine's, `messages` (the state changed) every daemon, `requests` a look at the requests;
+ * machine's agent) wakes only that machine's daemon, `moved@HOST` (a turn step of HOST's daemon, with
+ * the state it saved when that fits) every other machine's, `messages` (the state changed) every daemon, `requests` a look at the requests;
  * `events` and `reply` are for readers and wake no daemon. Waking every daemon on every event cost each
  * one a full pass per event (two or three per delivery, on every machine); a daemon's own turn step
  * tells it nothing it does not know.
  */
-export function hintOf(payload: string, host: string): { kind: 'messages'; row?: WaitingRowHint } | { kind: 'requests' } | null {
+export function hintOf(payload: string, host: string): { kind: 'messages'; row?: WaitingRowHint; moved?: { version: string; state: unknown } } | { kind: 'requests' } | null {
   if (payload === 'requests') return { kind: 'requests' };
   if (payload === 'messages' || payload === `messages@${host}`) return { kind: 'messages' };
   if (payload.startsWith(`messages@${host}#`)) return { kind: 'messages', row: rowOf(payload.slice(`messages@${host}#`.length)) };
-  if (payload.startsWith('moved@') && payload !== `moved@${host}`) return { kind: 'messages' };
+  if (payload.startsWith('moved@') && !payload.startsWith(`moved@${host}#`) && payload !== `moved@${host}`) return { kind: 'messages', moved: movedOf(payload) };
   return null;
 }
+
+/**
+ * The state another machine's turn step saved, as its notification carries it (`moved@HOST#VERSION
+ * {state}`): that step deleted a row only from a direction delivered on that machine, so this machine's
+ * view keeps its rows and needs only the new state — no read.
+ */
+function movedOf(payload: string): { version: string; state: unknown } | undefined {
+  const m = /^moved@[^#]*#(\d+) /.exec(payload);
+  if (!m) return undefined;
+  try {
+    return { version: m[1]!, state: JSON.parse(payload.slice(m[0].length)) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** The state as a turn step's NOTIFY carries it, or null when it would not fit. */
+export const stateHint = (state: unknown): string | null => {
+  const json = JSON.stringify(state);
+  return Buffer.byteLength(json) < 7800 ? json : null;
+};
 
 /**
  * The row a stored message's notification carries (`messages@HOST#SEQ {direction, file, body}`), so its

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import { FencedError } from '../lease.js';
-import type { Conn, Db } from './db.js';
-import { seqOf, type Pg } from './rows.js';
+import { channelOf, type Conn, type Db } from './db.js';
+import { seqOf, stateOf, type Pg } from './rows.js';
 import { migrate } from './schema.js';
 
 const migrated = new WeakMap<Db, Promise<number>>();
@@ -75,4 +75,13 @@ export async function stampRecord(db: Db, pg: Pg, record: ArchiveRecord, generat
   if (generation !== null && (Number(row.generation) !== generation || row.released !== false)) {
     throw new FencedError(`the lease of conversation "${pg.conversation}" on host "${pg.host}" was taken over (generation ${row.generation ?? '?'}, ours ${generation})`);
   }
+}
+
+/** Inside a write transaction: change the state as stored (its row locked), one more version, and say so. */
+export async function updateState(c: Conn, pg: Pg, change: (state: State) => State): Promise<State> {
+  const s = await c.query('SELECT state FROM baton.conversations WHERE name = $1 FOR UPDATE', [pg.conversation]);
+  const next = change(stateOf(s.rows[0].state, pg));
+  await c.query('UPDATE baton.conversations SET state = $2, version = version + 1 WHERE name = $1', [pg.conversation, JSON.stringify(next)]);
+  await c.query(`SELECT pg_notify($1, 'messages')`, [channelOf(pg.conversation)]);
+  return next;
 }

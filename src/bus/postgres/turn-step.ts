@@ -32,7 +32,7 @@ import { messageRecord } from '../../core/record.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Approval, Commit, Step, Waiting } from '../bus.js';
 import { FencedError } from '../lease.js';
-import { channelOf, movedBy, tx, type Conn, type Db } from './db.js';
+import { channelOf, movedBy, stateHint, tx, type Conn, type Db } from './db.js';
 import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
 import type { State } from '../../core/state.js';
 
@@ -82,10 +82,10 @@ export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput
           d AS (DELETE FROM baton.waiting WHERE seq = $3 AND conversation = $1 AND status = 'waiting' AND body = $13 AND EXISTS (SELECT 1 FROM s) RETURNING 1),
           a AS (INSERT INTO baton.archive (conversation, id, counter, person, receiver, record) SELECT $1, $6, $7, false, $8, $9 FROM d RETURNING 1),
           u AS (UPDATE baton.conversations SET state = $10, version = version + 1 WHERE name = $1 AND EXISTS (SELECT 1 FROM a) RETURNING version),
-          n AS (SELECT pg_notify($11, $12) FROM u)
+          n AS (SELECT pg_notify($11, CASE WHEN $14::text IS NULL THEN $12 ELSE $12 || '#' || version || ' ' || $14 END) FROM u)
      SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, (SELECT count(*) FROM s)::int AS locked,
             (SELECT count(*) FROM d)::int AS deleted, (SELECT version FROM u) AS version, (SELECT count(*) FROM n)::int AS notified`,
-    [pg.conversation, pg.host, seqOf(w.name), seen.version, generation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host), seen.body],
+    [pg.conversation, pg.host, seqOf(w.name), seen.version, generation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host), seen.body, stateHint(next)],
   );
   const row = r.rows[0]!;
   if (generation !== null && (Number(row.generation) !== generation || row.released !== false)) {

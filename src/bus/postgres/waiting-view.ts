@@ -60,15 +60,29 @@ export class WaitingView {
     this.rows = [...this.rows, row].sort((a, b) => Number(a.seq) - Number(b.seq));
   }
 
+  /**
+   * Another machine's turn step saved `state` at `version` (its notification carried them): its row was
+   * in a direction delivered there, so these rows stand. An older version than the one seen is ignored;
+   * a state that does not check out means a read.
+   */
+  moved(version: string, raw: unknown, pg: Pg): void {
+    if (!this.seen || !this.rows) return;
+    if (BigInt(version) <= BigInt(this.seen.version)) return;
+    try {
+      this.seen = { state: stateOf(raw, pg), version };
+    } catch {
+      this.invalidate();
+    }
+  }
+
   /** What a one-statement turn step of `w` is decided on (turn-step.ts casStep), or null: nothing read for it. */
   expected(w: Waiting): Expected | null {
     const row = this.rows?.find((r) => r.seq === w.key);
     return row && this.seen ? { ...this.seen, body: row.body, file: row.file } : null;
   }
 
-  /** The queues, examined; `state` is set when the rows were read afresh (with the state as stored). */
+  /** The queues, examined, and the state as last known stored (null: the conversation has no row). */
   async look(): Promise<{ state: State | null; queues: Queue[]; invalid: Array<[Waiting, string]> }> {
-    let state: State | null = null;
     if (!this.rows) {
       // The state and this machine's waiting rows in one statement (the state repeated on each row).
       const r = await this.db.query<{ state: unknown; version: string } & { [K in keyof WaitingRow]: WaitingRow[K] | null }>(
@@ -77,12 +91,9 @@ export class WaitingView {
           WHERE c.name = $1 ORDER BY w.seq`,
         [this.pg.conversation, this.here.map((d) => d.name)],
       );
-      if (r.rows[0]) {
-        state = stateOf(r.rows[0].state, this.pg);
-        this.seen = { state, version: r.rows[0].version };
-      }
+      this.seen = r.rows[0] ? { state: stateOf(r.rows[0].state, this.pg), version: r.rows[0].version } : null;
       this.rows = r.rows.filter((x): x is typeof x & WaitingRow => x.seq !== null);
     }
-    return { state, ...this.examined.examine(this.rows) };
+    return { state: this.seen?.state ?? null, ...this.examined.examine(this.rows) };
   }
 }
