@@ -19,6 +19,11 @@ export class WaitingView {
   /** The state as stored at `version`, read with the rows (or saved by this daemon's turn step since). */
   private seen: { state: State; version: string } | null = null;
   private readonly examined: WaitingRows;
+  /**
+   * Bumped by every change told while the rows were being read: the read's snapshot may predate it, so
+   * what it returns is used once and read again at the next look.
+   */
+  private told = 0;
 
   constructor(
     private readonly db: Db,
@@ -51,10 +56,12 @@ export class WaitingView {
   invalidate(): void {
     this.rows = null;
     this.seen = null;
+    this.told++;
   }
 
   /** A stored message's row, as its notification carried it: added without a read (a view read since may hold it). */
   add(row: WaitingRow): void {
+    this.told++;
     if (!this.rows || this.rows.some((r) => r.seq === row.seq)) return;
     if (!this.here.some((d) => d.name === row.direction)) return;
     this.rows = [...this.rows, row].sort((a, b) => Number(a.seq) - Number(b.seq));
@@ -66,6 +73,7 @@ export class WaitingView {
    * a state that does not check out means a read.
    */
   moved(version: string, raw: unknown, pg: Pg): void {
+    this.told++;
     if (!this.seen || !this.rows) return;
     if (BigInt(version) <= BigInt(this.seen.version)) return;
     try {
@@ -84,6 +92,7 @@ export class WaitingView {
   /** The queues, examined, and the state as last known stored (null: the conversation has no row). */
   async look(): Promise<{ state: State | null; queues: Queue[]; invalid: Array<[Waiting, string]> }> {
     if (!this.rows) {
+      const told = this.told;
       // The state and this machine's waiting rows in one statement (the state repeated on each row).
       const r = await this.db.query<{ state: unknown; version: string } & { [K in keyof WaitingRow]: WaitingRow[K] | null }>(
         `SELECT c.state, c.version, w.seq, w.direction, w.file, w.body FROM baton.conversations c
@@ -91,8 +100,11 @@ export class WaitingView {
           WHERE c.name = $1 ORDER BY w.seq`,
         [this.pg.conversation, this.here.map((d) => d.name)],
       );
-      this.seen = r.rows[0] ? { state: stateOf(r.rows[0].state, this.pg), version: r.rows[0].version } : null;
-      this.rows = r.rows.filter((x): x is typeof x & WaitingRow => x.seq !== null);
+      const seen = r.rows[0] ? { state: stateOf(r.rows[0].state, this.pg), version: r.rows[0].version } : null;
+      const rows = r.rows.filter((x): x is typeof x & WaitingRow => x.seq !== null);
+      if (told !== this.told) return { state: seen?.state ?? null, ...this.examined.examine(rows) }; // not kept: read again next time
+      this.seen = seen;
+      this.rows = rows;
     }
     return { state: this.seen?.state ?? null, ...this.examined.examine(this.rows) };
   }
