@@ -51,6 +51,10 @@ export async function stopAll(config: Config, bus: BusReader, t: Tmux, opts: { q
   // A daemon on another host (a shared folder) cannot be signalled from here.
   if (d.running && holder && holder.host !== hostname()) {
     log.warn(`the daemon runs on ${holder.host} (pid ${holder.pid}); stop it there`);
+  } else if (d.running && holder && (holder.serves ?? 1) > 1) {
+    // One process serving several conversations (`baton daemon A B C`): stopping it for this one would
+    // stop the others too.
+    log.warn(`the daemon (pid ${holder.pid}) also serves ${holder.serves! - 1} other conversation(s); it is left running — stop it yourself to stop this one`);
   } else if (d.running && holder) {
     try {
       process.kill(holder.pid, 'SIGTERM');

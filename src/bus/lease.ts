@@ -10,6 +10,8 @@ export interface Holder {
   pid: number;
   host: string;
   started_at: string;
+  /** How many conversations the holder's process serves (`baton daemon A B C`); absent: one. */
+  serves?: number;
 }
 
 /**

@@ -38,6 +38,8 @@ export interface DaemonOptions {
   oneshot?: boolean;
   /** A tmux client shared with other daemons in this process (daemon/serve.ts); it stays open when this one stops. */
   tmux?: Tmux;
+  /** How many conversations this process serves: the lease says so, so `down`/`up` never signal it for one of them. */
+  serves?: number;
 }
 
 export class Daemon {
@@ -111,7 +113,7 @@ export class Daemon {
 
   /** Take the lease, reconcile state with the archive, start watching. Throws LeaseHeldError or StateError. */
   async start(): Promise<void> {
-    const me = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+    const me = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...(this.opts.serves && this.opts.serves > 1 ? { serves: this.opts.serves } : {}) };
     this.lease = await this.bus.lease(me, (why) => {
       this.log.error(`${why}; stopping so two daemons never deliver at once`);
       void this.stop('fenced');

@@ -70,7 +70,7 @@ export class Service {
     const bus = openBus(config);
     let unreachable = 0;
     for (let attempt = 0; !this.stopping; attempt++) {
-      const d = new Daemon(config, bus, { log, ...(this.tmux ? { tmux: this.tmux } : {}) });
+      const d = new Daemon(config, bus, { log, serves: this.configs.length, ...(this.tmux ? { tmux: this.tmux } : {}) });
       try {
         await d.start();
       } catch (err) {

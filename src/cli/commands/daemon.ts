@@ -30,7 +30,8 @@ pending/ for "baton approve". It also answers "baton end/resume/send/approve/rej
 Given several configs (--config and CONFIG...), one process serves all those conversations: each
 keeps its own lease and turn; they share one tmux client and one set of database connections, which
 is what lets one machine carry many conversations. One that cannot start (another daemon holds it)
-is logged and the rest go on; the exit code is then the worst of them.`,
+is logged and the rest go on; the exit code is then the worst of them. "baton down" in one of
+those conversations leaves such a process running for the others (it says so).`,
   async run(inv) {
     const configs = configsFrom(inv);
     const service = new Service(configs, log);
@@ -49,10 +50,22 @@ is logged and the rest go on; the exit code is then the worst of them.`,
   },
 };
 
-/** `--config` and every CONFIG given, each once (the same file twice would only fight over its lease). */
+/**
+ * `--config` and every CONFIG given, each conversation once: two configs naming the same conversation
+ * (the same file, or the same message folder or database conversation) would fight over one lease — in
+ * one process the files bus's lock would even let both in.
+ */
 function configsFrom(inv: Invocation): Config[] {
   const files = [...(inv.values.config ? [inv.values.config as string] : []), ...inv.positionals];
   if (files.length <= 1) return [loadConfig(locateConfig(files[0]))];
-  const seen = new Set<string>();
-  return files.map((f) => loadConfig(locateConfig(f))).filter((c) => !seen.has(c.file!) && seen.add(c.file!));
+  const seen = new Map<string, string>();
+  return files
+    .map((f) => loadConfig(locateConfig(f)))
+    .filter((c) => {
+      const key = c.bus.kind === 'postgres' ? `postgres ${c.bus.url} ${c.bus.conversation}` : `files ${c.messageDir}`;
+      const first = seen.get(key);
+      if (first) log.warn(`${c.file} is the conversation of ${first} again: served once`);
+      else seen.set(key, c.file ?? 'the default config');
+      return !first;
+    });
 }
