@@ -113,8 +113,8 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
 /**
  * What a notification on the channel asks of a daemon. `messages@HOST` (a message stored for that
  * machine's agent) wakes only that machine's daemon, `moved@HOST` (a turn step of HOST's daemon, with
- * the state it saved when that fits) every other machine's, `messages` (the state changed) every daemon, `requests` a look at the requests;
- * `events` and `reply` are for readers and wake no daemon. Waking every daemon on every event cost each
+ * the state it saved when that fits) every other machine's, `messages` (the state changed) every daemon,
+ * `requests` a look at the requests; `events` and `reply` are for readers and wake no daemon. Waking every daemon on every event cost each
  * one a full pass per event (two or three per delivery, on every machine); a daemon's own turn step
  * tells it nothing it does not know.
  */
