@@ -133,13 +133,33 @@ export async function invariants(url: string, conversation: string, logs: Record
   expect(state).toMatchObject({ message_counter: n, last_message_id: archive[n - 1]!.id });
   expect(await query(url, 'SELECT 1 FROM baton.rejected WHERE conversation = $1', [conversation])).toEqual([]);
 
+  // Every delivered message reaches its pane's reader, submitted, a moment after its stamp: wait for that
+  // first, or what the agents wrote (below) grows between the wait and the check (seen in CI: the last
+  // message was read, and answered, just after the replies had been counted). A log line being appended
+  // as it is read does not parse yet: not yet, rather than an error that would end the wait at once.
+  const submittedAll = () => {
+    try {
+      return archive.every((r) => readRecorder(logs[r.receiver]!).pastes.some((t) => t.startsWith(`[baton] ${r.id} `)));
+    } catch {
+      return false;
+    }
+  };
+  await waitFor('every delivered message submitted in its pane', submittedAll, 60_000).catch(() => {});
+
   // What the agents wrote (the opening, one reply per submitted paste they read) is each in one place.
   const written = () => [opening, ...Object.values(logs).flatMap((log) => readRecorder(log).pastes.flatMap((t) => (/^\[baton\] (msg_\d+) from /.exec(t) ? [`reply to ${/msg_\d+/.exec(t)![0]}`] : [])))].sort();
   const found = async () => {
     const waiting = await query<{ body: string }>(url, 'SELECT body FROM baton.waiting WHERE conversation = $1', [conversation]);
     return [...archive.map((r) => r.content), ...waiting.map((w) => (JSON.parse(w.body) as { content: string }).content)].sort();
   };
-  await waitFor('every reply posted', async () => JSON.stringify(await found()) === JSON.stringify(written()), 60_000).catch(() => {});
+  const allPosted = async () => {
+    try {
+      return JSON.stringify(await found()) === JSON.stringify(written());
+    } catch {
+      return false; // a log line being appended
+    }
+  };
+  await waitFor('every reply posted', allPosted, 60_000, 50).catch(() => {});
   expect(await found()).toEqual(written());
 
   const readAll = () => archive.every((r) => readRecorder(logs[r.receiver]!).typed.some((t) => t.startsWith(`[baton] ${r.id} `)));
