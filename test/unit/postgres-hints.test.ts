@@ -1,6 +1,6 @@
 /** What a notification on a conversation's channel asks of a daemon (bus/postgres/db.ts hintOf). */
 import { describe, expect, it } from 'vitest';
-import { hintOf, rowHint, stateHint } from '../../src/bus/postgres/db.js';
+import { hintOf, rowHint, stateHint } from '../../src/bus/postgres/hints.js';
 
 describe('PostgreSQL notifications as hints', () => {
   it('a stored message wakes its machine only, carrying its row when it fits', () => {

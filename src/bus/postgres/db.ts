@@ -8,7 +8,6 @@
  * The URL's password is never logged: `redact` is the only form of the URL that reaches a message.
  */
 import type pg from 'pg';
-import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 /**
@@ -109,83 +108,6 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
     c.release(broken);
   }
 }
-
-/**
- * What a notification on the channel asks of a daemon. `messages@HOST` (a message stored for that
- * machine's agent) wakes only that machine's daemon, `moved@HOST` (a turn step of HOST's daemon, with
- * the state it saved when that fits) every other machine's, `messages` (the state changed) every daemon,
- * `requests` a look at the requests; `events` and `reply` are for readers and wake no daemon. Waking every daemon on every event cost each
- * one a full pass per event (two or three per delivery, on every machine); a daemon's own turn step
- * tells it nothing it does not know.
- */
-export function hintOf(payload: string, host: string): { kind: 'messages'; row?: WaitingRowHint; moved?: { version: string; state: unknown } } | { kind: 'requests' } | null {
-  if (payload === 'requests') return { kind: 'requests' };
-  if (payload === 'messages' || payload === `messages@${host}`) return { kind: 'messages' };
-  if (payload.startsWith(`messages@${host}#`)) return { kind: 'messages', row: rowOf(payload.slice(`messages@${host}#`.length)) };
-  if (payload.startsWith('moved@') && !payload.startsWith(`moved@${host}#`) && payload !== `moved@${host}`) return { kind: 'messages', moved: movedOf(payload) };
-  return null;
-}
-
-/**
- * The state another machine's turn step saved, as its notification carries it (`moved@HOST#VERSION
- * {state}`): that step deleted a row only from a direction delivered on that machine, so this machine's
- * view keeps its rows and needs only the new state — no read.
- */
-function movedOf(payload: string): { version: string; state: unknown } | undefined {
-  const m = /^moved@[^#]*#(\d+) /.exec(payload);
-  if (!m) return undefined;
-  try {
-    return { version: m[1]!, state: JSON.parse(payload.slice(m[0].length)) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** The state as a turn step's NOTIFY carries it, or null when it would not fit. */
-export const stateHint = (state: unknown): string | null => {
-  const json = JSON.stringify(state);
-  return Buffer.byteLength(json) < 7800 ? json : null;
-};
-
-/**
- * The row a stored message's notification carries (`messages@HOST#SEQ {direction, file, body}`), so its
- * machine's daemon need not read the queue to see it (~0.9 ms of a delivery across machines, traced).
- * Only a row that fits a notification (8000 bytes) is carried; a larger one is read. The turn step
- * still deletes the row only if its body is the one carried, so a wrong hint delivers nothing.
- */
-export interface WaitingRowHint {
-  seq: string;
-  direction: string;
-  file: string | null;
-  body: string;
-}
-
-function rowOf(text: string): WaitingRowHint | undefined {
-  const sp = text.indexOf(' ');
-  try {
-    const r = JSON.parse(text.slice(sp + 1)) as Partial<WaitingRowHint>;
-    const seq = text.slice(0, sp);
-    if (!/^\d+$/.test(seq) || typeof r.direction !== 'string' || typeof r.body !== 'string' || (r.file !== null && typeof r.file !== 'string')) return undefined;
-    return { seq, direction: r.direction, file: r.file, body: r.body };
-  } catch {
-    return undefined;
-  }
-}
-
-/** What a stored message's NOTIFY carries after `messages@HOST#SEQ `, or null when it would not fit. */
-export const rowHint = (direction: string, file: string | null, body: string): string | null => {
-  const json = JSON.stringify({ direction, file, body });
-  return Buffer.byteLength(json) < 7800 ? json : null;
-};
-
-/** The payload that wakes the daemon of `host` only. */
-export const messagesFor = (host: string): string => `messages@${host}`;
-
-/** The payload of a turn step by the daemon of `host`: the turn moved. */
-export const movedBy = (host: string): string => `moved@${host}`;
-
-/** The NOTIFY channel of one conversation (channel names are identifiers: at most 63 bytes). */
-export const channelOf = (conversation: string): string => `baton_${createHash('sha1').update(conversation).digest('hex').slice(0, 16)}`;
 
 /** Is this error the database being away (connection refused, reset, terminated), not a bad query? */
 export function isConnectionError(err: unknown): boolean {

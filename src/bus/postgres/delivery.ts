@@ -19,7 +19,8 @@ import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
 import type { EventLog } from '../events.js';
-import { channelOf, hintOf, tx, type Db } from './db.js';
+import { tx, type Db } from './db.js';
+import { channelOf, hintOf } from './hints.js';
 import { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
 import { casStep, turnStep } from './turn-step.js';
@@ -96,9 +97,7 @@ export class PgDelivery implements DeliveryBus {
     await this.relay.watch(hint);
     this.listener = new Listener(this.pg.url, channelOf(this.pg.conversation), (p) => {
       const h = hintOf(p, this.pg.host);
-      if (h?.kind === 'messages' && h.row) this.view.add(h.row);
-      else if (h?.kind === 'messages' && h.moved) this.view.moved(h.moved.version, h.moved.state, this.pg);
-      else if (h?.kind === 'messages') this.view.invalidate();
+      if (h?.kind === 'messages') this.view.told(h);
       if (h) hint({ kind: h.kind });
     }, () => {
       this.view.invalidate();
@@ -144,14 +143,16 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
-    const firstSeen = 'firstSeen' in w ? w.firstSeen : performance.now();
     this.guard();
-    const input = { w, step, extra, firstSeen, generation: this.held?.generation ?? null };
-    const seen = 'firstSeen' in w ? this.view.expected(w) : null;
-    const out = await this.view.step(w, seen ? casStep(this.db, this.pg, this.config.inbox.max_bytes, { ...input, w: w as Waiting }, seen) : turnStep(this.db, this.pg, this.config.inbox.max_bytes, input));
+    const waiting = 'firstSeen' in w ? w : null;
+    const input = { w, step, extra, firstSeen: waiting?.firstSeen ?? performance.now(), generation: this.held?.generation ?? null };
+    // A waiting message this daemon has read goes in one statement; an approval, or one not read, in a transaction.
+    const seen = waiting && this.view.expected(waiting);
+    const max = this.config.inbox.max_bytes;
+    const out = await this.view.step(w, waiting && seen ? casStep(this.db, this.pg, max, { ...input, w: waiting }, seen) : turnStep(this.db, this.pg, max, input));
     if (out.kind === 'invalid') {
       // Rolled back: it is still waiting, and is refused with its reason like any invalid message.
-      if ('firstSeen' in w) await this.reject(w, out.reason);
+      if (waiting) await this.reject(waiting, out.reason);
       return { kind: 'changed' };
     }
     if (out.kind === 'committed') {

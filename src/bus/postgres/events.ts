@@ -5,7 +5,8 @@
  * NOTIFYs the conversation's channel; a reader also polls, so a lost notification only delays it.
  */
 import { LogReplaced, NO_LOG, type EventLog, type EventName, type EventSource } from '../events.js';
-import { channelOf, client, type Db } from './db.js';
+import { client, type Db } from './db.js';
+import { channelOf } from './hints.js';
 
 export function pgEventLog(db: Db, conversation: string, onError: (err: unknown) => void): EventLog {
   const channel = channelOf(conversation);

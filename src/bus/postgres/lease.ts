@@ -43,9 +43,23 @@ const where = (k: LeaseKey) => `conversation "${k.conversation}" on host "${k.ho
 
 /** Inside a write transaction: throws FencedError unless `generation` is still the newest for this machine. */
 export async function checkGeneration(c: Conn, k: LeaseKey, generation: number): Promise<void> {
-  const r = await c.query<{ generation: string; released: boolean }>('SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE', [k.conversation, k.host]);
-  const row = r.rows[0];
-  if (!row || Number(row.generation) !== generation || row.released) throw new FencedError(`the lease of ${where(k)} was taken over (generation ${row?.generation ?? '?'}, ours ${generation})`);
+  const r = await c.query<LeaseRow>('SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE', [k.conversation, k.host]);
+  fenceUnless(r.rows[0], k, generation);
+}
+
+/** The lease row as a write read it under FOR SHARE (nulls: no row). */
+export interface LeaseRow {
+  generation: string | null;
+  released: boolean | null;
+}
+
+/**
+ * Throws FencedError unless `row` (read inside the same write, so no take-over commits meanwhile) is
+ * still the lease of `generation`. `generation` null: no lease to check (a test's bus, a one-shot).
+ */
+export function fenceUnless(row: LeaseRow | undefined, k: LeaseKey, generation: number | null): void {
+  if (generation === null) return;
+  if (!row || Number(row.generation) !== generation || row.released !== false) throw new FencedError(`the lease of ${where(k)} was taken over (generation ${row?.generation ?? '?'}, ours ${generation})`);
 }
 
 export async function acquireLease(url: string, k: LeaseKey, holder: Holder, onLost: (why: string) => void): Promise<Lease> {

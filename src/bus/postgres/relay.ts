@@ -27,7 +27,8 @@ import { isFenced, type Lease } from '../lease.js';
 import { examine } from '../files/inbox.js';
 import { Intake } from '../files/intake.js';
 import { hostOf, type Config, type Direction } from '../../config/config.js';
-import { channelOf, messagesFor, rowHint, type Db } from './db.js';
+import type { Db } from './db.js';
+import { channelOf, messagesFor, rowHint } from './hints.js';
 import { relayedHere, type Pg } from './rows.js';
 import { insertRejected } from './store.js';
 

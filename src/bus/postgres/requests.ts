@@ -9,7 +9,8 @@ import { formatId } from '../../core/ids.js';
 import type { ArchiveRecord } from '../../core/record.js';
 import { randomBytes } from 'node:crypto';
 import { RequestSchema, type Reply, type Request } from '../../core/requests.js';
-import { channelOf, type Conn, type Db } from './db.js';
+import type { Conn, Db } from './db.js';
+import { channelOf } from './hints.js';
 import type { Pg } from './rows.js';
 
 export async function requestsFor(db: Db, pg: Pg): Promise<string[]> {

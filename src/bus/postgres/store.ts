@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
-import { FencedError } from '../lease.js';
-import { channelOf, type Conn, type Db } from './db.js';
+import type { Conn, Db } from './db.js';
+import { channelOf } from './hints.js';
+import { fenceUnless } from './lease.js';
 import { seqOf, stateOf, type Pg } from './rows.js';
 import { migrate } from './schema.js';
 
@@ -71,10 +72,7 @@ export async function stampRecord(db: Db, pg: Pg, record: ArchiveRecord, generat
      SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released`,
     [pg.conversation, record.id, JSON.stringify(record), pg.host, generation],
   );
-  const row = r.rows[0]!;
-  if (generation !== null && (Number(row.generation) !== generation || row.released !== false)) {
-    throw new FencedError(`the lease of conversation "${pg.conversation}" on host "${pg.host}" was taken over (generation ${row.generation ?? '?'}, ours ${generation})`);
-  }
+  fenceUnless(r.rows[0], pg, generation);
 }
 
 /** Inside a write transaction: change the state as stored (its row locked), one more version, and say so. */

@@ -31,8 +31,9 @@ import { parseId } from '../../core/ids.js';
 import { messageRecord } from '../../core/record.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Approval, Commit, Step, Waiting } from '../bus.js';
-import { FencedError } from '../lease.js';
-import { channelOf, movedBy, stateHint, tx, type Conn, type Db } from './db.js';
+import { tx, type Conn, type Db } from './db.js';
+import { channelOf, movedBy, stateHint } from './hints.js';
+import { fenceUnless } from './lease.js';
 import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
 import type { State } from '../../core/state.js';
 
@@ -88,9 +89,7 @@ export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput
     [pg.conversation, pg.host, seqOf(w.name), seen.version, generation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host), seen.body, stateHint(next)],
   );
   const row = r.rows[0]!;
-  if (generation !== null && (Number(row.generation) !== generation || row.released !== false)) {
-    throw new FencedError(`the lease of conversation "${pg.conversation}" on host "${pg.host}" was taken over (generation ${row.generation ?? '?'}, ours ${generation})`);
-  }
+  fenceUnless(row, pg, generation);
   if (!row.locked) return { kind: 'changed' }; // the state moved since it was read: read it again
   if (!row.deleted || row.version === null) return { kind: 'gone' };
   return { kind: 'committed', record, state: next, saved: true, version: row.version };
@@ -117,9 +116,7 @@ async function steps(c: Conn, pg: Pg, maxBytes: number, { w, step, extra, firstS
     [pg.conversation, pg.host, seqOf(w.name), status],
   );
   const row = r.rows[0]!;
-  if (generation !== null && (Number(row.generation) !== generation || row.released !== false)) {
-    throw new FencedError(`the lease of conversation "${pg.conversation}" on host "${pg.host}" was taken over (generation ${row.generation ?? '?'}, ours ${generation})`);
-  }
+  fenceUnless(row, pg, generation);
   const state = stateOf(row.state, pg);
   const decision = step(state);
   if (decision.action !== 'deliver') throw new Undo({ kind: 'refused', decision });

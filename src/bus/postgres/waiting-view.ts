@@ -12,6 +12,7 @@ import type { State } from '../../core/state.js';
 import type { Approval, Queue, Waiting } from '../bus.js';
 import type { Db } from './db.js';
 import { stateOf, WaitingRows, type Pg, type WaitingRow } from './rows.js';
+import type { Hint } from './hints.js';
 import type { Expected, StepOutcome } from './turn-step.js';
 
 export class WaitingView {
@@ -23,7 +24,7 @@ export class WaitingView {
    * Bumped by every change told while the rows were being read: the read's snapshot may predate it, so
    * what it returns is used once and read again at the next look.
    */
-  private told = 0;
+  private changes = 0;
 
   constructor(
     private readonly db: Db,
@@ -41,7 +42,7 @@ export class WaitingView {
   async step<T extends StepOutcome>(w: Waiting | Approval, outcome: Promise<T>): Promise<T> {
     try {
       const out = await outcome;
-      if (out.kind === 'committed' && 'version' in out && out.version && this.rows) {
+      if (out.kind === 'committed' && out.version && this.rows) {
         this.rows = this.rows.filter((r) => r.seq !== w.key);
         this.seen = { state: out.state, version: out.version };
       } else this.invalidate();
@@ -56,31 +57,29 @@ export class WaitingView {
   invalidate(): void {
     this.rows = null;
     this.seen = null;
-    this.told++;
-  }
-
-  /** A stored message's row, as its notification carried it: added without a read (a view read since may hold it). */
-  add(row: WaitingRow): void {
-    this.told++;
-    if (!this.rows || this.rows.some((r) => r.seq === row.seq)) return;
-    if (!this.here.some((d) => d.name === row.direction)) return;
-    this.rows = [...this.rows, row].sort((a, b) => Number(a.seq) - Number(b.seq));
+    this.changes++;
   }
 
   /**
-   * Another machine's turn step saved `state` at `version` (its notification carried them): its row was
-   * in a direction delivered there, so these rows stand. An older version than the one seen is ignored;
-   * a state that does not check out means a read.
+   * A notification that something changed (hints.ts). A stored message's row it carries is added (a read
+   * since may hold it already); a state another machine's turn step saved is taken — that step's row was
+   * in a direction delivered there, so these rows stand — unless it is older than the one seen; a state
+   * that does not check out, or no carried data, means a read.
    */
-  moved(version: string, raw: unknown, pg: Pg): void {
-    this.told++;
-    if (!this.seen || !this.rows) return;
-    if (BigInt(version) <= BigInt(this.seen.version)) return;
-    try {
-      this.seen = { state: stateOf(raw, pg), version };
-    } catch {
-      this.invalidate();
-    }
+  told(h: Extract<Hint, { kind: 'messages' }>): void {
+    this.changes++;
+    if (h.row && this.rows) {
+      const row = h.row;
+      if (this.rows.some((r) => r.seq === row.seq) || !this.here.some((d) => d.name === row.direction)) return;
+      this.rows = [...this.rows, row].sort((a, b) => Number(a.seq) - Number(b.seq));
+    } else if (h.moved && this.rows && this.seen) {
+      if (BigInt(h.moved.version) <= BigInt(this.seen.version)) return;
+      try {
+        this.seen = { state: stateOf(h.moved.state, this.pg), version: h.moved.version };
+      } catch {
+        this.invalidate();
+      }
+    } else if (!h.row && !h.moved) this.invalidate();
   }
 
   /** What a one-statement turn step of `w` is decided on (turn-step.ts casStep), or null: nothing read for it. */
@@ -92,7 +91,7 @@ export class WaitingView {
   /** The queues, examined, and the state as last known stored (null: the conversation has no row). */
   async look(): Promise<{ state: State | null; queues: Queue[]; invalid: Array<[Waiting, string]> }> {
     if (!this.rows) {
-      const told = this.told;
+      const changes = this.changes;
       // The state and this machine's waiting rows in one statement (the state repeated on each row).
       const r = await this.db.query<{ state: unknown; version: string } & { [K in keyof WaitingRow]: WaitingRow[K] | null }>(
         `SELECT c.state, c.version, w.seq, w.direction, w.file, w.body FROM baton.conversations c
@@ -102,7 +101,7 @@ export class WaitingView {
       );
       const seen = r.rows[0] ? { state: stateOf(r.rows[0].state, this.pg), version: r.rows[0].version } : null;
       const rows = r.rows.filter((x): x is typeof x & WaitingRow => x.seq !== null);
-      if (told !== this.told) return { state: seen?.state ?? null, ...this.examined.examine(rows) }; // not kept: read again next time
+      if (changes !== this.changes) return { state: seen?.state ?? null, ...this.examined.examine(rows) }; // not kept: read again next time
       this.seen = seen;
       this.rows = rows;
     }
