@@ -12,25 +12,13 @@ import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
-import { shellQuote as shq } from '../../lib/shell.js';
 import { batonMcpServer } from './mcp-server.js';
-import { hooksOf, MARK, readSettings, withOurs } from './settings-file.js';
+import { hookCommand, hooksOf, readSettings, withOurs, type Installed } from './settings-file.js';
 
 /** Claude Code's event for each of baton's. */
 const EVENTS: Record<HookEvent, string> = { prompt: 'UserPromptSubmit', stop: 'Stop', permission: 'PermissionRequest' };
 
 export const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.claude', 'settings.local.json');
-
-/**
- * The command line a hook runs (`sh -c`): node and baton's CLI by absolute path, so PATH does not matter.
- * It exits 0 whatever happens (`|| true`: node or baton gone), since an exit of 2 blocks the prompt in
- * Claude Code and in Gemini CLI.
- */
-export function hookCommand(node: string, cli: string, event: HookEvent, agent: string, spool: string): string {
-  return `${shq(node)} ${shq(cli)} hook ${event} --agent ${shq(agent)} --spool ${shq(spool)} || true ${MARK}`;
-}
-
-export type Installed = { ok: true; file: string } | { ok: false; file: string; why: string };
 
 /** Put baton's hooks into the agent's settings.local.json, keeping everything else in it. */
 export async function installClaudeHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string): Promise<Installed> {

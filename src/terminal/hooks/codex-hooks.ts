@@ -21,8 +21,7 @@ import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
-import { hookCommand, type Installed } from './claude-settings.js';
-import { hooksOf, readSettings, withOurs, type HookHandler } from './settings-file.js';
+import { hookCommand, hooksOf, readSettings, withOurs, type HookHandler, type Installed } from './settings-file.js';
 
 /** Codex's event for each of baton's, and its name in a trust key. */
 const EVENTS: Partial<Record<HookEvent, { name: string; key: string }>> = {
@@ -30,8 +29,6 @@ const EVENTS: Partial<Record<HookEvent, { name: string; key: string }>> = {
   stop: { name: 'Stop', key: 'stop' },
 };
 const TIMEOUT_S = 10;
-
-type Handler = HookHandler;
 
 export const codexHooksPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.codex', 'hooks.json');
 
@@ -50,7 +47,7 @@ function canonical(v: unknown): string {
 }
 
 /** The hash Codex keeps for a trusted hook handler (`trusted_hash`). */
-export function trustHash(eventKey: string, handler: Handler, matcher?: string): string {
+export function trustHash(eventKey: string, handler: HookHandler, matcher?: string): string {
   const h = { async: handler.async ?? false, command: handler.command, timeout: handler.timeout ?? 600, type: handler.type };
   return `sha256:${createHash('sha256').update(canonical({ event_name: eventKey, ...(matcher !== undefined ? { matcher } : {}), hooks: [h] })).digest('hex')}`;
 }
@@ -66,9 +63,9 @@ export async function installCodexHooks(agent: Pick<Agent, 'name' | 'cwd'>, spoo
   if (!read.ok) return { ok: false, file, why: read.why };
   const doc = read.value;
   const hooks = hooksOf(doc);
-  const ours: Array<{ key: string; group: number; handler: Handler }> = [];
+  const ours: Array<{ key: string; group: number; handler: HookHandler }> = [];
   for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, { name: string; key: string }]>) {
-    const handler: Handler = { type: 'command', command: hookCommand(node, cli, event, agent.name, spool), timeout: TIMEOUT_S };
+    const handler: HookHandler = { type: 'command', command: hookCommand(node, cli, event, agent.name, spool), timeout: TIMEOUT_S };
     const merged = withOurs(hooks[theirs.name], { hooks: [handler] });
     hooks[theirs.name] = merged.groups;
     ours.push({ key: theirs.key, group: merged.index, handler });

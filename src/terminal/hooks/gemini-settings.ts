@@ -18,12 +18,10 @@ import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
 import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
-import { hookCommand, type Installed } from './claude-settings.js';
-import { hooksOf, readSettings, withOurs } from './settings-file.js';
+import { hookCommand, hooksOf, readSettings, withOurs, type Installed } from './settings-file.js';
 import { batonMcpServer } from './mcp-server.js';
 
 const EVENTS: Partial<Record<HookEvent, string>> = { prompt: 'BeforeAgent', stop: 'AfterAgent' };
-
 
 export const geminiSettingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'settings.json');
 export const geminiPolicyPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'baton-policy.toml');

@@ -6,9 +6,24 @@
  * baton's (marked by MARK in their command) replaced, not added again.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import type { HookEvent } from '../../core/hook-note.js';
+import { shellQuote } from '../../lib/shell.js';
 
 /** Marks baton's own hook commands (a shell comment at the end). */
 export const MARK = '# baton-hook';
+
+/** What installing baton's hooks in one file did. */
+export type Installed = { ok: true; file: string } | { ok: false; file: string; why: string };
+
+/**
+ * The command line a hook runs (`sh -c`), the same for the three CLIs: node and baton's CLI by absolute
+ * path, so PATH does not matter. It exits 0 whatever happens (`|| true`: node or baton gone), since an
+ * exit of 2 blocks the prompt in Claude Code and in Gemini CLI.
+ */
+export function hookCommand(node: string, cli: string, event: HookEvent, agent: string, spool: string): string {
+  const q = shellQuote;
+  return `${q(node)} ${q(cli)} hook ${event} --agent ${q(agent)} --spool ${q(spool)} || true ${MARK}`;
+}
 
 export interface HookHandler {
   type: string;
