@@ -20,7 +20,7 @@
  *   something to the busy agent.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MockServer, type MockOptions as BaseOptions } from './mock-server.js';
+import { MockServer, pieces, type MockOptions as BaseOptions } from './mock-server.js';
 
 /** One baton message found in a user turn: its ID, sender, and its whole text from the header on. */
 export interface Delivered {
@@ -163,13 +163,6 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
     return this.turnsBy((r) => [r.index, r.texts, r.system]);
   }
 
-
-  /** Every baton message the model received, in the order received. */
-  received(): Delivered[] {
-    return this.turns().flatMap((r) => r.delivered ?? []);
-  }
-
-
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { raw, url, path, entry } = await this.take(req);
 
@@ -308,31 +301,4 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
     send('message_stop', { type: 'message_stop' });
     res.end();
   }
-}
-
-/** A text in pieces of `size` for streaming, never splitting a surrogate pair (shared by the three mocks). */
-export function pieces(s: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < s.length; ) {
-    let end = Math.min(i + size, s.length);
-    // Never split a surrogate pair between two deltas.
-    if (end < s.length && /[\uD800-\uDBFF]/.test(s[end - 1]!)) end++;
-    out.push(s.slice(i, end));
-    i = end;
-  }
-  return out.length ? out : [''];
-}
-
-/** Every tool name in a request's tool list, however the API nests them (name, function.name, functionDeclarations[].name). */
-export function toolNames(tools: unknown): string[] {
-  const out: string[] = [];
-  const walk = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(walk);
-    if (!v || typeof v !== 'object') return;
-    const o = v as Record<string, unknown>;
-    if (typeof o.name === 'string') out.push(o.name);
-    for (const k of ['function', 'functionDeclarations', 'tools']) if (k in o) walk(o[k]);
-  };
-  walk(tools);
-  return out;
 }

@@ -23,8 +23,8 @@
  *   and send it again with both messages: `received()` counts each message once, by its place in `input`.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MockServer, type MockOptions as BaseOptions } from './mock-server.js';
-import { parseDelivered, pieces, postCommand, toolNames, type Delivered } from './mock-anthropic.js';
+import { MockServer, pieces, toolNames, type MockOptions as BaseOptions } from './mock-server.js';
+import { parseDelivered, postCommand, type Delivered } from './mock-anthropic.js';
 
 export { parseDelivered, postCommand, shq, type Delivered } from './mock-anthropic.js';
 
@@ -118,9 +118,8 @@ export class MockResponses extends MockServer<LoggedRequest> {
     return this.turnsBy((r) => [r.index, r.texts]);
   }
 
-
   /** Every baton message the model received, in order, each once (a message re-sent in a retry or after a steer counts once). */
-  received(): Delivered[] {
+  override received(): Delivered[] {
     const seen = new Set<string>();
     const out: Delivered[] = [];
     for (const r of this.turns()) {
@@ -132,7 +131,6 @@ export class MockResponses extends MockServer<LoggedRequest> {
     }
     return out;
   }
-
 
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { raw, url, path, entry } = await this.take(req);

@@ -21,8 +21,8 @@
  *   something to the busy agent.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MockServer, type MockOptions as BaseOptions } from './mock-server.js';
-import { parseDelivered, pieces, postCommand, toolNames, type Delivered } from './mock-anthropic.js';
+import { MockServer, pieces, toolNames, type MockOptions as BaseOptions } from './mock-server.js';
+import { parseDelivered, postCommand, type Delivered } from './mock-anthropic.js';
 
 export { parseDelivered, postCommand, shq, type Action, type Delivered } from './mock-anthropic.js';
 
@@ -131,14 +131,6 @@ export class MockGemini extends MockServer<LoggedRequest> {
   turns(): LoggedRequest[] {
     return this.turnsBy((r) => [r.index, r.texts, r.toolResults?.map((t) => t.text)]);
   }
-
-
-  /** Every baton message the model received, in the order received (a retried request counted once). */
-  received(): Delivered[] {
-    return this.turns().flatMap((r) => r.delivered ?? []);
-  }
-
-
 
   protected async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const { raw, url, path, entry } = await this.take(req);

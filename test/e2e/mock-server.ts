@@ -1,7 +1,8 @@
 /**
  * What the three API mocks (./mock-anthropic.ts, ./mock-codex.ts, ./mock-gemini.ts) share: an HTTP
  * server on loopback with a random port, the log of every request, the user turns among them counted once
- * (a client's retry of a request has the same key), and a 500 in the API's shape when a handler throws.
+ * (a client's retry of a request has the same key), a 500 in the API's shape when a handler throws, and
+ * two helpers for their bodies: a streamed text's pieces, a request's tool names.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -27,6 +28,8 @@ export interface RequestBase {
   method: string;
   url: string;
   kind: string;
+  /** The baton messages a user turn carried. */
+  delivered?: Delivered[];
 }
 
 export abstract class MockServer<R extends RequestBase> {
@@ -70,6 +73,14 @@ export abstract class MockServer<R extends RequestBase> {
     this.port = (this.server.address() as AddressInfo).port;
   }
 
+  /** The user turns this agent's model received (a client's retry counted once), in order. */
+  abstract turns(): R[];
+
+  /** Every baton message the model received, in the order received. */
+  received(): Delivered[] {
+    return this.turns().flatMap((r) => r.delivered ?? []);
+  }
+
   /** The requests that carried a user turn, in order, each once: `key` says when two are the same request. */
   protected turnsBy(key: (r: R) => unknown): R[] {
     const seen = new Set<string>();
@@ -86,4 +97,31 @@ export abstract class MockServer<R extends RequestBase> {
     this.server.closeAllConnections();
     await new Promise<void>((ok) => this.server.close(() => ok()));
   }
+}
+
+/** A text in pieces of `size` for streaming, never splitting a surrogate pair. */
+export function pieces(s: string, size: number): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < s.length; ) {
+    let end = Math.min(i + size, s.length);
+    // Never split a surrogate pair between two deltas.
+    if (end < s.length && /[\uD800-\uDBFF]/.test(s[end - 1]!)) end++;
+    out.push(s.slice(i, end));
+    i = end;
+  }
+  return out.length ? out : [''];
+}
+
+/** Every tool name in a request's tool list, however the API nests them (name, function.name, functionDeclarations[].name). */
+export function toolNames(tools: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) return v.forEach(walk);
+    if (!v || typeof v !== 'object') return;
+    const o = v as Record<string, unknown>;
+    if (typeof o.name === 'string') out.push(o.name);
+    for (const k of ['function', 'functionDeclarations', 'tools']) if (k in o) walk(o[k]);
+  };
+  walk(tools);
+  return out;
 }
