@@ -18,11 +18,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
-const USAGE = 'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--convs 10,30] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui scaling';
+const USAGE = 'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui scaling';
 
 const { values: opt } = (() => {
   try {
-    return parseArgs({ options: { bus: { type: 'string' }, convs: { type: 'string' }, runs: { type: 'string', default: '1' }, quick: { type: 'boolean' }, 'skip-scaling': { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } } });
+    return parseArgs({ options: { bus: { type: 'string' }, convs: { type: 'string' }, daemons: { type: 'string' }, runs: { type: 'string', default: '1' }, quick: { type: 'boolean' }, 'skip-scaling': { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } } });
   } catch (err) {
     process.stderr.write(`${err.message}\n${USAGE}\n`);
     process.exit(2);

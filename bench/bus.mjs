@@ -19,7 +19,7 @@ const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
 const TRACKER = join(ROOT, 'scripts', 'paste-mode.pl');
-const { values: opt } = parseArgs({ options: { bus: { type: 'string' }, quick: { type: 'boolean' }, convs: { type: 'string' }, out: { type: 'string' }, runs: { type: 'string' }, 'skip-scaling': { type: 'boolean' }, daemons: { type: 'string' }, only: { type: 'string' } }, strict: false });
+const { values: opt } = parseArgs({ options: { bus: { type: 'string' }, quick: { type: 'boolean' }, convs: { type: 'string' }, out: { type: 'string' }, 'skip-scaling': { type: 'boolean' }, daemons: { type: 'string' }, only: { type: 'string' } }, strict: false });
 const QUICK = !!opt.quick;
 const N = QUICK ? 60 : 200;
 const TRIPS = QUICK ? 30 : 100;
@@ -279,13 +279,20 @@ async function scale(url, k, { seconds = QUICK ? 10 : 20, shared = true } = {}) 
   });
 }
 
+// --only latency,pingpong,burst,scale: those sections (the table shows what ran).
+const SECTIONS = ['latency', 'pingpong', 'burst', 'scale'];
+const only = new Set(String(opt.only ?? SECTIONS.join(',')).split(','));
+const unknown = [...only].filter((x) => !SECTIONS.includes(x));
+if (unknown.length) {
+  say(`--only: no section "${unknown.join('", "')}" here (sections: ${SECTIONS.join(', ')})`);
+  process.exit(2);
+}
+
 const started = new Date();
 const server = await startPostgres();
 const res = {};
 try {
   const across = { url: server.url, machines: ['alpha', 'beta'] };
-  // --only latency,pingpong,burst,scale: those sections (the table shows what ran).
-  const only = new Set(String(opt.only ?? 'latency,pingpong,burst,scale').split(','));
   if (only.has('latency')) {
     say('latency: files …'); res.lat_files = await latency({});
     say('latency: postgres, one machine …'); res.lat_pg = await latency({ url: server.url });
