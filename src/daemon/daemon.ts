@@ -113,7 +113,7 @@ export class Daemon {
 
   /** Take the lease, reconcile state with the archive, start watching. Throws LeaseHeldError or StateError. */
   async start(): Promise<void> {
-    const me = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...(this.opts.serves && this.opts.serves > 1 ? { serves: this.opts.serves } : {}) };
+    const me = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...(this.opts.serves ? { serves: this.opts.serves } : {}) };
     this.lease = await this.bus.lease(me, (why) => {
       this.log.error(`${why}; stopping so two daemons never deliver at once`);
       void this.stop('fenced');

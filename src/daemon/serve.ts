@@ -21,7 +21,7 @@ import { Tmux } from '../terminal/tmux.js';
 import { Daemon } from './daemon.js';
 
 /** How a conversation is named in a shared daemon's log lines. */
-export function labelOf(config: Config): string {
+function labelOf(config: Config): string {
   if (config.bus.kind === 'postgres') return config.bus.conversation;
   return basename(config.file ? dirname(config.file) : config.messageDir);
 }
@@ -70,7 +70,7 @@ export class Service {
     const bus = openBus(config);
     let unreachable = 0;
     for (let attempt = 0; !this.stopping; attempt++) {
-      const d = new Daemon(config, bus, { log, serves: this.configs.length, ...(this.tmux ? { tmux: this.tmux } : {}) });
+      const d = new Daemon(config, bus, { log, ...(this.tmux ? { tmux: this.tmux, serves: this.configs.length } : {}) });
       try {
         await d.start();
       } catch (err) {

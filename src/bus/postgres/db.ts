@@ -64,7 +64,7 @@ const pools = new Map<string, Db>();
 export function openPool(url: string, { durable = true } = {}): Db {
   const key = `${durable ? 'd' : 'n'} ${url}`;
   const known = pools.get(key);
-  if (known && !(known as { ending?: boolean }).ending) return known; // one ended (by a test) is made again
+  if (known && !known.ending) return known; // one ended (by a test) is made again
   const options = `${SESSION.options}${durable ? '' : ' -c synchronous_commit=off'}`;
   const pool = new (lib().Pool)({ connectionString: url, max: durable ? 8 : 3, allowExitOnIdle: true, ...SESSION, options });
   // An idle connection that breaks (the database restarted) must not crash the daemon: the next query reconnects.
