@@ -41,10 +41,10 @@ export type Delivery =
   | (Base & { phase: 'committed'; typed: boolean })
   /** Pasted into `pane` (this paste carried "(redelivered)" when `redelivered`). */
   | (Base & { phase: 'pasted'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number })
-  /** Enter pressed: only the look at the screen is left. */
-  | (Base & { phase: 'entered'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number })
+  /** Enter pressed (`enteredAt`: wall clock, to compare with the receipt an agent's hook reports): only the look at the screen is left. */
+  | (Base & { phase: 'entered'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number; enteredAt: number })
   /** Submitted: only the stamp is left. */
-  | (Base & { phase: 'confirmed'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number; confirmation: Confirmation });
+  | (Base & { phase: 'confirmed'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number; enteredAt: number; confirmation: Confirmation });
 
 export type Phase = Delivery['phase'];
 
@@ -61,8 +61,8 @@ export function pasted(d: Extract<Delivery, { phase: 'committed' }>, pane: PaneR
   return { record: d.record, timing: d.timing, phase: 'pasted', typed: true, redelivered: d.typed, pane, pastedAt: at };
 }
 
-export function entered(d: Extract<Delivery, { phase: 'pasted' }>): Delivery {
-  return { ...d, phase: 'entered' };
+export function entered(d: Extract<Delivery, { phase: 'pasted' }>, at: number): Delivery {
+  return { ...d, phase: 'entered', enteredAt: at };
 }
 
 export function confirmed(d: Extract<Delivery, { phase: 'entered' }>, confirmation: Confirmation): Delivery {

@@ -104,7 +104,7 @@ export class Courier {
       const e = await this.typist.enter(d.pane, Math.max(0, this.typist.enterDelay(agent) - (performance.now() - d.pastedAt)), agent);
       // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
       if (!e.ok) return this.refusedOr(d, e, { maybeTyped: true, pasteLost: e.refused === 'moved' || e.refused === 'dead' });
-      d = this.set(entered(d));
+      d = this.set(entered(d, Date.now()));
     }
     if (d.phase === 'entered') {
       const c = await this.typist.confirm(agent, d.pane, ours);
@@ -161,7 +161,7 @@ export class Courier {
     const flag = d.redelivered ? { redelivered: true } : {};
     if (d.redelivered) await this.bus.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
     // How the submit was confirmed on the screen (a receipt from the agent's hook may replace it on the record).
-    await this.bus.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, held_ms: held, delivery_ms: typing, submit: d.confirmation, ...flag });
+    await this.bus.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, held_ms: held, delivery_ms: typing, submit: d.confirmation, entered_at: new Date(d.enteredAt).toISOString(), ...flag });
     const heldNote = held >= 1000 ? ` (held ${(held / 1000).toFixed(1)} s before its turn)` : '';
     this.log.success(`${r.id} ${r.sender} → ${r.receiver}${d.redelivered ? ' (redelivered)' : ''} in ${typing} ms${heldNote}`);
   }

@@ -22,6 +22,7 @@ import { spoolDir } from '../../src/terminal/hooks/spool.js';
 import { alive, CLI, Project, waitFor } from '../helpers/harness.js';
 import { claudeAgent, installClient, VERSIONS } from './clients.js';
 import { MockAnthropic, shq, type LoggedRequest } from './mock-anthropic.js';
+import { enterToReceipt, spread, tally } from './report.js';
 
 const VERSION = VERSIONS.claude; // 2.1.197, or $BATON_CLAUDE_VERSION
 const AGENTS = ['claude1', 'claude2'] as const;
@@ -342,11 +343,6 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
 
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
       note(`done in ${seconds} s`);
-      const tally = (values: unknown[]) => {
-        const counts = new Map<string, number>();
-        for (const v of values) counts.set(String(v), (counts.get(String(v)) ?? 0) + 1);
-        return [...counts].map(([k, v]) => `${k} ${v}`).join(', ');
-      };
       console.log(
         `[e2e] ${N} turns with real Claude Code ${VERSION} in ${seconds} s; events: ${tally(project.events().map((e) => e.event))}; ` +
           `submits confirmed: ${tally(archive.map((r) => r.confirmed))}`,
@@ -456,9 +452,9 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
       await waitFor('the sums', () => ((project.state().tokens as { total?: number } | undefined)?.total ?? 0) >= 110 * AUTO.length, 15_000, 100);
       const tokens = project.state().tokens as { total: number; by_agent: Record<string, number> };
       expect(tokens.by_agent.claude1! + tokens.by_agent.claude2!).toBe(tokens.total);
-      const receipts = archive.map((r) => Date.parse(r.received!.at) - Date.parse(r.delivered_at!));
+      const submits = tally(project.events().filter((e) => e.event === 'delivered').map((e) => e.submit));
       console.log(`[e2e] reply "auto": ${AUTO.length} turns with real Claude Code ${VERSION} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
-        `confirmed: ${archive.map((r) => r.confirmed).join(',')}; receipt − stamp (ms): ${receipts.join(', ')}; tokens ${JSON.stringify(tokens)}`);
+        `on the record: ${tally(archive.map((r) => r.confirmed))}; submits seen: ${submits}; Enter → receipt: ${spread(enterToReceipt(project.events(), archive))}; tokens ${JSON.stringify(tokens)}`);
     } catch (err) {
       const dump: string[] = ['── trace', ...trace];
       for (const name of AGENTS) dump.push(`── ${name}'s pane`, (await project.tmux(['capture-pane', '-p', '-S', '-40', '-t', `=${name}:`])).stdout.replace(/\n+$/, ''));

@@ -30,6 +30,7 @@ import { claudeAgent, codexAgent, geminiAgent, installClient, VERSIONS, type Cli
 import { MockAnthropic, shq, type Delivered } from './mock-anthropic.js';
 import { MockResponses } from './mock-codex.js';
 import { MockGemini } from './mock-gemini.js';
+import { enterToReceipt, spread, tally } from './report.js';
 
 const BIG = Array.from({ length: 340 }, (_, i) => `line ${String(i + 1).padStart(3, '0')} of the 20 KB message, ${'abcdefghij'.repeat(3)}\n`).join('');
 const CONTROL = 'control bytes: ETX\x03 SUB\x1a NUL\x00 fake paste end \x1b[201~ CR\rCRLF\r\nSGR \x1b[31mred\x1b[0m BEL\x07 DEL\x7f C1-CSI\u009b2J TABS\tx\tyz\tend';
@@ -224,14 +225,13 @@ async function converse(s: Scenario): Promise<void> {
       expect(carried[0]!.at, `${id(next)} came after the busy turn ended`).toBeGreaterThanOrEqual(w!.end);
       expect((carried[0]!.toolOutputs ?? carried[0]!.toolResults ?? []).length, `${id(next)} is a turn of its own, not steered into a tool result`).toBe(0);
     }
-    const tally = (values: unknown[]) => [...values.reduce((m: Map<string, number>, v) => m.set(String(v), (m.get(String(v)) ?? 0) + 1), new Map<string, number>())].map(([k, v]) => `${k} ${v}`).join(', ');
     // The screen's word on each submit, per receiving kind (the closing note of issue 17 reports these).
     const submits = s.agents.map((a) => `${a.kind}: ${tally(project.events().filter((e) => e.event === 'delivered' && e.to === a.name).map((e) => e.submit))}`).join('; ');
-    // When the prompt hook ran, against the stamp (negative: the receipt came first).
-    const lead = s.agents.map((a) => `${a.kind} ${archive.filter((r) => r.receiver === a.name).map((r) => Date.parse((r.received as unknown as { at: string }).at) - Date.parse(r.delivered_at!)).join('/')}`).join('; ');
+    // How long after its Enter each kind's prompt hook reported the message.
+    const lead = s.agents.map((a) => `${a.kind} ${spread(enterToReceipt(project.events(), archive.filter((r) => r.receiver === a.name) as Array<{ id: string; received?: { at: string } }>))}`).join('; ');
     console.log(
       `[e2e] ${s.agents.map((a) => `${a.name} (${a.kind} ${VERSIONS[a.kind]}${a.auto ? ', auto' : ''})`).join(' → ')}: ${n} turns in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
-        `submits confirmed: ${submits}; receipt − stamp (ms): ${lead}; events: ${tally(project.events().map((e) => e.event))}`,
+        `submits confirmed: ${submits}; Enter → receipt: ${lead}; events: ${tally(project.events().map((e) => e.event))}`,
     );
   } catch (err) {
     const dump: string[] = ['── trace', ...trace];

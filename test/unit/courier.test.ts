@@ -61,6 +61,10 @@ describe('the courier', () => {
     expect(w.courier.busy).toBe(false);
     expect(w.delivered.map((r) => r.id)).toEqual(['msg_0007']);
     expect(w.events.map((e) => e.event)).toEqual(['delivered']);
+    // When its Enter was pressed (wall clock): an agent's hook receipt is measured from it.
+    const entered = Date.parse(String(w.events[0]!.fields.entered_at));
+    expect(entered).toBeGreaterThan(Date.now() - 10_000);
+    expect(entered).toBeLessThanOrEqual(Date.parse(w.stamps[0]!.delivered_at!));
   });
 
   it('a state not yet saved is saved before anything is typed', async () => {
