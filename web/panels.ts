@@ -54,6 +54,8 @@ function renderFacts(): void {
   rejected.addEventListener('click', () => void showRejected());
   dl.replaceChildren(
     ...fact('daemon', s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running', s.daemon.running ? 'ok' : 'bad'),
+    // Across machines (SPEC §10): each machine's daemon, alive or not and since when.
+    ...(s.bus.kind === 'postgres' ? fact('machines', machines(s.hosts), Object.values(s.hosts).every((x) => x.alive) ? 'ok' : 'bad') : []),
     ...fact('policy', s.policy),
     ...fact('turn', h('span', {}, h('strong', {}, s.current_turn ?? '—'), h('span', { id: 'turn-for' }, ''))),
     ...fact('messages', `${s.message_counter}${s.max_turns ? ` / ${s.max_turns}` : ''}`),
@@ -66,6 +68,12 @@ function renderFacts(): void {
     ...fact('rejected', rejected),
   );
   tick();
+}
+
+function machines(hosts: Status['hosts']): string {
+  return Object.entries(hosts)
+    .map(([name, x]) => `${name} ${x.alive ? 'alive' : 'no daemon'}${x.since ? ` since ${when(x.since)}` : ''}`)
+    .join(', ');
 }
 
 export function tick(): void {

@@ -84,7 +84,7 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
     pending,
     waiting,
     bus: { kind: config.bus.kind, conversation: config.bus.kind === 'postgres' ? config.bus.conversation : null },
-    hosts: Object.fromEntries((await bus.hosts()).map((h) => [h.host, { alive: h.alive, pid: h.holder?.pid ?? null, last_heartbeat: h.last_heartbeat, agents: h.agents }])),
+    hosts: Object.fromEntries((await bus.hosts()).map((h) => [h.host, { alive: h.alive, pid: h.holder?.pid ?? null, last_heartbeat: h.last_heartbeat, since: h.alive ? (h.holder?.started_at ?? null) : h.last_heartbeat, agents: h.agents }])),
   };
 }
 
@@ -116,7 +116,7 @@ export function formatStatus(s: StatusReport): string {
     ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),
     `rejected      ${s.rejected}`,
     ...(s.bus.kind === 'postgres'
-      ? ['hosts', ...Object.entries(s.hosts).map(([h, x]) => `  ${h.padEnd(12)} ${x.alive ? `alive (pid ${x.pid})` : 'no daemon'}${x.last_heartbeat ? `, heartbeat ${ago(x.last_heartbeat)}` : ''}  agents: ${x.agents.join(', ') || '-'}`)]
+      ? ['hosts', ...Object.entries(s.hosts).map(([h, x]) => `  ${h.padEnd(12)} ${x.alive ? `alive (pid ${x.pid})` : 'no daemon'}${x.since ? ` since ${x.since} (${ago(x.since)})` : ''}${x.alive && x.last_heartbeat ? `, heartbeat ${ago(x.last_heartbeat)}` : ''}  agents: ${x.agents.join(', ') || '-'}`)]
       : []),
     'agents',
     ...Object.entries(s.agents).map(

@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { writeAgentStates } from '../../src/terminal/hooks/spool.js';
 import { Project, readRecorder, waitFor } from '../helpers/harness.js';
 import { launchBrowser, SHOTS, startUi, type RunningUi } from '../helpers/ui.js';
 
@@ -342,6 +343,11 @@ describe('baton ui', () => {
     await p.tmux(['set-option', '-t', '=claude2:', '@baton_demo', '1']);
     await page.locator('[data-agent="claude2"] .kind', { hasText: 'demo (for generic)' }).waitFor({ timeout: 15_000 });
     await p.tmux(['set-option', '-u', '-t', '=claude2:', '@baton_demo']);
+    // What an agent's own hooks last said (issue 16; written by the daemon from its hook notes) is on its card.
+    await writeAgentStates(p.path(), { claude1: { state: 'permission', since: new Date().toISOString(), detail: 'Bash' }, claude2: { state: 'busy', since: new Date().toISOString() } });
+    await page.locator('[data-agent="claude1"] .pane', { hasText: 'waiting for a permission since' }).waitFor({ timeout: 15_000 });
+    await page.locator('[data-agent="claude2"] .pane', { hasText: 'busy since' }).waitFor({ timeout: 15_000 });
+    await writeAgentStates(p.path(), {});
 
     // Resume from the page: the held answer goes through; Pause holds the next one; the topic control
     // types a kick-off to the holder, which answers it through baton.

@@ -47,7 +47,7 @@ export class Machine extends Project {
     return { proc: p };
   }
 
-  async status(): Promise<{ hosts: Record<string, { alive: boolean; pid: number | null }>; message_counter: number; bus: { kind: string }; finished: unknown } | null> {
+  async status(): Promise<{ hosts: Record<string, { alive: boolean; pid: number | null; last_heartbeat: string | null; since: string | null }>; message_counter: number; bus: { kind: string }; finished: unknown } | null> {
     const r = await this.cli(['status', '--json']);
     return r.exitCode === 0 ? JSON.parse(r.stdout) : null;
   }

@@ -2,6 +2,7 @@
  * Across machines over PostgreSQL (SPEC §10, issue 15), with a real server this file starts and stops.
  * A "machine" is its own project folder, tmux server and daemon with its own BATON_HOST (helpers/machines.ts).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CLI, readRecorder, waitFor } from '../helpers/harness.js';
@@ -60,8 +61,9 @@ describe('the PostgreSQL bus across machines', () => {
     // So does the dashboard: the transcript and both machines, from beta.
     const ui = await startUi(b);
     try {
-      const snap = (await (await fetch(`${ui.url}api/snapshot`)).json()) as { status: { hosts: Record<string, { alive: boolean }> } };
+      const snap = (await (await fetch(`${ui.url}api/snapshot`)).json()) as { status: { hosts: Record<string, { alive: boolean; since: string | null }> } };
       expect(Object.keys(snap.status.hosts).sort()).toEqual(['alpha', 'beta']);
+      for (const h of ['alpha', 'beta']) expect(snap.status.hosts[h], h).toMatchObject({ alive: true, since: expect.any(String) });
       const page = JSON.stringify(await (await fetch(`${ui.url}api/messages`)).json());
       for (const r of records) expect(page).toContain(r.id);
     } finally {
@@ -72,11 +74,27 @@ describe('the PostgreSQL bus across machines', () => {
   it('a second daemon claiming the same BATON_HOST is refused naming the holder (exit 3)', async () => {
     const config = machinesConfig(server.url, conversation());
     const a = machine('alpha', config);
-    await a.daemon();
+    const started = Date.now();
+    const d = await a.daemon();
     const other = machine('alpha', config); // another machine that says it is alpha
     const r = await execa('node', [CLI, 'daemon', '--config', other.configFile], { env: other.env, reject: false, cwd: other.dir });
     expect(r.exitCode).toBe(3);
     expect(r.stderr + r.stdout).toMatch(/another baton daemon \(pid \d+ on .*\) holds conversation "machines-.*" on host "alpha"/);
+    // status says since when each machine is as it is: alive since its daemon took the lease …
+    const alive = (await other.status())!.hosts.alpha!;
+    expect(alive.alive).toBe(true);
+    expect(Date.parse(alive.since!)).toBeGreaterThanOrEqual(started - 1000);
+    await sleep(2500); // two heartbeats later: the heartbeat moved, the time it came alive did not
+    const later = (await other.status())!.hosts.alpha!;
+    expect(later.since).toBe(alive.since);
+    expect(Date.parse(later.last_heartbeat!)).toBeGreaterThan(Date.parse(alive.since!));
+    // … and, once its daemon is gone, not alive since its last heartbeat.
+    d.proc.kill('SIGKILL');
+    await waitFor('alpha seen without its daemon', async () => (await other.status())?.hosts.alpha?.alive === false, 30_000);
+    const gone = (await other.status())!.hosts.alpha!;
+    expect(gone.since).toBe(gone.last_heartbeat);
+    expect(Date.parse(gone.since!)).toBeGreaterThanOrEqual(Date.parse(alive.since!));
+    expect((await other.cli(['status'])).stdout).toMatch(/alpha\s+no daemon since \S+ \(\d+ s ago\)/);
   }, 60_000);
 
   it('an invalid file is rejected on its machine with its reason, listed in the database; a bad post too', async () => {

@@ -7,8 +7,9 @@ export const mcp: CommandSpec = {
   options: { as: { type: 'string' } },
   examples: ['baton mcp --as claude1', 'claude mcp add baton -- baton mcp --as claude1'],
   help: `
-Speaks the Model Context Protocol on stdin/stdout, for an agent CLI to start (baton up registers it
-for claude agents in their own .mcp.json). Its tools:
+Speaks the Model Context Protocol on stdin/stdout, for an agent CLI to start. baton init and up register
+it in each agent's own folder: Claude Code's .mcp.json, Gemini CLI's .gemini/settings.json, and Codex's
+command line (-c mcp_servers.baton=…). Its tools:
   post         the agent's reply, written as "baton post" writes it (content, to, type, subject)
   status       whose turn it is, what waits and why
   transcript   the conversation so far (last: only the last N)

@@ -19,7 +19,7 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
                    hooks: {state: busy|idle|permission, since} or null,
                    screen: {state: ready|holding|dialog|unknown, busy?, detail?} or null}),
            message_dir (on the PostgreSQL bus: the database, password hidden), bus {kind, conversation},
-           hosts (machine → {alive, pid, last_heartbeat, agents})`,
+           hosts (machine → {alive, pid, last_heartbeat, since, agents})`,
   async run(inv) {
     noPositionals(inv);
     const report = await collectStatus(configFrom(inv));
