@@ -67,6 +67,17 @@ describe('the courier', () => {
     expect(entered).toBeLessThanOrEqual(Date.parse(w.stamps[0]!.delivered_at!));
   });
 
+  it('reports time held before its turn apart from delivery time (issue 12: "msg_0009 … in 9220.9 ms")', async () => {
+    const w = world();
+    const turnSince = performance.now();
+    w.courier.begin(record, { firstSeen: turnSince - 9000, turnSince }, { typed: false, saved: true });
+    expect(await w.courier.advance()).toBe(true);
+    const f = w.events.find((e) => e.event === 'delivered')!.fields as { latency_ms: number; held_ms: number; delivery_ms: number };
+    expect(f.held_ms).toBe(9000);
+    expect(f.delivery_ms).toBeLessThan(1000);
+    expect(f.latency_ms).toBeCloseTo(f.held_ms + f.delivery_ms, 0);
+  });
+
   it('a state not yet saved is saved before anything is typed', async () => {
     const w = world();
     begin(w, { typed: false, saved: false });
