@@ -18,6 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
+const TRACKER = join(ROOT, 'scripts', 'paste-mode.pl');
 const USAGE = 'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui scaling';
 
 const { values: opt } = (() => {
@@ -135,7 +136,10 @@ class Rig {
     for (const a of this.agents) {
       const flags = ['--agent', a, '--notify', this.sockPath, ...(reply ? ['--reply-dir', this.outDir[a], '--reply-until', String(until)] : [])];
       const cmd = ['exec', 'node', RECORDER, ...flags].map((x) => (x === 'exec' ? x : JSON.stringify(x))).join(' ');
-      const r = await this.tmux(['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd]);
+      // As `baton up` starts an agent's pane: with the bracketed-paste tracker (scripts/paste-mode.pl) beside it,
+      // so baton knows the pane takes pastes without asking the terminal (stty) — tmux 3.3 cannot say.
+      const track = ['set-option', '-p', '-t', `=${a}:`, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', `=${a}:`, `exec perl ${JSON.stringify(TRACKER)} '#{socket_path}' '#{pane_id}'`];
+      const r = await this.tmux(['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd, ';', ...track]);
       if (!r.ok) throw new Error(`new-session ${a}: ${r.stderr}`);
     }
     for (const a of this.agents) {
