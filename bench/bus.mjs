@@ -266,8 +266,11 @@ async function scale(url, k, { seconds = QUICK ? 10 : 20, shared = true } = {}) 
     await sleep(seconds * 1000);
     const turns = notes.list.slice(before).filter((x) => x.done <= t0 + seconds * 1000);
     const x1 = await xacts();
-    // Strict turns in every conversation: each agent's pastes alternate with the other's, no ID twice.
-    const strict = real.every((c) => { const ids = notes.list.filter((x) => c.agents.includes(x.agent)).map((x) => x.id); return new Set(ids).size === ids.length; });
+    // Strict turns in every conversation: no ID pasted twice, and message n + 1 went to the other agent than n.
+    const strict = real.every((c) => {
+      const got = notes.list.filter((x) => c.agents.includes(x.agent)).map((x) => ({ n: Number(x.id.slice(4)), agent: x.agent })).sort((a, b) => a.n - b.n);
+      return got.every((x, i) => i === 0 || (x.n !== got[i - 1].n && (x.n !== got[i - 1].n + 1 || x.agent !== got[i - 1].agent)));
+    });
     // A turn's latency here: the previous paste in its conversation → this paste's first byte.
     const lat = [];
     for (const c of real) {
