@@ -11,15 +11,6 @@ import { HOOK_EVENTS, type HookEvent } from '../core/hook-note.js';
 import { writeNote } from '../terminal/hooks/write-note.js';
 
 export const HOOK_USAGE = 'hook EVENT --agent NAME --spool DIR';
-export const HOOK_HELP = `Usage: baton ${HOOK_USAGE}
-
-Run by an agent CLI's hooks (baton up installs them), not by people: reads the hook's JSON on stdin
-and leaves it for the daemon in the agent's spool folder. EVENT is ${HOOK_EVENTS.join(', ')}.
-It prints nothing and always exits 0, so a hook can never hold up or break the agent.
-
-Example:
-  echo '{"prompt":"hi"}' | baton hook prompt --agent claude1 --spool messages/.hooks/claude1
-`;
 
 /** Read stdin whole (a hook payload: a prompt may be a megabyte), giving up after 5 s. */
 async function stdin(): Promise<string> {
@@ -35,10 +26,6 @@ async function stdin(): Promise<string> {
 }
 
 export async function runHook(argv: string[]): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    process.stdout.write(HOOK_HELP);
-    return 0;
-  }
   // Whatever happens, the agent gets its prompt through: a hook that cannot finish in 5 s gives up.
   const watchdog = setTimeout(() => {
     process.stderr.write('baton hook: gave up after 5 s\n');
