@@ -173,7 +173,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
         return false;
       }
     };
-    const orphans: number[] = [];
+    const orphans: string[] = [];
     p.send('c1_to_c2', 'opening.json', { content: 'ping' });
     let seed = STORM_SEED;
     const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
@@ -191,7 +191,13 @@ describe('start-up recovery after a crash mid-delivery', () => {
       await daemon.catch(() => {});
       await waitFor('the killed daemon\'s children to exit', () => !kids.some(running), 3000).catch(() => {});
       for (const k of kids.filter(running)) {
-        orphans.push(k);
+        let what = '?';
+        try {
+          what = readFileSync(`/proc/${k}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 80);
+        } catch {
+          /* gone meanwhile */
+        }
+        orphans.push(`${k} ${what}`);
         try {
           process.kill(k, 'SIGKILL');
         } catch {
