@@ -13,10 +13,10 @@ export function tally(values: unknown[]): string {
 }
 
 interface Event { event: string; id?: unknown; entered_at?: unknown }
-interface Record { id: string; received?: { at: string } }
+interface Archived { id: string; received?: { at: string } }
 
 /** Enter → receipt in ms for each archived message with a receipt (the first Enter of its last typing). */
-export function enterToReceipt(events: Event[], archive: Record[]): number[] {
+export function enterToReceipt(events: Event[], archive: Archived[]): number[] {
   const entered = new Map<string, number>();
   for (const e of events) if (e.event === 'delivered' && typeof e.id === 'string' && typeof e.entered_at === 'string') entered.set(e.id, Date.parse(e.entered_at));
   return archive.flatMap((r) => (r.received && entered.has(r.id) ? [Date.parse(r.received.at) - entered.get(r.id)!] : []));
