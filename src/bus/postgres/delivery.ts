@@ -63,14 +63,14 @@ export class PgDelivery implements DeliveryBus {
     this.held?.check();
   }
 
-  /** A write transaction that first proves this daemon still holds the newest lease. */
-  private write<T>(fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  /** A write transaction proving the lease first; one that may change the state or the waiting rows (`'view'`) has them read again. */
+  private write<T>(fn: (c: pg.PoolClient) => Promise<T>, touches: 'view' | 'other' = 'view'): Promise<T> {
     this.guard();
     const done = tx(this.db, async (c) => {
       if (this.held) await checkGeneration(c, this.pg, this.held.generation);
       return fn(c);
     });
-    return done.finally(() => this.view.invalidate()); // what it changed is read again
+    return touches === 'view' ? done.finally(() => this.view.invalidate()) : done;
   }
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
@@ -182,7 +182,7 @@ export class PgDelivery implements DeliveryBus {
   }
 
   amend(id: string, fields: Amendment): Promise<boolean> {
-    return this.write((c) => amendRecord(c, this.pg.conversation, id, fields));
+    return this.write((c) => amendRecord(c, this.pg.conversation, id, fields), 'other');
   }
 
   async waitingFrom(agent: string): Promise<number> {
@@ -219,11 +219,11 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async takeRequest(name: string) {
-    return this.write((c) => takeRequest(c, this.pg, name));
+    return this.write((c) => takeRequest(c, this.pg, name), 'other');
   }
 
   async answer(taken: string, reply: Parameters<DeliveryBus['answer']>[1]): Promise<void> {
-    await this.write((c) => answer(c, this.pg, taken, reply));
+    await this.write((c) => answer(c, this.pg, taken, reply), 'other');
   }
 
   async forward(request: Request): Promise<void> {

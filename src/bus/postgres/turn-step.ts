@@ -7,8 +7,8 @@
  * if the stored state's version is still the one read, under the lease's generation — each part runs only
  * if the one before it did (lease → conversation row locked at that version → waiting row deleted, if its
  * body is the one read → record archived → state saved with version + 1 → NOTIFY), so a stale view
- * changes nothing and is read again. One round trip (issue 15: a turn step sat on every delivery's path with four, and held the
- * conversation's row lock across them).
+ * changes nothing and is read again. One round trip (issue 15: a turn step sat on every delivery's path
+ * with four, and held the conversation's row lock across them).
  *
  * **A transaction of four round trips** (turnStep), when the daemon holds no such view (an approval a
  * person approved):
@@ -28,7 +28,7 @@
 import type { Config } from '../../config/config.js';
 import { turnTaken } from '../../core/conversation.js';
 import { parseId } from '../../core/ids.js';
-import { messageRecord } from '../../core/record.js';
+import { messageRecord, type ArchiveRecord } from '../../core/record.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Approval, Commit, Step, Waiting } from '../bus.js';
 import { tx, type Conn, type Db } from './db.js';
@@ -62,20 +62,33 @@ export interface Expected {
   file: string | null;
 }
 
-export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput & { w: Waiting }, seen: Expected): Promise<StepOutcome> {
-  const { w, step, extra, firstSeen, generation } = input;
+/**
+ * What a turn step of `input.w` commits, decided on `state` from the waiting row's `body` (null: the row
+ * is gone) — the same for both forms: refused by the turn rules, gone, invalid, or the record and the
+ * next state.
+ */
+function plan(state: State, body: string | null, file: string | null, input: StepInput, maxBytes: number): Exclude<StepOutcome, { kind: 'committed' }> | { kind: 'go'; record: ArchiveRecord; next: State } {
+  const { w, step, extra, firstSeen } = input;
   const d = w.direction;
-  const decision = step(seen.state);
+  const decision = step(state);
   if (decision.action !== 'deliver') return { kind: 'refused', decision };
-  const checked = checkBody(seen.body, d, maxBytes);
+  if (body === null) return { kind: 'gone' };
+  const checked = checkBody(body, d, maxBytes);
   if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
+  const receivedAt = new Date(Date.now() - (performance.now() - firstSeen)).toISOString();
+  const record = messageRecord(checked.message, { direction: d.name, from: d.from, to: d.to, file: file ?? waitingName(seqOf(w.name), null) }, decision, receivedAt, extra);
+  return { kind: 'go', record, next: turnTaken(state, decision.next, new Date().toISOString()) };
+}
+
+export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput & { w: Waiting }, seen: Expected): Promise<StepOutcome> {
+  const { w, generation } = input;
+  const p = plan(seen.state, seen.body, seen.file, input, maxBytes);
+  if (p.kind !== 'go') return p;
+  const { record, next } = p;
   // Claiming, archiving and saving are one instant here: a kill at either failpoint is a kill before the
   // statement (the contract suite's atomic-step expectation: nothing happened, the message waits).
   failpoint('claimed');
   failpoint('archived');
-  const receivedAt = new Date(Date.now() - (performance.now() - firstSeen)).toISOString();
-  const record = messageRecord(checked.message, { direction: d.name, from: d.from, to: d.to, file: seen.file ?? waitingName(seqOf(w.name), null) }, decision, receivedAt, extra);
-  const next = turnTaken(seen.state, decision.next, new Date().toISOString());
   const r = await db.query<{ generation: string | null; released: boolean | null; locked: number; deleted: number; version: string | null }>(
     `WITH l AS (SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE),
           s AS (SELECT 1 FROM baton.conversations WHERE name = $1 AND version = $4
@@ -104,8 +117,8 @@ export async function turnStep(db: Db, pg: Pg, maxBytes: Config['inbox']['max_by
   }
 }
 
-async function steps(c: Conn, pg: Pg, maxBytes: number, { w, step, extra, firstSeen, generation }: StepInput): Promise<StepOutcome> {
-  const d = w.direction;
+async function steps(c: Conn, pg: Pg, maxBytes: number, input: StepInput): Promise<StepOutcome> {
+  const { w, generation } = input;
   const status = 'firstSeen' in w ? 'waiting' : 'approval';
   const r = await c.query<{ state: unknown; generation: string | null; released: boolean | null; body: string | null; file: string | null }>(
     `WITH l AS (SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE),
@@ -117,16 +130,10 @@ async function steps(c: Conn, pg: Pg, maxBytes: number, { w, step, extra, firstS
   );
   const row = r.rows[0]!;
   fenceUnless(row, pg, generation);
-  const state = stateOf(row.state, pg);
-  const decision = step(state);
-  if (decision.action !== 'deliver') throw new Undo({ kind: 'refused', decision });
-  if (row.body === null) throw new Undo({ kind: 'gone' });
-  const checked = checkBody(row.body, d, maxBytes);
-  if (!checked.ok) throw new Undo({ kind: 'invalid', reason: checked.reason });
+  const p = plan(stateOf(row.state, pg), row.body, row.file, input, maxBytes);
+  if (p.kind !== 'go') throw new Undo(p);
+  const { record, next } = p;
   failpoint('claimed');
-  const receivedAt = new Date(Date.now() - (performance.now() - firstSeen)).toISOString();
-  const record = messageRecord(checked.message, { direction: d.name, from: d.from, to: d.to, file: row.file ?? waitingName(seqOf(w.name), null) }, decision, receivedAt, extra);
-  const next = turnTaken(state, decision.next, new Date().toISOString());
   await c.query(
     `WITH a AS (INSERT INTO baton.archive (conversation, id, counter, person, receiver, record) VALUES ($1, $2, $3, false, $4, $5)),
           u AS (UPDATE baton.conversations SET state = $6, version = version + 1 WHERE name = $1)
