@@ -14,11 +14,12 @@ import { tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PASTE_TRACKER } from '../dist/app/paths.js';
+import { pasteTrackerCommands } from '../dist/terminal/tmux.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
-const TRACKER = join(ROOT, 'scripts', 'paste-mode.pl');
 const USAGE = 'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui scaling';
 
 const { values: opt } = (() => {
@@ -138,8 +139,7 @@ class Rig {
       const cmd = ['exec', 'node', RECORDER, ...flags].map((x) => (x === 'exec' ? x : JSON.stringify(x))).join(' ');
       // As `baton up` starts an agent's pane: with the bracketed-paste tracker (scripts/paste-mode.pl) beside it,
       // so baton knows the pane takes pastes without asking the terminal (stty) — tmux 3.3 cannot say.
-      const track = ['set-option', '-p', '-t', `=${a}:`, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', `=${a}:`, `exec perl ${JSON.stringify(TRACKER)} '#{socket_path}' '#{pane_id}'`];
-      const r = await this.tmux(['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd, ';', ...track]);
+      const r = await this.tmux(['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd, ';', ...pasteTrackerCommands(a, PASTE_TRACKER)]);
       if (!r.ok) throw new Error(`new-session ${a}: ${r.stderr}`);
     }
     for (const a of this.agents) {

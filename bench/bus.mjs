@@ -12,13 +12,14 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { PASTE_TRACKER } from '../dist/app/paths.js';
+import { pasteTrackerCommands } from '../dist/terminal/tmux.js';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
-const TRACKER = join(ROOT, 'scripts', 'paste-mode.pl');
 const { values: opt } = parseArgs({ options: { bus: { type: 'string' }, quick: { type: 'boolean' }, convs: { type: 'string' }, out: { type: 'string' }, 'skip-scaling': { type: 'boolean' }, daemons: { type: 'string' }, only: { type: 'string' } }, strict: false });
 const QUICK = !!opt.quick;
 const N = QUICK ? 60 : 200;
@@ -121,8 +122,7 @@ class Conversation {
       const cmd = ['exec', 'node', RECORDER, ...flags].map((x) => (x === 'exec' ? x : JSON.stringify(x))).join(' ');
       // As `baton up` starts an agent's pane: with the bracketed-paste tracker (scripts/paste-mode.pl) beside it,
       // so baton knows the pane takes pastes without asking the terminal (stty) — tmux 3.3 cannot say.
-      const track = ['set-option', '-p', '-t', `=${a}:`, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', `=${a}:`, `exec perl ${JSON.stringify(TRACKER)} '#{socket_path}' '#{pane_id}'`];
-      const r = await run('tmux', ['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd, ';', ...track], env);
+      const r = await run('tmux', ['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd, ';', ...pasteTrackerCommands(a, PASTE_TRACKER)], env);
       if (!r.ok) throw new Error(`new-session ${a}: ${r.stderr}`);
     }
     for (const a of this.agents) {

@@ -163,9 +163,7 @@ export class Tmux {
     const envArgs = Object.entries(o.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     // The bracketed-paste tracker (scripts/paste-mode.pl) is attached in this same command list, before
     // tmux reads anything the program writes, so it sees every switch; a fresh terminal starts with it off.
-    const tracker = o.pasteTracker
-      ? [';', 'set-option', '-p', '-t', `=${o.name}:`, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', `=${o.name}:`, `exec perl ${shellQuote(o.pasteTracker)} '#{socket_path}' '#{pane_id}'`]
-      : [];
+    const tracker = o.pasteTracker ? [';', ...pasteTrackerCommands(o.name, o.pasteTracker)] : [];
     // remain-on-exit: a dead agent stays visible as a dead pane instead of vanishing with its session.
     // tmux gives a new session the PATH of the client that asks for it, whatever `-e PATH=` says (spawn.c:
     // "otherwise running `tmux new myprogram` wouldn't work"): so the client itself runs with that PATH.
@@ -210,4 +208,13 @@ export class Tmux {
 
 function fromReply(r: { ok: boolean; output: string; lost: boolean }): TmuxResult {
   return { ok: r.ok, stdout: r.ok ? r.output : '', stderr: r.ok ? '' : r.output, exitCode: r.ok ? 0 : 1, timedOut: r.lost };
+}
+
+/**
+ * The tmux commands that attach the bracketed-paste tracker (`tracker`: scripts/paste-mode.pl) to session
+ * `name`'s pane, `@baton_paste` off until it sees the program ask — for `newSession`, and for the benches,
+ * which start their panes as `baton up` does.
+ */
+export function pasteTrackerCommands(name: string, tracker: string): string[] {
+  return ['set-option', '-p', '-t', `=${name}:`, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', `=${name}:`, `exec perl ${shellQuote(tracker)} '#{socket_path}' '#{pane_id}'`];
 }
