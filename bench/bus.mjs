@@ -290,6 +290,10 @@ if (unknown.length) {
   say(`--only: no section "${unknown.join('", "')}" here (sections: ${SECTIONS.join(', ')})`);
   process.exit(2);
 }
+if (opt.daemons !== undefined && opt.daemons !== 'machine' && opt.daemons !== 'conversation') {
+  say(`--daemons: "machine" or "conversation", not "${opt.daemons}"`);
+  process.exit(2);
+}
 
 const started = new Date();
 const server = await startPostgres();

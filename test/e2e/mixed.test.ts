@@ -162,7 +162,7 @@ async function converse(s: Scenario): Promise<void> {
     expect(problems).toEqual([]);
 
     // ── the archive: IDs 1..N, a reply_to chain, senders in turn, content as each model wrote it
-    const archive = project.archive() as Array<ReturnType<Project['archive']>[number] & { sender: string; receiver: string; type?: string; confirmed?: string; received?: { intact: boolean }; auto?: boolean }>;
+    const archive = project.archive() as Array<ReturnType<Project['archive']>[number] & { sender: string; receiver: string; type?: string; confirmed?: string; received?: { intact: boolean; at: string }; auto?: boolean }>;
     expect(archive.map((r) => r.id)).toEqual(s.content.map((_, i) => id(i + 1)));
     archive.forEach((r, i) => {
       const w = writer(i + 1);
@@ -228,7 +228,7 @@ async function converse(s: Scenario): Promise<void> {
     // The screen's word on each submit, per receiving kind (the closing note of issue 17 reports these).
     const submits = s.agents.map((a) => `${a.kind}: ${tally(project.events().filter((e) => e.event === 'delivered' && e.to === a.name).map((e) => e.submit))}`).join('; ');
     // How long after its Enter each kind's prompt hook reported the message.
-    const lead = s.agents.map((a) => `${a.kind} ${spread(enterToReceipt(project.events(), archive.filter((r) => r.receiver === a.name) as Array<{ id: string; received?: { at: string } }>))}`).join('; ');
+    const lead = s.agents.map((a) => `${a.kind} ${spread(enterToReceipt(project.events(), archive.filter((r) => r.receiver === a.name)))}`).join('; ');
     console.log(
       `[e2e] ${s.agents.map((a) => `${a.name} (${a.kind} ${VERSIONS[a.kind]}${a.auto ? ', auto' : ''})`).join(' → ')}: ${n} turns in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
         `submits confirmed: ${submits}; Enter → receipt: ${lead}; events: ${tally(project.events().map((e) => e.event))}`,

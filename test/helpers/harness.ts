@@ -63,11 +63,14 @@ export class Project {
     return execa('tmux', args, { env: this.env, reject: false, input: input ?? '' });
   }
 
-  /** A session running the recorder; its reads land in <dir>/<name>.log. */
-  async recorder(name: string, opts: { reply?: boolean; flags?: string[] } = {}): Promise<string> {
+  /**
+   * A session `name` running the recorder; its reads land in <dir>/<name>.log. It answers (`reply`) as
+   * agent `as` (default: `name`) of the conversation in `config` (default: this project's).
+   */
+  async recorder(name: string, opts: { reply?: boolean; flags?: string[]; as?: string; config?: string } = {}): Promise<string> {
     const log = join(this.dir, `${name}.log`);
     const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}${(opts.flags ?? []).map((f) => ` ${f}`).join('')}`;
-    const r = await this.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${this.configFile}`, cmd]);
+    const r = await this.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${opts.as ?? name}`, '-e', `BATON_CONFIG=${opts.config ?? this.configFile}`, cmd]);
     if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
     await waitFor(`recorder ${name}`, () => existsSync(log));
     await waitFor(`recorder ${name} screen`, async () => (await this.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout.includes('recorder ready'));
@@ -97,12 +100,7 @@ export class Project {
 
   /** Write a message file atomically (temp dot-file, then rename), as a well-behaved agent does. */
   send(direction: string, name: string, message: unknown): string {
-    const dir = this.path(direction);
-    mkdirSync(dir, { recursive: true });
-    const tmp = join(dir, `.send-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
-    writeFileSync(tmp, typeof message === 'string' ? message : JSON.stringify(message));
-    renameSync(tmp, join(dir, name));
-    return join(dir, name);
+    return writeMessage(this.path(direction), name, message);
   }
 
   events(): Array<Record<string, unknown> & { event: string }> {
@@ -194,17 +192,23 @@ export class Project {
 /** Is the process alive (a zombie is not)? The daemon's own check. */
 export const alive = pidAlive;
 
+/** Write a message file into `dir` atomically (temp dot-file, then rename), as a well-behaved agent does. */
+export function writeMessage(dir: string, name: string, message: unknown): string {
+  mkdirSync(dir, { recursive: true });
+  const tmp = join(dir, `.send-${process.pid}-${Math.random().toString(36).slice(2)}.tmp`);
+  writeFileSync(tmp, typeof message === 'string' ? message : JSON.stringify(message));
+  renameSync(tmp, join(dir, name));
+  return join(dir, name);
+}
+
 /**
  * What a recorder read: the raw bytes; each bracketed paste followed by Enter (`pastes`); each paste
  * that was not (`unsubmitted`: a daemon killed between paste and Enter); and anything else (`stray`).
  */
 export function readRecorder(log: string): { raw: Buffer; typed: string[]; pastes: string[]; unsubmitted: string[]; stray: string } {
-  const raw = Buffer.concat(
-    readFileSync(log, 'utf8')
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => Buffer.from((JSON.parse(l) as { b: string }).b, 'base64')),
-  );
+  const lines = readFileSync(log, 'utf8').split('\n');
+  lines.pop(); // '' after the last newline, or a line the recorder is still appending: not read yet
+  const raw = Buffer.concat(lines.filter(Boolean).map((l) => Buffer.from((JSON.parse(l) as { b: string }).b, 'base64')));
   const text = raw.toString('utf8');
   const typed: string[] = [];
   const pastes: string[] = [];

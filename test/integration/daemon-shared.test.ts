@@ -5,7 +5,7 @@
  */
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { alive, CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
 
 const made: Project[] = [];
 afterEach(async () => {
@@ -44,6 +44,7 @@ describe('one daemon for several conversations (files bus)', () => {
     expect(down.exitCode, down.stderr + down.stdout).toBe(0);
     expect(down.stderr + down.stdout).toMatch(/also serves 1 other conversation/);
     expect(d.exitCode).toBeNull();
+    expect(alive(d.pid!), 'the shared daemon still runs').toBe(true);
     p2.send('c2_to_c1', 'c.json', { content: 'back to p2 claude1' });
     await waitFor('p2 still delivered', () => p2.archive()[1]?.delivered_at);
     await waitFor('its pane read it', () => readRecorder(log2back).typed.some((t) => t.includes('back to p2 claude1')));

@@ -3,11 +3,11 @@
  * conversation keeps its own lease, turn and panes; the machine's one process holds every lease. Real
  * PostgreSQL, two "machines" (each its own tmux server and BATON_HOST), three conversations at once.
  */
-import { mkdirSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { describe, expect, it } from 'vitest';
-import { CLI, RECORDER, waitFor } from '../helpers/harness.js';
+import { waitFor, writeMessage } from '../helpers/harness.js';
 import { diagnose, invariants, machinesConfig, query, useMachines, type Machine } from '../helpers/machines.js';
 import { usePostgres } from '../helpers/postgres.js';
 
@@ -24,48 +24,35 @@ function conversationOn(m: Machine, conv: string, k: number): string {
   return join(dir, 'config.json');
 }
 
-/** A recorder that answers through `baton post` as `agent` of the conversation in `configFile`. */
-async function recorder(m: Machine, k: number, agent: string, configFile: string): Promise<string> {
-  const log = join(m.dir, `k${k}-${agent}.log`);
-  const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)} --reply`;
-  const r = await m.tmux(['new-session', '-d', '-s', `k${k}-${agent}`, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${agent}`, '-e', `BATON_CONFIG=${configFile}`, cmd]);
-  expect(r.exitCode, r.stderr).toBe(0);
-  await waitFor(`recorder k${k}-${agent}`, async () => (await m.tmux(['capture-pane', '-p', '-t', `=k${k}-${agent}:`])).stdout.includes('recorder ready'));
-  return log;
-}
-
 describe('one daemon per machine for many conversations', () => {
   it('serves three conversations across two machines at once, each in strict turns, from one process per machine', async () => {
     const convs = [0, 1, 2].map((k) => `shared-${process.pid}-${k}`);
     const base = machinesConfig(server.url, convs[0]!);
     const [a, b] = [machine('alpha', base), machine('beta', base)];
     const files = convs.map((conv, k) => ({ alpha: conversationOn(a, conv, k), beta: conversationOn(b, conv, k) }));
-    const logs = await Promise.all(files.map(async (f, k) => ({ claude1: await recorder(a, k, 'claude1', f.alpha), claude2: await recorder(b, k, 'claude2', f.beta) })));
+    // Each recorder answers through `baton post` as its agent of its own conversation.
+    const logs = await Promise.all(
+      files.map(async (f, k) => ({
+        claude1: await a.recorder(`k${k}-claude1`, { reply: true, as: 'claude1', config: f.alpha }),
+        claude2: await b.recorder(`k${k}-claude2`, { reply: true, as: 'claude2', config: f.beta }),
+      })),
+    );
 
+    // One process per machine for all three conversations.
     const daemons: Record<string, ResultPromise> = {};
-    for (const [m, host] of [[a, 'alpha'], [b, 'beta']] as const) {
-      const p = execa('node', [CLI, 'daemon', ...files.map((f) => f[host])], { env: m.env, reject: false, cwd: m.dir, all: true });
-      m.procs.push(p);
-      p.all?.on('data', (d: Buffer) => (m.output += d.toString()));
-      daemons[host] = p;
-    }
+    for (const [m, host] of [[a, 'alpha'], [b, 'beta']] as const) daemons[host] = (await m.daemon([], files.map((f) => f[host]))).proc;
     // Every (conversation, machine) lease is held, each machine's by its one process.
     const leases = () => query<{ conversation: string; host: string; pid: number }>(server.url, `SELECT conversation, host, (holder->>'pid')::int AS pid FROM baton.leases WHERE conversation = ANY($1) AND NOT released`, [convs]);
     await waitFor('six leases held', async () => (await leases().catch(() => [])).length === 6, 30_000); // (no schema yet at first)
     for (const l of await leases()) expect(l.pid, `${l.conversation} on ${l.host}`).toBe(daemons[l.host]!.pid);
 
     // Each conversation opens on alpha; the recorders answer until max_turns (6) ends it.
-    files.forEach((f, k) => {
-      const dir = join(f.alpha, '..', 'messages', 'c1_to_c2');
-      mkdirSync(dir, { recursive: true });
-      writeFileSync(join(dir, '.opening.tmp'), JSON.stringify({ content: `opening ${k}` }));
-      renameSync(join(dir, '.opening.tmp'), join(dir, 'opening.json'));
-    });
+    files.forEach((f, k) => writeMessage(join(f.alpha, '..', 'messages', 'c1_to_c2'), 'opening.json', { content: `opening ${k}` }));
     const finished = async (conv: string) => (await query<{ f: unknown }>(server.url, `SELECT state->'finished' AS f FROM baton.conversations WHERE name = $1`, [conv]))[0]?.f;
-    for (const conv of convs) {
+    for (const [k, conv] of convs.entries()) {
       await waitFor(`${conv} finished`, async () => Boolean(await finished(conv)), 60_000).catch(async (err: Error) => {
         const folder = join(a.dir, conv, 'messages', 'c1_to_c2');
-        throw new Error(`${err.message}\n${folder}: ${JSON.stringify(readdirSync(folder, { recursive: true }))}\nevents: ${JSON.stringify(await query(server.url, 'SELECT body FROM baton.events WHERE conversation = $1', [conv]))}\nrejected: ${JSON.stringify(await query(server.url, 'SELECT * FROM baton.rejected WHERE conversation = $1', [conv]))}\nrelayed: ${JSON.stringify(await query(server.url, 'SELECT * FROM baton.relayed WHERE conversation = $1', [conv]))}\n${await diagnose(server.url, conv, [a, b], {})}`);
+        throw new Error(`${err.message}\n${folder}: ${JSON.stringify(readdirSync(folder, { recursive: true }))}\n${await diagnose(server.url, conv, [a, b], logs[k]!)}`);
       });
     }
     for (const [k, conv] of convs.entries()) {

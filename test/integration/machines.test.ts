@@ -2,7 +2,6 @@
  * Across machines over PostgreSQL (SPEC §10, issue 15), with a real server this file starts and stops.
  * A "machine" is its own project folder, tmux server and daemon with its own BATON_HOST (helpers/machines.ts).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 import { CLI, readRecorder, waitFor } from '../helpers/harness.js';
@@ -84,8 +83,9 @@ describe('the PostgreSQL bus across machines', () => {
     const alive = (await other.status())!.hosts.alpha!;
     expect(alive.alive).toBe(true);
     expect(Date.parse(alive.since!)).toBeGreaterThanOrEqual(started - 1000);
-    await sleep(2500); // two heartbeats later: the heartbeat moved, the time it came alive did not
-    const later = (await other.status())!.hosts.alpha!;
+    // A heartbeat later: the heartbeat moved, the time it came alive did not.
+    let later = alive;
+    await waitFor('the next heartbeat', async () => (later = (await other.status())!.hosts.alpha!).last_heartbeat !== alive.last_heartbeat);
     expect(later.since).toBe(alive.since);
     expect(Date.parse(later.last_heartbeat!)).toBeGreaterThan(Date.parse(alive.since!));
     // … and, once its daemon is gone, not alive since its last heartbeat.
@@ -94,6 +94,7 @@ describe('the PostgreSQL bus across machines', () => {
     const gone = (await other.status())!.hosts.alpha!;
     expect(gone.since).toBe(gone.last_heartbeat);
     expect(Date.parse(gone.since!)).toBeGreaterThanOrEqual(Date.parse(alive.since!));
+    expect(Date.parse(gone.since!)).toBeGreaterThanOrEqual(Date.parse(later.last_heartbeat!));
     expect((await other.cli(['status'])).stdout).toMatch(/alpha\s+no daemon since \S+ \(\d+ s ago\)/);
   }, 60_000);
 

@@ -1,4 +1,4 @@
-/** What a notification on a conversation's channel asks of a daemon (bus/postgres/db.ts hintOf). */
+/** What a notification on a conversation's channel asks of a daemon (bus/postgres/hints.ts hintOf). */
 import { describe, expect, it } from 'vitest';
 import { hintOf, rowHint, stateHint } from '../../src/bus/postgres/hints.js';
 
