@@ -134,18 +134,7 @@ class Conversation {
   }
   /** A daemon per machine; resolves once each says it is watching. */
   async daemons() {
-    await Promise.all(Object.entries(this.m).map(async ([, m]) => {
-      const p = spawn(process.execPath, [CLI, 'daemon', '--config', join(m.dir, 'config.json')], { env: { ...m.env, CONSOLA_LEVEL: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let err = '';
-      p.stderr.on('data', (d) => (err += d));
-      p.stdout.on('data', (d) => (err += d));
-      p.exited = new Promise((r) => p.once('exit', r));
-      this.procs.push(p);
-      for (let i = 0; !/watching/.test(err); i++) {
-        if (p.exitCode !== null || i > 2400) throw new Error(`daemon did not start: ${err}`);
-        await sleep(5);
-      }
-    }));
+    await Promise.all(Object.entries(this.m).map(([h, m]) => startDaemon([join(m.dir, 'config.json')], m.env, this.procs, `the daemon of ${h}`)));
   }
   send(agent, content, name = `msg_${process.hrtime.bigint()}.json`) {
     const dir = this.outDir(agent);
@@ -230,19 +219,27 @@ async function machineDaemons(convs) {
   const hosts = [...new Set(convs.flatMap((c) => Object.keys(c.m)))];
   await Promise.all(hosts.map(async (h) => {
     const mine = convs.filter((c) => c.m[h]);
-    // BENCH_DAEMON_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR": a profile of each machine's daemon.
-    const flags = process.env.BENCH_DAEMON_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-    const p = spawn(process.execPath, [...flags, CLI, 'daemon', ...mine.map((c) => join(c.m[h].dir, 'config.json'))], { env: { ...mine[0].m[h].env, CONSOLA_LEVEL: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let err = '';
-    p.stderr.on('data', (d) => (err += d));
-    p.stdout.on('data', (d) => (err += d));
-    p.exited = new Promise((r) => p.once('exit', r));
-    mine[0].procs.push(p);
-    for (let i = 0; (err.match(/watching/g) ?? []).length < mine.length; i++) {
-      if (p.exitCode !== null || i > 6000) throw new Error(`daemon of ${h} did not start: ${err.slice(-2000)}`);
-      await sleep(10);
-    }
+    await startDaemon(mine.map((c) => join(c.m[h].dir, 'config.json')), mine[0].m[h].env, mine[0].procs, `the daemon of ${h}`);
   }));
+}
+
+/**
+ * `baton daemon` serving `configs` (added to `procs`, stopped with them); resolves once it says it is
+ * watching each. BENCH_DAEMON_NODE_FLAGS="--cpu-prof --cpu-prof-dir=DIR": a profile of every daemon.
+ */
+async function startDaemon(configs, env, procs, label) {
+  const flags = process.env.BENCH_DAEMON_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const p = spawn(process.execPath, [...flags, CLI, 'daemon', ...configs], { env: { ...env, CONSOLA_LEVEL: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  p.stderr.on('data', (d) => (out += d));
+  p.stdout.on('data', (d) => (out += d));
+  p.exited = new Promise((r) => p.once('exit', r));
+  procs.push(p);
+  for (let i = 0; (out.match(/watching/g) ?? []).length < configs.length; i++) {
+    if (p.exitCode !== null || i > 6000) throw new Error(`${label} did not start: ${out.slice(-2000)}`);
+    await sleep(10);
+  }
+  return p;
 }
 
 /**
