@@ -8,7 +8,16 @@
 // Workloads (see README "Performance"): latency, ping-pong, burst, idle, floor; scaling with 1,000 and
 // 10,000 archived messages and with 2, 4 and 8 agents. Nothing here is a pass/fail test: it reports.
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir, cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -20,11 +29,24 @@ import { pasteTrackerCommands } from '../dist/terminal/tmux.js';
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
-const USAGE = 'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui scaling';
+const USAGE =
+  'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui scaling';
 
 const { values: opt } = (() => {
   try {
-    return parseArgs({ options: { bus: { type: 'string' }, convs: { type: 'string' }, daemons: { type: 'string' }, runs: { type: 'string', default: '1' }, quick: { type: 'boolean' }, 'skip-scaling': { type: 'boolean' }, only: { type: 'string' }, out: { type: 'string' }, help: { type: 'boolean' } } });
+    return parseArgs({
+      options: {
+        bus: { type: 'string' },
+        convs: { type: 'string' },
+        daemons: { type: 'string' },
+        runs: { type: 'string', default: '1' },
+        quick: { type: 'boolean' },
+        'skip-scaling': { type: 'boolean' },
+        only: { type: 'string' },
+        out: { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    });
   } catch (err) {
     process.stderr.write(`${err.message}\n${USAGE}\n`);
     process.exit(2);
@@ -71,7 +93,15 @@ class Rig {
     this.dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
     this.tmuxDir = join(this.dir, 'tmux');
     mkdirSync(this.tmuxDir);
-    this.env = { ...process.env, TMUX_TMPDIR: this.tmuxDir, TMUX: '', BATON_CONFIG: '', BATON_AGENT: '', BATON_TMUX_SOCKET: '', CONSOLA_LEVEL: '1' };
+    this.env = {
+      ...process.env,
+      TMUX_TMPDIR: this.tmuxDir,
+      TMUX: '',
+      BATON_CONFIG: '',
+      BATON_AGENT: '',
+      BATON_TMUX_SOCKET: '',
+      CONSOLA_LEVEL: '1',
+    };
     this.agents = agents;
     this.messages = join(this.dir, 'messages');
     const dirs = {};
@@ -135,11 +165,29 @@ class Rig {
   async recorders({ reply = false, until = Infinity } = {}) {
     await this.listen();
     for (const a of this.agents) {
-      const flags = ['--agent', a, '--notify', this.sockPath, ...(reply ? ['--reply-dir', this.outDir[a], '--reply-until', String(until)] : [])];
+      const flags = [
+        '--agent',
+        a,
+        '--notify',
+        this.sockPath,
+        ...(reply ? ['--reply-dir', this.outDir[a], '--reply-until', String(until)] : []),
+      ];
       const cmd = ['exec', 'node', RECORDER, ...flags].map((x) => (x === 'exec' ? x : JSON.stringify(x))).join(' ');
       // As `baton up` starts an agent's pane: with the bracketed-paste tracker (scripts/paste-mode.pl) beside it,
       // so baton knows the pane takes pastes without asking the terminal (stty) — tmux 3.3 cannot say.
-      const r = await this.tmux(['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd, ';', ...pasteTrackerCommands(a, PASTE_TRACKER)]);
+      const r = await this.tmux([
+        'new-session',
+        '-d',
+        '-s',
+        a,
+        '-x',
+        '200',
+        '-y',
+        '50',
+        cmd,
+        ';',
+        ...pasteTrackerCommands(a, PASTE_TRACKER),
+      ]);
       if (!r.ok) throw new Error(`new-session ${a}: ${r.stderr}`);
     }
     for (const a of this.agents) {
@@ -154,7 +202,10 @@ class Rig {
   /** Start the daemon; resolves once its `started` event is written. */
   async daemon(env = {}) {
     const t0 = now();
-    this.proc = spawn(process.execPath, [CLI, 'daemon', '--config', this.config], { env: { ...this.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    this.proc = spawn(process.execPath, [CLI, 'daemon', '--config', this.config], {
+      env: { ...this.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     this.stderr = '';
     this.proc.stderr.on('data', (d) => (this.stderr += d));
     this.exited = new Promise((r) => this.proc.once('exit', r));
@@ -167,7 +218,12 @@ class Rig {
 
   events() {
     const f = join(this.messages, 'events.jsonl');
-    return existsSync(f) ? readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : [];
+    return existsSync(f)
+      ? readFileSync(f, 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l))
+      : [];
   }
 
   archive() {
@@ -196,13 +252,29 @@ class Rig {
       const from = this.agents[(i - 1) % k];
       const to = this.agents[i % k];
       const rec = {
-        id: pad4(i), reply_to: i > 1 ? pad4(i - 1) : null, sender: from, receiver: to, type: 'message', content: `old message ${i}`,
-        direction: `${from}_to_${to}`, source_file: `old_${i}.json`, received_at: new Date().toISOString(), delivered_at: new Date().toISOString(),
+        id: pad4(i),
+        reply_to: i > 1 ? pad4(i - 1) : null,
+        sender: from,
+        receiver: to,
+        type: 'message',
+        content: `old message ${i}`,
+        direction: `${from}_to_${to}`,
+        source_file: `old_${i}.json`,
+        received_at: new Date().toISOString(),
+        delivered_at: new Date().toISOString(),
       };
       writeFileSync(join(d, `${pad4(i)}.json`), `${JSON.stringify(rec, null, 2)}\n`);
     }
     const last = pad4(n);
-    writeFileSync(join(this.messages, 'state.json'), JSON.stringify({ current_turn: this.agents[n % k], last_message_id: last, message_counter: n, pending_reply_to: last }));
+    writeFileSync(
+      join(this.messages, 'state.json'),
+      JSON.stringify({
+        current_turn: this.agents[n % k],
+        last_message_id: last,
+        message_counter: n,
+        pending_reply_to: last,
+      }),
+    );
   }
 
   async stop() {
@@ -217,7 +289,13 @@ class Rig {
   }
 }
 
-const stats = (xs) => ({ n: xs.length, p50: round(pct(xs, 50), 2), p90: round(pct(xs, 90), 2), p99: round(pct(xs, 99), 2), max: round(Math.max(...xs), 2) });
+const stats = (xs) => ({
+  n: xs.length,
+  p50: round(pct(xs, 50), 2),
+  p90: round(pct(xs, 90), 2),
+  p99: round(pct(xs, 99), 2),
+  max: round(Math.max(...xs), 2),
+});
 
 /** rename → first byte in the receiving pane, one message at a time, senders alternating (round robin for N agents). */
 async function latency({ n = N_LATENCY, enterDelay = 0, agents, policy, seed = 0, env = {} } = {}) {
@@ -238,7 +316,10 @@ async function latency({ n = N_LATENCY, enterDelay = 0, agents, policy, seed = 0
       await sleep(20); // an agent's think time; lets the daemon finish stamping before the next file
     }
     // The daemon's own share: first sight of the file → paste done (its `delivered` events' latency_ms).
-    const own = rig.events().filter((e) => e.event === 'delivered').map((e) => e.latency_ms);
+    const own = rig
+      .events()
+      .filter((e) => e.event === 'delivered')
+      .map((e) => e.latency_ms);
     return { ...stats(lat), daemon_p50: round(pct(own, 50), 2), daemon_p99: round(pct(own, 99), 2) };
   } finally {
     await rig.stop();
@@ -256,7 +337,12 @@ async function pingpong({ trips = ROUND_TRIPS, enterDelay = 0 } = {}) {
     const t0 = rig.send('claude1', 'ping');
     const end = await last;
     const ok = rig.archive().length === total;
-    return { messages: total, seconds: round((end.done - t0) / 1000, 3), per_s: round(total / ((end.done - t0) / 1000)), correct: ok };
+    return {
+      messages: total,
+      seconds: round((end.done - t0) / 1000, 3),
+      per_s: round(total / ((end.done - t0) / 1000)),
+      correct: ok,
+    };
   } finally {
     await rig.stop();
   }
@@ -311,7 +397,8 @@ function checkBurst(rig, perDir, seed) {
   for (const a of rig.agents) {
     const ids = rig.notes.filter((x) => x.agent === a).map((x) => x.id);
     const want = archive.filter((r) => r.receiver === a).map((r) => r.id);
-    if (JSON.stringify(ids) !== JSON.stringify(want)) problems.push(`${a} read ${ids.length} pastes, expected ${want.length} in order`);
+    if (JSON.stringify(ids) !== JSON.stringify(want))
+      problems.push(`${a} read ${ids.length} pastes, expected ${want.length} in order`);
   }
   for (const d of Object.values(rig.outDir)) {
     const left = readdirSync(d);
@@ -332,7 +419,8 @@ async function idle({ seconds = IDLE_S } = {}) {
     await got;
     await sleep(1000);
     const pid = rig.proc.pid;
-    const kids = () => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    const kids = () =>
+      readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
     // CPU time in ns, summed over every thread (libuv's pool does the file work): schedstat's first field.
     const ticks = (p) =>
       readdirSync(`/proc/${p}/task`).reduce((sum, t) => {
@@ -376,15 +464,21 @@ async function floor({ n = N_LATENCY } = {}) {
   const rig = new Rig();
   try {
     await rig.recorders();
-    const ctl = spawn('tmux', ['-C', 'attach-session', '-t', '=claude1', '-f', 'ignore-size,no-output'], { env: rig.env, stdio: ['pipe', 'ignore', 'ignore'] });
+    const ctl = spawn('tmux', ['-C', 'attach-session', '-t', '=claude1', '-f', 'ignore-size,no-output'], {
+      env: rig.env,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     await sleep(300);
     const q = (s) => `"${s.replace(/[\n\\"$~#;]/g, (c) => (c === '\n' ? '\\n' : `\\${c}`))}"`;
-    const text = (i) => `[baton] floor_${i} from claude1\nlatency probe ${i}: ${'lorem ipsum '.repeat(20)}\n(reply hint)`;
+    const text = (i) =>
+      `[baton] floor_${i} from claude1\nlatency probe ${i}: ${'lorem ipsum '.repeat(20)}\n(reply hint)`;
     const control = [];
     for (let i = 0; i < n; i++) {
       const got = rig.note((x) => x.id === `floor_${i}`);
       const t0 = now();
-      ctl.stdin.write(`set-buffer -b f -- ${q(text(i))}\npaste-buffer -p -r -d -b f -t =claude2:\nsend-keys -t =claude2: Enter\n`);
+      ctl.stdin.write(
+        `set-buffer -b f -- ${q(text(i))}\npaste-buffer -p -r -d -b f -t =claude2:\nsend-keys -t =claude2: Enter\n`,
+      );
       control.push((await got).first - t0);
       await sleep(20);
     }
@@ -394,7 +488,30 @@ async function floor({ n = N_LATENCY } = {}) {
       const id = `floor_p${i}`;
       const got = rig.note((x) => x.id === id);
       const t0 = now();
-      const child = execFile('tmux', ['load-buffer', '-b', 'g', '-', ';', 'paste-buffer', '-p', '-r', '-d', '-b', 'g', '-t', '=claude2:', ';', 'send-keys', '-t', '=claude2:', 'Enter'], { env: rig.env });
+      const child = execFile(
+        'tmux',
+        [
+          'load-buffer',
+          '-b',
+          'g',
+          '-',
+          ';',
+          'paste-buffer',
+          '-p',
+          '-r',
+          '-d',
+          '-b',
+          'g',
+          '-t',
+          '=claude2:',
+          ';',
+          'send-keys',
+          '-t',
+          '=claude2:',
+          'Enter',
+        ],
+        { env: rig.env },
+      );
       child.stdin.end(text(i).replace(`floor_${i}`, id));
       proc.push((await got).first - t0);
       await sleep(20);
@@ -433,7 +550,10 @@ async function ui({ archived = QUICK ? 2000 : 10000, n = QUICK ? 30 : 100, idleS
     await rig.recorders();
     await rig.daemon();
     const t0 = now();
-    proc = spawn(process.execPath, [CLI, 'ui', '--port', '0', '--json', '--config', rig.config], { env: rig.env, stdio: ['ignore', 'pipe', 'inherit'] });
+    proc = spawn(process.execPath, [CLI, 'ui', '--port', '0', '--json', '--config', rig.config], {
+      env: rig.env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const { url } = await new Promise((res, rej) => {
       let out = '';
       proc.stdout.on('data', (d) => {
@@ -471,7 +591,12 @@ async function ui({ archived = QUICK ? 2000 : 10000, n = QUICK ? 30 : 100, idleS
         }
       }
     })().catch(() => {});
-    const inTab = (id) => new Promise((r) => (arrived.has(id) ? r(arrived.get(id)) : waiters.push(() => (arrived.has(id) ? (r(arrived.get(id)), true) : false))));
+    const inTab = (id) =>
+      new Promise((r) =>
+        arrived.has(id)
+          ? r(arrived.get(id))
+          : waiters.push(() => (arrived.has(id) ? (r(arrived.get(id)), true) : false)),
+      );
     const toPane = [];
     const toTab = [];
     for (let i = 0; i < n; i++) {
@@ -516,26 +641,45 @@ async function ui({ archived = QUICK ? 2000 : 10000, n = QUICK ? 30 : 100, idleS
 const WORKLOADS = [
   ['floor', 'floor: the same paste with no daemon', () => floor()],
   ['latency', 'latency (enter_delay_ms 0)', () => latency()],
-  ['latency_no_control', 'latency without the control client (one tmux process per call)', () => latency({ env: { BATON_TMUX_CONTROL: '0' } })],
-  ['latency_default_delay', 'latency (default enter_delay_ms 150)', () => latency({ n: N_DEFAULT_DELAY, enterDelay: 150 })],
+  [
+    'latency_no_control',
+    'latency without the control client (one tmux process per call)',
+    () => latency({ env: { BATON_TMUX_CONTROL: '0' } }),
+  ],
+  [
+    'latency_default_delay',
+    'latency (default enter_delay_ms 150)',
+    () => latency({ n: N_DEFAULT_DELAY, enterDelay: 150 }),
+  ],
   ['pingpong', 'ping-pong', () => pingpong()],
-  ['pingpong_default_delay', 'ping-pong (default enter_delay_ms 150)', () => pingpong({ trips: Math.ceil(ROUND_TRIPS / 4), enterDelay: 150 })],
+  [
+    'pingpong_default_delay',
+    'ping-pong (default enter_delay_ms 150)',
+    () => pingpong({ trips: Math.ceil(ROUND_TRIPS / 4), enterDelay: 150 }),
+  ],
   ['burst', 'burst', () => burst()],
   ['idle', `idle ${IDLE_S} s`, () => idle()],
   ['ui', 'the dashboard (baton ui) over a long archive', () => ui()],
-  ['scaling', 'scaling: 1,000 and 10,000 archived messages; 2, 4 and 8 agents', async () => {
-    const out = { archive: {}, agents: {} };
-    for (const seed of [1000, 10000]) {
-      say(`    ${seed} archived messages …`);
-      out.archive[seed] = { latency: await latency({ n: Math.round(N_LATENCY / 2), seed }), burst: await burst({ seed }) };
-    }
-    for (const k of [2, 4, 8]) {
-      say(`    ${k} agents (round_robin) …`);
-      const agents = Array.from({ length: k }, (_, i) => `agent${i + 1}`);
-      out.agents[k] = { latency: await latency({ n: Math.round(N_LATENCY / 2), agents, policy: 'round_robin' }) };
-    }
-    return out;
-  }],
+  [
+    'scaling',
+    'scaling: 1,000 and 10,000 archived messages; 2, 4 and 8 agents',
+    async () => {
+      const out = { archive: {}, agents: {} };
+      for (const seed of [1000, 10000]) {
+        say(`    ${seed} archived messages …`);
+        out.archive[seed] = {
+          latency: await latency({ n: Math.round(N_LATENCY / 2), seed }),
+          burst: await burst({ seed }),
+        };
+      }
+      for (const k of [2, 4, 8]) {
+        say(`    ${k} agents (round_robin) …`);
+        const agents = Array.from({ length: k }, (_, i) => `agent${i + 1}`);
+        out.agents[k] = { latency: await latency({ n: Math.round(N_LATENCY / 2), agents, policy: 'round_robin' }) };
+      }
+      return out;
+    },
+  ],
 ];
 const only = opt.only?.split(',').map((w) => w.trim());
 const unknown = only?.filter((w) => !WORKLOADS.some(([n]) => n === w)) ?? [];
@@ -559,18 +703,34 @@ for (let r = 1; r <= RUNS; r++) {
 
 /** Medians across runs (the machine is noisy); '-' when a workload did not run. */
 const med = (get) => {
-  const xs = runs.map((r) => {
-    try {
-      return get(r);
-    } catch {
-      return undefined;
-    }
-  }).filter((x) => x !== undefined);
+  const xs = runs
+    .map((r) => {
+      try {
+        return get(r);
+      } catch {
+        return undefined;
+      }
+    })
+    .filter((x) => x !== undefined);
   return xs.length ? median(xs) : '-';
 };
 const ratio = (a, b) => (typeof a === 'number' && typeof b === 'number' ? `${round(a / b, 2)}×` : '-');
-const allOk = (get) => (runs.every((r) => { try { return get(r); } catch { return true; } }) ? 'correct' : 'WRONG');
-const lat = { p50: med((r) => r.latency.p50), p90: med((r) => r.latency.p90), p99: med((r) => r.latency.p99), max: med((r) => r.latency.max) };
+const allOk = (get) =>
+  runs.every((r) => {
+    try {
+      return get(r);
+    } catch {
+      return true;
+    }
+  })
+    ? 'correct'
+    : 'WRONG';
+const lat = {
+  p50: med((r) => r.latency.p50),
+  p90: med((r) => r.latency.p90),
+  p99: med((r) => r.latency.p99),
+  max: med((r) => r.latency.max),
+};
 const fl = { p50: med((r) => r.floor.control_client.p50), p99: med((r) => r.floor.control_client.p99) };
 const fp = { p50: med((r) => r.floor.one_process.p50), p99: med((r) => r.floor.one_process.p99) };
 const rows = [
@@ -579,24 +739,53 @@ const rows = [
   ['floor, one tmux process: p50 / p99 (ms)', `${fp.p50} / ${fp.p99}`, ''],
   ['latency ÷ floor (control client) p50, p99', `${ratio(lat.p50, fl.p50)} / ${ratio(lat.p99, fl.p99)}`, '≤ 2×'],
   ['latency ÷ floor (one process) p50, p99', `${ratio(lat.p50, fp.p50)} / ${ratio(lat.p99, fp.p99)}`, '≤ 2×'],
-  ['latency, no control client: p50 / p99', `${med((r) => r.latency_no_control.p50)} / ${med((r) => r.latency_no_control.p99)}`, ''],
-  ['latency, enter_delay 150: p50 / p99', `${med((r) => r.latency_default_delay.p50)} / ${med((r) => r.latency_default_delay.p99)}`, ''],
+  [
+    'latency, no control client: p50 / p99',
+    `${med((r) => r.latency_no_control.p50)} / ${med((r) => r.latency_no_control.p99)}`,
+    '',
+  ],
+  [
+    'latency, enter_delay 150: p50 / p99',
+    `${med((r) => r.latency_default_delay.p50)} / ${med((r) => r.latency_default_delay.p99)}`,
+    '',
+  ],
   ['ping-pong (msg/s)', `${med((r) => r.pingpong.per_s)} (${allOk((r) => r.pingpong.correct)})`, '≥ 50'],
   ['ping-pong, enter_delay 150 (msg/s)', `${med((r) => r.pingpong_default_delay.per_s)}`, ''],
-  [`burst ${BURST_PER_DIR * 2} (s)`, `${med((r) => r.burst.seconds)} (${allOk((r) => r.burst.correct)})`, '≤ 5, correct'],
-  ['idle CPU (% of a core) / with tmux -C', `${med((r) => r.idle.cpu_percent)} / ${med((r) => r.idle.cpu_percent_with_tmux_client)}`, '≤ 0.5'],
+  [
+    `burst ${BURST_PER_DIR * 2} (s)`,
+    `${med((r) => r.burst.seconds)} (${allOk((r) => r.burst.correct)})`,
+    '≤ 5, correct',
+  ],
+  [
+    'idle CPU (% of a core) / with tmux -C',
+    `${med((r) => r.idle.cpu_percent)} / ${med((r) => r.idle.cpu_percent_with_tmux_client)}`,
+    '≤ 0.5',
+  ],
   ['idle RSS (MB)', `${med((r) => r.idle.rss_mb)}`, '≤ 80'],
   [`ui: start-up with ${runs[0].ui?.archived ?? '-'} archived (ms)`, `${med((r) => r.ui.start_ms)}`, ''],
   ['ui: snapshot p50 / p99 (ms)', `${med((r) => r.ui.snapshot.p50)} / ${med((r) => r.ui.snapshot.p99)}`, ''],
   ['ui: file → pane / → open tab, p50 (ms)', `${med((r) => r.ui.to_pane.p50)} / ${med((r) => r.ui.to_tab.p50)}`, ''],
   ['ui: file → open tab p99 (ms)', `${med((r) => r.ui.to_tab.p99)}`, ''],
-  ['ui: idle CPU with a tab open (%), RSS (MB)', `${med((r) => r.ui.idle_cpu_percent_one_tab)}, ${med((r) => r.ui.rss_mb)}`, ''],
+  [
+    'ui: idle CPU with a tab open (%), RSS (MB)',
+    `${med((r) => r.ui.idle_cpu_percent_one_tab)}, ${med((r) => r.ui.rss_mb)}`,
+    '',
+  ],
 ];
 if (runs[0].scaling) {
   for (const seed of [1000, 10000]) {
-    rows.push([`archive ${seed}: latency p50 / p99; burst (s)`, `${med((r) => r.scaling.archive[seed].latency.p50)} / ${med((r) => r.scaling.archive[seed].latency.p99)}; ${med((r) => r.scaling.archive[seed].burst.seconds)} (${allOk((r) => r.scaling.archive[seed].burst.correct)})`, '']);
+    rows.push([
+      `archive ${seed}: latency p50 / p99; burst (s)`,
+      `${med((r) => r.scaling.archive[seed].latency.p50)} / ${med((r) => r.scaling.archive[seed].latency.p99)}; ${med((r) => r.scaling.archive[seed].burst.seconds)} (${allOk((r) => r.scaling.archive[seed].burst.correct)})`,
+      '',
+    ]);
   }
-  for (const k of [2, 4, 8]) rows.push([`${k} agents round_robin: latency p50 / p99`, `${med((r) => r.scaling.agents[k].latency.p50)} / ${med((r) => r.scaling.agents[k].latency.p99)}`, '']);
+  for (const k of [2, 4, 8])
+    rows.push([
+      `${k} agents round_robin: latency p50 / p99`,
+      `${med((r) => r.scaling.agents[k].latency.p50)} / ${med((r) => r.scaling.agents[k].latency.p99)}`,
+      '',
+    ]);
 }
 const shown = rows.filter((r) => /\d/.test(r[1]));
 const w0 = Math.max(...shown.map((r) => r[0].length));
@@ -611,7 +800,11 @@ const table = [
 process.stdout.write(`${table}\n`);
 const out = opt.out ?? join(ROOT, 'bench', 'out', 'latest.json');
 mkdirSync(dirname(out), { recursive: true });
-const json = JSON.stringify({ started: started.toISOString(), node: process.version, cores: cpus().length, runs, table }, null, 2);
+const json = JSON.stringify(
+  { started: started.toISOString(), node: process.version, cores: cpus().length, runs, table },
+  null,
+  2,
+);
 writeFileSync(out, json);
 if (!opt.out) writeFileSync(join(ROOT, 'bench', 'out', `${started.toISOString().replace(/[:.]/g, '-')}.json`), json);
 say(`results: ${out}`);

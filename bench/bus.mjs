@@ -7,7 +7,16 @@
 //
 //   node bench/bus.mjs [--quick] [--convs 10,30,100] [--daemons machine|conversation] [--only latency,pingpong,burst,scale] [--out FILE]
 import { execFile, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -20,12 +29,25 @@ import pg from 'pg';
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
-const { values: opt } = parseArgs({ options: { bus: { type: 'string' }, quick: { type: 'boolean' }, convs: { type: 'string' }, out: { type: 'string' }, 'skip-scaling': { type: 'boolean' }, daemons: { type: 'string' }, only: { type: 'string' } }, strict: false });
+const { values: opt } = parseArgs({
+  options: {
+    bus: { type: 'string' },
+    quick: { type: 'boolean' },
+    convs: { type: 'string' },
+    out: { type: 'string' },
+    'skip-scaling': { type: 'boolean' },
+    daemons: { type: 'string' },
+    only: { type: 'string' },
+  },
+  strict: false,
+});
 const QUICK = !!opt.quick;
 const N = QUICK ? 60 : 200;
 const TRIPS = QUICK ? 30 : 100;
 const BURST = 200; // per direction: 400 in all
-const CONVS = String(opt.convs ?? (QUICK ? '5,15' : '10,30')).split(',').map(Number);
+const CONVS = String(opt.convs ?? (QUICK ? '5,15' : '10,30'))
+  .split(',')
+  .map(Number);
 const now = () => performance.timeOrigin + performance.now();
 const say = (s) => process.stderr.write(`${s}\n`);
 const pct = (xs, p) => {
@@ -35,23 +57,56 @@ const pct = (xs, p) => {
 const round = (x, d = 2) => Math.round(x * 10 ** d) / 10 ** d;
 const stats = (xs) => ({ n: xs.length, p50: round(pct(xs, 50)), p99: round(pct(xs, 99)) });
 const pad4 = (n) => `msg_${String(n).padStart(4, '0')}`;
-const run = (cmd, args, env) => new Promise((res) => execFile(cmd, args, { env }, (err, stdout, stderr) => res({ ok: !err, stdout, stderr })));
+const run = (cmd, args, env) =>
+  new Promise((res) => execFile(cmd, args, { env }, (err, stdout, stderr) => res({ ok: !err, stdout, stderr })));
 
 /** PostgreSQL in a temp folder (as `postgres` when root), on a free port. */
 async function startPostgres() {
   const base = '/usr/lib/postgresql';
-  const v = existsSync(base) ? (await run('ls', [base])).stdout.split('\n').filter(Boolean).sort((a, b) => b - a)[0] : null;
+  const v = existsSync(base)
+    ? (await run('ls', [base])).stdout
+        .split('\n')
+        .filter(Boolean)
+        .sort((a, b) => b - a)[0]
+    : null;
   const bin = process.env.BATON_PG_BIN ?? (v ? join(base, v, 'bin') : '');
   const dir = mkdtempSync(join(tmpdir(), 'baton-bench-pg-'));
   const root = process.getuid() === 0;
-  if (root) chownSync(dir, Number((await run('id', ['-u', 'postgres'])).stdout), Number((await run('id', ['-g', 'postgres'])).stdout));
+  if (root)
+    chownSync(
+      dir,
+      Number((await run('id', ['-u', 'postgres'])).stdout),
+      Number((await run('id', ['-g', 'postgres'])).stdout),
+    );
   const as = (cmd, args) => (root ? run('runuser', ['-u', 'postgres', '--', cmd, ...args]) : run(cmd, args));
-  const port = await new Promise((r) => { const s = createServer(); s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => r(p)); }); });
+  const port = await new Promise((r) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => r(p));
+    });
+  });
   let r = await as(join(bin, 'initdb'), ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '-E', 'UTF8']);
   if (!r.ok) throw new Error(`initdb: ${r.stderr}`);
-  r = await as(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-l', join(dir, 'log'), '-w', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=500 ${process.env.BENCH_PG_OPTIONS ?? ''}`, 'start']);
+  r = await as(join(bin, 'pg_ctl'), [
+    '-D',
+    join(dir, 'data'),
+    '-l',
+    join(dir, 'log'),
+    '-w',
+    '-o',
+    `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=500 ${process.env.BENCH_PG_OPTIONS ?? ''}`,
+    'start',
+  ]);
   if (!r.ok) throw new Error(`pg_ctl: ${r.stderr}`);
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop: async () => { if (process.env.BENCH_PG_LOG) await run('cp', [join(dir, 'log'), process.env.BENCH_PG_LOG]); await as(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: async () => {
+      if (process.env.BENCH_PG_LOG) await run('cp', [join(dir, 'log'), process.env.BENCH_PG_LOG]);
+      await as(join(bin, 'pg_ctl'), ['-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** Notes from every recorder (one unix socket for all machines). */
@@ -73,7 +128,9 @@ class Notes {
       });
     });
   }
-  listen() { return new Promise((r) => this.server.listen(this.path, r)); }
+  listen() {
+    return new Promise((r) => this.server.listen(this.path, r));
+  }
   wait(pred, ms = 60_000) {
     const seen = this.list.find(pred);
     if (seen) return Promise.resolve(seen);
@@ -94,20 +151,38 @@ class Conversation {
     const [a, b] = this.agents;
     this.config = {
       message_dir: './messages',
-      agents: Object.fromEntries(this.agents.map((x) => [x, { kind: 'generic', command: 'x', ...(url ? { host: this.hosts[x] } : {}) }])),
+      agents: Object.fromEntries(
+        this.agents.map((x) => [x, { kind: 'generic', command: 'x', ...(url ? { host: this.hosts[x] } : {}) }]),
+      ),
       directions: { [`${a}_to_${b}`]: [a, b], [`${b}_to_${a}`]: [b, a] },
       inbox: { settle_ms: 300 },
       delivery: { enter_delay_ms: enterDelay },
       ...(url ? { bus: { kind: 'postgres', url, conversation: name } } : {}),
     };
-    this.m = Object.fromEntries(hostNames.map((h) => {
-      const dir = join(root, h, name);
-      mkdirSync(join(dir, 'messages'), { recursive: true });
-      writeFileSync(join(dir, 'config.json'), JSON.stringify(this.config));
-      const tmuxDir = join(root, h, 'tmux');
-      mkdirSync(tmuxDir, { recursive: true });
-      return [h, { dir, env: { ...process.env, TMUX_TMPDIR: tmuxDir, TMUX: '', BATON_CONFIG: '', BATON_AGENT: '', CONSOLA_LEVEL: '1', BATON_HOST: h } }];
-    }));
+    this.m = Object.fromEntries(
+      hostNames.map((h) => {
+        const dir = join(root, h, name);
+        mkdirSync(join(dir, 'messages'), { recursive: true });
+        writeFileSync(join(dir, 'config.json'), JSON.stringify(this.config));
+        const tmuxDir = join(root, h, 'tmux');
+        mkdirSync(tmuxDir, { recursive: true });
+        return [
+          h,
+          {
+            dir,
+            env: {
+              ...process.env,
+              TMUX_TMPDIR: tmuxDir,
+              TMUX: '',
+              BATON_CONFIG: '',
+              BATON_AGENT: '',
+              CONSOLA_LEVEL: '1',
+              BATON_HOST: h,
+            },
+          },
+        ];
+      }),
+    );
     this.procs = [];
   }
   outDir(agent) {
@@ -118,15 +193,31 @@ class Conversation {
     for (const a of this.agents) {
       const env = this.m[this.hosts[a]].env;
       mkdirSync(this.outDir(a), { recursive: true });
-      const flags = ['--agent', a, '--notify', this.notes.path, ...(reply ? ['--reply-dir', this.outDir(a), '--reply-until', String(until)] : [])];
+      const flags = [
+        '--agent',
+        a,
+        '--notify',
+        this.notes.path,
+        ...(reply ? ['--reply-dir', this.outDir(a), '--reply-until', String(until)] : []),
+      ];
       const cmd = ['exec', 'node', RECORDER, ...flags].map((x) => (x === 'exec' ? x : JSON.stringify(x))).join(' ');
       // As `baton up` starts an agent's pane: with the bracketed-paste tracker (scripts/paste-mode.pl) beside it,
       // so baton knows the pane takes pastes without asking the terminal (stty) — tmux 3.3 cannot say.
-      const r = await run('tmux', ['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd, ';', ...pasteTrackerCommands(a, PASTE_TRACKER)], env);
+      const r = await run(
+        'tmux',
+        ['new-session', '-d', '-s', a, '-x', '200', '-y', '50', cmd, ';', ...pasteTrackerCommands(a, PASTE_TRACKER)],
+        env,
+      );
       if (!r.ok) throw new Error(`new-session ${a}: ${r.stderr}`);
     }
     for (const a of this.agents) {
-      for (let i = 0; !(await run('tmux', ['capture-pane', '-p', '-t', `=${a}:`], this.m[this.hosts[a]].env)).stdout.includes('recorder ready'); i++) {
+      for (
+        let i = 0;
+        !(await run('tmux', ['capture-pane', '-p', '-t', `=${a}:`], this.m[this.hosts[a]].env)).stdout.includes(
+          'recorder ready',
+        );
+        i++
+      ) {
         if (i > 400) throw new Error(`recorder ${a} did not start`);
         await sleep(25);
       }
@@ -134,7 +225,11 @@ class Conversation {
   }
   /** A daemon per machine; resolves once each says it is watching. */
   async daemons() {
-    await Promise.all(Object.entries(this.m).map(([h, m]) => startDaemon([join(m.dir, 'config.json')], m.env, this.procs, `the daemon of ${h}`)));
+    await Promise.all(
+      Object.entries(this.m).map(([h, m]) =>
+        startDaemon([join(m.dir, 'config.json')], m.env, this.procs, `the daemon of ${h}`),
+      ),
+    );
   }
   send(agent, content, name = `msg_${process.hrtime.bigint()}.json`) {
     const dir = this.outDir(agent);
@@ -155,7 +250,11 @@ async function scene(fn) {
   await notes.listen();
   const convs = [];
   try {
-    return await fn((o) => { const c = new Conversation(root, notes, o); convs.push(c); return c; }, notes);
+    return await fn((o) => {
+      const c = new Conversation(root, notes, o);
+      convs.push(c);
+      return c;
+    }, notes);
   } finally {
     await Promise.all(convs.map((c) => c.stop()));
     notes.server.close();
@@ -204,23 +303,35 @@ async function burst(o) {
   return scene(async (make, notes) => {
     const c = make({ name: fresh(), ...o });
     await c.recorders();
-    for (let i = 0; i < BURST; i++) for (const a of c.agents) c.send(a, `burst ${a} ${i}`, `msg_${String(i).padStart(6, '0')}.json`);
+    for (let i = 0; i < BURST; i++)
+      for (const a of c.agents) c.send(a, `burst ${a} ${i}`, `msg_${String(i).padStart(6, '0')}.json`);
     const last = notes.wait((x) => x.id === pad4(BURST * 2), 300_000);
     const t0 = now();
     await c.daemons();
     const end = await last;
     const ids = notes.list.map((x) => x.id);
-    return { messages: BURST * 2, seconds: round((end.done - t0) / 1000, 2), correct: new Set(ids).size === ids.length && ids.length === BURST * 2 };
+    return {
+      messages: BURST * 2,
+      seconds: round((end.done - t0) / 1000, 2),
+      correct: new Set(ids).size === ids.length && ids.length === BURST * 2,
+    };
   });
 }
 
 /** One daemon process per machine serving every conversation with an agent there (`baton daemon A B …`). */
 async function machineDaemons(convs) {
   const hosts = [...new Set(convs.flatMap((c) => Object.keys(c.m)))];
-  await Promise.all(hosts.map(async (h) => {
-    const mine = convs.filter((c) => c.m[h]);
-    await startDaemon(mine.map((c) => join(c.m[h].dir, 'config.json')), mine[0].m[h].env, mine[0].procs, `the daemon of ${h}`);
-  }));
+  await Promise.all(
+    hosts.map(async (h) => {
+      const mine = convs.filter((c) => c.m[h]);
+      await startDaemon(
+        mine.map((c) => join(c.m[h].dir, 'config.json')),
+        mine[0].m[h].env,
+        mine[0].procs,
+        `the daemon of ${h}`,
+      );
+    }),
+  );
 }
 
 /**
@@ -229,7 +340,10 @@ async function machineDaemons(convs) {
  */
 async function startDaemon(configs, env, procs, label) {
   const flags = process.env.BENCH_DAEMON_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const p = spawn(process.execPath, [...flags, CLI, 'daemon', ...configs], { env: { ...env, CONSOLA_LEVEL: '3' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = spawn(process.execPath, [...flags, CLI, 'daemon', ...configs], {
+    env: { ...env, CONSOLA_LEVEL: '3' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   p.stderr.on('data', (d) => (out += d));
   p.stdout.on('data', (d) => (out += d));
@@ -249,13 +363,22 @@ async function startDaemon(configs, env, procs, label) {
 async function scale(url, k, { seconds = QUICK ? 10 : 20, shared = true } = {}) {
   return scene(async (make, notes) => {
     const machines = ['m1', 'm2', 'm3'];
-    const real = Array.from({ length: k }, (_, i) => make({ name: `${fresh()}s${i}`, url, machines: [machines[i % 3], machines[(i + 1) % 3]] }));
+    const real = Array.from({ length: k }, (_, i) =>
+      make({ name: `${fresh()}s${i}`, url, machines: [machines[i % 3], machines[(i + 1) % 3]] }),
+    );
     for (const c of real) await c.recorders({ reply: true });
     if (shared) await machineDaemons(real);
     else for (const c of real) await c.daemons();
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-    const xacts = async () => Number((await db.query(`SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`)).rows[0].n);
+    const xacts = async () =>
+      Number(
+        (
+          await db.query(
+            `SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()`,
+          )
+        ).rows[0].n,
+      );
     const x0 = await xacts();
     const t0 = now();
     const before = notes.list.length;
@@ -265,8 +388,13 @@ async function scale(url, k, { seconds = QUICK ? 10 : 20, shared = true } = {}) 
     const x1 = await xacts();
     // Strict turns in every conversation: no ID pasted twice, and message n + 1 went to the other agent than n.
     const strict = real.every((c) => {
-      const got = notes.list.filter((x) => c.agents.includes(x.agent)).map((x) => ({ n: Number(x.id.slice(4)), agent: x.agent })).sort((a, b) => a.n - b.n);
-      return got.every((x, i) => i === 0 || (x.n !== got[i - 1].n && (x.n !== got[i - 1].n + 1 || x.agent !== got[i - 1].agent)));
+      const got = notes.list
+        .filter((x) => c.agents.includes(x.agent))
+        .map((x) => ({ n: Number(x.id.slice(4)), agent: x.agent }))
+        .sort((a, b) => a.n - b.n);
+      return got.every(
+        (x, i) => i === 0 || (x.n !== got[i - 1].n && (x.n !== got[i - 1].n + 1 || x.agent !== got[i - 1].agent)),
+      );
     });
     // A turn's latency here: the previous paste in its conversation → this paste's first byte.
     const lat = [];
@@ -275,7 +403,15 @@ async function scale(url, k, { seconds = QUICK ? 10 : 20, shared = true } = {}) 
       for (let i = 1; i < mine.length; i++) lat.push(mine[i].first - mine[i - 1].done);
     }
     await db.end();
-    return { conversations: k, daemons: shared ? machines.length : k * 2, turns_per_s: round(turns.length / seconds, 1), turn_p50_ms: round(pct(lat, 50)), turn_p99_ms: round(pct(lat, 99)), transactions_per_turn: round((x1 - x0) / Math.max(1, turns.length), 1), strict };
+    return {
+      conversations: k,
+      daemons: shared ? machines.length : k * 2,
+      turns_per_s: round(turns.length / seconds, 1),
+      turn_p50_ms: round(pct(lat, 50)),
+      turn_p99_ms: round(pct(lat, 99)),
+      transactions_per_turn: round((x1 - x0) / Math.max(1, turns.length), 1),
+      strict,
+    };
   });
 }
 
@@ -298,41 +434,76 @@ const res = {};
 try {
   const across = { url: server.url, machines: ['alpha', 'beta'] };
   if (only.has('latency')) {
-    say('latency: files …'); res.lat_files = await latency({});
-    say('latency: postgres, one machine …'); res.lat_pg = await latency({ url: server.url });
-    say('latency: postgres, two machines …'); res.lat_pg2 = await latency(across);
+    say('latency: files …');
+    res.lat_files = await latency({});
+    say('latency: postgres, one machine …');
+    res.lat_pg = await latency({ url: server.url });
+    say('latency: postgres, two machines …');
+    res.lat_pg2 = await latency(across);
   }
   if (only.has('pingpong')) {
-    say('ping-pong: files …'); res.pp_files = await pingpong({});
-    say('ping-pong: postgres, one machine …'); res.pp_pg = await pingpong({ url: server.url });
-    say('ping-pong: postgres, two machines …'); res.pp_pg2 = await pingpong(across);
+    say('ping-pong: files …');
+    res.pp_files = await pingpong({});
+    say('ping-pong: postgres, one machine …');
+    res.pp_pg = await pingpong({ url: server.url });
+    say('ping-pong: postgres, two machines …');
+    res.pp_pg2 = await pingpong(across);
   }
   if (only.has('burst')) {
-    say('burst 400: files …'); res.burst_files = await burst({});
-    say('burst 400: postgres …'); res.burst_pg = await burst({ url: server.url });
+    say('burst 400: files …');
+    res.burst_files = await burst({});
+    say('burst 400: postgres …');
+    res.burst_pg = await burst({ url: server.url });
   }
   if (only.has('scale') && !opt['skip-scaling']) {
     res.scale = [];
     const shared = opt.daemons !== 'conversation';
-    for (const k of CONVS) { say(`scale: ${k} conversations over 3 machines, ${shared ? 'one daemon per machine' : 'one daemon per conversation and machine'} …`); res.scale.push(await scale(server.url, k, { shared })); }
+    for (const k of CONVS) {
+      say(
+        `scale: ${k} conversations over 3 machines, ${shared ? 'one daemon per machine' : 'one daemon per conversation and machine'} …`,
+      );
+      res.scale.push(await scale(server.url, k, { shared }));
+    }
   }
 } finally {
   await server.stop();
 }
 const ratio = (a, b) => `${round(a / b, 2)}×`;
 const rows = [
-  ...(res.lat_files ? [
-    ['rename → pane, one machine: p50 / p99 (ms)', `${res.lat_files.p50} / ${res.lat_files.p99}`, `${res.lat_pg.p50} / ${res.lat_pg.p99} (${ratio(res.lat_pg.p50, res.lat_files.p50)})`],
-    ['rename → pane, across two machines: p50 / p99 (ms)', '-', `${res.lat_pg2.p50} / ${res.lat_pg2.p99}`],
-  ] : []),
-  ...(res.pp_files ? [
-    ['ping-pong, one machine (msg/s)', `${res.pp_files.per_s}`, `${res.pp_pg.per_s} (${ratio(res.pp_pg.per_s, res.pp_files.per_s)})`],
-    ['ping-pong, across two machines (msg/s)', '-', `${res.pp_pg2.per_s}`],
-  ] : []),
-  ...(res.burst_files ? [
-    ['burst of 400 (s)', `${res.burst_files.seconds} (${res.burst_files.correct ? 'correct' : 'WRONG'})`, `${res.burst_pg.seconds} (${res.burst_pg.correct ? 'correct' : 'WRONG'})`],
-  ] : []),
-  ...(res.scale ?? []).map((s) => [`scale: ${s.conversations} conversations / 3 machines / ${s.daemons} daemons: turns/s, p50 / p99 (ms), xacts/turn`, '-', `${s.turns_per_s}, ${s.turn_p50_ms} / ${s.turn_p99_ms}, ${s.transactions_per_turn}${s.strict ? '' : ' (TURNS BROKEN)'}`]),
+  ...(res.lat_files
+    ? [
+        [
+          'rename → pane, one machine: p50 / p99 (ms)',
+          `${res.lat_files.p50} / ${res.lat_files.p99}`,
+          `${res.lat_pg.p50} / ${res.lat_pg.p99} (${ratio(res.lat_pg.p50, res.lat_files.p50)})`,
+        ],
+        ['rename → pane, across two machines: p50 / p99 (ms)', '-', `${res.lat_pg2.p50} / ${res.lat_pg2.p99}`],
+      ]
+    : []),
+  ...(res.pp_files
+    ? [
+        [
+          'ping-pong, one machine (msg/s)',
+          `${res.pp_files.per_s}`,
+          `${res.pp_pg.per_s} (${ratio(res.pp_pg.per_s, res.pp_files.per_s)})`,
+        ],
+        ['ping-pong, across two machines (msg/s)', '-', `${res.pp_pg2.per_s}`],
+      ]
+    : []),
+  ...(res.burst_files
+    ? [
+        [
+          'burst of 400 (s)',
+          `${res.burst_files.seconds} (${res.burst_files.correct ? 'correct' : 'WRONG'})`,
+          `${res.burst_pg.seconds} (${res.burst_pg.correct ? 'correct' : 'WRONG'})`,
+        ],
+      ]
+    : []),
+  ...(res.scale ?? []).map((s) => [
+    `scale: ${s.conversations} conversations / 3 machines / ${s.daemons} daemons: turns/s, p50 / p99 (ms), xacts/turn`,
+    '-',
+    `${s.turns_per_s}, ${s.turn_p50_ms} / ${s.turn_p99_ms}, ${s.transactions_per_turn}${s.strict ? '' : ' (TURNS BROKEN)'}`,
+  ]),
 ];
 const w0 = Math.max(...rows.map((r) => r[0].length));
 const table = [

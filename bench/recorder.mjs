@@ -9,7 +9,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 
 const { values: o } = parseArgs({
-  options: { agent: { type: 'string' }, notify: { type: 'string' }, 'reply-dir': { type: 'string' }, 'reply-until': { type: 'string' } },
+  options: {
+    agent: { type: 'string' },
+    notify: { type: 'string' },
+    'reply-dir': { type: 'string' },
+    'reply-until': { type: 'string' },
+  },
 });
 const now = () => performance.timeOrigin + performance.now();
 const sock = connect(o.notify);
@@ -37,7 +42,9 @@ process.stdin.on('data', (chunk) => {
     const entered = text[e + END.length] === '\r';
     text = text.slice(e + END.length + (entered ? 1 : 0));
     const id = /^\[baton\] (\S+)/.exec(body)?.[1] ?? '?';
-    sock.write(`${JSON.stringify({ agent: o.agent, id, first, done: t, entered, bytes: body.length, redelivered: body.split('\n')[0].endsWith('(redelivered)') })}\n`);
+    sock.write(
+      `${JSON.stringify({ agent: o.agent, id, first, done: t, entered, bytes: body.length, redelivered: body.split('\n')[0].endsWith('(redelivered)') })}\n`,
+    );
     first = null;
     const n = Number(/^msg_(\d+)$/.exec(id)?.[1] ?? NaN);
     if (o['reply-dir'] && n < until) {

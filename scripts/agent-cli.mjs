@@ -44,7 +44,12 @@ function installed(dir) {
   } catch {
     return false;
   }
-  const r = spawnSync(binOf(dir), ['--version'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000, env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(binOf(dir), ['--version'], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: 60_000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return r.status === 0 && r.stdout.includes(VERSION);
 }
 
@@ -59,7 +64,10 @@ if (!installed(cache)) {
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
   // A package.json of its own, so npm neither walks up into the repository's nor records anything there.
-  writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ name: `${client.folder}-cache`, private: true }, null, 2)}\n`);
+  writeFileSync(
+    join(staging, 'package.json'),
+    `${JSON.stringify({ name: `${client.folder}-cache`, private: true }, null, 2)}\n`,
+  );
   process.stderr.write(`agent-cli: installing ${PACKAGE}@${VERSION} into ${cache}\n`);
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const r = spawnSync(
@@ -67,9 +75,26 @@ if (!installed(cache)) {
     // Native binaries come as optional dependencies (Codex's, Claude Code's via its postinstall).
     // --engine-strict=false: under `npm test` npm hands its scripts this repository's engine-strict, and
     // Claude Code 2.1.332 asks for node >= 22 though its native binary runs the same on node 20.
-    ['install', '--prefix', staging, '--no-save', '--no-audit', '--no-fund', '--no-package-lock', '--include=optional', '--ignore-scripts=false', '--engine-strict=false', '--loglevel=error', `${PACKAGE}@${VERSION}`],
+    [
+      'install',
+      '--prefix',
+      staging,
+      '--no-save',
+      '--no-audit',
+      '--no-fund',
+      '--no-package-lock',
+      '--include=optional',
+      '--ignore-scripts=false',
+      '--engine-strict=false',
+      '--loglevel=error',
+      `${PACKAGE}@${VERSION}`,
+    ],
     // No TTY needed: stdin closed, npm's output to our stderr (stdout carries only the path).
-    { cwd: staging, stdio: ['ignore', 2, 2], env: { ...process.env, npm_config_update_notifier: 'false', npm_config_progress: 'false' } },
+    {
+      cwd: staging,
+      stdio: ['ignore', 2, 2],
+      env: { ...process.env, npm_config_update_notifier: 'false', npm_config_progress: 'false' },
+    },
   );
   if (r.error) {
     rmSync(staging, { recursive: true, force: true });

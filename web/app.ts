@@ -27,7 +27,11 @@ function wireControls(): void {
       text.focus();
       return;
     }
-    const ok = await act($<HTMLButtonElement>('send'), 'send', { to: $<HTMLSelectElement>('send-to').value, type: $<HTMLSelectElement>('send-type').value, content: text.value });
+    const ok = await act($<HTMLButtonElement>('send'), 'send', {
+      to: $<HTMLSelectElement>('send-to').value,
+      type: $<HTMLSelectElement>('send-type').value,
+      content: text.value,
+    });
     if (ok) text.value = '';
   });
   text.addEventListener('keydown', (ev) => {
@@ -52,7 +56,10 @@ function wireControls(): void {
   });
   $('pause').addEventListener('click', () => void act($<HTMLButtonElement>('pause'), 'pause', {}));
   $('resume').addEventListener('click', () => void act($<HTMLButtonElement>('resume'), 'resume', {}));
-  $('approve-all').addEventListener('click', () => void act($<HTMLButtonElement>('approve-all'), 'approve', { all: true }));
+  $('approve-all').addEventListener(
+    'click',
+    () => void act($<HTMLButtonElement>('approve-all'), 'approve', { all: true }),
+  );
   $('older').addEventListener('click', () => void loadOlder());
   $('dialog-close').addEventListener('click', () => $<HTMLDialogElement>('dialog').close());
 }
@@ -68,16 +75,27 @@ function connect(cursor: string): void {
   const es = new EventSource(`/api/stream?from=${encodeURIComponent(cursor)}`);
   source = es;
   es.addEventListener('open', () => setLive('live', true));
-  es.addEventListener('error', () => setLive(es.readyState === EventSource.CLOSED ? 'disconnected (reload the page)' : 'reconnecting…', false));
-  es.addEventListener('hello', (ev) => setToken((JSON.parse((ev as MessageEvent<string>).data) as { token: string }).token));
+  es.addEventListener('error', () =>
+    setLive(es.readyState === EventSource.CLOSED ? 'disconnected (reload the page)' : 'reconnecting…', false),
+  );
+  es.addEventListener('hello', (ev) =>
+    setToken((JSON.parse((ev as MessageEvent<string>).data) as { token: string }).token),
+  );
   es.addEventListener('baton', (ev) => {
-    const d = JSON.parse((ev as MessageEvent<string>).data) as { e: Record<string, unknown>; bubble?: Bubble | null; pos?: number; nudges?: number };
+    const d = JSON.parse((ev as MessageEvent<string>).data) as {
+      e: Record<string, unknown>;
+      bubble?: Bubble | null;
+      pos?: number;
+      nudges?: number;
+    };
     addEvent(d.e);
     if (d.bubble) live(d.bubble, d.pos);
     if (d.e.event === 'nudged' && typeof d.e.reply_to === 'string') setNudges(d.e.reply_to, d.nudges ?? 0);
   });
   es.addEventListener('status', (ev) => applyStatus(JSON.parse((ev as MessageEvent<string>).data) as Status));
-  es.addEventListener('screens', (ev) => renderScreens(JSON.parse((ev as MessageEvent<string>).data) as Record<string, string | null>));
+  es.addEventListener('screens', (ev) =>
+    renderScreens(JSON.parse((ev as MessageEvent<string>).data) as Record<string, string | null>),
+  );
   es.addEventListener('reset', () => {
     if (!starting) void start();
   });
@@ -102,8 +120,12 @@ async function start(retry = 0): Promise<void> {
   source?.close();
   view.conversation = snap.conversation;
   resetTranscript(snap.conversation.agents, snap.messages.items, snap.messages.start);
-  $<HTMLSelectElement>('send-to').replaceChildren(...snap.conversation.agents.map((a) => h('option', { value: a.name }, a.name)));
-  $<HTMLSelectElement>('send-type').replaceChildren(...snap.conversation.types.map((ty) => h('option', { value: ty }, ty)));
+  $<HTMLSelectElement>('send-to').replaceChildren(
+    ...snap.conversation.agents.map((a) => h('option', { value: a.name }, a.name)),
+  );
+  $<HTMLSelectElement>('send-type').replaceChildren(
+    ...snap.conversation.types.map((ty) => h('option', { value: ty }, ty)),
+  );
   resetPanels(snap.events);
   if (snap.status) applyStatus(snap.status);
   else renderAgents();

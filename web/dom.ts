@@ -12,14 +12,19 @@ export const $ = <T extends HTMLElement = HTMLElement>(id: string): T => {
 
 type Child = Node | string | null | undefined | false;
 /** Build an element; strings become text nodes, never markup. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Record<string, string | boolean> = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Record<string, string | boolean> = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(props)) {
     if (k === 'class') e.className = String(v);
     else if (typeof v === 'boolean') e.toggleAttribute(k, v);
     else e.setAttribute(k, v);
   }
-  for (const c of children) if (c !== null && c !== undefined && c !== false) e.append(typeof c === 'string' ? document.createTextNode(c) : c);
+  for (const c of children)
+    if (c !== null && c !== undefined && c !== false) e.append(typeof c === 'string' ? document.createTextNode(c) : c);
   return e;
 }
 
@@ -37,7 +42,11 @@ export async function getJson<T>(url: string): Promise<T> {
 }
 
 async function control(op: string, body: Record<string, unknown>): Promise<ControlReply> {
-  const r = await fetch(`/api/${op}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-baton-token': token }, body: JSON.stringify(body) });
+  const r = await fetch(`/api/${op}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-baton-token': token },
+    body: JSON.stringify(body),
+  });
   const reply = (await r.json().catch(() => ({ ok: false, message: `${r.status} ${r.statusText}` }))) as ControlReply;
   return { ok: r.ok && reply.ok, message: reply.message };
 }

@@ -26,7 +26,12 @@ export function applyStatus(s: Status): void {
   void renderPending().catch((err: Error) => say(false, err.message));
 }
 
-const duration = (s: number) => (s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`);
+const duration = (s: number) =>
+  s < 60
+    ? `${s} s`
+    : s < 3600
+      ? `${Math.floor(s / 60)} min ${s % 60} s`
+      : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 
 function fact(label: string, value: Node | string, cls = ''): Node[] {
   return [h('dt', {}, label), h('dd', { class: cls }, value)];
@@ -48,21 +53,47 @@ function renderFacts(): void {
         : 'running';
   const held = Object.entries(s.held).filter(([, n]) => n > 0);
   const heldNode = held.length
-    ? h('span', {}, ...held.map(([d, n], i) => h('span', { class: 'held', title: s.waiting[d] ?? '' }, `${i ? ', ' : ''}${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`)))
+    ? h(
+        'span',
+        {},
+        ...held.map(([d, n], i) =>
+          h(
+            'span',
+            { class: 'held', title: s.waiting[d] ?? '' },
+            `${i ? ', ' : ''}${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`,
+          ),
+        ),
+      )
     : 'none';
-  const rejected = h('button', { type: 'button', class: 'linkish', id: 'rejected-button', title: 'show why' }, String(s.rejected));
+  const rejected = h(
+    'button',
+    { type: 'button', class: 'linkish', id: 'rejected-button', title: 'show why' },
+    String(s.rejected),
+  );
   rejected.addEventListener('click', () => void showRejected());
   dl.replaceChildren(
-    ...fact('daemon', s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running', s.daemon.running ? 'ok' : 'bad'),
+    ...fact(
+      'daemon',
+      s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running',
+      s.daemon.running ? 'ok' : 'bad',
+    ),
     // Across machines (SPEC §10): each machine's daemon, alive or not and since when.
-    ...(s.bus.kind === 'postgres' ? fact('machines', machines(s.hosts), Object.values(s.hosts).every((x) => x.alive) ? 'ok' : 'bad') : []),
+    ...(s.bus.kind === 'postgres'
+      ? fact('machines', machines(s.hosts), Object.values(s.hosts).every((x) => x.alive) ? 'ok' : 'bad')
+      : []),
     ...fact('policy', s.policy),
     ...fact('turn', h('span', {}, h('strong', {}, s.current_turn ?? '—'), h('span', { id: 'turn-for' }, ''))),
     ...fact('messages', `${s.message_counter}${s.max_turns ? ` / ${s.max_turns}` : ''}`),
     ...fact('conversation', `${state}${s.demo ? ' (a demo)' : ''}`, s.finished || s.stalled || s.paused ? 'bad' : 'ok'),
     ...(s.nudges ? fact('reminders', String(s.nudges)) : []),
     // Tokens the agents used, from their hooks (issue 16), against the budget when there is one.
-    ...(s.tokens.total || s.tokens.max ? fact('tokens', `${s.tokens.total}${s.tokens.max ? ` / ${s.tokens.max}` : ''}`, s.tokens.max && s.tokens.total >= s.tokens.max ? 'bad' : 'ok') : []),
+    ...(s.tokens.total || s.tokens.max
+      ? fact(
+          'tokens',
+          `${s.tokens.total}${s.tokens.max ? ` / ${s.tokens.max}` : ''}`,
+          s.tokens.max && s.tokens.total >= s.tokens.max ? 'bad' : 'ok',
+        )
+      : []),
     ...fact('held', heldNode),
     ...(s.pending.length ? fact('pending', String(s.pending.length)) : []),
     ...fact('rejected', rejected),
@@ -95,7 +126,15 @@ export function renderAgents(): void {
       card = h(
         'article',
         { class: `agent c${(lane.get(a.name) ?? 0) % 8}` },
-        h('h3', {}, h('span', { class: 'name' }, a.name), ' ', h('small', { class: 'kind' }, a.kind), ' ', h('span', { class: 'state' }, '')),
+        h(
+          'h3',
+          {},
+          h('span', { class: 'name' }, a.name),
+          ' ',
+          h('small', { class: 'kind' }, a.kind),
+          ' ',
+          h('span', { class: 'state' }, ''),
+        ),
         h('p', { class: 'pane' }, ''),
         h('p', { class: 'problem', hidden: true }, ''),
         h('pre', { class: 'screen', tabindex: '0', 'aria-label': `${a.name}'s screen (read-only)` }, ''),
@@ -110,11 +149,17 @@ export function renderAgents(): void {
     stateEl.textContent = !st ? '' : st.alive ? 'alive' : st.dead ? 'dead' : 'missing';
     stateEl.className = `state ${st?.alive ? 'ok' : 'bad'}`;
     // What the agent's own hooks said last (issue 16): more exact than the screen where the kind has hooks.
-    const hooked = st?.hooks ? ` · ${st.hooks.state === 'permission' ? 'waiting for a permission' : st.hooks.state} since ${when(st.hooks.since)}` : '';
+    const hooked = st?.hooks
+      ? ` · ${st.hooks.state === 'permission' ? 'waiting for a permission' : st.hooks.state} since ${when(st.hooks.since)}`
+      : '';
     // Its screen as its kind's client draws it (issue 17), where baton reads it.
     const sc = st?.screen;
-    const screen = sc ? ` · screen: ${sc.state === 'holding' ? 'holding text' : sc.state === 'unknown' ? 'not recognised' : sc.state}${sc.busy ? ', busy' : ''}` : '';
-    card.querySelector('.pane')!.textContent = st ? `${st.target}${st.pane ? ` · ${st.pane} · ${st.command ?? ''}` : ''}${st.last_activity ? ` · active ${when(st.last_activity)}` : ''}${screen}${hooked}` : '';
+    const screen = sc
+      ? ` · screen: ${sc.state === 'holding' ? 'holding text' : sc.state === 'unknown' ? 'not recognised' : sc.state}${sc.busy ? ', busy' : ''}`
+      : '';
+    card.querySelector('.pane')!.textContent = st
+      ? `${st.target}${st.pane ? ` · ${st.pane} · ${st.command ?? ''}` : ''}${st.last_activity ? ` · active ${when(st.last_activity)}` : ''}${screen}${hooked}`
+      : '';
     const problem = card.querySelector<HTMLElement>('.problem')!;
     problem.hidden = !st?.problem || !st.pane;
     problem.textContent = st?.problem ? `baton waits: ${st.problem}` : '';
@@ -137,7 +182,15 @@ const EVENT_FIELDS = ['id', 'from', 'to', 'agent', 'file', 'direction', 'reason'
 export function addEvent(e: Record<string, unknown>): void {
   const parts = EVENT_FIELDS.filter((k) => e[k] !== undefined && e[k] !== null).map((k) => `${k}: ${String(e[k])}`);
   const ts = typeof e.ts === 'string' ? e.ts : null;
-  const li = h('li', { class: `ev ev-${String(e.event).replace(/[^a-z_]/g, '')}` }, h('time', { datetime: ts ?? '' }, when(ts)), ' ', h('strong', {}, String(e.event)), ' ', parts.join(' · '));
+  const li = h(
+    'li',
+    { class: `ev ev-${String(e.event).replace(/[^a-z_]/g, '')}` },
+    h('time', { datetime: ts ?? '' }, when(ts)),
+    ' ',
+    h('strong', {}, String(e.event)),
+    ' ',
+    parts.join(' · '),
+  );
   const list = $('events');
   list.prepend(li);
   while (list.children.length > 40) list.lastElementChild?.remove();
@@ -159,7 +212,11 @@ async function renderPending(): Promise<void> {
   pendingKey = key;
   $('pending').replaceChildren(
     ...items.map((p) => {
-      const reason = h('input', { type: 'text', placeholder: 'why (sent back to the sender)', 'aria-label': `Reason to reject ${p.file}` });
+      const reason = h('input', {
+        type: 'text',
+        placeholder: 'why (sent back to the sender)',
+        'aria-label': `Reason to reject ${p.file}`,
+      });
       const approve = h('button', { type: 'button' }, 'Approve');
       const reject = h('button', { type: 'button' }, 'Reject');
       approve.addEventListener('click', () => void act(approve, 'approve', { file: p.file }));
@@ -174,7 +231,16 @@ async function renderPending(): Promise<void> {
       return h(
         'li',
         {},
-        h('div', { class: 'meta' }, h('span', { class: 'who' }, p.from), ' → ', h('span', {}, p.to), ' ', h('code', {}, p.file), p.type && p.type !== 'message' ? h('span', { class: 'badge type' }, p.type) : null),
+        h(
+          'div',
+          { class: 'meta' },
+          h('span', { class: 'who' }, p.from),
+          ' → ',
+          h('span', {}, p.to),
+          ' ',
+          h('code', {}, p.file),
+          p.type && p.type !== 'message' ? h('span', { class: 'badge type' }, p.type) : null,
+        ),
         p.subject ? h('div', { class: 'subject' }, p.subject) : null,
         h('div', { class: 'content' }, p.content),
         h('div', { class: 'row' }, approve, reason, reject),
@@ -189,9 +255,21 @@ async function showRejected(): Promise<void> {
     const list = h(
       'ul',
       { class: 'rejected' },
-      ...items.map((r) => h('li', {}, h('code', {}, r.stored_as), r.direction ? ` (${r.direction})` : '', r.rejected_at ? ` · ${when(r.rejected_at)}` : '', h('div', {}, r.reason ?? 'no reason recorded'))),
+      ...items.map((r) =>
+        h(
+          'li',
+          {},
+          h('code', {}, r.stored_as),
+          r.direction ? ` (${r.direction})` : '',
+          r.rejected_at ? ` · ${when(r.rejected_at)}` : '',
+          h('div', {}, r.reason ?? 'no reason recorded'),
+        ),
+      ),
     );
-    openDialog(`${count} rejected file${count === 1 ? '' : 's'}${count > items.length ? ` (newest ${items.length})` : ''}`, count ? list : h('p', {}, 'Nothing was rejected.'));
+    openDialog(
+      `${count} rejected file${count === 1 ? '' : 's'}${count > items.length ? ` (newest ${items.length})` : ''}`,
+      count ? list : h('p', {}, 'Nothing was rejected.'),
+    );
   } catch (err) {
     say(false, (err as Error).message);
   }

@@ -28,7 +28,9 @@ export function resetTranscript(agents: readonly { name: string }[], items: read
   const t = $('transcript');
   t.className = `transcript ${lanes <= 4 ? `lanes lanes-${lanes}` : 'column'}`;
   $('lanes-head').className = `lanes-head ${lanes <= 4 ? `lanes lanes-${lanes}` : 'column'}`;
-  $('lanes-head').replaceChildren(...agents.map((a, i) => h('div', { class: `lane-${Math.min(i, 3)} c${i % 8}` }, a.name)));
+  $('lanes-head').replaceChildren(
+    ...agents.map((a, i) => h('div', { class: `lane-${Math.min(i, 3)} c${i % 8}` }, a.name)),
+  );
   t.replaceChildren();
   bubbles.clear();
   for (const b of items) {
@@ -63,7 +65,11 @@ function replyLink(id: string): HTMLAnchorElement {
 function renderBubble(b: Bubble): HTMLLIElement {
   const user = b.sender === 'user';
   const i = lane.get(b.sender) ?? 0;
-  const li = h('li', { class: `msg ${user ? 'person' : `lane-${Math.min(i, 3)} c${i % 8}`}`, id: `m-${b.id}`, tabindex: '-1' });
+  const li = h('li', {
+    class: `msg ${user ? 'person' : `lane-${Math.min(i, 3)} c${i % 8}`}`,
+    id: `m-${b.id}`,
+    tabindex: '-1',
+  });
   li.dataset.id = b.id;
   const meta = h(
     'div',
@@ -78,8 +84,18 @@ function renderBubble(b: Bubble): HTMLLIElement {
     ' ',
     h('time', { datetime: b.delivered_at ?? '', title: b.delivered_at ?? '' }, when(b.delivered_at)),
     b.type !== 'message' ? h('span', { class: 'badge type' }, b.type) : null,
-    b.redelivered ? h('span', { class: 'badge warn', title: 'typed again after a crash; it may show twice in the pane' }, 'redelivered') : null,
-    h('span', { class: 'badge nudge', hidden: b.nudges === 0, title: 'reminders sent while the reply to this was owed' }, `${b.nudges} reminder${b.nudges === 1 ? '' : 's'}`),
+    b.redelivered
+      ? h(
+          'span',
+          { class: 'badge warn', title: 'typed again after a crash; it may show twice in the pane' },
+          'redelivered',
+        )
+      : null,
+    h(
+      'span',
+      { class: 'badge nudge', hidden: b.nudges === 0, title: 'reminders sent while the reply to this was owed' },
+      `${b.nudges} reminder${b.nudges === 1 ? '' : 's'}`,
+    ),
   );
   const content = h('div', { class: 'content' }, b.content);
   li.append(meta);

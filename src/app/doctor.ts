@@ -38,49 +38,101 @@ export async function checkState(bus: BusReader): Promise<Check> {
     return { name: 'state.json', level: 'fail', detail: (err as StateError).message };
   }
   if (!have) {
-    const detail = want.message_counter ? 'missing (the daemon rebuilds it from the archive at start)' : 'not created yet';
+    const detail = want.message_counter
+      ? 'missing (the daemon rebuilds it from the archive at start)'
+      : 'not created yet';
     return { name: 'state.json', level: level(!problems.length, 'fail'), detail: [detail, ...problems].join('; ') };
   }
   // The last record never stamped delivered, state.json one behind: a delivery cut short, which the
   // daemon finishes at start (unflagged, since nothing was typed yet).
   if (!problems.length && have.message_counter === want.message_counter - 1 && view.last && !view.last.delivered_at) {
-    return { name: 'state.json', level: 'warn', detail: `one message behind the archive: a daemon stopped while delivering ${want.last_message_id}; the next daemon start finishes it (no repair needed)` };
+    return {
+      name: 'state.json',
+      level: 'warn',
+      detail: `one message behind the archive: a daemon stopped while delivering ${want.last_message_id}; the next daemon start finishes it (no repair needed)`,
+    };
   }
   const keys = ['current_turn', 'last_message_id', 'message_counter', 'pending_reply_to'] as const;
-  const wrong = keys.filter((k) => have[k] !== want[k]).map((k) => `${k} is ${JSON.stringify(have[k])}, the archive says ${JSON.stringify(want[k])}`);
+  const wrong = keys
+    .filter((k) => have[k] !== want[k])
+    .map((k) => `${k} is ${JSON.stringify(have[k])}, the archive says ${JSON.stringify(want[k])}`);
   const all = [...problems, ...wrong];
-  return { name: 'state.json', level: level(all.length === 0, 'fail'), detail: all.join('; ') || `agrees with the archive (${want.message_counter} messages)` };
+  return {
+    name: 'state.json',
+    level: level(all.length === 0, 'fail'),
+    detail: all.join('; ') || `agrees with the archive (${want.message_counter} messages)`,
+  };
 }
 
 export async function diagnose(config: Config, bus: BusReader = openBus(config)): Promise<Check[]> {
-  const l = { root: config.messageDir, archive: join(config.messageDir, 'archive'), rejected: join(config.messageDir, 'rejected') };
+  const l = {
+    root: config.messageDir,
+    archive: join(config.messageDir, 'archive'),
+    rejected: join(config.messageDir, 'rejected'),
+  };
   const t = new Tmux();
   const checks: Check[] = [];
   const version = await t.version();
-  checks.push({ name: 'tmux', level: level(!!version, 'fail'), detail: version ?? 'not installed (apt-get install -y tmux)' });
+  checks.push({
+    name: 'tmux',
+    level: level(!!version, 'fail'),
+    detail: version ?? 'not installed (apt-get install -y tmux)',
+  });
   for (const name of config.order) {
     const a = config.agents[name]!;
     if (a.target || !isLocal(config, name)) continue; // another machine's agent: its own doctor checks it
     const command = a.command ?? KINDS[a.kind].command;
     const program = command && programOf(command);
     const ok = !!program && onPath(program, a.cwd);
-    checks.push({ name: `agent ${name}`, level: level(ok, 'warn'), detail: ok ? `"${command}"` : command ? `"${program}" is not on PATH (baton up --demo runs demo agents instead)` : `agents.${name}.command is required for kind ${a.kind}` });
+    checks.push({
+      name: `agent ${name}`,
+      level: level(ok, 'warn'),
+      detail: ok
+        ? `"${command}"`
+        : command
+          ? `"${program}" is not on PATH (baton up --demo runs demo agents instead)`
+          : `agents.${name}.command is required for kind ${a.kind}`,
+    });
   }
   // On the PostgreSQL bus only this machine's agents' folders (relayed into the database) and rejected/ are on disk.
-  const folders = config.bus.kind === 'postgres' ? [l.root, l.rejected, ...config.directions.filter((d) => isLocal(config, d.from)).map((d) => d.dir)] : [l.root, l.archive, l.rejected, ...config.directions.map((d) => d.dir)];
+  const folders =
+    config.bus.kind === 'postgres'
+      ? [l.root, l.rejected, ...config.directions.filter((d) => isLocal(config, d.from)).map((d) => d.dir)]
+      : [l.root, l.archive, l.rejected, ...config.directions.map((d) => d.dir)];
   for (const dir of folders) {
-    const ok = await access(dir, constants.R_OK | constants.W_OK | constants.X_OK).then(() => true, () => false);
-    checks.push({ name: `folder ${dir}`, level: level(ok, 'warn'), detail: ok ? 'readable and writable' : 'missing or not writable (baton up or baton daemon creates it)' });
+    const ok = await access(dir, constants.R_OK | constants.W_OK | constants.X_OK).then(
+      () => true,
+      () => false,
+    );
+    checks.push({
+      name: `folder ${dir}`,
+      level: level(ok, 'warn'),
+      detail: ok ? 'readable and writable' : 'missing or not writable (baton up or baton daemon creates it)',
+    });
   }
   const d = await bus.daemon();
   checks.push({ name: 'daemon', level: 'ok', detail: d.running ? `running (pid ${d.pid})` : 'not running' });
   checks.push(await checkState(bus));
   const st = await bus.readState().catch(() => null);
-  if (st?.finished) checks.push({ name: 'conversation', level: 'ok', detail: `finished (${st.finished.reason}) at ${st.finished.at}; "baton resume" continues it` });
-  else if (st?.stalled) checks.push({ name: 'conversation', level: 'warn', detail: `stalled: ${st.current_turn} stayed silent after ${st.nudges ?? 0} reminders` });
+  if (st?.finished)
+    checks.push({
+      name: 'conversation',
+      level: 'ok',
+      detail: `finished (${st.finished.reason}) at ${st.finished.at}; "baton resume" continues it`,
+    });
+  else if (st?.stalled)
+    checks.push({
+      name: 'conversation',
+      level: 'warn',
+      detail: `stalled: ${st.current_turn} stayed silent after ${st.nudges ?? 0} reminders`,
+    });
   const waiting = await bus.requestsWaiting();
   if (waiting && !d.running) {
-    checks.push({ name: 'requests', level: 'warn', detail: `${waiting} waiting in ${bus.where} with no daemon to answer them (the next daemon start does)` });
+    checks.push({
+      name: 'requests',
+      level: 'warn',
+      detail: `${waiting} waiting in ${bus.where} with no daemon to answer them (the next daemon start does)`,
+    });
   }
   checks.push(...(await bus.checks(d.running)));
   return checks;
@@ -102,4 +154,3 @@ export async function repair(bus: Bus): Promise<string> {
     return `state.json rebuilt: ${state.current_turn}'s turn after ${state.last_message_id ?? 'no messages'}`;
   });
 }
-

@@ -25,14 +25,26 @@ export interface Launch {
 }
 
 /** The command with the launch arguments added, when it runs the kind's own program (else as it is, with why). */
-export function withLaunch(command: string, agent: Pick<Agent, 'kind'>, launch: Launch | undefined): { command: string; skipped?: string } {
+export function withLaunch(
+  command: string,
+  agent: Pick<Agent, 'kind'>,
+  launch: Launch | undefined,
+): { command: string; skipped?: string } {
   if (!launch?.args.length) return { command };
-  if (programName(command) !== agent.kind) return { command, skipped: `"${command}" does not start ${agent.kind} itself, so baton cannot add ${launch.args.filter((a) => a.startsWith('-')).join(' ')}` };
+  if (programName(command) !== agent.kind)
+    return {
+      command,
+      skipped: `"${command}" does not start ${agent.kind} itself, so baton cannot add ${launch.args.filter((a) => a.startsWith('-')).join(' ')}`,
+    };
   return { command: `${command} ${launch.args.map(shellQuote).join(' ')}` };
 }
 
 /** baton's hooks in one agent's folder, and its launch additions (none for Claude Code: its settings file suffices). */
-async function install(config: Config, agent: Agent, spool: string): Promise<{ ok: boolean; file: string; why?: string; launch?: Launch } | null> {
+async function install(
+  config: Config,
+  agent: Agent,
+  spool: string,
+): Promise<{ ok: boolean; file: string; why?: string; launch?: Launch } | null> {
   switch (agent.kind) {
     case 'claude':
       return installClaudeHooks(agent, spool, process.execPath, CLI_JS);
@@ -59,12 +71,18 @@ export async function installHooks(config: Config, agents: Agent[]): Promise<Map
     if (!r) continue;
     const where = relative(process.cwd(), r.file) || r.file;
     if (r.ok) log.info(`${agent.name}: receipts and turn ends from its hooks (${where})`);
-    else log.warn(`${agent.name}: cannot add baton's hooks to ${where}: ${r.why}; its deliveries are confirmed from the screen only`);
+    else
+      log.warn(
+        `${agent.name}: cannot add baton's hooks to ${where}: ${r.why}; its deliveries are confirmed from the screen only`,
+      );
     if (r.launch) launches.set(agent.name, r.launch);
     if (agent.kind !== 'claude') continue;
     // Its MCP server too: the agent may answer with the post tool instead of a shell command.
     const m = await registerClaudeMcp(agent, process.execPath, CLI_JS, config.file);
-    if (!m.ok) log.warn(`${agent.name}: cannot register baton's MCP server in ${relative(process.cwd(), m.file) || m.file}: ${m.why}`);
+    if (!m.ok)
+      log.warn(
+        `${agent.name}: cannot register baton's MCP server in ${relative(process.cwd(), m.file) || m.file}: ${m.why}`,
+      );
   }
   return launches;
 }

@@ -20,7 +20,9 @@ export function instructionsText(config: Config, name: string): string {
   const next = expectedReceiver(name, { policy, agents: config.order });
   const first = config.firstTurn === name;
   // scripts/send.sh exists in baton's own checkout, not in a folder `baton init` set up.
-  const sendSh = existsSync(join(config.baseDir, 'scripts', 'send.sh')) ? `${relative(agent.cwd, join(config.baseDir, 'scripts')) || '.'}/send.sh` : null;
+  const sendSh = existsSync(join(config.baseDir, 'scripts', 'send.sh'))
+    ? `${relative(agent.cwd, join(config.baseDir, 'scripts')) || '.'}/send.sh`
+    : null;
   const turns =
     policy === 'handoff'
       ? `- Only the agent holding the turn speaks. You choose who speaks next: your message goes to the agent you
@@ -30,7 +32,8 @@ export function instructionsText(config: Config, name: string): string {
         : `- Turns alternate strictly between you and **${others[0]}**.`;
   const post = policy === 'handoff' ? `baton post --to ${others[0]} "your message"` : 'baton post "your reply"';
   if (agent.reply === 'auto') return autoText(config, name, turns, first);
-  const forgot = agent.reply === 'both' ? '\nIf your turn ends without a post, baton sends your final reply for you (once).\n' : '';
+  const forgot =
+    agent.reply === 'both' ? '\nIf your turn ends without a post, baton sends your final reply for you (once).\n' : '';
   return `${MARKER}
 # You are ${name}
 
@@ -47,10 +50,14 @@ ${turns}
 
       [baton] ${policy === 'handoff' ? 'your turn: pass it on with: baton post --to AGENT "<your message>"' : `reply to ${next ?? others[0]} with: baton post "<your reply>"`}
 
-${agent.kind === 'shell' ? `- This pane is a shell, so baton never types a message's text into it (a shell would run it): you get one
+${
+  agent.kind === 'shell'
+    ? `- This pane is a shell, so baton never types a message's text into it (a shell would run it): you get one
   comment line naming the message, \`# baton: msg_0007 from ${others[0]} … - read it with: baton show msg_0007\`.
   Read it with that command.
-` : ''}- Answer each message with **exactly one** message, then **stop and wait**. Do not poll, do not sleep in a
+`
+    : ''
+}- Answer each message with **exactly one** message, then **stop and wait**. Do not poll, do not sleep in a
   loop, do not check folders: the next message will be typed into this pane when it comes.
 - A message written out of turn is not lost: baton holds it until your turn — but it is still one per turn.
 - Messages from a person start with \`[baton] user_0001 from user\`; they are not a turn and need no reply through baton.

@@ -16,7 +16,10 @@ import { composePost } from './post.js';
 import { collectStatus, formatStatus } from './status.js';
 import { formatText, transcript } from './transcript.js';
 
-const text = (t: string, isError = false) => ({ content: [{ type: 'text' as const, text: t }], ...(isError ? { isError: true } : {}) });
+const text = (t: string, isError = false) => ({
+  content: [{ type: 'text' as const, text: t }],
+  ...(isError ? { isError: true } : {}),
+});
 
 export function mcpServer(config: Config, agent: string | undefined): McpServer {
   const server = new McpServer({ name: 'baton', version: VERSION });
@@ -34,20 +37,33 @@ export function mcpServer(config: Config, agent: string | undefined): McpServer 
     },
     async (args) => {
       try {
-        const { direction, message } = composePost(config, { from: agent, text: args.content, to: args.to, type: args.type, subject: args.subject });
+        const { direction, message } = composePost(config, {
+          from: agent,
+          text: args.content,
+          to: args.to,
+          type: args.type,
+          subject: args.subject,
+        });
         const where = await bus.post(direction, message);
-        return text(`posted to ${direction.to} (${where}); baton delivers it when it is your turn. Stop now and wait for the next message.`);
+        return text(
+          `posted to ${direction.to} (${where}); baton delivers it when it is your turn. Stop now and wait for the next message.`,
+        );
       } catch (err) {
         return text(`not posted: ${(err as Error).message}`, true);
       }
     },
   );
-  server.registerTool('status', { description: 'Whose turn it is in the baton conversation, what waits and why, and each agent.', inputSchema: {} }, async () =>
-    text(formatStatus(await collectStatus(config, undefined, bus))),
+  server.registerTool(
+    'status',
+    { description: 'Whose turn it is in the baton conversation, what waits and why, and each agent.', inputSchema: {} },
+    async () => text(formatStatus(await collectStatus(config, undefined, bus))),
   );
   server.registerTool(
     'transcript',
-    { description: 'The baton conversation so far, oldest first.', inputSchema: { last: z.number().int().positive().optional().describe('only the last N messages') } },
+    {
+      description: 'The baton conversation so far, oldest first.',
+      inputSchema: { last: z.number().int().positive().optional().describe('only the last N messages') },
+    },
     async (args) => {
       const all = await transcript(bus);
       const shown = args.last ? all.slice(-args.last) : all;

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 
 /** The installed package (holds dist/, bin/, scripts/, web/). */
 export const PKG_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const VERSION: string = (JSON.parse(readFileSync(join(PKG_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (JSON.parse(readFileSync(join(PKG_ROOT, 'package.json'), 'utf8')) as { version: string })
+  .version;
 export const CLI_JS = join(PKG_ROOT, 'dist', 'cli.js');
 export const DEMO_JS = join(PKG_ROOT, 'dist', 'demo', 'agent.js');
 export const BIN_DIR = join(PKG_ROOT, 'bin');

@@ -11,12 +11,16 @@ import type { ArchiveRecord } from '../core/record.js';
 
 export type Stage = 'delivered' | 'received';
 
-export type Waited =
-  | { ok: true; record: ArchiveRecord }
-  | { ok: false; why: string; record: ArchiveRecord | null };
+export type Waited = { ok: true; record: ArchiveRecord } | { ok: false; why: string; record: ArchiveRecord | null };
 
 /** Follow the message stored at `where` (what post() returned) from archive counter `after` on. */
-export async function followPost(bus: BusReader, where: string, after: number, until: Stage, timeoutMs: number): Promise<Waited> {
+export async function followPost(
+  bus: BusReader,
+  where: string,
+  after: number,
+  until: Stage,
+  timeoutMs: number,
+): Promise<Waited> {
   const source = basename(where);
   const deadline = performance.now() + timeoutMs;
   let next = after + 1;
@@ -33,7 +37,9 @@ export async function followPost(bus: BusReader, where: string, after: number, u
       found = (await bus.record(found.id)) ?? found;
       if (until === 'delivered' ? found.delivered_at : found.received) return { ok: true, record: found };
     } else {
-      const rejected = (await bus.rejections(50)).items.find((x) => x.file === source || x.stored_as.endsWith(`#${source}`));
+      const rejected = (await bus.rejections(50)).items.find(
+        (x) => x.file === source || x.stored_as.endsWith(`#${source}`),
+      );
       if (rejected) return { ok: false, why: `rejected: ${rejected.reason}`, record: null };
     }
     if (performance.now() >= deadline) {

@@ -24,11 +24,20 @@ export function composePost(config: Config, p: PostInput): { direction: Directio
     throw new UsageError(`--type must be one of ${MESSAGE_TYPES.join(', ')}`);
   }
   const outgoing = config.directions.filter((d) => d.from === from && (p.to === undefined || d.to === p.to));
-  if (outgoing.length === 0) throw new UsageError(p.to ? `${from} has no folder for messages to ${p.to}` : `${from} has no outgoing folder`);
-  if (outgoing.length > 1) throw new UsageError(`${from} can write to ${outgoing.map((d) => d.to).join(', ')}: choose one with --to`);
+  if (outgoing.length === 0)
+    throw new UsageError(p.to ? `${from} has no folder for messages to ${p.to}` : `${from} has no outgoing folder`);
+  if (outgoing.length > 1)
+    throw new UsageError(`${from} can write to ${outgoing.map((d) => d.to).join(', ')}: choose one with --to`);
   const d = outgoing[0]!;
   return {
     direction: d,
-    message: { timestamp: new Date().toISOString(), sender: from, receiver: d.to, content: p.text, type: p.type ?? 'message', ...(p.subject ? { subject: p.subject } : {}) },
+    message: {
+      timestamp: new Date().toISOString(),
+      sender: from,
+      receiver: d.to,
+      content: p.text,
+      type: p.type ?? 'message',
+      ...(p.subject ? { subject: p.subject } : {}),
+    },
   };
 }

@@ -45,8 +45,17 @@ export async function request(config: Config, req: Request): Promise<Reply> {
     if (Date.now() >= until) break;
   }
   // No answer: take the request back, so "failed" means not done. Gone already means the daemon is on it.
-  if (await bus.withdraw(name)) return { ok: false, message: `the daemon did not answer within ${REPLY_TIMEOUT_MS / 1000} s; nothing was done (baton status shows what it is doing)` };
-  return (await bus.awaitReply(name, REPLY_TIMEOUT_MS)) ?? { ok: false, message: 'the daemon took the request but did not answer; see baton status and baton log' };
+  if (await bus.withdraw(name))
+    return {
+      ok: false,
+      message: `the daemon did not answer within ${REPLY_TIMEOUT_MS / 1000} s; nothing was done (baton status shows what it is doing)`,
+    };
+  return (
+    (await bus.awaitReply(name, REPLY_TIMEOUT_MS)) ?? {
+      ok: false,
+      message: 'the daemon took the request but did not answer; see baton status and baton log',
+    }
+  );
 }
 
 export function endRequest(reason?: string): Request {
@@ -55,9 +64,11 @@ export function endRequest(reason?: string): Request {
 
 export function sendRequest(config: Config, to: string | undefined, content: string, type = 'message'): Request {
   if (!to) throw new UsageError('who gets it? give --to AGENT');
-  if (!Object.hasOwn(config.agents, to)) throw new UsageError(`unknown agent "${to}" (agents: ${config.order.join(', ')})`);
+  if (!Object.hasOwn(config.agents, to))
+    throw new UsageError(`unknown agent "${to}" (agents: ${config.order.join(', ')})`);
   if (!content.trim()) throw new UsageError('the message text is empty');
-  if (!(MESSAGE_TYPES as readonly string[]).includes(type)) throw new UsageError(`--type must be one of ${MESSAGE_TYPES.join(', ')}`);
+  if (!(MESSAGE_TYPES as readonly string[]).includes(type))
+    throw new UsageError(`--type must be one of ${MESSAGE_TYPES.join(', ')}`);
   return { op: 'send', to, content, type: type as (typeof MESSAGE_TYPES)[number] };
 }
 

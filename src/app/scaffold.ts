@@ -12,7 +12,14 @@ import { KINDS } from '../terminal/kinds.js';
 import { writeInstructions } from './instructions.js';
 import { sessionSuggestion } from './sessions.js';
 
-const PREFIX: Record<AgentKind, string> = { claude: 'claude', codex: 'codex', gemini: 'gemini', aider: 'aider', shell: 'shell', generic: 'agent' };
+const PREFIX: Record<AgentKind, string> = {
+  claude: 'claude',
+  codex: 'codex',
+  gemini: 'gemini',
+  aider: 'aider',
+  shell: 'shell',
+  generic: 'agent',
+};
 
 /**
  * The config `baton init` writes: one agent per entry of `kinds` (a kind may repeat; kinds may be mixed:
@@ -29,7 +36,15 @@ export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Recor
   return {
     message_dir: './messages',
     agents: Object.fromEntries(
-      agents.map(({ name, kind }) => [name, { kind, cwd: `./agents/${name}`, command: KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND', session: sessionSuggestion({ baseDir: dir }, { name }) }]),
+      agents.map(({ name, kind }) => [
+        name,
+        {
+          kind,
+          cwd: `./agents/${name}`,
+          command: KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND',
+          session: sessionSuggestion({ baseDir: dir }, { name }),
+        },
+      ]),
     ),
     first_turn: agents[0]!.name,
     turns: { policy, max_turns: 0, timeout_s: 0 },
@@ -38,8 +53,14 @@ export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Recor
   };
 }
 
-
-export async function makeProject(dir: string, kinds: AgentKind[], policy: Policy, force: boolean): Promise<{ ok: true; file: string; config: Config; notes: { written: string[]; kept: string[] } } | { ok: false; file: string }> {
+export async function makeProject(
+  dir: string,
+  kinds: AgentKind[],
+  policy: Policy,
+  force: boolean,
+): Promise<
+  { ok: true; file: string; config: Config; notes: { written: string[]; kept: string[] } } | { ok: false; file: string }
+> {
   await ensureDir(dir);
   const file = join(dir, 'config.json');
   const body = `${JSON.stringify(scaffold(kinds, policy, dir), null, 2)}\n`;
@@ -47,7 +68,8 @@ export async function makeProject(dir: string, kinds: AgentKind[], policy: Polic
   else if (!(await createAtomic(file, body))) return { ok: false, file };
   const config = loadConfig(locateConfig(file));
   await ensureDir(config.messageDir);
-  if (!existsSync(join(config.messageDir, '.gitignore'))) await writeFile(join(config.messageDir, '.gitignore'), '# runtime data of baton\n*\n!.gitignore\n');
+  if (!existsSync(join(config.messageDir, '.gitignore')))
+    await writeFile(join(config.messageDir, '.gitignore'), '# runtime data of baton\n*\n!.gitignore\n');
   for (const d of config.directions) await ensureDir(d.dir);
   return { ok: true, file, config, notes: await writeInstructions(config) };
 }

@@ -22,14 +22,27 @@ export function paneEnv(config: Config, agent?: Agent): Record<string, string> {
   };
   // This machine's name and the database (SPEC §10) reach the daemon and `baton post` in the panes
   // (a tmux server started earlier does not have this shell's environment).
-  for (const k of ['BATON_TMUX_SOCKET', 'BATON_HOST', 'BATON_BUS_URL', 'PGPASSWORD', 'PGPASSFILE', 'PGSSLMODE', 'PGSSLROOTCERT']) if (process.env[k]) env[k] = process.env[k]!;
+  for (const k of [
+    'BATON_TMUX_SOCKET',
+    'BATON_HOST',
+    'BATON_BUS_URL',
+    'PGPASSWORD',
+    'PGPASSFILE',
+    'PGSSLMODE',
+    'PGSSLROOTCERT',
+  ])
+    if (process.env[k]) env[k] = process.env[k]!;
   if (agent) Object.assign(env, agent.env, { BATON_AGENT: agent.name });
   return env;
 }
 
 /** A session name unique to this project: `<folder>-<agent>`, within tmux's rules. */
 export function sessionSuggestion(config: Pick<Config, 'baseDir'>, agent: Pick<Agent, 'name'>): string {
-  const folder = basename(config.baseDir).replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'baton';
+  const folder =
+    basename(config.baseDir)
+      .replace(/[^A-Za-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'baton';
   return `${folder}-${agent.name}`;
 }
 
@@ -54,7 +67,9 @@ export async function stopAll(config: Config, bus: BusReader, t: Tmux, opts: { q
   } else if (d.running && holder && (holder.serves ?? 1) > 1) {
     // One process serving several conversations (`baton daemon A B C`): stopping it for this one would
     // stop the others too.
-    log.warn(`the daemon (pid ${holder.pid}) also serves ${holder.serves! - 1} other conversation(s); it is left running — stop it yourself to stop this one`);
+    log.warn(
+      `the daemon (pid ${holder.pid}) also serves ${holder.serves! - 1} other conversation(s); it is left running — stop it yourself to stop this one`,
+    );
   } else if (d.running && holder) {
     try {
       process.kill(holder.pid, 'SIGTERM');
@@ -84,7 +99,12 @@ export function watcherName(root: string, sessions: Map<string, { owner: string 
  * Start the daemon in the "watcher" session unless a live daemon already holds the folder. When another
  * conversation on this tmux server has "watcher", ours is "watcher-<folder>". Returns the session name.
  */
-export async function startWatcher(config: Config, bus: BusReader, t: Tmux, sessions: Map<string, { owner: string }>): Promise<string | null> {
+export async function startWatcher(
+  config: Config,
+  bus: BusReader,
+  t: Tmux,
+  sessions: Map<string, { owner: string }>,
+): Promise<string | null> {
   const root = config.messageDir;
   const d = await bus.daemon();
   if (d.running) {
@@ -97,10 +117,17 @@ export async function startWatcher(config: Config, bus: BusReader, t: Tmux, sess
   for (let attempt = 0; ; attempt++) {
     // Our own watcher session whose daemon is gone (dead pane) is replaced.
     if (sessions.get(name)?.owner === root) await t.killSession(name);
-    const r = await t.newSession({ name, cwd: isAbsolute(config.baseDir) ? config.baseDir : process.cwd(), command, env: paneEnv(config), owner: root });
+    const r = await t.newSession({
+      name,
+      cwd: isAbsolute(config.baseDir) ? config.baseDir : process.cwd(),
+      command,
+      env: paneEnv(config),
+      owner: root,
+    });
     if (r.ok) break;
     // Another conversation's `up` took "watcher" between our look and our start: look again, once.
-    if (attempt > 0 || !/duplicate session/.test(r.stderr)) throw new Error(`cannot start the watcher session: ${r.stderr}`);
+    if (attempt > 0 || !/duplicate session/.test(r.stderr))
+      throw new Error(`cannot start the watcher session: ${r.stderr}`);
     sessions = await t.sessions(); // (a concurrent `up` took the name first)
     name = watcherName(root, sessions);
   }

@@ -16,7 +16,11 @@ import type { AgentStatus, StatusReport } from './report.js';
 export type { AgentStatus, StatusReport };
 
 /** `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question. */
-export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: BusReader = openBus(config)): Promise<StatusReport> {
+export async function collectStatus(
+  config: Config,
+  t: Tmux = new Tmux(),
+  bus: BusReader = openBus(config),
+): Promise<StatusReport> {
   const state = await bus.readState();
   const held = await bus.waitingCounts();
   const rejected = await bus.rejectedCount();
@@ -32,7 +36,20 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
       const host = hostOf(config, name);
       if (!isLocal(config, name)) {
         // Another machine's agent: its pane is on that machine's tmux (status there shows it).
-        agents[name] = { alive: false, target, pane: null, dead: false, command: null, last_activity: null, problem: `runs on ${host}`, kind: config.agents[name]!.kind, demo: false, host, hooks: null, screen: null };
+        agents[name] = {
+          alive: false,
+          target,
+          pane: null,
+          dead: false,
+          command: null,
+          last_activity: null,
+          problem: `runs on ${host}`,
+          kind: config.agents[name]!.kind,
+          demo: false,
+          host,
+          hooks: null,
+          screen: null,
+        };
         return;
       }
       const pane = await findPane(t, config.agents[name]!);
@@ -49,7 +66,11 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
         demo: Boolean(pane?.demo),
         host,
         hooks: hooksOf(name),
-        screen: screen && { state: screen.state, ...('busy' in screen ? { busy: screen.busy } : {}), ...('detail' in screen ? { detail: screen.detail } : {}) },
+        screen: screen && {
+          state: screen.state,
+          ...('busy' in screen ? { busy: screen.busy } : {}),
+          ...('detail' in screen ? { detail: screen.detail } : {}),
+        },
       };
     }),
   );
@@ -84,7 +105,18 @@ export async function collectStatus(config: Config, t: Tmux = new Tmux(), bus: B
     pending,
     waiting,
     bus: { kind: config.bus.kind, conversation: config.bus.kind === 'postgres' ? config.bus.conversation : null },
-    hosts: Object.fromEntries((await bus.hosts()).map((h) => [h.host, { alive: h.alive, pid: h.holder?.pid ?? null, last_heartbeat: h.last_heartbeat, since: h.alive ? (h.holder?.started_at ?? null) : h.last_heartbeat, agents: h.agents }])),
+    hosts: Object.fromEntries(
+      (await bus.hosts()).map((h) => [
+        h.host,
+        {
+          alive: h.alive,
+          pid: h.holder?.pid ?? null,
+          last_heartbeat: h.last_heartbeat,
+          since: h.alive ? (h.holder?.started_at ?? null) : h.last_heartbeat,
+          agents: h.agents,
+        },
+      ]),
+    ),
   };
 }
 
@@ -110,13 +142,31 @@ export function formatStatus(s: StatusReport): string {
     `policy        ${s.policy}`,
     `conversation  ${s.finished ? `finished (${s.finished.reason}${s.finished.note ? `: ${s.finished.note}` : ''}, ${s.finished.at}); "baton resume" continues it` : s.paused ? `paused since ${s.paused.at}; "baton resume" continues it` : s.stalled ? `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders` : s.daemon.running ? 'running' : 'not running (no daemon: "baton up" starts it)'}${s.demo ? ' — a demo' : ''}`,
     `turn          ${s.current_turn ?? '(no state yet)'}${s.seconds_in_turn !== null ? ` for ${s.seconds_in_turn} s` : ''}${s.nudges ? `, ${s.nudges} reminder(s) sent` : ''}`,
-    ...(s.tokens.total || s.tokens.max ? [`tokens        ${s.tokens.total}${s.tokens.max ? ` of max ${s.tokens.max}` : ''} (${Object.entries(s.tokens.by_agent).map(([a, n]) => `${a} ${n}`).join(', ') || 'none counted yet'})`] : []),
+    ...(s.tokens.total || s.tokens.max
+      ? [
+          `tokens        ${s.tokens.total}${s.tokens.max ? ` of max ${s.tokens.max}` : ''} (${
+            Object.entries(s.tokens.by_agent)
+              .map(([a, n]) => `${a} ${n}`)
+              .join(', ') || 'none counted yet'
+          })`,
+        ]
+      : []),
     `messages      ${s.message_counter}${s.max_turns ? ` of max ${s.max_turns}` : ''} (last ${s.last_message_id ?? '-'}, awaiting a reply to ${s.pending_reply_to ?? '-'})`,
-    `waiting       ${Object.entries(s.held).map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`).join(', ') || '-'}`,
+    `waiting       ${
+      Object.entries(s.held)
+        .map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`)
+        .join(', ') || '-'
+    }`,
     ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),
     `rejected      ${s.rejected}`,
     ...(s.bus.kind === 'postgres'
-      ? ['hosts', ...Object.entries(s.hosts).map(([h, x]) => `  ${h.padEnd(12)} ${x.alive ? `alive (pid ${x.pid})` : 'no daemon'}${x.since ? ` since ${x.since} (${ago(x.since)})` : ''}${x.alive && x.last_heartbeat ? `, heartbeat ${ago(x.last_heartbeat)}` : ''}  agents: ${x.agents.join(', ') || '-'}`)]
+      ? [
+          'hosts',
+          ...Object.entries(s.hosts).map(
+            ([h, x]) =>
+              `  ${h.padEnd(12)} ${x.alive ? `alive (pid ${x.pid})` : 'no daemon'}${x.since ? ` since ${x.since} (${ago(x.since)})` : ''}${x.alive && x.last_heartbeat ? `, heartbeat ${ago(x.last_heartbeat)}` : ''}  agents: ${x.agents.join(', ') || '-'}`,
+          ),
+        ]
       : []),
     'agents',
     ...Object.entries(s.agents).map(
@@ -126,4 +176,3 @@ export function formatStatus(s: StatusReport): string {
   ];
   return `${lines.join('\n')}\n`;
 }
-

@@ -20,14 +20,25 @@ export function formatText(r: ArchiveRecord): string {
 }
 
 export function formatMarkdown(records: ArchiveRecord[], config: Config): string {
-  const out = [`# baton conversation`, '', `${records.length} messages · policy ${config.turns.policy} · ${config.order.join(', ')} · exported ${new Date().toISOString()}`, ''];
+  const out = [
+    `# baton conversation`,
+    '',
+    `${records.length} messages · policy ${config.turns.policy} · ${config.order.join(', ')} · exported ${new Date().toISOString()}`,
+    '',
+  ];
   for (const r of records) {
     const meta = [`**${r.sender}** → ${r.receiver}`, time(r.delivered_at)];
     if (r.reply_to) meta.push(`reply to [${r.reply_to}](#${r.reply_to})`);
     if (r.type !== 'message') meta.push(r.type);
     if (r.redelivered) meta.push('redelivered');
-    out.push(`### ${r.id}${r.subject ? ` — ${r.subject.replace(/\n/g, ' ')}` : ''}`, '', meta.join(' · '), '', r.content.trimEnd(), '');
+    out.push(
+      `### ${r.id}${r.subject ? ` — ${r.subject.replace(/\n/g, ' ')}` : ''}`,
+      '',
+      meta.join(' · '),
+      '',
+      r.content.trimEnd(),
+      '',
+    );
   }
   return `${out.join('\n')}`;
 }
-

@@ -33,23 +33,42 @@ export type Continuation =
   | { action: 'refuse'; why: string };
 
 export function continuation(state: State | null, messages: number, demo: boolean): Continuation {
-  if (!state || messages === 0) return state && Boolean(state.demo) !== demo ? { action: 'set_aside', why: '' } : { action: 'new' };
+  if (!state || messages === 0)
+    return state && Boolean(state.demo) !== demo ? { action: 'set_aside', why: '' } : { action: 'new' };
   const wasDemo = Boolean(state.demo);
   const size = `${messages} message${messages === 1 ? '' : 's'}`;
-  if (wasDemo && !demo) return { action: 'set_aside', why: `the conversation in this message folder was the demo's (${size}); the real agents start a new one` };
+  if (wasDemo && !demo)
+    return {
+      action: 'set_aside',
+      why: `the conversation in this message folder was the demo's (${size}); the real agents start a new one`,
+    };
   if (!wasDemo && demo) {
-    return { action: 'refuse', why: `this message folder holds a conversation of real agents (${size}); the demo agents would answer its messages. "baton up --demo --fresh" keeps it in history/ and starts a demo` };
+    return {
+      action: 'refuse',
+      why: `this message folder holds a conversation of real agents (${size}); the demo agents would answer its messages. "baton up --demo --fresh" keeps it in history/ and starts a demo`,
+    };
   }
-  if (wasDemo && state.finished) return { action: 'set_aside', why: `the last demo finished (${size}); starting it again` };
+  if (wasDemo && state.finished)
+    return { action: 'set_aside', why: `the last demo finished (${size}); starting it again` };
   const where = state.finished
     ? `it finished (${state.finished.reason}): "baton resume" continues it`
     : `${state.current_turn} has the turn${state.pending_reply_to ? ` and owes a reply to ${state.pending_reply_to}` : ''}`;
-  return { action: 'continue', messages, note: `continuing a conversation of ${size} (${where}); "baton up --fresh" starts a new one` };
+  return {
+    action: 'continue',
+    messages,
+    note: `continuing a conversation of ${size} (${where}); "baton up --fresh" starts a new one`,
+  };
 }
 
-export type UpResult = { ok: true; watcher: string | null; kicked: Reply | null; holder: string } | { ok: false; code: 1 | 2 };
+export type UpResult =
+  | { ok: true; watcher: string | null; kicked: Reply | null; holder: string }
+  | { ok: false; code: 1 | 2 };
 
-export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: boolean; topic?: string | undefined }): Promise<UpResult> {
+export async function up(
+  config: Config,
+  t: Tmux,
+  opts: { demo: boolean; fresh: boolean; topic?: string | undefined },
+): Promise<UpResult> {
   const demo = opts.demo;
   const topic = opts.topic;
   const bus = openBus(config);
@@ -59,7 +78,9 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
     return { ok: false, code: 1 };
   }
   if (!config.file) {
-    log.info(`no config.json in ${config.baseDir}: using the built-in default (agents ${config.order.join(', ')} in ./agents/, messages in ./messages/); "baton init" writes one you can edit`);
+    log.info(
+      `no config.json in ${config.baseDir}: using the built-in default (agents ${config.order.join(', ')} in ./agents/, messages in ./messages/); "baton init" writes one you can edit`,
+    );
   }
 
   // Decide every agent's command before starting anything, so a missing CLI starts nothing.
@@ -92,7 +113,9 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
   if (taken.length) {
     for (const { agent } of taken) {
       const suggestion = sessionSuggestion(config, agent);
-      log.error(`tmux session "${agent.session}" belongs to another baton conversation (${before.get(agent.session)!.owner}); give agents.${agent.name}.session another name, e.g. "session": "${suggestion}"`);
+      log.error(
+        `tmux session "${agent.session}" belongs to another baton conversation (${before.get(agent.session)!.owner}); give agents.${agent.name}.session another name, e.g. "session": "${suggestion}"`,
+      );
     }
     return { ok: false, code: 1 };
   }
@@ -124,7 +147,12 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
   for (const f of notes.written) log.info(`wrote ${relative(process.cwd(), f) || f}`);
   for (const f of notes.kept) log.info(`kept your own ${relative(process.cwd(), f) || f}`);
   // The agents' own hooks report what the model got and the end of each turn (issue 16): in place before they start.
-  const launches = demo ? new Map<string, Launch>() : await installHooks(config, plan.map((p) => p.agent));
+  const launches = demo
+    ? new Map<string, Launch>()
+    : await installHooks(
+        config,
+        plan.map((p) => p.agent),
+      );
   await bus.prepare({ ...initialState(config.firstTurn), ...(demo ? { demo: true } : {}) });
 
   const sessions = await t.sessions();
@@ -143,7 +171,9 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
     if (existing) {
       const pane = await findPane(t, agent); // the pinned pane, even if the window was split
       if (pane && !pane.dead && pane.demo === demo) {
-        log.info(`${agent.name}: session "${agent.session}" already running${demo ? ' the demo agent' : ''}, left alone`);
+        log.info(
+          `${agent.name}: session "${agent.session}" already running${demo ? ' the demo agent' : ''}, left alone`,
+        );
         continue;
       }
       log.info(
@@ -156,9 +186,22 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
     await mkdir(agent.cwd, { recursive: true });
     const launch = launches.get(agent.name);
     const started = withLaunch(command, agent, launch);
-    if (started.skipped) log.warn(`${agent.name}: ${started.skipped}; add them to agents.${agent.name}.command yourself`);
-    const env = { ...paneEnv(config, agent), ...launch?.env, ...(demo ? { BATON_DEMO: '1', ...(topic !== undefined ? { BATON_DEMO_WAIT_TOPIC: '1' } : {}) } : {}) };
-    const r = await t.newSession({ name: agent.session, cwd: agent.cwd, command: started.command, env, owner: root, demo, pasteTracker: PASTE_TRACKER });
+    if (started.skipped)
+      log.warn(`${agent.name}: ${started.skipped}; add them to agents.${agent.name}.command yourself`);
+    const env = {
+      ...paneEnv(config, agent),
+      ...launch?.env,
+      ...(demo ? { BATON_DEMO: '1', ...(topic !== undefined ? { BATON_DEMO_WAIT_TOPIC: '1' } : {}) } : {}),
+    };
+    const r = await t.newSession({
+      name: agent.session,
+      cwd: agent.cwd,
+      command: started.command,
+      env,
+      owner: root,
+      demo,
+      pasteTracker: PASTE_TRACKER,
+    });
     if (!r.ok) {
       log.error(`${agent.name}: cannot start session "${agent.session}": ${r.stderr}`);
       return { ok: false, code: 1 };
@@ -168,7 +211,8 @@ export async function up(config: Config, t: Tmux, opts: { demo: boolean; fresh: 
 
   for (const name of config.order) {
     const agent = config.agents[name]!;
-    if (agent.target && isLocal(config, name) && !(await findPane(t, agent))) log.warn(`${name}: no pane at ${agent.target} yet; messages for ${name} wait until it exists`);
+    if (agent.target && isLocal(config, name) && !(await findPane(t, agent)))
+      log.warn(`${name}: no pane at ${agent.target} yet; messages for ${name} wait until it exists`);
   }
 
   const watcher = await startWatcher(config, bus, t, sessions);
@@ -198,4 +242,3 @@ async function kickOff(config: Config, topic: string): Promise<Reply> {
     await sleep(1000);
   }
 }
-

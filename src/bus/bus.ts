@@ -144,7 +144,9 @@ export interface DeliveryBus {
   /** A person refused it: moved aside with the reason. False when it is gone. */
   refuse(a: Approval, reason: string): Promise<boolean>;
   /** Read an approval's message again (it may have changed or become invalid since it was queued). */
-  examineApproval(a: Approval): Promise<{ kind: 'valid'; message: Message } | { kind: 'gone' } | { kind: 'invalid'; reason: string }>;
+  examineApproval(
+    a: Approval,
+  ): Promise<{ kind: 'valid'; message: Message } | { kind: 'gone' } | { kind: 'invalid'; reason: string }>;
 
   /** The person's message `request` made already, if it did (a daemon killed before answering it). */
   findPersonMessage(request: string): Promise<ArchiveRecord | null>;

@@ -64,7 +64,11 @@ export class LeaseHeldError extends Error {
     readonly where: string,
     readonly holder: Holder | null,
   ) {
-    super(holder ? `another baton daemon (pid ${holder.pid} on ${holder.host}, since ${holder.started_at}) holds ${where}` : `another baton daemon holds ${where}`);
+    super(
+      holder
+        ? `another baton daemon (pid ${holder.pid} on ${holder.host}, since ${holder.started_at}) holds ${where}`
+        : `another baton daemon holds ${where}`,
+    );
   }
 }
 

@@ -32,7 +32,11 @@ export async function runHook(argv: string[]): Promise<number> {
     process.exit(0);
   }, 5000);
   try {
-    const { values, positionals } = parseArgs({ args: argv, options: { agent: { type: 'string' }, spool: { type: 'string' }, config: { type: 'string' } }, allowPositionals: true });
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: { agent: { type: 'string' }, spool: { type: 'string' }, config: { type: 'string' } },
+      allowPositionals: true,
+    });
     const event = positionals[0] as HookEvent | undefined;
     if (!event || !(HOOK_EVENTS as readonly string[]).includes(event) || !values.agent || !values.spool) {
       process.stderr.write(`baton hook: usage: baton ${HOOK_USAGE} (EVENT: ${HOOK_EVENTS.join(', ')})\n`);

@@ -143,7 +143,9 @@ export async function main(argv: string[]): Promise<number> {
       return 1;
     }
     if (isBusUnavailable(err)) {
-      log.error(`the bus cannot be reached: ${(err as Error).message} (check bus.url or BATON_BUS_URL, and that the database is running)`);
+      log.error(
+        `the bus cannot be reached: ${(err as Error).message} (check bus.url or BATON_BUS_URL, and that the database is running)`,
+      );
       return 1;
     }
     log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));

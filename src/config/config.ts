@@ -27,13 +27,21 @@ const folderName = z
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'folder names use letters, digits, ".", "_" and "-"')
   .refine((n) => !(RESERVED_FOLDERS as readonly string[]).includes(n), 'this folder name is used by baton itself');
 
-const hostName = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'host names use letters, digits, ".", "_" and "-" (max 64)');
+const hostName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'host names use letters, digits, ".", "_" and "-" (max 64)');
 
 // SPEC §10: where the conversation lives. The password belongs in BATON_BUS_URL, not in this file.
 const BusSchema = z.strictObject({
   kind: z.enum(['files', 'postgres']).default('files'),
-  url: z.string().regex(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
-  conversation: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'conversation names use letters, digits, ".", "_" and "-"').optional(),
+  url: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
+    .optional(),
+  conversation: z
+    .string()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'conversation names use letters, digits, ".", "_" and "-"')
+    .optional(),
 });
 
 const AgentSchema = z.strictObject({
@@ -84,7 +92,10 @@ const DeliverySchema = z.strictObject({
   template: z
     .string()
     .refine((t) => t.includes('{content}'), 'the template must contain {content}')
-    .refine((t) => /^[^\s/!{]/.test(t) || t.startsWith('{header}'), 'the template must start with {header} or with text that is not "/", "!" or a space (agent TUIs run those as commands)')
+    .refine(
+      (t) => /^[^\s/!{]/.test(t) || t.startsWith('{header}'),
+      'the template must start with {header} or with text that is not "/", "!" or a space (agent TUIs run those as commands)',
+    )
     .optional(),
 });
 
@@ -151,10 +162,12 @@ export interface Config {
 }
 
 /** The machine that runs an agent (SPEC §10); a name that is not an agent: this machine. */
-export const hostOf = (config: Pick<Config, 'host' | 'agents'>, agent: string | undefined): string => (agent !== undefined && Object.hasOwn(config.agents, agent) ? config.agents[agent]!.host : config.host);
+export const hostOf = (config: Pick<Config, 'host' | 'agents'>, agent: string | undefined): string =>
+  agent !== undefined && Object.hasOwn(config.agents, agent) ? config.agents[agent]!.host : config.host;
 
 /** Is this agent on this machine (the only agents this machine's daemon types into)? */
-export const isLocal = (config: Pick<Config, 'host' | 'agents'>, agent: string): boolean => hostOf(config, agent) === config.host;
+export const isLocal = (config: Pick<Config, 'host' | 'agents'>, agent: string): boolean =>
+  hostOf(config, agent) === config.host;
 
 /** The conversation baton runs when no config file exists: the shipped config.json. */
 export const DEFAULT_CONFIG = {
@@ -184,12 +197,21 @@ export class ConfigError extends Error {
     /** False when the file could not be read at all: one line, not a list of problems. */
     readonly invalid = true,
   ) {
-    super(invalid ? `${source}: invalid config\n${problems.map((p) => `  - ${p}`).join('\n')}` : `${source}: ${problems.join('; ')}`);
+    super(
+      invalid
+        ? `${source}: invalid config\n${problems.map((p) => `  - ${p}`).join('\n')}`
+        : `${source}: ${problems.join('; ')}`,
+    );
   }
 }
 
 /** Parse and resolve a config object. `file` is used in error messages and to resolve relative paths. */
-export function parseConfig(raw: unknown, file: string | null, baseDir: string, env: NodeJS.ProcessEnv = process.env): Config {
+export function parseConfig(
+  raw: unknown,
+  file: string | null,
+  baseDir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Config {
   const source = file ?? 'embedded default config';
   const parsed = ConfigFileSchema.safeParse(raw);
   if (!parsed.success) throw new ConfigError(source, formatIssues(parsed.error.issues));
@@ -222,7 +244,10 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string, 
       host: a.host ?? host,
       reply: a.reply,
     };
-    if (a.reply !== 'post' && !hasHooks(a.kind)) problems.push(`agents.${name}.reply: "${a.reply}" needs an agent whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}), not "${a.kind}"`);
+    if (a.reply !== 'post' && !hasHooks(a.kind))
+      problems.push(
+        `agents.${name}.reply: "${a.reply}" needs an agent whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}), not "${a.kind}"`,
+      );
   }
   const known = (n: string) => Object.hasOwn(agents, n);
 
@@ -243,7 +268,9 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string, 
       ];
     }
   } else {
-    dirEntries = allowedPairs({ policy: c.turns.policy, agents: order }).map(([f, t]) => [`${f}_to_${t}`, [f, t]] as const);
+    dirEntries = allowedPairs({ policy: c.turns.policy, agents: order }).map(
+      ([f, t]) => [`${f}_to_${t}`, [f, t]] as const,
+    );
   }
 
   const directions: Direction[] = [];
@@ -257,7 +284,9 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string, 
 
   const policy = c.turns.policy;
   if (policy === 'alternate' && order.length !== 2) {
-    problems.push(`turns.policy: "alternate" needs exactly two agents (found ${order.length}); use "round_robin" or "handoff"`);
+    problems.push(
+      `turns.policy: "alternate" needs exactly two agents (found ${order.length}); use "round_robin" or "handoff"`,
+    );
   }
   if (policy !== 'handoff' && problems.length === 0) {
     for (const [from, to] of allowedPairs({ policy, agents: order })) {
@@ -275,7 +304,13 @@ export function parseConfig(raw: unknown, file: string | null, baseDir: string, 
   if (c.bus.kind === 'postgres') {
     const url = env.BATON_BUS_URL || c.bus.url;
     if (!url) problems.push('bus.url: the postgres bus needs a URL (here, or in BATON_BUS_URL)');
-    bus = { kind: 'postgres', url: url ?? '', conversation: c.bus.conversation ?? (baseDir.split(/[\\/]/).filter(Boolean).pop() ?? 'baton').replace(/[^A-Za-z0-9._-]/g, '_') };
+    bus = {
+      kind: 'postgres',
+      url: url ?? '',
+      conversation:
+        c.bus.conversation ??
+        (baseDir.split(/[\\/]/).filter(Boolean).pop() ?? 'baton').replace(/[^A-Za-z0-9._-]/g, '_'),
+    };
   }
   if (problems.length) throw new ConfigError(source, problems);
 

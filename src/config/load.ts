@@ -32,9 +32,12 @@ export function loadConfig(source: ConfigSource): Config {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ConfigError(file, ['no such file — run "baton init" to make one here, or give --config FILE'], false);
-    if (code === 'EISDIR') throw new ConfigError(file, ['this is a folder, not a config file — give --config FOLDER/config.json'], false);
-    if (code === 'EACCES' || code === 'EPERM') throw new ConfigError(file, ['cannot read it: permission denied'], false);
+    if (code === 'ENOENT')
+      throw new ConfigError(file, ['no such file — run "baton init" to make one here, or give --config FILE'], false);
+    if (code === 'EISDIR')
+      throw new ConfigError(file, ['this is a folder, not a config file — give --config FOLDER/config.json'], false);
+    if (code === 'EACCES' || code === 'EPERM')
+      throw new ConfigError(file, ['cannot read it: permission denied'], false);
     throw new ConfigError(file, [`cannot read the file (${code ?? String(err)})`], false);
   }
   let raw: unknown;

@@ -6,7 +6,11 @@ import { RECORD_ID_SOURCE } from './ids.js';
 import { expectedReceiver, type Policy } from './turns.js';
 
 /** What the hints need of a conversation's config: its policy and agents in order. */
-type Conversation = { turns: { policy: Policy }; order: readonly string[]; agents?: Record<string, { reply?: string }> };
+type Conversation = {
+  turns: { policy: Policy };
+  order: readonly string[];
+  agents?: Record<string, { reply?: string }>;
+};
 
 /** An agent whose final reply baton posts for it (`reply: "auto"`, issue 16): it just answers. */
 const answersItself = (config: Conversation, agent: string): boolean => config.agents?.[agent]?.reply === 'auto';
@@ -61,7 +65,8 @@ export function hint(e: Envelope): string {
 /** How `agent` answers when it gets the turn, under the conversation's policy (who it may address). */
 export function replyHint(config: Conversation, agent: string): string {
   const others = config.order.filter((a) => a !== agent);
-  if (answersItself(config, agent)) return '[baton] answer in plain text: when your turn ends, baton sends your final reply';
+  if (answersItself(config, agent))
+    return '[baton] answer in plain text: when your turn ends, baton sends your final reply';
   if (config.turns.policy === 'handoff') {
     return `[baton] your turn: pass it on with: baton post --to AGENT "<your message>" (AGENT: ${others.join(', ')})`;
   }
@@ -87,10 +92,17 @@ export function kickoffHint(config: Conversation, holder: string, owes: string |
 }
 
 /** What every pane is told when a person resumes a finished conversation (the holder: what it owes). */
-export function resumeNotice(config: Conversation, agent: string, state: { current_turn: string; pending_reply_to: string | null }): string {
+export function resumeNotice(
+  config: Conversation,
+  agent: string,
+  state: { current_turn: string; pending_reply_to: string | null },
+): string {
   const holder = state.current_turn;
-  if (agent !== holder) return `[baton] the conversation continues (a person resumed it): ${holder} has the turn. Wait for the next message.`;
-  const owes = state.pending_reply_to ? `, and ${state.pending_reply_to} is waiting for your reply` : ': the conversation waits for your first message';
+  if (agent !== holder)
+    return `[baton] the conversation continues (a person resumed it): ${holder} has the turn. Wait for the next message.`;
+  const owes = state.pending_reply_to
+    ? `, and ${state.pending_reply_to} is waiting for your reply`
+    : ': the conversation waits for your first message';
   return `[baton] the conversation continues (a person resumed it): it is your turn${owes}.\n${replyHint(config, holder)}`;
 }
 
@@ -108,7 +120,11 @@ const LEADING_COMMAND = /^[\s\u00A0\u200B-\u200D\u2060\uFEFF]*[/!]/;
  * starts with "/" or "!" and never ends with "\" or a newline, whatever the template says.
  */
 export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: string): string {
-  const clean: Envelope = { ...e, content: sanitize(e.content), subject: e.subject === undefined ? undefined : sanitize(e.subject).replace(/\n/g, ' ') };
+  const clean: Envelope = {
+    ...e,
+    content: sanitize(e.content),
+    subject: e.subject === undefined ? undefined : sanitize(e.subject).replace(/\n/g, ' '),
+  };
   const fields: Record<string, string> = {
     header: header(clean),
     hint: sanitize(hintText ?? hint(clean)),
@@ -143,6 +159,11 @@ export function oneLine(text: string): string {
 export function inertLine(text: string): string {
   const h = parseHeader(text);
   const first = text.split('\n')[0] ?? '';
-  const said = h ? `${first.replace(/^\[baton\] /, '')} - read it with: baton show ${h.id}` : oneLine(text).replace(/^\[baton\] /, '');
-  return `# baton: ${said.replace(/[^A-Za-z0-9 _.,:@/+=%-]+/g, ' ').replace(/ {2,}/g, ' ').trim()}`;
+  const said = h
+    ? `${first.replace(/^\[baton\] /, '')} - read it with: baton show ${h.id}`
+    : oneLine(text).replace(/^\[baton\] /, '');
+  return `# baton: ${said
+    .replace(/[^A-Za-z0-9 _.,:@/+=%-]+/g, ' ')
+    .replace(/ {2,}/g, ' ')
+    .trim()}`;
 }

@@ -76,7 +76,8 @@ export type NudgePlan =
  * after max_nudges reminders and one more gap the holder is stalled. `at` says when to look again.
  */
 export function nudgePlan(p: Progress, nowMs: number, rules: Rules): NudgePlan {
-  if (rules.timeout_s <= 0 || p.finished || p.paused || p.stalled || !p.turn_started_at) return { action: 'none', at: null };
+  if (rules.timeout_s <= 0 || p.finished || p.paused || p.stalled || !p.turn_started_at)
+    return { action: 'none', at: null };
   const sent = p.nudges ?? 0;
   const due = Date.parse(p.turn_started_at) + rules.timeout_s * 1000 * (2 ** (sent + 1) - 1);
   if (nowMs < due) return { action: 'none', at: due };

@@ -44,13 +44,23 @@ export type Delivery =
   /** Enter pressed (`enteredAt`: wall clock, to compare with the receipt an agent's hook reports): only the look at the screen is left. */
   | (Base & { phase: 'entered'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number; enteredAt: number })
   /** Submitted: only the stamp is left. */
-  | (Base & { phase: 'confirmed'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number; enteredAt: number; confirmation: Confirmation });
+  | (Base & {
+      phase: 'confirmed';
+      typed: true;
+      redelivered: boolean;
+      pane: PaneRef;
+      pastedAt: number;
+      enteredAt: number;
+      confirmation: Confirmation;
+    });
 
 export type Phase = Delivery['phase'];
 
 /** A delivery whose turn step was just committed (or found cut short at start-up, maybe typed). */
 export function begin(record: ArchiveRecord, timing: Timing, opts: { typed: boolean; saved: boolean }): Delivery {
-  return opts.saved ? { phase: 'committed', record, timing, typed: opts.typed } : { phase: 'archived', record, timing, typed: false };
+  return opts.saved
+    ? { phase: 'committed', record, timing, typed: opts.typed }
+    : { phase: 'archived', record, timing, typed: false };
 }
 
 export function saved(d: Extract<Delivery, { phase: 'archived' }>): Delivery {
@@ -76,7 +86,8 @@ export function confirmed(d: Extract<Delivery, { phase: 'entered' }>, confirmati
  */
 export function failed(d: Delivery, how: { maybeTyped: boolean; pasteLost?: boolean }): Delivery {
   if (d.phase === 'committed') return { ...d, typed: d.typed || how.maybeTyped };
-  if (how.pasteLost && d.phase !== 'archived' && d.phase !== 'confirmed') return { record: d.record, timing: d.timing, phase: 'committed', typed: true };
+  if (how.pasteLost && d.phase !== 'archived' && d.phase !== 'confirmed')
+    return { record: d.record, timing: d.timing, phase: 'committed', typed: true };
   return d;
 }
 

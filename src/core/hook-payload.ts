@@ -31,7 +31,13 @@ export function factsOf(kind: string, note: HookNote): HookFacts {
   const transcript = str(p.transcript_path);
   if (kind === 'gemini') return { prompt: str(p.prompt), turn: null, reply: null, replyFrom: 'transcript', transcript };
   const reply = str(p.last_assistant_message);
-  return { prompt: str(p.prompt), turn: str(kind === 'codex' ? p.turn_id : p.prompt_id), reply: reply && reply.trim() ? reply : null, replyFrom: 'payload', transcript };
+  return {
+    prompt: str(p.prompt),
+    turn: str(kind === 'codex' ? p.turn_id : p.prompt_id),
+    reply: reply && reply.trim() ? reply : null,
+    replyFrom: 'payload',
+    transcript,
+  };
 }
 
 /**
@@ -44,7 +50,12 @@ export function lastGeminiReply(entries: readonly unknown[]): string | null {
     const e = entries[i] as { type?: unknown; content?: unknown } | null;
     if (e?.type === 'user') return null;
     if (!e || e.type !== 'gemini') continue;
-    const text = typeof e.content === 'string' ? e.content : Array.isArray(e.content) ? e.content.map((c: { text?: unknown }) => (typeof c?.text === 'string' ? c.text : '')).join('') : '';
+    const text =
+      typeof e.content === 'string'
+        ? e.content
+        : Array.isArray(e.content)
+          ? e.content.map((c: { text?: unknown }) => (typeof c?.text === 'string' ? c.text : '')).join('')
+          : '';
     if (text.trim()) return text;
   }
   return null;

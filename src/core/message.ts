@@ -21,7 +21,19 @@ export const MESSAGE_TYPES = [
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** Keys the daemon writes into the archive; an agent's own values for them are dropped. */
-export const DAEMON_KEYS = ['id', 'reply_to', 'received_at', 'delivered_at', 'direction', 'source_file', 'redelivered', 'confirmed', 'approved_by', 'kickoff', 'received'] as const;
+export const DAEMON_KEYS = [
+  'id',
+  'reply_to',
+  'received_at',
+  'delivered_at',
+  'direction',
+  'source_file',
+  'redelivered',
+  'confirmed',
+  'approved_by',
+  'kickoff',
+  'received',
+] as const;
 
 export const MessageSchema = z.looseObject({
   content: z
@@ -48,13 +60,17 @@ export const MessageSchema = z.looseObject({
 });
 
 /** The reminder timeout for the turn a message opens: its own deadline, none when it needs no answer, else the config's. */
-export function turnTimeout(m: Pick<Message, 'requires_response' | 'response_deadline_s'> | null, configured: number): number {
+export function turnTimeout(
+  m: Pick<Message, 'requires_response' | 'response_deadline_s'> | null,
+  configured: number,
+): number {
   if (m?.requires_response === false) return 0;
   return m?.response_deadline_s ?? configured;
 }
 
 /** Has a message that is still waiting passed its expires_at? */
-export const hasExpired = (m: Pick<Message, 'expires_at'> | null, nowMs: number): boolean => !!m?.expires_at && Date.parse(m.expires_at) <= nowMs;
+export const hasExpired = (m: Pick<Message, 'expires_at'> | null, nowMs: number): boolean =>
+  !!m?.expires_at && Date.parse(m.expires_at) <= nowMs;
 
 export type Message = z.infer<typeof MessageSchema>;
 
@@ -66,22 +82,32 @@ export type ParseResult = { ok: true; message: Message } | { ok: false; reason: 
  */
 export function validateMessage(value: unknown, dir: { from: string; to: string }): ParseResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return { ok: false, reason: `the message must be a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}` };
+    return {
+      ok: false,
+      reason: `the message must be a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
+    };
   }
   const parsed = MessageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error.issues).join('; ') };
   const m = parsed.data;
   if (m.sender !== undefined && m.sender !== dir.from) {
-    return { ok: false, reason: `sender: "${m.sender}" does not match this folder, which carries messages from ${dir.from}` };
+    return {
+      ok: false,
+      reason: `sender: "${m.sender}" does not match this folder, which carries messages from ${dir.from}`,
+    };
   }
   if (m.receiver !== undefined && m.receiver !== dir.to) {
-    return { ok: false, reason: `receiver: "${m.receiver}" does not match this folder, which carries messages to ${dir.to}` };
+    return {
+      ok: false,
+      reason: `receiver: "${m.receiver}" does not match this folder, which carries messages to ${dir.to}`,
+    };
   }
   // Kept as written, built from the agent's own object: zod's copy would lose a key named "__proto__"
   // (assigning it sets the prototype). The daemon owns DAEMON_KEYS; an agent's values for them are dropped.
   const raw = value as Record<string, unknown>;
   const rest: Record<string, unknown> = {};
-  const put = (k: string, v: unknown) => Object.defineProperty(rest, k, { value: v, enumerable: true, writable: true, configurable: true });
+  const put = (k: string, v: unknown) =>
+    Object.defineProperty(rest, k, { value: v, enumerable: true, writable: true, configurable: true });
   for (const k of Object.keys(raw)) if (!(DAEMON_KEYS as readonly string[]).includes(k)) put(k, raw[k]);
   put('type', m.type); // with its default
   return { ok: true, message: rest as Message };

@@ -91,32 +91,33 @@ export type ReplyMode = (typeof REPLY_MODES)[number];
  * began with a message it received, and nothing of its own was posted since — never two messages for one
  * turn. `answered`: the incoming message an automatic reply was already written for.
  */
-export function autoReply(
-  input: {
-    mode: ReplyMode;
-    agent: string;
-    /** The state's turn holder and the message that gave it the turn ('opening': none yet, it speaks first). */
-    holder: string;
-    lastMessage: { id: string; receiver: string } | 'opening' | null;
-    /** Messages of this agent stored and not yet delivered (a post, a file in its folder). */
-    waitingFromAgent: number;
-    answered: string | null;
-    /** The turn that ended is the one that message opened (its prompt carried it; for the opening, the topic). */
-    endsThatTurn: boolean;
-    finished: boolean;
-    paused: boolean;
-    reply: string | null;
-  },
-): { post: true; replyTo: string | null } | { post: false; why: string } {
+export function autoReply(input: {
+  mode: ReplyMode;
+  agent: string;
+  /** The state's turn holder and the message that gave it the turn ('opening': none yet, it speaks first). */
+  holder: string;
+  lastMessage: { id: string; receiver: string } | 'opening' | null;
+  /** Messages of this agent stored and not yet delivered (a post, a file in its folder). */
+  waitingFromAgent: number;
+  answered: string | null;
+  /** The turn that ended is the one that message opened (its prompt carried it; for the opening, the topic). */
+  endsThatTurn: boolean;
+  finished: boolean;
+  paused: boolean;
+  reply: string | null;
+}): { post: true; replyTo: string | null } | { post: false; why: string } {
   if (input.mode === 'post') return { post: false, why: 'reply is "post": the agent posts itself' };
   if (input.finished) return { post: false, why: 'the conversation has finished' };
   if (input.paused) return { post: false, why: 'the conversation is paused' };
   if (input.holder !== input.agent) return { post: false, why: `${input.agent} does not hold the turn` };
   const last = input.lastMessage;
-  if (!last || (last !== 'opening' && last.receiver !== input.agent)) return { post: false, why: `${input.agent}'s turn did not begin with a message to it` };
+  if (!last || (last !== 'opening' && last.receiver !== input.agent))
+    return { post: false, why: `${input.agent}'s turn did not begin with a message to it` };
   const key = last === 'opening' ? 'opening' : last.id;
-  if (!input.endsThatTurn) return { post: false, why: `the turn that ended is not the one ${last === 'opening' ? 'the topic' : key} opened` };
-  if (input.answered === key) return { post: false, why: last === 'opening' ? 'already opened the conversation' : `already answered ${key}` };
+  if (!input.endsThatTurn)
+    return { post: false, why: `the turn that ended is not the one ${last === 'opening' ? 'the topic' : key} opened` };
+  if (input.answered === key)
+    return { post: false, why: last === 'opening' ? 'already opened the conversation' : `already answered ${key}` };
   if (input.waitingFromAgent > 0) return { post: false, why: `${input.agent} posted its reply itself` };
   if (!input.reply) return { post: false, why: 'the turn ended without a reply' };
   return { post: true, replyTo: last === 'opening' ? null : last.id };

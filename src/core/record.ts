@@ -75,7 +75,14 @@ export function messageRecord(
 }
 
 /** A person's message (`baton send`, `baton start`): its own counter, no reply_to, no turn. */
-export function personRecord(id: string, to: string, content: string, type: string, request: string, extra: Record<string, unknown> = {}): ArchiveRecord {
+export function personRecord(
+  id: string,
+  to: string,
+  content: string,
+  type: string,
+  request: string,
+  extra: Record<string, unknown> = {},
+): ArchiveRecord {
   return {
     id,
     reply_to: null,
@@ -93,7 +100,12 @@ export function personRecord(id: string, to: string, content: string, type: stri
 }
 
 /** The record once its submit is confirmed. Stamped once: a record already stamped keeps its stamp. */
-export function stamped(r: ArchiveRecord, confirmed: Confirmation, redelivered: boolean, at = new Date().toISOString()): ArchiveRecord {
+export function stamped(
+  r: ArchiveRecord,
+  confirmed: Confirmation,
+  redelivered: boolean,
+  at = new Date().toISOString(),
+): ArchiveRecord {
   if (r.delivered_at) return r;
   return { ...r, delivered_at: at, confirmed, ...(redelivered ? { redelivered: true } : {}) };
 }
@@ -102,7 +114,8 @@ export function stamped(r: ArchiveRecord, confirmed: Confirmation, redelivered: 
  * The record with a receipt that came before its stamp (the agent's hook was faster than the screen):
  * the hook, not the screen, confirmed it. One rule for every stamp (an agent's message, a person's).
  */
-export const withReceipt = (r: ArchiveRecord, received: Received | undefined): ArchiveRecord => (received ? { ...r, received, confirmed: 'hook' } : r);
+export const withReceipt = (r: ArchiveRecord, received: Received | undefined): ArchiveRecord =>
+  received ? { ...r, received, confirmed: 'hook' } : r;
 
 /** An archive file name: `msg_NNNN.json` (an agent's message) or `user_NNNN.json` (a person's). */
 export const isRecordName = (n: string): boolean =>
@@ -110,5 +123,7 @@ export const isRecordName = (n: string): boolean =>
 
 const when = (r: Pick<ArchiveRecord, 'delivered_at' | 'received_at'>) => r.delivered_at ?? r.received_at;
 /** The order records reached the panes: delivery time first (a person's messages fall between turns), then counter. */
-export const byDelivery = (a: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>, b: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>): number =>
-  when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : (parseId(a.id) ?? 0) - (parseId(b.id) ?? 0);
+export const byDelivery = (
+  a: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>,
+  b: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>,
+): number => (when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : (parseId(a.id) ?? 0) - (parseId(b.id) ?? 0));

@@ -13,13 +13,22 @@ export const RequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('pause') }),
   // A kick-off: the topic typed to the turn holder as the opening of its turn (`baton start`, `up --topic`).
   z.strictObject({ op: z.literal('start'), topic: z.string().min(1) }),
-  z.strictObject({ op: z.literal('send'), to: z.string().min(1), content: z.string().min(1), type: z.enum(MESSAGE_TYPES).default('message') }),
+  z.strictObject({
+    op: z.literal('send'),
+    to: z.string().min(1),
+    content: z.string().min(1),
+    type: z.enum(MESSAGE_TYPES).default('message'),
+  }),
   z.strictObject({ op: z.literal('approve'), file: z.string().min(1).optional(), all: z.boolean().optional() }),
   z.strictObject({ op: z.literal('reject'), file: z.string().min(1), reason: z.string().min(1) }),
   // baton's own, across machines (SPEC §10): a notice (finished, resumed, …) for an agent on another
   // machine, typed there by that machine's daemon. Nobody waits for its answer.
   // A notice is baton's own words, always starting "[baton] " (never "/" or "!", which agent CLIs run).
-  z.strictObject({ op: z.literal('notice'), to: z.string().min(1), text: z.string().regex(/^\[baton\] /, 'a notice starts with "[baton] "') }),
+  z.strictObject({
+    op: z.literal('notice'),
+    to: z.string().min(1),
+    text: z.string().regex(/^\[baton\] /, 'a notice starts with "[baton] "'),
+  }),
 ]);
 export type Request = z.infer<typeof RequestSchema>;
 

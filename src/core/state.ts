@@ -18,7 +18,10 @@ export const StateSchema = z.looseObject({
   pending_reply_to: id.nullable(),
   updated_at: z.string().optional(),
   // Conversation control (SPEC §9; see conversation.ts).
-  finished: z.object({ reason: z.enum(FINISH_REASONS), at: z.string(), note: z.string().optional() }).nullable().optional(),
+  finished: z
+    .object({ reason: z.enum(FINISH_REASONS), at: z.string(), note: z.string().optional() })
+    .nullable()
+    .optional(),
   stalled: z.boolean().optional(),
   nudges: z.int().min(0).optional(),
   turn_started_at: z.string().optional(),

@@ -59,7 +59,13 @@ export function turnUsage(entries: readonly unknown[], promptId: string): { comp
     seen.add(e.uuid);
     if (e.type === 'system' && e.subtype === 'turn_duration') complete = true;
     const u = e.type === 'assistant' ? e.message?.usage : undefined;
-    if (u && e.message?.id) byMessage.set(e.message.id, { input: n(u.input_tokens), output: n(u.output_tokens), cache_creation: n(u.cache_creation_input_tokens), cache_read: n(u.cache_read_input_tokens) });
+    if (u && e.message?.id)
+      byMessage.set(e.message.id, {
+        input: n(u.input_tokens),
+        output: n(u.output_tokens),
+        cache_creation: n(u.cache_creation_input_tokens),
+        cache_read: n(u.cache_read_input_tokens),
+      });
     // The next prompt hangs off this turn's last entry: its entries are the next turn's, not this one's.
     queue.push(...(children.get(e.uuid) ?? []).filter((c) => c.promptId === undefined || c.promptId === promptId));
   }

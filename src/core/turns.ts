@@ -46,7 +46,9 @@ export function expectedReceiver(from: string, rules: Rules): string | null {
 /** The ordered (from, to) pairs the policy can ever deliver: the folders a conversation needs. */
 export function allowedPairs(rules: Rules): [string, string][] {
   return rules.agents.flatMap((from) =>
-    rules.agents.filter((to) => to !== from && (expectedReceiver(from, rules) ?? to) === to).map((to): [string, string] => [from, to]),
+    rules.agents
+      .filter((to) => to !== from && (expectedReceiver(from, rules) ?? to) === to)
+      .map((to): [string, string] => [from, to]),
   );
 }
 
@@ -66,7 +68,10 @@ export function decide(state: TurnState, msg: { from: string; to: string }, rule
   }
 
   if (state.finished) {
-    return { action: 'hold', reason: `the conversation has finished (${state.finished.reason}); "baton resume" continues it` };
+    return {
+      action: 'hold',
+      reason: `the conversation has finished (${state.finished.reason}); "baton resume" continues it`,
+    };
   }
   if (state.paused) {
     return { action: 'hold', reason: 'the conversation is paused; "baton resume" continues it' };

@@ -45,7 +45,12 @@ export class Availability {
       this.outages.add(agentName);
       this.log.warn(`cannot deliver to ${agentName}: ${ready.reason}; the message waits`);
       await this.events.emit('pane_unavailable', { agent: agentName, target, reason: ready.reason });
-      if (ready.screen?.state === 'unknown' || ready.screen?.state === 'dialog') await this.events.emit('screen_unknown', { agent: agentName, state: ready.screen.state, detail: ready.screen.detail });
+      if (ready.screen?.state === 'unknown' || ready.screen?.state === 'dialog')
+        await this.events.emit('screen_unknown', {
+          agent: agentName,
+          state: ready.screen.state,
+          detail: ready.screen.detail,
+        });
     }
     this.retryLater(agentName);
     return ready;

@@ -62,7 +62,9 @@ export class Budget {
       }
       this.turns.splice(this.turns.indexOf(t), 1);
       if (!usage) {
-        this.log.warn(`${t.agent}'s turn (prompt ${t.promptId}) is not in its transcript ${t.path}: its tokens are not counted`);
+        this.log.warn(
+          `${t.agent}'s turn (prompt ${t.promptId}) is not in its transcript ${t.path}: its tokens are not counted`,
+        );
         continue;
       }
       await this.count(t, usage);

@@ -34,7 +34,8 @@ export class Conductor {
   private async turnsNow() {
     const turns = this.stage.config.turns;
     const id = this.stage.bus.state().pending_reply_to;
-    if (id !== this.owed.id) this.owed = { id, timeout_s: turnTimeout(id ? await this.stage.bus.record(id) : null, turns.timeout_s) };
+    if (id !== this.owed.id)
+      this.owed = { id, timeout_s: turnTimeout(id ? await this.stage.bus.record(id) : null, turns.timeout_s) };
     return { ...turns, timeout_s: this.owed.timeout_s };
   }
 
@@ -83,24 +84,42 @@ export class Conductor {
     }
     // Look again when the next reminder or the duration limit is due (a delivery resets the clock).
     const next = nudgePlan(bus.state(), Date.now(), turns);
-    const ats = [next.action === 'none' ? next.at : Date.now(), durationEndsAt(bus.state(), turns)].filter((x): x is number => x !== null);
+    const ats = [next.action === 'none' ? next.at : Date.now(), durationEndsAt(bus.state(), turns)].filter(
+      (x): x is number => x !== null,
+    );
     this.at = ats.length ? Math.min(...ats) : Infinity;
     if (this.at !== Infinity) this.stage.wakeIn(Math.max(0, this.at - Date.now()) + 5);
   }
 
   /** Stop delivering: state.json says why, an event is logged, every pane gets a short notice. */
   async finish(reason: FinishReason, note?: string): Promise<void> {
-    const st = await this.stage.bus.update((s) => ({ ...s, finished: { reason, at: new Date().toISOString(), ...(note ? { note } : {}) } }));
+    const st = await this.stage.bus.update((s) => ({
+      ...s,
+      finished: { reason, at: new Date().toISOString(), ...(note ? { note } : {}) },
+    }));
     this.at = 0;
     this.stage.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);
-    await this.stage.bus.events.emit('finished', { reason, ...(note ? { note } : {}), message_counter: st.message_counter });
-    const why = { max_turns: `it reached max_turns (${rulesFor(this.stage.config.turns, st).max_turns}${st.demo && !this.stage.config.turns.max_turns ? ': the end of the demo' : ''})`, stop_phrase: 'the stop phrase was said', max_duration: `it ran for max_duration_s (${this.stage.config.turns.max_duration_s} s)`, ended: 'a person ended it', max_tokens: `its agents used max_tokens (${this.stage.config.turns.max_tokens} tokens)` }[reason];
+    await this.stage.bus.events.emit('finished', {
+      reason,
+      ...(note ? { note } : {}),
+      message_counter: st.message_counter,
+    });
+    const why = {
+      max_turns: `it reached max_turns (${rulesFor(this.stage.config.turns, st).max_turns}${st.demo && !this.stage.config.turns.max_turns ? ': the end of the demo' : ''})`,
+      stop_phrase: 'the stop phrase was said',
+      max_duration: `it ran for max_duration_s (${this.stage.config.turns.max_duration_s} s)`,
+      ended: 'a person ended it',
+      max_tokens: `its agents used max_tokens (${this.stage.config.turns.max_tokens} tokens)`,
+    }[reason];
     for (const agent of this.stage.config.order) {
       if (agent === this.stage.deliveringTo()) {
         this.stage.log.warn(`${agent} is not told the conversation finished: a message to it is still being delivered`);
         continue;
       }
-      const err = await this.stage.typeInto(agent, `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. Nothing more will be delivered; please stop and wait.`);
+      const err = await this.stage.typeInto(
+        agent,
+        `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. Nothing more will be delivered; please stop and wait.`,
+      );
       if (err) this.stage.log.warn(`could not tell ${agent} the conversation finished: ${err}`);
     }
   }

@@ -18,7 +18,17 @@
 import { FencedError, type DeliveryBus } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { headerPrefix, inertLine, oneLine, render, replyHint } from '../core/compose.js';
-import { begin, confirmed, entered, failed, mayBeInBox, pasted, saved, type Delivery, type Timing } from '../core/delivery.js';
+import {
+  begin,
+  confirmed,
+  entered,
+  failed,
+  mayBeInBox,
+  pasted,
+  saved,
+  type Delivery,
+  type Timing,
+} from '../core/delivery.js';
 import { stamped, withReceipt, type ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
 import type { Received } from '../core/receipt.js';
@@ -40,7 +50,10 @@ export class Courier {
     /** Called once a delivery is stamped (the conversation may end with it). */
     private readonly onDelivered: (record: ArchiveRecord) => Promise<void>,
     /** The agents' hooks (receipts.ts): a receipt that came before the stamp goes into the record with it. */
-    private readonly receipts?: { takeEarly(id: string): Received | undefined; stamped(id: string, agent: string, received: boolean): void },
+    private readonly receipts?: {
+      takeEarly(id: string): Received | undefined;
+      stamped(id: string, agent: string, received: boolean): void;
+    },
   ) {}
 
   /** The receiver of the delivery not yet stamped (its paste may be in the box without its Enter). */
@@ -83,27 +96,51 @@ export class Courier {
     }
     const agent = this.config.agents[r.receiver]!;
     if (d.phase === 'pasted' && !samePane(paneRef(pane), d.pane)) {
-      return this.failed(d, `${r.receiver}'s pane is not the one the paste went into (${d.pane.id}, process ${d.pane.pid}); typing it again in ${pane.id}`, { maybeTyped: true, pasteLost: true });
+      return this.failed(
+        d,
+        `${r.receiver}'s pane is not the one the paste went into (${d.pane.id}, process ${d.pane.pid}); typing it again in ${pane.id}`,
+        { maybeTyped: true, pasteLost: true },
+      );
     }
     if (d.phase === 'committed') {
       const text = render(
-        { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, type: r.type, subject: r.subject, content: r.content, redelivered: d.typed },
+        {
+          id: r.id,
+          from: r.sender,
+          to: r.receiver,
+          reply_to: r.reply_to,
+          type: r.type,
+          subject: r.subject,
+          content: r.content,
+          redelivered: d.typed,
+        },
         this.config.delivery.template,
         replyHint(this.config, r.receiver),
       );
       const intake = await this.typist.intake(agent, pane);
-      const p = await this.typist.paste(pane, intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text);
+      const p = await this.typist.paste(
+        pane,
+        intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text,
+      );
       if (!p.ok) return this.refusedOr(d, p, { maybeTyped: p.maybeTyped });
       d = this.set(pasted(d, paneRef(pane), p.value));
     }
     if (d.phase === 'pasted') {
       if (!(await this.typist.shown(agent, d.pane))) {
         // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
-        return this.failed(d, `the paste never showed in ${d.pane.id}'s input box`, { maybeTyped: true, pasteLost: true });
+        return this.failed(d, `the paste never showed in ${d.pane.id}'s input box`, {
+          maybeTyped: true,
+          pasteLost: true,
+        });
       }
-      const e = await this.typist.enter(d.pane, Math.max(0, this.typist.enterDelay(agent) - (performance.now() - d.pastedAt)), agent);
+      const e = await this.typist.enter(
+        d.pane,
+        Math.max(0, this.typist.enterDelay(agent) - (performance.now() - d.pastedAt)),
+        agent,
+      );
       // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
-      if (!e.ok) return this.refusedOr(d, e, { maybeTyped: true, pasteLost: e.refused === 'moved' || e.refused === 'dead' });
+      if (!e.ok)
+        return this.refusedOr(d, e, { maybeTyped: true, pasteLost: e.refused === 'moved' || e.refused === 'dead' });
       d = this.set(entered(d, Date.now()));
     }
     if (d.phase === 'entered') {
@@ -130,7 +167,11 @@ export class Courier {
   }
 
   /** A step failed; one tmux refused because another daemon holds the conversation stops this one. */
-  private refusedOr(d: Delivery, t: Extract<Typed<unknown>, { ok: false }>, how: { maybeTyped: boolean; pasteLost?: boolean }): Promise<false> {
+  private refusedOr(
+    d: Delivery,
+    t: Extract<Typed<unknown>, { ok: false }>,
+    how: { maybeTyped: boolean; pasteLost?: boolean },
+  ): Promise<false> {
     if (t.refused === 'fenced') throw new FencedError(t.error);
     return this.failed(d, t.error, how);
   }
@@ -142,7 +183,13 @@ export class Courier {
       this.lastError = error;
       this.log.warn(`${r.id} → ${r.receiver}: ${error}; will retry`);
       const now = this.delivery!;
-      await this.bus.events.emit('delivery_failed', { id: r.id, to: r.receiver, error, pasted: now.phase !== 'committed' && now.phase !== 'archived', entered: now.phase === 'entered' || now.phase === 'confirmed' });
+      await this.bus.events.emit('delivery_failed', {
+        id: r.id,
+        to: r.receiver,
+        error,
+        pasted: now.phase !== 'committed' && now.phase !== 'archived',
+        entered: now.phase === 'entered' || now.phase === 'confirmed',
+      });
     }
     this.availability.retryLater(r.receiver);
     return false;
@@ -161,8 +208,21 @@ export class Courier {
     const flag = d.redelivered ? { redelivered: true } : {};
     if (d.redelivered) await this.bus.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
     // How the submit was confirmed on the screen (a receipt from the agent's hook may replace it on the record).
-    await this.bus.events.emit('delivered', { id: r.id, from: r.sender, to: r.receiver, reply_to: r.reply_to, latency_ms: latency, held_ms: held, delivery_ms: typing, submit: d.confirmation, entered_at: new Date(d.enteredAt).toISOString(), ...flag });
+    await this.bus.events.emit('delivered', {
+      id: r.id,
+      from: r.sender,
+      to: r.receiver,
+      reply_to: r.reply_to,
+      latency_ms: latency,
+      held_ms: held,
+      delivery_ms: typing,
+      submit: d.confirmation,
+      entered_at: new Date(d.enteredAt).toISOString(),
+      ...flag,
+    });
     const heldNote = held >= 1000 ? ` (held ${(held / 1000).toFixed(1)} s before its turn)` : '';
-    this.log.success(`${r.id} ${r.sender} → ${r.receiver}${d.redelivered ? ' (redelivered)' : ''} in ${typing} ms${heldNote}`);
+    this.log.success(
+      `${r.id} ${r.sender} → ${r.receiver}${d.redelivered ? ' (redelivered)' : ''} in ${typing} ms${heldNote}`,
+    );
   }
 }

@@ -69,15 +69,33 @@ export class Daemon {
   ) {
     this.log = opts.log ?? defaultLog;
     this.bus = bus.delivery(this.log);
-    this.typist = opts.typist ?? new TmuxTypist(opts.tmux ?? new Tmux({ control: true }), config.delivery.enter_delay_ms, !opts.tmux);
+    this.typist =
+      opts.typist ??
+      new TmuxTypist(opts.tmux ?? new Tmux({ control: true }), config.delivery.enter_delay_ms, !opts.tmux);
     this.rules = { policy: config.turns.policy, agents: config.order };
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     // Fenced (the lease lost: paused past it, taken over): stop at once; `baton daemon` takes it again or exits.
-    this.scheduler = new Scheduler(() => this.pass.run(), this.log, (err) => this.fenced(err));
+    this.scheduler = new Scheduler(
+      () => this.pass.run(),
+      this.log,
+      (err) => this.fenced(err),
+    );
     const wakeIn = (ms: number) => this.scheduler.wakeIn(ms);
     this.availability = new Availability(config, this.typist, this.bus.events, this.log, wakeIn, Boolean(opts.oneshot));
-    this.receipts = new Receipts(config, this.bus, this.rules, (d, m) => bus.post(d, m), this.log, { finish: (r) => this.conductor.finish(r), wakeIn, check: () => this.lease?.check() });
-    this.courier = new Courier(config, this.bus, this.typist, this.availability, this.log, (r) => this.delivered(r), this.receipts);
+    this.receipts = new Receipts(config, this.bus, this.rules, (d, m) => bus.post(d, m), this.log, {
+      finish: (r) => this.conductor.finish(r),
+      wakeIn,
+      check: () => this.lease?.check(),
+    });
+    this.courier = new Courier(
+      config,
+      this.bus,
+      this.typist,
+      this.availability,
+      this.log,
+      (r) => this.delivered(r),
+      this.receipts,
+    );
     const stage: Stage = {
       config,
       bus: this.bus,
@@ -88,7 +106,8 @@ export class Daemon {
       deliveringTo: () => this.courier.to,
       take: (w, extra) => this.pass.take(w, extra),
       ready: (agent) => this.availability.check(agent),
-      typeInto: (agent, text) => typeNotice({ config, bus: this.bus, availability: this.availability, typist: this.typist }, agent, text),
+      typeInto: (agent, text) =>
+        typeNotice({ config, bus: this.bus, availability: this.availability, typist: this.typist }, agent, text),
       receiptFor: (id) => this.receipts.takeEarly(id),
       finish: (reason, note) => this.conductor.finish(reason, note),
       wakeIn,
@@ -113,7 +132,12 @@ export class Daemon {
 
   /** Take the lease, reconcile state with the archive, start watching. Throws LeaseHeldError or StateError. */
   async start(): Promise<void> {
-    const me = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ...(this.opts.serves ? { serves: this.opts.serves } : {}) };
+    const me = {
+      pid: process.pid,
+      host: hostname(),
+      started_at: new Date().toISOString(),
+      ...(this.opts.serves ? { serves: this.opts.serves } : {}),
+    };
     this.lease = await this.bus.lease(me, (why) => {
       this.log.error(`${why}; stopping so two daemons never deliver at once`);
       void this.stop('fenced');
@@ -124,12 +148,21 @@ export class Daemon {
       const r = await this.bus.recover();
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.bus.events.emit('recovered', { notes: r.notes });
-      if (r.unfinished) this.courier.begin(r.unfinished.record, { firstSeen: performance.now(), turnSince: performance.now() }, { typed: r.unfinished.typed, saved: true });
+      if (r.unfinished)
+        this.courier.begin(
+          r.unfinished.record,
+          { firstSeen: performance.now(), turnSince: performance.now() },
+          { typed: r.unfinished.typed, saved: true },
+        );
       const s = this.bus.state();
       if (!s.turn_started_at || !s.started_at) {
         // Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json).
         const now = new Date().toISOString();
-        await this.bus.update((st) => ({ ...st, turn_started_at: st.turn_started_at ?? now, started_at: st.started_at ?? now }));
+        await this.bus.update((st) => ({
+          ...st,
+          turn_started_at: st.turn_started_at ?? now,
+          started_at: st.started_at ?? now,
+        }));
       }
       await this.finishIfDue();
       if (this.opts.oneshot) {
@@ -147,8 +180,16 @@ export class Daemon {
         return;
       }
       const st = this.bus.state();
-      await this.bus.events.emit('started', { pid: process.pid, config: this.config.file, message_dir: this.config.messageDir, current_turn: st.current_turn, message_counter: st.message_counter });
-      this.log.info(`watching ${this.config.directions.length} folders in ${this.config.messageDir}; ${st.current_turn} has the turn`);
+      await this.bus.events.emit('started', {
+        pid: process.pid,
+        config: this.config.file,
+        message_dir: this.config.messageDir,
+        current_turn: st.current_turn,
+        message_counter: st.message_counter,
+      });
+      this.log.info(
+        `watching ${this.config.directions.length} folders in ${this.config.messageDir}; ${st.current_turn} has the turn`,
+      );
       this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanMs ?? 2000);
       await this.rescan();
     } catch (err) {
@@ -221,7 +262,9 @@ export class Daemon {
   /** A delivery was stamped: does it end the conversation (stop phrase, max_turns)? */
   private async delivered(r: ArchiveRecord): Promise<void> {
     const s = this.bus.state();
-    const ends = s.finished ? null : endsWith(s, { from: r.sender, content: r.content }, rulesFor(this.config.turns, s));
+    const ends = s.finished
+      ? null
+      : endsWith(s, { from: r.sender, content: r.content }, rulesFor(this.config.turns, s));
     if (ends) await this.conductor.finish(ends);
   }
 

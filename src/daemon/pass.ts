@@ -130,7 +130,9 @@ export class Pass {
       this.log.warn(`${s.id} → ${s.agent}: not typed again (${ready.reason})`);
       return false;
     }
-    this.log.warn(`${s.id} → ${s.agent}: its model never got it (no prompt from its hook, an empty box, no answer); typing it again, flagged`);
+    this.log.warn(
+      `${s.id} → ${s.agent}: its model never got it (no prompt from its hook, an empty box, no answer); typing it again, flagged`,
+    );
     const now = performance.now();
     this.courier.begin(record, { firstSeen: now, turnSince: now }, { typed: true, saved: true });
     await this.courier.advance(ready.pane);
@@ -150,7 +152,10 @@ export class Pass {
     if (c.kind !== 'committed') return { kind: c.kind };
     this.hooks.committed(c.record);
     const now = performance.now();
-    const timing = 'firstSeen' in w ? { firstSeen: w.firstSeen, turnSince: w.turnSince ?? w.firstSeen } : { firstSeen: now, turnSince: now };
+    const timing =
+      'firstSeen' in w
+        ? { firstSeen: w.firstSeen, turnSince: w.turnSince ?? w.firstSeen }
+        : { firstSeen: now, turnSince: now };
     this.courier.begin(c.record, timing, { typed: false, saved: c.saved });
     const delivered = await this.courier.advance(ready.pane);
     return delivered ? { kind: 'delivered', id: c.record.id } : { kind: 'typing', id: c.record.id };

@@ -39,7 +39,6 @@ const RESCAN_MS = 2000;
 /** How often a hook note may fail to be handled before it is set aside. */
 const MAX_TRIES = 3;
 
-
 export type Post = (d: Direction, message: Record<string, unknown>) => Promise<string>;
 
 export class Receipts {
@@ -70,11 +69,24 @@ export class Receipts {
     private readonly rules: Rules,
     private readonly post: Post,
     private readonly log: Logger,
-    private readonly control: { finish: (reason: FinishReason) => Promise<void>; wakeIn: (ms: number) => void; check: () => void },
+    private readonly control: {
+      finish: (reason: FinishReason) => Promise<void>;
+      wakeIn: (ms: number) => void;
+      check: () => void;
+    },
   ) {
-    this.agents = config.order.filter((a) => hasHooks(config.agents[a]!.kind) && config.agents[a]!.host === config.host);
+    this.agents = config.order.filter(
+      (a) => hasHooks(config.agents[a]!.kind) && config.agents[a]!.host === config.host,
+    );
     this.unconfirmed = new Unconfirmed(this.agents);
-    this.budget = new Budget(config, bus, log, (agent, p) => this.prompts.get(`${agent}\n${p}`)?.[0] ?? null, control.finish, control.wakeIn);
+    this.budget = new Budget(
+      config,
+      bus,
+      log,
+      (agent, p) => this.prompts.get(`${agent}\n${p}`)?.[0] ?? null,
+      control.finish,
+      control.wakeIn,
+    );
   }
 
   /** Watch the spools (a hint: each pass looks anyway). */
@@ -136,7 +148,9 @@ export class Receipts {
             // The note stays for the next pass; one that keeps failing is set aside, so delivery never stops on it.
             const n = (this.failures.get(s.name) ?? 0) + 1;
             this.failures.set(s.name, n);
-            this.log.warn(`${agent}'s hook note ${s.name}: ${String(err)}${n >= MAX_TRIES ? '; set aside' : '; trying again'}`);
+            this.log.warn(
+              `${agent}'s hook note ${s.name}: ${String(err)}${n >= MAX_TRIES ? '; set aside' : '; trying again'}`,
+            );
             if (n < MAX_TRIES) {
               this.dirty = true;
               continue;
@@ -148,7 +162,10 @@ export class Receipts {
         any = true;
       }
     }
-    if (any) await writeAgentStates(this.config.messageDir, this.states).catch((err: unknown) => this.log.warn(`cannot write the agents' states: ${String(err)}`));
+    if (any)
+      await writeAgentStates(this.config.messageDir, this.states).catch((err: unknown) =>
+        this.log.warn(`cannot write the agents' states: ${String(err)}`),
+      );
     await this.budget.run();
     await this.overdue();
     return any;
@@ -157,7 +174,11 @@ export class Receipts {
   private async handle(agent: string, note: HookNote): Promise<void> {
     if (note.event === 'prompt') return this.prompt(agent, note);
     if (note.event === 'stop') return this.stop(agent, note);
-    this.states[agent] = { state: 'permission', since: note.at, ...(typeof note.payload.tool_name === 'string' ? { detail: note.payload.tool_name } : {}) };
+    this.states[agent] = {
+      state: 'permission',
+      since: note.at,
+      ...(typeof note.payload.tool_name === 'string' ? { detail: note.payload.tool_name } : {}),
+    };
   }
 
   private async prompt(agent: string, note: HookNote): Promise<void> {
@@ -172,11 +193,16 @@ export class Receipts {
     for (const id of ids) {
       const record = await this.bus.record(id);
       if (!record || record.receiver !== agent || record.received) continue;
-      const received: Received = { at: note.at, intact: isIntact(id, sanitize(record.content), prompt), ...(promptId ? { prompt_id: promptId } : {}) };
+      const received: Received = {
+        at: note.at,
+        intact: isIntact(id, sanitize(record.content), prompt),
+        ...(promptId ? { prompt_id: promptId } : {}),
+      };
       this.unconfirmed.received(id, agent);
       if (record.delivered_at) await this.bus.amend(id, { received, confirmed: 'hook' });
       else this.early.set(id, received);
-      if (!received.intact) this.log.warn(`${id} → ${agent}: the prompt its model got does not hold the text baton typed`);
+      if (!received.intact)
+        this.log.warn(`${id} → ${agent}: the prompt its model got does not hold the text baton typed`);
       await this.bus.events.emit('received', { id, agent, intact: received.intact });
     }
   }
@@ -197,7 +223,9 @@ export class Receipts {
     const promptId = facts.turn;
     // The messages the ended turn began with: by its ID where the CLI gives one, else from its prompt.
     const carried = promptId ? (this.prompts.get(`${agent}\n${promptId}`) ?? []) : idsIn(facts.prompt ?? '');
-    const endsThatTurn = opening ? carried.some((id) => id.startsWith('user_')) : !!last && ((!!promptId && last.received?.prompt_id === promptId) || carried.includes(last.id));
+    const endsThatTurn = opening
+      ? carried.some((id) => id.startsWith('user_'))
+      : !!last && ((!!promptId && last.received?.prompt_id === promptId) || carried.includes(last.id));
     const plan = autoReply({
       mode,
       agent,
@@ -218,21 +246,34 @@ export class Receipts {
     if (!d) return this.log.warn(`${agent}'s reply not posted: it may write to several agents (give it reply "post")`);
     this.control.check(); // a daemon that lost its lease posts nothing
     this.answered.set(agent, plan.replyTo ?? 'opening');
-    await this.post(d, { timestamp: note.at, sender: agent, receiver: d.to, content: reply!, type: plan.replyTo ? 'response' : 'message', auto: true });
-    this.log.info(`${agent}'s final reply posted for it${plan.replyTo ? ` (reply to ${plan.replyTo})` : ' (it opens the conversation)'}`);
+    await this.post(d, {
+      timestamp: note.at,
+      sender: agent,
+      receiver: d.to,
+      content: reply!,
+      type: plan.replyTo ? 'response' : 'message',
+      auto: true,
+    });
+    this.log.info(
+      `${agent}'s final reply posted for it${plan.replyTo ? ` (reply to ${plan.replyTo})` : ' (it opens the conversation)'}`,
+    );
     await this.bus.events.emit('auto_replied', { agent, to: d.to, reply_to: plan.replyTo });
   }
 
   /** The folder an automatic reply goes to: the one the turn rules allow now, back to the sender if several. */
   private direction(agent: string, sender: string | null): Direction | null {
-    const allowed = this.config.directions.filter((d) => d.from === agent && decide(this.bus.state(), d, this.rules).action === 'deliver');
+    const allowed = this.config.directions.filter(
+      (d) => d.from === agent && decide(this.bus.state(), d, this.rules).action === 'deliver',
+    );
     return allowed.length === 1 ? allowed[0]! : (allowed.find((d) => d.to === sender) ?? null);
   }
 
   /** Report once each stamped delivery whose receipt is overdue while its agent is not busy. */
   private async overdue(): Promise<void> {
     for (const o of this.unconfirmed.due((agent) => this.states[agent]?.state === 'busy')) {
-      this.log.warn(`${o.id} → ${o.agent}: stamped delivered, but its hook reported no prompt within ${RECEIPT_BOUND_MS / 1000} s${o.suspect ? '; checking its pane' : ''}`);
+      this.log.warn(
+        `${o.id} → ${o.agent}: stamped delivered, but its hook reported no prompt within ${RECEIPT_BOUND_MS / 1000} s${o.suspect ? '; checking its pane' : ''}`,
+      );
       await this.bus.events.emit('delivery_unconfirmed', { id: o.id, agent: o.agent, after_ms: o.afterMs });
     }
   }

@@ -70,7 +70,10 @@ export class Service {
     const bus = openBus(config);
     let unreachable = 0;
     for (let attempt = 0; !this.stopping; attempt++) {
-      const d = new Daemon(config, bus, { log, ...(this.tmux ? { tmux: this.tmux, serves: this.configs.length } : {}) });
+      const d = new Daemon(config, bus, {
+        log,
+        ...(this.tmux ? { tmux: this.tmux, serves: this.configs.length } : {}),
+      });
       try {
         await d.start();
       } catch (err) {
@@ -82,7 +85,8 @@ export class Service {
         // The database is away (SPEC §10), or the lease was lost while starting (the connection dropped
         // mid-recovery): type nothing until it is back, then take the lease again, recover and go on.
         if ((isBusUnavailable(err) || err instanceof FencedError) && !this.stopping) {
-          if (unreachable++ % 15 === 0) log.warn(`the bus cannot be reached (${(err as Error).message}); trying again every 2 s`);
+          if (unreachable++ % 15 === 0)
+            log.warn(`the bus cannot be reached (${(err as Error).message}); trying again every 2 s`);
           await sleep(2000);
           continue;
         }

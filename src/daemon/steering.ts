@@ -26,7 +26,10 @@ export class Steering {
       let reply: Reply;
       try {
         // The request's own name (not the taken one) identifies it across a crash: see send().
-        reply = 'invalid' in req ? { ok: false, message: `not a valid request: ${req.invalid}` } : await this.handle(req, name.replace(/\.taken$/, ''));
+        reply =
+          'invalid' in req
+            ? { ok: false, message: `not a valid request: ${req.invalid}` }
+            : await this.handle(req, name.replace(/\.taken$/, ''));
       } catch (err) {
         reply = { ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}` };
       }
@@ -41,29 +44,49 @@ export class Steering {
     const busy = this.stage.deliveringTo();
     const typesInto = req.op === 'send' ? req.to : req.op === 'start' ? state.current_turn : null;
     if (busy !== null && (typesInto === busy || req.op === 'approve')) {
-      return { ok: false, message: `not now: a message to ${busy} is still being delivered (see baton status); try again when it is` };
+      return {
+        ok: false,
+        message: `not now: a message to ${busy} is still being delivered (see baton status); try again when it is`,
+      };
     }
     switch (req.op) {
       case 'end':
-        if (state.finished) return { ok: true, message: `already finished (${state.finished.reason})`, finished: state.finished };
+        if (state.finished)
+          return { ok: true, message: `already finished (${state.finished.reason})`, finished: state.finished };
         await this.stage.finish('ended', req.reason);
-        return { ok: true, message: 'the conversation has finished; later files are held', finished: this.stage.bus.state().finished };
+        return {
+          ok: true,
+          message: 'the conversation has finished; later files are held',
+          finished: this.stage.bus.state().finished,
+        };
       case 'resume':
         return this.resume();
       case 'notice': {
         // From another machine's daemon (SPEC §10): typed as it is, baton's own words.
-        if (!isLocal(this.stage.config, req.to)) return { ok: false, message: `${req.to} is not an agent of this machine` };
-        if (busy === req.to) return { ok: false, message: `${req.to} is not told: a message to it is still being delivered` };
+        if (!isLocal(this.stage.config, req.to))
+          return { ok: false, message: `${req.to} is not an agent of this machine` };
+        if (busy === req.to)
+          return { ok: false, message: `${req.to} is not told: a message to it is still being delivered` };
         const err = await this.stage.typeInto(req.to, sanitize(req.text));
-        return err ? { ok: false, message: `could not tell ${req.to}: ${err}` } : { ok: true, message: `${req.to} was told` };
+        return err
+          ? { ok: false, message: `could not tell ${req.to}: ${err}` }
+          : { ok: true, message: `${req.to} was told` };
       }
       case 'pause': {
-        if (state.finished) return { ok: true, message: `it has finished (${state.finished.reason}): nothing is delivered anyway; "baton resume" continues it` };
-        if (state.paused) return { ok: true, message: `already paused (since ${state.paused.at}); "baton resume" continues it` };
+        if (state.finished)
+          return {
+            ok: true,
+            message: `it has finished (${state.finished.reason}): nothing is delivered anyway; "baton resume" continues it`,
+          };
+        if (state.paused)
+          return { ok: true, message: `already paused (since ${state.paused.at}); "baton resume" continues it` };
         await this.stage.bus.update((s) => ({ ...s, paused: { at: new Date().toISOString() } }));
         await this.stage.bus.events.emit('paused', { current_turn: state.current_turn });
         this.stage.log.info('paused: deliveries wait until "baton resume"');
-        return { ok: true, message: `paused: messages wait in their folders (the agents are not told); "baton resume" continues. ${state.current_turn} has the turn` };
+        return {
+          ok: true,
+          message: `paused: messages wait in their folders (the agents are not told); "baton resume" continues. ${state.current_turn} has the turn`,
+        };
       }
       case 'start':
         return this.start(req.topic, name);
@@ -75,9 +98,19 @@ export class Steering {
         const p = await this.findApproval(req.file);
         if (typeof p === 'string') return { ok: false, message: p };
         const d = p.direction;
-        if (!(await this.stage.bus.refuse(p, `rejected by a person: ${req.reason}`))) return { ok: false, message: `${p.key} is gone` };
-        const err = d.from === this.stage.deliveringTo() ? 'a message to it is still being delivered' : await this.stage.typeInto(d.from, `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n[baton] it is still your turn; write a new message.`);
-        return { ok: true, message: `${p.key} rejected${err ? ` (could not tell ${d.from}: ${err})` : ` and ${d.from} was told why`}` };
+        if (!(await this.stage.bus.refuse(p, `rejected by a person: ${req.reason}`)))
+          return { ok: false, message: `${p.key} is gone` };
+        const err =
+          d.from === this.stage.deliveringTo()
+            ? 'a message to it is still being delivered'
+            : await this.stage.typeInto(
+                d.from,
+                `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n[baton] it is still your turn; write a new message.`,
+              );
+        return {
+          ok: true,
+          message: `${p.key} rejected${err ? ` (could not tell ${d.from}: ${err})` : ` and ${d.from} was told why`}`,
+        };
       }
     }
   }
@@ -93,18 +126,46 @@ export class Steering {
     const was = st.finished;
     const now = new Date().toISOString();
     // max_turns and max_duration_s count again from a resume of a finished conversation.
-    const next = await this.stage.bus.update((s) => ({ ...s, finished: null, paused: null, stalled: false, nudges: 0, turn_started_at: now, ...(was ? { started_at: now, turns_base: s.message_counter } : {}) }));
+    const next = await this.stage.bus.update((s) => ({
+      ...s,
+      finished: null,
+      paused: null,
+      stalled: false,
+      nudges: 0,
+      turn_started_at: now,
+      ...(was ? { started_at: now, turns_base: s.message_counter } : {}),
+    }));
     const holder = next.current_turn;
-    await this.stage.bus.events.emit('resumed', { was: was?.reason ?? null, paused: Boolean(st.paused), current_turn: holder });
+    await this.stage.bus.events.emit('resumed', {
+      was: was?.reason ?? null,
+      paused: Boolean(st.paused),
+      current_turn: holder,
+    });
     this.stage.resumed();
     const tell = was ? this.stage.config.order : st.stalled ? [holder] : [];
     const failed: string[] = [];
     for (const agent of tell) {
-      const err = agent === this.stage.deliveringTo() ? 'a message to it is still being delivered' : await this.stage.typeInto(agent, resumeNotice(this.stage.config, agent, next));
+      const err =
+        agent === this.stage.deliveringTo()
+          ? 'a message to it is still being delivered'
+          : await this.stage.typeInto(agent, resumeNotice(this.stage.config, agent, next));
       if (err) failed.push(`could not tell ${agent}: ${err}`);
     }
-    const told = tell.length === 0 ? '' : failed.length ? `; ${failed.join('; ')}` : tell.length > 1 ? '; every pane was told' : `; ${holder} was reminded`;
-    const what = was ? `resumed (it had finished: ${was.reason})` : st.paused ? 'resumed (it was paused)' : st.stalled ? 'resumed (it had stalled)' : 'it was not finished or paused';
+    const told =
+      tell.length === 0
+        ? ''
+        : failed.length
+          ? `; ${failed.join('; ')}`
+          : tell.length > 1
+            ? '; every pane was told'
+            : `; ${holder} was reminded`;
+    const what = was
+      ? `resumed (it had finished: ${was.reason})`
+      : st.paused
+        ? 'resumed (it was paused)'
+        : st.stalled
+          ? 'resumed (it had stalled)'
+          : 'it was not finished or paused';
     return { ok: true, message: `${what}; ${holder} has the turn${told}`, current_turn: holder };
   }
 
@@ -115,17 +176,43 @@ export class Steering {
    */
   async start(topic: string, request: string): Promise<Reply> {
     const st = this.stage.bus.state();
-    if (st.finished) return { ok: false, message: `the conversation has finished (${st.finished.reason}); "baton resume" continues it, then start` };
+    if (st.finished)
+      return {
+        ok: false,
+        message: `the conversation has finished (${st.finished.reason}); "baton resume" continues it, then start`,
+      };
     const holder = st.current_turn;
-    const reply = await this.send(holder, topic, 'task', request, kickoffHint(this.stage.config, holder, st.pending_reply_to), { kickoff: true });
+    const reply = await this.send(
+      holder,
+      topic,
+      'task',
+      request,
+      kickoffHint(this.stage.config, holder, st.pending_reply_to),
+      { kickoff: true },
+    );
     if (!reply.ok) return reply;
-    await this.stage.bus.update((s) => ({ ...s, turn_started_at: new Date().toISOString(), nudges: 0, stalled: false }));
+    await this.stage.bus.update((s) => ({
+      ...s,
+      turn_started_at: new Date().toISOString(),
+      nudges: 0,
+      stalled: false,
+    }));
     this.stage.resumed();
-    return { ...reply, message: `${reply.message}: ${holder} opens the conversation${st.paused ? ' (it is paused: "baton resume" lets messages through)' : ''}` };
+    return {
+      ...reply,
+      message: `${reply.message}: ${holder} opens the conversation${st.paused ? ' (it is paused: "baton resume" lets messages through)' : ''}`,
+    };
   }
 
   /** A person's message (`baton send`): user_NNNN in the archive, typed into the agent's pane, no turn moved. */
-  async send(to: string, content: string, type: string, request: string, hint?: string, extra: Record<string, unknown> = {}): Promise<Reply> {
+  async send(
+    to: string,
+    content: string,
+    type: string,
+    request: string,
+    hint?: string,
+    extra: Record<string, unknown> = {},
+  ): Promise<Reply> {
     const { config, bus } = this.stage;
     if (!config.agents[to]) return { ok: false, message: `unknown agent "${to}" (agents: ${config.order.join(', ')})` };
     // Done already (a daemon killed after typing, before answering)? Then say so; typed but unstamped: flag it.
@@ -135,14 +222,26 @@ export class Steering {
     if (!ready.ok) {
       const running = this.stage.oneshot ? ': nothing is running for this conversation; start it with "baton up"' : '';
       // `unavailable`: nothing was done and trying again later may work (`up --topic` waits for the agent).
-      return { ok: false, message: `not sent: ${to} cannot take it now (${ready.reason})${running}`, unavailable: true };
+      return {
+        ok: false,
+        message: `not sent: ${to} cannot take it now (${ready.reason})${running}`,
+        unavailable: true,
+      };
     }
     const redelivered = record !== null;
     record ??= await bus.archivePersonMessage((id) => personRecord(id, to, content, type, request, extra));
-    const text = render({ id: record.id, from: 'user', to, reply_to: null, type, content, redelivered }, config.delivery.template, hint ?? userHint(bus.state()));
+    const text = render(
+      { id: record.id, from: 'user', to, reply_to: null, type, content, redelivered },
+      config.delivery.template,
+      hint ?? userHint(bus.state()),
+    );
     const agent = config.agents[to]!;
     const typed = await this.stage.typist.type(agent, ready.pane, text, this.stage.typist.enterDelay(agent));
-    if (!typed.ok) return { ok: false, message: `${record.id} is archived but its typing was not confirmed (${typed.error}); look at ${to}'s pane before sending it again` };
+    if (!typed.ok)
+      return {
+        ok: false,
+        message: `${record.id} is archived but its typing was not confirmed (${typed.error}); look at ${to}'s pane before sending it again`,
+      };
     await bus.stamp(withReceipt(stamped(record, typed.value, redelivered), this.stage.receiptFor(record.id)));
     await bus.events.emit('sent', { id: record.id, to, ...extra, ...(redelivered ? { redelivered: true } : {}) });
     this.stage.log.success(`${record.id} user → ${to}`);
@@ -154,7 +253,8 @@ export class Steering {
     // Approved already by this very request (a daemon killed before it answered): say so again.
     const lastId = bus.state().last_message_id;
     const last = lastId ? await bus.record(lastId) : null;
-    if (!req.all && last?.approved_by === name) return { ok: true, message: `${req.file} approved as ${last.id}`, id: last.id };
+    if (!req.all && last?.approved_by === name)
+      return { ok: true, message: `${req.file} approved as ${last.id}`, id: last.id };
     if (!req.all && !req.file) return { ok: false, message: 'name a pending file, or --all' };
     const targets = req.all ? await bus.approvals() : [await this.findApproval(req.file ?? '')];
     const lines: string[] = [];
@@ -172,15 +272,28 @@ export class Steering {
     const bus = this.stage.bus;
     const examined = await bus.examineApproval(a);
     if (examined.kind === 'gone') return { ok: false, message: `${a.key} is gone` };
-    if (examined.kind === 'invalid') return { ok: false, message: `${a.key} is no longer a valid message (${examined.reason}); reject it` };
+    if (examined.kind === 'invalid')
+      return { ok: false, message: `${a.key} is no longer a valid message (${examined.reason}); reject it` };
     const d = decide(bus.state(), a.direction, this.stage.rules);
     if (d.action !== 'deliver') return { ok: false, message: `${a.key} cannot be delivered now: ${d.reason}` };
     const took = await this.stage.take(a, { approved_by: request });
-    if (took.kind === 'unavailable') return { ok: false, message: `${a.key} waits: ${a.direction.to}'s pane is unavailable; approve again when it is back` };
+    if (took.kind === 'unavailable')
+      return {
+        ok: false,
+        message: `${a.key} waits: ${a.direction.to}'s pane is unavailable; approve again when it is back`,
+      };
     if (took.kind === 'refused') return { ok: false, message: `${a.key} cannot be delivered now: ${took.reason}` };
-    if (took.kind === 'gone' || took.kind === 'changed') return { ok: false, message: `${a.key} ${took.kind === 'gone' ? 'is gone' : 'changed meanwhile; approve it again'}` };
+    if (took.kind === 'gone' || took.kind === 'changed')
+      return {
+        ok: false,
+        message: `${a.key} ${took.kind === 'gone' ? 'is gone' : 'changed meanwhile; approve it again'}`,
+      };
     await bus.events.emit('approved', { file: a.key, id: took.id });
-    return { ok: true, message: `${a.key} approved as ${took.id}${took.kind === 'typing' ? ' (typing it is being retried)' : ''}`, id: took.id };
+    return {
+      ok: true,
+      message: `${a.key} approved as ${took.id}${took.kind === 'typing' ? ' (typing it is being retried)' : ''}`,
+      id: took.id,
+    };
   }
 
   /** Resolve FILE as named in pending/: `<direction>/<name>`, or a bare name when only one folder has it. */
@@ -188,7 +301,10 @@ export class Steering {
     const all = await this.stage.bus.approvals();
     const hits = all.filter((p) => p.key === file || p.name === file);
     if (hits.length === 1) return hits[0]!;
-    if (hits.length > 1) return `"${file}" is in more than one folder: name it as ${hits.map((h) => h.key).join(' or ')}`;
-    return all.length ? `no pending file "${file}" (pending: ${all.map((p) => p.key).join(', ')})` : `no pending file "${file}" (nothing is pending)`;
+    if (hits.length > 1)
+      return `"${file}" is in more than one folder: name it as ${hits.map((h) => h.key).join(' or ')}`;
+    return all.length
+      ? `no pending file "${file}" (pending: ${all.map((p) => p.key).join(', ')})`
+      : `no pending file "${file}" (nothing is pending)`;
   }
 }

@@ -23,7 +23,13 @@ const config = loadConfig(locateConfig(undefined));
 const bus = openBus(config);
 const peers = config.directions.filter((d) => d.from === me).map((d) => d.to);
 /** Whom this agent writes to: the next agent in config order it has a folder for (round robin, handoff). */
-const next = config.order.slice(config.order.indexOf(me) + 1).concat(config.order).find((a) => peers.includes(a)) ?? peers[0] ?? '?';
+const next =
+  config.order
+    .slice(config.order.indexOf(me) + 1)
+    .concat(config.order)
+    .find((a) => peers.includes(a)) ??
+  peers[0] ??
+  '?';
 
 const dim = (s: string) => `\x1b[2m${s}\x1b[0m`;
 const bold = (s: string) => `\x1b[1m${s}\x1b[0m`;
@@ -33,7 +39,9 @@ async function reply(text: string): Promise<void> {
   try {
     out(dim(`$ baton post "${text.split('\n')[0]!.slice(0, 60)}…"`));
     const to = peers.length > 1 ? ['--to', next] : [];
-    const { stdout } = await run(process.execPath, [CLI_JS, 'post', '--as', me, ...to, '--', text], { env: process.env });
+    const { stdout } = await run(process.execPath, [CLI_JS, 'post', '--as', me, ...to, '--', text], {
+      env: process.env,
+    });
     out(dim(`  → ${stdout.trim()}`));
   } catch (err) {
     out(`baton post failed: ${(err as Error).message}`);
@@ -74,7 +82,11 @@ function onSubmit(text: string): void {
     (state) => {
       if (!state || state.current_turn !== me) return;
       if (state.message_counter === 0) {
-        const topic = text.split('\n').slice(1).join('\n').replace(/\n\[baton\] a person set this topic[\s\S]*$/, '');
+        const topic = text
+          .split('\n')
+          .slice(1)
+          .join('\n')
+          .replace(/\n\[baton\] a person set this topic[\s\S]*$/, '');
         out(dim(`… thinking about the topic for ${delayMs} ms`));
         setTimeout(() => void reply(demoTopicLine(topic, me, next)), delayMs);
       } else {
@@ -138,7 +150,9 @@ async function main(): Promise<void> {
   // The agent holding the turn speaks first: it opens a new conversation, or picks up an old one.
   const state = await bus.readState().catch(() => null);
   const mine = config.directions.find((d) => d.from === me);
-  const waiting = mine ? ((await bus.waitingCounts().catch(() => ({}) as Record<string, number>))[mine.name] ?? 0) > 0 : false;
+  const waiting = mine
+    ? ((await bus.waitingCounts().catch(() => ({}) as Record<string, number>))[mine.name] ?? 0) > 0
+    : false;
   if (state && !state.finished && state.current_turn === me && !waiting && mine) {
     if (state.pending_reply_to) {
       out(dim(`I hold the turn: answering ${state.pending_reply_to}…`));

@@ -81,7 +81,13 @@ export async function moveNoClobber(src: string, dir: string, name: string): Pro
     } catch (err) {
       if (isErrno(err, 'EPERM', 'EISDIR')) {
         // A directory cannot be hard-linked: rename it, to a name nothing has.
-        if (await lstat(join(dir, candidate)).then(() => true, () => false)) continue;
+        if (
+          await lstat(join(dir, candidate)).then(
+            () => true,
+            () => false,
+          )
+        )
+          continue;
         await rename(src, join(dir, candidate));
         return candidate;
       }

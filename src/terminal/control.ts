@@ -29,12 +29,25 @@ interface Waiting {
   outputs: string[];
 }
 
-const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t', '\\': '\\\\', '"': '\\"', $: '\\$', '~': '\\~', '#': '\\#', ';': '\\;' };
+const ESCAPES: Record<string, string> = {
+  '\n': '\\n',
+  '\r': '\\r',
+  '\t': '\\t',
+  '\\': '\\\\',
+  '"': '\\"',
+  $: '\\$',
+  '~': '\\~',
+  '#': '\\#',
+  ';': '\\;',
+};
 
 /** One argument as tmux's command parser reads back exactly the same string. */
 export function quoteArg(s: string): string {
   // eslint-disable-next-line no-control-regex
-  const body = s.replace(/[\n\r\t\\"$~#;\u0000-\u001f\u007f]/g, (c) => ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`);
+  const body = s.replace(
+    /[\n\r\t\\"$~#;\u0000-\u001f\u007f]/g,
+    (c) => ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`,
+  );
   return `"${body}"`;
 }
 
@@ -51,10 +64,17 @@ export class ControlClient {
    * Attach a control client to the server `argvPrefix` selects. Null when there is no server or no
    * session to attach to (the caller falls back to one process per command).
    */
-  static async connect(argvPrefix: readonly string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<ControlClient | null> {
+  static async connect(
+    argvPrefix: readonly string[],
+    env: NodeJS.ProcessEnv,
+    timeoutMs: number,
+  ): Promise<ControlClient | null> {
     let proc: ChildProcess;
     try {
-      proc = spawn('tmux', [...argvPrefix, '-C', 'attach-session', '-f', 'ignore-size,no-output'], { stdio: ['pipe', 'pipe', 'ignore'], env });
+      proc = spawn('tmux', [...argvPrefix, '-C', 'attach-session', '-f', 'ignore-size,no-output'], {
+        stdio: ['pipe', 'pipe', 'ignore'],
+        env,
+      });
     } catch {
       return null;
     }

@@ -18,7 +18,10 @@ export interface TmuxFence {
   token: string;
 }
 
-export const tmuxFence = (f: { key: string; token: string }): TmuxFence => ({ option: `@baton_fence_${f.key}`, token: f.token });
+export const tmuxFence = (f: { key: string; token: string }): TmuxFence => ({
+  option: `@baton_fence_${f.key}`,
+  token: f.token,
+});
 
 /** Why a guarded keystroke was not pressed. */
 export type Refusal =
@@ -39,7 +42,13 @@ const fenceOk = (f: TmuxFence | null): string => (f ? `#{==:#{${f.option}},${f.t
 
 /** Keys for `pane` are wanted: the fence holds, it is the same instance, alive, not in a mode. */
 export function guard(f: TmuxFence | null, pane: PaneRef): string {
-  return and(fenceOk(f), `#{==:#{pid}:#{start_time},${pane.server}}`, `#{==:#{pane_pid},${pane.pid}}`, '#{==:#{pane_dead},0}', '#{==:#{pane_in_mode},0}');
+  return and(
+    fenceOk(f),
+    `#{==:#{pid}:#{start_time},${pane.server}}`,
+    `#{==:#{pane_pid},${pane.pid}}`,
+    '#{==:#{pane_dead},0}',
+    '#{==:#{pane_in_mode},0}',
+  );
 }
 
 /** What the refusing branch prints: enough to tell why. */
@@ -58,5 +67,8 @@ export function refusal(output: string, f: TmuxFence | null, pane: PaneRef): Ref
 
 /** Set the token unless the server has a newer one (then this daemon is fenced). */
 export function raiseFence(f: TmuxFence): { condition: string; then: string } {
-  return { condition: `#{||:#{==:#{${f.option}},},#{<:#{${f.option}},${f.token}}}`, then: `set-option -s ${f.option} ${f.token}` };
+  return {
+    condition: `#{||:#{==:#{${f.option}},},#{<:#{${f.option}},${f.token}}}`,
+    then: `set-option -s ${f.option} ${f.token}`,
+  };
 }

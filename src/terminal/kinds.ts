@@ -34,11 +34,31 @@ export interface KindSpec {
 }
 
 export const KINDS: Record<AgentKind, KindSpec> = {
-  claude: { command: 'claude', instructions: 'CLAUDE.md', enterDelayMs: 150, agentCli: true, readScreen: readClaudeScreen },
+  claude: {
+    command: 'claude',
+    instructions: 'CLAUDE.md',
+    enterDelayMs: 150,
+    agentCli: true,
+    readScreen: readClaudeScreen,
+  },
   // Codex submits a bracketed paste on an Enter even at 0 ms (56/56, and 50/50 with paste-buffer -r).
-  codex: { command: 'codex', instructions: 'AGENTS.md', enterDelayMs: 150, agentCli: true, readScreen: readCodexScreen, colours: true, busySubmit: 'Tab' },
+  codex: {
+    command: 'codex',
+    instructions: 'AGENTS.md',
+    enterDelayMs: 150,
+    agentCli: true,
+    readScreen: readCodexScreen,
+    colours: true,
+    busySubmit: 'Tab',
+  },
   // Gemini takes an Enter within ~50 ms of a paste as a newline (0/56 at 0 ms, 25/28 at 50 ms, 56/56 from 150 ms).
-  gemini: { command: 'gemini', instructions: 'GEMINI.md', enterDelayMs: 300, agentCli: true, readScreen: readGeminiScreen },
+  gemini: {
+    command: 'gemini',
+    instructions: 'GEMINI.md',
+    enterDelayMs: 300,
+    agentCli: true,
+    readScreen: readGeminiScreen,
+  },
   // aider reads conventions only when told to: --read.
   aider: { command: 'aider --read CONVENTIONS.md', instructions: 'CONVENTIONS.md', enterDelayMs: 150, agentCli: true },
   shell: { command: process.env.SHELL || 'bash', instructions: 'AGENTS.md', enterDelayMs: 50, agentCli: false },

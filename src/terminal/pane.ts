@@ -46,8 +46,21 @@ export function targetOf(agent: Pick<Agent, 'target' | 'session'>): string {
 
 // Tab-separated; the start command (which may contain anything) comes last.
 const FORMAT = [
-  'P', '#{pane_id}', '#{pane_dead}', '#{pane_in_mode}', '#{@baton_pane}', '#{session_name}', '#{pane_current_command}', '#{window_activity}', '#{@baton_demo}',
-  '#{pane_pid}', '#{pid}:#{start_time}', '#{pane_tty}', '#{bracket_paste_flag}', '#{@baton_paste}', '#{pane_start_command}',
+  'P',
+  '#{pane_id}',
+  '#{pane_dead}',
+  '#{pane_in_mode}',
+  '#{@baton_pane}',
+  '#{session_name}',
+  '#{pane_current_command}',
+  '#{window_activity}',
+  '#{@baton_demo}',
+  '#{pane_pid}',
+  '#{pid}:#{start_time}',
+  '#{pane_tty}',
+  '#{bracket_paste_flag}',
+  '#{@baton_paste}',
+  '#{pane_start_command}',
 ].join('\t');
 
 /**
@@ -56,12 +69,26 @@ const FORMAT = [
  */
 export async function probe(tmux: Tmux, target: string): Promise<PaneInfo | null> {
   const r = await tmux.run(['display-message', '-p', '-t', target, FORMAT]);
-  const m = /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(1?)\t(\d*)\t(\d+:\d+)\t([^\t]*)\t([01]?)\t(on|off|)\t(.*)$/.exec(r.stdout.split('\n')[0] ?? '');
+  const m =
+    /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(1?)\t(\d*)\t(\d+:\d+)\t([^\t]*)\t([01]?)\t(on|off|)\t(.*)$/.exec(
+      r.stdout.split('\n')[0] ?? '',
+    );
   if (!r.ok || !m) return null;
   const flag = m[12] ? m[12] === '1' : m[13] ? m[13] === 'on' : null;
   return {
-    id: m[1]!, dead: m[2] === '1', inMode: m[3] === '1', agentPane: m[4]!, session: m[5]!, command: m[6]!, activity: Number(m[7]), demo: m[8] === '1',
-    pid: Number(m[9]), server: m[10]!, tty: m[11]!, bracketed: flag, startCommand: m[14]!,
+    id: m[1]!,
+    dead: m[2] === '1',
+    inMode: m[3] === '1',
+    agentPane: m[4]!,
+    session: m[5]!,
+    command: m[6]!,
+    activity: Number(m[7]),
+    demo: m[8] === '1',
+    pid: Number(m[9]),
+    server: m[10]!,
+    tty: m[11]!,
+    bracketed: flag,
+    startCommand: m[14]!,
   };
 }
 

@@ -23,7 +23,12 @@ export function programOf(command: string): string | undefined {
 export const programName = (command: string): string => basename(programOf(command) ?? '');
 
 export function onPath(program: string, cwd: string, path = process.env.PATH ?? ''): boolean {
-  const candidates = program.includes('/') ? [resolve(cwd, program)] : path.split(delimiter).filter(Boolean).map((d) => join(d, program));
+  const candidates = program.includes('/')
+    ? [resolve(cwd, program)]
+    : path
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, program));
   return candidates.some((c) => {
     try {
       accessSync(c, constants.X_OK);

@@ -15,7 +15,20 @@ import type { Tmux } from './tmux.js';
 import type { Intake } from './typist.js';
 
 /** Programs that mean "the agent is gone and a shell is in its place": typed text would run as commands. */
-export const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'tcsh', 'csh', 'ash', 'busybox', 'login']);
+export const SHELLS = new Set([
+  'bash',
+  'sh',
+  'dash',
+  'zsh',
+  'fish',
+  'ksh',
+  'mksh',
+  'tcsh',
+  'csh',
+  'ash',
+  'busybox',
+  'login',
+]);
 
 /**
  * A shell waiting for commands where an agent should be: the pane was started as a shell (a person's
@@ -28,7 +41,11 @@ export function isBareShell(pane: PaneInfo): boolean {
 
 /** A command line that starts an interactive shell and nothing else (`bash --norc -i`, `zsh -l`, empty). */
 function startsShell(command: string): boolean {
-  const words = command.trim().replace(/^"(.*)"$/s, '$1').split(/\s+/).filter(Boolean);
+  const words = command
+    .trim()
+    .replace(/^"(.*)"$/s, '$1')
+    .split(/\s+/)
+    .filter(Boolean);
   return words.length === 0 || (SHELLS.has(programName(words[0]!)) && words.slice(1).every((w) => w.startsWith('-')));
 }
 
@@ -44,7 +61,11 @@ function startsShell(command: string): boolean {
  * - `whole` otherwise: one bracketed paste.
  */
 export async function intakeOf(agent: Pick<Agent, 'kind'>, pane: PaneInfo): Promise<Intake> {
-  if (agent.kind === 'shell' || (!KINDS[agent.kind].agentCli && SHELLS.has(pane.command) && startsShell(pane.startCommand))) return 'inert';
+  if (
+    agent.kind === 'shell' ||
+    (!KINDS[agent.kind].agentCli && SHELLS.has(pane.command) && startsShell(pane.startCommand))
+  )
+    return 'inert';
   if (pane.bracketed !== null || pane.demo) return pane.bracketed === false ? 'one_line' : 'whole';
   return (await canonical(pane)) ? 'one_line' : 'whole';
 }
@@ -75,7 +96,8 @@ async function canonical(pane: PaneInfo): Promise<boolean> {
 export function whyNotTypable(agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null): string | null {
   if (!pane) return agent.target ? `there is no pane ${agent.target}` : `there is no tmux session "${agent.session}"`;
   if (pane.dead) return `pane ${pane.id} is dead`;
-  if (KINDS[agent.kind].agentCli && pane.agentPane !== pane.id && isBareShell(pane)) return `pane ${pane.id} runs a bare shell (${pane.command}), not the agent`;
+  if (KINDS[agent.kind].agentCli && pane.agentPane !== pane.id && isBareShell(pane))
+    return `pane ${pane.id} runs a bare shell (${pane.command}), not the agent`;
   // In copy mode Enter is swallowed while a paste still reaches the program; a person is scrolling.
   if (pane.inMode) return `pane ${pane.id} is in copy mode (someone is scrolling it)`;
   return null;
@@ -90,19 +112,26 @@ export async function readScreen(tmux: Tmux, agent: Pick<Agent, 'kind'>, pane: P
 }
 
 /** Does baton confirm submits on this pane's screen? (The demo agent's screen is only a readiness gate.) */
-export const screenRead = (agent: Pick<Agent, 'kind'>, pane: PaneInfo): boolean => Boolean(KINDS[agent.kind].readScreen) && !pane.demo;
+export const screenRead = (agent: Pick<Agent, 'kind'>, pane: PaneInfo): boolean =>
+  Boolean(KINDS[agent.kind].readScreen) && !pane.demo;
 
 /**
  * Why a message must wait now (with the screen that says so, if any), or null when it may be typed.
  * `screen`: the pane's screen as the caller has just read it (status reads it to show it), not read again.
  */
-export async function whyNotReady(tmux: Tmux, agent: Pick<Agent, 'kind' | 'target' | 'session'>, pane: PaneInfo | null, read?: Screen | null): Promise<{ reason: string; screen?: Screen } | null> {
+export async function whyNotReady(
+  tmux: Tmux,
+  agent: Pick<Agent, 'kind' | 'target' | 'session'>,
+  pane: PaneInfo | null,
+  read?: Screen | null,
+): Promise<{ reason: string; screen?: Screen } | null> {
   const reason = whyNotTypable(agent, pane);
   if (reason || !pane) return { reason: reason ?? 'no pane' };
   // A client whose screen baton reads turns bracketed paste on once it takes input. Before that (Gemini CLI
   // waiting for its MCP servers drew an empty box) a paste arrives as keys: a "!" in it switched Gemini to
   // shell mode and the rest ran as a command. Such a pane is still starting, whatever its box shows.
-  if (KINDS[agent.kind].readScreen && !pane.demo && pane.bracketed === false) return { reason: `pane ${pane.id}: ${agent.kind} has not turned on bracketed paste yet (still starting)` };
+  if (KINDS[agent.kind].readScreen && !pane.demo && pane.bracketed === false)
+    return { reason: `pane ${pane.id}: ${agent.kind} has not turned on bracketed paste yet (still starting)` };
   const screen = read !== undefined ? read : await readScreen(tmux, agent, pane);
   const problem = screen && screenProblem(screen);
   return problem ? { reason: `pane ${pane.id}: ${problem}`, screen: screen! } : null;

@@ -30,7 +30,12 @@ import { SKIPPED, type Tmux } from './tmux.js';
 import type { Intake, Ready, Typed, Typist } from './typist.js';
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
-const fail = (error: string, maybeTyped: boolean, refused?: Refusal): Failure => ({ ok: false, error, maybeTyped, ...(refused ? { refused } : {}) });
+const fail = (error: string, maybeTyped: boolean, refused?: Refusal): Failure => ({
+  ok: false,
+  error,
+  maybeTyped,
+  ...(refused ? { refused } : {}),
+});
 const REFUSED: Record<Refusal, string> = {
   fenced: 'another daemon holds this conversation now',
   unfenced: 'the tmux server does not know this daemon',
@@ -75,7 +80,11 @@ export class TmuxTypist implements Typist {
     const why = refusal(r.output, this.fenceNow, pane);
     // A new tmux server has no token yet: give it ours (unless it has a newer one), then try once more.
     if (why === 'unfenced' && !retried && (await this.raise())) return this.guarded(pane, command, true);
-    return fail(`${pane.id}: ${REFUSED[why === 'unfenced' ? 'fenced' : why]}`, false, why === 'unfenced' ? 'fenced' : why);
+    return fail(
+      `${pane.id}: ${REFUSED[why === 'unfenced' ? 'fenced' : why]}`,
+      false,
+      why === 'unfenced' ? 'fenced' : why,
+    );
   }
 
   async ready(agent: Agent, ours?: string): Promise<Ready> {
@@ -95,7 +104,11 @@ export class TmuxTypist implements Typist {
   async paste(pane: PaneInfo, text: string): Promise<Typed<number>> {
     const buffer = `baton-${process.pid}-${++bufferSeq}`;
     const set = await this.tmux.setBuffer(buffer, text);
-    if (!set.ok) return fail(`paste into ${pane.id} failed: ${set.timedOut ? 'tmux timed out' : set.stderr || `exit ${set.exitCode}`}`, false);
+    if (!set.ok)
+      return fail(
+        `paste into ${pane.id} failed: ${set.timedOut ? 'tmux timed out' : set.stderr || `exit ${set.exitCode}`}`,
+        false,
+      );
     // -p: bracketed, when the program asked for it; -r: newlines stay LF, so the text arrives byte for
     // byte. -d: the buffer goes with the paste.
     const r = await this.guarded(paneRef(pane), `paste-buffer -p -r -d -b ${buffer} -t ${pane.id}`);
@@ -127,7 +140,11 @@ export class TmuxTypist implements Typist {
     if (delayMs > 0) await sleep(delayMs);
     const key = agent ? await this.submitKey(agent, pane) : 'Enter';
     const r = await this.guarded(pane, `send-keys -t ${pane.id} ${key}`);
-    return r.ok ? { ok: true, value: undefined } : r.refused ? r : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
+    return r.ok
+      ? { ok: true, value: undefined }
+      : r.refused
+        ? r
+        : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
   }
 
   /** Enter, or the kind's key for a message to a busy agent that must be a turn of its own. */
@@ -149,7 +166,8 @@ export class TmuxTypist implements Typist {
         last = await readScreen(this.tmux, agent, pane);
         if (last?.state === 'ready') return { ok: true, value: attempt === 1 ? 'screen' : 'screen_after_second_enter' };
       }
-      if (last?.state !== 'holding') return fail(`not confirmed: ${last ? screenProblem(last) : 'screen unreadable'}`, true);
+      if (last?.state !== 'holding')
+        return fail(`not confirmed: ${last ? screenProblem(last) : 'screen unreadable'}`, true);
       // Enter again only on our own text: what a person typed meanwhile is never submitted by baton.
       if (!isOurPaste(last.input, ours)) return fail(`not confirmed: ${screenProblem(last)}`, true);
       if (attempt === 1) {

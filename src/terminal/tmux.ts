@@ -65,7 +65,12 @@ export class Tmux {
    * else `otherwise`. `ran` says which, from what the branch printed: `otherwise` must print a line
    * starting with SKIPPED, `then` must print nothing. `target` missing: `ran` is 'error'.
    */
-  async runIf(target: string | null, condition: string, then: string, otherwise: string): Promise<{ ran: 'then' | 'otherwise' | 'error'; output: string; timedOut: boolean }> {
+  async runIf(
+    target: string | null,
+    condition: string,
+    then: string,
+    otherwise: string,
+  ): Promise<{ ran: 'then' | 'otherwise' | 'error'; output: string; timedOut: boolean }> {
     const args = ['if-shell', '-F', ...(target ? ['-t', target] : []), condition, then, otherwise];
     const client = await this.control();
     const r = client ? fromReply(await client.run(args, this.timeoutMs, 2)) : await this.spawn(args, {});
@@ -92,7 +97,10 @@ export class Tmux {
     if (!client) return this.spawn(['load-buffer', '-b', buffer, '-', ';', ...pasteCmd], { input: text });
     // Both lines are written at once; if set-buffer fails, paste-buffer fails too (no such buffer).
     const timeoutMs = this.timeoutMs;
-    const [set, pasted] = await Promise.all([client.run(['set-buffer', '-b', buffer, '--', text], timeoutMs), client.run(pasteCmd, timeoutMs)]);
+    const [set, pasted] = await Promise.all([
+      client.run(['set-buffer', '-b', buffer, '--', text], timeoutMs),
+      client.run(pasteCmd, timeoutMs),
+    ]);
     return set.ok || set.lost ? fromReply(pasted) : fromReply(set);
   }
 
@@ -126,7 +134,10 @@ export class Tmux {
     return this.connecting;
   }
 
-  private async spawn(args: readonly string[], opts: { input?: string; timeoutMs?: number; env?: Record<string, string> }): Promise<TmuxResult> {
+  private async spawn(
+    args: readonly string[],
+    opts: { input?: string; timeoutMs?: number; env?: Record<string, string> },
+  ): Promise<TmuxResult> {
     const r = await execa('tmux', [...this.prefix, ...args], {
       input: opts.input ?? '',
       ...(opts.env ? { env: opts.env } : {}),
@@ -159,7 +170,15 @@ export class Tmux {
    * Start a detached session. `owner` (the conversation's message_dir) is kept as the session option
    * @baton_config, so `up` and `down` only ever adopt or kill their own conversation's sessions.
    */
-  async newSession(o: { name: string; cwd: string; command: string; env: Record<string, string>; owner: string; demo?: boolean; pasteTracker?: string }): Promise<TmuxResult> {
+  async newSession(o: {
+    name: string;
+    cwd: string;
+    command: string;
+    env: Record<string, string>;
+    owner: string;
+    demo?: boolean;
+    pasteTracker?: string;
+  }): Promise<TmuxResult> {
     const envArgs = Object.entries(o.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     // The bracketed-paste tracker (scripts/paste-mode.pl) is attached in this same command list, before
     // tmux reads anything the program writes, so it sees every switch; a fresh terminal starts with it off.
@@ -167,16 +186,46 @@ export class Tmux {
     // remain-on-exit: a dead agent stays visible as a dead pane instead of vanishing with its session.
     // tmux gives a new session the PATH of the client that asks for it, whatever `-e PATH=` says (spawn.c:
     // "otherwise running `tmux new myprogram` wouldn't work"): so the client itself runs with that PATH.
-    return this.spawn([
-      'new-session', '-d', '-s', o.name, '-c', o.cwd, '-x', '200', '-y', '50', ...envArgs, o.command,
-      ';', 'set-option', '-t', `=${o.name}:`, 'remain-on-exit', 'on',
-      // Pin the agent's pane: messages go to it even if someone splits the window later.
-      ';', 'set-option', '-F', '-t', `=${o.name}:`, '@baton_pane', '#{pane_id}',
-      ';', 'set-option', '-t', `=${o.name}:`, '@baton_config', o.owner,
-      // The bundled demo agent stands in for the configured kind: its screen is not that kind's.
-      ...(o.demo ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_demo', '1'] : []),
-      ...tracker,
-    ], o.env.PATH ? { env: { PATH: o.env.PATH } } : {});
+    return this.spawn(
+      [
+        'new-session',
+        '-d',
+        '-s',
+        o.name,
+        '-c',
+        o.cwd,
+        '-x',
+        '200',
+        '-y',
+        '50',
+        ...envArgs,
+        o.command,
+        ';',
+        'set-option',
+        '-t',
+        `=${o.name}:`,
+        'remain-on-exit',
+        'on',
+        // Pin the agent's pane: messages go to it even if someone splits the window later.
+        ';',
+        'set-option',
+        '-F',
+        '-t',
+        `=${o.name}:`,
+        '@baton_pane',
+        '#{pane_id}',
+        ';',
+        'set-option',
+        '-t',
+        `=${o.name}:`,
+        '@baton_config',
+        o.owner,
+        // The bundled demo agent stands in for the configured kind: its screen is not that kind's.
+        ...(o.demo ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_demo', '1'] : []),
+        ...tracker,
+      ],
+      o.env.PATH ? { env: { PATH: o.env.PATH } } : {},
+    );
   }
 
   /** Every session name → its owner (@baton_config; empty when baton did not start it). */
@@ -199,7 +248,12 @@ export class Tmux {
    */
   async killSession(name: string): Promise<boolean> {
     const panes = await this.run(['list-panes', '-s', '-t', `=${name}`, '-F', '#{pane_pid}']);
-    const pids = panes.ok ? panes.stdout.split('\n').map(Number).filter((n) => n > 1) : [];
+    const pids = panes.ok
+      ? panes.stdout
+          .split('\n')
+          .map(Number)
+          .filter((n) => n > 1)
+      : [];
     const killed = (await this.run(['kill-session', '-t', `=${name}`])).ok;
     if (killed && pids.length) await endGroups(pids);
     return killed;
@@ -207,7 +261,13 @@ export class Tmux {
 }
 
 function fromReply(r: { ok: boolean; output: string; lost: boolean }): TmuxResult {
-  return { ok: r.ok, stdout: r.ok ? r.output : '', stderr: r.ok ? '' : r.output, exitCode: r.ok ? 0 : 1, timedOut: r.lost };
+  return {
+    ok: r.ok,
+    stdout: r.ok ? r.output : '',
+    stderr: r.ok ? '' : r.output,
+    exitCode: r.ok ? 0 : 1,
+    timedOut: r.lost,
+  };
 }
 
 /**
@@ -216,5 +276,18 @@ function fromReply(r: { ok: boolean; output: string; lost: boolean }): TmuxResul
  * which start their panes as `baton up` does.
  */
 export function pasteTrackerCommands(name: string, tracker: string): string[] {
-  return ['set-option', '-p', '-t', `=${name}:`, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', `=${name}:`, `exec perl ${shellQuote(tracker)} '#{socket_path}' '#{pane_id}'`];
+  return [
+    'set-option',
+    '-p',
+    '-t',
+    `=${name}:`,
+    '@baton_paste',
+    'off',
+    ';',
+    'pipe-pane',
+    '-O',
+    '-t',
+    `=${name}:`,
+    `exec perl ${shellQuote(tracker)} '#{socket_path}' '#{pane_id}'`,
+  ];
 }

@@ -40,7 +40,6 @@ interface Sub {
 
 export { sse };
 
-
 const cursorOf = (gen: string, offset: number) => `${gen}:${offset}`;
 export function parseCursor(s: string): { gen: string; offset: number } | null {
   const m = /^([0-9a-z-]{1,40}):(\d{1,15})$/.exec(s);
@@ -73,7 +72,11 @@ export class Feed {
   ) {
     this.transcript = new Transcript(bus);
     this.opts = { statusEveryMs: 4000, screensEveryMs: 3000, heartbeatMs: 15_000, onError: () => {}, ...opts };
-    this.live = new LiveStatus(config, bus, { push: (chunk) => this.broadcast(chunk), watched: () => this.subs.size > 0 && !this.closed, onError: this.opts.onError });
+    this.live = new LiveStatus(config, bus, {
+      push: (chunk) => this.broadcast(chunk),
+      watched: () => this.subs.size > 0 && !this.closed,
+      onError: this.opts.onError,
+    });
   }
 
   /** The last events up to the cursor, oldest first. */
@@ -166,9 +169,16 @@ export class Feed {
         const gen = this.gen;
         // A tab that saw nothing before the log existed may read it from its start.
         const start = c && (c.gen === gen || (c.gen === NO_LOG && c.offset === 0)) ? c.offset : null;
-        if (start === null || start > until || until - start > MAX_REPLAY_BYTES) send(sse('reset', { cursor: this.cursor }));
+        if (start === null || start > until || until - start > MAX_REPLAY_BYTES)
+          send(sse('reset', { cursor: this.cursor }));
         // Labelled with the generation the cursor was checked against: the file is checked to be that one.
-        else await this.bus.events.read(gen, start, until, async (e, end) => alive && send(await render(this.transcript, e, end, gen)));
+        else
+          await this.bus.events.read(
+            gen,
+            start,
+            until,
+            async (e, end) => alive && send(await render(this.transcript, e, end, gen)),
+          );
       }
     } catch (err) {
       this.opts.onError(err);
@@ -244,8 +254,6 @@ export class Feed {
     this.skipping = r.skipping;
     this.live.soon();
   }
-
-
 }
 
 function isDelivery(e: Record<string, unknown>): e is Record<string, unknown> & { id: string } {

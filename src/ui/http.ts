@@ -14,9 +14,9 @@ export class HttpError extends Error {
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 export const isLoopback = (host: string): boolean => LOOPBACK.has(host) || /^127\.\d+\.\d+\.\d+$/.test(host);
 
-
 export const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
@@ -62,7 +62,10 @@ export async function readJsonBody(req: IncomingMessage, maxBody: number, timeou
   // A body that trickles in may not hold a connection (the server's requestTimeout is the backstop).
   let deadline: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    deadline = setTimeout(() => reject(new HttpError(408, `the body took longer than ${timeoutMs / 1000} s`)), timeoutMs);
+    deadline = setTimeout(
+      () => reject(new HttpError(408, `the body took longer than ${timeoutMs / 1000} s`)),
+      timeoutMs,
+    );
   });
   read.catch(() => {}); // when it loses the race, the socket's end settles it
   try {

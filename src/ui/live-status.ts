@@ -102,7 +102,15 @@ export class LiveStatus {
         this.config.order.map(async (name) => {
           const pane = await findPane(this.tmux, this.config.agents[name]!);
           const last = this.screenRead.get(name);
-          if (pane && !pane.dead && last && last.activity === pane.activity && Date.now() - last.at < SCREEN_STALE_MS && this.screenText.get(name) !== null) return;
+          if (
+            pane &&
+            !pane.dead &&
+            last &&
+            last.activity === pane.activity &&
+            Date.now() - last.at < SCREEN_STALE_MS &&
+            this.screenText.get(name) !== null
+          )
+            return;
           const lines = pane && !pane.dead ? await capture(this.tmux, pane) : null;
           const text = lines ? plain(lines) : null;
           if (pane) this.screenRead.set(name, { activity: pane.activity, at: Date.now() });
@@ -119,7 +127,6 @@ export class LiveStatus {
       this.screensBusy = false;
     }
   }
-
 }
 
 /** A screen as plain text: no control characters but newline and tab, no trailing blank lines, capped. */

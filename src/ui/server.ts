@@ -62,7 +62,12 @@ export interface UiServer {
 
 /** The page's modules (web/*.ts, built to dist/web/) and its stylesheet: nothing else is served from disk. */
 const ASSETS: Record<string, { file: string; type: string }> = {
-  ...Object.fromEntries(['app', 'dom', 'transcript', 'panels'].map((m) => [`/${m}.js`, { file: join(PKG_ROOT, 'dist', 'web', `${m}.js`), type: 'text/javascript; charset=utf-8' }])),
+  ...Object.fromEntries(
+    ['app', 'dom', 'transcript', 'panels'].map((m) => [
+      `/${m}.js`,
+      { file: join(PKG_ROOT, 'dist', 'web', `${m}.js`), type: 'text/javascript; charset=utf-8' },
+    ]),
+  ),
   '/style.css': { file: join(PKG_ROOT, 'web', 'style.css'), type: 'text/css; charset=utf-8' },
 };
 const PAGE = join(PKG_ROOT, 'web', 'index.html');
@@ -70,9 +75,13 @@ const BODY_TIMEOUT_MS = 10_000;
 
 export async function startUi(config: Config, opts: UiOptions): Promise<UiServer> {
   const remote = !isLoopback(opts.host);
-  if (remote && !opts.allowRemote) throw new UsageError(`${opts.host} is not a loopback address: add --allow-remote and --token to serve other machines`);
+  if (remote && !opts.allowRemote)
+    throw new UsageError(
+      `${opts.host} is not a loopback address: add --allow-remote and --token to serve other machines`,
+    );
   if (opts.allowRemote && !opts.accessToken) throw new UsageError('--allow-remote needs --token (or BATON_UI_TOKEN)');
-  if (opts.accessToken !== undefined && opts.accessToken.length < 16) throw new UsageError('the access token (--token or BATON_UI_TOKEN) must be at least 16 characters');
+  if (opts.accessToken !== undefined && opts.accessToken.length < 16)
+    throw new UsageError('the access token (--token or BATON_UI_TOKEN) must be at least 16 characters');
   const onError = opts.onError ?? (() => {});
   const pageToken = randomBytes(24).toString('base64url');
   const maxBody = config.inbox.max_bytes + 64 * 1024;
@@ -92,7 +101,11 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
   };
 
   const json = (res: ServerResponse, status: number, body: unknown) => {
-    res.writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    res.writeHead(status, {
+      ...SECURITY_HEADERS,
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+    });
     res.end(JSON.stringify(body));
   };
 
@@ -101,8 +114,15 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
   const stream = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     const header = req.headers['last-event-id'];
     const last = (Array.isArray(header) ? header[0] : header) || url.searchParams.get('from') || undefined;
-    if (last !== undefined && !parseCursor(last)) throw new HttpError(400, 'Last-Event-ID (or from) must be a cursor as the stream sent it');
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+    if (last !== undefined && !parseCursor(last))
+      throw new HttpError(400, 'Last-Event-ID (or from) must be a cursor as the stream sent it');
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
     // The page's token comes with every connection: after a restart of baton ui the controls keep working.
     res.write(`retry: 1000\n\n${sse('hello', { token: pageToken })}`);
     streams.add(res);
@@ -139,10 +159,12 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     } catch {
       throw new HttpError(400, 'not a request target');
     }
-    if (!hostOk(req)) throw new HttpError(421, 'this server answers only to a loopback address (Host: 127.0.0.1, localhost or [::1])');
+    if (!hostOk(req))
+      throw new HttpError(421, 'this server answers only to a loopback address (Host: 127.0.0.1, localhost or [::1])');
     if (opts.accessToken !== undefined) {
       const given = url.searchParams.get('token') ?? cookie(req, cookieName);
-      if (!sameToken(given, opts.accessToken!)) throw new HttpError(401, 'open the address baton ui printed (it carries ?token=)');
+      if (!sameToken(given, opts.accessToken!))
+        throw new HttpError(401, 'open the address baton ui printed (it carries ?token=)');
     }
     const path = url.pathname;
     if (req.method === 'POST') {
@@ -150,8 +172,13 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
       if (!isOp(op)) throw new HttpError(404, `no such control: ${path}`);
       const origin = req.headers.origin;
       // https too: behind a TLS proxy the page's origin is https with the same Host.
-      if (!origin || (origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`)) throw new HttpError(403, 'cross-origin request refused (Origin must be this server)');
-      if (!sameToken(req.headers['x-baton-token'] as string | undefined, pageToken)) throw new HttpError(403, "missing or wrong X-Baton-Token (reload the page: the token changes with each run of baton ui)");
+      if (!origin || (origin !== `http://${req.headers.host}` && origin !== `https://${req.headers.host}`))
+        throw new HttpError(403, 'cross-origin request refused (Origin must be this server)');
+      if (!sameToken(req.headers['x-baton-token'] as string | undefined, pageToken))
+        throw new HttpError(
+          403,
+          'missing or wrong X-Baton-Token (reload the page: the token changes with each run of baton ui)',
+        );
       const body = await readBody(req);
       let built: Request;
       try {
@@ -169,8 +196,14 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `${req.method} is not allowed here`);
     if (path === '/') {
       const html = (await readFile(PAGE, 'utf8')).replace('__BATON_TOKEN__', pageToken);
-      const headers: Record<string, string> = { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' };
-      if (opts.accessToken !== undefined) headers['set-cookie'] = `${cookieName}=${encodeURIComponent(opts.accessToken)}; HttpOnly; SameSite=Strict; Path=/`;
+      const headers: Record<string, string> = {
+        ...SECURITY_HEADERS,
+        'content-type': 'text/html; charset=utf-8',
+        'cache-control': 'no-store',
+      };
+      if (opts.accessToken !== undefined)
+        headers['set-cookie'] =
+          `${cookieName}=${encodeURIComponent(opts.accessToken)}; HttpOnly; SameSite=Strict; Path=/`;
       res.writeHead(200, headers);
       res.end(req.method === 'HEAD' ? undefined : html);
       return;
@@ -209,7 +242,8 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     if (path === '/api/messages') {
       const before = url.searchParams.get('before');
       const n = before === null ? undefined : Number(before);
-      if (n !== undefined && (!Number.isSafeInteger(n) || n < 0)) throw new HttpError(400, 'before must be a position (a whole number ≥ 0)');
+      if (n !== undefined && (!Number.isSafeInteger(n) || n < 0))
+        throw new HttpError(400, 'before must be a position (a whole number ≥ 0)');
       json(res, 200, await feed.transcript.page(n, pageSize(url)));
       return;
     }
@@ -227,19 +261,22 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
 
   // Slow clients are checked every second (node's default is 30 s): a header that trickles in is cut off
   // after HEADERS_TIMEOUT_MS, a request after REQUEST_TIMEOUT_MS (an event stream's response may last).
-  const server: Server = createServer({ connectionsCheckingInterval: 1000, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS }, (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      if (!(err instanceof HttpError)) onError(err);
-      const status = err instanceof HttpError ? err.status : 500;
-      const message = err instanceof Error ? err.message : String(err);
-      if (res.headersSent) res.destroy();
-      else {
-        // A request whose body was not read to the end cannot share its connection with the next one.
-        if (status === 408 || status === 413) res.setHeader('connection', 'close');
-        json(res, status, { ok: false, error: message, message });
-      }
-    });
-  });
+  const server: Server = createServer(
+    { connectionsCheckingInterval: 1000, headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    (req, res) => {
+      handle(req, res).catch((err: unknown) => {
+        if (!(err instanceof HttpError)) onError(err);
+        const status = err instanceof HttpError ? err.status : 500;
+        const message = err instanceof Error ? err.message : String(err);
+        if (res.headersSent) res.destroy();
+        else {
+          // A request whose body was not read to the end cannot share its connection with the next one.
+          if (status === 408 || status === 413) res.setHeader('connection', 'close');
+          json(res, status, { ok: false, error: message, message });
+        }
+      });
+    },
+  );
   // Malformed HTTP gets a 400 from node; it must never take the server down.
   server.on('clientError', (_err, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n');

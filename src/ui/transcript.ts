@@ -25,8 +25,11 @@ export class Transcript {
     const names = await this.bus.recordIds().catch(() => [] as string[]);
     const found: Array<Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>> = [];
     for (let i = 0; i < names.length; i += READ_CONCURRENCY) {
-      const batch = await Promise.all(names.slice(i, i + READ_CONCURRENCY).map((id) => this.bus.record(id).catch(() => null)));
-      for (const r of batch) if (r?.delivered_at) found.push({ id: r.id, delivered_at: r.delivered_at, received_at: r.received_at });
+      const batch = await Promise.all(
+        names.slice(i, i + READ_CONCURRENCY).map((id) => this.bus.record(id).catch(() => null)),
+      );
+      for (const r of batch)
+        if (r?.delivered_at) found.push({ id: r.id, delivered_at: r.delivered_at, received_at: r.received_at });
     }
     return found.sort(byDelivery).map((r) => r.id);
   }

@@ -79,7 +79,11 @@ describe('baton ui', () => {
     expect(await first.getAttribute('class')).toContain('lane-0');
 
     // Agent-written markup stays text: in the content, the subject, and a rejected file's name.
-    p.send('c2_to_c1', '002.json', { content: HOSTILE, subject: '<img src=y onerror="window.__pwned = 3">', reply_to: 'msg_0001' });
+    p.send('c2_to_c1', '002.json', {
+      content: HOSTILE,
+      subject: '<img src=y onerror="window.__pwned = 3">',
+      reply_to: 'msg_0001',
+    });
     const second = page.locator('#m-msg_0002');
     await second.waitFor();
     expect(await second.locator('.content').textContent()).toBe(HOSTILE);
@@ -111,7 +115,9 @@ describe('baton ui', () => {
     await page.locator('#send-text').press('Control+Enter');
     await page.locator('#result', { hasText: 'user_0001 typed into claude2' }).waitFor();
     await page.locator('#m-user_0001 .content', { hasText: 'hello from the page <b>&</b>' }).waitFor();
-    await waitFor('the person message in claude2', () => readRecorder(log2).pastes.some((t) => t.includes('hello from the page <b>&</b>')));
+    await waitFor('the person message in claude2', () =>
+      readRecorder(log2).pastes.some((t) => t.includes('hello from the page <b>&</b>')),
+    );
     expect(p.state().message_counter).toBe(2); // a person's message moves no turn
 
     // End with a reason: later files are held and the header says so; resume delivers them.
@@ -129,7 +135,9 @@ describe('baton ui', () => {
     await page.locator('#facts', { hasText: /conversation:?\s*running/ }).waitFor();
 
     // Each message once, in delivery order.
-    expect(await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id))).toEqual(['msg_0001', 'msg_0002', 'user_0001', 'msg_0003']);
+    expect(
+      await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id)),
+    ).toEqual(['msg_0001', 'msg_0002', 'user_0001', 'msg_0003']);
 
     await page.screenshot({ path: join(SHOTS, 'ui-dashboard.png') });
     await page.emulateMedia({ colorScheme: 'dark' });
@@ -169,7 +177,9 @@ describe('baton ui', () => {
     await page.locator('#send-text').fill('still steering');
     await page.locator('#send').click();
     await page.locator('#result.ok', { hasText: 'user_0001 typed into claude1' }).waitFor();
-    expect(await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id))).toEqual(['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004', 'user_0001']);
+    expect(
+      await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id)),
+    ).toEqual(['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004', 'user_0001']);
     // The event list, too, got each delivery once.
     expect(await page.locator('#events li', { hasText: 'delivered' }).count()).toBe(4);
   });
@@ -185,12 +195,28 @@ describe('baton ui', () => {
       const [sender, receiver] = i % 2 ? ['claude1', 'claude2'] : ['claude2', 'claude1'];
       const at = new Date(t0 + i * 1000).toISOString();
       const record = {
-        content: `archived message ${i}`, id, reply_to: i > 1 ? `msg_${String(i - 1).padStart(4, '0')}` : null, sender, receiver,
-        direction: i % 2 ? 'c1_to_c2' : 'c2_to_c1', source_file: `${i}.json`, received_at: at, delivered_at: at, confirmed: 'not_checked',
+        content: `archived message ${i}`,
+        id,
+        reply_to: i > 1 ? `msg_${String(i - 1).padStart(4, '0')}` : null,
+        sender,
+        receiver,
+        direction: i % 2 ? 'c1_to_c2' : 'c2_to_c1',
+        source_file: `${i}.json`,
+        received_at: at,
+        delivered_at: at,
+        confirmed: 'not_checked',
       };
       writeFileSync(join(archive, `${id}.json`), JSON.stringify(record));
     }
-    writeFileSync(p.path('state.json'), JSON.stringify({ current_turn: 'claude1', last_message_id: 'msg_10000', message_counter: N, pending_reply_to: 'msg_10000' }));
+    writeFileSync(
+      p.path('state.json'),
+      JSON.stringify({
+        current_turn: 'claude1',
+        last_message_id: 'msg_10000',
+        message_counter: N,
+        pending_reply_to: 'msg_10000',
+      }),
+    );
     await p.recorder('claude1');
     await p.recorder('claude2');
     await p.startDaemon();
@@ -210,7 +236,9 @@ describe('baton ui', () => {
     p.send('c1_to_c2', 'next.json', { content: 'message ten thousand and one' });
     await page.locator('#m-msg_10001 .content', { hasText: 'ten thousand and one' }).waitFor();
     expect(await page.locator('#transcript > li').count()).toBe(201);
-    const ids = await page.locator('#transcript > li').evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id));
+    const ids = await page
+      .locator('#transcript > li')
+      .evaluateAll((li) => li.map((e) => (e as HTMLElement).dataset.id));
     expect(ids[0]).toBe('msg_9801');
     expect(ids.at(-1)).toBe('msg_10001');
     expect(new Set(ids).size).toBe(201);
@@ -281,7 +309,10 @@ describe('baton ui', () => {
 
   it('approves and rejects in moderated mode', async () => {
     const { p, log1, log2, page } = await twoAgents({ turns: { moderated: true } });
-    p.send('c1_to_c2', '001.json', { content: `please approve me ${HOSTILE}`, subject: '<img src=q onerror="window.__pwned=5">' });
+    p.send('c1_to_c2', '001.json', {
+      content: `please approve me ${HOSTILE}`,
+      subject: '<img src=q onerror="window.__pwned=5">',
+    });
     const item = page.locator('#pending > li', { hasText: 'please approve me' });
     await item.waitFor();
     expect(await item.locator('.content').textContent()).toBe(`please approve me ${HOSTILE}`);
@@ -303,7 +334,9 @@ describe('baton ui', () => {
     await waitFor('the reason in claude2', () => readRecorder(log2).pastes.some((t) => t.includes('too vague')));
     expect(readRecorder(log1).pastes.some((t) => t.includes('reject me'))).toBe(false);
     expect(p.state().current_turn).toBe('claude2');
-    expect(JSON.parse(readFileSync(p.path('archive', 'msg_0001.json'), 'utf8')).content).toBe(`please approve me ${HOSTILE}`);
+    expect(JSON.parse(readFileSync(p.path('archive', 'msg_0001.json'), 'utf8')).content).toBe(
+      `please approve me ${HOSTILE}`,
+    );
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   });
 
@@ -335,7 +368,9 @@ describe('baton ui', () => {
     expect(await page.locator('#empty').isHidden()).toBe(true);
     // The events so far are there at once, before any new one comes.
     expect(await page.locator('#events > li').count()).toBeGreaterThanOrEqual(4);
-    expect(await page.locator('#events > li strong').allTextContents()).toEqual(expect.arrayContaining(['delivered', 'paused']));
+    expect(await page.locator('#events > li strong').allTextContents()).toEqual(
+      expect.arrayContaining(['delivered', 'paused']),
+    );
     await page.locator('#facts', { hasText: 'paused' }).waitFor();
 
     // A pane running the bundled demo agent says so on its card, not the configured kind.
@@ -344,8 +379,13 @@ describe('baton ui', () => {
     await page.locator('[data-agent="claude2"] .kind', { hasText: 'demo (for generic)' }).waitFor({ timeout: 15_000 });
     await p.tmux(['set-option', '-u', '-t', '=claude2:', '@baton_demo']);
     // What an agent's own hooks last said (issue 16; written by the daemon from its hook notes) is on its card.
-    await writeAgentStates(p.path(), { claude1: { state: 'permission', since: new Date().toISOString(), detail: 'Bash' }, claude2: { state: 'busy', since: new Date().toISOString() } });
-    await page.locator('[data-agent="claude1"] .pane', { hasText: 'waiting for a permission since' }).waitFor({ timeout: 15_000 });
+    await writeAgentStates(p.path(), {
+      claude1: { state: 'permission', since: new Date().toISOString(), detail: 'Bash' },
+      claude2: { state: 'busy', since: new Date().toISOString() },
+    });
+    await page
+      .locator('[data-agent="claude1"] .pane', { hasText: 'waiting for a permission since' })
+      .waitFor({ timeout: 15_000 });
     await page.locator('[data-agent="claude2"] .pane', { hasText: 'busy since' }).waitFor({ timeout: 15_000 });
     await writeAgentStates(p.path(), {});
 
@@ -360,7 +400,11 @@ describe('baton ui', () => {
     await page.getByRole('button', { name: 'Start' }).click();
     await page.locator('#result.ok', { hasText: `user_0001 typed into ${holder}'s pane` }).waitFor();
     const holderLog = holder === 'claude1' ? log1 : log2;
-    await waitFor('the topic in the holder\'s pane', () => readRecorder(holderLog).pastes.some((t) => t.includes('Plan the next release') && t.includes('a person set this topic')));
+    await waitFor("the topic in the holder's pane", () =>
+      readRecorder(holderLog).pastes.some(
+        (t) => t.includes('Plan the next release') && t.includes('a person set this topic'),
+      ),
+    );
     const user = page.locator('#m-user_0001');
     await user.waitFor();
     expect(await user.locator('.content').textContent()).toBe('Plan the next release');

@@ -90,14 +90,19 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
     const dir = (config: Config, name: string) => config.directions.find((x) => x.name === name)!;
     const ready = async (d: DeliveryBus, n = 1): Promise<Waiting[]> => {
       let items: Waiting[] = [];
-      await waitFor(`${n} waiting`, async () => {
-        await d.rescan();
-        items = (await d.queues()).flatMap((q) => q.items.filter((x) => x.ready));
-        return items.length >= n;
-      }, 10_000);
+      await waitFor(
+        `${n} waiting`,
+        async () => {
+          await d.rescan();
+          items = (await d.queues()).flatMap((q) => q.items.filter((x) => x.ready));
+          return items.length >= n;
+        },
+        10_000,
+      );
       return items;
     };
-    const step = (config: Config) => (w: Waiting) => (s: Parameters<Parameters<DeliveryBus['commit']>[1]>[0]) => decide(s, w.direction, { policy: config.turns.policy, agents: config.order });
+    const step = (config: Config) => (w: Waiting) => (s: Parameters<Parameters<DeliveryBus['commit']>[1]>[0]) =>
+      decide(s, w.direction, { policy: config.turns.policy, agents: config.order });
 
     it('one lease holder at a time; a second one is refused naming the holder, and gets it once released', async () => {
       const { bus } = await setup();
@@ -105,7 +110,10 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       const lease = await a.lease(me(), () => {});
       open.push({ d: a, lease });
       // Another process asking (pid 1 is alive and is not us): refused at once, naming the holder.
-      await expect(bus.delivery(quiet).lease({ ...me(), pid: 1 }, () => {})).rejects.toMatchObject({ name: 'LeaseHeldError', holder: { pid: process.pid } });
+      await expect(bus.delivery(quiet).lease({ ...me(), pid: 1 }, () => {})).rejects.toMatchObject({
+        name: 'LeaseHeldError',
+        holder: { pid: process.pid },
+      });
       expect((await bus.daemon()).running).toBe(true);
       lease.check(); // a live lease: no throw
       await lease.release();
@@ -124,8 +132,20 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       const c = await d.commit(first!, step(config)(first!));
       expect(c.kind).toBe('committed');
       if (c.kind !== 'committed') return;
-      expect(c.record).toMatchObject({ id: 'msg_0001', reply_to: null, sender: 'claude1', receiver: 'claude2', content: 'hello', delivered_at: null });
-      expect(c.state).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001', pending_reply_to: 'msg_0001' });
+      expect(c.record).toMatchObject({
+        id: 'msg_0001',
+        reply_to: null,
+        sender: 'claude1',
+        receiver: 'claude2',
+        content: 'hello',
+        delivered_at: null,
+      });
+      expect(c.state).toMatchObject({
+        current_turn: 'claude2',
+        message_counter: 1,
+        last_message_id: 'msg_0001',
+        pending_reply_to: 'msg_0001',
+      });
       expect((await d.queues()).flatMap((q) => q.items)).toEqual([]);
       expect(await bus.readState()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });
       await d.stamp(stamped(c.record, 'not_checked', false));
@@ -138,10 +158,14 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       const d = await deliverer(bus);
       expect(await d.waitingFrom('claude1')).toBe(0);
       await bus.post(dir(config, 'c1_to_c2'), { content: 'mine' });
-      await waitFor('counted', async () => {
-        await d.rescan();
-        return (await d.waitingFrom('claude1')) === 1;
-      }, 10_000);
+      await waitFor(
+        'counted',
+        async () => {
+          await d.rescan();
+          return (await d.waitingFrom('claude1')) === 1;
+        },
+        10_000,
+      );
       expect(await d.waitingFrom('claude2')).toBe(0);
       const [first] = await ready(d);
       const c = await d.commit(first!, step(config)(first!));
@@ -151,7 +175,12 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       await d.stamp(done);
       const received = { at: '2026-01-01T00:00:00.000Z', intact: true, prompt_id: 'p1' };
       expect(await d.amend('msg_0001', { received, confirmed: 'hook' })).toBe(true);
-      expect(await bus.record('msg_0001')).toMatchObject({ content: 'mine', delivered_at: done.delivered_at, received, confirmed: 'hook' });
+      expect(await bus.record('msg_0001')).toMatchObject({
+        content: 'mine',
+        delivered_at: done.delivered_at,
+        received,
+        confirmed: 'hook',
+      });
       expect(await d.amend('msg_0099', { received })).toBe(false);
     });
 
@@ -202,7 +231,9 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       expect(r.id).toBe('user_0001');
       expect((await d.findPersonMessage('req-1'))?.id).toBe('user_0001');
       expect(await d.findPersonMessage('req-2')).toBeNull();
-      expect((await d.archivePersonMessage((id) => personRecord(id, 'claude2', 'ho', 'message', 'req-2'))).id).toBe('user_0002');
+      expect((await d.archivePersonMessage((id) => personRecord(id, 'claude2', 'ho', 'message', 'req-2'))).id).toBe(
+        'user_0002',
+      );
       expect((await bus.archiveView()).n).toBe(0); // agents' IDs untouched
     });
 
@@ -218,7 +249,11 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       expect(await d.moderate(y!)).toBe('held');
       const [a] = await d.approvals();
       expect(await d.examineApproval(a!)).toMatchObject({ kind: 'valid' });
-      const c = await d.commit(a!, (s) => decide(s, a!.direction, { policy: config.turns.policy, agents: config.order }), { approved_by: 'req' });
+      const c = await d.commit(
+        a!,
+        (s) => decide(s, a!.direction, { policy: config.turns.policy, agents: config.order }),
+        { approved_by: 'req' },
+      );
       expect(c).toMatchObject({ kind: 'committed', record: { id: 'msg_0001', approved_by: 'req', content: 'may I?' } });
       expect(await d.moderate(y!)).toBe('queued');
       const [b] = await d.approvals();
@@ -230,7 +265,9 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
     // A daemon killed between every two durable steps of a turn step and its stamp: what recovery finds.
     const points = [
       { at: 'claimed', archived: 0, state: 0, unfinished: null },
-      traits.atomicStep ? { at: 'archived', archived: 0, state: 0, unfinished: null } : { at: 'archived', archived: 1, state: 0, unfinished: { typed: false } },
+      traits.atomicStep
+        ? { at: 'archived', archived: 0, state: 0, unfinished: null }
+        : { at: 'archived', archived: 1, state: 0, unfinished: { typed: false } },
       { at: 'state_saved', archived: 1, state: 1, unfinished: { typed: true } },
       { at: 'stamped', archived: 1, state: 1, unfinished: null },
     ] as const;
@@ -238,7 +275,10 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       it(`killed right after "${p.at}": nothing lost, IDs 1..N, the state agrees, an unfinished delivery is flagged only if it may have been typed`, async () => {
         const { config, bus } = await setup();
         await bus.post(dir(config, 'c1_to_c2'), { content: `killed after ${p.at}` });
-        const child = await execa('node', [CHILD, w!.configFile], { env: { ...w!.env, BATON_FAILPOINT: p.at }, reject: false });
+        const child = await execa('node', [CHILD, w!.configFile], {
+          env: { ...w!.env, BATON_FAILPOINT: p.at },
+          reject: false,
+        });
         expect(child.signal, `${child.stdout}\n${child.stderr}`).toBe('SIGKILL');
         expect((await bus.daemon()).running).toBe(false);
         // A new daemon takes over the dead one's lease and recovers.

@@ -8,7 +8,10 @@ import { decide } from '../../dist/core/turns.js';
 const config = loadConfig(locateConfig(process.argv[2]));
 const rules = { policy: config.turns.policy, agents: config.order };
 const d = openBus(config).delivery();
-await d.lease({ pid: process.pid, host: (await import('node:os')).hostname(), started_at: new Date().toISOString() }, () => {});
+await d.lease(
+  { pid: process.pid, host: (await import('node:os')).hostname(), started_at: new Date().toISOString() },
+  () => {},
+);
 await d.recover();
 let items = [];
 for (let i = 0; i < 200 && !items.length; i++) {

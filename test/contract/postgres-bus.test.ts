@@ -4,4 +4,8 @@ import { tempWorld, testBus } from './bus.contract.js';
 
 const pg = usePostgres();
 let n = 0;
-testBus('postgres', async () => tempWorld({ bus: { kind: 'postgres', url: pg.url, conversation: `contract-${process.pid}-${n++}` } }), { atomicStep: true });
+testBus(
+  'postgres',
+  async () => tempWorld({ bus: { kind: 'postgres', url: pg.url, conversation: `contract-${process.pid}-${n++}` } }),
+  { atomicStep: true },
+);

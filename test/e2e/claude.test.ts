@@ -32,7 +32,10 @@ type Name = (typeof AGENTS)[number];
 // CONTENT[n - 1] is what the agent writes as msg_000n (claude1 the odd ones, claude2 the even ones),
 // through a real `baton post` run by Claude Code's Bash tool.
 
-const BIG = Array.from({ length: 340 }, (_, i) => `line ${String(i + 1).padStart(3, '0')} of the 20 KB message, ${'abcdefghij'.repeat(3)}\n`).join('');
+const BIG = Array.from(
+  { length: 340 },
+  (_, i) => `line ${String(i + 1).padStart(3, '0')} of the 20 KB message, ${'abcdefghij'.repeat(3)}\n`,
+).join('');
 const CONTROL =
   'reply to msg_0004 with control bytes: ETX\x03\x03 SUB\x1a NUL\x00 fake paste end \x1b[201~ CR\rCRLF\r\n' +
   'SGR \x1b[31mred\x1b[0m BEL\x07 DEL\x7f C1-CSI\u009b2J TABS\tx\tyz\tend';
@@ -102,7 +105,8 @@ function readScreen(text: string): Screen {
     .map((l, i) => (i === 0 ? l.replace(/^❯[\s\u00a0]?/, '') : l.replace(/^ {2}/, '')))
     .join('\n')
     .trim();
-  const busy = lines.slice(0, top).some((l) => SPINNER.test(l)) || lines.slice(bottom).some((l) => l.includes('esc to interrupt'));
+  const busy =
+    lines.slice(0, top).some((l) => SPINNER.test(l)) || lines.slice(bottom).some((l) => l.includes('esc to interrupt'));
   return { text, box: true, input, busy, ready: input === '' || input === 'Press up to edit queued messages' };
 }
 
@@ -136,34 +140,48 @@ afterEach(async () => {
 describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
   // A test of its own (not a hook, whose failure would only skip the test): a failed install fails
   // this test and the next one, in CI and locally. The first install downloads ~250 MB.
-  it(`installs @anthropic-ai/claude-code@${VERSION} on demand (scripts/agent-cli.mjs)`, () => {
-    try {
-      claude = installClaude();
-    } catch (err) {
-      installError = err;
-      throw err;
-    }
-    expect(execFileSync(claude, ['--version'], { encoding: 'utf8' })).toContain(VERSION);
-  }, 15 * 60_000);
+  it(
+    `installs @anthropic-ai/claude-code@${VERSION} on demand (scripts/agent-cli.mjs)`,
+    () => {
+      try {
+        claude = installClaude();
+      } catch (err) {
+        installError = err;
+        throw err;
+      }
+      expect(execFileSync(claude, ['--version'], { encoding: 'utf8' })).toContain(VERSION);
+    },
+    15 * 60_000,
+  );
 
   it(`hold a ${N}-turn conversation through baton: 20 KB, /clear, control bytes, messages to a busy agent`, async () => {
-    if (!claude) throw new Error(`Claude Code ${VERSION} is not installed (see the test above): ${String(installError)}`);
+    if (!claude)
+      throw new Error(`Claude Code ${VERSION} is not installed (see the test above): ${String(installError)}`);
     const started = Date.now();
     const trace: string[] = [];
     const note = (line: string) => trace.push(`${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s ${line}`);
     const problems: string[] = [];
-    const windows: Record<'A' | 'B', { start: number; end: number; screen: Screen } | undefined> = { A: undefined, B: undefined };
+    const windows: Record<'A' | 'B', { start: number; end: number; screen: Screen } | undefined> = {
+      A: undefined,
+      B: undefined,
+    };
 
     const project = (p = new Project({
       message_dir: './messages',
-      agents: Object.fromEntries(AGENTS.map((a) => [a, { kind: 'claude', cwd: `./agents/${a}`, command: `${shq(claude)} --dangerously-skip-permissions` }])),
+      agents: Object.fromEntries(
+        AGENTS.map((a) => [
+          a,
+          { kind: 'claude', cwd: `./agents/${a}`, command: `${shq(claude)} --dangerously-skip-permissions` },
+        ]),
+      ),
       directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
       first_turn: 'claude1',
       turns: { policy: 'alternate', max_turns: 0, timeout_s: 0 },
       inbox: { max_bytes: 1048576, settle_ms: 1000 },
       delivery: { enter_delay_ms: Number(process.env.BATON_E2E_ENTER_DELAY_MS ?? 200) },
     }));
-    const screen = async (name: Name) => readScreen((await project.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout);
+    const screen = async (name: Name) =>
+      readScreen((await project.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout);
 
     // Case A: claude2's model keeps its last answer of the turn that posted msg_0006 open while a person
     // writes to claude2 and claude1's msg_0007 arrives: both are typed into a busy Claude Code.
@@ -172,7 +190,12 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
       note('claude2 busy (held): baton send --to claude2, then waiting for msg_0007');
       const sent = await project.cli(['send', '--to', 'claude2', NOTE_A]);
       if (sent.exitCode !== 0) problems.push(`baton send --to claude2 failed: ${sent.stdout}${sent.stderr}`);
-      await waitFor('msg_0007 delivered', () => project.archive().find((r) => r.id === id(7))?.delivered_at, 90_000, 100);
+      await waitFor(
+        'msg_0007 delivered',
+        () => project.archive().find((r) => r.id === id(7))?.delivered_at,
+        90_000,
+        100,
+      );
       await sleep(1500);
       windows.A = { start, end: Date.now(), screen: await screen('claude2') };
       note('claude2 released');
@@ -201,7 +224,9 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
         },
         hold: async (req: LoggedRequest) => {
           if (held || req.kind !== 'turn') return;
-          const prev = mocks[name]!.turns().filter((r) => r.seq < req.seq).at(-1);
+          const prev = mocks[name]!.turns()
+            .filter((r) => r.seq < req.seq)
+            .at(-1);
           const caseA = name === 'claude2' && req.toolResults?.length && prev?.delivered?.some((d) => d.id === id(5));
           const caseB = name === 'claude1' && req.delivered?.some((d) => d.id === id(10));
           if (!caseA && !caseB) return;
@@ -216,7 +241,9 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
       mocks[name] = mock;
       const { cwd, env } = agentEnv(project, name, mock);
       // A clean environment (nothing of the caller's leaks in), TERM as tmux set it for the pane.
-      const cmd = `exec env -i TERM="$TERM" ${Object.entries(env).map(([k, v]) => `${k}=${shq(v)}`).join(' ')} ${shq(claude)} --dangerously-skip-permissions`;
+      const cmd = `exec env -i TERM="$TERM" ${Object.entries(env)
+        .map(([k, v]) => `${k}=${shq(v)}`)
+        .join(' ')} ${shq(claude)} --dangerously-skip-permissions`;
       const r = await project.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-c', cwd, cmd]);
       if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
     }
@@ -256,10 +283,18 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
         250,
       );
       note('conversation done');
-      for (const name of AGENTS) await waitFor(`${name} idle`, async () => ((s) => s.ready && !s.busy)(await screen(name)), 30_000, 250);
+      for (const name of AGENTS)
+        await waitFor(`${name} idle`, async () => ((s) => s.ready && !s.busy)(await screen(name)), 30_000, 250);
       // The daemon stamps delivered_at once it has seen the submit on screen, which can be after the
       // model already answered: wait for the last stamp and its event.
-      await waitFor('every delivery stamped', () => project.archive().filter((r) => r.delivered_at).length === N && project.events().filter((e) => e.event === 'delivered').length === N, 15_000, 100);
+      await waitFor(
+        'every delivery stamped',
+        () =>
+          project.archive().filter((r) => r.delivered_at).length === N &&
+          project.events().filter((e) => e.event === 'delivered').length === N,
+        15_000,
+        100,
+      );
       expect(problems).toEqual([]);
 
       // ── baton's archive: N messages, IDs 1..N, a reply_to chain, alternating senders, content as written
@@ -273,7 +308,8 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
         expect(r.delivered_at, r.id).toBeTruthy();
         expect(r.redelivered, r.id).toBeUndefined();
         // The claude kind's submit confirmation read the real screen (a second Enter is allowed: baton's remedy).
-        if ('confirmed' in r) expect(['screen', 'screen_after_second_enter'], `${r.id} confirmed`).toContain(r.confirmed);
+        if ('confirmed' in r)
+          expect(['screen', 'screen_after_second_enter'], `${r.id} confirmed`).toContain(r.confirmed);
       });
       expect(Buffer.byteLength(archive[2]!.content)).toBeGreaterThanOrEqual(20 * 1024);
       const users = readdirSync(project.path('archive'))
@@ -286,22 +322,44 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
         ['user_0003', 'claude1', NOTE_B],
       ]);
       expect(users.every((u) => u.delivered_at)).toBe(true);
-      expect(project.state()).toMatchObject({ current_turn: 'claude1', message_counter: N, last_message_id: id(N), pending_reply_to: id(N) });
+      expect(project.state()).toMatchObject({
+        current_turn: 'claude1',
+        message_counter: N,
+        last_message_id: id(N),
+        pending_reply_to: id(N),
+      });
       expect([...project.ls('c1_to_c2'), ...project.ls('c2_to_c1'), ...project.ls('rejected')]).toEqual([]);
-      const bad = project.events().filter((e) => ['rejected', 'delivery_failed', 'redelivered', 'pane_unavailable'].includes(e.event));
+      const bad = project
+        .events()
+        .filter((e) => ['rejected', 'delivery_failed', 'redelivered', 'pane_unavailable'].includes(e.event));
       expect(bad).toEqual([]);
 
       // ── what each model received: every message meant for its agent exactly once, in order, as baton typed it
-      const rules = { turns: { policy: 'alternate' }, order: [...AGENTS] } as unknown as Pick<Config, 'turns' | 'order'>;
+      const rules = { turns: { policy: 'alternate' }, order: [...AGENTS] } as unknown as Pick<
+        Config,
+        'turns' | 'order'
+      >;
       const at = (r: { delivered_at: string | null }) => Date.parse(r.delivered_at ?? '');
       for (const name of AGENTS) {
         const mine = [...archive, ...users].filter((r) => r.receiver === name).sort((a, b) => at(a) - at(b));
         const got = mocks[name]!.received();
-        expect(got.map((d) => d.id), `${name} received`).toEqual(mine.map((r) => r.id));
+        expect(
+          got.map((d) => d.id),
+          `${name} received`,
+        ).toEqual(mine.map((r) => r.id));
         mine.forEach((r, i) => {
-          const env = { id: r.id, from: r.sender as string, to: name, reply_to: r.reply_to, type: (r.type as string | undefined) ?? 'message', content: r.content };
+          const env = {
+            id: r.id,
+            from: r.sender as string,
+            to: name,
+            reply_to: r.reply_to,
+            type: (r.type as string | undefined) ?? 'message',
+            content: r.content,
+          };
           const typed = (
-            r.id.startsWith('user_') ? AGENTS.map((turn) => render(env, undefined, userHint({ current_turn: turn }))) : [render(env, undefined, replyHint(rules, name))]
+            r.id.startsWith('user_')
+              ? AGENTS.map((turn) => render(env, undefined, userHint({ current_turn: turn })))
+              : [render(env, undefined, replyHint(rules, name))]
           ).map(asClaudeCodeSends);
           const text = got[i]!.text;
           // On a mismatch, show the difference from the (first) expected form.
@@ -326,16 +384,20 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
         expect(existsSync(join(project.dir, 'agents', name, 'PWNED')), `${name}: "!touch PWNED" ran`).toBe(false);
         const last = mocks[name]!.requests.filter((r) => r.kind === 'turn').at(-1)!;
         const history = JSON.stringify((last.body as { messages: unknown[] }).messages);
-        for (const r of archive.filter((x) => x.receiver === name)) expect(history, `${name}'s history has ${r.id}`).toContain(`[baton] ${r.id} from`);
+        for (const r of archive.filter((x) => x.receiver === name))
+          expect(history, `${name}'s history has ${r.id}`).toContain(`[baton] ${r.id} from`);
       }
       // Every reply command ran, once, as `baton post` of that agent (BATON_AGENT reached the Bash tool):
       // its output is the file it wrote into the agent's outgoing folder.
       for (const name of AGENTS) {
         const results = mocks[name]!.turns().flatMap((r) => r.toolResults ?? []);
         const folder = name === 'claude1' ? 'c1_to_c2' : 'c2_to_c1';
-        expect(results.map((t) => (t.is_error ? `error: ${t.text}` : t.text.replace(/^.*\/messages\/([^/]+)\/msg_\d+\.json$/s, '$1'))), `${name}'s tool results`).toEqual(
-          Array(N / 2).fill(folder),
-        );
+        expect(
+          results.map((t) =>
+            t.is_error ? `error: ${t.text}` : t.text.replace(/^.*\/messages\/([^/]+)\/msg_\d+\.json$/s, '$1'),
+          ),
+          `${name}'s tool results`,
+        ).toEqual(Array(N / 2).fill(folder));
       }
       // Case B's note reached claude1's model with the tool result of the call it interrupted.
       const withNote = mocks.claude1!.turns().find((r) => r.delivered?.some((d) => d.id === 'user_0003'));
@@ -354,10 +416,27 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
         const full = await project.tmux(['capture-pane', '-p', '-S', '-60', '-t', `=${name}:`]);
         dump.push(`── ${name}'s pane`, full.stdout.replace(/\n+$/, ''));
       }
-      dump.push('── events', ...project.events().slice(-40).map((e) => JSON.stringify(e)));
-      dump.push('── archive', ...project.archive().map((r) => `${r.id} ${String(r.sender)} → ${String(r.receiver)} delivered_at ${r.delivered_at} confirmed ${String(r.confirmed)}`));
+      dump.push(
+        '── events',
+        ...project
+          .events()
+          .slice(-40)
+          .map((e) => JSON.stringify(e)),
+      );
+      dump.push(
+        '── archive',
+        ...project
+          .archive()
+          .map(
+            (r) =>
+              `${r.id} ${String(r.sender)} → ${String(r.receiver)} delivered_at ${r.delivered_at} confirmed ${String(r.confirmed)}`,
+          ),
+      );
       const saved = join(tmpdir(), `baton-e2e-${Date.now()}.json`);
-      writeFileSync(saved, JSON.stringify({ trace, requests: Object.fromEntries(AGENTS.map((a) => [a, mocks[a]?.requests])) }, null, 1));
+      writeFileSync(
+        saved,
+        JSON.stringify({ trace, requests: Object.fromEntries(AGENTS.map((a) => [a, mocks[a]?.requests])) }, null, 1),
+      );
       dump.push(`── every request the mocks got: ${saved}`);
       console.error(dump.join('\n'));
       throw err;
@@ -383,19 +462,31 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
   ];
 
   it(`reply "auto": ${AUTO.length} turns in plain text, every message posted from the Stop hook and received intact (UserPromptSubmit)`, async () => {
-    if (!claude) throw new Error(`Claude Code ${VERSION} is not installed (see the first test): ${String(installError)}`);
+    if (!claude)
+      throw new Error(`Claude Code ${VERSION} is not installed (see the first test): ${String(installError)}`);
     const started = Date.now();
     const trace: string[] = [];
     const note = (line: string) => trace.push(`${((Date.now() - started) / 1000).toFixed(1).padStart(6)}s ${line}`);
     const project = (p = new Project({
       message_dir: './messages',
-      agents: Object.fromEntries(AGENTS.map((a) => [a, { kind: 'claude', cwd: `./agents/${a}`, command: `${shq(claude)} --dangerously-skip-permissions`, reply: 'auto' }])),
+      agents: Object.fromEntries(
+        AGENTS.map((a) => [
+          a,
+          {
+            kind: 'claude',
+            cwd: `./agents/${a}`,
+            command: `${shq(claude)} --dangerously-skip-permissions`,
+            reply: 'auto',
+          },
+        ]),
+      ),
       directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
       first_turn: 'claude1',
       turns: { policy: 'alternate', max_turns: AUTO.length },
       delivery: { enter_delay_ms: Number(process.env.BATON_E2E_ENTER_DELAY_MS ?? 200) },
     }));
-    const screen = async (name: Name) => readScreen((await project.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout);
+    const screen = async (name: Name) =>
+      readScreen((await project.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout);
     for (const name of AGENTS) {
       const mock = await MockAnthropic.start({
         name,
@@ -408,19 +499,42 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
       // What `baton up` does for a claude agent before starting it (app/hooks.ts).
       const installed = await installClaudeHooks({ name, cwd }, spoolDir(project.path(), name), process.execPath, CLI);
       expect(installed.ok).toBe(true);
-      const cmd = `exec env -i TERM="$TERM" ${Object.entries(env).map(([k, v]) => `${k}=${shq(v)}`).join(' ')} ${shq(claude)} --dangerously-skip-permissions`;
+      const cmd = `exec env -i TERM="$TERM" ${Object.entries(env)
+        .map(([k, v]) => `${k}=${shq(v)}`)
+        .join(' ')} ${shq(claude)} --dangerously-skip-permissions`;
       const r = await project.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-c', cwd, cmd]);
       if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
     }
     try {
-      for (const name of AGENTS) await waitFor(`${name}'s prompt box`, async () => (await screen(name)).ready, 90_000, 250);
+      for (const name of AGENTS)
+        await waitFor(`${name}'s prompt box`, async () => (await screen(name)).ready, 90_000, 250);
       await project.startDaemon();
       const kick = await project.cli(['start', 'how should a daemon confirm a delivery?']);
       expect(kick.exitCode, kick.stdout + kick.stderr).toBe(0);
-      await waitFor('the conversation to end by max_turns', () => (project.state().finished as { reason?: string } | undefined)?.reason === 'max_turns', 240_000, 250);
-      await waitFor('every receipt', () => project.archive().every((r) => (r as { received?: unknown }).received) && project.archive().length === AUTO.length, 30_000, 100);
+      await waitFor(
+        'the conversation to end by max_turns',
+        () => (project.state().finished as { reason?: string } | undefined)?.reason === 'max_turns',
+        240_000,
+        250,
+      );
+      await waitFor(
+        'every receipt',
+        () =>
+          project.archive().every((r) => (r as { received?: unknown }).received) &&
+          project.archive().length === AUTO.length,
+        30_000,
+        100,
+      );
 
-      const archive = project.archive() as Array<ReturnType<Project['archive']>[number] & { sender: string; receiver: string; auto?: boolean; confirmed?: string; received?: { intact: boolean; at: string } }>;
+      const archive = project.archive() as Array<
+        ReturnType<Project['archive']>[number] & {
+          sender: string;
+          receiver: string;
+          auto?: boolean;
+          confirmed?: string;
+          received?: { intact: boolean; at: string };
+        }
+      >;
       expect(archive.map((r) => r.id)).toEqual(AUTO.map((_, i) => id(i + 1)));
       archive.forEach((r, i) => {
         // The model's reply, byte for byte, posted for it.
@@ -435,62 +549,136 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
       // Each model got each message meant for it once, in order; no agent ran a tool.
       for (const name of AGENTS) {
         const mine = archive.filter((r) => r.receiver === name).map((r) => r.id);
-        expect(mocks[name]!.received().map((d) => d.id).filter((x) => x.startsWith('msg_')), `${name} received`).toEqual(mine);
-        expect(mocks[name]!.turns().flatMap((r) => r.toolResults ?? []), `${name} ran no tool`).toEqual([]);
+        expect(
+          mocks[name]!.received()
+            .map((d) => d.id)
+            .filter((x) => x.startsWith('msg_')),
+          `${name} received`,
+        ).toEqual(mine);
+        expect(
+          mocks[name]!.turns().flatMap((r) => r.toolResults ?? []),
+          `${name} ran no tool`,
+        ).toEqual([]);
       }
       const received = project.events().filter((e) => e.event === 'received');
       expect(received.every((e) => e.intact === true)).toBe(true);
       expect(project.events().filter((e) => e.event === 'delivery_unconfirmed')).toEqual([]);
       // Each turn's tokens, read from Claude Code's own transcript, recorded on the message that opened it
       // and summed per agent (the mock reports 100 in and 10 out per API request).
-      await waitFor('the turns counted', () => project.archive().slice(0, AUTO.length - 1).every((r) => (r as { turn_tokens?: unknown }).turn_tokens), 30_000, 100);
-      for (const r of project.archive().slice(0, AUTO.length - 1) as Array<{ id: string; turn_tokens?: { input: number; output: number } }>) {
+      await waitFor(
+        'the turns counted',
+        () =>
+          project
+            .archive()
+            .slice(0, AUTO.length - 1)
+            .every((r) => (r as { turn_tokens?: unknown }).turn_tokens),
+        30_000,
+        100,
+      );
+      for (const r of project.archive().slice(0, AUTO.length - 1) as Array<{
+        id: string;
+        turn_tokens?: { input: number; output: number };
+      }>) {
         expect(r.turn_tokens!.input, r.id).toBeGreaterThanOrEqual(100);
         expect(r.turn_tokens!.output, r.id).toBeGreaterThanOrEqual(10);
       }
       // A turn's tokens go on its message first, then into the state's sums: wait for the sums too.
-      await waitFor('the sums', () => ((project.state().tokens as { total?: number } | undefined)?.total ?? 0) >= 110 * AUTO.length, 15_000, 100);
+      await waitFor(
+        'the sums',
+        () => ((project.state().tokens as { total?: number } | undefined)?.total ?? 0) >= 110 * AUTO.length,
+        15_000,
+        100,
+      );
       const tokens = project.state().tokens as { total: number; by_agent: Record<string, number> };
       expect(tokens.by_agent.claude1! + tokens.by_agent.claude2!).toBe(tokens.total);
-      const submits = tally(project.events().filter((e) => e.event === 'delivered').map((e) => e.submit));
-      console.log(`[e2e] reply "auto": ${AUTO.length} turns with real Claude Code ${VERSION} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
-        `on the record: ${tally(archive.map((r) => r.confirmed))}; submits seen: ${submits}; Enter → receipt: ${spread(enterToReceipt(project.events(), archive))}; tokens ${JSON.stringify(tokens)}`);
+      const submits = tally(
+        project
+          .events()
+          .filter((e) => e.event === 'delivered')
+          .map((e) => e.submit),
+      );
+      console.log(
+        `[e2e] reply "auto": ${AUTO.length} turns with real Claude Code ${VERSION} in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
+          `on the record: ${tally(archive.map((r) => r.confirmed))}; submits seen: ${submits}; Enter → receipt: ${spread(enterToReceipt(project.events(), archive))}; tokens ${JSON.stringify(tokens)}`,
+      );
     } catch (err) {
       const dump: string[] = ['── trace', ...trace];
-      for (const name of AGENTS) dump.push(`── ${name}'s pane`, (await project.tmux(['capture-pane', '-p', '-S', '-40', '-t', `=${name}:`])).stdout.replace(/\n+$/, ''));
-      dump.push('── events', ...project.events().slice(-40).map((e) => JSON.stringify(e)));
+      for (const name of AGENTS)
+        dump.push(
+          `── ${name}'s pane`,
+          (await project.tmux(['capture-pane', '-p', '-S', '-40', '-t', `=${name}:`])).stdout.replace(/\n+$/, ''),
+        );
+      dump.push(
+        '── events',
+        ...project
+          .events()
+          .slice(-40)
+          .map((e) => JSON.stringify(e)),
+      );
       console.error(dump.join('\n'));
       throw err;
     }
   }, 300_000);
 
   it('reply "both" and max_tokens: an agent that posts its replies forgets once, and baton posts that one for it; the budget ends the conversation', async () => {
-    if (!claude) throw new Error(`Claude Code ${VERSION} is not installed (see the first test): ${String(installError)}`);
+    if (!claude)
+      throw new Error(`Claude Code ${VERSION} is not installed (see the first test): ${String(installError)}`);
     const project = (p = new Project({
       message_dir: './messages',
-      agents: Object.fromEntries(AGENTS.map((a) => [a, { kind: 'claude', cwd: `./agents/${a}`, command: `${shq(claude)} --dangerously-skip-permissions`, reply: 'both' }])),
+      agents: Object.fromEntries(
+        AGENTS.map((a) => [
+          a,
+          {
+            kind: 'claude',
+            cwd: `./agents/${a}`,
+            command: `${shq(claude)} --dangerously-skip-permissions`,
+            reply: 'both',
+          },
+        ]),
+      ),
       directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
       first_turn: 'claude1',
       turns: { policy: 'alternate', max_tokens: 1500 },
       delivery: { enter_delay_ms: Number(process.env.BATON_E2E_ENTER_DELAY_MS ?? 200) },
     }));
     const FORGOT = 'claude2 here: I forgot to run baton post, and this is my whole reply.';
-    const screen = async (name: Name) => readScreen((await project.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout);
+    const screen = async (name: Name) =>
+      readScreen((await project.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout);
     for (const name of AGENTS) {
       // Every message is answered with a `baton post` tool call, except claude2's answer to msg_0001: plain text.
-      const mock = await MockAnthropic.start({ name, onMessage: (d) => (d.id === 'msg_0001' ? { say: FORGOT } : d.id.startsWith('msg_') || d.id === 'user_0001' ? { post: `${name} answers ${d.id}` } : { say: 'Noted.' }) });
+      const mock = await MockAnthropic.start({
+        name,
+        onMessage: (d) =>
+          d.id === 'msg_0001'
+            ? { say: FORGOT }
+            : d.id.startsWith('msg_') || d.id === 'user_0001'
+              ? { post: `${name} answers ${d.id}` }
+              : { say: 'Noted.' },
+      });
       mocks[name] = mock;
       const { cwd, env } = agentEnv(project, name, mock);
-      expect((await installClaudeHooks({ name, cwd }, spoolDir(project.path(), name), process.execPath, CLI)).ok).toBe(true);
-      const cmd = `exec env -i TERM="$TERM" ${Object.entries(env).map(([k, v]) => `${k}=${shq(v)}`).join(' ')} ${shq(claude)} --dangerously-skip-permissions`;
+      expect((await installClaudeHooks({ name, cwd }, spoolDir(project.path(), name), process.execPath, CLI)).ok).toBe(
+        true,
+      );
+      const cmd = `exec env -i TERM="$TERM" ${Object.entries(env)
+        .map(([k, v]) => `${k}=${shq(v)}`)
+        .join(' ')} ${shq(claude)} --dangerously-skip-permissions`;
       const r = await project.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-c', cwd, cmd]);
       if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
     }
-    for (const name of AGENTS) await waitFor(`${name}'s prompt box`, async () => (await screen(name)).ready, 90_000, 250);
+    for (const name of AGENTS)
+      await waitFor(`${name}'s prompt box`, async () => (await screen(name)).ready, 90_000, 250);
     await project.startDaemon();
     expect((await project.cli(['start', 'a short exchange'])).exitCode).toBe(0);
-    await waitFor('the conversation to end by max_tokens', () => (project.state().finished as { reason?: string } | undefined)?.reason === 'max_tokens', 240_000, 250);
-    const archive = project.archive() as Array<ReturnType<Project['archive']>[number] & { sender: string; auto?: boolean }>;
+    await waitFor(
+      'the conversation to end by max_tokens',
+      () => (project.state().finished as { reason?: string } | undefined)?.reason === 'max_tokens',
+      240_000,
+      250,
+    );
+    const archive = project.archive() as Array<
+      ReturnType<Project['archive']>[number] & { sender: string; auto?: boolean }
+    >;
     expect(archive.length).toBeGreaterThanOrEqual(3);
     // One message per turn: the forgotten reply posted by baton (auto), every other one by the agent itself.
     expect(archive.map((r) => [r.id, r.auto === true])).toEqual(archive.map((r) => [r.id, r.id === 'msg_0002']));
@@ -498,6 +686,8 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
     expect(archive[0]!.content).toBe('claude1 answers user_0001');
     expect(archive[2]!.content).toBe('claude1 answers msg_0002');
     expect((project.state().tokens as { total: number }).total).toBeGreaterThanOrEqual(1500);
-    console.log(`[e2e] reply "both": ${archive.length} messages, ${archive.filter((r) => r.auto).length} posted for a forgetful agent; finished by max_tokens at ${JSON.stringify(project.state().tokens)}`);
+    console.log(
+      `[e2e] reply "both": ${archive.length} messages, ${archive.filter((r) => r.auto).length} posted for a forgetful agent; finished by max_tokens at ${JSON.stringify(project.state().tokens)}`,
+    );
   }, 300_000);
 });

@@ -11,12 +11,20 @@ import { dirname, join } from 'node:path';
 import { ROOT } from '../helpers/harness.js';
 
 /** The measured versions; BATON_CLAUDE_VERSION runs the Claude Code tests on another (e.g. the newest). */
-export const VERSIONS = { claude: process.env.BATON_CLAUDE_VERSION || '2.1.197', codex: '0.169.0', gemini: '0.61.0' } as const;
+export const VERSIONS = {
+  claude: process.env.BATON_CLAUDE_VERSION || '2.1.197',
+  codex: '0.169.0',
+  gemini: '0.61.0',
+} as const;
 export type Client = keyof typeof VERSIONS;
 
 /** Install a client (cached in .cache/) and return its binary; throws when the install fails. */
 export function installClient(client: Client): string {
-  const out = execFileSync(process.execPath, [join(ROOT, 'scripts', 'agent-cli.mjs'), `${client}@${VERSIONS[client]}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 });
+  const out = execFileSync(
+    process.execPath,
+    [join(ROOT, 'scripts', 'agent-cli.mjs'), `${client}@${VERSIONS[client]}`],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], timeout: 15 * 60_000 },
+  );
   const bin = out.trim().split('\n').at(-1) ?? '';
   if (!existsSync(bin)) throw new Error(`scripts/agent-cli.mjs ${client} printed "${bin}", which does not exist`);
   return bin;
@@ -50,7 +58,12 @@ function baseEnv(name: string, configFile: string, home: string, tmp: string): R
 }
 
 /** Claude Code without a dialog, in bypass mode, talking only to the mock at `url`. */
-export function claudeAgent(dir: string, configFile: string, name: string, url: string): { cwd: string; env: Record<string, string> } {
+export function claudeAgent(
+  dir: string,
+  configFile: string,
+  name: string,
+  url: string,
+): { cwd: string; env: Record<string, string> } {
   const { cwd, home, tmp } = folders(dir, name);
   const v = VERSIONS.claude;
   mkdirSync(join(home, '.claude'), { recursive: true });
@@ -65,7 +78,10 @@ export function claudeAgent(dir: string, configFile: string, name: string, url: 
       lastReleaseNotesSeen: v,
     }),
   );
-  writeFileSync(join(home, '.claude', 'settings.json'), JSON.stringify({ skipDangerousModePermissionPrompt: true, permissions: { defaultMode: 'bypassPermissions' } }));
+  writeFileSync(
+    join(home, '.claude', 'settings.json'),
+    JSON.stringify({ skipDangerousModePermissionPrompt: true, permissions: { defaultMode: 'bypassPermissions' } }),
+  );
   const env = {
     ...baseEnv(name, configFile, home, tmp),
     ANTHROPIC_BASE_URL: url,
@@ -87,7 +103,12 @@ export function claudeAgent(dir: string, configFile: string, name: string, url: 
  * Codex with the offline recipe: a provider "mock" speaking the Responses API at `url`, no update check,
  * plugins, analytics or tooltips. Its folder's trust and baton's hooks come from `baton up` (-c …).
  */
-export function codexAgent(dir: string, configFile: string, name: string, url: string): { cwd: string; env: Record<string, string> } {
+export function codexAgent(
+  dir: string,
+  configFile: string,
+  name: string,
+  url: string,
+): { cwd: string; env: Record<string, string> } {
   const { cwd, home, tmp } = folders(dir, name);
   const codexHome = join(home, '.codex');
   mkdirSync(codexHome, { recursive: true });
@@ -115,11 +136,19 @@ export function codexAgent(dir: string, configFile: string, name: string, url: s
       '',
     ].join('\n'),
   );
-  return { cwd, env: { ...baseEnv(name, configFile, home, tmp), CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-test-baton-e2e' } };
+  return {
+    cwd,
+    env: { ...baseEnv(name, configFile, home, tmp), CODEX_HOME: codexHome, OPENAI_API_KEY: 'sk-test-baton-e2e' },
+  };
 }
 
 /** Gemini CLI with the offline recipe: an API key, the mock at `url`, no auto-update, telemetry, banner or tips. */
-export function geminiAgent(dir: string, configFile: string, name: string, url: string): { cwd: string; env: Record<string, string> } {
+export function geminiAgent(
+  dir: string,
+  configFile: string,
+  name: string,
+  url: string,
+): { cwd: string; env: Record<string, string> } {
   const { cwd, home, tmp } = folders(dir, name);
   mkdirSync(join(home, '.gemini'), { recursive: true });
   writeFileSync(
@@ -135,5 +164,14 @@ export function geminiAgent(dir: string, configFile: string, name: string, url: 
   );
   // CI=false: with CI set (as .ci/run sets it) Gemini CLI takes itself for a script, prints "No input
   // provided via stdin" and exits instead of starting its TUI.
-  return { cwd, env: { ...baseEnv(name, configFile, home, tmp), GEMINI_CLI_HOME: home, GEMINI_API_KEY: 'test-baton-e2e', GOOGLE_GEMINI_BASE_URL: url, CI: 'false' } };
+  return {
+    cwd,
+    env: {
+      ...baseEnv(name, configFile, home, tmp),
+      GEMINI_CLI_HOME: home,
+      GEMINI_API_KEY: 'test-baton-e2e',
+      GOOGLE_GEMINI_BASE_URL: url,
+      CI: 'false',
+    },
+  };
 }

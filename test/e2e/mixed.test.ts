@@ -32,8 +32,12 @@ import { MockResponses } from './mock-codex.js';
 import { MockGemini } from './mock-gemini.js';
 import { enterToReceipt, spread, tally } from './report.js';
 
-const BIG = Array.from({ length: 340 }, (_, i) => `line ${String(i + 1).padStart(3, '0')} of the 20 KB message, ${'abcdefghij'.repeat(3)}\n`).join('');
-const CONTROL = 'control bytes: ETX\x03 SUB\x1a NUL\x00 fake paste end \x1b[201~ CR\rCRLF\r\nSGR \x1b[31mred\x1b[0m BEL\x07 DEL\x7f C1-CSI\u009b2J TABS\tx\tyz\tend';
+const BIG = Array.from(
+  { length: 340 },
+  (_, i) => `line ${String(i + 1).padStart(3, '0')} of the 20 KB message, ${'abcdefghij'.repeat(3)}\n`,
+).join('');
+const CONTROL =
+  'control bytes: ETX\x03 SUB\x1a NUL\x00 fake paste end \x1b[201~ CR\rCRLF\r\nSGR \x1b[31mred\x1b[0m BEL\x07 DEL\x7f C1-CSI\u009b2J TABS\tx\tyz\tend';
 const id = (n: number) => `msg_${String(n).padStart(4, '0')}`;
 const KICKOFF = 'please open the conversation';
 /** How long a client may show a dialog or a screen baton does not know before the test calls it stuck. */
@@ -84,7 +88,9 @@ async function converse(s: Scenario): Promise<void> {
   const order = s.agents.map((a) => a.name);
   const writer = (k: number) => s.agents[(k - 1) % s.agents.length]!;
   const hops = s.agents.length; // msg_k from A; the next message to A is msg_(k + hops - 1)
-  const directions = Object.fromEntries(s.agents.map((a, i) => [`${a.name}_out`, [a.name, order[(i + 1) % order.length]!]]));
+  const directions = Object.fromEntries(
+    s.agents.map((a, i) => [`${a.name}_out`, [a.name, order[(i + 1) % order.length]!]]),
+  );
   const project = (p = new Project()); // its config is written below, once the mocks' addresses are known
   const problems: string[] = [];
   const armed = new Map<string, number>();
@@ -108,7 +114,12 @@ async function converse(s: Scenario): Promise<void> {
       const start = Date.now();
       note(`${a.name} busy (held) until ${id(next)} is delivered`);
       try {
-        await waitFor(`${id(next)} delivered to the busy ${a.name}`, () => project.archive().find((r) => r.id === id(next))?.delivered_at, 120_000, 100);
+        await waitFor(
+          `${id(next)} delivered to the busy ${a.name}`,
+          () => project.archive().find((r) => r.id === id(next))?.delivered_at,
+          120_000,
+          100,
+        );
         await sleep(1500);
       } catch (err) {
         problems.push(String(err));
@@ -117,14 +128,38 @@ async function converse(s: Scenario): Promise<void> {
       note(`${a.name} released`);
     };
     const opts = { name: a.name, log: note, onMessage, hold };
-    const mock = a.kind === 'claude' ? await MockAnthropic.start(opts) : a.kind === 'codex' ? await MockResponses.start(opts) : await MockGemini.start(opts);
+    const mock =
+      a.kind === 'claude'
+        ? await MockAnthropic.start(opts)
+        : a.kind === 'codex'
+          ? await MockResponses.start(opts)
+          : await MockGemini.start(opts);
     mocks.set(a.name, mock);
     const make = a.kind === 'claude' ? claudeAgent : a.kind === 'codex' ? codexAgent : geminiAgent;
     const { cwd, env } = make(project.dir, project.configFile, a.name, mock.url);
-    const flags = a.kind === 'claude' ? '--dangerously-skip-permissions' : a.kind === 'codex' ? '--dangerously-bypass-approvals-and-sandbox' : '--yolo';
-    agents[a.name] = { kind: a.kind, cwd, command: `${shq(bin)} ${flags}`, env, session: a.name, ...(a.auto ? { reply: 'auto' } : {}) };
+    const flags =
+      a.kind === 'claude'
+        ? '--dangerously-skip-permissions'
+        : a.kind === 'codex'
+          ? '--dangerously-bypass-approvals-and-sandbox'
+          : '--yolo';
+    agents[a.name] = {
+      kind: a.kind,
+      cwd,
+      command: `${shq(bin)} ${flags}`,
+      env,
+      session: a.name,
+      ...(a.auto ? { reply: 'auto' } : {}),
+    };
   }
-  project.writeConfig({ message_dir: './messages', agents, directions, first_turn: order[0], turns: { policy: s.policy, max_turns: 0, timeout_s: 0 }, inbox: { max_bytes: 1048576, settle_ms: 300 } });
+  project.writeConfig({
+    message_dir: './messages',
+    agents,
+    directions,
+    first_turn: order[0],
+    turns: { policy: s.policy, max_turns: 0, timeout_s: 0 },
+    inbox: { max_bytes: 1048576, settle_ms: 300 },
+  });
 
   const pane = async (name: string) => (await project.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout;
   try {
@@ -132,7 +167,12 @@ async function converse(s: Scenario): Promise<void> {
     // the topic typed to the first speaker once its client shows an empty input box.
     const up = await project.cli(['up', '--topic', KICKOFF]);
     expect(up.exitCode, up.stdout + up.stderr).toBe(0);
-    note(`baton up: ${(up.stdout + up.stderr).split('\n').filter((l) => /hooks|started|daemon|topic/.test(l)).join(' / ')}`);
+    note(
+      `baton up: ${(up.stdout + up.stderr)
+        .split('\n')
+        .filter((l) => /hooks|started|daemon|topic/.test(l))
+        .join(' / ')}`,
+    );
     const last = s.agents[n % s.agents.length]!; // the receiver of the last message
     // A client that exited, or a screen baton cannot type into (a dialog, a screen it does not know) for
     // STUCK_MS, fails the test at once, saying what the pane shows, not at the timeout.
@@ -142,27 +182,50 @@ async function converse(s: Scenario): Promise<void> {
       `${last.name}'s model to get ${id(n)}`,
       async () => {
         if (problems.length) throw new Error(problems.join('\n'));
-        const dead = (await project.tmux(['list-panes', '-a', '-F', '#{session_name} #{pane_dead}'])).stdout.split('\n').filter((l) => l.endsWith(' 1'));
+        const dead = (await project.tmux(['list-panes', '-a', '-F', '#{session_name} #{pane_dead}'])).stdout
+          .split('\n')
+          .filter((l) => l.endsWith(' 1'));
         if (dead.length) throw new Error(`a client exited: ${dead.join(', ')}`);
         if (Date.now() - lookedAt > 2000) {
           lookedAt = Date.now();
-          const st = JSON.parse((await project.cli(['status', '--json'])).stdout || '{}') as { agents?: Record<string, { screen: { state: string; detail?: string } | null }> };
+          const st = JSON.parse((await project.cli(['status', '--json'])).stdout || '{}') as {
+            agents?: Record<string, { screen: { state: string; detail?: string } | null }>;
+          };
           for (const a of order) {
             const sc = st.agents?.[a]?.screen;
             if (!sc || sc.state === 'ready' || sc.state === 'holding') stuckSince.delete(a);
-            else if (Date.now() - (stuckSince.get(a) ?? stuckSince.set(a, Date.now()).get(a)!) > STUCK_MS) throw new Error(`${a}'s screen is ${sc.state} (${sc.detail ?? ''}) for ${STUCK_MS / 1000} s`);
+            else if (Date.now() - (stuckSince.get(a) ?? stuckSince.set(a, Date.now()).get(a)!) > STUCK_MS)
+              throw new Error(`${a}'s screen is ${sc.state} (${sc.detail ?? ''}) for ${STUCK_MS / 1000} s`);
           }
         }
-        return (mocks.get(last.name)!.turns() as Array<{ answeredAt?: number; delivered?: Delivered[] }>).some((r) => r.answeredAt && r.delivered?.some((d) => d.id === id(n)));
+        return (mocks.get(last.name)!.turns() as Array<{ answeredAt?: number; delivered?: Delivered[] }>).some(
+          (r) => r.answeredAt && r.delivered?.some((d) => d.id === id(n)),
+        );
       },
       300_000,
       250,
     );
-    await waitFor('every delivery stamped and received', () => project.archive().length === n && project.archive().every((r) => r.delivered_at && (r as { received?: unknown }).received), 30_000, 100);
+    await waitFor(
+      'every delivery stamped and received',
+      () =>
+        project.archive().length === n &&
+        project.archive().every((r) => r.delivered_at && (r as { received?: unknown }).received),
+      30_000,
+      100,
+    );
     expect(problems).toEqual([]);
 
     // ── the archive: IDs 1..N, a reply_to chain, senders in turn, content as each model wrote it
-    const archive = project.archive() as Array<ReturnType<Project['archive']>[number] & { sender: string; receiver: string; type?: string; confirmed?: string; received?: { intact: boolean; at: string }; auto?: boolean }>;
+    const archive = project.archive() as Array<
+      ReturnType<Project['archive']>[number] & {
+        sender: string;
+        receiver: string;
+        type?: string;
+        confirmed?: string;
+        received?: { intact: boolean; at: string };
+        auto?: boolean;
+      }
+    >;
     expect(archive.map((r) => r.id)).toEqual(s.content.map((_, i) => id(i + 1)));
     archive.forEach((r, i) => {
       const w = writer(i + 1);
@@ -174,22 +237,51 @@ async function converse(s: Scenario): Promise<void> {
       expect(r.confirmed, r.id).toBe('hook');
       expect(r.received?.intact, `${r.id} received intact`).toBe(true);
     });
-    expect(Buffer.byteLength(archive.find((r) => r.content.length > 20_000)?.content ?? '')).toBeGreaterThanOrEqual(20 * 1024);
-    const bad = project.events().filter((e) => ['rejected', 'delivery_failed', 'redelivered', 'delivery_unconfirmed'].includes(e.event));
+    expect(Buffer.byteLength(archive.find((r) => r.content.length > 20_000)?.content ?? '')).toBeGreaterThanOrEqual(
+      20 * 1024,
+    );
+    const bad = project
+      .events()
+      .filter((e) => ['rejected', 'delivery_failed', 'redelivered', 'delivery_unconfirmed'].includes(e.event));
     expect(bad).toEqual([]);
 
     // ── what each model received: every message to its agent once, in order, exactly as baton typed it
-    const rules = { turns: { policy: s.policy }, order, agents: Object.fromEntries(s.agents.map((a) => [a.name, { reply: a.auto ? 'auto' : 'post' }])) } as unknown as Pick<Config, 'turns' | 'order'>;
-    const user = { id: 'user_0001', sender: 'user', receiver: order[0]!, reply_to: null, type: 'task', content: KICKOFF };
+    const rules = {
+      turns: { policy: s.policy },
+      order,
+      agents: Object.fromEntries(s.agents.map((a) => [a.name, { reply: a.auto ? 'auto' : 'post' }])),
+    } as unknown as Pick<Config, 'turns' | 'order'>;
+    const user = {
+      id: 'user_0001',
+      sender: 'user',
+      receiver: order[0]!,
+      reply_to: null,
+      type: 'task',
+      content: KICKOFF,
+    };
     for (const a of s.agents) {
       const mine = [user, ...archive].filter((r) => r.receiver === a.name);
       const mock = mocks.get(a.name)!;
       // Each mock counts a retried request once (Codex's, a request a steer interrupted, by each message's place).
       const got = mock.received();
-      expect(got.map((d) => d.id), `${a.name} received`).toEqual(mine.map((r) => r.id));
+      expect(
+        got.map((d) => d.id),
+        `${a.name} received`,
+      ).toEqual(mine.map((r) => r.id));
       mine.forEach((r, i) => {
-        const env = { id: r.id, from: r.sender, to: a.name, reply_to: r.reply_to, type: r.type ?? 'message', content: r.content };
-        const typed = render(env, undefined, r.id === 'user_0001' ? kickoffHint(rules, a.name, null) : replyHint(rules, a.name));
+        const env = {
+          id: r.id,
+          from: r.sender,
+          to: a.name,
+          reply_to: r.reply_to,
+          type: r.type ?? 'message',
+          content: r.content,
+        };
+        const typed = render(
+          env,
+          undefined,
+          r.id === 'user_0001' ? kickoffHint(rules, a.name, null) : replyHint(rules, a.name),
+        );
         expect(got[i]!.text, `${a.name} received ${r.id} intact`).toBe(asSent(a.kind, typed));
       });
     }
@@ -197,38 +289,80 @@ async function converse(s: Scenario): Promise<void> {
     // ── nothing typed ran as a command, and every client is still there
     for (const a of s.agents) {
       expect(existsSync(join(project.dir, 'agents', a.name, 'PWNED')), `${a.name}: "!touch PWNED" ran`).toBe(false);
-      const info = (await project.tmux(['display-message', '-p', '-t', `=${a.name}:`, '#{pane_dead} #{pane_current_command}'])).stdout.trim();
+      const info = (
+        await project.tmux(['display-message', '-p', '-t', `=${a.name}:`, '#{pane_dead} #{pane_current_command}'])
+      ).stdout.trim();
       expect(info, `${a.name}'s client is alive`).toMatch(/^0 /);
     }
     // ── baton's MCP server, registered by `baton up`, was started by each client and its post tool offered to the model
     for (const a of s.agents.filter((x) => x.kind !== 'claude')) {
-      const offered = [...new Set((mocks.get(a.name)!.requests as Array<{ tools?: string[] }>).flatMap((r) => r.tools ?? []))];
+      const offered = [
+        ...new Set((mocks.get(a.name)!.requests as Array<{ tools?: string[] }>).flatMap((r) => r.tools ?? [])),
+      ];
       // Codex nests an MCP server's tools under a namespace (`mcp__baton`: post, status, transcript), Gemini
       // prefixes each (`mcp_baton_post`).
       const names = offered.join(' ');
-      expect(/\bmcp__baton\b.*\bpost\b|\bmcp_baton_post\b/.test(names), `${a.name} offered baton's post tool (tools: ${names})`).toBe(true);
+      expect(
+        /\bmcp__baton\b.*\bpost\b|\bmcp_baton_post\b/.test(names),
+        `${a.name} offered baton's post tool (tools: ${names})`,
+      ).toBe(true);
     }
     // ── `baton status` reads each kind's screen: every box empty, no turn running
-    await waitFor('every client idle', async () => {
-      const st = JSON.parse((await project.cli(['status', '--json'])).stdout) as { agents: Record<string, { screen: { state: string; busy?: boolean } | null }> };
-      return order.every((a) => st.agents[a]?.screen?.state === 'ready' && st.agents[a]?.screen?.busy === false);
-    }, 30_000, 250);
+    await waitFor(
+      'every client idle',
+      async () => {
+        const st = JSON.parse((await project.cli(['status', '--json'])).stdout) as {
+          agents: Record<string, { screen: { state: string; busy?: boolean } | null }>;
+        };
+        return order.every((a) => st.agents[a]?.screen?.state === 'ready' && st.agents[a]?.screen?.busy === false);
+      },
+      30_000,
+      250,
+    );
     // ── the busy deliveries went into a busy client and arrived as a turn of their own, after the running one
     for (const b of s.busy) {
       const next = b.after + hops - 1;
       const w = windows.get(next);
       const r = archive.find((x) => x.id === id(next))!;
-      expect(w && Date.parse(r.delivered_at!) >= w.start && Date.parse(r.delivered_at!) <= w.end, `${id(next)} typed while ${b.agent} was busy`).toBe(true);
+      expect(
+        w && Date.parse(r.delivered_at!) >= w.start && Date.parse(r.delivered_at!) <= w.end,
+        `${id(next)} typed while ${b.agent} was busy`,
+      ).toBe(true);
       const mock = mocks.get(b.agent)!;
-      const carried = (mock.turns() as Array<{ at: number; delivered?: Delivered[]; toolOutputs?: unknown[]; toolResults?: unknown[] }>).filter((q) => q.delivered?.some((d) => d.id === id(next)));
+      const carried = (
+        mock.turns() as Array<{ at: number; delivered?: Delivered[]; toolOutputs?: unknown[]; toolResults?: unknown[] }>
+      ).filter((q) => q.delivered?.some((d) => d.id === id(next)));
       expect(carried.length, `${id(next)} reached ${b.agent}'s model once`).toBe(1);
       expect(carried[0]!.at, `${id(next)} came after the busy turn ended`).toBeGreaterThanOrEqual(w!.end);
-      expect((carried[0]!.toolOutputs ?? carried[0]!.toolResults ?? []).length, `${id(next)} is a turn of its own, not steered into a tool result`).toBe(0);
+      expect(
+        (carried[0]!.toolOutputs ?? carried[0]!.toolResults ?? []).length,
+        `${id(next)} is a turn of its own, not steered into a tool result`,
+      ).toBe(0);
     }
     // The screen's word on each submit, per receiving kind (the closing note of issue 17 reports these).
-    const submits = s.agents.map((a) => `${a.kind}: ${tally(project.events().filter((e) => e.event === 'delivered' && e.to === a.name).map((e) => e.submit))}`).join('; ');
+    const submits = s.agents
+      .map(
+        (a) =>
+          `${a.kind}: ${tally(
+            project
+              .events()
+              .filter((e) => e.event === 'delivered' && e.to === a.name)
+              .map((e) => e.submit),
+          )}`,
+      )
+      .join('; ');
     // How long after its Enter each kind's prompt hook reported the message.
-    const lead = s.agents.map((a) => `${a.kind} ${spread(enterToReceipt(project.events(), archive.filter((r) => r.receiver === a.name)))}`).join('; ');
+    const lead = s.agents
+      .map(
+        (a) =>
+          `${a.kind} ${spread(
+            enterToReceipt(
+              project.events(),
+              archive.filter((r) => r.receiver === a.name),
+            ),
+          )}`,
+      )
+      .join('; ');
     console.log(
       `[e2e] ${s.agents.map((a) => `${a.name} (${a.kind} ${VERSIONS[a.kind]}${a.auto ? ', auto' : ''})`).join(' → ')}: ${n} turns in ${((Date.now() - started) / 1000).toFixed(1)} s; ` +
         `submits confirmed: ${submits}; Enter → receipt: ${lead}; events: ${tally(project.events().map((e) => e.event))}`,
@@ -236,10 +370,27 @@ async function converse(s: Scenario): Promise<void> {
   } catch (err) {
     const dump: string[] = ['── trace', ...trace];
     for (const a of s.agents) dump.push(`── ${a.name}'s pane`, (await pane(a.name)).replace(/\n+$/, ''));
-    dump.push('── events', ...project.events().slice(-40).map((e) => JSON.stringify(e)));
-    dump.push('── archive', ...project.archive().map((r) => `${r.id} ${String(r.sender)} → ${String(r.receiver)} delivered_at ${r.delivered_at} confirmed ${String(r.confirmed)}`));
+    dump.push(
+      '── events',
+      ...project
+        .events()
+        .slice(-40)
+        .map((e) => JSON.stringify(e)),
+    );
+    dump.push(
+      '── archive',
+      ...project
+        .archive()
+        .map(
+          (r) =>
+            `${r.id} ${String(r.sender)} → ${String(r.receiver)} delivered_at ${r.delivered_at} confirmed ${String(r.confirmed)}`,
+        ),
+    );
     const saved = join(tmpdir(), `baton-e2e-mixed-${Date.now()}.json`);
-    writeFileSync(saved, JSON.stringify({ trace, requests: Object.fromEntries([...mocks].map(([k, m]) => [k, m.requests])) }, null, 1));
+    writeFileSync(
+      saved,
+      JSON.stringify({ trace, requests: Object.fromEntries([...mocks].map(([k, m]) => [k, m.requests])) }, null, 1),
+    );
     dump.push(`── every request the mocks got: ${saved}`);
     console.error(dump.join('\n'));
     throw err;
@@ -247,10 +398,14 @@ async function converse(s: Scenario): Promise<void> {
 }
 
 describe(`real Codex CLI ${VERSIONS.codex} and Gemini CLI ${VERSIONS.gemini} agents under the baton daemon`, () => {
-  it('install on demand (scripts/agent-cli.mjs)', () => {
-    for (const c of ['codex', 'gemini'] as const) bins[c] = installClient(c);
-    expect(existsSync(bins.codex!) && existsSync(bins.gemini!)).toBe(true);
-  }, 15 * 60_000);
+  it(
+    'install on demand (scripts/agent-cli.mjs)',
+    () => {
+      for (const c of ['codex', 'gemini'] as const) bins[c] = installClient(c);
+      expect(existsSync(bins.codex!) && existsSync(bins.gemini!)).toBe(true);
+    },
+    15 * 60_000,
+  );
 
   it('Codex ↔ Gemini: 10 turns with 20 KB, /clear, " /quit", "!", a trailing "\\", control bytes, CRLF, and each busy once', async () => {
     await converse({

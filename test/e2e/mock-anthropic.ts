@@ -135,11 +135,14 @@ interface Body {
 
 function blockText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((b: Block) => (b.type === 'text' ? (b.text ?? '') : `[${b.type}]`)).join('\n');
+  if (Array.isArray(content))
+    return content.map((b: Block) => (b.type === 'text' ? (b.text ?? '') : `[${b.type}]`)).join('\n');
   return '';
 }
 
-type Out = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
+type Out =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
 export class MockAnthropic extends MockServer<LoggedRequest> {
   private tools = 0;
@@ -183,7 +186,12 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
     if (req.method !== 'POST' || path !== '/v1/messages') {
       this.opts.log?.(`${this.opts.name}: ${req.method} ${url} → 404`);
       res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `mock: no ${req.method} ${path}` } }));
+      res.end(
+        JSON.stringify({
+          type: 'error',
+          error: { type: 'not_found_error', message: `mock: no ${req.method} ${path}` },
+        }),
+      );
       entry.answeredAt = Date.now();
       return;
     }
@@ -193,7 +201,9 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
       body = JSON.parse(raw) as Body;
     } catch {
       res.writeHead(400, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'mock: body is not JSON' } }));
+      res.end(
+        JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'mock: body is not JSON' } }),
+      );
       return;
     }
     const messages = body.messages ?? [];
@@ -218,8 +228,14 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
           const blocks: Block[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
           for (const b of blocks) {
             // 2.1.332 passes a message typed while a tool ran as a text block after the tool result.
-            if (b.type === 'text') entry.texts.push(((t) => QUEUED.map((re) => re.exec(t)).find(Boolean)?.[1] ?? t)(b.text ?? ''));
-            else if (b.type === 'tool_result') entry.toolResults.push({ tool_use_id: b.tool_use_id ?? '', text: blockText(b.content), is_error: b.is_error === true });
+            if (b.type === 'text')
+              entry.texts.push(((t) => QUEUED.map((re) => re.exec(t)).find(Boolean)?.[1] ?? t)(b.text ?? ''));
+            else if (b.type === 'tool_result')
+              entry.toolResults.push({
+                tool_use_id: b.tool_use_id ?? '',
+                text: blockText(b.content),
+                is_error: b.is_error === true,
+              });
           }
         } else if (m.role === 'system') {
           // Text typed while a tool ran rides along after the tool result as a system note (2.1.197).
@@ -249,7 +265,12 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
       } else if (said.length) {
         out = [{ type: 'text', text: said.join('\n') }];
       } else if (entry.toolResults.length) {
-        out = [{ type: 'text', text: entry.toolResults.some((t) => t.is_error) ? 'The reply command failed.' : 'Replied through baton.' }];
+        out = [
+          {
+            type: 'text',
+            text: entry.toolResults.some((t) => t.is_error) ? 'The reply command failed.' : 'Replied through baton.',
+          },
+        ];
       } else {
         out = [{ type: 'text', text: 'Noted.' }];
       }
@@ -258,8 +279,12 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
     }
     entry.answer = {
       stop_reason: stop,
-      ...(out.some((o) => o.type === 'text') ? { text: out.map((o) => (o.type === 'text' ? o.text : '')).join('') } : {}),
-      ...(stop === 'tool_use' ? { commands: out.map((o) => (o.type === 'tool_use' ? String(o.input.command) : '')) } : {}),
+      ...(out.some((o) => o.type === 'text')
+        ? { text: out.map((o) => (o.type === 'text' ? o.text : '')).join('') }
+        : {}),
+      ...(stop === 'tool_use'
+        ? { commands: out.map((o) => (o.type === 'tool_use' ? String(o.input.command) : '')) }
+        : {}),
     };
     this.opts.log?.(
       `${this.opts.name}: #${entry.seq} ${entry.kind}${entry.index !== undefined ? ` [${entry.index}]` : ''}` +
@@ -270,34 +295,86 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
     entry.answeredAt = Date.now();
   }
 
-  private async answer(_req: IncomingMessage, res: ServerResponse, body: Body, out: Out[], stop: string, entry: LoggedRequest): Promise<void> {
+  private async answer(
+    _req: IncomingMessage,
+    res: ServerResponse,
+    body: Body,
+    out: Out[],
+    stop: string,
+    entry: LoggedRequest,
+  ): Promise<void> {
     const id = `msg_mock_${this.opts.name}_${entry.seq}`;
     const model = body.model ?? 'claude-mock';
     const usage = { input_tokens: 100, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
     if (!body.stream) {
       await this.opts.hold?.(entry);
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${id}` });
-      res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content: out, stop_reason: stop, stop_sequence: null, usage: { ...usage, output_tokens: 10 } }));
+      res.end(
+        JSON.stringify({
+          id,
+          type: 'message',
+          role: 'assistant',
+          model,
+          content: out,
+          stop_reason: stop,
+          stop_sequence: null,
+          usage: { ...usage, output_tokens: 10 },
+        }),
+      );
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': `req_${id}` });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'request-id': `req_${id}`,
+    });
     const send = (event: string, data: unknown) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-    send('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } });
+    send('message_start', {
+      type: 'message_start',
+      message: {
+        id,
+        type: 'message',
+        role: 'assistant',
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage,
+      },
+    });
     send('ping', { type: 'ping' });
     await this.opts.hold?.(entry);
     out.forEach((o, index) => {
       if (o.type === 'text') {
         send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-        for (const piece of pieces(o.text, 40)) send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: piece } });
+        for (const piece of pieces(o.text, 40))
+          send('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'text_delta', text: piece },
+          });
       } else {
-        send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: o.id, name: o.name, input: {} } });
+        send('content_block_start', {
+          type: 'content_block_start',
+          index,
+          content_block: { type: 'tool_use', id: o.id, name: o.name, input: {} },
+        });
         for (const piece of pieces(JSON.stringify(o.input), 4096)) {
-          send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: piece } });
+          send('content_block_delta', {
+            type: 'content_block_delta',
+            index,
+            delta: { type: 'input_json_delta', partial_json: piece },
+          });
         }
       }
       send('content_block_stop', { type: 'content_block_stop', index });
     });
-    send('message_delta', { type: 'message_delta', delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: 10 } });
+    send('message_delta', {
+      type: 'message_delta',
+      delta: { stop_reason: stop, stop_sequence: null },
+      usage: { output_tokens: 10 },
+    });
     send('message_stop', { type: 'message_stop' });
     res.end();
   }

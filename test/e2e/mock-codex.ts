@@ -81,17 +81,20 @@ interface Body {
 }
 
 /** Context Codex sends as user messages that nobody typed. */
-const CONTEXT = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions)/;
+const CONTEXT =
+  /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions)/;
 const TITLE = 'Generate a concise, single-line task title';
 
 function partsText(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((p: Part) => (typeof p.text === 'string' ? p.text : `[${p.type}]`)).join('\n');
+  if (Array.isArray(content))
+    return content.map((p: Part) => (typeof p.text === 'string' ? p.text : `[${p.type}]`)).join('\n');
   return '';
 }
 
 /** Items the model wrote: a turn starts after the last one. */
-const isOutput = (i: Item) => i.role === 'assistant' || (i.type !== undefined && i.type !== 'message' && !i.type.endsWith('_output'));
+const isOutput = (i: Item) =>
+  i.role === 'assistant' || (i.type !== undefined && i.type !== 'message' && !i.type.endsWith('_output'));
 
 type Out = { type: 'text'; text: string } | { type: 'call'; call_id: string; cmd: string };
 
@@ -147,7 +150,8 @@ export class MockResponses extends MockServer<LoggedRequest> {
     } catch {
       return fail(400, 'invalid_request_error', 'body is not JSON');
     }
-    const input: Item[] = typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : (body.input ?? []);
+    const input: Item[] =
+      typeof body.input === 'string' ? [{ type: 'message', role: 'user', content: body.input }] : (body.input ?? []);
     let start = input.length;
     while (start > 0 && !isOutput(input[start - 1]!)) start--;
     const fresh = input.slice(start);
@@ -157,7 +161,8 @@ export class MockResponses extends MockServer<LoggedRequest> {
     const items: [number, string][] = [];
     fresh.forEach((i, k) => {
       const text = partsText(i.content);
-      if ((i.type ?? 'message') === 'message' && i.role === 'user' && !CONTEXT.test(text)) items.push([start + k, text]);
+      if ((i.type ?? 'message') === 'message' && i.role === 'user' && !CONTEXT.test(text))
+        items.push([start + k, text]);
     });
     const toolOutputs = fresh
       .filter((i) => i.type?.endsWith('_output'))
@@ -166,7 +171,12 @@ export class MockResponses extends MockServer<LoggedRequest> {
     if (!body.tools?.length && raw.includes(TITLE)) {
       entry.kind = 'title';
       // Codex 0.169 asks for JSON of the schema {title} (text.format json_schema).
-      out = [{ type: 'text', text: raw.includes('"json_schema"') ? JSON.stringify({ title: 'Baton conversation' }) : 'Baton conversation' }];
+      out = [
+        {
+          type: 'text',
+          text: raw.includes('"json_schema"') ? JSON.stringify({ title: 'Baton conversation' }) : 'Baton conversation',
+        },
+      ];
     } else if (items.length) {
       entry.kind = 'turn';
       entry.items = items;
@@ -180,7 +190,8 @@ export class MockResponses extends MockServer<LoggedRequest> {
         if (a && 'post' in a) commands.push(postCommand(a.post));
         else if (a && 'say' in a) said.push(a.say);
       }
-      if (commands.length) out = commands.map((cmd) => ({ type: 'call', call_id: `call_mock_${this.opts.name}_${++this.calls}`, cmd }));
+      if (commands.length)
+        out = commands.map((cmd) => ({ type: 'call', call_id: `call_mock_${this.opts.name}_${++this.calls}`, cmd }));
       else out = [{ type: 'text', text: said.length ? said.join('\n') : toolOutputs.length ? 'done' : 'Noted.' }];
     } else if (toolOutputs.length) {
       entry.kind = 'tool';
@@ -190,7 +201,9 @@ export class MockResponses extends MockServer<LoggedRequest> {
       return fail(404, 'not_found', 'a request with neither a user turn nor tool output');
     }
     const commands = out.flatMap((o) => (o.type === 'call' ? [o.cmd] : []));
-    entry.answer = commands.length ? { commands } : { text: out.map((o) => (o.type === 'text' ? o.text : '')).join('') };
+    entry.answer = commands.length
+      ? { commands }
+      : { text: out.map((o) => (o.type === 'text' ? o.text : '')).join('') };
     this.opts.log?.(
       `${this.opts.name}: #${entry.seq} ${entry.kind} [${start}]` +
         `${entry.delivered?.length ? ` got ${entry.delivered.map((d) => d.id).join(', ')}` : ''}${toolOutputs.length ? ` +${toolOutputs.length} tool output(s)` : ''}` +
@@ -205,20 +218,53 @@ export class MockResponses extends MockServer<LoggedRequest> {
     const model = body.model ?? 'gpt-mock';
     const items = out.map((o, n) =>
       o.type === 'text'
-        ? { id: `msg_${id}_${n}`, type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: o.text, annotations: [] }] }
-        : { id: `fc_${id}_${n}`, type: 'function_call', status: 'completed', call_id: o.call_id, name: 'exec_command', arguments: JSON.stringify({ cmd: o.cmd, login: false }) },
+        ? {
+            id: `msg_${id}_${n}`,
+            type: 'message',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: o.text, annotations: [] }],
+          }
+        : {
+            id: `fc_${id}_${n}`,
+            type: 'function_call',
+            status: 'completed',
+            call_id: o.call_id,
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: o.cmd, login: false }),
+          },
     );
-    const usage = { input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: 10, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 110 };
-    const response = (status: string, output: unknown[]) => ({ id, object: 'response', created_at: Math.floor(entry.at / 1000), status, model, output, ...(status === 'completed' ? { usage } : {}) });
+    const usage = {
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: 10,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 110,
+    };
+    const response = (status: string, output: unknown[]) => ({
+      id,
+      object: 'response',
+      created_at: Math.floor(entry.at / 1000),
+      status,
+      model,
+      output,
+      ...(status === 'completed' ? { usage } : {}),
+    });
     if (!body.stream) {
       await this.opts.hold?.(entry);
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req_${id}` });
       res.end(JSON.stringify(response('completed', items)));
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-request-id': `req_${id}` });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'x-request-id': `req_${id}`,
+    });
     let sequence_number = 0;
-    const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence_number++, ...data })}\n\n`);
+    const send = (type: string, data: Record<string, unknown>) =>
+      res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: sequence_number++, ...data })}\n\n`);
     send('response.created', { response: response('in_progress', []) });
     await this.opts.hold?.(entry);
     items.forEach((item, output_index) => {

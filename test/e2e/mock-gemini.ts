@@ -148,9 +148,13 @@ export class MockGemini extends MockServer<LoggedRequest> {
     try {
       body = JSON.parse(raw) as Body;
     } catch {
-      return void (send(res, 400, { error: { code: 400, message: 'mock: body is not JSON', status: 'INVALID_ARGUMENT' } }), done());
+      return void (send(res, 400, {
+        error: { code: 400, message: 'mock: body is not JSON', status: 'INVALID_ARGUMENT' },
+      }),
+      done());
     }
-    if (m[2] === 'countTokens') return void ((entry.kind = 'count_tokens'), send(res, 200, { totalTokens: Math.ceil(raw.length / 4) }), done());
+    if (m[2] === 'countTokens')
+      return void ((entry.kind = 'count_tokens'), send(res, 200, { totalTokens: Math.ceil(raw.length / 4) }), done());
     entry.body = { ...body, systemInstruction: undefined, tools: body.tools?.length };
     entry.tools = toolNames(body.tools);
     const contents = body.contents ?? [];
@@ -173,7 +177,8 @@ export class MockGemini extends MockServer<LoggedRequest> {
         entry.texts = [];
         entry.toolResults = [];
         for (const p of fresh.flatMap((c) => c.parts ?? [])) {
-          if (typeof p.text === 'string' && !p.thought && !p.text.trimStart().startsWith('<session_context>')) entry.texts.push(p.text);
+          if (typeof p.text === 'string' && !p.thought && !p.text.trimStart().startsWith('<session_context>'))
+            entry.texts.push(p.text);
           if (p.functionResponse) {
             const r = p.functionResponse.response ?? {};
             entry.toolResults.push({
@@ -196,7 +201,11 @@ export class MockGemini extends MockServer<LoggedRequest> {
         `${entry.toolResults?.length ? ` +${entry.toolResults.length} tool result(s)` : ''}` +
         ` → ${commands.length ? `run_shell_command (${commands.map((c) => c.slice(0, 60)).join(' | ')})` : JSON.stringify(text.slice(0, 60))}`,
     );
-    if (m[2] === 'generateContent') send(res, 200, { candidates: [{ content: { role: 'model', parts: out }, finishReason: 'STOP', index: 0 }], usageMetadata: usage(10) });
+    if (m[2] === 'generateContent')
+      send(res, 200, {
+        candidates: [{ content: { role: 'model', parts: out }, finishReason: 'STOP', index: 0 }],
+        usageMetadata: usage(10),
+      });
     else await this.stream(res, out, entry);
     done();
   }
@@ -211,9 +220,15 @@ export class MockGemini extends MockServer<LoggedRequest> {
       if (a && 'post' in a) commands.push(postCommand(a.post));
       else if (a && 'say' in a) said.push(a.say);
     }
-    if (commands.length) return commands.map((command) => ({ functionCall: { name: 'run_shell_command', args: { command, description: 'Reply through baton' } } }));
+    if (commands.length)
+      return commands.map((command) => ({
+        functionCall: { name: 'run_shell_command', args: { command, description: 'Reply through baton' } },
+      }));
     if (said.length) return [{ text: said.join('\n') }];
-    if (entry.toolResults?.length) return [{ text: entry.toolResults.some((t) => t.is_error) ? 'The reply command failed.' : 'Replied through baton.' }];
+    if (entry.toolResults?.length)
+      return [
+        { text: entry.toolResults.some((t) => t.is_error) ? 'The reply command failed.' : 'Replied through baton.' },
+      ];
     return [{ text: 'Noted.' }];
   }
 
@@ -226,10 +241,16 @@ export class MockGemini extends MockServer<LoggedRequest> {
     events.forEach((parts, i) => {
       const last = i === events.length - 1;
       const candidate = { content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) };
-      res.write(`data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage(last ? 10 : 0), modelVersion: entry.model, responseId: `mock-${entry.seq}` })}\r\n\r\n`);
+      res.write(
+        `data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage(last ? 10 : 0), modelVersion: entry.model, responseId: `mock-${entry.seq}` })}\r\n\r\n`,
+      );
     });
     res.end();
   }
 }
 
-const usage = (output: number) => ({ promptTokenCount: 100, candidatesTokenCount: output, totalTokenCount: 100 + output });
+const usage = (output: number) => ({
+  promptTokenCount: 100,
+  candidatesTokenCount: output,
+  totalTokenCount: 100 + output,
+});

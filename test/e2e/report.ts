@@ -12,14 +12,25 @@ export function tally(values: unknown[]): string {
   return [...counts].map(([k, v]) => `${k} ${v}`).join(', ');
 }
 
-interface Event { event: string; id?: unknown; entered_at?: unknown }
-interface Archived { id: string; received?: { at: string } }
+interface Event {
+  event: string;
+  id?: unknown;
+  entered_at?: unknown;
+}
+interface Archived {
+  id: string;
+  received?: { at: string };
+}
 
 /** Enter → receipt in ms for each archived message with a receipt (the first Enter of its last typing). */
 export function enterToReceipt(events: Event[], archive: Archived[]): number[] {
   const entered = new Map<string, number>();
-  for (const e of events) if (e.event === 'delivered' && typeof e.id === 'string' && typeof e.entered_at === 'string') entered.set(e.id, Date.parse(e.entered_at));
-  return archive.flatMap((r) => (r.received && entered.has(r.id) ? [Date.parse(r.received.at) - entered.get(r.id)!] : []));
+  for (const e of events)
+    if (e.event === 'delivered' && typeof e.id === 'string' && typeof e.entered_at === 'string')
+      entered.set(e.id, Date.parse(e.entered_at));
+  return archive.flatMap((r) =>
+    r.received && entered.has(r.id) ? [Date.parse(r.received.at) - entered.get(r.id)!] : [],
+  );
 }
 
 /** "n 12, p50 31 ms, p99 58 ms, max 58 ms" (nearest rank). */

@@ -4,7 +4,18 @@
  */
 import { pidAlive } from '../../src/lib/process.js';
 import { execa, type ResultPromise } from 'execa';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, renameSync, openSync, closeSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  renameSync,
+  openSync,
+  closeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,7 +24,12 @@ export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
 export const RECORDER = join(ROOT, 'test', 'fixtures', 'recorder.mjs');
 
-export async function waitFor<T>(what: string, fn: () => T | Promise<T>, timeoutMs = 15_000, everyMs = 25): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  fn: () => T | Promise<T>,
+  timeoutMs = 15_000,
+  everyMs = 25,
+): Promise<NonNullable<T>> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();
@@ -34,7 +50,14 @@ export class Project {
     this.tmuxDir = join(this.dir, 'tmux');
     mkdirSync(this.tmuxDir);
     // TMUX (if the tests run inside tmux) would point tmux at the user's server: drop it.
-    this.env = { TMUX_TMPDIR: this.tmuxDir, TMUX: '', BATON_CONFIG: '', BATON_AGENT: '', BATON_TMUX_SOCKET: '', CONSOLA_LEVEL: '4' };
+    this.env = {
+      TMUX_TMPDIR: this.tmuxDir,
+      TMUX: '',
+      BATON_CONFIG: '',
+      BATON_AGENT: '',
+      BATON_TMUX_SOCKET: '',
+      CONSOLA_LEVEL: '4',
+    };
     this.writeConfig({
       message_dir: './messages',
       agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'generic', command: 'x' } },
@@ -67,13 +90,32 @@ export class Project {
    * A session `name` running the recorder; its reads land in <dir>/<name>.log. It answers (`reply`) as
    * agent `as` (default: `name`) of the conversation in `config` (default: this project's).
    */
-  async recorder(name: string, opts: { reply?: boolean; flags?: string[]; as?: string; config?: string } = {}): Promise<string> {
+  async recorder(
+    name: string,
+    opts: { reply?: boolean; flags?: string[]; as?: string; config?: string } = {},
+  ): Promise<string> {
     const log = join(this.dir, `${name}.log`);
     const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}${(opts.flags ?? []).map((f) => ` ${f}`).join('')}`;
-    const r = await this.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${opts.as ?? name}`, '-e', `BATON_CONFIG=${opts.config ?? this.configFile}`, cmd]);
+    const r = await this.tmux([
+      'new-session',
+      '-d',
+      '-s',
+      name,
+      '-x',
+      '200',
+      '-y',
+      '50',
+      '-e',
+      `BATON_AGENT=${opts.as ?? name}`,
+      '-e',
+      `BATON_CONFIG=${opts.config ?? this.configFile}`,
+      cmd,
+    ]);
     if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
     await waitFor(`recorder ${name}`, () => existsSync(log));
-    await waitFor(`recorder ${name} screen`, async () => (await this.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout.includes('recorder ready'));
+    await waitFor(`recorder ${name} screen`, async () =>
+      (await this.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout.includes('recorder ready'),
+    );
     return log;
   }
 
@@ -92,9 +134,18 @@ export class Project {
    */
   async startDaemon(): Promise<{ proc: ResultPromise }> {
     const before = this.events().filter((e) => e.event === 'started').length;
-    const p = execa('node', [CLI, 'daemon', '--config', this.configFile], { env: this.env, reject: false, cwd: this.dir, all: true });
+    const p = execa('node', [CLI, 'daemon', '--config', this.configFile], {
+      env: this.env,
+      reject: false,
+      cwd: this.dir,
+      all: true,
+    });
     this.daemons.push(p);
-    await waitFor('daemon start', () => this.events().filter((e) => e.event === 'started').length > before || p.exitCode !== null, 20_000);
+    await waitFor(
+      'daemon start',
+      () => this.events().filter((e) => e.event === 'started').length > before || p.exitCode !== null,
+      20_000,
+    );
     return { proc: p };
   }
 
@@ -116,7 +167,9 @@ export class Project {
     return JSON.parse(readFileSync(this.path('state.json'), 'utf8'));
   }
 
-  archive(): Array<Record<string, unknown> & { id: string; reply_to: string | null; delivered_at: string | null; content: string }> {
+  archive(): Array<
+    Record<string, unknown> & { id: string; reply_to: string | null; delivered_at: string | null; content: string }
+  > {
     const d = this.path('archive');
     if (!existsSync(d)) return [];
     return readdirSync(d)
@@ -171,18 +224,51 @@ export class Project {
    * is started under another name and takes the agent's name only once the program reads its terminal,
    * so no message can be typed into the pane before the recorder is there to read it.
    */
-  async recorderWhenReady(name: string, opts: { reply?: boolean; log?: string; flags?: string[] } = {}): Promise<string> {
+  async recorderWhenReady(
+    name: string,
+    opts: { reply?: boolean; log?: string; flags?: string[] } = {},
+  ): Promise<string> {
     const log = opts.log ?? join(this.dir, `${name}.log`);
     const starting = `${name}-starting`;
     const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}${(opts.flags ?? []).map((f) => ` ${f}`).join('')}`;
-    let r = await this.tmux(['new-session', '-d', '-s', starting, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${this.configFile}`, cmd]);
+    let r = await this.tmux([
+      'new-session',
+      '-d',
+      '-s',
+      starting,
+      '-x',
+      '200',
+      '-y',
+      '50',
+      '-e',
+      `BATON_AGENT=${name}`,
+      '-e',
+      `BATON_CONFIG=${this.configFile}`,
+      cmd,
+    ]);
     // Right after kill-server the old server may still be going away: start the new one again.
     for (let i = 0; i < 10 && r.exitCode !== 0 && /server exited unexpectedly/.test(r.stderr); i++) {
       await sleep(200);
-      r = await this.tmux(['new-session', '-d', '-s', starting, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${this.configFile}`, cmd]);
+      r = await this.tmux([
+        'new-session',
+        '-d',
+        '-s',
+        starting,
+        '-x',
+        '200',
+        '-y',
+        '50',
+        '-e',
+        `BATON_AGENT=${name}`,
+        '-e',
+        `BATON_CONFIG=${this.configFile}`,
+        cmd,
+      ]);
     }
     if (r.exitCode !== 0) throw new Error(`new-session ${starting}: ${r.stderr}`);
-    await waitFor(`recorder ${name} screen`, async () => (await this.tmux(['capture-pane', '-p', '-t', `=${starting}:`])).stdout.includes('recorder ready'));
+    await waitFor(`recorder ${name} screen`, async () =>
+      (await this.tmux(['capture-pane', '-p', '-t', `=${starting}:`])).stdout.includes('recorder ready'),
+    );
     const renamed = await this.tmux(['rename-session', '-t', `=${starting}`, name]);
     if (renamed.exitCode !== 0) throw new Error(`rename-session ${starting} → ${name}: ${renamed.stderr}`);
     return log;
@@ -205,10 +291,18 @@ export function writeMessage(dir: string, name: string, message: unknown): strin
  * What a recorder read: the raw bytes; each bracketed paste followed by Enter (`pastes`); each paste
  * that was not (`unsubmitted`: a daemon killed between paste and Enter); and anything else (`stray`).
  */
-export function readRecorder(log: string): { raw: Buffer; typed: string[]; pastes: string[]; unsubmitted: string[]; stray: string } {
+export function readRecorder(log: string): {
+  raw: Buffer;
+  typed: string[];
+  pastes: string[];
+  unsubmitted: string[];
+  stray: string;
+} {
   const lines = readFileSync(log, 'utf8').split('\n');
   lines.pop(); // '' after the last newline, or a line the recorder is still appending: not read yet
-  const raw = Buffer.concat(lines.filter(Boolean).map((l) => Buffer.from((JSON.parse(l) as { b: string }).b, 'base64')));
+  const raw = Buffer.concat(
+    lines.filter(Boolean).map((l) => Buffer.from((JSON.parse(l) as { b: string }).b, 'base64')),
+  );
   const text = raw.toString('utf8');
   const typed: string[] = [];
   const pastes: string[] = [];
@@ -246,7 +340,10 @@ export function rejectedPairs(p: Project): { stored: Array<{ name: string; note:
   const stored = names.filter((n) => present.has(`${n}.error.json`));
   const notes = new Set(stored.map((n) => `${n}.error.json`));
   return {
-    stored: stored.map((name) => ({ name, note: JSON.parse(readFileSync(p.path('rejected', `${name}.error.json`), 'utf8')) as RejectionNote })),
+    stored: stored.map((name) => ({
+      name,
+      note: JSON.parse(readFileSync(p.path('rejected', `${name}.error.json`), 'utf8')) as RejectionNote,
+    })),
     orphans: names.filter((n) => !present.has(`${n}.error.json`) && !notes.has(n)),
   };
 }

@@ -38,17 +38,29 @@ export class Machine extends Project {
    * conversations it serves, by default this machine's one); resolves once its host shows alive in the
    * database for this machine's config. Returned inside an object: the subprocess is a thenable.
    */
-  async daemon(wrap: string[] = [], configs: string[] = ['--config', this.configFile]): Promise<{ proc: ResultPromise }> {
+  async daemon(
+    wrap: string[] = [],
+    configs: string[] = ['--config', this.configFile],
+  ): Promise<{ proc: ResultPromise }> {
     const argv = [...wrap, 'node', CLI, 'daemon', ...configs];
     const p = execa(argv[0]!, argv.slice(1), { env: this.env, reject: false, cwd: this.dir, all: true });
     this.procs.push(p);
     p.all?.on('data', (d: Buffer) => (this.output = (this.output + d.toString()).slice(-20_000)));
-    await waitFor(`daemon on ${this.host}`, async () => p.exitCode !== null || (await this.status())?.hosts?.[this.host]?.pid === p.pid, 30_000);
+    await waitFor(
+      `daemon on ${this.host}`,
+      async () => p.exitCode !== null || (await this.status())?.hosts?.[this.host]?.pid === p.pid,
+      30_000,
+    );
     if (p.exitCode !== null) throw new Error(`the daemon on ${this.host} did not start: ${String((await p).all)}`);
     return { proc: p };
   }
 
-  async status(): Promise<{ hosts: Record<string, { alive: boolean; pid: number | null; last_heartbeat: string | null; since: string | null }>; message_counter: number; bus: { kind: string }; finished: unknown } | null> {
+  async status(): Promise<{
+    hosts: Record<string, { alive: boolean; pid: number | null; last_heartbeat: string | null; since: string | null }>;
+    message_counter: number;
+    bus: { kind: string };
+    finished: unknown;
+  } | null> {
     const r = await this.cli(['status', '--json']);
     return r.exitCode === 0 ? JSON.parse(r.stdout) : null;
   }
@@ -73,10 +85,17 @@ export function useMachines(): (host: string, config: Record<string, unknown>) =
   };
 }
 
-export function machinesConfig(url: string, conversation: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+export function machinesConfig(
+  url: string,
+  conversation: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     message_dir: './messages',
-    agents: { claude1: { kind: 'generic', command: 'x', host: 'alpha' }, claude2: { kind: 'generic', command: 'x', host: 'beta' } },
+    agents: {
+      claude1: { kind: 'generic', command: 'x', host: 'alpha' },
+      claude2: { kind: 'generic', command: 'x', host: 'beta' },
+    },
     directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
     inbox: { max_bytes: 1048576, settle_ms: 300 },
     delivery: { enter_delay_ms: 0 },
@@ -85,7 +104,11 @@ export function machinesConfig(url: string, conversation: string, extra: Record<
   };
 }
 
-export async function query<R extends Record<string, unknown>>(url: string, sql: string, params: unknown[] = []): Promise<R[]> {
+export async function query<R extends Record<string, unknown>>(
+  url: string,
+  sql: string,
+  params: unknown[] = [],
+): Promise<R[]> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
@@ -96,8 +119,14 @@ export async function query<R extends Record<string, unknown>>(url: string, sql:
 }
 
 /** What a stalled test needs to see: the conversation's rows, each machine's daemon output and recorder log. */
-export async function diagnose(url: string, conversation: string, machines: Machine[], logs: Record<string, string>): Promise<string> {
-  const rows = async (sql: string) => JSON.stringify(await query(url, sql, [conversation]).catch((e: Error) => e.message));
+export async function diagnose(
+  url: string,
+  conversation: string,
+  machines: Machine[],
+  logs: Record<string, string>,
+): Promise<string> {
+  const rows = async (sql: string) =>
+    JSON.stringify(await query(url, sql, [conversation]).catch((e: Error) => e.message));
   return [
     `state: ${await rows('SELECT state FROM baton.conversations WHERE name = $1')}`,
     `last archived: ${await rows("SELECT counter, record->>'sender' AS sender, delivered FROM baton.archive WHERE conversation = $1 ORDER BY counter DESC LIMIT 3")}`,
@@ -108,15 +137,33 @@ export async function diagnose(url: string, conversation: string, machines: Mach
     `relayed: ${await rows('SELECT * FROM baton.relayed WHERE conversation = $1')}`,
     `events: ${await rows('SELECT body FROM baton.events WHERE conversation = $1 ORDER BY seq DESC LIMIT 20')}`,
     ...machines.map((m) => `--- daemon output on ${m.host}:\n${m.output.slice(-4000)}`),
-    ...Object.entries(logs).map(([a, log]) => `--- ${a} read:\n${readRecorder(log).typed.map((t) => t.split('\n')[0]).slice(-6).join('\n')}`),
+    ...Object.entries(logs).map(
+      ([a, log]) =>
+        `--- ${a} read:\n${readRecorder(log)
+          .typed.map((t) => t.split('\n')[0])
+          .slice(-6)
+          .join('\n')}`,
+    ),
   ].join('\n');
 }
 
 export const archived = async (url: string, conversation: string): Promise<Rec[]> =>
-  (await query<{ record: Rec }>(url, 'SELECT record FROM baton.archive WHERE conversation = $1 AND NOT person ORDER BY counter', [conversation])).map((r) => r.record);
+  (
+    await query<{ record: Rec }>(
+      url,
+      'SELECT record FROM baton.archive WHERE conversation = $1 AND NOT person ORDER BY counter',
+      [conversation],
+    )
+  ).map((r) => r.record);
 
 export const countArchived = async (url: string, conversation: string): Promise<number> =>
-  (await query<{ n: number }>(url, 'SELECT count(*)::int AS n FROM baton.archive WHERE conversation = $1 AND NOT person', [conversation]))[0]!.n;
+  (
+    await query<{ n: number }>(
+      url,
+      'SELECT count(*)::int AS n FROM baton.archive WHERE conversation = $1 AND NOT person',
+      [conversation],
+    )
+  )[0]!.n;
 
 /**
  * SPEC §10's promises once everything is back and idle: every message in exactly one place (archived,
@@ -124,30 +171,57 @@ export const countArchived = async (url: string, conversation: string): Promise<
  * every delivered message typed into its receiver's pane at least once and a second copy only flagged,
  * nothing typed into the wrong pane. `logs`: each agent's recorder log; `opening`: the first content.
  */
-export async function invariants(url: string, conversation: string, logs: Record<string, string>, opening: string): Promise<{ n: number; redelivered: number; waiting: number }> {
+export async function invariants(
+  url: string,
+  conversation: string,
+  logs: Record<string, string>,
+  opening: string,
+): Promise<{ n: number; redelivered: number; waiting: number }> {
   const archive = await archived(url, conversation);
   const n = archive.length;
-  expect(archive.map((r) => r.id)).toEqual(Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`));
+  expect(archive.map((r) => r.id)).toEqual(
+    Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`),
+  );
   archive.forEach((r, i) => {
     expect(r.reply_to).toBe(i ? archive[i - 1]!.id : null);
     expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
     expect(r.delivered_at, `${r.id} delivered`).toBeTruthy();
   });
-  const state = (await query<{ state: { message_counter: number; last_message_id: string } }>(url, 'SELECT state FROM baton.conversations WHERE name = $1', [conversation]))[0]!.state;
+  const state = (
+    await query<{ state: { message_counter: number; last_message_id: string } }>(
+      url,
+      'SELECT state FROM baton.conversations WHERE name = $1',
+      [conversation],
+    )
+  )[0]!.state;
   expect(state).toMatchObject({ message_counter: n, last_message_id: archive[n - 1]!.id });
   expect(await query(url, 'SELECT 1 FROM baton.rejected WHERE conversation = $1', [conversation])).toEqual([]);
 
   // Every delivered message reaches its pane's reader, submitted, a moment after its stamp: wait for that
   // first, or what the agents wrote (below) grows between the wait and the check (seen in CI: the last
   // message was read, and answered, just after the replies had been counted).
-  const submittedAll = () => archive.every((r) => readRecorder(logs[r.receiver]!).pastes.some((t) => t.startsWith(`[baton] ${r.id} `)));
+  const submittedAll = () =>
+    archive.every((r) => readRecorder(logs[r.receiver]!).pastes.some((t) => t.startsWith(`[baton] ${r.id} `)));
   await waitFor('every delivered message submitted in its pane', submittedAll, 60_000).catch(() => {});
 
   // What the agents wrote (the opening, one reply per submitted paste they read) is each in one place.
-  const written = () => [opening, ...Object.values(logs).flatMap((log) => readRecorder(log).pastes.flatMap((t) => (/^\[baton\] (msg_\d+) from /.exec(t) ? [`reply to ${/msg_\d+/.exec(t)![0]}`] : [])))].sort();
+  const written = () =>
+    [
+      opening,
+      ...Object.values(logs).flatMap((log) =>
+        readRecorder(log).pastes.flatMap((t) =>
+          /^\[baton\] (msg_\d+) from /.exec(t) ? [`reply to ${/msg_\d+/.exec(t)![0]}`] : [],
+        ),
+      ),
+    ].sort();
   const found = async () => {
-    const waiting = await query<{ body: string }>(url, 'SELECT body FROM baton.waiting WHERE conversation = $1', [conversation]);
-    return [...archive.map((r) => r.content), ...waiting.map((w) => (JSON.parse(w.body) as { content: string }).content)].sort();
+    const waiting = await query<{ body: string }>(url, 'SELECT body FROM baton.waiting WHERE conversation = $1', [
+      conversation,
+    ]);
+    return [
+      ...archive.map((r) => r.content),
+      ...waiting.map((w) => (JSON.parse(w.body) as { content: string }).content),
+    ].sort();
   };
   const allPosted = async () => JSON.stringify(await found()) === JSON.stringify(written());
   await waitFor('every reply posted', allPosted, 60_000, 50).catch(() => {});
@@ -166,7 +240,12 @@ export async function invariants(url: string, conversation: string, logs: Record
       if (r.redelivered) redelivered++;
     }
     // Nothing but this pane's messages reached it (a notice — "the conversation has finished" — is no message).
-    expect(headers.filter((h) => /^\[baton\] msg_\d+ /.test(h)).every((h) => archive.some((r) => r.receiver === agent && h.startsWith(`[baton] ${r.id} from ${r.sender}`))), `${agent} read ${JSON.stringify(headers)}`).toBe(true);
+    expect(
+      headers
+        .filter((h) => /^\[baton\] msg_\d+ /.test(h))
+        .every((h) => archive.some((r) => r.receiver === agent && h.startsWith(`[baton] ${r.id} from ${r.sender}`))),
+      `${agent} read ${JSON.stringify(headers)}`,
+    ).toBe(true);
   }
   const waiting = (await query(url, 'SELECT 1 FROM baton.waiting WHERE conversation = $1', [conversation])).length;
   return { n, redelivered, waiting };

@@ -24,8 +24,15 @@ export interface Postgres {
 function binDir(): string {
   if (process.env.BATON_PG_BIN) return process.env.BATON_PG_BIN;
   const base = '/usr/lib/postgresql';
-  const versions = existsSync(base) ? readdirSync(base).filter((v) => existsSync(join(base, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
-  if (!versions.length) throw new Error('PostgreSQL server programs not found (Debian: apt-get install postgresql); npm test installs them');
+  const versions = existsSync(base)
+    ? readdirSync(base)
+        .filter((v) => existsSync(join(base, v, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (!versions.length)
+    throw new Error(
+      'PostgreSQL server programs not found (Debian: apt-get install postgresql); npm test installs them',
+    );
   return join(base, versions[0]!, 'bin');
 }
 
@@ -48,15 +55,31 @@ export async function startPostgres(opts: { listen?: string; trust?: string } = 
   const root = process.getuid?.() === 0;
   if (root) {
     chmodSync(dir, 0o755);
-    chownSync(dir, Number((await execa('id', ['-u', 'postgres'])).stdout), Number((await execa('id', ['-g', 'postgres'])).stdout));
+    chownSync(
+      dir,
+      Number((await execa('id', ['-u', 'postgres'])).stdout),
+      Number((await execa('id', ['-g', 'postgres'])).stdout),
+    );
   }
-  const as = (cmd: string, args: string[]) => (root ? execa('runuser', ['-u', 'postgres', '--', cmd, ...args]) : execa(cmd, args));
+  const as = (cmd: string, args: string[]) =>
+    root ? execa('runuser', ['-u', 'postgres', '--', cmd, ...args]) : execa(cmd, args);
   await as(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   if (opts.trust) appendFileSync(join(data, 'pg_hba.conf'), `host all all ${opts.trust} trust\n`);
   const port = await freePort();
   const listen = opts.listen ?? '127.0.0.1';
   const start = async () => {
-    await as(join(bin, 'pg_ctl'), ['-D', data, '-l', join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=${listen} -c max_connections=200`, 'start']);
+    await as(join(bin, 'pg_ctl'), [
+      '-D',
+      data,
+      '-l',
+      join(dir, 'log'),
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=${listen} -c max_connections=200`,
+      'start',
+    ]);
   };
   const stop = async (mode: 'fast' | 'immediate' = 'fast') => {
     await as(join(bin, 'pg_ctl'), ['-D', data, '-m', mode, '-w', 'stop']).catch(() => {});

@@ -19,12 +19,33 @@ export type Call =
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
 
-export const pane = (id = '%1', pid = 100, server = '1:1'): PaneInfo => ({ id, session: 's', dead: false, inMode: false, command: 'x', agentPane: id, demo: false, activity: 0, startCommand: '', pid, server, tty: '/dev/pts/1', bracketed: true });
+export const pane = (id = '%1', pid = 100, server = '1:1'): PaneInfo => ({
+  id,
+  session: 's',
+  dead: false,
+  inMode: false,
+  command: 'x',
+  agentPane: id,
+  demo: false,
+  activity: 0,
+  startCommand: '',
+  pid,
+  server,
+  tty: '/dev/pts/1',
+  bracketed: true,
+});
 
 export class RecordingTypist implements Typist {
   readonly calls: Call[] = [];
   /** Scripted answers, consumed in order per step; a step with none left answers ok. */
-  readonly script: { ready: Ready[]; intake: Intake[]; paste: Failure[]; shown: boolean[]; enter: Failure[]; confirm: Array<Failure | Confirmation> } = { ready: [], intake: [], paste: [], shown: [], enter: [], confirm: [] };
+  readonly script: {
+    ready: Ready[];
+    intake: Intake[];
+    paste: Failure[];
+    shown: boolean[];
+    enter: Failure[];
+    confirm: Array<Failure | Confirmation>;
+  } = { ready: [], intake: [], paste: [], shown: [], enter: [], confirm: [] };
   fenced: TmuxFence | null = null;
   private clock = 0;
 

@@ -11,13 +11,25 @@ export const CHROMIUM = process.env.BATON_CHROMIUM || '/usr/bin/chromium';
 export const SHOTS = join(ROOT, '.ci', 'out');
 
 export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`the dashboard tests drive Chromium at ${CHROMIUM}: apt-get install -y chromium (or set BATON_CHROMIUM)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(
+      `the dashboard tests drive Chromium at ${CHROMIUM}: apt-get install -y chromium (or set BATON_CHROMIUM)`,
+    );
   mkdirSync(SHOTS, { recursive: true });
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     // Root in CI needs --no-sandbox; the rest keeps Chromium off the (closed) network.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -29,11 +41,25 @@ export interface RunningUi {
 }
 
 /** `baton ui --json` on a free port (or `port`), resolved once it printed its address. */
-export async function startUi(p: Project, args: string[] = [], port = 0, env: Record<string, string> = {}): Promise<RunningUi> {
-  const proc = execa('node', [CLI, 'ui', '--port', String(port), '--json', ...args, '--config', p.configFile], { env: { ...p.env, ...env }, reject: false, cwd: p.dir, buffer: true });
+export async function startUi(
+  p: Project,
+  args: string[] = [],
+  port = 0,
+  env: Record<string, string> = {},
+): Promise<RunningUi> {
+  const proc = execa('node', [CLI, 'ui', '--port', String(port), '--json', ...args, '--config', p.configFile], {
+    env: { ...p.env, ...env },
+    reject: false,
+    cwd: p.dir,
+    buffer: true,
+  });
   let out = '';
   proc.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  const line = await waitFor('baton ui to print its address', () => (proc.exitCode !== null ? 'exited' : out.includes('\n') ? out : null), 30_000);
+  const line = await waitFor(
+    'baton ui to print its address',
+    () => (proc.exitCode !== null ? 'exited' : out.includes('\n') ? out : null),
+    30_000,
+  );
   if (line === 'exited') {
     const r = await proc;
     throw new Error(`baton ui exited ${r.exitCode}: ${String(r.stderr)}`);
@@ -57,7 +83,10 @@ export interface Raw {
 }
 
 /** A request with any headers (fetch would not let a test forge Host or leave Origin out). */
-export function raw(url: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Raw> {
+export function raw(
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: opts.method ?? 'GET', headers: opts.headers ?? {} }, (res) => {
       let body = '';

@@ -18,7 +18,12 @@ afterEach(async () => {
 
 /** The CLI with `--config FILE` *before* the command and nothing appended (so `--` ends the options for real). */
 function raw(q: Project, args: string[], opts: { input?: string; env?: Record<string, string> } = {}) {
-  return execa('node', [CLI, '--config', q.configFile, ...args], { env: { ...q.env, ...opts.env }, reject: false, input: opts.input ?? '', cwd: q.dir });
+  return execa('node', [CLI, '--config', q.configFile, ...args], {
+    env: { ...q.env, ...opts.env },
+    reject: false,
+    input: opts.input ?? '',
+    cwd: q.dir,
+  });
 }
 
 async function status(q: Project): Promise<StatusReport> {
@@ -108,9 +113,16 @@ describe('exit codes and usage', () => {
 
   it('a mistyped command or option gets one line with "did you mean", the usage line, and no 20-line help', async () => {
     p = new Project();
-    const [cmd, opt, missing, flagValue] = await Promise.all([p.cli(['stauts']), p.cli(['up', '--dmeo']), p.cli(['send', '--to']), p.cli(['log', '--follow=yes'])]);
+    const [cmd, opt, missing, flagValue] = await Promise.all([
+      p.cli(['stauts']),
+      p.cli(['up', '--dmeo']),
+      p.cli(['send', '--to']),
+      p.cli(['log', '--follow=yes']),
+    ]);
     expect(cmd.exitCode).toBe(2);
-    expect(cmd.stderr.trim().split('\n')).toEqual(['baton: unknown command "stauts" — did you mean "status"?  (baton --help lists the commands)']);
+    expect(cmd.stderr.trim().split('\n')).toEqual([
+      'baton: unknown command "stauts" — did you mean "status"?  (baton --help lists the commands)',
+    ]);
     expect(opt.exitCode).toBe(2);
     expect(opt.stderr.trim().split('\n')).toEqual([
       'baton up: unknown option --dmeo — did you mean --demo?',
@@ -118,7 +130,10 @@ describe('exit codes and usage', () => {
     ]);
     expect(missing.stderr.split('\n')[0]).toMatch(/^baton send: --to needs a value/);
     expect(flagValue.exitCode).toBe(2);
-    expect(flagValue.stderr.split('\n')).toEqual(['baton log: --follow takes no value', expect.stringMatching(/^Usage: baton log /)]);
+    expect(flagValue.stderr.split('\n')).toEqual([
+      'baton log: --follow takes no value',
+      expect.stringMatching(/^Usage: baton log /),
+    ]);
   });
 
   it("every command's usage line lists the options its help describes, and its help shows an example", async () => {
@@ -127,7 +142,10 @@ describe('exit codes and usage', () => {
       for (const [opt, def] of Object.entries(spec.options ?? {})) {
         expect(spec.usage, `${name}: --${opt} in the usage line`).toContain(`--${opt}`);
         expect(spec.help, `${name}: --${opt} in the help`).toContain(`--${opt}`);
-        if ((def as { short?: string }).short) expect(spec.help, `${name}: -${(def as { short?: string }).short}`).toContain(`-${(def as { short?: string }).short}`);
+        if ((def as { short?: string }).short)
+          expect(spec.help, `${name}: -${(def as { short?: string }).short}`).toContain(
+            `-${(def as { short?: string }).short}`,
+          );
       }
       expect(spec.examples.length, `${name} has an example`).toBeGreaterThan(0);
       for (const e of spec.examples) expect(e, `${name} example`).toMatch(new RegExp(`(^|[ =;&|(])baton ${name}\\b`));
@@ -163,7 +181,11 @@ describe('config errors', () => {
     expect(badJson.stderr).toContain(p.configFile);
     expect(badJson.stderr).toMatch(/at line 1, column 30/); // a person's editor shows lines, not positions
 
-    const missing = await execa('node', [CLI, 'status', '--config', join(p.dir, 'no-such-config.json')], { env: p.env, reject: false, cwd: p.dir });
+    const missing = await execa('node', [CLI, 'status', '--config', join(p.dir, 'no-such-config.json')], {
+      env: p.env,
+      reject: false,
+      cwd: p.dir,
+    });
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('no-such-config.json');
     expect(missing.stderr).toContain('no such file — run "baton init"');
@@ -177,7 +199,10 @@ describe('config errors', () => {
 
   it("the original tool's three-key config loads", async () => {
     p = new Project();
-    writeFileSync(p.configFile, JSON.stringify({ message_dir: './messages', c1_to_c2: 'c1_to_c2', c2_to_c1: 'c2_to_c1' }));
+    writeFileSync(
+      p.configFile,
+      JSON.stringify({ message_dir: './messages', c1_to_c2: 'c1_to_c2', c2_to_c1: 'c2_to_c1' }),
+    );
     const s = await status(p);
     expect(Object.keys(s.held).sort()).toEqual(['c1_to_c2', 'c2_to_c1']);
     expect(Object.keys(s.agents).sort()).toEqual(['claude1', 'claude2']);
@@ -188,7 +213,7 @@ describe('config errors', () => {
 });
 
 describe('post', () => {
-  it('writes exactly one well-formed message file, atomically, into the sender\'s outgoing folder', async () => {
+  it("writes exactly one well-formed message file, atomically, into the sender's outgoing folder", async () => {
     p = new Project();
     const before = Date.now();
     const r = await p.cli(['post', '--as', 'claude1', 'hello']);
@@ -219,7 +244,11 @@ describe('post', () => {
     expect(env.exitCode, env.stderr).toBe(0);
     const c2 = p.ls('c2_to_c1');
     expect(c2).toHaveLength(1);
-    expect(readJson(p.path('c2_to_c1', c2[0]!))).toMatchObject({ sender: 'claude2', receiver: 'claude1', content: 'from the environment' });
+    expect(readJson(p.path('c2_to_c1', c2[0]!))).toMatchObject({
+      sender: 'claude2',
+      receiver: 'claude1',
+      content: 'from the environment',
+    });
 
     // --as wins over BATON_AGENT.
     const both = await p.cli(['post', '--as', 'claude1', 'as wins'], { env: { BATON_AGENT: 'claude2' } });
@@ -240,7 +269,13 @@ describe('post', () => {
     const out = JSON.parse(json.stdout) as { file: string; direction: string; from: string; to: string };
     expect(out).toMatchObject({ direction: 'c2_to_c1', from: 'claude2', to: 'claude1' });
     expect(out.file).toBe(p.path('c2_to_c1', out.file.split('/').pop()!));
-    expect(readJson(out.file)).toMatchObject({ content: 'why?', type: 'question', subject: 'Q1', sender: 'claude2', receiver: 'claude1' });
+    expect(readJson(out.file)).toMatchObject({
+      content: 'why?',
+      type: 'question',
+      subject: 'Q1',
+      sender: 'claude2',
+      receiver: 'claude1',
+    });
 
     // No temp files anywhere.
     for (const d of ['c1_to_c2', 'c2_to_c1']) expect(p.ls(d).filter((n) => !/^msg_\d+\.json$/.test(n))).toEqual([]);
@@ -251,11 +286,26 @@ describe('post → delivery, and status --json', () => {
   it('status before any daemon; a posted message delivered; held and rejected counted; human status', async () => {
     p = new Project();
     const s0 = await status(p);
-    for (const k of ['current_turn', 'message_counter', 'last_message_id', 'pending_reply_to', 'held', 'rejected', 'daemon', 'agents']) {
+    for (const k of [
+      'current_turn',
+      'message_counter',
+      'last_message_id',
+      'pending_reply_to',
+      'held',
+      'rejected',
+      'daemon',
+      'agents',
+    ]) {
       expect(s0).toHaveProperty(k);
     }
     expect([null, 'claude1']).toContain(s0.current_turn);
-    expect(s0).toMatchObject({ message_counter: 0, last_message_id: null, pending_reply_to: null, held: { c1_to_c2: 0, c2_to_c1: 0 }, rejected: 0 });
+    expect(s0).toMatchObject({
+      message_counter: 0,
+      last_message_id: null,
+      pending_reply_to: null,
+      held: { c1_to_c2: 0, c2_to_c1: 0 },
+      rejected: 0,
+    });
     expect(s0.daemon).toEqual({ running: false, pid: null });
     for (const a of ['claude1', 'claude2']) {
       expect(s0.agents[a]!.alive).toBe(false);
@@ -269,18 +319,41 @@ describe('post → delivery, and status --json', () => {
 
     const posted = await p.cli(['post', '--as', 'claude1', 'hello over the wire']);
     expect(posted.exitCode, posted.stderr).toBe(0);
-    await waitFor('msg_0001 delivered', () => existsSync(p!.path('archive', 'msg_0001.json')) && readJson(p!.path('archive', 'msg_0001.json')).delivered_at);
+    await waitFor(
+      'msg_0001 delivered',
+      () =>
+        existsSync(p!.path('archive', 'msg_0001.json')) && readJson(p!.path('archive', 'msg_0001.json')).delivered_at,
+    );
     const first = readJson(p.path('archive', 'msg_0001.json'));
-    expect(first).toMatchObject({ id: 'msg_0001', reply_to: null, sender: 'claude1', receiver: 'claude2', content: 'hello over the wire', type: 'message' });
+    expect(first).toMatchObject({
+      id: 'msg_0001',
+      reply_to: null,
+      sender: 'claude1',
+      receiver: 'claude2',
+      content: 'hello over the wire',
+      type: 'message',
+    });
     expect(typeof first.delivered_at).toBe('string');
     expect(existsSync(posted.stdout.trim())).toBe(false); // taken out of the inbox
 
     // claude2's recorder answered with `baton post`; that reply is delivered back with reply_to msg_0001.
     await waitFor('msg_0002 delivered', () => p!.archive()[1]?.delivered_at);
-    expect(p.archive()[1]).toMatchObject({ id: 'msg_0002', reply_to: 'msg_0001', sender: 'claude2', receiver: 'claude1', content: 'reply to msg_0001' });
+    expect(p.archive()[1]).toMatchObject({
+      id: 'msg_0002',
+      reply_to: 'msg_0001',
+      sender: 'claude2',
+      receiver: 'claude1',
+      content: 'reply to msg_0001',
+    });
 
     const s1 = await status(p);
-    expect(s1).toMatchObject({ current_turn: 'claude1', message_counter: 2, last_message_id: 'msg_0002', pending_reply_to: 'msg_0002', rejected: 0 });
+    expect(s1).toMatchObject({
+      current_turn: 'claude1',
+      message_counter: 2,
+      last_message_id: 'msg_0002',
+      pending_reply_to: 'msg_0002',
+      rejected: 0,
+    });
     expect(s1.held).toEqual({ c1_to_c2: 0, c2_to_c1: 0 });
     expect(s1.daemon).toEqual({ running: true, pid: proc.pid });
     expect(s1.agents.claude1!.alive).toBe(true);
@@ -362,7 +435,8 @@ describe('up and down', () => {
     expect(after.daemon.running).toBe(false);
     expect(after.agents.claude1!.alive).toBe(false);
     expect(after.agents.claude2!.alive).toBe(false);
-    for (const s of ['claude1', 'claude2', 'watcher']) expect((await p.tmux(['has-session', '-t', `=${s}`])).exitCode, s).not.toBe(0);
+    for (const s of ['claude1', 'claude2', 'watcher'])
+      expect((await p.tmux(['has-session', '-t', `=${s}`])).exitCode, s).not.toBe(0);
     // The daemon's process is really gone (it may take a moment to exit after releasing its lock).
     const gone = (pid: number) => {
       try {
@@ -386,7 +460,8 @@ describe('up and down', () => {
     const said = `${up.stdout}\n${up.stderr}`;
     expect(said).toContain('--demo');
     expect(said).toContain('definitely-not-installed-xyz');
-    for (const s of ['claude1', 'claude2', 'watcher']) expect((await p.tmux(['has-session', '-t', `=${s}`])).exitCode, s).not.toBe(0);
+    for (const s of ['claude1', 'claude2', 'watcher'])
+      expect((await p.tmux(['has-session', '-t', `=${s}`])).exitCode, s).not.toBe(0);
     expect((await p.tmux(['list-sessions'])).stdout).toBe('');
     expect((await status(p)).daemon.running).toBe(false);
   });
@@ -399,7 +474,8 @@ describe('up and down', () => {
 
     // A second conversation may not adopt the first one's agent sessions.
     const b = join(p.dir, 'b.json');
-    const runB = (args: string[]) => execa('node', [CLI, '--config', b, ...args], { env: { ...p!.env, ...env }, reject: false, cwd: p!.dir });
+    const runB = (args: string[]) =>
+      execa('node', [CLI, '--config', b, ...args], { env: { ...p!.env, ...env }, reject: false, cwd: p!.dir });
     writeFileSync(b, JSON.stringify({ ...agentsConfig('claude'), message_dir: './messages-b' }));
     const clash = await runB(['up', '--demo']);
     expect(clash.exitCode).toBe(1);
@@ -416,7 +492,8 @@ describe('up and down', () => {
     );
     const upB = await runB(['up', '--demo']);
     expect(upB.exitCode, `${upB.stdout}\n${upB.stderr}`).toBe(0);
-    const archivedB = () => (existsSync(join(p!.dir, 'messages-b', 'archive')) ? readdirSync(join(p!.dir, 'messages-b', 'archive')).length : 0);
+    const archivedB = () =>
+      existsSync(join(p!.dir, 'messages-b', 'archive')) ? readdirSync(join(p!.dir, 'messages-b', 'archive')).length : 0;
     await waitFor('both conversations move', () => archivedB() >= 3 && p!.archive().length >= 3, 30_000);
     const sessions = (await p.tmux(['list-sessions', '-F', '#{session_name}'])).stdout.split('\n').sort();
     expect(sessions.filter((s) => s.startsWith('watcher'))).toHaveLength(2);

@@ -46,15 +46,27 @@ describe('ControlClient against a real tmux server', () => {
     const c = (await ControlClient.connect([], process.env, 2000))!;
     expect(c).not.toBeNull();
     const every = Array.from({ length: 127 }, (_, i) => String.fromCharCode(i + 1)).join('');
-    const samples = [every, '-R', 'emoji 🎉 日本語 ', '#{pane_id} $(id) `id` ; kill-server', `${'x\n'.repeat(500_000)}end`];
+    const samples = [
+      every,
+      '-R',
+      'emoji 🎉 日本語 ',
+      '#{pane_id} $(id) `id` ; kill-server',
+      `${'x\n'.repeat(500_000)}end`,
+    ];
     for (const [i, s] of samples.entries()) {
       const out = join(dir, `b${i}`);
       // Pipelined: both commands are written before either answers; replies are matched in order.
-      const [set, save] = await Promise.all([c.run(['set-buffer', '-b', `t${i}`, '--', s], 5000), c.run(['save-buffer', '-b', `t${i}`, out], 5000)]);
+      const [set, save] = await Promise.all([
+        c.run(['set-buffer', '-b', `t${i}`, '--', s], 5000),
+        c.run(['save-buffer', '-b', `t${i}`, out], 5000),
+      ]);
       expect([i, set.ok, save.ok]).toEqual([i, true, true]);
       expect(readFileSync(out, 'utf8')).toBe(s);
     }
-    const shown = await c.run(['display-message', '-p', '-t', '=a:', '#{session_name} #{window_width}x#{window_height}'], 2000);
+    const shown = await c.run(
+      ['display-message', '-p', '-t', '=a:', '#{session_name} #{window_width}x#{window_height}'],
+      2000,
+    );
     expect(shown).toEqual({ ok: true, output: 'a 80x24', lost: false });
     const missing = await c.run(['send-keys', '-t', '=nosuch:', 'Enter'], 2000);
     expect(missing.ok).toBe(false);
@@ -68,17 +80,25 @@ describe('ControlClient against a real tmux server', () => {
     await tmux(['new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', 'cat']);
     const t = new Tmux({ control: true });
     try {
-      expect((await t.run(['display-message', '-p', '-t', '=a:', '#{window_width}x#{window_height}'])).stdout).toBe('200x50');
-      const clients = async () => (await tmux(['list-clients', '-F', '#{client_control_mode}'])).stdout.split('\n').filter((l) => l === '1').length;
+      expect((await t.run(['display-message', '-p', '-t', '=a:', '#{window_width}x#{window_height}'])).stdout).toBe(
+        '200x50',
+      );
+      const clients = async () =>
+        (await tmux(['list-clients', '-F', '#{client_control_mode}'])).stdout.split('\n').filter((l) => l === '1')
+          .length;
       expect(await clients()).toBe(1);
       await execa('tmux', ['-S', socket(), 'kill-session', '-t', '=a'], { reject: false });
       await execa('tmux', ['-S', socket(), 'kill-session', '-t', '=b'], { reject: false });
       await tmux(['new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', 'cat']);
       // Whatever happened to the old client, commands keep working (through a new client or a process).
-      for (let i = 0; i < 30 && (await t.run(['has-session', '-t', '=b'])).ok !== true; i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 30 && (await t.run(['has-session', '-t', '=b'])).ok !== true; i++)
+        await new Promise((r) => setTimeout(r, 100));
       // A loaded machine may answer the first command through the client that is going away (empty): ask again.
       let size = '';
-      for (let i = 0; i < 30 && !size; i++) size = (await t.run(['display-message', '-p', '-t', '=b:', '#{window_width}x#{window_height}'])).stdout || (await new Promise((r) => setTimeout(r, 100)), '');
+      for (let i = 0; i < 30 && !size; i++)
+        size =
+          (await t.run(['display-message', '-p', '-t', '=b:', '#{window_width}x#{window_height}'])).stdout ||
+          (await new Promise((r) => setTimeout(r, 100)), '');
       expect(size).toBe('120x40');
     } finally {
       t.close();

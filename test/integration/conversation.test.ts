@@ -41,13 +41,20 @@ describe('N agents and the three policies', () => {
     p.send('b_to_c', 'early.json', { content: 'b speaks first (held: it is a turn)' });
     p.send('a_to_c', 'skip.json', { content: 'a skips b' });
     await waitFor('rejected', () => existsSync(p.path('rejected', 'skip.json.error.json')));
-    expect(json(readFileSync(p.path('rejected', 'skip.json.error.json'), 'utf8')).reason).toBe('under the round_robin policy a must send to b, not c');
+    expect(json(readFileSync(p.path('rejected', 'skip.json.error.json'), 'utf8')).reason).toBe(
+      'under the round_robin policy a must send to b, not c',
+    );
     expect(p.ls('b_to_c')).toEqual(['early.json']); // held, untouched
     p.send('a_to_b', '1.json', { content: 'a1' });
     p.send('c_to_a', '3.json', { content: 'c1' });
     p.send('a_to_b', '4.json', { content: 'a2' });
     await waitFor('four delivered', () => p.archive()[3]?.delivered_at);
-    expect(p.archive().map((r) => `${r.sender}>${r.receiver}:${r.content}`)).toEqual(['a>b:a1', 'b>c:b speaks first (held: it is a turn)', 'c>a:c1', 'a>b:a2']);
+    expect(p.archive().map((r) => `${r.sender}>${r.receiver}:${r.content}`)).toEqual([
+      'a>b:a1',
+      'b>c:b speaks first (held: it is a turn)',
+      'c>a:c1',
+      'a>b:a2',
+    ]);
     expect(p.state()).toMatchObject({ current_turn: 'b', message_counter: 4 });
     // Each agent is told whom it answers next.
     await waitFor('b read two', () => readRecorder(logs.b!).pastes.length === 2);
@@ -57,7 +64,12 @@ describe('N agents and the three policies', () => {
 
   it('handoff: the speaker picks any agent with post --to, the receiver gets the turn; each is told whom it may address', async () => {
     const logs = await start(['a', 'b', 'c'], { turns: { policy: 'handoff' } });
-    expect(p.ls().filter((n) => n.includes('_to_')).sort()).toEqual(['a_to_b', 'a_to_c', 'b_to_a', 'b_to_c', 'c_to_a', 'c_to_b']);
+    expect(
+      p
+        .ls()
+        .filter((n) => n.includes('_to_'))
+        .sort(),
+    ).toEqual(['a_to_b', 'a_to_c', 'b_to_a', 'b_to_c', 'c_to_a', 'c_to_b']);
     const post = (as: string, to: string, text: string) => p.cli(['post', '--as', as, '--to', to, text]);
     expect((await post('a', 'c', 'a hands to c')).exitCode).toBe(0);
     await waitFor('1', () => p.archive()[0]?.delivered_at);
@@ -83,11 +95,18 @@ describe('four agents', () => {
       const agents = ['w', 'x', 'y', 'z'];
       const logs = await start(agents, { turns: { policy, max_turns: 6 } });
       // Under handoff each speaker picks the next one: here a fixed shuffle, not config order.
-      const next: Record<string, string> = policy === 'handoff' ? { w: 'y', y: 'x', x: 'z', z: 'w' } : { w: 'x', x: 'y', y: 'z', z: 'w' };
+      const next: Record<string, string> =
+        policy === 'handoff' ? { w: 'y', y: 'x', x: 'z', z: 'w' } : { w: 'x', x: 'y', y: 'z', z: 'w' };
       let speaker = 'w';
       for (let i = 1; i <= 7; i++) {
         const to = next[speaker]!;
-        const r = await p.cli(['post', '--as', speaker, ...(policy === 'handoff' ? ['--to', to] : []), `turn ${i} from ${speaker}`]);
+        const r = await p.cli([
+          'post',
+          '--as',
+          speaker,
+          ...(policy === 'handoff' ? ['--to', to] : []),
+          `turn ${i} from ${speaker}`,
+        ]);
         expect(r.exitCode, r.stderr).toBe(0);
         if (i <= 6) await waitFor(`turn ${i}`, () => p.archive()[i - 1]?.delivered_at);
         speaker = to;
@@ -98,15 +117,30 @@ describe('four agents', () => {
         policy === 'handoff' ? ['w>y', 'y>x', 'x>z', 'z>w', 'w>y', 'y>x'] : ['w>x', 'x>y', 'y>z', 'z>w', 'w>x', 'x>y'],
       );
       // The seventh is held, not lost; the transcript is the archive in order.
-      const held = agents.flatMap((a) => p.ls().filter((d) => d.startsWith(`${a}_to_`)).flatMap((d) => p.ls(d)));
+      const held = agents.flatMap((a) =>
+        p
+          .ls()
+          .filter((d) => d.startsWith(`${a}_to_`))
+          .flatMap((d) => p.ls(d)),
+      );
       expect(held).toHaveLength(1);
-      const log = (await p.cli(['log', '--json'])).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; content: string });
+      const log = (await p.cli(['log', '--json'])).stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; content: string });
       expect(log.map((l) => [l.id, l.content])).toEqual(archive.map((r) => [r.id, r.content]));
       // Every agent that received something read exactly what the archive says, in order.
       for (const a of agents) {
         const mine = archive.filter((r) => r.receiver === a).map((r) => r.id);
-        await waitFor(`${a} read`, () => heads(logs[a]!).filter((h) => h.startsWith('[baton] msg_')).length >= mine.length);
-        expect(heads(logs[a]!).filter((h) => h.startsWith('[baton] msg_')).map((h) => h.split(' ')[1])).toEqual(mine);
+        await waitFor(
+          `${a} read`,
+          () => heads(logs[a]!).filter((h) => h.startsWith('[baton] msg_')).length >= mine.length,
+        );
+        expect(
+          heads(logs[a]!)
+            .filter((h) => h.startsWith('[baton] msg_'))
+            .map((h) => h.split(' ')[1]),
+        ).toEqual(mine);
       }
       await p.stop();
     }
@@ -115,7 +149,10 @@ describe('four agents', () => {
 
 describe('termination', () => {
   it('max_turns: the last message is delivered, later files are held (not lost), every pane is told; resume continues', async () => {
-    const logs = await start(['claude1', 'claude2'], { turns: { max_turns: 3 }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } });
+    const logs = await start(['claude1', 'claude2'], {
+      turns: { max_turns: 3 },
+      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+    });
     for (let i = 1; i <= 3; i++) p.send('c1_to_c2', `a${i}.json`, { content: `c1 says ${i}` });
     for (let i = 1; i <= 3; i++) p.send('c2_to_c1', `b${i}.json`, { content: `c2 says ${i}` });
     await waitFor('finished', () => (p.state().finished as { reason?: string } | undefined)?.reason === 'max_turns');
@@ -123,7 +160,11 @@ describe('termination', () => {
     await waitFor('finished event', () => p.events().some((e) => e.event === 'finished')); // written after state.json
     expect(p.events().filter((e) => e.event === 'finished')).toHaveLength(1);
     for (const log of Object.values(logs)) {
-      await waitFor('notice', () => readRecorder(log).pastes.some((t) => t.startsWith('[baton] the conversation has finished: it reached max_turns (3)')));
+      await waitFor('notice', () =>
+        readRecorder(log).pastes.some((t) =>
+          t.startsWith('[baton] the conversation has finished: it reached max_turns (3)'),
+        ),
+      );
     }
     await new Promise((r) => setTimeout(r, 500));
     expect(p.archive()).toHaveLength(3);
@@ -136,7 +177,12 @@ describe('termination', () => {
     expect(json(resumed.stdout)).toMatchObject({ ok: true, current_turn: 'claude2' });
     // max_turns counts again from the resume: three more.
     await waitFor('three more, then finished again', () => p.archive().length === 6 && p.state().finished);
-    expect(p.archive().map((r) => r.content).slice(3)).toEqual(['c2 says 2', 'c1 says 3', 'c2 says 3']);
+    expect(
+      p
+        .archive()
+        .map((r) => r.content)
+        .slice(3),
+    ).toEqual(['c2 says 2', 'c1 says 3', 'c2 says 3']);
   });
 
   it('stop phrase: only from the agents in stop_from; the message carrying it is delivered', async () => {
@@ -155,13 +201,40 @@ describe('termination', () => {
   });
 
   it('a daemon killed between delivering the stop phrase and writing finished: the next start finishes it', async () => {
-    await start(['claude1', 'claude2'], { turns: { stop_phrase: '[[DONE]]' }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } }, false);
+    await start(
+      ['claude1', 'claude2'],
+      {
+        turns: { stop_phrase: '[[DONE]]' },
+        directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+      },
+      false,
+    );
     // What such a crash leaves: msg_0001 delivered (it carries the phrase), state.json without finished.
     const t = (ms: number) => new Date(Date.now() - ms).toISOString();
     mkdirSync(p.path('archive'), { recursive: true });
-    const rec = { id: 'msg_0001', reply_to: null, sender: 'claude1', receiver: 'claude2', type: 'message', content: 'all done [[DONE]]', direction: 'c1_to_c2', source_file: 'a.json', received_at: t(3000), delivered_at: t(1000) };
+    const rec = {
+      id: 'msg_0001',
+      reply_to: null,
+      sender: 'claude1',
+      receiver: 'claude2',
+      type: 'message',
+      content: 'all done [[DONE]]',
+      direction: 'c1_to_c2',
+      source_file: 'a.json',
+      received_at: t(3000),
+      delivered_at: t(1000),
+    };
     writeFileSync(p.path('archive', 'msg_0001.json'), JSON.stringify(rec));
-    writeFileSync(p.path('state.json'), JSON.stringify({ current_turn: 'claude2', last_message_id: 'msg_0001', message_counter: 1, pending_reply_to: 'msg_0001', turn_started_at: t(2000) }));
+    writeFileSync(
+      p.path('state.json'),
+      JSON.stringify({
+        current_turn: 'claude2',
+        last_message_id: 'msg_0001',
+        message_counter: 1,
+        pending_reply_to: 'msg_0001',
+        turn_started_at: t(2000),
+      }),
+    );
     const { proc } = await p.startDaemon();
     await waitFor('finished', () => p.state().finished);
     expect(p.state().finished).toMatchObject({ reason: 'stop_phrase' });
@@ -176,21 +249,37 @@ describe('termination', () => {
   });
 
   it('max_duration_s ends it; baton end does too, with or without a daemon running', async () => {
-    await start(['claude1', 'claude2'], { turns: { max_duration_s: 1 }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } });
-    await waitFor('max_duration', () => (p.state().finished as { reason?: string } | undefined)?.reason === 'max_duration', 10_000);
+    await start(['claude1', 'claude2'], {
+      turns: { max_duration_s: 1 },
+      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+    });
+    await waitFor(
+      'max_duration',
+      () => (p.state().finished as { reason?: string } | undefined)?.reason === 'max_duration',
+      10_000,
+    );
     await waitFor('finished event', () => p.events().find((e) => e.event === 'finished')); // written after state.json
     expect(p.events().find((e) => e.event === 'finished')).toMatchObject({ reason: 'max_duration' });
 
     // Without a daemon, the command does the work itself under the lock.
     p.writeConfig({ ...JSON.parse(readFileSync(p.configFile, 'utf8')), turns: {} });
     await p.stop();
-    await start(['claude1', 'claude2'], { directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } }, false);
+    await start(
+      ['claude1', 'claude2'],
+      { directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } },
+      false,
+    );
     const ended = await p.cli(['end', '--reason', 'enough for today', '--json']);
     expect(ended.exitCode).toBe(0);
     expect(p.state().finished).toMatchObject({ reason: 'ended', note: 'enough for today' });
     expect((await p.cli(['end'])).stdout).toMatch(/already finished \(ended\)/);
-    const doctor = JSON.parse((await p.cli(['doctor', '--json'])).stdout) as { checks: Array<{ name: string; level: string; detail: string }> };
-    expect(doctor.checks.find((c) => c.name === 'conversation')).toMatchObject({ level: 'ok', detail: expect.stringMatching(/^finished \(ended\)/) });
+    const doctor = JSON.parse((await p.cli(['doctor', '--json'])).stdout) as {
+      checks: Array<{ name: string; level: string; detail: string }>;
+    };
+    expect(doctor.checks.find((c) => c.name === 'conversation')).toMatchObject({
+      level: 'ok',
+      detail: expect.stringMatching(/^finished \(ended\)/),
+    });
     await p.startDaemon();
     p.send('c1_to_c2', 'later.json', { content: 'held while finished' });
     await new Promise((r) => setTimeout(r, 600));
@@ -241,7 +330,9 @@ describe('reminders', () => {
 
 describe('a person in the loop', () => {
   it('send: typed as user_NNNN, archived with its own counter, no turn moved; also without a daemon', async () => {
-    const logs = await start(['claude1', 'claude2'], { directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } });
+    const logs = await start(['claude1', 'claude2'], {
+      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+    });
     p.send('c1_to_c2', '1.json', { content: 'first' });
     await waitFor('msg_0001', () => p.archive()[0]?.delivered_at);
     const before = p.state();
@@ -254,7 +345,8 @@ describe('a person in the loop', () => {
     await waitFor('typed', () => heads(logs.claude1!).includes('[baton] user_0001 from user'));
     expect(readRecorder(logs.claude1!).stray).toBe('');
     const after = p.state();
-    for (const k of ['current_turn', 'message_counter', 'last_message_id', 'pending_reply_to']) expect(after[k]).toEqual(before[k]);
+    for (const k of ['current_turn', 'message_counter', 'last_message_id', 'pending_reply_to'])
+      expect(after[k]).toEqual(before[k]);
     // Agent IDs are untouched by user messages.
     p.send('c2_to_c1', '2.json', { content: 'second' });
     await waitFor('msg_0002', () => p.archive()[1]?.delivered_at);
@@ -263,7 +355,10 @@ describe('a person in the loop', () => {
     expect((await p.cli(['send', 'no target'])).exitCode).toBe(2);
     expect((await p.cli(['send', '--to', 'nobody', 'x'])).exitCode).toBe(2);
     // No daemon: the command types it itself.
-    await execa('kill', ['-TERM', String((JSON.parse(readFileSync(p.path('daemon.pid'), 'utf8')) as { pid: number }).pid)]);
+    await execa('kill', [
+      '-TERM',
+      String((JSON.parse(readFileSync(p.path('daemon.pid'), 'utf8')) as { pid: number }).pid),
+    ]);
     await waitFor('daemon stopped', async () => ((await status()).daemon as { running: boolean }).running === false);
     const r2 = await p.cli(['send', '--to', 'claude2', 'still there?']);
     expect(r2.exitCode, r2.stdout + r2.stderr).toBe(0);
@@ -271,7 +366,10 @@ describe('a person in the loop', () => {
   });
 
   it('moderated: messages wait in pending/ with no ID until approved; a rejection goes back to the sender, whose turn it stays', async () => {
-    const logs = await start(['claude1', 'claude2'], { turns: { moderated: true }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } });
+    const logs = await start(['claude1', 'claude2'], {
+      turns: { moderated: true },
+      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+    });
     p.send('c1_to_c2', 'hello.json', { content: 'may I?' });
     await waitFor('pending', () => existsSync(p.path('pending', 'c1_to_c2', 'hello.json')));
     expect(p.archive()).toHaveLength(0);
@@ -289,7 +387,9 @@ describe('a person in the loop', () => {
     await waitFor('pending 2', () => existsSync(p.path('pending', 'c2_to_c1', 'reply.json')));
     const no = await p.cli(['reject', 'c2_to_c1/reply.json', '--reason', 'be polite']);
     expect(no.exitCode, no.stdout).toBe(0);
-    expect(json(readFileSync(p.path('rejected', 'reply.json.error.json'), 'utf8')).reason).toBe('rejected by a person: be polite');
+    expect(json(readFileSync(p.path('rejected', 'reply.json.error.json'), 'utf8')).reason).toBe(
+      'rejected by a person: be polite',
+    );
     await waitFor('told', () => readRecorder(logs.claude2!).pastes.some((t) => t.includes('A person said: be polite')));
     expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });
     p.send('c2_to_c1', 'reply2.json', { content: 'a polite reply' });
@@ -302,7 +402,14 @@ describe('a person in the loop', () => {
 
 describe('moderated mode after a crash', () => {
   it('a move into pending/ cut short (the file in both places) is finished, not approved twice', async () => {
-    await start(['claude1', 'claude2'], { turns: { moderated: true }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } }, false);
+    await start(
+      ['claude1', 'claude2'],
+      {
+        turns: { moderated: true },
+        directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+      },
+      false,
+    );
     mkdirSync(p.path('pending', 'c1_to_c2'), { recursive: true });
     mkdirSync(p.path('c1_to_c2'), { recursive: true });
     writeFileSync(p.path('pending', 'c1_to_c2', 'once.json'), JSON.stringify({ content: 'only once' }));
@@ -320,26 +427,64 @@ describe('moderated mode after a crash', () => {
 
 describe('a request cut short by a crash', () => {
   it('an approve the daemon did but never answered is answered "approved" at the next start, not "no such file"', async () => {
-    await start(['claude1', 'claude2'], { turns: { moderated: true }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } }, false);
+    await start(
+      ['claude1', 'claude2'],
+      {
+        turns: { moderated: true },
+        directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+      },
+      false,
+    );
     const req = '00000000000000000001-abcdef.req.json';
     mkdirSync(p.path('archive'), { recursive: true });
     mkdirSync(p.path('requests'), { recursive: true });
     const now = new Date().toISOString();
-    const rec = { id: 'msg_0001', reply_to: null, sender: 'claude1', receiver: 'claude2', type: 'message', content: 'approved before the crash', direction: 'c1_to_c2', source_file: 'x.json', approved_by: req, received_at: now, delivered_at: now };
+    const rec = {
+      id: 'msg_0001',
+      reply_to: null,
+      sender: 'claude1',
+      receiver: 'claude2',
+      type: 'message',
+      content: 'approved before the crash',
+      direction: 'c1_to_c2',
+      source_file: 'x.json',
+      approved_by: req,
+      received_at: now,
+      delivered_at: now,
+    };
     writeFileSync(p.path('archive', 'msg_0001.json'), JSON.stringify(rec));
-    writeFileSync(p.path('state.json'), JSON.stringify({ current_turn: 'claude2', last_message_id: 'msg_0001', message_counter: 1, pending_reply_to: 'msg_0001', turn_started_at: now }));
+    writeFileSync(
+      p.path('state.json'),
+      JSON.stringify({
+        current_turn: 'claude2',
+        last_message_id: 'msg_0001',
+        message_counter: 1,
+        pending_reply_to: 'msg_0001',
+        turn_started_at: now,
+      }),
+    );
     writeFileSync(p.path('requests', `${req}.taken`), JSON.stringify({ op: 'approve', file: 'x.json' })); // taken, never answered
     await p.startDaemon();
-    const reply = await waitFor('reply', () => (existsSync(p.path('requests', '00000000000000000001-abcdef.reply.json')) ? JSON.parse(readFileSync(p.path('requests', '00000000000000000001-abcdef.reply.json'), 'utf8')) : null));
+    const reply = await waitFor('reply', () =>
+      existsSync(p.path('requests', '00000000000000000001-abcdef.reply.json'))
+        ? JSON.parse(readFileSync(p.path('requests', '00000000000000000001-abcdef.reply.json'), 'utf8'))
+        : null,
+    );
     expect(reply).toMatchObject({ ok: true, message: 'x.json approved as msg_0001' });
     // The reply is written first, then the request goes (a crash between loses no answer).
-    await waitFor('the request removed after its reply', () => p.ls('requests').filter((n) => n.includes('.req.json')).length === 0);
+    await waitFor(
+      'the request removed after its reply',
+      () => p.ls('requests').filter((n) => n.includes('.req.json')).length === 0,
+    );
   });
 });
 
 describe('seeing the conversation', () => {
   it('log prints the transcript (text, --json, --md), --follow streams deliveries; status shows control fields', async () => {
-    await start(['claude1', 'claude2'], { turns: { max_turns: 10 }, directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] } });
+    await start(['claude1', 'claude2'], {
+      turns: { max_turns: 10 },
+      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
+    });
     p.send('c1_to_c2', '1.json', { content: 'line one\nline two', subject: 'plan' });
     await waitFor('1', () => p.archive()[0]?.delivered_at);
     await p.cli(['send', '--to', 'claude2', 'a person chimes in']);
@@ -360,7 +505,10 @@ describe('seeing the conversation', () => {
     expect(md).toContain('reply to [msg_0001](#msg_0001)');
     expect((await p.cli(['log', '--md', '--json'])).exitCode).toBe(2);
 
-    const follow = execa('node', [CLI, 'log', '--follow', '--json', '--config', p.configFile], { env: p.env, reject: false });
+    const follow = execa('node', [CLI, 'log', '--follow', '--json', '--config', p.configFile], {
+      env: p.env,
+      reject: false,
+    });
     let out = '';
     follow.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     await waitFor('history printed', () => out.split('\n').filter(Boolean).length === 3);
@@ -368,12 +516,30 @@ describe('seeing the conversation', () => {
     await waitFor('streamed', () => out.includes('"streamed"'));
     follow.kill('SIGINT');
     expect((await follow).exitCode).toBe(0);
-    expect(out.trim().split('\n').map(json).map((l) => l.id)).toEqual(['msg_0001', 'user_0001', 'msg_0002', 'msg_0003']);
+    expect(
+      out
+        .trim()
+        .split('\n')
+        .map(json)
+        .map((l) => l.id),
+    ).toEqual(['msg_0001', 'user_0001', 'msg_0002', 'msg_0003']);
 
     const s = await status();
-    expect(s).toMatchObject({ policy: 'alternate', current_turn: 'claude2', message_counter: 3, max_turns: 10, nudges: 0, stalled: false, finished: null, pending: [] });
+    expect(s).toMatchObject({
+      policy: 'alternate',
+      current_turn: 'claude2',
+      message_counter: 3,
+      max_turns: 10,
+      nudges: 0,
+      stalled: false,
+      finished: null,
+      pending: [],
+    });
     expect(typeof s.seconds_in_turn).toBe('number');
-    expect(s.agents).toMatchObject({ claude1: { alive: true, command: 'node', problem: null }, claude2: { alive: true } });
+    expect(s.agents).toMatchObject({
+      claude1: { alive: true, command: 'node', problem: null },
+      claude2: { alive: true },
+    });
     expect((s.agents as Record<string, { last_activity: string }>).claude1!.last_activity).toMatch(/^\d{4}-/);
   });
 });

@@ -14,7 +14,9 @@ afterEach(async () => {
 
 /** A conversation whose agents' sessions are called `<tag>-claude1/2`, on the tmux server of `on` if given. */
 function conversation(tag: string, on?: Project): Project {
-  const agents = Object.fromEntries(['claude1', 'claude2'].map((a) => [a, { kind: 'generic', command: 'x', session: `${tag}-${a}` }]));
+  const agents = Object.fromEntries(
+    ['claude1', 'claude2'].map((a) => [a, { kind: 'generic', command: 'x', session: `${tag}-${a}` }]),
+  );
   const p = new Project({ agents, delivery: { enter_delay_ms: 0 } });
   if (on) p.env.TMUX_TMPDIR = on.tmuxDir;
   made.push(p);
@@ -29,14 +31,28 @@ describe('one daemon for several conversations (files bus)', () => {
     const log2 = await p2.recorder('p2-claude2');
     const log2back = await p2.recorder('p2-claude1');
 
-    const d = execa('node', [CLI, 'daemon', p1.configFile, p2.configFile, p1.configFile], { env: p1.env, reject: false, all: true });
-    const running = async (p: Project) => JSON.parse((await p.cli(['status', '--json'])).stdout).daemon as { running: boolean; pid: number | null };
-    await waitFor('both conversations served', async () => (await running(p1)).pid === d.pid && (await running(p2)).pid === d.pid, 20_000);
+    const d = execa('node', [CLI, 'daemon', p1.configFile, p2.configFile, p1.configFile], {
+      env: p1.env,
+      reject: false,
+      all: true,
+    });
+    const running = async (p: Project) =>
+      JSON.parse((await p.cli(['status', '--json'])).stdout).daemon as { running: boolean; pid: number | null };
+    await waitFor(
+      'both conversations served',
+      async () => (await running(p1)).pid === d.pid && (await running(p2)).pid === d.pid,
+      20_000,
+    );
 
     p1.send('c1_to_c2', 'a.json', { content: 'to p1 claude2' });
     p2.send('c1_to_c2', 'b.json', { content: 'to p2 claude2' });
     await waitFor('both delivered', () => p1.archive()[0]?.delivered_at && p2.archive()[0]?.delivered_at);
-    await waitFor('each pane read its own', () => readRecorder(log1).typed.some((t) => t.includes('to p1 claude2')) && readRecorder(log2).typed.some((t) => t.includes('to p2 claude2')));
+    await waitFor(
+      'each pane read its own',
+      () =>
+        readRecorder(log1).typed.some((t) => t.includes('to p1 claude2')) &&
+        readRecorder(log2).typed.some((t) => t.includes('to p2 claude2')),
+    );
     expect(readRecorder(log1).typed.join('\n')).not.toContain('to p2 claude2');
 
     // "baton down" in p1 stops p1's sessions, not the process p2 runs on.

@@ -23,11 +23,16 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     const logs = await twoRecorders();
     for (let i = 1; i <= 20; i++) {
       const from = i % 2 ? 'claude1' : 'claude2';
-      p.send(i % 2 ? 'c1_to_c2' : 'c2_to_c1', `m${String(i).padStart(2, '0')}.json`, { sender: from, content: `message number ${i} from ${from}` });
+      p.send(i % 2 ? 'c1_to_c2' : 'c2_to_c1', `m${String(i).padStart(2, '0')}.json`, {
+        sender: from,
+        content: `message number ${i} from ${from}`,
+      });
       await waitFor(`msg ${i} delivered`, () => p.archive()[i - 1]?.delivered_at);
     }
     const archive = p.archive();
-    expect(archive.map((r) => r.id)).toEqual(Array.from({ length: 20 }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`));
+    expect(archive.map((r) => r.id)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`),
+    );
     archive.forEach((r, i) => {
       expect(r.reply_to).toBe(i === 0 ? null : archive[i - 1]!.id);
       expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
@@ -35,7 +40,12 @@ describe('daemon with two recorder agents on a private tmux server', () => {
       expect(r.content).toBe(`message number ${i + 1} from ${r.sender}`);
       expect(typeof r.received_at).toBe('string');
     });
-    expect(p.state()).toMatchObject({ current_turn: 'claude1', message_counter: 20, last_message_id: 'msg_0020', pending_reply_to: 'msg_0020' });
+    expect(p.state()).toMatchObject({
+      current_turn: 'claude1',
+      message_counter: 20,
+      last_message_id: 'msg_0020',
+      pending_reply_to: 'msg_0020',
+    });
     expect(p.ls('c1_to_c2')).toEqual([]);
     expect(p.ls('c2_to_c1')).toEqual([]);
 
@@ -46,7 +56,16 @@ describe('daemon with two recorder agents on a private tmux server', () => {
       expect(stray).toBe('');
       const mine = archive.filter((r) => r.receiver === agent);
       expect(pastes).toEqual(
-        mine.map((r) => render({ id: r.id, from: r.sender as string, to: agent, reply_to: r.reply_to, type: 'message', content: r.content })),
+        mine.map((r) =>
+          render({
+            id: r.id,
+            from: r.sender as string,
+            to: agent,
+            reply_to: r.reply_to,
+            type: 'message',
+            content: r.content,
+          }),
+        ),
       );
     }
     // Events are appended after the archive is stamped: wait for the last one.
@@ -73,10 +92,12 @@ describe('daemon with two recorder agents on a private tmux server', () => {
       ['msg_0002', 'claude2', 'I spoke out of turn', 'msg_0001'],
     ]);
     expect(existsSync(early)).toBe(false);
-    await waitFor('claude1 got msg_0002', () => readRecorder(logs.claude1).pastes[0]?.includes('msg_0002 from claude2'));
+    await waitFor('claude1 got msg_0002', () =>
+      readRecorder(logs.claude1).pastes[0]?.includes('msg_0002 from claude2'),
+    );
   });
 
-  it('only the first of the turn holder\'s files goes per turn; the rest wait their turns in name order', async () => {
+  it("only the first of the turn holder's files goes per turn; the rest wait their turns in name order", async () => {
     await twoRecorders();
     p.send('c1_to_c2', 'a1.json', { content: 'a1' });
     p.send('c1_to_c2', 'a2.json', { content: 'a2' });
@@ -104,9 +125,19 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     symlinkSync(join(p.dir, 'target.json'), join(dir, 'link.json'));
     mkdirSync(join(dir, 'folder.json'));
     execFileSync('mkfifo', [join(dir, 'pipe.json')]);
-    const bad = ['array.json', 'broken.json', 'empty-content.json', 'folder.json', 'huge.json', 'link.json', 'pipe.json', 'wrong-sender.json'];
+    const bad = [
+      'array.json',
+      'broken.json',
+      'empty-content.json',
+      'folder.json',
+      'huge.json',
+      'link.json',
+      'pipe.json',
+      'wrong-sender.json',
+    ];
     await waitFor('all rejected', () => bad.every((n) => existsSync(p.path('rejected', `${n}.error.json`))), 10_000);
-    const reason = (n: string) => (JSON.parse(readFileSync(p.path('rejected', `${n}.error.json`), 'utf8')) as { reason: string }).reason;
+    const reason = (n: string) =>
+      (JSON.parse(readFileSync(p.path('rejected', `${n}.error.json`), 'utf8')) as { reason: string }).reason;
     expect(reason('broken.json')).toMatch(/invalid JSON/);
     expect(reason('array.json')).toMatch(/JSON object/);
     expect(reason('empty-content.json')).toMatch(/^content: must not be empty/);
@@ -118,8 +149,17 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     expect(readFileSync(join(p.dir, 'target.json'), 'utf8')).toContain('via a link'); // the link's target untouched
     expect(p.ls('c1_to_c2')).toEqual([]);
     // The note is written first, the event after it.
-    await waitFor('eight rejected events', () => p.events().filter((e) => e.event === 'rejected').length === bad.length);
-    expect(p.events().filter((e) => e.event === 'rejected').map((e) => e.file).sort()).toEqual(bad);
+    await waitFor(
+      'eight rejected events',
+      () => p.events().filter((e) => e.event === 'rejected').length === bad.length,
+    );
+    expect(
+      p
+        .events()
+        .filter((e) => e.event === 'rejected')
+        .map((e) => e.file)
+        .sort(),
+    ).toEqual(bad);
 
     // Same name again: kept side by side, never overwritten.
     p.send('c1_to_c2', 'broken.json', 'still broken');
@@ -136,7 +176,12 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     const odd = ['with space.json', 'q"uo\'te.json', 'new\nline.json', 'ねこ🐈.json', `${'x'.repeat(240)}.json`];
     odd.forEach((name, i) => p.send(i % 2 ? 'c2_to_c1' : 'c1_to_c2', name, { content: `odd ${i}` }));
     await waitFor('five delivered', () => p.archive()[4]?.delivered_at);
-    expect(p.archive().map((r) => r.source_file).sort()).toEqual([...odd].sort());
+    expect(
+      p
+        .archive()
+        .map((r) => r.source_file)
+        .sort(),
+    ).toEqual([...odd].sort());
 
     const dir = p.path('c1_to_c2');
     const rawName = Buffer.concat([Buffer.from(dir + '/bad'), Buffer.from([0xff, 0xfe]), Buffer.from('.json')]);
@@ -145,9 +190,18 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     p.send('c1_to_c2', 'deep.json', deep);
     p.send('c1_to_c2', `${'y'.repeat(250)}.json`, '{"not": "a message"}');
     await waitFor('three notes', () => p.ls('rejected').filter((n) => n.endsWith('.error.json')).length === 3, 10_000);
-    const notes = p.ls('rejected').filter((n) => n.endsWith('.error.json')).map((n) => JSON.parse(readFileSync(p.path('rejected', n), 'utf8')));
-    expect(notes.map((n) => n.reason).sort()).toEqual(['content: required', 'data is nested too deeply to archive', 'the file name is not valid UTF-8']);
-    expect(notes.find((n) => n.file_name_base64)?.file_name_base64).toBe(Buffer.from([0x62, 0x61, 0x64, 0xff, 0xfe, 0x2e, 0x6a, 0x73, 0x6f, 0x6e]).toString('base64'));
+    const notes = p
+      .ls('rejected')
+      .filter((n) => n.endsWith('.error.json'))
+      .map((n) => JSON.parse(readFileSync(p.path('rejected', n), 'utf8')));
+    expect(notes.map((n) => n.reason).sort()).toEqual([
+      'content: required',
+      'data is nested too deeply to archive',
+      'the file name is not valid UTF-8',
+    ]);
+    expect(notes.find((n) => n.file_name_base64)?.file_name_base64).toBe(
+      Buffer.from([0x62, 0x61, 0x64, 0xff, 0xfe, 0x2e, 0x6a, 0x73, 0x6f, 0x6e]).toString('base64'),
+    );
     expect(p.ls('c1_to_c2')).toEqual([]);
     expect(p.ls('rejected')).toHaveLength(6);
   });
@@ -194,7 +248,14 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     await waitFor('pane read it', () => readRecorder(logs.claude2).pastes.length === 1, 10_000);
     const { raw, pastes, stray } = readRecorder(logs.claude2);
     expect(stray).toBe('');
-    const expected = render({ id: 'msg_0001', from: 'claude1', to: 'claude2', reply_to: null, type: 'message', content: nasty });
+    const expected = render({
+      id: 'msg_0001',
+      from: 'claude1',
+      to: 'claude2',
+      reply_to: null,
+      type: 'message',
+      content: nasty,
+    });
     expect(pastes[0]).toBe(expected);
     expect(pastes[0]).toContain('abcdefghij0123456789'.repeat(1024));
     expect(pastes[0]).toContain('日本語のテキスト');
@@ -216,7 +277,9 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     await p.recorder('claude1');
     await p.startDaemon();
     p.send('c1_to_c2', 'wait.json', { content: 'are you there?' });
-    await waitFor('pane_unavailable', () => p.events().find((e) => e.event === 'pane_unavailable' && e.agent === 'claude2'));
+    await waitFor('pane_unavailable', () =>
+      p.events().find((e) => e.event === 'pane_unavailable' && e.agent === 'claude2'),
+    );
     await sleep(700);
     expect(p.archive()).toEqual([]);
     expect(p.ls('c1_to_c2')).toEqual(['wait.json']);
@@ -241,7 +304,9 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     await p.tmux(['new-session', '-d', '-s', 'claude2', '-x', '120', '-y', '40', 'bash --norc -i']);
     await p.startDaemon();
     p.send('c1_to_c2', 'm.json', { content: `touch ${marker}` });
-    await waitFor('pane_unavailable', () => p.events().find((e) => e.event === 'pane_unavailable' && String(e.reason).includes('bare shell')));
+    await waitFor('pane_unavailable', () =>
+      p.events().find((e) => e.event === 'pane_unavailable' && String(e.reason).includes('bare shell')),
+    );
     await sleep(500);
     expect(existsSync(marker)).toBe(false);
     expect(p.archive()).toEqual([]);
@@ -250,9 +315,34 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     // The agent comes back in that pane (the pane baton pins): delivered there.
     const log2 = join(p.dir, 'claude2.log');
     // Held in copy mode (baton waits) until the recorder reads its terminal: nothing is typed before it can.
-    await p.tmux(['respawn-pane', '-k', '-t', '=claude2:', `exec node ${JSON.stringify(join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs'))} ${JSON.stringify(log2)}`, ';', 'copy-mode', '-t', '=claude2:']);
-    await waitFor('recorder 2 ready', async () => (await p.tmux(['capture-pane', '-p', '-t', '=claude2:'])).stdout.includes('recorder ready'));
-    await p.tmux(['set-option', '-F', '-t', '=claude2:', '@baton_pane', '#{pane_id}', ';', 'send-keys', '-X', '-t', '=claude2:', 'cancel']);
+    await p.tmux([
+      'respawn-pane',
+      '-k',
+      '-t',
+      '=claude2:',
+      `exec node ${JSON.stringify(join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs'))} ${JSON.stringify(log2)}`,
+      ';',
+      'copy-mode',
+      '-t',
+      '=claude2:',
+    ]);
+    await waitFor('recorder 2 ready', async () =>
+      (await p.tmux(['capture-pane', '-p', '-t', '=claude2:'])).stdout.includes('recorder ready'),
+    );
+    await p.tmux([
+      'set-option',
+      '-F',
+      '-t',
+      '=claude2:',
+      '@baton_pane',
+      '#{pane_id}',
+      ';',
+      'send-keys',
+      '-X',
+      '-t',
+      '=claude2:',
+      'cancel',
+    ]);
     await waitFor('delivered', () => p.archive()[0]?.delivered_at, 15_000);
     await waitFor('typed', () => existsSync(log2) && readRecorder(log2).pastes.length === 1);
     expect(existsSync(marker)).toBe(false);
@@ -272,9 +362,19 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     await p.recorder('claude1');
     const log = join(p.dir, 'wrapped.log');
     const rec = join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs');
-    await p.tmux(['new-session', '-d', '-s', 'claude2', `node ${JSON.stringify(rec)} ${JSON.stringify(log)} 2>/dev/null; echo agent exited`]);
-    await waitFor('wrapped recorder ready', async () => (await p.tmux(['capture-pane', '-p', '-t', '=claude2:'])).stdout.includes('recorder ready'));
-    expect((await p.tmux(['display-message', '-p', '-t', '=claude2:', '#{pane_current_command}'])).stdout).toMatch(/sh$/);
+    await p.tmux([
+      'new-session',
+      '-d',
+      '-s',
+      'claude2',
+      `node ${JSON.stringify(rec)} ${JSON.stringify(log)} 2>/dev/null; echo agent exited`,
+    ]);
+    await waitFor('wrapped recorder ready', async () =>
+      (await p.tmux(['capture-pane', '-p', '-t', '=claude2:'])).stdout.includes('recorder ready'),
+    );
+    expect((await p.tmux(['display-message', '-p', '-t', '=claude2:', '#{pane_current_command}'])).stdout).toMatch(
+      /sh$/,
+    );
     await p.startDaemon();
     p.send('c1_to_c2', 'm.json', { content: 'through the wrapper' });
     await waitFor('typed', () => existsSync(log) && readRecorder(log).pastes.length === 1, 10_000);

@@ -17,7 +17,12 @@ afterEach(async () => {
 const reminders = (log: string) => readRecorder(log).pastes.filter((t) => t.startsWith('[baton] reminder'));
 
 async function two(turns: Record<string, unknown>) {
-  p = new Project({ agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } }, directions: undefined, turns, delivery: { enter_delay_ms: 0 } });
+  p = new Project({
+    agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } },
+    directions: undefined,
+    turns,
+    delivery: { enter_delay_ms: 0 },
+  });
   const logs = { a: await p.recorder('a'), b: await p.recorder('b') };
   await p.startDaemon();
   return logs;
@@ -27,11 +32,19 @@ describe('deadlines on a message', () => {
   it("response_deadline_s: the receiver's reminders follow the message's own deadline, not turns.timeout_s", async () => {
     const logs = await two({ timeout_s: 0, max_nudges: 1 });
     const sent = Date.now();
-    p!.send('a_to_b', 'urgent.json', { content: 'answer within a second', requires_response: true, response_deadline_s: 1 });
+    p!.send('a_to_b', 'urgent.json', {
+      content: 'answer within a second',
+      requires_response: true,
+      response_deadline_s: 1,
+    });
     await waitFor('a reminder to b', () => reminders(logs.b).length === 1, 15_000);
     expect(Date.now() - sent).toBeGreaterThanOrEqual(1000);
     expect(reminders(logs.b)[0]).toContain('msg_0001 is waiting for your reply');
-    await waitFor('the nudged event (written after the paste)', () => p!.events().some((e) => e.event === 'nudged'), 5000);
+    await waitFor(
+      'the nudged event (written after the paste)',
+      () => p!.events().some((e) => e.event === 'nudged'),
+      5000,
+    );
     expect(p!.events().filter((e) => e.event === 'nudged')).toHaveLength(1);
   }, 30_000);
 
@@ -56,7 +69,10 @@ describe('deadlines on a message', () => {
     const rejected = p!.events().find((e) => e.event === 'rejected')!;
     expect(String(rejected.reason)).toMatch(/^expired: /);
     expect(p!.ls('rejected')).toContain('stale.json');
-    const note = JSON.parse(readFileSync(p!.path('rejected', 'stale.json.error.json'), 'utf8')) as { reason?: string; error?: string };
+    const note = JSON.parse(readFileSync(p!.path('rejected', 'stale.json.error.json'), 'utf8')) as {
+      reason?: string;
+      error?: string;
+    };
     expect(JSON.stringify(note)).toContain('expired');
     // Nothing else was touched: a's message goes, and b's next one too.
     p!.send('a_to_b', 'hello.json', { content: 'hello', expires_at: new Date(Date.now() + 60_000).toISOString() });

@@ -27,7 +27,11 @@ describe('the tmux server gone', () => {
     expect(await p.killServer()).toBe(0);
     await waitFor('server gone', async () => (await p.tmux(['list-sessions'])).exitCode !== 0);
     p.send('c2_to_c1', 'reply.json', { content: 'after the crash' });
-    await waitFor('pane_unavailable', () => p.events().some((e) => e.event === 'pane_unavailable' && e.agent === 'claude1'), 15_000);
+    await waitFor(
+      'pane_unavailable',
+      () => p.events().some((e) => e.event === 'pane_unavailable' && e.agent === 'claude1'),
+      15_000,
+    );
     // Long enough for several retries (backoff 250 ms, 500 ms, 1 s, …): still waiting, still logged once.
     await sleep(2500);
     expect(p.archive()).toHaveLength(1);
@@ -44,14 +48,20 @@ describe('the tmux server gone', () => {
     expect(p.archive()[1]).toMatchObject({ id: 'msg_0002', source_file: 'reply.json', content: 'after the crash' });
     expect(p.archive()[1]!.redelivered).toBeUndefined();
     await waitFor('claude1 read it', () => readRecorder(logs.claude1).pastes.length === 1);
-    expect(readRecorder(logs.claude1).pastes[0]!.split('\n')[0]).toBe('[baton] msg_0002 from claude2 (reply to msg_0001)');
-    await waitFor('pane_available', () => p.events().some((e) => e.event === 'pane_available' && e.agent === 'claude1'));
+    expect(readRecorder(logs.claude1).pastes[0]!.split('\n')[0]).toBe(
+      '[baton] msg_0002 from claude2 (reply to msg_0001)',
+    );
+    await waitFor('pane_available', () =>
+      p.events().some((e) => e.event === 'pane_available' && e.agent === 'claude1'),
+    );
 
     // And the conversation goes on in both directions.
     p.send('c1_to_c2', 'third.json', { content: 'all is well' });
     await waitFor('msg_0003', () => p.archive()[2]?.delivered_at, 15_000);
     await waitFor('claude2 read msg_0003', () => readRecorder(logs.claude2).pastes.length === 2);
-    expect(readRecorder(logs.claude2).pastes[1]!.split('\n')[0]).toBe('[baton] msg_0003 from claude1 (reply to msg_0002)');
+    expect(readRecorder(logs.claude2).pastes[1]!.split('\n')[0]).toBe(
+      '[baton] msg_0003 from claude1 (reply to msg_0002)',
+    );
     expect(readRecorder(logs.claude1).stray + readRecorder(logs.claude2).stray).toBe('');
     expect(daemon.exitCode).toBeNull();
   });
@@ -77,7 +87,11 @@ describe('up --fresh and doctor --repair against a live daemon', () => {
     // another host. Its lock stays fresh (our daemon keeps refreshing it), and nobody here may signal it.
     const holder = JSON.parse(readFileSync(p.path('daemon.pid'), 'utf8')) as Record<string, unknown>;
     writeFileSync(p.path('daemon.pid'), `${JSON.stringify({ ...holder, host: `not-${hostname()}` })}\n`);
-    const before = { state: readFileSync(p.path('state.json'), 'utf8'), archive: p.ls('archive'), inbox: p.ls('c1_to_c2') };
+    const before = {
+      state: readFileSync(p.path('state.json'), 'utf8'),
+      archive: p.ls('archive'),
+      inbox: p.ls('c1_to_c2'),
+    };
 
     const fresh = await p.cli(['up', '--fresh', '--demo']);
     expect(fresh.exitCode, fresh.stdout + fresh.stderr).toBe(3);
@@ -88,8 +102,15 @@ describe('up --fresh and doctor --repair against a live daemon', () => {
 
     // Nothing set aside, rewritten or started; the holder was not signalled and still delivers.
     expect(existsSync(p.path('history'))).toBe(false);
-    expect({ state: readFileSync(p.path('state.json'), 'utf8'), archive: p.ls('archive'), inbox: p.ls('c1_to_c2') }).toEqual(before);
-    expect((await p.tmux(['list-sessions', '-F', '#{session_name}'])).stdout.split('\n').sort()).toEqual(['claude1', 'claude2']);
+    expect({
+      state: readFileSync(p.path('state.json'), 'utf8'),
+      archive: p.ls('archive'),
+      inbox: p.ls('c1_to_c2'),
+    }).toEqual(before);
+    expect((await p.tmux(['list-sessions', '-F', '#{session_name}'])).stdout.split('\n').sort()).toEqual([
+      'claude1',
+      'claude2',
+    ]);
     expect(daemon.exitCode).toBeNull();
     p.send('c2_to_c1', 'two.json', { content: 'still here' });
     await waitFor('msg_0003', () => p.archive()[2]?.delivered_at, 15_000); // msg_0002, then the held waiting.json
@@ -109,7 +130,10 @@ describe('up --fresh and doctor --repair against a live daemon', () => {
     const aside = (...q: string[]) => p.path('history', history[0]!, ...q);
     expect(readdirSync(aside('archive'))).toEqual(['msg_0001.json']);
     expect(readdirSync(aside('c1_to_c2'))).toEqual(['waiting.json']);
-    expect(JSON.parse(readFileSync(aside('state.json'), 'utf8'))).toMatchObject({ message_counter: 1, current_turn: 'claude2' });
+    expect(JSON.parse(readFileSync(aside('state.json'), 'utf8'))).toMatchObject({
+      message_counter: 1,
+      current_turn: 'claude2',
+    });
     expect(readFileSync(aside('events.jsonl'), 'utf8')).toContain(`"event":"stopped","pid":${pid}`);
 
     // A new conversation: a new daemon (in the watcher session), state from scratch, IDs from 1 again.

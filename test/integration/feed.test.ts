@@ -11,7 +11,11 @@ import { openBus } from '../../src/bus/open.js';
 import { Feed, parseCursor } from '../../src/ui/feed.js';
 import { waitFor } from '../helpers/harness.js';
 
-const saved = { TMUX_TMPDIR: process.env.TMUX_TMPDIR, TMUX: process.env.TMUX, BATON_TMUX_SOCKET: process.env.BATON_TMUX_SOCKET };
+const saved = {
+  TMUX_TMPDIR: process.env.TMUX_TMPDIR,
+  TMUX: process.env.TMUX,
+  BATON_TMUX_SOCKET: process.env.BATON_TMUX_SOCKET,
+};
 const dirs: string[] = [];
 const feeds: Feed[] = [];
 
@@ -22,8 +26,9 @@ beforeAll(() => {
   Object.assign(process.env, { TMUX_TMPDIR: t, TMUX: '', BATON_TMUX_SOCKET: '' });
 });
 afterAll(() => {
-  for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-  else process.env[k] = v;
+  for (const [k, v] of Object.entries(saved))
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 afterEach(async () => {
@@ -36,9 +41,16 @@ function setup(lines: number, event = 'held'): { events: string; feed: Feed } {
   dirs.push(dir);
   mkdirSync(join(dir, 'messages', 'archive'), { recursive: true });
   const events = join(dir, 'messages', 'events.jsonl');
-  const body = Array.from({ length: lines }, (_, i) => `${JSON.stringify({ event, id: `msg_${String(i + 1).padStart(4, '0')}`, file: `f${i}.json` })}\n`).join('');
+  const body = Array.from(
+    { length: lines },
+    (_, i) => `${JSON.stringify({ event, id: `msg_${String(i + 1).padStart(4, '0')}`, file: `f${i}.json` })}\n`,
+  ).join('');
   writeFileSync(events, body);
-  const config = parseConfig({ agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } } }, join(dir, 'config.json'), dir);
+  const config = parseConfig(
+    { agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } } },
+    join(dir, 'config.json'),
+    dir,
+  );
   const feed = new Feed(config, openBus(config), { statusEveryMs: 1e9, screensEveryMs: 1e9 });
   feeds.push(feed);
   return { events, feed };
@@ -81,7 +93,12 @@ describe('the dashboard feed', () => {
     // What comes after the reset is from the new log only.
     const now = parseCursor(feed.cursor)!;
     expect(now.gen).not.toBe(old.gen);
-    expect(seen.slice(reset + 1).filter((s) => s.event === 'baton').every((s) => s.cursor?.gen === now.gen)).toBe(true);
+    expect(
+      seen
+        .slice(reset + 1)
+        .filter((s) => s.event === 'baton')
+        .every((s) => s.cursor?.gen === now.gen),
+    ).toBe(true);
   });
 
   it('skips a line too long to be the daemon’s, even when it arrives in pieces', async () => {

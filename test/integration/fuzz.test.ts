@@ -6,7 +6,20 @@
  * or rejected with a note. Seeded: a failure replays with BATON_FUZZ_SEED=<seed> (BATON_FUZZ_FILES=<n>).
  */
 import { execFileSync } from 'node:child_process';
-import { closeSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, readdirSync, readlinkSync, renameSync, symlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  renameSync,
+  symlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,15 +56,141 @@ type Rand = ReturnType<typeof prng>;
 // ---- what goes into names and texts ------------------------------------------------------------
 
 const WORDS = ['a', 'b', 'z', 'msg', 'reply', 'Draft', 'x1', '0', '42', '2025-11-21', 'ok', 'TODO'];
-const ODD = [' ', '  ', '"', "'", '`', '$', '$(id)', '\\', '*', '?', '[', ']', '#', '%', '&', ';', '|', '<', '>', '(', ')', '{', '}', '=', '+', ',', '@', '!', '^', '-', '_', '.', '..',
-  'é', 'ß', 'Ω', 'ねこ', '日本語', 'عربي', 'e\u0301', '🐈', '🎉', '👩\u200d💻', '\n', '\t', '\r', '\x01', '\x1b', '\x7f', '\u00a0', '\u202e', '\ufeff', '\u2028'];
+const ODD = [
+  ' ',
+  '  ',
+  '"',
+  "'",
+  '`',
+  '$',
+  '$(id)',
+  '\\',
+  '*',
+  '?',
+  '[',
+  ']',
+  '#',
+  '%',
+  '&',
+  ';',
+  '|',
+  '<',
+  '>',
+  '(',
+  ')',
+  '{',
+  '}',
+  '=',
+  '+',
+  ',',
+  '@',
+  '!',
+  '^',
+  '-',
+  '_',
+  '.',
+  '..',
+  'é',
+  'ß',
+  'Ω',
+  'ねこ',
+  '日本語',
+  'عربي',
+  'e\u0301',
+  '🐈',
+  '🎉',
+  '👩\u200d💻',
+  '\n',
+  '\t',
+  '\r',
+  '\x01',
+  '\x1b',
+  '\x7f',
+  '\u00a0',
+  '\u202e',
+  '\ufeff',
+  '\u2028',
+];
 const PREFIXES = ['', '', '', '', '', '', '-', '--', '-rf ', ' ', '.', '~', '#'];
-const CANDIDATE_SUFFIXES = ['.json', '.json', '.json', '.json', '.json', '.json', '.error.json', '.1.json', '.json.error.json', '.tmp.json', ' .json'];
-const OTHER_SUFFIXES = ['.json.tmp', '.tmp', '.json~', '~', '.JSON', '.Json', '.txt', '', '.json ', '.jsonl', '.json.bak', '.json.', '.json\n', 'json'];
-const TEXT_PIECES = ['hello', 'ok', ' ', '\n', '\r\n', '\r', '\t', '\x00', '\x03', '\x04', '\x07', '\x1b', '\x1b[2J', '\x1b]0;title\x07', '\x1b[201~', '\x1b[200~', '\x7f', '\u0085', '\u009b1m',
-  'Enter', 'C-c', 'Escape', '$(rm -rf ~)', '`id`', '; kill-server', '"', "'", '\\', '/help', '!ls', 'é', 'ねこ', '日本語のテキスト', '🎉', '🐈\u200d⬛', '\u202e', '\ud800', '\udfff', '\ufffd', '\u2028'];
+const CANDIDATE_SUFFIXES = [
+  '.json',
+  '.json',
+  '.json',
+  '.json',
+  '.json',
+  '.json',
+  '.error.json',
+  '.1.json',
+  '.json.error.json',
+  '.tmp.json',
+  ' .json',
+];
+const OTHER_SUFFIXES = [
+  '.json.tmp',
+  '.tmp',
+  '.json~',
+  '~',
+  '.JSON',
+  '.Json',
+  '.txt',
+  '',
+  '.json ',
+  '.jsonl',
+  '.json.bak',
+  '.json.',
+  '.json\n',
+  'json',
+];
+const TEXT_PIECES = [
+  'hello',
+  'ok',
+  ' ',
+  '\n',
+  '\r\n',
+  '\r',
+  '\t',
+  '\x00',
+  '\x03',
+  '\x04',
+  '\x07',
+  '\x1b',
+  '\x1b[2J',
+  '\x1b]0;title\x07',
+  '\x1b[201~',
+  '\x1b[200~',
+  '\x7f',
+  '\u0085',
+  '\u009b1m',
+  'Enter',
+  'C-c',
+  'Escape',
+  '$(rm -rf ~)',
+  '`id`',
+  '; kill-server',
+  '"',
+  "'",
+  '\\',
+  '/help',
+  '!ls',
+  'é',
+  'ねこ',
+  '日本語のテキスト',
+  '🎉',
+  '🐈\u200d⬛',
+  '\u202e',
+  '\ud800',
+  '\udfff',
+  '\ufffd',
+  '\u2028',
+];
 const TYPES = ['message', 'question', 'response', 'task', 'signal', 'update', 'issue', 'handoff', 'request'];
-const TIMESTAMPS = ['2025-11-21', '2025-11-21T18:00', '2025-11-21T18:00:00Z', '2025-11-21T18:00:00.123+09:00', '2025-11-21T18:00:00-05:00'];
+const TIMESTAMPS = [
+  '2025-11-21',
+  '2025-11-21T18:00',
+  '2025-11-21T18:00:00Z',
+  '2025-11-21T18:00:00.123+09:00',
+  '2025-11-21T18:00:00-05:00',
+];
 // Keys the schema knows: never produced by the random-object generator, so its objects lack `content` and nothing else.
 const KNOWN = new Set(['content', 'sender', 'receiver', 'type', 'timestamp', 'subject', 'priority', 'data']);
 const DAEMON_KEYS = ['id', 'reply_to', 'received_at', 'delivered_at', 'direction', 'source_file', 'redelivered'];
@@ -66,7 +205,9 @@ function key(r: Rand): string {
   for (;;) {
     // No "__proto__": the zod parse in src/message.ts drops such a key from the message and from data
     // (reported; SPEC §3 says other fields are kept as given), which this test would flag as a lost field.
-    const k = r.chance(0.1) ? r.pick(['', ' ', 'constructor', 'toString', 'hasOwnProperty', 'ключ', '🔑', 'a.b', 'x\ny']) : `${r.pick(WORDS)}${r.int(0, 99)}`;
+    const k = r.chance(0.1)
+      ? r.pick(['', ' ', 'constructor', 'toString', 'hasOwnProperty', 'ключ', '🔑', 'a.b', 'x\ny'])
+      : `${r.pick(WORDS)}${r.int(0, 99)}`;
     if (!KNOWN.has(k)) return k;
   }
 }
@@ -144,7 +285,8 @@ function name(r: Rand, taken: Set<string>, dir: Dir): Buffer {
     let stemBytes = Buffer.from(prefix + stem);
     // Names that are not UTF-8, only where the daemon should read them (`*.json`, no leading dot): the
     // daemon also moves a non-UTF-8 dot-file, `.tmp` or non-.json name (the inbox.ts bug hostile.test.ts shows).
-    if (candidate && !(prefix + stem).startsWith('.') && r.chance(0.03)) stemBytes = Buffer.concat([stemBytes, Buffer.from([r.pick([0xff, 0xfe, 0x80, 0xc3])])]);
+    if (candidate && !(prefix + stem).startsWith('.') && r.chance(0.03))
+      stemBytes = Buffer.concat([stemBytes, Buffer.from([r.pick([0xff, 0xfe, 0x80, 0xc3])])]);
     const suffixBytes = Buffer.from(suffix);
     if (stemBytes.length + suffixBytes.length > 255) {
       // Cut to 255 bytes on a character boundary (the long run of L is ASCII, so this rarely splits anything).
@@ -154,7 +296,15 @@ function name(r: Rand, taken: Set<string>, dir: Dir): Buffer {
     }
     const full = Buffer.concat([stemBytes, suffixBytes]);
     const s = full.toString('latin1');
-    if (!full.length || s === '.' || s === '..' || full.includes(0x2f) || full.includes(0) || taken.has(keyOf(dir, full))) continue;
+    if (
+      !full.length ||
+      s === '.' ||
+      s === '..' ||
+      full.includes(0x2f) ||
+      full.includes(0) ||
+      taken.has(keyOf(dir, full))
+    )
+      continue;
     taken.add(keyOf(dir, full));
     return full;
   }
@@ -172,15 +322,36 @@ const isUtf8 = (b: Buffer) => {
 const isCandidate = (n: Buffer) => n.subarray(-5).toString('latin1') === '.json' && n[0] !== 0x2e;
 
 /** Content for a regular file: its bytes, and what the daemon must make of them in folder `dir`. */
-function content(r: Rand, dir: Dir): Pick<Thrown, 'kind' | 'reason' | 'bytes' | 'message' | 'routeFree'> & { fate: 'valid' | 'reject' } {
+function content(
+  r: Rand,
+  dir: Dir,
+): Pick<Thrown, 'kind' | 'reason' | 'bytes' | 'message' | 'routeFree'> & { fate: 'valid' | 'reject' } {
   const [from, to] = DIRS[dir];
   const roll = r.next();
-  const out = (kind: string, bytes: Buffer, fate: 'valid' | 'reject', reason: RegExp | undefined, routeFree: boolean, message?: Record<string, unknown>) => {
+  const out = (
+    kind: string,
+    bytes: Buffer,
+    fate: 'valid' | 'reject',
+    reason: RegExp | undefined,
+    routeFree: boolean,
+    message?: Record<string, unknown>,
+  ) => {
     // Size is checked before anything else: whatever it is, an over-size file is rejected for that.
-    if (bytes.length > MAX_BYTES) return { kind: kind === 'over max_bytes' ? kind : `${kind} (over max_bytes)`, bytes, fate: 'reject' as const, reason: new RegExp(`^${bytes.length} bytes is over inbox\\.max_bytes \\(${MAX_BYTES}\\)$`), routeFree };
+    if (bytes.length > MAX_BYTES)
+      return {
+        kind: kind === 'over max_bytes' ? kind : `${kind} (over max_bytes)`,
+        bytes,
+        fate: 'reject' as const,
+        reason: new RegExp(`^${bytes.length} bytes is over inbox\\.max_bytes \\(${MAX_BYTES}\\)$`),
+        routeFree,
+      };
     return { kind, bytes, fate, reason, routeFree, message };
   };
-  const serialize = (v: unknown) => Buffer.from((r.chance(0.05) ? '\ufeff' : '') + (r.chance(0.3) ? JSON.stringify(v, null, r.pick([1, 2, '\t'])) : JSON.stringify(v)));
+  const serialize = (v: unknown) =>
+    Buffer.from(
+      (r.chance(0.05) ? '\ufeff' : '') +
+        (r.chance(0.3) ? JSON.stringify(v, null, r.pick([1, 2, '\t'])) : JSON.stringify(v)),
+    );
   if (roll < 0.08) {
     const route = r.chance(0.5);
     const m = message(r, from, to, route);
@@ -190,14 +361,37 @@ function content(r: Rand, dir: Dir): Pick<Thrown, 'kind' | 'reason' | 'bytes' | 
     const m = message(r, from, to, false);
     if (r.chance(0.5)) m.sender = r.pick([to, 'ghost', 'user', '', 'Claude1', `${from} `]);
     else m.receiver = r.pick([from, 'nobody', '', 'CLAUDE2', `${to}\n`]);
-    return out('wrong route', serialize(m), 'reject', m.sender !== undefined ? /^sender: ".*" does not match this folder/s : /^receiver: ".*" does not match this folder/s, false);
+    return out(
+      'wrong route',
+      serialize(m),
+      'reject',
+      m.sender !== undefined
+        ? /^sender: ".*" does not match this folder/s
+        : /^receiver: ".*" does not match this folder/s,
+      false,
+    );
   }
   if (roll < 0.28) {
     const m = message(r, from, to, false);
     const [field, value] = r.pick<[string, unknown]>([
-      ['content', undefined], ['content', ''], ['content', 42], ['content', null], ['content', ['x']], ['content', {}],
-      ['type', 'shout'], ['type', 3], ['priority', 'now!'], ['timestamp', 'yesterday'], ['timestamp', '2025-13-45'], ['timestamp', 17],
-      ['subject', 5], ['data', [1]], ['data', 'x'], ['data', null], ['sender', 42], ['receiver', false],
+      ['content', undefined],
+      ['content', ''],
+      ['content', 42],
+      ['content', null],
+      ['content', ['x']],
+      ['content', {}],
+      ['type', 'shout'],
+      ['type', 3],
+      ['priority', 'now!'],
+      ['timestamp', 'yesterday'],
+      ['timestamp', '2025-13-45'],
+      ['timestamp', 17],
+      ['subject', 5],
+      ['data', [1]],
+      ['data', 'x'],
+      ['data', null],
+      ['sender', 42],
+      ['receiver', false],
     ]);
     if (value === undefined) delete m[field];
     else m[field] = value;
@@ -234,11 +428,23 @@ function content(r: Rand, dir: Dir): Pick<Thrown, 'kind' | 'reason' | 'bytes' | 
   }
   if (roll < 0.72) {
     const bytes = Buffer.from(Array.from({ length: r.int(0, 3000) }, () => r.int(0, 255)));
-    return out('random bytes', bytes, 'reject', /^(invalid JSON|empty file$|not valid UTF-8$|the message must be a JSON object|content: required)/, true);
+    return out(
+      'random bytes',
+      bytes,
+      'reject',
+      /^(invalid JSON|empty file$|not valid UTF-8$|the message must be a JSON object|content: required)/,
+      true,
+    );
   }
   if (roll < 0.735) {
     const depth = r.int(15_000, 25_000);
-    return out('deep data', Buffer.from(`{"content":"deep","data":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`), 'reject', /nested too deeply/, true);
+    return out(
+      'deep data',
+      Buffer.from(`{"content":"deep","data":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`),
+      'reject',
+      /nested too deeply/,
+      true,
+    );
   }
   if (roll < 0.75) return out('empty', Buffer.alloc(0), 'reject', /^empty file$/, true);
   if (roll < 0.78) {
@@ -260,7 +466,9 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
   it('random files of every shape under random names: the daemon stays up and every file ends in exactly one place', async () => {
     const began = Date.now();
     const r = prng(SEED);
-    console.log(`fuzz seed ${SEED} (replay: BATON_FUZZ_SEED=${SEED} BATON_FUZZ_FILES=${FILES} npx vitest run test/integration/fuzz.test.ts)`);
+    console.log(
+      `fuzz seed ${SEED} (replay: BATON_FUZZ_SEED=${SEED} BATON_FUZZ_FILES=${FILES} npx vitest run test/integration/fuzz.test.ts)`,
+    );
     p = new Project({ inbox: { max_bytes: MAX_BYTES, settle_ms: 300 }, delivery: { enter_delay_ms: 10 } });
     const logs = { claude1: await p.recorder('claude1'), claude2: await p.recorder('claude2') };
     const { proc: daemon } = await p.startDaemon();
@@ -280,7 +488,11 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
         const n = name(r, taken, dir);
         const path = at(dir, n);
         const fateOfName = (contentFate: 'valid' | 'reject', reason?: RegExp): { fate: Fate; reason?: RegExp } =>
-          !isCandidate(n) ? { fate: 'ignore' } : !isUtf8(n) ? { fate: 'reject', reason: /^the file name is not valid UTF-8$/ } : { fate: contentFate, ...(reason ? { reason } : {}) };
+          !isCandidate(n)
+            ? { fate: 'ignore' }
+            : !isUtf8(n)
+              ? { fate: 'reject', reason: /^the file name is not valid UTF-8$/ }
+              : { fate: contentFate, ...(reason ? { reason } : {}) };
         const special = r.next();
         if (special < 0.015) {
           // A directory, sometimes with something in it: made elsewhere and renamed in whole.
@@ -288,14 +500,51 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
           mkdirSync(s);
           if (r.chance(0.5)) writeFileSync(join(s, 'inner.json'), '{"content": "inside a directory"}');
           renameSync(s, path);
-          thrown.push({ i, dir, name: n, kind: 'directory', node: 'dir', routeFree: true, contentFate: 'reject', mode: 'rename', ...fateOfName('reject', /^not a regular file \(a directory\)$/) });
+          thrown.push({
+            i,
+            dir,
+            name: n,
+            kind: 'directory',
+            node: 'dir',
+            routeFree: true,
+            contentFate: 'reject',
+            mode: 'rename',
+            ...fateOfName('reject', /^not a regular file \(a directory\)$/),
+          });
         } else if (special < 0.03) {
-          const target = r.pick([join(p.dir, 'outside.json'), join(p.dir, 'nowhere.json'), p.dir, '/dev/zero', 'relative.json']);
+          const target = r.pick([
+            join(p.dir, 'outside.json'),
+            join(p.dir, 'nowhere.json'),
+            p.dir,
+            '/dev/zero',
+            'relative.json',
+          ]);
           symlinkSync(target, path);
-          thrown.push({ i, dir, name: n, kind: 'symlink', node: 'symlink', linkTarget: target, routeFree: true, contentFate: 'reject', mode: 'symlink', ...fateOfName('reject', /^a symbolic link \(never followed\)$/) });
+          thrown.push({
+            i,
+            dir,
+            name: n,
+            kind: 'symlink',
+            node: 'symlink',
+            linkTarget: target,
+            routeFree: true,
+            contentFate: 'reject',
+            mode: 'symlink',
+            ...fateOfName('reject', /^a symbolic link \(never followed\)$/),
+          });
         } else if (special < 0.04 && isUtf8(n)) {
           execFileSync('mkfifo', [path.toString('utf8')]);
-          thrown.push({ i, dir, name: n, kind: 'FIFO', node: 'fifo', routeFree: true, contentFate: 'reject', mode: 'mkfifo', ...fateOfName('reject', /^not a regular file \(a FIFO\)$/) });
+          thrown.push({
+            i,
+            dir,
+            name: n,
+            kind: 'FIFO',
+            node: 'fifo',
+            routeFree: true,
+            contentFate: 'reject',
+            mode: 'mkfifo',
+            ...fateOfName('reject', /^not a regular file \(a FIFO\)$/),
+          });
         } else if (special < 0.06 && linkable.length) {
           // A hard link to a file thrown earlier (often into the other folder): the same inode under two names.
           const src = r.pick(linkable);
@@ -307,7 +556,15 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
             i--;
             continue;
           }
-          thrown.push({ ...src, reason: undefined, i, dir, name: n, mode: 'hard link', ...fateOfName(src.contentFate, src.contentReason) });
+          thrown.push({
+            ...src,
+            reason: undefined,
+            i,
+            dir,
+            name: n,
+            mode: 'hard link',
+            ...fateOfName(src.contentFate, src.contentReason),
+          });
         } else {
           const c = content(r, dir);
           const mode = r.pick(['rename', 'rename', 'write', 'two writes']);
@@ -325,7 +582,17 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
             writeSync(fd, c.bytes!, cut, c.bytes!.length - cut);
             closeSync(fd);
           }
-          const t: Thrown = { i, dir, name: n, node: 'file', mode, ...c, contentFate: c.fate, ...(c.reason ? { contentReason: c.reason } : {}), ...fateOfName(c.fate, c.reason) };
+          const t: Thrown = {
+            i,
+            dir,
+            name: n,
+            node: 'file',
+            mode,
+            ...c,
+            contentFate: c.fate,
+            ...(c.reason ? { contentReason: c.reason } : {}),
+            ...fateOfName(c.fate, c.reason),
+          };
           thrown.push(t);
           if (c.routeFree) linkable.push(t);
         }
@@ -337,7 +604,8 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
     // ---- wait until the daemon is done with everything ----------------------------------------
     const present = () => {
       const s = new Set<string>();
-      for (const dir of Object.keys(DIRS)) for (const n of readdirSync(p.path(dir), { encoding: 'buffer' })) s.add(keyOf(dir, n));
+      for (const dir of Object.keys(DIRS))
+        for (const n of readdirSync(p.path(dir), { encoding: 'buffer' })) s.add(keyOf(dir, n));
       return s;
     };
     const archived = () => readdirSync(p.path('archive')).filter((n) => /^msg_\d+\.json$/.test(n)).length;
@@ -347,10 +615,16 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
       if (thrown.some((t) => t.fate === 'reject' && here.has(keyOf(t.dir, t.name)))) return false;
       // … no valid message waits in the folder of the agent whose turn it is …
       const turn = p.state().current_turn as string;
-      if (thrown.some((t) => t.fate === 'valid' && DIRS[t.dir][0] === turn && here.has(keyOf(t.dir, t.name)))) return false;
+      if (thrown.some((t) => t.fate === 'valid' && DIRS[t.dir][0] === turn && here.has(keyOf(t.dir, t.name))))
+        return false;
       // … and the last delivery is finished.
       const n = archived();
-      return n === 0 || Boolean(JSON.parse(readFileSync(p.path('archive', `msg_${String(n).padStart(4, '0')}.json`), 'utf8')).delivered_at);
+      return (
+        n === 0 ||
+        Boolean(
+          JSON.parse(readFileSync(p.path('archive', `msg_${String(n).padStart(4, '0')}.json`), 'utf8')).delivered_at,
+        )
+      );
     };
     const snapshot = () => `${archived()}/${p.ls('rejected').length}/${present().size}`;
     let last = '';
@@ -410,7 +684,8 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
       put(k, rec.id);
       const [from, to] = DIRS[t!.dir];
       expect(rec).toMatchObject({ sender: from, receiver: to, type: t!.message!.type ?? 'message' });
-      for (const [f, v] of Object.entries(t!.message!)) if (!DAEMON_KEYS.includes(f)) expect(rec[f], `${rec.id}.${f}`).toEqual(v);
+      for (const [f, v] of Object.entries(t!.message!))
+        if (!DAEMON_KEYS.includes(f)) expect(rec[f], `${rec.id}.${f}`).toEqual(v);
       expect(rec.content).toBe(t!.message!.content);
     }
 
@@ -418,7 +693,10 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
     const { stored, orphans } = rejectedPairs(p);
     expect(orphans).toEqual([]);
     for (const { name: storedAs, note } of stored) {
-      const k = keyOf(String(note.direction), note.file_name_base64 ? Buffer.from(note.file_name_base64, 'base64') : Buffer.from(note.file));
+      const k = keyOf(
+        String(note.direction),
+        note.file_name_base64 ? Buffer.from(note.file_name_base64, 'base64') : Buffer.from(note.file),
+      );
       const t = byKey.get(k);
       expect(t, `rejected/${storedAs} (${JSON.stringify(note)}) was never thrown`).toBeDefined();
       expect(t!.fate, `${label(t!)} (${t!.kind}) was rejected: ${note.reason}`).toBe('reject');
@@ -426,7 +704,11 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
       expect(note.stored_as).toBe(storedAs);
       put(k, `rejected/${storedAs}`);
       const st = lstatSync(p.path('rejected', storedAs));
-      if (t!.node === 'file') expect(readFileSync(p.path('rejected', storedAs)).equals(t!.bytes!), `rejected/${storedAs} differs from ${label(t!)}`).toBe(true);
+      if (t!.node === 'file')
+        expect(
+          readFileSync(p.path('rejected', storedAs)).equals(t!.bytes!),
+          `rejected/${storedAs} differs from ${label(t!)}`,
+        ).toBe(true);
       if (t!.node === 'dir') expect(st.isDirectory()).toBe(true);
       if (t!.node === 'fifo') expect(st.isFIFO()).toBe(true);
       if (t!.node === 'symlink') expect(readlinkSync(p.path('rejected', storedAs))).toBe(t!.linkTarget);
@@ -437,7 +719,9 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
 
     // ---- the conversation itself -----------------------------------------------------------------
     const n = archive.length;
-    expect(archive.map((x) => x.id)).toEqual(Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`));
+    expect(archive.map((x) => x.id)).toEqual(
+      Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`),
+    );
     archive.forEach((x, i) => {
       expect(x.sender).toBe(i % 2 ? 'claude2' : 'claude1');
       expect(x.reply_to).toBe(i ? archive[i - 1]!.id : null);
@@ -445,7 +729,14 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
     });
     const state = p.state();
     expect(state).toMatchObject(
-      n ? { message_counter: n, last_message_id: archive[n - 1]!.id, pending_reply_to: archive[n - 1]!.id, current_turn: archive[n - 1]!.receiver } : { message_counter: 0, current_turn: 'claude1' },
+      n
+        ? {
+            message_counter: n,
+            last_message_id: archive[n - 1]!.id,
+            pending_reply_to: archive[n - 1]!.id,
+            current_turn: archive[n - 1]!.receiver,
+          }
+        : { message_counter: 0, current_turn: 'claude1' },
     );
     const events = p.events();
     expect(events.filter((e) => e.event === 'delivered').map((e) => e.id)).toEqual(archive.map((x) => x.id));
@@ -453,11 +744,16 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
     const heldEvents = events.filter((e) => e.event === 'held').map((e) => `${String(e.direction)}/${String(e.file)}`);
     expect(heldEvents.length, 'a held event once per file').toBe(new Set(heldEvents).size);
     // Every message still waiting was examined and found out of turn.
-    for (const t of held) expect(heldEvents, `${label(t)} waits without a held event`).toContain(`${t.dir}/${t.name.toString('utf8')}`);
+    for (const t of held)
+      expect(heldEvents, `${label(t)} waits without a held event`).toContain(`${t.dir}/${t.name.toString('utf8')}`);
     // Each pane read exactly the messages meant for it, once each, in order, and nothing else.
     for (const [agent, log] of Object.entries(logs)) {
       const mine = archive.filter((x) => x.receiver === agent).map((x) => x.id);
-      await waitFor(`${agent} read ${mine.length} messages`, () => readRecorder(log).pastes.length >= mine.length, 15_000).catch(() => {});
+      await waitFor(
+        `${agent} read ${mine.length} messages`,
+        () => readRecorder(log).pastes.length >= mine.length,
+        15_000,
+      ).catch(() => {});
       const read = readRecorder(log);
       expect(read.pastes.map((t) => /^\[baton\] (msg_\d+) from /.exec(t)?.[1] ?? t.slice(0, 80))).toEqual(mine);
       expect(read.unsubmitted).toEqual([]);
@@ -465,7 +761,9 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
     }
 
     const count = (f: Fate) => thrown.filter((t) => t.fate === f).length;
-    const kinds = Object.entries(thrown.reduce<Record<string, number>>((a, t) => ({ ...a, [t.kind]: (a[t.kind] ?? 0) + 1 }), {}))
+    const kinds = Object.entries(
+      thrown.reduce<Record<string, number>>((a, t) => ({ ...a, [t.kind]: (a[t.kind] ?? 0) + 1 }), {}),
+    )
       .map(([k, v]) => `${k} ${v}`)
       .join(', ');
     console.log(

@@ -17,10 +17,11 @@ afterEach(async () => {
   p = undefined;
 });
 
-const fake = (name: string, flags = '') => `node ${JSON.stringify(FAKE_CLAUDE)} ${JSON.stringify(`../../${name}.log`)} --hooks ${flags}`.trim();
+const fake = (name: string, flags = '') =>
+  `node ${JSON.stringify(FAKE_CLAUDE)} ${JSON.stringify(`../../${name}.log`)} --hooks ${flags}`.trim();
 
 describe('a delivery its hook never confirmed', () => {
-  it('the agent\'s hooks work but say nothing of one message, its box is empty and it has not answered: typed again, flagged, once', async () => {
+  it("the agent's hooks work but say nothing of one message, its box is empty and it has not answered: typed again, flagged, once", async () => {
     p = new Project({
       agents: {
         claude1: { kind: 'claude', command: fake('claude1'), reply: 'auto' },
@@ -33,9 +34,15 @@ describe('a delivery its hook never confirmed', () => {
     // The daemon starts in the tmux server this `up` starts, with its environment: a short receipt bound.
     const up = await p.cli(['up', '--topic', 'a lost prompt'], { env: { BATON_RECEIPT_BOUND_MS: '1500' } });
     expect(up.exitCode, up.stderr).toBe(0);
-    await waitFor('the conversation to end by max_turns', () => (p!.state().finished as { reason?: string } | undefined)?.reason === 'max_turns', 60_000);
+    await waitFor(
+      'the conversation to end by max_turns',
+      () => (p!.state().finished as { reason?: string } | undefined)?.reason === 'max_turns',
+      60_000,
+    );
     await waitFor('every receipt', () => p!.archive().every((r) => (r as { received?: unknown }).received), 15_000);
-    const records = p.archive() as Array<ReturnType<Project['archive']>[number] & { redelivered?: boolean; received?: { intact: boolean } }>;
+    const records = p.archive() as Array<
+      ReturnType<Project['archive']>[number] & { redelivered?: boolean; received?: { intact: boolean } }
+    >;
     expect(records.map((r) => [r.id, r.content, r.redelivered ?? false])).toEqual([
       ['msg_0001', 'reply to user_0001', false],
       ['msg_0002', 'reply to msg_0001', false],
@@ -44,8 +51,15 @@ describe('a delivery its hook never confirmed', () => {
     ]);
     expect(records.every((r) => r.received?.intact)).toBe(true);
     // What claude2's model got: msg_0001, then msg_0003 once — typed again with its flag.
-    const got = readFileSync(join(p.dir, 'claude2.log'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { text: string }).text.split('\n')[0]!).filter((h) => h.startsWith('[baton] msg_'));
-    expect(got).toEqual(['[baton] msg_0001 from claude1', '[baton] msg_0003 from claude1 (reply to msg_0002) [response] (redelivered)']);
+    const got = readFileSync(join(p.dir, 'claude2.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { text: string }).text.split('\n')[0]!)
+      .filter((h) => h.startsWith('[baton] msg_'));
+    expect(got).toEqual([
+      '[baton] msg_0001 from claude1',
+      '[baton] msg_0003 from claude1 (reply to msg_0002) [response] (redelivered)',
+    ]);
     const events = p.events();
     expect(events.filter((e) => e.event === 'delivery_unconfirmed').map((e) => e.id)).toEqual(['msg_0003']);
     expect(events.filter((e) => e.event === 'redelivered').map((e) => e.id)).toEqual(['msg_0003']);
@@ -65,26 +79,53 @@ describe('hook receipts and automatic replies', () => {
     // The user's own settings in claude1's folder: kept, with baton's hooks added beside them.
     const mine = join(p.dir, 'agents', 'claude1', '.claude');
     mkdirSync(mine, { recursive: true });
-    writeFileSync(join(mine, 'settings.local.json'), JSON.stringify({ permissions: { allow: ['Bash(ls:*)'] }, hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true # mine' }] }] } }));
+    writeFileSync(
+      join(mine, 'settings.local.json'),
+      JSON.stringify({
+        permissions: { allow: ['Bash(ls:*)'] },
+        hooks: { Stop: [{ hooks: [{ type: 'command', command: 'true # mine' }] }] },
+      }),
+    );
 
     const up = await p.cli(['up', '--topic', 'how to name things']);
     expect(up.exitCode, up.stderr).toBe(0);
     const settings = JSON.parse(readFileSync(join(mine, 'settings.local.json'), 'utf8'));
-    expect(settings.permissions).toEqual({ allow: ['Bash(ls:*)', 'mcp__baton__post', 'mcp__baton__status', 'mcp__baton__transcript'] });
+    expect(settings.permissions).toEqual({
+      allow: ['Bash(ls:*)', 'mcp__baton__post', 'mcp__baton__status', 'mcp__baton__transcript'],
+    });
     expect(settings.enabledMcpjsonServers).toEqual(['baton']);
     const mcp = JSON.parse(readFileSync(join(p.dir, 'agents', 'claude1', '.mcp.json'), 'utf8'));
     expect(mcp.mcpServers.baton.args.slice(1, 4)).toEqual(['mcp', '--as', 'claude1']);
     expect(JSON.stringify(settings.hooks.Stop)).toContain('true # mine');
     expect(Object.keys(settings.hooks).sort()).toEqual(['PermissionRequest', 'Stop', 'UserPromptSubmit']);
 
-    await waitFor('the conversation to end by max_turns', () => (p!.state().finished as { reason?: string } | undefined)?.reason === 'max_turns', 60_000);
+    await waitFor(
+      'the conversation to end by max_turns',
+      () => (p!.state().finished as { reason?: string } | undefined)?.reason === 'max_turns',
+      60_000,
+    );
     // The last receipt may come just after the stamp.
     await waitFor('every receipt', () => p!.archive().every((r) => (r as { received?: unknown }).received), 15_000);
-    const records = p.archive() as Array<ReturnType<Project['archive']>[number] & { sender: string; receiver: string; auto?: boolean; confirmed?: string; received?: { intact: boolean; at: string } }>;
+    const records = p.archive() as Array<
+      ReturnType<Project['archive']>[number] & {
+        sender: string;
+        receiver: string;
+        auto?: boolean;
+        confirmed?: string;
+        received?: { intact: boolean; at: string };
+      }
+    >;
     const msgs = records.filter((r) => r.id.startsWith('msg_'));
     expect(msgs.map((r) => r.id)).toEqual(['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004', 'msg_0005', 'msg_0006']);
     // The opening answers the topic (user_0001); each reply after it names the message it answers.
-    expect(msgs.map((r) => r.content)).toEqual(['reply to user_0001', 'reply to msg_0001', 'reply to msg_0002', 'reply to msg_0003', 'reply to msg_0004', 'reply to msg_0005']);
+    expect(msgs.map((r) => r.content)).toEqual([
+      'reply to user_0001',
+      'reply to msg_0001',
+      'reply to msg_0002',
+      'reply to msg_0003',
+      'reply to msg_0004',
+      'reply to msg_0005',
+    ]);
     expect(msgs.map((r) => r.reply_to)).toEqual([null, 'msg_0001', 'msg_0002', 'msg_0003', 'msg_0004', 'msg_0005']);
     for (const r of msgs) {
       expect(r.auto, r.id).toBe(true);
@@ -93,28 +134,44 @@ describe('hook receipts and automatic replies', () => {
       expect(r.received?.intact, r.id).toBe(r.receiver === 'claude1');
     }
     // The topic a person set (user_0001) was received too.
-    const topic = JSON.parse(readFileSync(p.path('archive', 'user_0001.json'), 'utf8')) as { kickoff?: boolean; received?: { intact: boolean } };
+    const topic = JSON.parse(readFileSync(p.path('archive', 'user_0001.json'), 'utf8')) as {
+      kickoff?: boolean;
+      received?: { intact: boolean };
+    };
     expect(topic.kickoff).toBe(true);
-    await waitFor('the topic\'s receipt', () => JSON.parse(readFileSync(p!.path('archive', 'user_0001.json'), 'utf8')).received, 10_000);
+    await waitFor(
+      "the topic's receipt",
+      () => JSON.parse(readFileSync(p!.path('archive', 'user_0001.json'), 'utf8')).received,
+      10_000,
+    );
     expect(JSON.parse(readFileSync(p.path('archive', 'user_0001.json'), 'utf8')).received.intact).toBe(true);
     // Each receipt's event agrees with its record (an event may be missing: the log is a record, not the truth).
     const received = p.events().filter((e) => e.event === 'received');
     expect(received.length).toBeGreaterThan(0);
     for (const e of received) expect(e.intact, String(e.id)).toBe(String(e.agent) === 'claude1');
-    const st = JSON.parse((await p.cli(['status', '--json'])).stdout) as { agents: Record<string, { hooks: { state: string } | null }> };
+    const st = JSON.parse((await p.cli(['status', '--json'])).stdout) as {
+      agents: Record<string, { hooks: { state: string } | null }>;
+    };
     expect(st.agents.claude1!.hooks?.state).toMatch(/^(idle|busy)$/);
     expect(st.agents.claude2!.hooks?.state).toMatch(/^(idle|busy)$/);
   }, 120_000);
 
   it('tokens: each turn counted from the transcript on the message that opened it, summed per agent; max_tokens ends the conversation', async () => {
     p = new Project({
-      agents: { claude1: { kind: 'claude', command: fake('claude1'), reply: 'auto' }, claude2: { kind: 'claude', command: fake('claude2'), reply: 'auto' } },
+      agents: {
+        claude1: { kind: 'claude', command: fake('claude1'), reply: 'auto' },
+        claude2: { kind: 'claude', command: fake('claude2'), reply: 'auto' },
+      },
       turns: { policy: 'alternate', max_tokens: 500 },
       delivery: { enter_delay_ms: 100 },
     });
     const up = await p.cli(['up', '--topic', 'a budget']);
     expect(up.exitCode, up.stderr).toBe(0);
-    await waitFor('the conversation to end by max_tokens', () => (p!.state().finished as { reason?: string } | undefined)?.reason === 'max_tokens', 60_000);
+    await waitFor(
+      'the conversation to end by max_tokens',
+      () => (p!.state().finished as { reason?: string } | undefined)?.reason === 'max_tokens',
+      60_000,
+    );
     // Each fake turn costs 135 tokens (100 in, 10 out, 5 cache written, 20 cache read): the 4th reaches
     // 500 and ends it. (The agents' turns on the notice that it finished still count, later.)
     const PER_TURN = { input: 100, output: 10, cache_creation: 5, cache_read: 20 };
@@ -123,10 +180,21 @@ describe('hook receipts and automatic replies', () => {
     expect(tokens.total % 135).toBe(0);
     expect(tokens.by_agent.claude1! + tokens.by_agent.claude2!).toBe(tokens.total);
     expect(p.archive().filter((r) => r.delivered_at).length).toBeLessThanOrEqual(4);
-    await waitFor('the turns counted on the messages that opened them', () => p!.archive().slice(0, 3).every((r) => (r as { turn_tokens?: unknown }).turn_tokens), 10_000);
+    await waitFor(
+      'the turns counted on the messages that opened them',
+      () =>
+        p!
+          .archive()
+          .slice(0, 3)
+          .every((r) => (r as { turn_tokens?: unknown }).turn_tokens),
+      10_000,
+    );
     expect(JSON.parse(readFileSync(p.path('archive', 'user_0001.json'), 'utf8')).turn_tokens).toEqual(PER_TURN);
-    for (const r of p.archive().slice(0, 3)) expect((r as { turn_tokens?: unknown }).turn_tokens, r.id).toEqual(PER_TURN);
-    const st = JSON.parse((await p.cli(['status', '--json'])).stdout) as { tokens: { total: number; by_agent: Record<string, number>; max: number } };
+    for (const r of p.archive().slice(0, 3))
+      expect((r as { turn_tokens?: unknown }).turn_tokens, r.id).toEqual(PER_TURN);
+    const st = JSON.parse((await p.cli(['status', '--json'])).stdout) as {
+      tokens: { total: number; by_agent: Record<string, number>; max: number };
+    };
     expect(st.tokens.max).toBe(500);
     expect(st.tokens.total).toBeGreaterThanOrEqual(540);
     expect((await p.cli(['status'])).stdout).toMatch(/tokens {8}\d+ of max 500 \(claude1 \d+, claude2 \d+\)/);
@@ -134,7 +202,10 @@ describe('hook receipts and automatic replies', () => {
 
   it('post --wait: prints the ID once delivered, or once received (the hook), and says why when it cannot', async () => {
     p = new Project({
-      agents: { claude1: { kind: 'claude', command: fake('claude1') }, claude2: { kind: 'claude', command: fake('claude2') } },
+      agents: {
+        claude1: { kind: 'claude', command: fake('claude1') },
+        claude2: { kind: 'claude', command: fake('claude2') },
+      },
       delivery: { enter_delay_ms: 100 },
     });
     const up = await p.cli(['up']);
@@ -156,9 +227,13 @@ describe('hook receipts and automatic replies', () => {
 
   it('the hook command never blocks or breaks the agent: a spool it cannot write, no daemon, garbage on stdin', async () => {
     p = new Project();
-    const run = (args: string[], input: string) => execa('node', [CLI, 'hook', ...args], { input, reject: false, timeout: 10_000 });
+    const run = (args: string[], input: string) =>
+      execa('node', [CLI, 'hook', ...args], { input, reject: false, timeout: 10_000 });
     // Cannot write: exit 0, nothing on stdout (Claude Code would add it to the model's context), one line on stderr.
-    const bad = await run(['prompt', '--agent', 'claude1', '--spool', '/proc/baton-cannot-write-here/claude1'], '{"prompt":"x"}');
+    const bad = await run(
+      ['prompt', '--agent', 'claude1', '--spool', '/proc/baton-cannot-write-here/claude1'],
+      '{"prompt":"x"}',
+    );
     expect(bad.exitCode).toBe(0);
     expect(bad.stdout).toBe('');
     expect(bad.stderr.trim().split('\n')).toHaveLength(1);

@@ -4,7 +4,17 @@
  * files at once, and agents the config does not know.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResultPromise } from 'execa';
@@ -16,7 +26,9 @@ afterEach(async () => {
   await p?.stop();
 });
 
-async function twoRecorders(config: Record<string, unknown> = {}): Promise<{ logs: { claude1: string; claude2: string }; daemon: ResultPromise }> {
+async function twoRecorders(
+  config: Record<string, unknown> = {},
+): Promise<{ logs: { claude1: string; claude2: string }; daemon: ResultPromise }> {
   p = new Project(config);
   const logs = { claude1: await p.recorder('claude1'), claude2: await p.recorder('claude2') };
   const { proc } = await p.startDaemon();
@@ -64,7 +76,15 @@ describe('files and folders changed by someone else while the daemon runs', () =
     const { logs, daemon } = await twoRecorders({ inbox: { max_bytes: 1048576, settle_ms: 1000 } });
     mkdirSync(join(p.dir, 'elsewhere'));
     // Everything that waits settle_ms before rejection: a file still being written could look like this.
-    const junk = ['{"content": "half', '', '[1, 2]', '{"content": ""}', '{"sender": "claude9", "content": "x"}', 'null', Buffer.from([0xff, 0xfe, 0x7b])];
+    const junk = [
+      '{"content": "half',
+      '',
+      '[1, 2]',
+      '{"content": ""}',
+      '{"sender": "claude9", "content": "x"}',
+      'null',
+      Buffer.from([0xff, 0xfe, 0x7b]),
+    ];
     let stop = false;
     let vanished = 0;
     const vandal = async () => {
@@ -104,7 +124,9 @@ describe('files and folders changed by someone else while the daemon runs', () =
     await Promise.all([flow(), vandal()]);
     // Any timer the daemon set for a junk file has fired by now (settle_ms, then a 2 s rescan).
     await sleep(2500);
-    expect(p.archive().map((r) => r.source_file)).toEqual(Array.from({ length: 20 }, (_, i) => `m${pad(i + 1, 2)}.json`));
+    expect(p.archive().map((r) => r.source_file)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `m${pad(i + 1, 2)}.json`),
+    );
     expect(p.ls('rejected')).toEqual([]);
     expect(p.events().filter((e) => e.event === 'rejected')).toEqual([]);
     expect([...p.ls('c1_to_c2'), ...p.ls('c2_to_c1')]).toEqual([]);
@@ -115,7 +137,10 @@ describe('files and folders changed by someone else while the daemon runs', () =
     const taken: string[] = [];
     const removed: string[] = [];
     for (let i = 0; i < 150; i++) {
-      for (const [d, from] of [['c1_to_c2', 'claude1'], ['c2_to_c1', 'claude2']] as const) {
+      for (const [d, from] of [
+        ['c1_to_c2', 'claude1'],
+        ['c2_to_c1', 'claude2'],
+      ] as const) {
         const name = `race-${pad(i, 3)}-${from}.json`;
         p.send(d, name, { content: `race ${i} from ${from}` });
         await sleep(i % 8);
@@ -129,7 +154,11 @@ describe('files and folders changed by someone else while the daemon runs', () =
       }
     }
     const n = 20 + taken.length;
-    await waitFor('every taken file delivered', () => p.archive().length === n && p.archive()[n - 1]?.delivered_at, 30_000);
+    await waitFor(
+      'every taken file delivered',
+      () => p.archive().length === n && p.archive()[n - 1]?.delivered_at,
+      30_000,
+    );
     await sleep(500); // nothing more arrives
     const archive = p.archive();
     expect(archive.map((r) => r.id)).toEqual(Array.from({ length: n }, (_, i) => `msg_${pad(i + 1)}`));
@@ -137,7 +166,12 @@ describe('files and folders changed by someone else while the daemon runs', () =
       expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
       expect(r.reply_to).toBe(i ? archive[i - 1]!.id : null);
     });
-    expect(archive.slice(20).map((r) => `${String(r.direction)}/${String(r.source_file)}`).sort()).toEqual([...taken].sort());
+    expect(
+      archive
+        .slice(20)
+        .map((r) => `${String(r.direction)}/${String(r.source_file)}`)
+        .sort(),
+    ).toEqual([...taken].sort());
     expect(p.state()).toMatchObject({ message_counter: n, last_message_id: archive[n - 1]!.id });
     expect(p.ls('rejected')).toEqual([]);
     expect([...p.ls('c1_to_c2'), ...p.ls('c2_to_c1')]).toEqual([]);
@@ -145,11 +179,15 @@ describe('files and folders changed by someone else while the daemon runs', () =
     // Each delivered message typed once into its receiver's pane.
     for (const [agent, log] of Object.entries(logs)) {
       const mine = archive.filter((r) => r.receiver === agent).map((r) => r.id);
-      await waitFor(`${agent} read ${mine.length}`, () => readRecorder(log).pastes.length >= mine.length, 10_000).catch(() => {});
+      await waitFor(`${agent} read ${mine.length}`, () => readRecorder(log).pastes.length >= mine.length, 10_000).catch(
+        () => {},
+      );
       expect(readRecorder(log).pastes.map((t) => /^\[baton\] (msg_\d+) /.exec(t)?.[1])).toEqual(mine);
     }
     expect(daemon.exitCode).toBeNull();
-    console.log(`vanishing files: ${vanished} junk files vanished unrejected; of ${taken.length + removed.length} valid racers ${taken.length} were claimed first and delivered once, ${removed.length} removed first`);
+    console.log(
+      `vanishing files: ${vanished} junk files vanished unrejected; of ${taken.length + removed.length} valid racers ${taken.length} were claimed first and delivered once, ${removed.length} removed first`,
+    );
   });
 
   it('a direction folder removed while running, re-created by someone or left for the daemon to re-create: delivery goes on', async () => {
@@ -176,7 +214,10 @@ describe('files and folders changed by someone else while the daemon runs', () =
     await waitFor('msg_0003', () => p.archive()[2]?.delivered_at, 15_000);
     latencies.push(Date.now() - t);
     // And both keep working.
-    for (const [i, d] of [[4, 'c2_to_c1'], [5, 'c1_to_c2']] as const) {
+    for (const [i, d] of [
+      [4, 'c2_to_c1'],
+      [5, 'c1_to_c2'],
+    ] as const) {
       t = Date.now();
       p.send(d, 'again.json', { content: `again ${i}` });
       await waitFor(`msg_000${i}`, () => p.archive()[i - 1]?.delivered_at, 15_000);
@@ -202,7 +243,8 @@ describe('big and many', () => {
     const { logs } = await twoRecorders({ inbox: { max_bytes: maxBytes, settle_ms: 300 } });
     // Varied keys, numbers, nesting and non-ASCII text, about 900 KB in all.
     const data: Record<string, unknown> = {};
-    for (let i = 0; i < 900; i++) data[`k${i}`] = { i, text: `${'é'.repeat(200)}${'x'.repeat(580)}🐈`, list: [i, -i - 1, i / 7, true, null] };
+    for (let i = 0; i < 900; i++)
+      data[`k${i}`] = { i, text: `${'é'.repeat(200)}${'x'.repeat(580)}🐈`, list: [i, -i - 1, i / 7, true, null] };
     const big = JSON.stringify({ content: 'with a big data object', data });
     expect(Buffer.byteLength(big)).toBeGreaterThan(900_000);
     expect(Buffer.byteLength(big)).toBeLessThan(maxBytes);
@@ -222,7 +264,9 @@ describe('big and many', () => {
     p.send('c2_to_c1', 'exact.json', exact);
     await waitFor('msg_0002', () => p.archive()[1]?.delivered_at, 20_000);
     expect(p.archive()[1]!.content).toBe('exactly max_bytes');
-    expect((p.archive()[1]!.data as { pad: string }).pad).toHaveLength(maxBytes - JSON.stringify({ content: 'exactly max_bytes', data: { pad: '' } }).length);
+    expect((p.archive()[1]!.data as { pad: string }).pad).toHaveLength(
+      maxBytes - JSON.stringify({ content: 'exactly max_bytes', data: { pad: '' } }).length,
+    );
     p.send('c1_to_c2', 'over.json', over);
     await waitFor('over.json rejected', () => existsSync(p.path('rejected', 'over.json.error.json')), 20_000);
     const note = JSON.parse(readFileSync(p.path('rejected', 'over.json.error.json'), 'utf8')) as { reason: string };
@@ -230,7 +274,10 @@ describe('big and many', () => {
     expect(readFileSync(p.path('rejected', 'over.json'), 'utf8')).toBe(over); // moved intact
     expect(p.archive()).toHaveLength(2);
     // Only the content is typed, never the data.
-    await waitFor('both typed', () => readRecorder(logs.claude2).pastes.length === 1 && readRecorder(logs.claude1).pastes.length === 1);
+    await waitFor(
+      'both typed',
+      () => readRecorder(logs.claude2).pastes.length === 1 && readRecorder(logs.claude1).pastes.length === 1,
+    );
     expect(readRecorder(logs.claude2).pastes[0]!.length).toBeLessThan(1000);
   });
 
@@ -243,29 +290,85 @@ describe('big and many', () => {
     const began = Date.now();
     writeFileSync(join(p.dir, 'target.json'), JSON.stringify({ content: 'a link target' }));
     // Each bad kind: how to make it, and what its note must say.
-    const kinds: Array<{ kind: string; make: (path: string | Buffer, from: string, to: string) => void; reason: RegExp }> = [
+    const kinds: Array<{
+      kind: string;
+      make: (path: string | Buffer, from: string, to: string) => void;
+      reason: RegExp;
+    }> = [
       { kind: 'truncated', make: (f) => writeFileSync(f, '{"content": "cut off'), reason: /^invalid JSON/ },
       { kind: 'empty', make: (f) => writeFileSync(f, ''), reason: /^empty file$/ },
-      { kind: 'array', make: (f) => writeFileSync(f, '[{"content": "x"}]'), reason: /must be a JSON object, not an array/ },
+      {
+        kind: 'array',
+        make: (f) => writeFileSync(f, '[{"content": "x"}]'),
+        reason: /must be a JSON object, not an array/,
+      },
       { kind: 'number', make: (f) => writeFileSync(f, '42'), reason: /must be a JSON object, not number/ },
       { kind: 'null', make: (f) => writeFileSync(f, 'null'), reason: /must be a JSON object, not null/ },
       { kind: 'no content', make: (f) => writeFileSync(f, '{"text": "x"}'), reason: /^content: required/ },
-      { kind: 'empty content', make: (f) => writeFileSync(f, '{"content": ""}'), reason: /^content: must not be empty/ },
-      { kind: 'content not a string', make: (f) => writeFileSync(f, '{"content": 7}'), reason: /^content: must be a string/ },
-      { kind: 'wrong sender', make: (f, _from, to) => writeFileSync(f, JSON.stringify({ sender: to, content: 'x' })), reason: /^sender: "claude\d" does not match/ },
-      { kind: 'unknown receiver', make: (f) => writeFileSync(f, JSON.stringify({ receiver: 'nobody', content: 'x' })), reason: /^receiver: "nobody" does not match/ },
-      { kind: 'bad type', make: (f) => writeFileSync(f, JSON.stringify({ type: 'shout', content: 'x' })), reason: /^type: / },
-      { kind: 'bad priority', make: (f) => writeFileSync(f, JSON.stringify({ priority: 'now!', content: 'x' })), reason: /^priority: / },
-      { kind: 'bad timestamp', make: (f) => writeFileSync(f, JSON.stringify({ timestamp: 'yesterday', content: 'x' })), reason: /^timestamp: not an ISO-8601 time/ },
-      { kind: 'data not an object', make: (f) => writeFileSync(f, JSON.stringify({ data: [1], content: 'x' })), reason: /^data: / },
-      { kind: 'over max_bytes', make: (f) => writeFileSync(f, JSON.stringify({ content: 'x'.repeat(5000) })), reason: /over inbox\.max_bytes \(4096\)/ },
-      { kind: 'not UTF-8', make: (f) => writeFileSync(f, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])), reason: /^not valid UTF-8$/ },
+      {
+        kind: 'empty content',
+        make: (f) => writeFileSync(f, '{"content": ""}'),
+        reason: /^content: must not be empty/,
+      },
+      {
+        kind: 'content not a string',
+        make: (f) => writeFileSync(f, '{"content": 7}'),
+        reason: /^content: must be a string/,
+      },
+      {
+        kind: 'wrong sender',
+        make: (f, _from, to) => writeFileSync(f, JSON.stringify({ sender: to, content: 'x' })),
+        reason: /^sender: "claude\d" does not match/,
+      },
+      {
+        kind: 'unknown receiver',
+        make: (f) => writeFileSync(f, JSON.stringify({ receiver: 'nobody', content: 'x' })),
+        reason: /^receiver: "nobody" does not match/,
+      },
+      {
+        kind: 'bad type',
+        make: (f) => writeFileSync(f, JSON.stringify({ type: 'shout', content: 'x' })),
+        reason: /^type: /,
+      },
+      {
+        kind: 'bad priority',
+        make: (f) => writeFileSync(f, JSON.stringify({ priority: 'now!', content: 'x' })),
+        reason: /^priority: /,
+      },
+      {
+        kind: 'bad timestamp',
+        make: (f) => writeFileSync(f, JSON.stringify({ timestamp: 'yesterday', content: 'x' })),
+        reason: /^timestamp: not an ISO-8601 time/,
+      },
+      {
+        kind: 'data not an object',
+        make: (f) => writeFileSync(f, JSON.stringify({ data: [1], content: 'x' })),
+        reason: /^data: /,
+      },
+      {
+        kind: 'over max_bytes',
+        make: (f) => writeFileSync(f, JSON.stringify({ content: 'x'.repeat(5000) })),
+        reason: /over inbox\.max_bytes \(4096\)/,
+      },
+      {
+        kind: 'not UTF-8',
+        make: (f) => writeFileSync(f, Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])),
+        reason: /^not valid UTF-8$/,
+      },
       { kind: 'directory', make: (f) => mkdirSync(f), reason: /a directory/ },
       { kind: 'symlink', make: (f) => symlinkSync(join(p.dir, 'target.json'), f), reason: /symbolic link/ },
       { kind: 'FIFO', make: (f) => execFileSync('mkfifo', [String(f)]), reason: /FIFO/ },
     ];
     const stage = join(p.dir, 'stage');
-    type Item = { i: number; dir: string; name: string; raw: Buffer | null; kind: string; reason?: RegExp; content?: string };
+    type Item = {
+      i: number;
+      dir: string;
+      name: string;
+      raw: Buffer | null;
+      kind: string;
+      reason?: RegExp;
+      content?: string;
+    };
     const items: Item[] = [];
     for (let i = 0; i < 2000; i++) {
       const valid = i % 20 === 0;
@@ -273,7 +376,10 @@ describe('big and many', () => {
       const c1 = valid ? (i / 20) % 2 === 0 : i % 2 === 0;
       const [dir, from, to] = c1 ? ['c1_to_c2', 'claude1', 'claude2'] : ['c2_to_c1', 'claude2', 'claude1'];
       // Every 97th bad file also has a name that is not UTF-8.
-      const raw = !valid && i % 97 === 1 ? Buffer.concat([Buffer.from(`f${pad(i)}-`), Buffer.from([0xff]), Buffer.from('.json')]) : null;
+      const raw =
+        !valid && i % 97 === 1
+          ? Buffer.concat([Buffer.from(`f${pad(i)}-`), Buffer.from([0xff]), Buffer.from('.json')])
+          : null;
       const name = raw ? raw.toString('latin1') : `f${pad(i)}.json`;
       mkdirSync(join(stage, dir), { recursive: true });
       const staged = raw ? Buffer.concat([Buffer.from(`${join(stage, dir)}/`), raw]) : join(stage, dir, name);
@@ -292,7 +398,9 @@ describe('big and many', () => {
     // Drop them in, in name order, as fast as rename(2) goes.
     const t0 = Date.now();
     for (const it of items) {
-      const from = it.raw ? Buffer.concat([Buffer.from(`${join(stage, it.dir)}/`), it.raw]) : join(stage, it.dir, it.name);
+      const from = it.raw
+        ? Buffer.concat([Buffer.from(`${join(stage, it.dir)}/`), it.raw])
+        : join(stage, it.dir, it.name);
       const to = it.raw ? Buffer.concat([Buffer.from(`${p.path(it.dir)}/`), it.raw]) : p.path(it.dir, it.name);
       renameSync(from, to);
     }
@@ -301,10 +409,17 @@ describe('big and many', () => {
     const good = items.filter((x) => x.kind === 'valid');
     expect([bad.length, good.length]).toEqual([1900, 100]);
     // Each rejection moves the file and fsyncs its note: ~10–25 ms apiece here, far more on a loaded machine.
-    await waitFor('1900 rejected events', () => p.events().filter((e) => e.event === 'rejected').length >= bad.length, 150_000, 250);
+    await waitFor(
+      '1900 rejected events',
+      () => p.events().filter((e) => e.event === 'rejected').length >= bad.length,
+      150_000,
+      250,
+    );
     const rejectedIn = Date.now() - t0;
     expect(p.archive()).toEqual([]); // claude2's pane is missing: claude1's first file waits
-    await waitFor('pane_unavailable', () => p.events().some((e) => e.event === 'pane_unavailable' && e.agent === 'claude2'));
+    await waitFor('pane_unavailable', () =>
+      p.events().some((e) => e.event === 'pane_unavailable' && e.agent === 'claude2'),
+    );
 
     const log2 = await p.recorderWhenReady('claude2');
     const t1 = Date.now();
@@ -313,7 +428,9 @@ describe('big and many', () => {
 
     // Delivered alternately and in name order: f0000 (claude1), f0020 (claude2), f0040 (claude1), …
     const archive = p.archive();
-    expect(archive.map((r) => `${String(r.direction)}/${String(r.source_file)}`)).toEqual(good.map((g) => `${g.dir}/${g.name}`));
+    expect(archive.map((r) => `${String(r.direction)}/${String(r.source_file)}`)).toEqual(
+      good.map((g) => `${g.dir}/${g.name}`),
+    );
     expect(archive.map((r) => r.content)).toEqual(good.map((g) => g.content));
     expect(archive.map((r) => r.id)).toEqual(Array.from({ length: 100 }, (_, i) => `msg_${pad(i + 1)}`));
     expect(p.state()).toMatchObject({ current_turn: 'claude1', message_counter: 100, last_message_id: 'msg_0100' });
@@ -344,17 +461,27 @@ describe('big and many', () => {
     expect(new Set(rejectedEvents.map((e) => `${String(e.direction)}/${String(e.stored_as)}`)).size).toBe(bad.length);
     await waitFor('100 delivered events', () => p.events().filter((e) => e.event === 'delivered').length === 100);
     const held = events.filter((e) => e.event === 'held');
-    expect(held.map((e) => `${String(e.direction)}/${String(e.file)}`).sort()).toEqual(good.slice(1).map((g) => `${g.dir}/${g.name}`).sort());
+    expect(held.map((e) => `${String(e.direction)}/${String(e.file)}`).sort()).toEqual(
+      good
+        .slice(1)
+        .map((g) => `${g.dir}/${g.name}`)
+        .sort(),
+    );
     expect(events.filter((e) => e.event === 'pane_unavailable')).toHaveLength(1);
 
     // Each pane read its 50, in order.
-    for (const [agent, log] of [['claude1', log1], ['claude2', log2]] as const) {
+    for (const [agent, log] of [
+      ['claude1', log1],
+      ['claude2', log2],
+    ] as const) {
       const mine = archive.filter((r) => r.receiver === agent).map((r) => r.id);
       await waitFor(`${agent} read 50`, () => readRecorder(log).pastes.length >= 50, 15_000).catch(() => {});
       expect(readRecorder(log).pastes.map((t) => /^\[baton\] (msg_\d+) /.exec(t)?.[1])).toEqual(mine);
     }
     expect(daemon.exitCode).toBeNull();
-    console.log(`2000 files: staged in ${stagedIn} ms, dropped in ${droppedIn} ms, 1900 rejected ${rejectedIn} ms after the drop, 100 delivered in ${deliveredIn} ms once claude2 was up`);
+    console.log(
+      `2000 files: staged in ${stagedIn} ms, dropped in ${droppedIn} ms, 1900 rejected ${rejectedIn} ms after the drop, 100 delivered in ${deliveredIn} ms once claude2 was up`,
+    );
   }, 240_000);
 });
 
@@ -366,9 +493,14 @@ describe('agents the config does not know', () => {
     p.send('c1_to_c2', 'from-user.json', { sender: 'user', content: 'people speak through baton send' });
     const notes = ['to-nobody.json', 'from-ghost.json', 'from-user.json'];
     await waitFor('three notes', () => notes.every((n) => existsSync(p.path('rejected', `${n}.error.json`))));
-    const reason = (n: string) => (JSON.parse(readFileSync(p.path('rejected', `${n}.error.json`), 'utf8')) as { reason: string }).reason;
-    expect(reason('to-nobody.json')).toBe('receiver: "nobody" does not match this folder, which carries messages to claude2');
-    expect(reason('from-ghost.json')).toBe('sender: "ghost" does not match this folder, which carries messages from claude2');
+    const reason = (n: string) =>
+      (JSON.parse(readFileSync(p.path('rejected', `${n}.error.json`), 'utf8')) as { reason: string }).reason;
+    expect(reason('to-nobody.json')).toBe(
+      'receiver: "nobody" does not match this folder, which carries messages to claude2',
+    );
+    expect(reason('from-ghost.json')).toBe(
+      'sender: "ghost" does not match this folder, which carries messages from claude2',
+    );
     expect(reason('from-user.json')).toMatch(/^sender: "user" /);
     p.send('c1_to_c2', 'ok.json', { content: 'still delivering' });
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);
@@ -380,8 +512,17 @@ describe('agents the config does not know', () => {
     // round_robin claude1 → claude2 → claude3 → claude1; c1_to_c3 is a legal folder in the config but
     // claude1 must always speak to claude2. Rejected whoever holds the turn, so it never sits held forever.
     p = new Project({
-      agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'generic', command: 'x' }, claude3: { kind: 'generic', command: 'x' } },
-      directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c3: ['claude2', 'claude3'], c3_to_c1: ['claude3', 'claude1'], c1_to_c3: ['claude1', 'claude3'] },
+      agents: {
+        claude1: { kind: 'generic', command: 'x' },
+        claude2: { kind: 'generic', command: 'x' },
+        claude3: { kind: 'generic', command: 'x' },
+      },
+      directions: {
+        c1_to_c2: ['claude1', 'claude2'],
+        c2_to_c3: ['claude2', 'claude3'],
+        c3_to_c1: ['claude3', 'claude1'],
+        c1_to_c3: ['claude1', 'claude3'],
+      },
       turns: { policy: 'round_robin' },
     });
     for (const a of ['claude1', 'claude2', 'claude3']) await p.recorder(a);
@@ -406,8 +547,10 @@ describe('names that are not UTF-8', () => {
   it('a dot-file, a *.tmp or a non-.json file whose name is not UTF-8 is left alone like any other', async () => {
     await twoRecorders();
     const dir = p.path('c1_to_c2');
-    const raw = (a: string, b: string) => Buffer.concat([Buffer.from(`${dir}/${a}`), Buffer.from([0xff]), Buffer.from(b)]);
-    for (const f of [raw('.draft-', '.json'), raw('m-', '.json.tmp'), raw('notes-', '.txt')]) writeFileSync(f, 'a writer is still writing this');
+    const raw = (a: string, b: string) =>
+      Buffer.concat([Buffer.from(`${dir}/${a}`), Buffer.from([0xff]), Buffer.from(b)]);
+    for (const f of [raw('.draft-', '.json'), raw('m-', '.json.tmp'), raw('notes-', '.txt')])
+      writeFileSync(f, 'a writer is still writing this');
     p.send('c1_to_c2', 'ok.json', { content: 'after them' });
     await waitFor('ok.json delivered', () => p.archive()[0]?.delivered_at);
     await sleep(2500); // names that are not UTF-8 are found by the rescan, every 2 s

@@ -32,23 +32,40 @@ describe('the installable package', () => {
     const packs = join(p.dir, 'packs');
     mkdirSync(packs);
     // dist/ is built already (the test command builds first); --ignore-scripts: no rebuild under other tests.
-    const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packs], { cwd: ROOT, reject: false });
+    const pack = await execa('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', packs], {
+      cwd: ROOT,
+      reject: false,
+    });
     expect(pack.exitCode, pack.stderr).toBe(0);
     const [info] = JSON.parse(pack.stdout) as Array<{ filename: string; name: string; files: Array<{ path: string }> }>;
     expect(info!.name).toBe('tmux-baton');
     const files = info!.files.map((f) => f.path);
-    for (const f of ['dist/cli.js', 'dist/demo/agent.js', 'dist/web/app.js', 'web/index.html', 'web/style.css', 'bin/baton']) expect(files, f).toContain(f);
+    for (const f of [
+      'dist/cli.js',
+      'dist/demo/agent.js',
+      'dist/web/app.js',
+      'web/index.html',
+      'web/style.css',
+      'bin/baton',
+    ])
+      expect(files, f).toContain(f);
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
 
     const prefix = join(p.dir, 'prefix');
-    const install = await execa('npm', ['i', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(packs, info!.filename)], { reject: false });
+    const install = await execa(
+      'npm',
+      ['i', '-g', '--prefix', prefix, '--no-audit', '--no-fund', join(packs, info!.filename)],
+      { reject: false },
+    );
     expect(install.exitCode, install.stderr).toBe(0);
     const baton = join(prefix, 'bin', 'baton');
     const env = { ...p.env, PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, BATON_DEMO_DELAY_MS: '200' };
     const run = (args: string[], cwd: string) => execa(baton, args, { cwd, env, reject: false });
 
     const version = await run(['--version'], p.dir);
-    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version);
+    expect(version.stdout.trim()).toBe(
+      (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
+    );
 
     const init = await run(['init', 'proj', '--kind', 'claude'], p.dir);
     expect(init.exitCode, init.stderr).toBe(0);
@@ -56,8 +73,15 @@ describe('the installable package', () => {
     const up = await run(['up', '--demo'], proj);
     expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
     expect(up.stdout).toContain('baton is running');
-    await waitFor('two demo messages delivered', () => existsSync(join(proj, 'messages', 'archive', 'msg_0002.json')), 30_000);
-    const status = JSON.parse((await run(['status', '--json'], proj)).stdout) as { daemon: { running: boolean }; config: string };
+    await waitFor(
+      'two demo messages delivered',
+      () => existsSync(join(proj, 'messages', 'archive', 'msg_0002.json')),
+      30_000,
+    );
+    const status = JSON.parse((await run(['status', '--json'], proj)).stdout) as {
+      daemon: { running: boolean };
+      config: string;
+    };
     expect(status.daemon.running).toBe(true);
     expect(status.config).toBe(join(proj, 'config.json'));
 
@@ -74,6 +98,8 @@ describe('the installable package', () => {
 
     const down = await run(['down'], proj);
     expect(down.exitCode, down.stderr).toBe(0);
-    expect((JSON.parse((await run(['status', '--json'], proj)).stdout) as { daemon: { running: boolean } }).daemon.running).toBe(false);
+    expect(
+      (JSON.parse((await run(['status', '--json'], proj)).stdout) as { daemon: { running: boolean } }).daemon.running,
+    ).toBe(false);
   }, 180_000);
 });

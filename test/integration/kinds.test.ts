@@ -20,7 +20,21 @@ afterEach(async () => {
 async function session(name: string, script: string, args: string[], ready: string): Promise<string> {
   const log = join(p.dir, `${name}.log`);
   const cmd = ['exec', 'node', JSON.stringify(script), JSON.stringify(log), ...args].join(' ');
-  const r = await p.tmux(['new-session', '-d', '-s', name, '-x', '200', '-y', '50', '-e', `BATON_AGENT=${name}`, '-e', `BATON_CONFIG=${p.configFile}`, cmd]);
+  const r = await p.tmux([
+    'new-session',
+    '-d',
+    '-s',
+    name,
+    '-x',
+    '200',
+    '-y',
+    '50',
+    '-e',
+    `BATON_AGENT=${name}`,
+    '-e',
+    `BATON_CONFIG=${p.configFile}`,
+    cmd,
+  ]);
   if (r.exitCode !== 0) throw new Error(r.stderr);
   await waitFor(`${name} screen`, async () => (await screenOf(name)).includes(ready));
   return log;
@@ -124,7 +138,10 @@ describe('claude kind: readiness gate and submit confirmation', () => {
     expect(p.events().find((e) => e.event === 'screen_unknown')).toMatchObject({ agent: 'claude2', state: 'dialog' });
     expect(p.ls('c1_to_c2')).toEqual(['a.json']);
     expect(p.archive()).toHaveLength(0);
-    const s = JSON.parse((await p.cli(['status', '--json'])).stdout) as { waiting: Record<string, string>; agents: Record<string, { problem: string }> };
+    const s = JSON.parse((await p.cli(['status', '--json'])).stdout) as {
+      waiting: Record<string, string>;
+      agents: Record<string, { problem: string }>;
+    };
     expect(s.waiting.c1_to_c2).toMatch(/^claude2: pane %\d+: a dialog is open \(Do you trust/);
     await p.tmux(['send-keys', '-t', '=claude2:', '1']);
     await waitFor('delivered', () => p.archive()[0]?.delivered_at, 15_000);
@@ -139,7 +156,9 @@ describe('claude kind: readiness gate and submit confirmation', () => {
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'wait for me' });
     await waitFor('waiting', () => p.events().find((e) => e.event === 'pane_unavailable'));
-    expect(String(p.events().find((e) => e.event === 'pane_unavailable')!.reason)).toMatch(/input box holds text \("a person is typ"\)/);
+    expect(String(p.events().find((e) => e.event === 'pane_unavailable')!.reason)).toMatch(
+      /input box holds text \("a person is typ"\)/,
+    );
     await sleep(600);
     expect(p.archive()).toHaveLength(0);
     await p.tmux(['send-keys', '-t', '=claude2:', 'C-u']); // the person clears the box
@@ -153,7 +172,11 @@ describe('claude kind: readiness gate and submit confirmation', () => {
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'nobody home' });
     await waitFor('screen event', () => p.events().find((e) => e.event === 'screen_unknown'));
-    expect(p.events().find((e) => e.event === 'screen_unknown')).toMatchObject({ agent: 'claude2', state: 'unknown', detail: 'loading…' });
+    expect(p.events().find((e) => e.event === 'screen_unknown')).toMatchObject({
+      agent: 'claude2',
+      state: 'unknown',
+      detail: 'loading…',
+    });
     await sleep(500);
     expect(p.ls('c1_to_c2')).toEqual(['a.json']);
   });
@@ -173,29 +196,36 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 });
 
 describe('other kinds', () => {
-  it('codex: a pane that does not show Codex\'s screen is never typed into (issue 17)', async () => {
-    p = new Project({ agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'codex', command: 'x' } } });
+  it("codex: a pane that does not show Codex's screen is never typed into (issue 17)", async () => {
+    p = new Project({
+      agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'codex', command: 'x' } },
+    });
     // A program that would take the message (it submits on Enter), but whose screen is not Codex's.
     const log = await session('claude2', PASTE_BURST, [], 'burst-aware ready');
     await p.recorder('claude1');
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'one\ntwo' });
-    await waitFor('the screen reported', () => p.events().find((e) => e.event === 'screen_unknown' && e.agent === 'claude2'));
+    await waitFor('the screen reported', () =>
+      p.events().find((e) => e.event === 'screen_unknown' && e.agent === 'claude2'),
+    );
     await sleep(1500);
     expect(submitted(log)).toEqual([]);
     expect(p.archive()[0]?.delivered_at ?? null).toBeNull();
   });
 
   it('shell: a shell-kind pane gets one inert comment line naming the message, never its content (issue 13)', async () => {
-    p = new Project({ agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'shell', command: 'x' } } });
+    p = new Project({
+      agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'shell', command: 'x' } },
+    });
     const logs = { claude2: await p.recorder('claude2'), claude1: await p.recorder('claude1') };
     await p.startDaemon();
     p.send('c1_to_c2', 'a.json', { content: 'echo hi\n`touch /tmp/x` $(rm -rf ~)' });
     await waitFor('read', () => readRecorder(logs.claude2).pastes.length === 1);
-    expect(readRecorder(logs.claude2).pastes).toEqual(['# baton: msg_0001 from claude1 - read it with: baton show msg_0001']);
+    expect(readRecorder(logs.claude2).pastes).toEqual([
+      '# baton: msg_0001 from claude1 - read it with: baton show msg_0001',
+    ]);
     const show = await p.cli(['show', 'msg_0001']);
     expect(show.exitCode, show.stderr).toBe(0);
     expect(show.stdout).toContain('echo hi\n`touch /tmp/x` $(rm -rf ~)');
   });
-
 });

@@ -21,8 +21,14 @@ async function pingPong(extra: Record<string, unknown> = {}) {
   const config = machinesConfig(server.url, conv, extra);
   const a = machine('alpha', config);
   const b = machine('beta', config);
-  const logs = { claude1: await a.recorder('claude1', { reply: true }), claude2: await b.recorder('claude2', { reply: true }) };
-  const daemons: Record<'alpha' | 'beta', ResultPromise> = { alpha: (await a.daemon()).proc, beta: (await b.daemon()).proc };
+  const logs = {
+    claude1: await a.recorder('claude1', { reply: true }),
+    claude2: await b.recorder('claude2', { reply: true }),
+  };
+  const daemons: Record<'alpha' | 'beta', ResultPromise> = {
+    alpha: (await a.daemon()).proc,
+    beta: (await b.daemon()).proc,
+  };
   a.send('c1_to_c2', 'opening.json', { content: 'ping' });
   const count = () => countArchived(server.url, conv);
   const reach = (k: number, what: string, ms = 60_000) =>
@@ -35,10 +41,18 @@ async function pingPong(extra: Record<string, unknown> = {}) {
 /** Stop both daemons once the last archived message is stamped, then check the invariants. */
 async function settle(t: Awaited<ReturnType<typeof pingPong>>, target: number) {
   await t.reach(target, 'the end');
-  await waitFor('the last one stamped', async () => {
-    const rows = await query<{ delivered: boolean }>(server.url, 'SELECT delivered FROM baton.archive WHERE conversation = $1 AND NOT person ORDER BY counter DESC LIMIT 1', [t.conv]);
-    return rows[0]?.delivered;
-  }, 30_000);
+  await waitFor(
+    'the last one stamped',
+    async () => {
+      const rows = await query<{ delivered: boolean }>(
+        server.url,
+        'SELECT delivered FROM baton.archive WHERE conversation = $1 AND NOT person ORDER BY counter DESC LIMIT 1',
+        [t.conv],
+      );
+      return rows[0]?.delivered;
+    },
+    30_000,
+  );
   for (const d of Object.values(t.daemons)) d.kill('SIGTERM');
   for (const d of Object.values(t.daemons)) {
     const r = await d;
@@ -52,7 +66,7 @@ describe('faults across machines (PostgreSQL bus)', () => {
   it(`kill -9 storm across both machines' daemons during a 100-message ping-pong (seed ${SEED})`, async () => {
     const t = await pingPong();
     let seed = SEED;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let kills = 0;
     for (; kills < 12; kills++) {
       const target = (await t.count()) + 2 + Math.floor(rand() * 8);
@@ -65,7 +79,9 @@ describe('faults across machines (PostgreSQL bus)', () => {
       t.daemons[host] = (await (host === 'alpha' ? t.a : t.b).daemon()).proc;
     }
     const r = await settle(t, Math.max(100, (await t.count()) + 4));
-    console.log(`machines storm (seed ${SEED}): ${kills} kills, ${r.n} messages, ${r.redelivered} redelivered, ${r.waiting} replies waiting, 0 lost, 0 duplicated`);
+    console.log(
+      `machines storm (seed ${SEED}): ${kills} kills, ${r.n} messages, ${r.redelivered} redelivered, ${r.waiting} replies waiting, 0 lost, 0 duplicated`,
+    );
   }, 240_000);
 
   it('PostgreSQL stopped (immediate) and started again mid-conversation: the daemons wait, then go on', async () => {
@@ -73,7 +89,8 @@ describe('faults across machines (PostgreSQL bus)', () => {
     await t.reach(6, 'before the stop');
     await server.stop('immediate');
     await sleep(3000);
-    for (const d of Object.values(t.daemons)) expect(d.exitCode, 'a daemon exited while the database was away').toBeNull();
+    for (const d of Object.values(t.daemons))
+      expect(d.exitCode, 'a daemon exited while the database was away').toBeNull();
     await server.start();
     const r = await settle(t, (await t.count()) + 8);
     expect(r.n).toBeGreaterThanOrEqual(14);
@@ -83,7 +100,10 @@ describe('faults across machines (PostgreSQL bus)', () => {
     const t = await pingPong();
     for (let i = 1; i <= 3; i++) {
       await t.reach(4 * i, `terminate ${i}`);
-      await query(server.url, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'baton' AND pid <> pg_backend_pid()`);
+      await query(
+        server.url,
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'baton' AND pid <> pg_backend_pid()`,
+      );
     }
     const r = await settle(t, (await t.count()) + 6);
     expect(r.n).toBeGreaterThanOrEqual(18);

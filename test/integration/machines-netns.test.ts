@@ -45,11 +45,25 @@ describe.skipIf(process.getuid?.() !== 0)('a machine in its own network namespac
     const config = machinesConfig(`postgres://postgres@${net}.1:${server.port}/postgres`, conv);
     const a = machine('alpha', config);
     const b = machine('beta', config);
-    const logs = { claude1: await a.recorder('claude1', { reply: true }), claude2: await b.recorder('claude2', { reply: true }) };
+    const logs = {
+      claude1: await a.recorder('claude1', { reply: true }),
+      claude2: await b.recorder('claude2', { reply: true }),
+    };
     await a.daemon();
     const beta = (await b.daemon(['ip', 'netns', 'exec', ns])).proc;
     // The namespace really is beta's only way to the database.
-    const probe = await execa('ip', ['netns', 'exec', ns, 'node', '-e', `require('net').connect(${server.port}, '127.0.0.1').on('error', () => process.exit(7)).on('connect', () => process.exit(0))`], { reject: false });
+    const probe = await execa(
+      'ip',
+      [
+        'netns',
+        'exec',
+        ns,
+        'node',
+        '-e',
+        `require('net').connect(${server.port}, '127.0.0.1').on('error', () => process.exit(7)).on('connect', () => process.exit(0))`,
+      ],
+      { reject: false },
+    );
     expect(probe.exitCode).toBe(7);
     a.send('c1_to_c2', 'opening.json', { content: 'ping' });
     const count = () => countArchived(server.url, conv);
@@ -66,7 +80,18 @@ describe.skipIf(process.getuid?.() !== 0)('a machine in its own network namespac
     await ip('link', 'set', hostIf, 'up');
 
     await waitFor('6 more after the link is back', async () => (await count()) >= cutAt + 6, 90_000, 50);
-    await waitFor('the last one stamped', async () => (await query<{ delivered: boolean }>(server.url, 'SELECT delivered FROM baton.archive WHERE conversation = $1 AND NOT person ORDER BY counter DESC LIMIT 1', [conv]))[0]?.delivered, 30_000);
+    await waitFor(
+      'the last one stamped',
+      async () =>
+        (
+          await query<{ delivered: boolean }>(
+            server.url,
+            'SELECT delivered FROM baton.archive WHERE conversation = $1 AND NOT person ORDER BY counter DESC LIMIT 1',
+            [conv],
+          )
+        )[0]?.delivered,
+      30_000,
+    );
     for (const m of [a, b]) for (const d of m.procs) d.kill('SIGTERM');
     for (const m of [a, b]) for (const d of m.procs) expect((await d).exitCode).toBe(0);
     const r = await invariants(server.url, conv, logs, 'ping');

@@ -18,7 +18,9 @@ const machine = useMachines();
 function conversationOn(m: Machine, conv: string, k: number): string {
   const dir = join(m.dir, conv);
   mkdirSync(dir, { recursive: true });
-  const config = machinesConfig(server.url, conv, { turns: { max_turns: 6 } }) as { agents: Record<string, Record<string, unknown>> };
+  const config = machinesConfig(server.url, conv, { turns: { max_turns: 6 } }) as {
+    agents: Record<string, Record<string, unknown>>;
+  };
   for (const a of ['claude1', 'claude2']) config.agents[a]!.session = `k${k}-${a}`;
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
   return join(dir, 'config.json');
@@ -40,19 +42,44 @@ describe('one daemon per machine for many conversations', () => {
 
     // One process per machine for all three conversations.
     const daemons: Record<string, ResultPromise> = {};
-    for (const [m, host] of [[a, 'alpha'], [b, 'beta']] as const) daemons[host] = (await m.daemon([], files.map((f) => f[host]))).proc;
+    for (const [m, host] of [
+      [a, 'alpha'],
+      [b, 'beta'],
+    ] as const)
+      daemons[host] = (
+        await m.daemon(
+          [],
+          files.map((f) => f[host]),
+        )
+      ).proc;
     // Every (conversation, machine) lease is held, each machine's by its one process.
-    const leases = () => query<{ conversation: string; host: string; pid: number }>(server.url, `SELECT conversation, host, (holder->>'pid')::int AS pid FROM baton.leases WHERE conversation = ANY($1) AND NOT released`, [convs]);
+    const leases = () =>
+      query<{ conversation: string; host: string; pid: number }>(
+        server.url,
+        `SELECT conversation, host, (holder->>'pid')::int AS pid FROM baton.leases WHERE conversation = ANY($1) AND NOT released`,
+        [convs],
+      );
     await waitFor('six leases held', async () => (await leases().catch(() => [])).length === 6, 30_000); // (no schema yet at first)
     for (const l of await leases()) expect(l.pid, `${l.conversation} on ${l.host}`).toBe(daemons[l.host]!.pid);
 
     // Each conversation opens on alpha; the recorders answer until max_turns (6) ends it.
-    files.forEach((f, k) => writeMessage(join(f.alpha, '..', 'messages', 'c1_to_c2'), 'opening.json', { content: `opening ${k}` }));
-    const finished = async (conv: string) => (await query<{ f: unknown }>(server.url, `SELECT state->'finished' AS f FROM baton.conversations WHERE name = $1`, [conv]))[0]?.f;
+    files.forEach((f, k) =>
+      writeMessage(join(f.alpha, '..', 'messages', 'c1_to_c2'), 'opening.json', { content: `opening ${k}` }),
+    );
+    const finished = async (conv: string) =>
+      (
+        await query<{ f: unknown }>(
+          server.url,
+          `SELECT state->'finished' AS f FROM baton.conversations WHERE name = $1`,
+          [conv],
+        )
+      )[0]?.f;
     for (const [k, conv] of convs.entries()) {
       await waitFor(`${conv} finished`, async () => Boolean(await finished(conv)), 60_000).catch(async (err: Error) => {
         const folder = join(a.dir, conv, 'messages', 'c1_to_c2');
-        throw new Error(`${err.message}\n${folder}: ${JSON.stringify(readdirSync(folder, { recursive: true }))}\n${await diagnose(server.url, conv, [a, b], logs[k]!)}`);
+        throw new Error(
+          `${err.message}\n${folder}: ${JSON.stringify(readdirSync(folder, { recursive: true }))}\n${await diagnose(server.url, conv, [a, b], logs[k]!)}`,
+        );
       });
     }
     for (const [k, conv] of convs.entries()) {
@@ -63,7 +90,8 @@ describe('one daemon per machine for many conversations', () => {
 
     // SIGTERM stops every conversation's daemon cleanly: exit 0, every lease released.
     for (const p of Object.values(daemons)) p.kill('SIGTERM');
-    for (const [host, p] of Object.entries(daemons)) expect((await p).exitCode, `${host}: ${String((await p).all).slice(-2000)}`).toBe(0);
+    for (const [host, p] of Object.entries(daemons))
+      expect((await p).exitCode, `${host}: ${String((await p).all).slice(-2000)}`).toBe(0);
     expect(await leases()).toEqual([]);
   }, 120_000);
 });

@@ -25,7 +25,11 @@ describe('the PostgreSQL bus across machines', () => {
     await b.daemon();
     // claude1 writes a file, as its instructions say: alpha's daemon relays it, beta's types it.
     a.send('c1_to_c2', 'opening.json', { content: 'hello from alpha' });
-    await waitFor('6 messages delivered', async () => (await archived(server.url, conv)).filter((r) => r.delivered_at).length >= 6, 60_000);
+    await waitFor(
+      '6 messages delivered',
+      async () => (await archived(server.url, conv)).filter((r) => r.delivered_at).length >= 6,
+      60_000,
+    );
     const records = await archived(server.url, conv);
     expect(records.map((r) => r.id)).toEqual(['msg_0001', 'msg_0002', 'msg_0003', 'msg_0004', 'msg_0005', 'msg_0006']);
     expect(records.map((r) => r.receiver)).toEqual(['claude2', 'claude1', 'claude2', 'claude1', 'claude2', 'claude1']);
@@ -33,7 +37,14 @@ describe('the PostgreSQL bus across machines', () => {
     expect(records[1]).toMatchObject({ content: 'reply to msg_0001', reply_to: 'msg_0001' });
     expect(a.ls('c1_to_c2')).toEqual(['.relaying']); // the file went into the database
     // Each machine typed only into its own pane, each message once (a pane reads its bytes a moment after the stamp).
-    await waitFor('every pane read its messages', () => records.every((r) => readRecorder(r.receiver === 'claude1' ? logA : logB).pastes.some((t) => t.startsWith(`[baton] ${r.id} from`))), 30_000).catch(() => {});
+    await waitFor(
+      'every pane read its messages',
+      () =>
+        records.every((r) =>
+          readRecorder(r.receiver === 'claude1' ? logA : logB).pastes.some((t) => t.startsWith(`[baton] ${r.id} from`)),
+        ),
+      30_000,
+    ).catch(() => {});
     const typedA = readRecorder(logA).pastes.join('\n');
     const typedB = readRecorder(logB).pastes.join('\n');
     for (const r of records) {
@@ -48,11 +59,16 @@ describe('the PostgreSQL bus across machines', () => {
     expect(s.hosts.beta?.alive).toBe(true);
     await waitFor('finished', async () => (await a.status())?.finished);
     // alpha delivered the last message and ended it; beta's pane is told by beta's daemon.
-    await waitFor("beta's pane told it finished", () => readRecorder(logB).typed.some((t) => t.includes('the conversation has finished')), 15_000);
+    await waitFor(
+      "beta's pane told it finished",
+      () => readRecorder(logB).typed.some((t) => t.includes('the conversation has finished')),
+      15_000,
+    );
     // resume from beta: both panes hear that it continues, each from its own machine's daemon.
     const resumed = await b.cli(['resume']);
     expect(resumed.exitCode, resumed.stderr + resumed.stdout).toBe(0);
-    for (const log of [logA, logB]) await waitFor('told it continues', () => readRecorder(log).typed.some((t) => /continues/.test(t)), 15_000);
+    for (const log of [logA, logB])
+      await waitFor('told it continues', () => readRecorder(log).typed.some((t) => /continues/.test(t)), 15_000);
     // baton log reads the database, from either machine.
     const log = await b.cli(['log', '--json']);
     expect(log.exitCode, log.stderr).toBe(0);
@@ -60,9 +76,12 @@ describe('the PostgreSQL bus across machines', () => {
     // So does the dashboard: the transcript and both machines, from beta.
     const ui = await startUi(b);
     try {
-      const snap = (await (await fetch(`${ui.url}api/snapshot`)).json()) as { status: { hosts: Record<string, { alive: boolean; since: string | null }> } };
+      const snap = (await (await fetch(`${ui.url}api/snapshot`)).json()) as {
+        status: { hosts: Record<string, { alive: boolean; since: string | null }> };
+      };
       expect(Object.keys(snap.status.hosts).sort()).toEqual(['alpha', 'beta']);
-      for (const h of ['alpha', 'beta']) expect(snap.status.hosts[h], h).toMatchObject({ alive: true, since: expect.any(String) });
+      for (const h of ['alpha', 'beta'])
+        expect(snap.status.hosts[h], h).toMatchObject({ alive: true, since: expect.any(String) });
       const page = JSON.stringify(await (await fetch(`${ui.url}api/messages`)).json());
       for (const r of records) expect(page).toContain(r.id);
     } finally {
@@ -76,21 +95,34 @@ describe('the PostgreSQL bus across machines', () => {
     const started = Date.now();
     const d = await a.daemon();
     const other = machine('alpha', config); // another machine that says it is alpha
-    const r = await execa('node', [CLI, 'daemon', '--config', other.configFile], { env: other.env, reject: false, cwd: other.dir });
+    const r = await execa('node', [CLI, 'daemon', '--config', other.configFile], {
+      env: other.env,
+      reject: false,
+      cwd: other.dir,
+    });
     expect(r.exitCode).toBe(3);
-    expect(r.stderr + r.stdout).toMatch(/another baton daemon \(pid \d+ on .*\) holds conversation "machines-.*" on host "alpha"/);
+    expect(r.stderr + r.stdout).toMatch(
+      /another baton daemon \(pid \d+ on .*\) holds conversation "machines-.*" on host "alpha"/,
+    );
     // status says since when each machine is as it is: alive since its daemon took the lease …
     const alive = (await other.status())!.hosts.alpha!;
     expect(alive.alive).toBe(true);
     expect(Date.parse(alive.since!)).toBeGreaterThanOrEqual(started - 1000);
     // A heartbeat later: the heartbeat moved, the time it came alive did not.
     let later = alive;
-    await waitFor('the next heartbeat', async () => (later = (await other.status())!.hosts.alpha!).last_heartbeat !== alive.last_heartbeat);
+    await waitFor(
+      'the next heartbeat',
+      async () => (later = (await other.status())!.hosts.alpha!).last_heartbeat !== alive.last_heartbeat,
+    );
     expect(later.since).toBe(alive.since);
     expect(Date.parse(later.last_heartbeat!)).toBeGreaterThan(Date.parse(alive.since!));
     // … and, once its daemon is gone, not alive since its last heartbeat.
     d.proc.kill('SIGKILL');
-    await waitFor('alpha seen without its daemon', async () => (await other.status())?.hosts.alpha?.alive === false, 30_000);
+    await waitFor(
+      'alpha seen without its daemon',
+      async () => (await other.status())?.hosts.alpha?.alive === false,
+      30_000,
+    );
     const gone = (await other.status())!.hosts.alpha!;
     expect(gone.since).toBe(gone.last_heartbeat);
     expect(Date.parse(gone.since!)).toBeGreaterThanOrEqual(Date.parse(alive.since!));
@@ -107,7 +139,13 @@ describe('the PostgreSQL bus across machines', () => {
     a.send('c1_to_c2', 'broken.json', '{"content": ');
     const post = await a.cli(['post', '--as', 'claude1', '--', '']);
     expect(post.exitCode).toBe(2); // empty content: refused before it reaches the bus
-    await waitFor('rejected', async () => (await a.status())?.message_counter === 0 && (await a.cli(['status', '--json'])).stdout.includes('"rejected": 1'), 15_000);
+    await waitFor(
+      'rejected',
+      async () =>
+        (await a.status())?.message_counter === 0 &&
+        (await a.cli(['status', '--json'])).stdout.includes('"rejected": 1'),
+      15_000,
+    );
     expect(a.ls('rejected').some((f) => f.startsWith('broken.json'))).toBe(true);
   }, 60_000);
 });

@@ -17,23 +17,46 @@ afterEach(async () => {
   p = undefined;
 });
 
-const textOf = (r: unknown) => ((r as { content: Array<{ text: string }> }).content ?? []).map((c) => c.text).join('\n');
+const textOf = (r: unknown) =>
+  ((r as { content: Array<{ text: string }> }).content ?? []).map((c) => c.text).join('\n');
 
 describe('baton mcp', () => {
   it('lists post, status and transcript; a reply posted through the tool is delivered; a misuse is a tool error', async () => {
-    p = new Project({ agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } }, directions: undefined, delivery: { enter_delay_ms: 0 } });
+    p = new Project({
+      agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } },
+      directions: undefined,
+      delivery: { enter_delay_ms: 0 },
+    });
     const logB = await p.recorder('b');
     await p.startDaemon();
-    const env = Object.fromEntries(Object.entries(p.env).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    const env = Object.fromEntries(
+      Object.entries(p.env).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
     client = new Client({ name: 'baton-test', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp', '--as', 'a', '--config', p.configFile], env, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--as', 'a', '--config', p.configFile],
+        env,
+        stderr: 'pipe',
+      }),
+    );
 
     expect((await client.listTools()).tools.map((t) => t.name).sort()).toEqual(['post', 'status', 'transcript']);
-    const posted = await client.callTool({ name: 'post', arguments: { content: 'sent through MCP', subject: 'hello' } });
+    const posted = await client.callTool({
+      name: 'post',
+      arguments: { content: 'sent through MCP', subject: 'hello' },
+    });
     expect(posted.isError).toBeFalsy();
     expect(textOf(posted)).toContain('posted to b');
     await waitFor('delivered to b', () => p!.archive()[0]?.delivered_at, 15_000);
-    expect(p.archive()[0]).toMatchObject({ id: 'msg_0001', sender: 'a', receiver: 'b', content: 'sent through MCP', subject: 'hello' });
+    expect(p.archive()[0]).toMatchObject({
+      id: 'msg_0001',
+      sender: 'a',
+      receiver: 'b',
+      content: 'sent through MCP',
+      subject: 'hello',
+    });
     expect(readRecorder(logB).pastes.some((t) => t.includes('sent through MCP'))).toBe(true);
 
     expect(textOf(await client.callTool({ name: 'transcript', arguments: { last: 5 } }))).toContain('sent through MCP');

@@ -25,11 +25,38 @@ describe('output to a closed pipe', () => {
     mkdirSync(p.path('archive'), { recursive: true });
     for (let i = 1; i <= 300; i++) {
       const id = `msg_${String(i).padStart(4, '0')}`;
-      writeFileSync(p.path('archive', `${id}.json`), JSON.stringify({ id, reply_to: null, sender: 'claude1', receiver: 'claude2', type: 'message', content: 'x'.repeat(1000), direction: 'c1_to_c2', source_file: 'f.json', received_at: '2026-01-01T00:00:00.000Z', delivered_at: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z` }));
+      writeFileSync(
+        p.path('archive', `${id}.json`),
+        JSON.stringify({
+          id,
+          reply_to: null,
+          sender: 'claude1',
+          receiver: 'claude2',
+          type: 'message',
+          content: 'x'.repeat(1000),
+          direction: 'c1_to_c2',
+          source_file: 'f.json',
+          received_at: '2026-01-01T00:00:00.000Z',
+          delivered_at: `2026-01-01T00:00:${String(i % 60).padStart(2, '0')}.000Z`,
+        }),
+      );
     }
-    for (const [args, runs] of [[['log'], 10], [['log', '--json'], 10], [['log', '--md'], 4]] as const) {
+    for (const [args, runs] of [
+      [['log'], 10],
+      [['log', '--json'], 10],
+      [['log', '--md'], 4],
+    ] as const) {
       for (let run = 0; run < runs; run++) {
-        const r = await execa('bash', ['-c', `node "$0" "$@" --config "${p.configFile}" | head -1 >/dev/null; echo "exit=\${PIPESTATUS[0]}"`, CLI, ...args], { env: p.env, reject: false, cwd: p.dir });
+        const r = await execa(
+          'bash',
+          [
+            '-c',
+            `node "$0" "$@" --config "${p.configFile}" | head -1 >/dev/null; echo "exit=\${PIPESTATUS[0]}"`,
+            CLI,
+            ...args,
+          ],
+          { env: p.env, reject: false, cwd: p.dir },
+        );
         expect(r.stdout.trim(), `${args.join(' ')} run ${run}: ${r.stderr}`).toBe('exit=0');
         expect(r.stderr, `${args.join(' ')} run ${run}`).toBe('');
       }
@@ -49,20 +76,37 @@ describe('giving the agents a topic', () => {
     const projects = await Promise.all(
       cases.map(async ([name, n, policy]) => {
         const dir = join(p!.dir, name);
-        const init = await execa('node', [CLI, 'init', dir, '--agents', n, '--policy', policy], { cwd: p!.dir, env: p!.env, reject: false });
+        const init = await execa('node', [CLI, 'init', dir, '--agents', n, '--policy', policy], {
+          cwd: p!.dir,
+          env: p!.env,
+          reject: false,
+        });
         expect(init.exitCode, init.stderr).toBe(0);
         return { dir, name, n: Number(n), policy };
       }),
     );
     await Promise.all(
       projects.map(async (q) => {
-        const baton = (args: string[]) => execa('node', [CLI, ...args], { cwd: q.dir, env: { ...p!.env, BATON_DEMO_DELAY_MS: '50' }, reject: false });
+        const baton = (args: string[]) =>
+          execa('node', [CLI, ...args], { cwd: q.dir, env: { ...p!.env, BATON_DEMO_DELAY_MS: '50' }, reject: false });
         const up = await baton(['up', '--demo', '--topic', topic]);
         expect(up.exitCode, `${q.policy}: ${up.stdout}\n${up.stderr}`).toBe(0);
         expect(up.stdout).toMatch(/topic: +user_0001 typed into claude1's pane: claude1 opens the conversation/);
         const kick = json(join(q.dir, 'messages', 'archive', 'user_0001.json'));
-        expect(kick).toMatchObject({ sender: 'user', receiver: 'claude1', kickoff: true, type: 'task', content: topic });
-        await waitFor(`${q.policy}: finished`, () => (json(join(q.dir, 'messages', 'state.json')).finished as { reason?: string } | null)?.reason === 'max_turns', 60_000);
+        expect(kick).toMatchObject({
+          sender: 'user',
+          receiver: 'claude1',
+          kickoff: true,
+          type: 'task',
+          content: topic,
+        });
+        await waitFor(
+          `${q.policy}: finished`,
+          () =>
+            (json(join(q.dir, 'messages', 'state.json')).finished as { reason?: string } | null)?.reason ===
+            'max_turns',
+          60_000,
+        );
         const first = json(join(q.dir, 'messages', 'archive', 'msg_0001.json'));
         expect(first.sender).toBe('claude1');
         expect(first.content).toContain(`"${topic}"`);
@@ -76,7 +120,11 @@ describe('giving the agents a topic', () => {
         const status = await baton(['status']);
         expect(status.stdout).toMatch(/conversation +finished \(max_turns/);
         expect(status.stdout).toContain('demo agent (for claude)');
-        expect(JSON.parse((await baton(['status', '--json'])).stdout)).toMatchObject({ finished: { reason: 'max_turns' }, demo: true, message_counter: 8 });
+        expect(JSON.parse((await baton(['status', '--json'])).stdout)).toMatchObject({
+          finished: { reason: 'max_turns' },
+          demo: true,
+          message_counter: 8,
+        });
         expect((await baton(['down'])).exitCode).toBe(0);
       }),
     );
@@ -85,8 +133,14 @@ describe('giving the agents a topic', () => {
   it('baton start types the topic to the turn holder, with how to answer, under every policy; it is archived and logged', async () => {
     for (const policy of ['alternate', 'round_robin', 'handoff'] as const) {
       const names = policy === 'alternate' ? ['a1', 'a2'] : ['a1', 'a2', 'a3'];
-      p = new Project({ agents: Object.fromEntries(names.map((n) => [n, { kind: 'generic', command: 'x' }])), directions: undefined, turns: { policy } });
-      const logs = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await p!.recorder(n, { reply: true })] as const)));
+      p = new Project({
+        agents: Object.fromEntries(names.map((n) => [n, { kind: 'generic', command: 'x' }])),
+        directions: undefined,
+        turns: { policy },
+      });
+      const logs = Object.fromEntries(
+        await Promise.all(names.map(async (n) => [n, await p!.recorder(n, { reply: true })] as const)),
+      );
       await p.startDaemon();
       const r = await p.cli(['start', 'Which sorting algorithm for 10^9 integers?']);
       expect(r.exitCode, `${policy}: ${r.stdout}${r.stderr}`).toBe(0);
@@ -94,7 +148,11 @@ describe('giving the agents a topic', () => {
       const paste = readRecorder(logs.a1!).pastes[0]!;
       expect(paste.split('\n')[0]).toBe('[baton] user_0001 from user [task]');
       expect(paste).toContain('Which sorting algorithm for 10^9 integers?');
-      expect(paste).toContain(policy === 'handoff' ? 'baton post --to AGENT "<your message>" (AGENT: a2, a3)' : 'you hold the first turn, so open the conversation: write to a2 with: baton post');
+      expect(paste).toContain(
+        policy === 'handoff'
+          ? 'baton post --to AGENT "<your message>" (AGENT: a2, a3)'
+          : 'you hold the first turn, so open the conversation: write to a2 with: baton post',
+      );
       // a1 opens, and the conversation runs on through baton by itself.
       await waitFor(`${policy}: three messages`, () => p!.archive().filter((m) => m.delivered_at).length >= 3, 20_000);
       expect(p.archive()[0]).toMatchObject({ sender: 'a1', content: 'opening user_0001', reply_to: null });
@@ -115,16 +173,22 @@ describe('pause, end and resume', () => {
     p.send('c1_to_c2', '1.json', { content: 'one' });
     p.send('c2_to_c1', '2.json', { content: 'two' });
     await waitFor('finished', () => (p!.state().finished as { reason?: string } | null)?.reason === 'max_turns');
-    await waitFor('told to stop', () => Object.values(logs).every((l) => heads(l).some((h) => h.startsWith('[baton] the conversation has finished'))));
+    await waitFor('told to stop', () =>
+      Object.values(logs).every((l) => heads(l).some((h) => h.startsWith('[baton] the conversation has finished'))),
+    );
 
     const resumed = await p.cli(['resume']);
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stdout).toContain('resumed (it had finished: max_turns); claude1 has the turn; every pane was told');
-    await waitFor('told it continues', () => Object.values(logs).every((l) => heads(l).some((h) => h.startsWith('[baton] the conversation continues'))));
+    await waitFor('told it continues', () =>
+      Object.values(logs).every((l) => heads(l).some((h) => h.startsWith('[baton] the conversation continues'))),
+    );
     const holder = readRecorder(logs.claude1).pastes.find((t) => t.startsWith('[baton] the conversation continues'))!;
     expect(holder).toContain('it is your turn, and msg_0002 is waiting for your reply');
     expect(holder).toContain('baton post');
-    expect(heads(logs.claude2).find((h) => h.startsWith('[baton] the conversation continues'))).toBe('[baton] the conversation continues (a person resumed it): claude1 has the turn. Wait for the next message.');
+    expect(heads(logs.claude2).find((h) => h.startsWith('[baton] the conversation continues'))).toBe(
+      '[baton] the conversation continues (a person resumed it): claude1 has the turn. Wait for the next message.',
+    );
 
     // pause: a message waits, nobody is told anything; resume lets it through, still telling nobody.
     const before = Object.fromEntries(Object.entries(logs).map(([n, l]) => [n, readRecorder(l).pastes.length]));
@@ -138,17 +202,25 @@ describe('pause, end and resume', () => {
     expect((await p.cli(['resume'])).stdout).toContain('resumed (it was paused); claude1 has the turn');
     await waitFor('msg_0003 delivered', () => p!.archive()[2]?.delivered_at);
     expect(readRecorder(logs.claude1).pastes.length).toBe(before.claude1);
-    expect(readRecorder(logs.claude2).pastes.slice(before.claude2!).map((t) => t.split('\n')[0])).toEqual(['[baton] msg_0003 from claude1 (reply to msg_0002)']);
+    expect(
+      readRecorder(logs.claude2)
+        .pastes.slice(before.claude2!)
+        .map((t) => t.split('\n')[0]),
+    ).toEqual(['[baton] msg_0003 from claude1 (reply to msg_0002)']);
   });
 });
 
 describe('from the demo to real agents', () => {
   it('real agents neither inherit the demo conversation nor its sessions; the demo never joins a real conversation', async () => {
     p = new Project();
-    const real = (name: string) => `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(join(p!.dir, `${name}.log`))}`;
+    const real = (name: string) =>
+      `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(join(p!.dir, `${name}.log`))}`;
     p.writeConfig({
       message_dir: './messages',
-      agents: { claude1: { kind: 'generic', command: real('claude1') }, claude2: { kind: 'generic', command: real('claude2') } },
+      agents: {
+        claude1: { kind: 'generic', command: real('claude1') },
+        claude2: { kind: 'generic', command: real('claude2') },
+      },
       directions: { c1_to_c2: ['claude1', 'claude2'], c2_to_c1: ['claude2', 'claude1'] },
       inbox: { settle_ms: 300 },
       delivery: { enter_delay_ms: 20 },
@@ -161,12 +233,16 @@ describe('from the demo to real agents', () => {
     const realUp = await p.cli(['up']);
     expect(realUp.exitCode, realUp.stderr).toBe(0);
     const said = realUp.stdout + realUp.stderr;
-    expect(said).toMatch(/the conversation in this message folder was the demo's \(\d+ messages?\); the real agents start a new one/);
+    expect(said).toMatch(
+      /the conversation in this message folder was the demo's \(\d+ messages?\); the real agents start a new one/,
+    );
     expect(said).toMatch(/previous conversation moved to .*history/);
     expect(said).not.toContain('left alone');
     const opts = await p.tmux(['show-options', '-t', '=claude1:', '@baton_demo']);
     expect(opts.stdout.trim()).toBe('');
-    await waitFor('the real agent reads its terminal', async () => (await p!.tmux(['capture-pane', '-p', '-t', '=claude1:'])).stdout.includes('recorder ready'));
+    await waitFor('the real agent reads its terminal', async () =>
+      (await p!.tmux(['capture-pane', '-p', '-t', '=claude1:'])).stdout.includes('recorder ready'),
+    );
     expect(p.state()).toMatchObject({ message_counter: 0, current_turn: 'claude1' });
     expect(p.state().demo).toBeUndefined();
     expect(readdirSync(p.path('history'))).toHaveLength(1);
@@ -175,7 +251,9 @@ describe('from the demo to real agents', () => {
     p.send('c1_to_c2', 'real.json', { content: 'a real message' });
     await waitFor('msg_0001', () => p!.archive()[0]?.delivered_at);
     const again = await p.cli(['up']);
-    expect(again.stdout + again.stderr).toContain('continuing a conversation of 1 message (claude2 has the turn and owes a reply to msg_0001); "baton up --fresh" starts a new one');
+    expect(again.stdout + again.stderr).toContain(
+      'continuing a conversation of 1 message (claude2 has the turn and owes a reply to msg_0001); "baton up --fresh" starts a new one',
+    );
     const demoAgain = await p.cli(['up', '--demo']);
     expect(demoAgain.exitCode).toBe(1);
     expect(demoAgain.stderr).toContain('holds a conversation of real agents (1 message)');
@@ -184,7 +262,9 @@ describe('from the demo to real agents', () => {
     // With nothing running, send says what is wrong and what to run, in one line, without tmux jargon.
     const send = await p.cli(['send', '--to', 'claude2', 'hello?']);
     expect(send.exitCode).toBe(1);
-    expect(send.stdout.trim()).toBe('not sent: claude2 cannot take it now (there is no tmux session "claude2"): nothing is running for this conversation; start it with "baton up"');
+    expect(send.stdout.trim()).toBe(
+      'not sent: claude2 cannot take it now (there is no tmux session "claude2"): nothing is running for this conversation; start it with "baton up"',
+    );
     expect(send.stderr).toBe('');
   });
 
@@ -194,14 +274,27 @@ describe('from the demo to real agents', () => {
     mkdirSync(empty);
     const r = await execa('node', [CLI, 'status'], { cwd: empty, env: p.env, reject: false });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe('config        none found — showing the built-in default (claude1, claude2); "baton init" writes a config.json');
-    expect(JSON.parse((await execa('node', [CLI, 'status', '--json'], { cwd: empty, env: p.env, reject: false })).stdout).config).toBeNull();
+    expect(r.stdout.split('\n')[0]).toBe(
+      'config        none found — showing the built-in default (claude1, claude2); "baton init" writes a config.json',
+    );
+    expect(
+      JSON.parse((await execa('node', [CLI, 'status', '--json'], { cwd: empty, env: p.env, reject: false })).stdout)
+        .config,
+    ).toBeNull();
 
     for (const name of ['one', 'two']) {
-      const made = await execa('node', [CLI, 'init', join(p.dir, name), '--kind', 'shell'], { cwd: p.dir, env: p.env, reject: false });
+      const made = await execa('node', [CLI, 'init', join(p.dir, name), '--kind', 'shell'], {
+        cwd: p.dir,
+        env: p.env,
+        reject: false,
+      });
       expect(made.exitCode, made.stderr).toBe(0);
     }
-    const sessions = ['one', 'two'].map((n) => Object.values((json(join(p!.dir, n, 'config.json')).agents as Record<string, { session: string }>)).map((a) => a.session));
+    const sessions = ['one', 'two'].map((n) =>
+      Object.values(json(join(p!.dir, n, 'config.json')).agents as Record<string, { session: string }>).map(
+        (a) => a.session,
+      ),
+    );
     expect(sessions).toEqual([
       ['one-shell1', 'one-shell2'],
       ['two-shell1', 'two-shell2'],

@@ -68,16 +68,32 @@ describe('between the paste and the Enter', () => {
     await p.tmux(['set-option', '-t', '=claude2:', 'remain-on-exit', 'on']);
     await p.startDaemon();
     p.send('c1_to_c2', 'm.json', { content: 'read this and die' });
-    await waitFor('the agent died', async () => (await p!.tmux(['display-message', '-p', '-t', '=claude2:', '#{pane_dead}'])).stdout.trim() === '1');
+    await waitFor(
+      'the agent died',
+      async () => (await p!.tmux(['display-message', '-p', '-t', '=claude2:', '#{pane_dead}'])).stdout.trim() === '1',
+    );
     await sleep(2500); // well past the Enter delay
     expect(p.archive()[0]!.delivered_at).toBeNull();
     // Started again in the same pane (same pane id, a new process); held in copy mode until it reads.
     const again = join(p.dir, 'claude2-again.log');
-    await p.tmux(['respawn-pane', '-t', '=claude2:', `exec node ${JSON.stringify(join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs'))} ${JSON.stringify(again)}`, ';', 'copy-mode', '-t', '=claude2:']);
-    await waitFor('recorder ready', async () => (await p!.tmux(['capture-pane', '-p', '-t', '=claude2:'])).stdout.includes('recorder ready'));
+    await p.tmux([
+      'respawn-pane',
+      '-t',
+      '=claude2:',
+      `exec node ${JSON.stringify(join(import.meta.dirname, '..', 'fixtures', 'recorder.mjs'))} ${JSON.stringify(again)}`,
+      ';',
+      'copy-mode',
+      '-t',
+      '=claude2:',
+    ]);
+    await waitFor('recorder ready', async () =>
+      (await p!.tmux(['capture-pane', '-p', '-t', '=claude2:'])).stdout.includes('recorder ready'),
+    );
     await p.tmux(['send-keys', '-X', '-t', '=claude2:', 'cancel']);
     await waitFor('delivered', delivered, 20_000);
-    expect(readRecorder(again).pastes.map((t) => t.split('\n')[0])).toEqual(['[baton] msg_0001 from claude1 (redelivered)']);
+    expect(readRecorder(again).pastes.map((t) => t.split('\n')[0])).toEqual([
+      '[baton] msg_0001 from claude1 (redelivered)',
+    ]);
     expect(readRecorder(again).stray).toBe('');
     expect(enters(dying)).toBe(0);
     expect(p.archive()[0]!.redelivered).toBe(true);
@@ -125,7 +141,10 @@ describe('a daemon that lost its lease', () => {
     await sleep(1000);
     expect(readFileSync(p.path('archive', 'msg_0001.json'), 'utf8')).toBe(record); // untouched
     expect(enters(log2)).toBe(1); // the second daemon's Enter only
-    expect(readRecorder(log2).typed.map((t) => t.split('\n')[0])).toEqual(['[baton] msg_0001 from claude1', '[baton] msg_0001 from claude1 (redelivered)']);
+    expect(readRecorder(log2).typed.map((t) => t.split('\n')[0])).toEqual([
+      '[baton] msg_0001 from claude1',
+      '[baton] msg_0001 from claude1 (redelivered)',
+    ]);
     expect(d2.proc.exitCode).toBeNull();
     p.send('c2_to_c1', 'r.json', { content: 'still delivering' });
     await waitFor('msg_0002', () => p!.archive()[1]?.delivered_at);
@@ -142,11 +161,19 @@ describe('a daemon that lost its lease', () => {
     await sleep(4500);
     const sent = await p.cli(['send', '--to', 'claude1', 'while the daemon sleeps']);
     expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);
-    await waitFor('typed by the one-shot', () => readRecorder(log1).pastes.some((t) => t.includes('while the daemon sleeps')));
+    await waitFor('typed by the one-shot', () =>
+      readRecorder(log1).pastes.some((t) => t.includes('while the daemon sleeps')),
+    );
     process.kill(d.proc.pid!, 'SIGCONT');
-    await waitFor('started again in the same process', () => p!.events().filter((e) => e.event === 'started' && e.pid === d.proc.pid).length === 2, 30_000);
+    await waitFor(
+      'started again in the same process',
+      () => p!.events().filter((e) => e.event === 'started' && e.pid === d.proc.pid).length === 2,
+      30_000,
+    );
     expect(d.proc.exitCode).toBeNull();
-    const status = JSON.parse((await p.cli(['status', '--json'])).stdout) as { daemon: { running: boolean; pid: number } };
+    const status = JSON.parse((await p.cli(['status', '--json'])).stdout) as {
+      daemon: { running: boolean; pid: number };
+    };
     expect(status.daemon).toEqual({ running: true, pid: d.proc.pid });
     p.send('c1_to_c2', 'm.json', { content: 'after the wake-up' });
     await waitFor('delivered', delivered);
@@ -171,7 +198,11 @@ describe('a request while the daemon is paused', () => {
     } finally {
       process.kill(d.proc.pid!, 'SIGCONT');
     }
-    await waitFor('started again in the same process', () => p!.events().filter((e) => e.event === 'started' && e.pid === d.proc.pid).length === 2, 30_000);
+    await waitFor(
+      'started again in the same process',
+      () => p!.events().filter((e) => e.event === 'started' && e.pid === d.proc.pid).length === 2,
+      30_000,
+    );
   });
 });
 
@@ -186,9 +217,19 @@ describe('receivers that would run or split a message', () => {
     expect(up.exitCode, up.stdout + up.stderr).toBe(0);
     const marks = [1, 2, 3, 4].map((i) => join(p!.dir, `ran-${i}`));
     const hostile = `$(touch ${marks[0]})\n\`touch ${marks[1]}\`\ntouch ${marks[2]}; echo 'unbalanced "quote`;
-    const post = await execa('node', [CLI, 'post', '--as', 'shell1', '--', hostile], { cwd: proj, env: { ...env, BATON_CONFIG: join(proj, 'config.json') }, reject: false });
+    const post = await execa('node', [CLI, 'post', '--as', 'shell1', '--', hostile], {
+      cwd: proj,
+      env: { ...env, BATON_CONFIG: join(proj, 'config.json') },
+      reject: false,
+    });
     expect(post.exitCode, post.stderr).toBe(0);
-    await waitFor('delivered', () => existsSync(join(proj, 'messages', 'archive', 'msg_0001.json')) && JSON.parse(readFileSync(join(proj, 'messages', 'archive', 'msg_0001.json'), 'utf8')).delivered_at, 20_000);
+    await waitFor(
+      'delivered',
+      () =>
+        existsSync(join(proj, 'messages', 'archive', 'msg_0001.json')) &&
+        JSON.parse(readFileSync(join(proj, 'messages', 'archive', 'msg_0001.json'), 'utf8')).delivered_at,
+      20_000,
+    );
     const sent = await baton(['send', '--to', 'shell2', `$(touch ${marks[3]})`]);
     expect(sent.exitCode, sent.stdout).toBe(0);
     await sleep(1500);
@@ -208,7 +249,10 @@ describe('receivers that would run or split a message', () => {
   it('a program that reads lines (python3 input(), no bracketed paste) gets each message as one line, whoever started it', async () => {
     p = new Project();
     const script = join(p.dir, 'lines.py');
-    writeFileSync(script, 'import sys\nlog = open(sys.argv[1], "a")\nwhile True:\n    log.write(input() + "\\n")\n    log.flush()\n');
+    writeFileSync(
+      script,
+      'import sys\nlog = open(sys.argv[1], "a")\nwhile True:\n    log.write(input() + "\\n")\n    log.flush()\n',
+    );
     const lines = (name: string) => join(p!.dir, `${name}.lines`);
     // claude2 started by baton up (its tracker says: no bracketed paste); claude1 a person's own pane
     // (its terminal says: line by line).
@@ -224,14 +268,24 @@ describe('receivers that would run or split a message', () => {
     const up = await p.cli(['up']);
     expect(up.exitCode, up.stdout + up.stderr).toBe(0);
     p.send('c1_to_c2', 'a.json', { content: 'one\ntwo\nthree' });
-    await waitFor('claude2 read a line', () => existsSync(lines('claude2')) && readFileSync(lines('claude2'), 'utf8').length > 0, 20_000);
+    await waitFor(
+      'claude2 read a line',
+      () => existsSync(lines('claude2')) && readFileSync(lines('claude2'), 'utf8').length > 0,
+      20_000,
+    );
     p.send('c2_to_c1', 'b.json', { content: 'four\nfive' });
-    await waitFor('claude1 read a line', () => existsSync(lines('claude1')) && readFileSync(lines('claude1'), 'utf8').length > 0, 20_000);
+    await waitFor(
+      'claude1 read a line',
+      () => existsSync(lines('claude1')) && readFileSync(lines('claude1'), 'utf8').length > 0,
+      20_000,
+    );
     await sleep(1000);
     const got2 = readFileSync(lines('claude2'), 'utf8').split('\n').filter(Boolean);
     const got1 = readFileSync(lines('claude1'), 'utf8').split('\n').filter(Boolean);
     expect(got2).toHaveLength(1);
-    expect(got2[0]).toMatch(/^\[baton\] msg_0001 from claude1 ⏎ one ⏎ two ⏎ three ⏎ {2}⏎ \[baton\] reply to claude1 with: baton post/);
+    expect(got2[0]).toMatch(
+      /^\[baton\] msg_0001 from claude1 ⏎ one ⏎ two ⏎ three ⏎ {2}⏎ \[baton\] reply to claude1 with: baton post/,
+    );
     expect(got1).toHaveLength(1);
     expect(got1[0]).toMatch(/^\[baton\] msg_0002 from claude2 \(reply to msg_0001\) ⏎ four ⏎ five ⏎/);
     expect((await p.cli(['down'])).exitCode).toBe(0);
@@ -241,11 +295,30 @@ describe('receivers that would run or split a message', () => {
 describe('start-up', () => {
   it('refuses a state.json whose turn contradicts the archive, naming baton doctor --repair', async () => {
     p = new Project();
-    const record = { id: 'msg_0001', reply_to: null, content: 'hi', sender: 'claude1', receiver: 'claude2', type: 'message', direction: 'c1_to_c2', source_file: 'a.json', received_at: new Date().toISOString(), delivered_at: new Date().toISOString() };
+    const record = {
+      id: 'msg_0001',
+      reply_to: null,
+      content: 'hi',
+      sender: 'claude1',
+      receiver: 'claude2',
+      type: 'message',
+      direction: 'c1_to_c2',
+      source_file: 'a.json',
+      received_at: new Date().toISOString(),
+      delivered_at: new Date().toISOString(),
+    };
     await execa('mkdir', ['-p', p.path('archive')]);
     writeFileSync(p.path('archive', 'msg_0001.json'), JSON.stringify(record));
     // claude1 spoke last, yet the state gives it the turn again: it could speak twice.
-    writeFileSync(p.path('state.json'), JSON.stringify({ current_turn: 'claude1', last_message_id: 'msg_0001', message_counter: 1, pending_reply_to: 'msg_0001' }));
+    writeFileSync(
+      p.path('state.json'),
+      JSON.stringify({
+        current_turn: 'claude1',
+        last_message_id: 'msg_0001',
+        message_counter: 1,
+        pending_reply_to: 'msg_0001',
+      }),
+    );
     const r = await p.cli(['daemon']);
     expect(r.exitCode).toBe(1);
     expect(r.stderr).toContain('contradicts the archive: current_turn is "claude1", the archive says "claude2"');

@@ -14,13 +14,24 @@ function crashedAfterArchive(p: Project, stateCounter: 0 | 1, leftoverClaim: boo
   mkdirSync(p.path('archive'), { recursive: true });
   mkdirSync(p.path('c1_to_c2'), { recursive: true });
   const record = {
-    id: 'msg_0001', reply_to: null, content: 'the one message', sender: 'claude1', receiver: 'claude2', type: 'message',
-    direction: 'c1_to_c2', source_file: 'm1.json', received_at: new Date().toISOString(), delivered_at: null,
+    id: 'msg_0001',
+    reply_to: null,
+    content: 'the one message',
+    sender: 'claude1',
+    receiver: 'claude2',
+    type: 'message',
+    direction: 'c1_to_c2',
+    source_file: 'm1.json',
+    received_at: new Date().toISOString(),
+    delivered_at: null,
   };
   writeFileSync(p.path('archive', 'msg_0001.json'), JSON.stringify(record));
   if (leftoverClaim) {
     mkdirSync(p.path('.claimed', 'c1_to_c2', 'msg_0001'), { recursive: true });
-    writeFileSync(p.path('.claimed', 'c1_to_c2', 'msg_0001', 'm1.json'), JSON.stringify({ content: 'the one message' }));
+    writeFileSync(
+      p.path('.claimed', 'c1_to_c2', 'msg_0001', 'm1.json'),
+      JSON.stringify({ content: 'the one message' }),
+    );
   }
   const state = stateCounter
     ? { current_turn: 'claude2', last_message_id: 'msg_0001', message_counter: 1, pending_reply_to: 'msg_0001' }
@@ -49,7 +60,10 @@ describe('start-up recovery after a crash mid-delivery', () => {
     const log = await p.recorder('claude2');
     crashedAfterArchive(p, 0, true);
     // doctor sees a delivery cut short: a warning, not a fault, and nothing for --repair to do.
-    const check = JSON.parse((await p.cli(['doctor', '--json'])).stdout) as { ok: boolean; checks: { name: string; level: string }[] };
+    const check = JSON.parse((await p.cli(['doctor', '--json'])).stdout) as {
+      ok: boolean;
+      checks: { name: string; level: string }[];
+    };
     expect(check.ok).toBe(true);
     expect(check.checks.find((c) => c.name === 'state.json')!.level).toBe('warn');
     expect(check.checks.find((c) => c.name === 'claims')!.level).toBe('warn');
@@ -61,7 +75,12 @@ describe('start-up recovery after a crash mid-delivery', () => {
     expect(p.ls('.claimed', 'c1_to_c2')).toEqual([]);
     expect(p.archive()).toHaveLength(1);
     expect(p.archive()[0]!.redelivered).toBeUndefined();
-    expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001', pending_reply_to: 'msg_0001' });
+    expect(p.state()).toMatchObject({
+      current_turn: 'claude2',
+      message_counter: 1,
+      last_message_id: 'msg_0001',
+      pending_reply_to: 'msg_0001',
+    });
     await waitFor('typed', () => readRecorder(log).pastes.length === 1);
     expect(readRecorder(log).pastes[0]!.split('\n')[0]).toBe('[baton] msg_0001 from claude1');
     expect(p.events().some((e) => e.event === 'redelivered')).toBe(false);
@@ -78,7 +97,12 @@ describe('start-up recovery after a crash mid-delivery', () => {
     await waitFor('typed', () => readRecorder(log).pastes.length === 1);
     expect(readRecorder(log).pastes[0]!.split('\n')[0]).toBe('[baton] msg_0001 from claude1 (redelivered)');
     await waitFor('delivered event', () => p.events().some((e) => e.event === 'delivered')); // logged after the archive stamp
-    expect(p.events().filter((e) => e.event === 'redelivered').map((e) => e.id)).toEqual(['msg_0001']);
+    expect(
+      p
+        .events()
+        .filter((e) => e.event === 'redelivered')
+        .map((e) => e.id),
+    ).toEqual(['msg_0001']);
     expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });
   });
 
@@ -97,12 +121,23 @@ describe('start-up recovery after a crash mid-delivery', () => {
 
     const check = await p.cli(['doctor', '--json']);
     expect(check.exitCode).toBe(1);
-    const report = JSON.parse(check.stdout) as { ok: boolean; checks: { name: string; level: string; detail: string }[] };
+    const report = JSON.parse(check.stdout) as {
+      ok: boolean;
+      checks: { name: string; level: string; detail: string }[];
+    };
     expect(report.ok).toBe(false);
-    expect(report.checks.find((c) => c.name === 'state.json')).toMatchObject({ level: 'fail', detail: expect.stringContaining('corrupt') });
+    expect(report.checks.find((c) => c.name === 'state.json')).toMatchObject({
+      level: 'fail',
+      detail: expect.stringContaining('corrupt'),
+    });
     const repair = await p.cli(['doctor', '--repair']);
     expect(repair.exitCode, repair.stdout + repair.stderr).toBe(0);
-    expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001', pending_reply_to: 'msg_0001' });
+    expect(p.state()).toMatchObject({
+      current_turn: 'claude2',
+      message_counter: 1,
+      last_message_id: 'msg_0001',
+      pending_reply_to: 'msg_0001',
+    });
     expect((await p.cli(['doctor'])).exitCode).toBe(0);
 
     await p.startDaemon();
@@ -126,7 +161,12 @@ describe('start-up recovery after a crash mid-delivery', () => {
     expect(p.ls('c1_to_c2')).toContain('stray.json');
     p.send('c2_to_c1', 'b.json', { content: 'reply' });
     await waitFor('three delivered', () => p.archive()[2]?.delivered_at);
-    expect(p.archive().map((r) => r.content).sort()).toEqual(['first', 'reply', 'stranded']);
+    expect(
+      p
+        .archive()
+        .map((r) => r.content)
+        .sort(),
+    ).toEqual(['first', 'reply', 'stranded']);
     expect(p.ls('.claimed', 'c1_to_c2')).toEqual([]);
   });
 
@@ -149,15 +189,22 @@ describe('start-up recovery after a crash mid-delivery', () => {
     const MESSAGES = 100;
     const began = Date.now();
     p = new Project({ delivery: { enter_delay_ms: 0 } });
-    const logs = { claude1: await p.recorder('claude1', { reply: true }), claude2: await p.recorder('claude2', { reply: true }) };
+    const logs = {
+      claude1: await p.recorder('claude1', { reply: true }),
+      claude2: await p.recorder('claude2', { reply: true }),
+    };
     // Cheap probes (a directory listing, one record): parsing the whole archive every few ms would eat
     // the CPU the daemon and the recorders need on a 2-core machine.
     const archived = () => p.ls('archive').filter((n) => /^msg_\d+\.json$/.test(n)).length;
-    const record = (n: number) => JSON.parse(readFileSync(p.path('archive', `msg_${String(n).padStart(4, '0')}.json`), 'utf8')) as { delivered_at: string | null };
+    const record = (n: number) =>
+      JSON.parse(readFileSync(p.path('archive', `msg_${String(n).padStart(4, '0')}.json`), 'utf8')) as {
+        delivered_at: string | null;
+      };
     // Wrapped in an object: the subprocess is a thenable, and an async function returning it bare would wait for it to exit.
     const start = async () => {
       const d = await p.startDaemon(); // takes over the dead daemon's stale lock
-      if (d.proc.exitCode !== null) throw new Error(`the daemon did not start (seed ${STORM_SEED}): ${String((await d.proc).all)}`);
+      if (d.proc.exitCode !== null)
+        throw new Error(`the daemon did not start (seed ${STORM_SEED}): ${String((await d.proc).all)}`);
       return d;
     };
     let daemon = (await start()).proc;
@@ -165,7 +212,9 @@ describe('start-up recovery after a crash mid-delivery', () => {
     // such a client was seen to outlive it, attached for good and keeping the private server alive past
     // kill-server. Not part of the contract, so not asserted: counted, reported, and ended by pid.
     const childrenOf = (pid: number | undefined) =>
-      pid ? readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number) : [];
+      pid
+        ? readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+        : [];
     const running = (pid: number) => {
       try {
         return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
@@ -176,7 +225,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
     const orphans: string[] = [];
     p.send('c1_to_c2', 'opening.json', { content: 'ping' });
     let seed = STORM_SEED;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let kills = 0;
     for (; kills < KILLS; kills++) {
       // Every 2–11 messages. Often the moment its record appears (before the paste or the delivered_at
@@ -189,7 +238,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
       const kids = childrenOf(daemon.pid);
       daemon.kill('SIGKILL');
       await daemon.catch(() => {});
-      await waitFor('the killed daemon\'s children to exit', () => !kids.some(running), 3000).catch(() => {});
+      await waitFor("the killed daemon's children to exit", () => !kids.some(running), 3000).catch(() => {});
       for (const k of kids.filter(running)) {
         let what = '?';
         try {
@@ -207,22 +256,37 @@ describe('start-up recovery after a crash mid-delivery', () => {
       daemon = (await start()).proc;
     }
     const final = Math.max(MESSAGES, archived() + 5);
-    await waitFor(`${final} messages (seed ${STORM_SEED})`, () => archived() >= final && record(archived()).delivered_at, 90_000, 20);
+    await waitFor(
+      `${final} messages (seed ${STORM_SEED})`,
+      () => archived() >= final && record(archived()).delivered_at,
+      90_000,
+      20,
+    );
     daemon.kill('SIGTERM');
     const stopped = await daemon;
-    expect(stopped.exitCode, `exit after SIGTERM (killed by ${String(stopped.signal)}: it did not stop within 5 s)`).toBe(0);
+    expect(
+      stopped.exitCode,
+      `exit after SIGTERM (killed by ${String(stopped.signal)}: it did not stop within 5 s)`,
+    ).toBe(0);
 
     const archive = p.archive();
     const n = archive.length;
     // archive IDs run 1..N, no gap or duplicate; the chain alternates and links; state agrees.
-    expect(archive.map((r) => r.id)).toEqual(Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`));
+    expect(archive.map((r) => r.id)).toEqual(
+      Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`),
+    );
     archive.forEach((r, i) => {
       expect(r.reply_to).toBe(i ? archive[i - 1]!.id : null);
       expect(r.sender).toBe(i % 2 ? 'claude2' : 'claude1');
     });
     const last = archive[n - 1]!;
     expect(last.delivered_at).toBeTruthy(); // SIGTERM finishes the delivery in progress
-    expect(p.state()).toMatchObject({ message_counter: n, last_message_id: last.id, pending_reply_to: last.id, current_turn: last.receiver });
+    expect(p.state()).toMatchObject({
+      message_counter: n,
+      last_message_id: last.id,
+      pending_reply_to: last.id,
+      current_turn: last.receiver,
+    });
     // Nothing rejected, nothing left claimed (no fourth place at rest).
     expect(p.ls('rejected')).toEqual([]);
     expect([...p.ls('.claimed', 'c1_to_c2'), ...p.ls('.claimed', 'c2_to_c1')]).toEqual([]);
@@ -232,25 +296,32 @@ describe('start-up recovery after a crash mid-delivery', () => {
     // places are the archive and the inboxes (replies posted after the last delivery, or answers to a
     // redelivered message that wait their turn). The daemon is stopped, so the recorders' last posts
     // only add to the inboxes: wait for both sides to agree, then compare.
-    const written = () => [
-      'ping',
-      ...Object.values(logs).flatMap((log) =>
-        readRecorder(log).pastes.flatMap((t) => {
-          const m = /^\[baton\] (msg_\d+) from /.exec(t);
-          return m ? [`reply to ${m[1]}`] : [];
-        }),
-      ),
-    ].sort();
+    const written = () =>
+      [
+        'ping',
+        ...Object.values(logs).flatMap((log) =>
+          readRecorder(log).pastes.flatMap((t) => {
+            const m = /^\[baton\] (msg_\d+) from /.exec(t);
+            return m ? [`reply to ${m[1]}`] : [];
+          }),
+        ),
+      ].sort();
     // Message files only: a recorder's `baton post` may be writing its temp dot-file right now.
     const inboxes = () =>
       ['c1_to_c2', 'c2_to_c1'].flatMap((d) =>
         p
           .ls(d)
           .filter((f) => !f.startsWith('.'))
-          .map((f) => ({ d, f, content: (JSON.parse(readFileSync(p.path(d, f), 'utf8')) as { content: string }).content })),
+          .map((f) => ({
+            d,
+            f,
+            content: (JSON.parse(readFileSync(p.path(d, f), 'utf8')) as { content: string }).content,
+          })),
       );
     const found = () => [...archive.map((r) => r.content), ...inboxes().map((x) => x.content)].sort();
-    await waitFor('every reply posted', () => JSON.stringify(found()) === JSON.stringify(written()), 60_000).catch(() => {});
+    await waitFor('every reply posted', () => JSON.stringify(found()) === JSON.stringify(written()), 60_000).catch(
+      () => {},
+    );
     expect(found()).toEqual(written());
     expect([...p.ls('c1_to_c2'), ...p.ls('c2_to_c1')]).toHaveLength(inboxes().length); // no temp file left behind
     // The same file never sits in an inbox and in the archive.
@@ -261,7 +332,9 @@ describe('start-up recovery after a crash mid-delivery', () => {
     // delivered_at is stamped once Enter is sent; the program reads the bytes later — much later when it
     // is busy running its own `baton post`. Give every pane time to read everything, then judge.
     const readAll = () =>
-      archive.every((r) => readRecorder(logs[r.receiver as keyof typeof logs]).typed.some((t) => t.startsWith(`[baton] ${r.id} `)));
+      archive.every((r) =>
+        readRecorder(logs[r.receiver as keyof typeof logs]).typed.some((t) => t.startsWith(`[baton] ${r.id} `)),
+      );
     await waitFor('every delivered message read by its pane', readAll, 60_000).catch(() => {});
     // Each pane got every ID meant for it at least once, twice only where flagged.
     for (const [agent, log] of Object.entries(logs)) {
@@ -270,7 +343,10 @@ describe('start-up recovery after a crash mid-delivery', () => {
       const headers = read.typed.map((t) => t.split('\n')[0]!);
       for (const r of archive.filter((x) => x.receiver === agent)) {
         const got = headers.filter((h) => h.startsWith(`[baton] ${r.id} `));
-        expect(got.length, `${r.id} typed into ${agent}; it read: ${JSON.stringify(headers)}; stray ${JSON.stringify(read.stray.slice(0, 300))}`).toBeGreaterThanOrEqual(1);
+        expect(
+          got.length,
+          `${r.id} typed into ${agent}; it read: ${JSON.stringify(headers)}; stray ${JSON.stringify(read.stray.slice(0, 300))}`,
+        ).toBeGreaterThanOrEqual(1);
         if (got.length > 1) {
           expect(r.redelivered, `${r.id} typed ${got.length}× must be flagged`).toBe(true);
           expect(got.slice(1).every((h) => h.endsWith('(redelivered)'))).toBe(true);
@@ -278,7 +354,11 @@ describe('start-up recovery after a crash mid-delivery', () => {
         expect(got.length).toBeLessThanOrEqual(2);
       }
       // Nothing but baton's messages reached the pane, and no message meant for the other agent.
-      expect(headers.every((h) => archive.some((r) => r.receiver === agent && h.startsWith(`[baton] ${r.id} from ${r.sender}`)))).toBe(true);
+      expect(
+        headers.every((h) =>
+          archive.some((r) => r.receiver === agent && h.startsWith(`[baton] ${r.id} from ${r.sender}`)),
+        ),
+      ).toBe(true);
     }
     const events = p.events();
     const redelivered = events.filter((e) => e.event === 'redelivered').length;
@@ -287,7 +367,9 @@ describe('start-up recovery after a crash mid-delivery', () => {
       `storm (seed ${STORM_SEED}): ${kills} kills, ${n} messages, ${redelivered} redelivered, ` +
         `${events.filter((e) => e.event === 'recovered').length} recoveries, ${inboxes().length} replies left in inboxes, ` +
         `${written().length} files written, 0 lost, 0 duplicated, ${Math.round((Date.now() - began) / 1000)} s` +
-        (orphans.length ? `; WARNING: ${orphans.length} child process(es) outlived a killed daemon (pids ${orphans.join(', ')})` : ''),
+        (orphans.length
+          ? `; WARNING: ${orphans.length} child process(es) outlived a killed daemon (pids ${orphans.join(', ')})`
+          : ''),
     );
   }, 180_000);
 });

@@ -28,7 +28,9 @@ describe('relay (PostgreSQL bus)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'baton-relay-'));
     dirs.push(dir);
     const conversation = `relay-${process.pid}`;
-    const config = parseConfig(machinesConfig(server.url, conversation), join(dir, 'config.json'), dir, { BATON_HOST: 'alpha' });
+    const config = parseConfig(machinesConfig(server.url, conversation), join(dir, 'config.json'), dir, {
+      BATON_HOST: 'alpha',
+    });
     const pg = { url: server.url, conversation, host: 'alpha' };
     const db = openPool(server.url);
     try {
@@ -40,7 +42,11 @@ describe('relay (PostgreSQL bus)', () => {
       writeFileSync(join(folder, 'reply.json'), body);
       await relay.rescan();
       expect(await relay.run()).toBe(1);
-      const [row] = await query<{ seq: string; relay_key: string }>(server.url, 'SELECT seq, relay_key FROM baton.waiting WHERE conversation = $1', [conversation]);
+      const [row] = await query<{ seq: string; relay_key: string }>(
+        server.url,
+        'SELECT seq, relay_key FROM baton.waiting WHERE conversation = $1',
+        [conversation],
+      );
       expect(row?.relay_key).toMatch(new RegExp(`^${conversation}/alpha/c1_to_c2/\\d+-\\d+-\\d+-reply\\.json$`));
 
       // Delivered by the other machine (its waiting row taken), while this relay had been killed just
@@ -51,7 +57,9 @@ describe('relay (PostgreSQL bus)', () => {
       writeFileSync(join(claimed, row!.relay_key.split('/').at(-1)!), body);
 
       await relay.resume();
-      expect(await query(server.url, 'SELECT seq FROM baton.waiting WHERE conversation = $1', [conversation])).toEqual([]);
+      expect(await query(server.url, 'SELECT seq FROM baton.waiting WHERE conversation = $1', [conversation])).toEqual(
+        [],
+      );
       expect(readdirSync(claimed)).toEqual([]); // and the claim is gone
     } finally {
       await db.end();

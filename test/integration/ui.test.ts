@@ -130,24 +130,43 @@ describe('baton ui: HTTP', () => {
   it('turns away forged hosts, other origins, missing tokens and bad bodies with 4xx and a message', async () => {
     const { u, origin, token, p } = await setup();
     const post = (path: string, body: string, headers: Record<string, string> = {}) =>
-      raw(`${origin}${path}`, { method: 'POST', body, headers: { 'content-type': 'application/json', origin, 'x-baton-token': token, ...headers } });
+      raw(`${origin}${path}`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', origin, 'x-baton-token': token, ...headers },
+      });
     const good = JSON.stringify({ to: 'claude1', content: 'hi' });
 
     const rebinding = await raw(`${origin}/api/snapshot`, { headers: { host: `evil.example:${u.port}` } });
     expect(rebinding.status).toBe(421);
     expect(JSON.parse(rebinding.body).error).toContain('loopback');
-    for (const host of [`evil.example`, `127.0.0.1.evil.example:${u.port}`, `localhost.evil:${u.port}`, `[::2]:${u.port}`]) {
+    for (const host of [
+      `evil.example`,
+      `127.0.0.1.evil.example:${u.port}`,
+      `localhost.evil:${u.port}`,
+      `[::2]:${u.port}`,
+    ]) {
       expect((await raw(`${origin}/api/snapshot`, { headers: { host } })).status, host).toBe(421);
     }
     expect(await rawSocket(u.port, 'GET /api/snapshot HTTP/1.0\r\n\r\n')).toMatch(/^HTTP\/1\.1 421/); // no Host at all
     // Loopback names on any port (an SSH tunnel or a port mapping) are this server.
-    for (const host of [`LOCALHOST:${u.port}`, `[::1]:${u.port}`, '127.0.0.1', 'localhost:8000', `127.1.2.3:${u.port}`]) {
+    for (const host of [
+      `LOCALHOST:${u.port}`,
+      `[::1]:${u.port}`,
+      '127.0.0.1',
+      'localhost:8000',
+      `127.1.2.3:${u.port}`,
+    ]) {
       expect((await raw(`${origin}/api/snapshot`, { headers: { host } })).status, host).toBe(200);
     }
     expect((await post('/api/send', good, { origin: 'http://evil.example' })).status).toBe(403);
     expect((await post('/api/send', good, { origin: 'null' })).status).toBe(403);
     expect((await post('/api/send', good, { origin: `http://localhost:${u.port}` })).status).toBe(403); // not the Host it came to
-    const noOrigin = await raw(`${origin}/api/send`, { method: 'POST', body: good, headers: { 'content-type': 'application/json', 'x-baton-token': token } });
+    const noOrigin = await raw(`${origin}/api/send`, {
+      method: 'POST',
+      body: good,
+      headers: { 'content-type': 'application/json', 'x-baton-token': token },
+    });
     expect(noOrigin.status).toBe(403);
     const noToken = await post('/api/send', good, { 'x-baton-token': '' });
     expect(noToken.status).toBe(403);
@@ -165,17 +184,29 @@ describe('baton ui: HTTP', () => {
     expect((await post('/api/reject', JSON.stringify({ file: 'x.json', reason: '' }))).status).toBe(400);
     expect((await post('/api/approve', JSON.stringify({ file: 'x.json', all: true }))).status).toBe(400);
     expect((await post('/api/nope', '{}')).status).toBe(404);
-    expect((await post('/api/send', JSON.stringify({ to: 'claude1', content: 'x'.repeat(1_200_000) }))).status).toBe(413);
+    expect((await post('/api/send', JSON.stringify({ to: 'claude1', content: 'x'.repeat(1_200_000) }))).status).toBe(
+      413,
+    );
     expect((await raw(`${origin}/api/messages?before=-1`)).status).toBe(400);
     expect((await raw(`${origin}/api/messages?limit=100000`)).status).toBe(400);
     expect((await raw(`${origin}/api/messages/..%2F..%2Fstate`)).status).toBe(404);
-    for (const path of ['/../../etc/passwd', '/api/messages/../../state.json', '/%2e%2e/%2e%2e/etc/passwd', '/web/../package.json']) {
-      const r = await rawSocket(u.port, `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${u.port}\r\nConnection: close\r\n\r\n`);
+    for (const path of [
+      '/../../etc/passwd',
+      '/api/messages/../../state.json',
+      '/%2e%2e/%2e%2e/etc/passwd',
+      '/web/../package.json',
+    ]) {
+      const r = await rawSocket(
+        u.port,
+        `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${u.port}\r\nConnection: close\r\n\r\n`,
+      );
       expect(r).toMatch(/^HTTP\/1\.1 404/);
       expect(r).not.toContain('root:');
       expect(r).not.toContain('"name": "baton"');
     }
-    expect(await rawSocket(u.port, `GET http://[/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)).toMatch(/^HTTP\/1\.1 400/);
+    expect(await rawSocket(u.port, `GET http://[/ HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`)).toMatch(
+      /^HTTP\/1\.1 400/,
+    );
     expect((await raw(`${origin}/api/messages/msg_0001`)).status).toBe(404);
     expect((await raw(`${origin}/api/snapshot`, { method: 'DELETE' })).status).toBe(405);
     expect((await raw(`${origin}/api/stream`, { headers: { 'last-event-id': 'abc' } })).status).toBe(400);
@@ -223,7 +254,9 @@ describe('baton ui: HTTP', () => {
     expect(cookie).toBe(`baton_token_${u.port}=${token}`);
     expect(String(page.headers['set-cookie'])).toContain('HttpOnly');
     expect((await raw(`${origin}/api/snapshot`, { headers: { cookie } })).status).toBe(200);
-    expect((await raw(`${origin}/api/snapshot`, { headers: { cookie: `baton_token_${u.port}=%E0%A4%A` } })).status).toBe(401);
+    expect(
+      (await raw(`${origin}/api/snapshot`, { headers: { cookie: `baton_token_${u.port}=%E0%A4%A` } })).status,
+    ).toBe(401);
   });
 
   it('with --token (or BATON_UI_TOKEN) on loopback, asks for it too; without, the variable alone turns it on', async () => {
@@ -255,7 +288,12 @@ describe('baton ui: HTTP', () => {
     // taken before that still says "no log yet" (gen 0), and a cursor pairing that with an offset into this
     // log is answered, rightly, with a reset (seen once in CI when the four deliveries were quick).
     let gen = NO_LOG;
-    await waitFor('the feed on this log', async () => (gen = (JSON.parse((await raw(`${origin}/api/snapshot`)).body) as { cursor: string }).cursor.split(':')[0]!) !== NO_LOG);
+    await waitFor(
+      'the feed on this log',
+      async () =>
+        (gen = (JSON.parse((await raw(`${origin}/api/snapshot`)).body) as { cursor: string }).cursor.split(':')[0]!) !==
+        NO_LOG,
+    );
     const lines = readFileSync(p.path('events.jsonl'), 'utf8').split('\n').filter(Boolean);
     const k = lines.findIndex((l) => JSON.parse(l).event === 'delivered' && JSON.parse(l).id === 'msg_0002');
     const offset = Buffer.byteLength(lines.slice(0, k + 1).join('\n') + '\n');
@@ -263,7 +301,10 @@ describe('baton ui: HTTP', () => {
     // A loaded machine may start the replay later than the default idle window: wait longer for its first bytes.
     const all = await readStream(`${origin}/api/stream`, { 'last-event-id': `${gen}:${offset}` }, 8000);
     const events = all.filter((e) => e.event === 'baton');
-    expect(events.map((e) => (e.data as { e: { event: string } }).e.event), `the stream sent: ${all.map((e) => `${e.event} ${JSON.stringify(e.data).slice(0, 120)}`).join(' | ')}`).toEqual(after.map((l) => JSON.parse(l).event));
+    expect(
+      events.map((e) => (e.data as { e: { event: string } }).e.event),
+      `the stream sent: ${all.map((e) => `${e.event} ${JSON.stringify(e.data).slice(0, 120)}`).join(' | ')}`,
+    ).toEqual(after.map((l) => JSON.parse(l).event));
     const delivered = events.filter((e) => (e.data as { e: { event: string } }).e.event === 'delivered');
     expect(delivered.map((e) => (e.data as { bubble: { id: string; content: string } }).bubble)).toMatchObject([
       { id: 'msg_0003', content: 'message 3' },
@@ -275,7 +316,11 @@ describe('baton ui: HTTP', () => {
     expect(offsets.at(-1)).toBe(Buffer.byteLength(lines.join('\n') + '\n'));
     expect([...offsets].sort((a, b) => a - b)).toEqual(offsets);
     // Up to date: nothing; a cursor from another log: reset, never a replay from a wrong offset.
-    expect((await readStream(`${origin}/api/stream`, { 'last-event-id': `${gen}:${offsets.at(-1)}` })).filter((e) => e.event === 'baton' || e.event === 'reset')).toEqual([]);
+    expect(
+      (await readStream(`${origin}/api/stream`, { 'last-event-id': `${gen}:${offsets.at(-1)}` })).filter(
+        (e) => e.event === 'baton' || e.event === 'reset',
+      ),
+    ).toEqual([]);
     const stale = await readStream(`${origin}/api/stream`, { 'last-event-id': `zz-1:${offset}` });
     expect(stale.filter((e) => e.event === 'baton')).toEqual([]);
     expect(stale.filter((e) => e.event === 'reset')).toHaveLength(1);
@@ -299,38 +344,59 @@ describe('baton ui: a local flood (issue 13)', () => {
         sockets.push(s);
       });
     // Slow headers: a request line, then one header byte every second, never finishing.
-    await Promise.all(Array.from({ length: 256 }, () => open(`GET / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nX-Slow: `)));
+    await Promise.all(
+      Array.from({ length: 256 }, () => open(`GET / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nX-Slow: `)),
+    );
     const drip = setInterval(() => sockets.slice(0, 256).forEach((s) => s.writable && s.write('a')), 1000);
     cleanups.push(async () => clearInterval(drip));
     // Event streams opened and never read.
-    await Promise.all(Array.from({ length: 300 }, () => open(`GET /api/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`)));
+    await Promise.all(
+      Array.from({ length: 300 }, () => open(`GET /api/stream HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`)),
+    );
     await new Promise((r) => setTimeout(r, 1500));
 
     // A person's requests meanwhile: the page, a snapshot, a control. Each must answer (10 s is the failure
     // signal), each on a new connection (a pooled one opened before the flood would prove nothing).
     const fresh = (url: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}) =>
       new Promise<{ status: number }>((resolve) => {
-        const req = httpRequest(url, { method: opts.method ?? 'GET', headers: opts.headers ?? {}, agent: false }, (res) => {
-          res.resume();
-          res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
-        });
+        const req = httpRequest(
+          url,
+          { method: opts.method ?? 'GET', headers: opts.headers ?? {}, agent: false },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve({ status: res.statusCode ?? 0 }));
+          },
+        );
         req.on('error', () => resolve({ status: 0 }));
         req.end(opts.body);
       });
     const timed = async (what: () => Promise<{ status: number }>) => {
       const t0 = performance.now();
-      const r = await Promise.race([what(), new Promise<{ status: number }>((resolve) => setTimeout(() => resolve({ status: 0 }), 10_000))]);
+      const r = await Promise.race([
+        what(),
+        new Promise<{ status: number }>((resolve) => setTimeout(() => resolve({ status: 0 }), 10_000)),
+      ]);
       return { status: r.status, ms: performance.now() - t0 };
     };
     const results = [];
     for (let i = 0; i < 5; i++) {
       results.push(await timed(() => fresh(u.url)));
       results.push(await timed(() => fresh(`${origin}/api/snapshot`)));
-      results.push(await timed(() => fresh(`${origin}/api/pause`, { method: 'POST', headers: { origin, 'x-baton-token': token, 'content-type': 'application/json' }, body: '{}' })));
+      results.push(
+        await timed(() =>
+          fresh(`${origin}/api/pause`, {
+            method: 'POST',
+            headers: { origin, 'x-baton-token': token, 'content-type': 'application/json' },
+            body: '{}',
+          }),
+        ),
+      );
     }
     const statuses = results.map((r) => r.status);
     const ms = results.map((r) => r.ms).sort((a, b) => a - b);
-    console.log(`under the flood: ${statuses.filter((x) => x === 200).length}/${statuses.length} answered 200, p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms`);
+    console.log(
+      `under the flood: ${statuses.filter((x) => x === 200).length}/${statuses.length} answered 200, p50 ${ms[Math.floor(ms.length / 2)]!.toFixed(1)} ms, max ${ms.at(-1)!.toFixed(1)} ms`,
+    );
     expect(statuses).toEqual(Array(15).fill(200));
   }, 60_000);
 });
@@ -345,7 +411,10 @@ describe('baton ui: another conversation in the same folder', () => {
       p.send(i % 2 ? 'c1_to_c2' : 'c2_to_c1', `${i}.json`, { content: `old ${i}` });
       await waitFor(`old ${i}`, () => p.events().some((e) => e.event === 'delivered' && e.id === `msg_000${i}`));
     }
-    await waitFor('the dashboard to see 3', async () => JSON.parse((await raw(`${origin}/api/snapshot`)).body).messages.total === 3);
+    await waitFor(
+      'the dashboard to see 3',
+      async () => JSON.parse((await raw(`${origin}/api/snapshot`)).body).messages.total === 3,
+    );
     const oldCursor = (JSON.parse((await raw(`${origin}/api/snapshot`)).body) as { cursor: string }).cursor;
     const watching = readStream(`${origin}/api/stream?from=${encodeURIComponent(oldCursor)}`, {}, 3000);
     first.proc.kill('SIGTERM');
@@ -355,7 +424,9 @@ describe('baton ui: another conversation in the same folder', () => {
     p.send('c1_to_c2', 'new.json', { content: 'new 1' });
     await waitFor('new msg_0001', () => p.events().some((e) => e.event === 'delivered' && e.id === 'msg_0001'));
     const snap = await waitFor('the dashboard to start over', async () => {
-      const s = JSON.parse((await raw(`${origin}/api/snapshot`)).body) as { messages: { total: number; items: Array<{ id: string; content: string }> } };
+      const s = JSON.parse((await raw(`${origin}/api/snapshot`)).body) as {
+        messages: { total: number; items: Array<{ id: string; content: string }> };
+      };
       return s.messages.total === 1 ? s : null;
     });
     expect(snap.messages.items).toMatchObject([{ id: 'msg_0001', content: 'new 1' }]);

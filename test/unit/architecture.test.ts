@@ -18,7 +18,11 @@ const files = (dir: string): string[] =>
 describe('architecture', () => {
   it('imports point one way with no cycle (dependency-cruiser)', async () => {
     // tools/depcruise/ has its own node_modules (the test command installs it): see its package.json.
-    const r = await execa(join(ROOT, 'tools', 'depcruise', 'node_modules', '.bin', 'depcruise'), ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], { cwd: ROOT, reject: false });
+    const r = await execa(
+      join(ROOT, 'tools', 'depcruise', 'node_modules', '.bin', 'depcruise'),
+      ['src', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'],
+      { cwd: ROOT, reject: false },
+    );
     expect(r.exitCode, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/no dependency violations found \(\d{2,} modules/);
   }, 60_000);

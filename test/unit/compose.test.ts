@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { render, sanitize, type Envelope } from '../../src/core/compose.js';
 
-const env = (over: Partial<Envelope> = {}): Envelope => ({ id: 'msg_0007', from: 'claude1', to: 'claude2', reply_to: 'msg_0006', type: 'message', content: 'hello', ...over });
+const env = (over: Partial<Envelope> = {}): Envelope => ({
+  id: 'msg_0007',
+  from: 'claude1',
+  to: 'claude2',
+  reply_to: 'msg_0006',
+  type: 'message',
+  content: 'hello',
+  ...over,
+});
 
 describe('sanitize', () => {
   it('turns CRLF and lone CR into LF', () => {
@@ -28,9 +36,9 @@ describe('render', () => {
     ]);
   });
   it('marks redelivered messages, shows type and subject', () => {
-    expect(render(env({ redelivered: true, type: 'question', subject: 'db\x1b[2J', reply_to: null })).split('\n')[0]).toBe(
-      '[baton] msg_0007 from claude1 [question] — db[2J (redelivered)',
-    );
+    expect(
+      render(env({ redelivered: true, type: 'question', subject: 'db\x1b[2J', reply_to: null })).split('\n')[0],
+    ).toBe('[baton] msg_0007 from claude1 [question] — db[2J (redelivered)');
   });
   it('never starts with / or ! and never ends with \\ or whitespace, whatever the template', () => {
     for (const content of ['/clear everything', '!rm -rf /', ' \u00a0\u200b/compact', 'ends with \\', 'trailing\n\n']) {
@@ -40,7 +48,9 @@ describe('render', () => {
     }
   });
   it('does not expand placeholders written inside content', () => {
-    expect(render(env({ content: '{hint} {id}' }), '{header}\n{content}')).toBe('[baton] msg_0007 from claude1 (reply to msg_0006)\n{hint} {id}');
+    expect(render(env({ content: '{hint} {id}' }), '{header}\n{content}')).toBe(
+      '[baton] msg_0007 from claude1 (reply to msg_0006)\n{hint} {id}',
+    );
   });
   it('no control byte survives, from content or subject', () => {
     const nasty = 'a\x1b[201~\rb\x03\x04\x1a\x1b[A\u0090';

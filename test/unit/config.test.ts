@@ -18,7 +18,12 @@ describe('config: the shipped default', () => {
     const c = parseConfig(DEFAULT_CONFIG, '/proj/config.json', base);
     expect(c.messageDir).toBe('/proj/messages');
     expect(c.order).toEqual(['claude1', 'claude2']);
-    expect(c.agents.claude1).toMatchObject({ kind: 'claude', cwd: '/proj/agents/claude1', session: 'claude1', command: 'claude' });
+    expect(c.agents.claude1).toMatchObject({
+      kind: 'claude',
+      cwd: '/proj/agents/claude1',
+      session: 'claude1',
+      command: 'claude',
+    });
     expect(c.directions).toEqual([
       { name: 'c1_to_c2', from: 'claude1', to: 'claude2', dir: '/proj/messages/c1_to_c2' },
       { name: 'c2_to_c1', from: 'claude2', to: 'claude1', dir: '/proj/messages/c2_to_c1' },
@@ -31,7 +36,11 @@ describe('config: the shipped default', () => {
 
 describe("config: the original tool's three keys", () => {
   it('still load, with claude1/claude2 as the agents', () => {
-    const c = parseConfig({ message_dir: './messages', c1_to_c2: 'c1_to_c2', c2_to_c1: 'c2_to_c1' }, '/proj/config.json', base);
+    const c = parseConfig(
+      { message_dir: './messages', c1_to_c2: 'c1_to_c2', c2_to_c1: 'c2_to_c1' },
+      '/proj/config.json',
+      base,
+    );
     expect(c.order).toEqual(['claude1', 'claude2']);
     expect(c.directions.map((d) => [d.name, d.from, d.to])).toEqual([
       ['c1_to_c2', 'claude1', 'claude2'],
@@ -54,7 +63,16 @@ describe('config: every SPEC key is accepted', () => {
           b: { kind: 'shell', target: 'work:1.0' },
           c: { kind: 'gemini', target: '%3' },
         },
-        turns: { policy: 'round_robin', max_turns: 10, timeout_s: 30, stop_phrase: '[[DONE]]', stop_from: ['a'], max_duration_s: 600, max_nudges: 2, moderated: true },
+        turns: {
+          policy: 'round_robin',
+          max_turns: 10,
+          timeout_s: 30,
+          stop_phrase: '[[DONE]]',
+          stop_from: ['a'],
+          max_duration_s: 600,
+          max_nudges: 2,
+          moderated: true,
+        },
         inbox: { max_bytes: 1000, settle_ms: 300 },
         delivery: { enter_delay_ms: 0, template: '{header}\n{content}' },
       },
@@ -75,7 +93,9 @@ describe('config: errors name the key path', () => {
   it('unknown keys, nested or top level', () => {
     expect(problems({ turns: { polcy: 'x' } })).toEqual(['turns.polcy: unknown key']);
     expect(problems({ foo: 1 })).toEqual(['foo: unknown key']);
-    expect(problems({ agents: { a: { kind: 'claude', comand: 'x' }, b: {} } })).toEqual(['agents.a.comand: unknown key']);
+    expect(problems({ agents: { a: { kind: 'claude', comand: 'x' }, b: {} } })).toEqual([
+      'agents.a.comand: unknown key',
+    ]);
   });
   it('wrong types and values', () => {
     expect(problems({ delivery: { enter_delay_ms: 'fast' } })[0]).toMatch(/^delivery\.enter_delay_ms: /);
@@ -84,12 +104,20 @@ describe('config: errors name the key path', () => {
     expect(problems({ inbox: { max_bytes: -1 } })[0]).toMatch(/^inbox\.max_bytes: /);
   });
   it('cross-key problems', () => {
-    expect(problems({ agents: { a: {}, b: {}, c: {} } })).toContainEqual(expect.stringMatching(/^turns\.policy: "alternate" needs exactly two agents/));
+    expect(problems({ agents: { a: {}, b: {}, c: {} } })).toContainEqual(
+      expect.stringMatching(/^turns\.policy: "alternate" needs exactly two agents/),
+    );
     expect(problems({ agents: { a: {}, b: {} }, first_turn: 'z' })).toEqual(['first_turn: unknown agent "z"']);
-    expect(problems({ agents: { a: {}, b: {} }, directions: { x: ['a', 'z'] } })).toContainEqual('directions.x: unknown agent "z"');
-    expect(problems({ agents: { a: {}, b: {} }, directions: { x: ['a', 'b'] } })).toEqual(['directions: no folder for b → a, which the alternate policy needs']);
+    expect(problems({ agents: { a: {}, b: {} }, directions: { x: ['a', 'z'] } })).toContainEqual(
+      'directions.x: unknown agent "z"',
+    );
+    expect(problems({ agents: { a: {}, b: {} }, directions: { x: ['a', 'b'] } })).toEqual([
+      'directions: no folder for b → a, which the alternate policy needs',
+    ]);
     expect(problems({ agents: { user: {}, b: {} } })[0]).toMatch(/^agents\.user: .*reserved/);
-    expect(problems({ agents: { a: {}, b: {} }, directions: { archive: ['a', 'b'], y: ['b', 'a'] } })[0]).toMatch(/^directions\.archive: /);
+    expect(problems({ agents: { a: {}, b: {} }, directions: { archive: ['a', 'b'], y: ['b', 'a'] } })[0]).toMatch(
+      /^directions\.archive: /,
+    );
     expect(problems({ agents: { a: { session: 'x' }, b: { session: 'x' } } })[0]).toMatch(/^agents\.b\.session: /);
   });
   it('a template that could start a slash command is refused', () => {
@@ -97,7 +125,9 @@ describe('config: errors name the key path', () => {
     expect(problems({ delivery: { template: '{header}' } })[0]).toMatch(/must contain \{content\}/);
   });
   it('the error message names the file', () => {
-    expect(() => parseConfig({ foo: 1 }, '/proj/config.json', base)).toThrow(/\/proj\/config\.json: invalid config\n {2}- foo: unknown key/);
+    expect(() => parseConfig({ foo: 1 }, '/proj/config.json', base)).toThrow(
+      /\/proj\/config\.json: invalid config\n {2}- foo: unknown key/,
+    );
   });
 });
 
@@ -119,8 +149,15 @@ describe('config: the bus and machines (SPEC §10)', () => {
     expect([c.agents.a!.host, c.agents.b!.host]).toEqual(['gpu-box', 'laptop']);
   });
   it('the postgres bus needs a URL, which BATON_BUS_URL replaces; the conversation defaults to the folder name', () => {
-    expect(() => parseConfig({ ...two, bus: { kind: 'postgres' } }, '/proj/config.json', base, {})).toThrow(/bus\.url: the postgres bus needs a URL/);
-    const c = parseConfig({ ...two, bus: { kind: 'postgres', url: 'postgres://x@db/baton' } }, '/proj/config.json', base, { BATON_BUS_URL: 'postgres://x:secret@db2/baton' });
+    expect(() => parseConfig({ ...two, bus: { kind: 'postgres' } }, '/proj/config.json', base, {})).toThrow(
+      /bus\.url: the postgres bus needs a URL/,
+    );
+    const c = parseConfig(
+      { ...two, bus: { kind: 'postgres', url: 'postgres://x@db/baton' } },
+      '/proj/config.json',
+      base,
+      { BATON_BUS_URL: 'postgres://x:secret@db2/baton' },
+    );
     expect(c.bus).toEqual({ kind: 'postgres', url: 'postgres://x:secret@db2/baton', conversation: 'proj' });
     expect(problems({ ...two, bus: { kind: 'postgres', url: 'mysql://db' } })).toEqual(['bus.url: a postgres:// URL']);
   });

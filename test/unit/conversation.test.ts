@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { durationEndsAt, endsWith, nudgePlan } from '../../src/core/conversation.js';
 
-const rules = { max_turns: 0, stop_phrase: undefined, stop_from: undefined, max_duration_s: 0, timeout_s: 0, max_nudges: 3 };
+const rules = {
+  max_turns: 0,
+  stop_phrase: undefined,
+  stop_from: undefined,
+  max_duration_s: 0,
+  timeout_s: 0,
+  max_nudges: 3,
+};
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const at = (s: number) => T0 + s * 1000;
 
@@ -18,7 +25,9 @@ describe('endsWith', () => {
     expect(endsWith({ message_counter: 1 }, { from: 'a', content: 'ok [[DONE]] bye' }, r)).toBe('stop_phrase');
     expect(endsWith({ message_counter: 1 }, { from: 'a', content: 'ok [[DONE] bye' }, r)).toBeNull();
     expect(endsWith({ message_counter: 1 }, { from: 'a', content: '[[DONE]]' }, { ...r, stop_from: ['b'] })).toBeNull();
-    expect(endsWith({ message_counter: 1 }, { from: 'b', content: '[[DONE]]' }, { ...r, stop_from: ['b'] })).toBe('stop_phrase');
+    expect(endsWith({ message_counter: 1 }, { from: 'b', content: '[[DONE]]' }, { ...r, stop_from: ['b'] })).toBe(
+      'stop_phrase',
+    );
   });
   it('nothing configured: never ends by itself', () => {
     expect(endsWith({ message_counter: 10_000 }, { from: 'a', content: '[[DONE]]' }, rules)).toBeNull();
@@ -30,13 +39,20 @@ describe('durationEndsAt', () => {
     const p = { message_counter: 0, started_at: new Date(T0).toISOString() };
     expect(durationEndsAt(p, { ...rules, max_duration_s: 60 })).toBe(at(60));
     expect(durationEndsAt(p, rules)).toBeNull();
-    expect(durationEndsAt({ ...p, finished: { reason: 'ended', at: '' } }, { ...rules, max_duration_s: 60 })).toBeNull();
+    expect(
+      durationEndsAt({ ...p, finished: { reason: 'ended', at: '' } }, { ...rules, max_duration_s: 60 }),
+    ).toBeNull();
   });
 });
 
 describe('nudgePlan', () => {
   const r = { ...rules, timeout_s: 10, max_nudges: 3 };
-  const p = (nudges: number, extra = {}) => ({ message_counter: 1, turn_started_at: new Date(T0).toISOString(), nudges, ...extra });
+  const p = (nudges: number, extra = {}) => ({
+    message_counter: 1,
+    turn_started_at: new Date(T0).toISOString(),
+    nudges,
+    ...extra,
+  });
   it('reminders come after T, then 2T, then 4T more; then stalled after one more gap (8T)', () => {
     expect(nudgePlan(p(0), at(9.9), r)).toEqual({ action: 'none', at: at(10) });
     expect(nudgePlan(p(0), at(10), r)).toEqual({ action: 'nudge', n: 1 });
@@ -52,6 +68,9 @@ describe('nudgePlan', () => {
   it('never when off, finished, or already stalled', () => {
     expect(nudgePlan(p(0), at(1e6), rules)).toEqual({ action: 'none', at: null });
     expect(nudgePlan(p(0, { stalled: true }), at(1e6), r)).toEqual({ action: 'none', at: null });
-    expect(nudgePlan(p(0, { finished: { reason: 'ended', at: '' } }), at(1e6), r)).toEqual({ action: 'none', at: null });
+    expect(nudgePlan(p(0, { finished: { reason: 'ended', at: '' } }), at(1e6), r)).toEqual({
+      action: 'none',
+      at: null,
+    });
   });
 });

@@ -14,13 +14,24 @@ import { FencedError } from '../../src/bus/bus.js';
 import { pane, RecordingTypist } from '../helpers/recording-typist.js';
 
 const config = parseConfig(
-  { agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } }, directions: { a_to_b: ['a', 'b'], b_to_a: ['b', 'a'] } },
+  {
+    agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } },
+    directions: { a_to_b: ['a', 'b'], b_to_a: ['b', 'a'] },
+  },
   '/p/config.json',
   '/p',
 );
 const record: ArchiveRecord = {
-  id: 'msg_0007', reply_to: 'msg_0006', sender: 'a', receiver: 'b', type: 'message', content: 'hello',
-  direction: 'a_to_b', source_file: 'm.json', received_at: '2026-01-01T00:00:00.000Z', delivered_at: null,
+  id: 'msg_0007',
+  reply_to: 'msg_0006',
+  sender: 'a',
+  receiver: 'b',
+  type: 'message',
+  content: 'hello',
+  direction: 'a_to_b',
+  source_file: 'm.json',
+  received_at: '2026-01-01T00:00:00.000Z',
+  delivered_at: null,
 };
 
 function world(opts: { stampFails?: number } = {}) {
@@ -31,7 +42,9 @@ function world(opts: { stampFails?: number } = {}) {
   let stampFails = opts.stampFails ?? 0;
   let saves = 0;
   const bus = {
-    events: { emit: async (event: string, fields: Record<string, unknown> = {}) => void events.push({ event, fields }) },
+    events: {
+      emit: async (event: string, fields: Record<string, unknown> = {}) => void events.push({ event, fields }),
+    },
     saveState: async () => void saves++,
     stamp: async (r: ArchiveRecord) => {
       if (stampFails-- > 0) throw new Error('disk full');
@@ -45,7 +58,8 @@ function world(opts: { stampFails?: number } = {}) {
   return { typist, stamps, events, wakes, courier, delivered, saves: () => saves };
 }
 
-const begin = (w: ReturnType<typeof world>, opts = { typed: false, saved: true }) => w.courier.begin(record, { firstSeen: 0, turnSince: 0 }, opts);
+const begin = (w: ReturnType<typeof world>, opts = { typed: false, saved: true }) =>
+  w.courier.begin(record, { firstSeen: 0, turnSince: 0 }, opts);
 
 describe('the courier', () => {
   it('types a committed message phase by phase and stamps it once', async () => {
@@ -53,7 +67,13 @@ describe('the courier', () => {
     begin(w);
     expect(w.courier.phase).toBe('committed');
     expect(await w.courier.advance()).toBe(true);
-    expect(w.typist.steps()).toEqual(['ready', 'paste [baton] msg_0007 from a (reply to msg_0006)', 'shown', 'enter', 'confirm']);
+    expect(w.typist.steps()).toEqual([
+      'ready',
+      'paste [baton] msg_0007 from a (reply to msg_0006)',
+      'shown',
+      'enter',
+      'confirm',
+    ]);
     expect(w.stamps).toHaveLength(1);
     expect(w.stamps[0]).toMatchObject({ id: 'msg_0007', confirmed: 'not_checked' });
     expect(w.stamps[0]!.delivered_at).toBeTruthy();
@@ -72,7 +92,11 @@ describe('the courier', () => {
     const turnSince = performance.now();
     w.courier.begin(record, { firstSeen: turnSince - 9000, turnSince }, { typed: false, saved: true });
     expect(await w.courier.advance()).toBe(true);
-    const f = w.events.find((e) => e.event === 'delivered')!.fields as { latency_ms: number; held_ms: number; delivery_ms: number };
+    const f = w.events.find((e) => e.event === 'delivered')!.fields as {
+      latency_ms: number;
+      held_ms: number;
+      delivery_ms: number;
+    };
     expect(f.held_ms).toBe(9000);
     expect(f.delivery_ms).toBeLessThan(1000);
     expect(f.latency_ms).toBeCloseTo(f.held_ms + f.delivery_ms, 0);
@@ -94,7 +118,10 @@ describe('the courier', () => {
     expect(await clean.courier.advance()).toBe(false);
     expect(clean.courier.phase).toBe('committed');
     expect(await clean.courier.advance()).toBe(true);
-    expect(clean.typist.steps().filter((s) => s.startsWith('paste'))).toEqual(['paste [baton] msg_0007 from a (reply to msg_0006)', 'paste [baton] msg_0007 from a (reply to msg_0006)']);
+    expect(clean.typist.steps().filter((s) => s.startsWith('paste'))).toEqual([
+      'paste [baton] msg_0007 from a (reply to msg_0006)',
+      'paste [baton] msg_0007 from a (reply to msg_0006)',
+    ]);
     expect(clean.stamps[0]!.redelivered).toBeUndefined();
 
     const timedOut = world();
@@ -102,7 +129,9 @@ describe('the courier', () => {
     begin(timedOut);
     await timedOut.courier.advance();
     await timedOut.courier.advance();
-    expect(timedOut.typist.steps().filter((s) => s.startsWith('paste'))[1]).toBe('paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)');
+    expect(timedOut.typist.steps().filter((s) => s.startsWith('paste'))[1]).toBe(
+      'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
+    );
     expect(timedOut.stamps[0]!.redelivered).toBe(true);
     expect(timedOut.events.map((e) => e.event)).toEqual(['delivery_failed', 'redelivered', 'delivered']);
   });
@@ -114,7 +143,16 @@ describe('the courier', () => {
     expect(await lost.courier.advance()).toBe(false);
     expect(lost.courier.phase).toBe('committed');
     await lost.courier.advance();
-    expect(lost.typist.steps()).toEqual(['ready', 'paste [baton] msg_0007 from a (reply to msg_0006)', 'shown', 'ready', 'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)', 'shown', 'enter', 'confirm']);
+    expect(lost.typist.steps()).toEqual([
+      'ready',
+      'paste [baton] msg_0007 from a (reply to msg_0006)',
+      'shown',
+      'ready',
+      'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
+      'shown',
+      'enter',
+      'confirm',
+    ]);
     // The retry looked for its own text in the box: it may be there, unsubmitted.
     expect(lost.typist.calls[3]).toMatchObject({ step: 'ready', ours: '[baton] msg_0007 ' });
 
@@ -124,7 +162,16 @@ describe('the courier', () => {
     expect(await enter.courier.advance()).toBe(false);
     expect(enter.courier.phase).toBe('pasted');
     await enter.courier.advance();
-    expect(enter.typist.steps()).toEqual(['ready', 'paste [baton] msg_0007 from a (reply to msg_0006)', 'shown', 'enter', 'ready', 'shown', 'enter', 'confirm']);
+    expect(enter.typist.steps()).toEqual([
+      'ready',
+      'paste [baton] msg_0007 from a (reply to msg_0006)',
+      'shown',
+      'enter',
+      'ready',
+      'shown',
+      'enter',
+      'confirm',
+    ]);
     expect(enter.stamps[0]!.redelivered).toBeUndefined(); // typed once: not flagged
   });
 
@@ -137,7 +184,13 @@ describe('the courier', () => {
     await expect(w.courier.advance()).rejects.toThrow('disk full');
     expect(w.courier.phase).toBe('confirmed');
     expect(await w.courier.advance()).toBe(true);
-    expect(w.typist.steps().filter((s) => s !== 'ready')).toEqual(['paste [baton] msg_0007 from a (reply to msg_0006)', 'shown', 'enter', 'confirm', 'confirm']);
+    expect(w.typist.steps().filter((s) => s !== 'ready')).toEqual([
+      'paste [baton] msg_0007 from a (reply to msg_0006)',
+      'shown',
+      'enter',
+      'confirm',
+      'confirm',
+    ]);
     expect(w.stamps).toHaveLength(1);
   });
 
@@ -167,7 +220,11 @@ describe('the courier', () => {
 
   it('the same failure is reported once, a different one again', async () => {
     const w = world();
-    w.typist.script.enter.push({ ok: false, error: 'A', maybeTyped: true }, { ok: false, error: 'A', maybeTyped: true }, { ok: false, error: 'B', maybeTyped: true });
+    w.typist.script.enter.push(
+      { ok: false, error: 'A', maybeTyped: true },
+      { ok: false, error: 'A', maybeTyped: true },
+      { ok: false, error: 'B', maybeTyped: true },
+    );
     begin(w);
     for (let i = 0; i < 4; i++) await w.courier.advance();
     expect(w.events.filter((e) => e.event === 'delivery_failed').map((e) => e.fields.error)).toEqual(['A', 'B']);
@@ -176,20 +233,31 @@ describe('the courier', () => {
   // Issue 13: the moments between a paste and its confirmation.
   it('a pane that is another instance when its Enter is due gets the message again in full, flagged — never an Enter alone', async () => {
     const w = world();
-    w.typist.script.enter.push({ ok: false, error: 'the pane is not the one it was', maybeTyped: false, refused: 'moved' });
+    w.typist.script.enter.push({
+      ok: false,
+      error: 'the pane is not the one it was',
+      maybeTyped: false,
+      refused: 'moved',
+    });
     begin(w);
     expect(await w.courier.advance()).toBe(false);
     expect(w.courier.phase).toBe('committed');
     // The session was replaced: same id, another process.
     w.typist.script.ready.push({ ok: true, pane: pane('%1', 200) });
     expect(await w.courier.advance()).toBe(true);
-    expect(w.typist.steps().filter((x) => x !== 'ready' && x !== 'shown')).toEqual(['paste [baton] msg_0007 from a (reply to msg_0006)', 'enter', 'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)', 'enter', 'confirm']);
+    expect(w.typist.steps().filter((x) => x !== 'ready' && x !== 'shown')).toEqual([
+      'paste [baton] msg_0007 from a (reply to msg_0006)',
+      'enter',
+      'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
+      'enter',
+      'confirm',
+    ]);
     const enters = w.typist.calls.filter((c) => c.step === 'enter') as Array<{ pane: string }>;
     expect(enters).toHaveLength(2);
     expect(w.stamps[0]!.redelivered).toBe(true);
   });
 
-  it('the agent\'s pane replaced after the paste, before the Enter: typed again in the new one, the Enter never sent alone', async () => {
+  it("the agent's pane replaced after the paste, before the Enter: typed again in the new one, the Enter never sent alone", async () => {
     const w = world();
     w.typist.script.enter.push({ ok: false, error: 'copy mode', maybeTyped: false, refused: 'copy_mode' });
     begin(w);
@@ -205,7 +273,10 @@ describe('the courier', () => {
       ['%1', '[baton] msg_0007 from a (reply to msg_0006)'],
       ['%4', '[baton] msg_0007 from a (reply to msg_0006) (redelivered)'],
     ]);
-    expect((w.typist.calls.filter((c) => c.step === 'enter') as Array<{ pane: string }>).map((c) => c.pane)).toEqual(['%1', '%4']);
+    expect((w.typist.calls.filter((c) => c.step === 'enter') as Array<{ pane: string }>).map((c) => c.pane)).toEqual([
+      '%1',
+      '%4',
+    ]);
   });
 
   it('copy mode holds the Enter: pressed once the person stops scrolling, the text not typed again', async () => {
@@ -222,7 +293,12 @@ describe('the courier', () => {
 
   it('a keystroke tmux refuses because another daemon holds the conversation stops this one', async () => {
     const w = world();
-    w.typist.script.paste.push({ ok: false, error: 'another daemon holds this conversation now', maybeTyped: false, refused: 'fenced' });
+    w.typist.script.paste.push({
+      ok: false,
+      error: 'another daemon holds this conversation now',
+      maybeTyped: false,
+      refused: 'fenced',
+    });
     begin(w);
     await expect(w.courier.advance()).rejects.toBeInstanceOf(FencedError);
     expect(w.stamps).toEqual([]);
@@ -233,13 +309,17 @@ describe('the courier', () => {
     shell.typist.script.intake.push('inert');
     begin(shell);
     await shell.courier.advance();
-    expect((shell.typist.calls.find((c) => c.step === 'paste') as { text: string }).text).toBe('# baton: msg_0007 from a reply to msg_0006 - read it with: baton show msg_0007');
+    expect((shell.typist.calls.find((c) => c.step === 'paste') as { text: string }).text).toBe(
+      '# baton: msg_0007 from a reply to msg_0006 - read it with: baton show msg_0007',
+    );
     const line = world();
     line.typist.script.intake.push('one_line');
     begin(line);
     await line.courier.advance();
     const text = (line.typist.calls.find((c) => c.step === 'paste') as { text: string }).text;
     expect(text).not.toContain('\n');
-    expect(text).toMatch(/^\[baton\] msg_0007 from a \(reply to msg_0006\) \u23CE hello \u23CE {2}\u23CE \[baton\] reply to a with/);
+    expect(text).toMatch(
+      /^\[baton\] msg_0007 from a \(reply to msg_0006\) \u23CE hello \u23CE {2}\u23CE \[baton\] reply to a with/,
+    );
   });
 });

@@ -9,20 +9,49 @@ const screen = (...lines: string[]) => ['', ...lines, ''];
 
 describe('readClaudeScreen (the layout measured in CLAUDE-CODE.md)', () => {
   it('an empty input box is ready; the queued placeholder counts as empty', () => {
-    expect(readClaudeScreen(screen('❯ earlier message', '● answer', RULE, `❯${NBSP}`, RULE, '  ⏵⏵ bypass permissions on (shift+tab to cycle)'))).toEqual({ state: 'ready', busy: false });
-    expect(readClaudeScreen(screen(RULE, `❯${NBSP}Press up to edit queued messages`, RULE))).toEqual({ state: 'ready', busy: false });
+    expect(
+      readClaudeScreen(
+        screen(
+          '❯ earlier message',
+          '● answer',
+          RULE,
+          `❯${NBSP}`,
+          RULE,
+          '  ⏵⏵ bypass permissions on (shift+tab to cycle)',
+        ),
+      ),
+    ).toEqual({ state: 'ready', busy: false });
+    expect(readClaudeScreen(screen(RULE, `❯${NBSP}Press up to edit queued messages`, RULE))).toEqual({
+      state: 'ready',
+      busy: false,
+    });
   });
 
   it('busy: a spinner above the box or "esc to interrupt" below it; still ready (Claude Code queues)', () => {
-    expect(readClaudeScreen(screen('✢ Moseying… (3s)', RULE, `❯${NBSP}`, RULE))).toEqual({ state: 'ready', busy: true });
-    expect(readClaudeScreen(screen(RULE, `❯${NBSP}`, RULE, '  ⏵⏵ bypass permissions on · esc to interrupt'))).toEqual({ state: 'ready', busy: true });
+    expect(readClaudeScreen(screen('✢ Moseying… (3s)', RULE, `❯${NBSP}`, RULE))).toEqual({
+      state: 'ready',
+      busy: true,
+    });
+    expect(readClaudeScreen(screen(RULE, `❯${NBSP}`, RULE, '  ⏵⏵ bypass permissions on · esc to interrupt'))).toEqual({
+      state: 'ready',
+      busy: true,
+    });
     // 2.1.197 shows "paste again to expand" in the footer after a paste: not busy by itself.
-    expect(readClaudeScreen(screen(RULE, `❯${NBSP}`, RULE, '  paste again to expand · esc to interrupt'))).toEqual({ state: 'ready', busy: false });
+    expect(readClaudeScreen(screen(RULE, `❯${NBSP}`, RULE, '  paste again to expand · esc to interrupt'))).toEqual({
+      state: 'ready',
+      busy: false,
+    });
   });
 
   it('text in the box (one line, several, or a pasted-text marker) is held, with the text', () => {
-    expect(readClaudeScreen(screen(RULE, `❯${NBSP}half a sentence a person is typ`, RULE))).toEqual({ state: 'holding', busy: false, input: 'half a sentence a person is typ' });
-    expect(readClaudeScreen(screen(RULE, `❯${NBSP}[baton] msg_0001 from claude1`, '  hello', '  world', RULE))).toEqual({ state: 'holding', busy: false, input: '[baton] msg_0001 from claude1\nhello\nworld' });
+    expect(readClaudeScreen(screen(RULE, `❯${NBSP}half a sentence a person is typ`, RULE))).toEqual({
+      state: 'holding',
+      busy: false,
+      input: 'half a sentence a person is typ',
+    });
+    expect(readClaudeScreen(screen(RULE, `❯${NBSP}[baton] msg_0001 from claude1`, '  hello', '  world', RULE))).toEqual(
+      { state: 'holding', busy: false, input: '[baton] msg_0001 from claude1\nhello\nworld' },
+    );
     expect(readClaudeScreen(screen(RULE, `❯${NBSP}[Pasted text #1 +40 lines]`, RULE)).state).toBe('holding');
   });
 
@@ -32,7 +61,9 @@ describe('readClaudeScreen (the layout measured in CLAUDE-CODE.md)', () => {
   });
 
   it('a dialog instead of the box, and a screen nobody knows, are never ready', () => {
-    const dialog = readClaudeScreen(screen(' Do you trust the files in this folder?', ' ❯ 1. Yes, proceed', '   2. No, exit'));
+    const dialog = readClaudeScreen(
+      screen(' Do you trust the files in this folder?', ' ❯ 1. Yes, proceed', '   2. No, exit'),
+    );
     expect(dialog.state).toBe('dialog');
     expect(screenProblem(dialog)).toMatch(/^a dialog is open/);
     const unknown = readClaudeScreen(screen('$ ', 'bash-5.2$'));

@@ -10,14 +10,23 @@ const reason = (v: unknown) => {
 describe('validateMessage', () => {
   it('accepts the SPEC example and keeps unknown fields', () => {
     const r = validateMessage(
-      { timestamp: '2025-11-21T18:00:00+09:00', sender: 'claude1', receiver: 'claude2', content: 'hi', type: 'message', mood: 'fine' },
+      {
+        timestamp: '2025-11-21T18:00:00+09:00',
+        sender: 'claude1',
+        receiver: 'claude2',
+        content: 'hi',
+        type: 'message',
+        mood: 'fine',
+      },
       route,
     );
     expect(r).toEqual({ ok: true, message: expect.objectContaining({ content: 'hi', mood: 'fine', type: 'message' }) });
   });
   it('keeps every field as written, even one named "__proto__" (at the top and inside data)', () => {
     const r = validateMessage(JSON.parse('{"content":"x","__proto__":{"a":1},"data":{"__proto__":5,"b":[1]}}'), route);
-    expect(r.ok && JSON.stringify(r.message)).toBe('{"content":"x","__proto__":{"a":1},"data":{"__proto__":5,"b":[1]},"type":"message"}');
+    expect(r.ok && JSON.stringify(r.message)).toBe(
+      '{"content":"x","__proto__":{"a":1},"data":{"__proto__":5,"b":[1]},"type":"message"}',
+    );
   });
 
   it('content alone is enough; type defaults to message', () => {
@@ -25,7 +34,16 @@ describe('validateMessage', () => {
   });
   it('drops the fields the daemon owns (id, reply_to, times, redelivered…) when an agent writes them', () => {
     const r = validateMessage(
-      { content: 'x', id: 'msg_9999', reply_to: 'msg_0001', delivered_at: 'x', received_at: 'y', redelivered: true, direction: 'd', source_file: 'f' },
+      {
+        content: 'x',
+        id: 'msg_9999',
+        reply_to: 'msg_0001',
+        delivered_at: 'x',
+        received_at: 'y',
+        redelivered: true,
+        direction: 'd',
+        source_file: 'f',
+      },
       route,
     );
     expect(r.ok && r.message).toEqual({ content: 'x', type: 'message' });

@@ -4,7 +4,21 @@ import { isBareShell, whyNotReady, whyNotTypable } from '../../src/terminal/read
 import type { Tmux } from '../../src/terminal/tmux.js';
 import { programName, programOf } from '../../src/terminal/program.js';
 
-const pane = (command: string, startCommand: string): PaneInfo => ({ id: '%1', session: 's', dead: false, inMode: false, agentPane: '', command, activity: 0, demo: false, startCommand, pid: 1, server: '1:1', tty: '/dev/pts/1', bracketed: null });
+const pane = (command: string, startCommand: string): PaneInfo => ({
+  id: '%1',
+  session: 's',
+  dead: false,
+  inMode: false,
+  agentPane: '',
+  command,
+  activity: 0,
+  demo: false,
+  startCommand,
+  pid: 1,
+  server: '1:1',
+  tty: '/dev/pts/1',
+  bracketed: null,
+});
 
 describe('isBareShell', () => {
   it('a shell in front in a pane started as a shell (or as nothing: the default shell) is bare', () => {
@@ -60,7 +74,9 @@ describe('whyNotReady: a client that has not turned on bracketed paste', () => {
     const noTmux = null as unknown as Tmux; // never asked: the answer comes before the screen is read
     const starting = { ...pane('node', '"gemini"'), bracketed: false };
     for (const kind of ['claude', 'codex', 'gemini'] as const) {
-      expect((await whyNotReady(noTmux, { kind, session: 's', target: undefined }, starting))?.reason, kind).toMatch(/has not turned on bracketed paste yet/);
+      expect((await whyNotReady(noTmux, { kind, session: 's', target: undefined }, starting))?.reason, kind).toMatch(
+        /has not turned on bracketed paste yet/,
+      );
     }
     expect(await whyNotReady(noTmux, { kind: 'generic', session: 's', target: undefined }, starting)).toBeNull();
   });

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { factsOf, lastGeminiReply } from '../../src/core/hook-payload.js';
 import { autoReply, comparable, idsIn, isIntact } from '../../src/core/receipt.js';
 
-const typed = (id: string, content: string) => `[baton] ${id} from claude1 (reply to msg_0001)\n${content}\n\n[baton] reply to claude1 with: baton post "<your reply>"`;
+const typed = (id: string, content: string) =>
+  `[baton] ${id} from claude1 (reply to msg_0001)\n${content}\n\n[baton] reply to claude1 with: baton post "<your reply>"`;
 
 describe('receipts', () => {
   it('finds every baton header in a prompt, merged ones too', () => {
@@ -38,7 +39,12 @@ describe('receipts', () => {
   });
 
   it('a Stop without a reply has none', () => {
-    const note = (m: unknown) => ({ event: 'stop' as const, agent: 'a', at: 'now', payload: { last_assistant_message: m } });
+    const note = (m: unknown) => ({
+      event: 'stop' as const,
+      agent: 'a',
+      at: 'now',
+      payload: { last_assistant_message: m },
+    });
     expect(factsOf('claude', note('done')).reply).toBe('done');
     expect(factsOf('claude', note('  ')).reply).toBeNull();
     expect(factsOf('codex', note(undefined)).reply).toBeNull();
@@ -46,18 +52,50 @@ describe('receipts', () => {
 
   it("each CLI's payload: Claude Code's prompt_id, Codex's turn_id, Gemini's reply from its transcript", () => {
     const note = (payload: Record<string, unknown>) => ({ event: 'stop' as const, agent: 'a', at: 'now', payload });
-    expect(factsOf('claude', note({ prompt_id: 'p1', turn_id: 't1', last_assistant_message: 'r' }))).toMatchObject({ turn: 'p1', reply: 'r', replyFrom: 'payload' });
-    expect(factsOf('codex', note({ prompt_id: 'p1', turn_id: 't1', last_assistant_message: 'r' }))).toMatchObject({ turn: 't1', reply: 'r', replyFrom: 'payload' });
+    expect(factsOf('claude', note({ prompt_id: 'p1', turn_id: 't1', last_assistant_message: 'r' }))).toMatchObject({
+      turn: 'p1',
+      reply: 'r',
+      replyFrom: 'payload',
+    });
+    expect(factsOf('codex', note({ prompt_id: 'p1', turn_id: 't1', last_assistant_message: 'r' }))).toMatchObject({
+      turn: 't1',
+      reply: 'r',
+      replyFrom: 'payload',
+    });
     // Gemini's AfterAgent repeats streamed chunks in prompt_response: never taken as the reply.
-    const g = factsOf('gemini', note({ prompt: '[baton] msg_0002 from x', prompt_response: 'ab b', transcript_path: '/t.jsonl' }));
-    expect(g).toEqual({ prompt: '[baton] msg_0002 from x', turn: null, reply: null, replyFrom: 'transcript', transcript: '/t.jsonl' });
+    const g = factsOf(
+      'gemini',
+      note({ prompt: '[baton] msg_0002 from x', prompt_response: 'ab b', transcript_path: '/t.jsonl' }),
+    );
+    expect(g).toEqual({
+      prompt: '[baton] msg_0002 from x',
+      turn: null,
+      reply: null,
+      replyFrom: 'transcript',
+      transcript: '/t.jsonl',
+    });
   });
 
   it("a Gemini transcript's last reply belongs to the latest turn, or there is none", () => {
-    const earlier = [{ type: 'user', content: 'q1' }, { type: 'gemini', content: 'answer one' }];
-    expect(lastGeminiReply([...earlier, { type: 'user', content: 'q2' }, { type: 'gemini', content: '' }, { type: 'gemini', content: 'answer two' }])).toBe('answer two');
+    const earlier = [
+      { type: 'user', content: 'q1' },
+      { type: 'gemini', content: 'answer one' },
+    ];
+    expect(
+      lastGeminiReply([
+        ...earlier,
+        { type: 'user', content: 'q2' },
+        { type: 'gemini', content: '' },
+        { type: 'gemini', content: 'answer two' },
+      ]),
+    ).toBe('answer two');
     expect(lastGeminiReply([...earlier, { type: 'user', content: 'q2' }, { type: 'gemini', content: '' }])).toBeNull();
-    expect(lastGeminiReply([{ type: 'user', content: 'q' }, { type: 'gemini', content: [{ text: 'a' }, { text: 'b' }] }])).toBe('ab');
+    expect(
+      lastGeminiReply([
+        { type: 'user', content: 'q' },
+        { type: 'gemini', content: [{ text: 'a' }, { text: 'b' }] },
+      ]),
+    ).toBe('ab');
   });
 });
 
@@ -81,7 +119,10 @@ describe('automatic replies', () => {
   });
   it('never two messages for one turn, and never out of turn', () => {
     expect(autoReply({ ...base, mode: 'post' }).post).toBe(false);
-    expect(autoReply({ ...base, waitingFromAgent: 1 })).toMatchObject({ post: false, why: 'claude2 posted its reply itself' });
+    expect(autoReply({ ...base, waitingFromAgent: 1 })).toMatchObject({
+      post: false,
+      why: 'claude2 posted its reply itself',
+    });
     expect(autoReply({ ...base, answered: 'msg_0003' }).post).toBe(false);
     // A Stop of an older turn arriving after the next message came (the agent posted mid-turn, kept working).
     expect(autoReply({ ...base, endsThatTurn: false }).post).toBe(false);
@@ -95,8 +136,13 @@ describe('automatic replies', () => {
   });
 });
 
-describe('a turn\'s tokens from the transcript', () => {
-  const usage = (i: number, o: number) => ({ input_tokens: i, output_tokens: o, cache_creation_input_tokens: 1, cache_read_input_tokens: 2 });
+describe("a turn's tokens from the transcript", () => {
+  const usage = (i: number, o: number) => ({
+    input_tokens: i,
+    output_tokens: o,
+    cache_creation_input_tokens: 1,
+    cache_read_input_tokens: 2,
+  });
   const lines = [
     { type: 'user', uuid: 'u0', parentUuid: null, promptId: 'p0' },
     { type: 'assistant', uuid: 'a0', parentUuid: 'u0', message: { id: 'm0', usage: usage(9, 9) } },
@@ -109,11 +155,17 @@ describe('a turn\'s tokens from the transcript', () => {
   ];
   it('sums each API message of the turn once, following parentUuid, and knows when the turn is complete', async () => {
     const { turnUsage } = await import('../../src/core/tokens.js');
-    expect(turnUsage(lines, 'p1')).toEqual({ complete: false, usage: { input: 150, output: 15, cache_creation: 2, cache_read: 4 } });
+    expect(turnUsage(lines, 'p1')).toEqual({
+      complete: false,
+      usage: { input: 150, output: 15, cache_creation: 2, cache_read: 4 },
+    });
     const done = [...lines, { type: 'system', subtype: 'turn_duration', uuid: 'd1', parentUuid: 'a3' }];
     expect(turnUsage(done, 'p1').complete).toBe(true);
     // The next prompt hangs off p0's last entry: p0's turn stops there.
-    expect(turnUsage(done, 'p0')).toEqual({ complete: false, usage: { input: 9, output: 9, cache_creation: 1, cache_read: 2 } });
+    expect(turnUsage(done, 'p0')).toEqual({
+      complete: false,
+      usage: { input: 9, output: 9, cache_creation: 1, cache_read: 2 },
+    });
     expect(turnUsage(lines, 'p9')).toEqual({ complete: false, usage: null });
   });
 });

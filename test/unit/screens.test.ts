@@ -13,20 +13,26 @@ import { readGeminiScreen } from '../../src/terminal/screens/gemini.js';
 import { dimAt, plain } from '../../src/terminal/screens/sgr.js';
 
 const dir = (kind: string) => join(ROOT, 'test', 'fixtures', 'screens', kind);
-const capture = (kind: string, name: string): string[] => readFileSync(join(dir(kind), `${name}.txt`), 'utf8').split('\n');
+const capture = (kind: string, name: string): string[] =>
+  readFileSync(join(dir(kind), `${name}.txt`), 'utf8').split('\n');
 
 /** What each capture must read as: its state, busy or not, and (for text in the box) how the text starts. */
 type Expect = { state: Screen['state']; busy?: boolean; input?: RegExp };
 
 function check(kind: string, read: (lines: string[]) => Screen, table: Record<string, Expect>): void {
   it('every capture in the fixtures is in the table', () => {
-    expect(readdirSync(dir(kind)).map((n) => n.replace(/\.txt$/, '')).sort()).toEqual(Object.keys(table).sort());
+    expect(
+      readdirSync(dir(kind))
+        .map((n) => n.replace(/\.txt$/, ''))
+        .sort(),
+    ).toEqual(Object.keys(table).sort());
   });
   for (const [name, want] of Object.entries(table)) {
     it(`${name}: ${want.state}${want.busy ? ', busy' : ''}`, () => {
       const s = read(capture(kind, name));
       expect(s.state, JSON.stringify(s)).toBe(want.state);
-      if (want.busy !== undefined && (s.state === 'ready' || s.state === 'holding')) expect(s.busy, 'busy').toBe(want.busy);
+      if (want.busy !== undefined && (s.state === 'ready' || s.state === 'holding'))
+        expect(s.busy, 'busy').toBe(want.busy);
       if (want.input) expect(s.state === 'holding' ? s.input : '').toMatch(want.input);
     });
   }
@@ -37,7 +43,11 @@ describe('readCodexScreen (Codex CLI 0.169.0)', () => {
     'starting-blank': { state: 'unknown' },
     starting: { state: 'unknown' },
     'ready-empty': { state: 'ready', busy: false },
-    'text-short': { state: 'holding', busy: false, input: /^\[baton\] msg_0001 from alice\nhello codex, first message$/ },
+    'text-short': {
+      state: 'holding',
+      busy: false,
+      input: /^\[baton\] msg_0001 from alice\nhello codex, first message$/,
+    },
     'text-20k': { state: 'holding', busy: false, input: /^\[Pasted Content 21046 chars\]$/ },
     busy: { state: 'ready', busy: true },
     'busy-text': { state: 'holding', busy: true, input: /^\[baton\] msg_0004 from alice\nsteered while busy$/ },
@@ -90,7 +100,13 @@ describe('readGeminiScreen (Gemini CLI 0.61.0)', () => {
 
 describe("a client's marker for a big paste is baton's own text in the box", () => {
   it('Claude Code, Codex, Gemini CLI', () => {
-    for (const m of ['[Pasted text #1 +40 lines]', '[Pasted Content 21046 chars]', '[Pasted Text: 10 lines]', '[Pasted Text: 1998 chars]']) expect(isOurPaste(m, '[baton] msg_0001 '), m).toBe(true);
+    for (const m of [
+      '[Pasted text #1 +40 lines]',
+      '[Pasted Content 21046 chars]',
+      '[Pasted Text: 10 lines]',
+      '[Pasted Text: 1998 chars]',
+    ])
+      expect(isOurPaste(m, '[baton] msg_0001 '), m).toBe(true);
     expect(isOurPaste('half a sentence', '[baton] msg_0001 ')).toBe(false);
   });
 });

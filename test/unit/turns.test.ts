@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { formatId, parseId } from '../../src/core/ids.js';
-import { allowedPairs, decide, expectedReceiver, initialState, type Rules, type TurnState } from '../../src/core/turns.js';
+import {
+  allowedPairs,
+  decide,
+  expectedReceiver,
+  initialState,
+  type Rules,
+  type TurnState,
+} from '../../src/core/turns.js';
 
 const two: Rules = { policy: 'alternate', agents: ['claude1', 'claude2'] };
 const three: Rules = { policy: 'round_robin', agents: ['plan', 'code', 'review'] };
@@ -37,7 +44,12 @@ describe('decide: alternate', () => {
   });
 
   it('a reply gets the next ID and reply_to = pending_reply_to', () => {
-    const s1: TurnState = { current_turn: 'claude2', last_message_id: 'msg_0001', message_counter: 1, pending_reply_to: 'msg_0001' };
+    const s1: TurnState = {
+      current_turn: 'claude2',
+      last_message_id: 'msg_0001',
+      message_counter: 1,
+      pending_reply_to: 'msg_0001',
+    };
     const d = decide(s1, { from: 'claude2', to: 'claude1' }, two);
     expect(d.action).toBe('deliver');
     if (d.action !== 'deliver') return;
@@ -53,14 +65,22 @@ describe('decide: alternate', () => {
   });
 
   it('counts past 9999 without truncating', () => {
-    const s: TurnState = { current_turn: 'claude1', last_message_id: 'msg_9999', message_counter: 9999, pending_reply_to: 'msg_9999' };
+    const s: TurnState = {
+      current_turn: 'claude1',
+      last_message_id: 'msg_9999',
+      message_counter: 9999,
+      pending_reply_to: 'msg_9999',
+    };
     const d = decide(s, { from: 'claude1', to: 'claude2' }, two);
     expect(d.action === 'deliver' && d.id).toBe('msg_10000');
   });
 
   it('holds everything once the conversation has finished, but still rejects what can never be right', () => {
     const done = { ...initialState('claude1'), finished: { reason: 'max_turns' as const, at: '2026-11-22T00:00:00Z' } };
-    expect(decide(done, { from: 'claude1', to: 'claude2' }, two)).toEqual({ action: 'hold', reason: 'the conversation has finished (max_turns); "baton resume" continues it' });
+    expect(decide(done, { from: 'claude1', to: 'claude2' }, two)).toEqual({
+      action: 'hold',
+      reason: 'the conversation has finished (max_turns); "baton resume" continues it',
+    });
     expect(decide(done, { from: 'claude1', to: 'nobody' }, two).action).toBe('reject');
   });
 
@@ -89,8 +109,14 @@ describe('decide: alternate', () => {
 describe('decide: rejections', () => {
   const s0 = initialState('claude1');
   it('rejects unknown senders and receivers', () => {
-    expect(decide(s0, { from: 'mallory', to: 'claude2' }, two)).toMatchObject({ action: 'reject', reason: expect.stringMatching(/unknown sender "mallory"/) });
-    expect(decide(s0, { from: 'claude1', to: 'nobody' }, two)).toMatchObject({ action: 'reject', reason: expect.stringMatching(/unknown receiver/) });
+    expect(decide(s0, { from: 'mallory', to: 'claude2' }, two)).toMatchObject({
+      action: 'reject',
+      reason: expect.stringMatching(/unknown sender "mallory"/),
+    });
+    expect(decide(s0, { from: 'claude1', to: 'nobody' }, two)).toMatchObject({
+      action: 'reject',
+      reason: expect.stringMatching(/unknown receiver/),
+    });
   });
   it('rejects a message to oneself', () => {
     expect(decide(s0, { from: 'claude1', to: 'claude1' }, two).action).toBe('reject');
@@ -100,12 +126,20 @@ describe('decide: rejections', () => {
     const d = decide(s, { from: 'plan', to: 'review' }, three);
     expect(d).toMatchObject({ action: 'reject', reason: expect.stringContaining('must send to code') });
     // rejected even when it is not the sender's turn: such a file could never be delivered
-    expect(decide(s, { from: 'code', to: 'plan' }, three)).toMatchObject({ action: 'reject', reason: expect.stringContaining('must send to review') });
+    expect(decide(s, { from: 'code', to: 'plan' }, three)).toMatchObject({
+      action: 'reject',
+      reason: expect.stringContaining('must send to review'),
+    });
   });
   it('round_robin: follows config order and wraps around', () => {
     let s = initialState('plan');
     const seen: string[] = [];
-    for (const [from, to] of [['plan', 'code'], ['code', 'review'], ['review', 'plan'], ['plan', 'code']] as const) {
+    for (const [from, to] of [
+      ['plan', 'code'],
+      ['code', 'review'],
+      ['review', 'plan'],
+      ['plan', 'code'],
+    ] as const) {
       const d = decide(s, { from, to }, three);
       if (d.action !== 'deliver') throw new Error(d.action);
       seen.push(d.next.current_turn);
@@ -117,10 +151,18 @@ describe('decide: rejections', () => {
 
 describe('allowedPairs', () => {
   it('follows the same rule as decide: next in order, or anyone else under handoff', () => {
-    expect(allowedPairs(two)).toEqual([['claude1', 'claude2'], ['claude2', 'claude1']]);
-    expect(allowedPairs(three)).toEqual([['plan', 'code'], ['code', 'review'], ['review', 'plan']]);
+    expect(allowedPairs(two)).toEqual([
+      ['claude1', 'claude2'],
+      ['claude2', 'claude1'],
+    ]);
+    expect(allowedPairs(three)).toEqual([
+      ['plan', 'code'],
+      ['code', 'review'],
+      ['review', 'plan'],
+    ]);
     expect(allowedPairs(handoff)).toHaveLength(6);
-    for (const [from, to] of allowedPairs(three)) expect(decide(initialState(from), { from, to }, three).action).toBe('deliver');
+    for (const [from, to] of allowedPairs(three))
+      expect(decide(initialState(from), { from, to }, three).action).toBe('deliver');
   });
 });
 

@@ -18,13 +18,16 @@ describe('deliveries their hook never confirmed', () => {
     expect(u.due(idle, 9000)).toEqual([]);
   });
 
-  it('typed again only where the agent\'s hooks are known to work, and only once per message', () => {
+  it("typed again only where the agent's hooks are known to work, and only once per message", () => {
     const u = new Unconfirmed(['a', 'b'], 1000);
     u.stamped('msg_0001', 'a', false, 0); // a's hooks never reported anything: proves nothing
     u.stamped('msg_0002', 'b', false, 0);
     u.received('msg_0002', 'b');
     u.stamped('msg_0003', 'b', false, 0);
-    expect(u.due(idle, 2000).map((o) => [o.id, o.suspect])).toEqual([['msg_0001', false], ['msg_0003', true]]);
+    expect(u.due(idle, 2000).map((o) => [o.id, o.suspect])).toEqual([
+      ['msg_0001', false],
+      ['msg_0003', true],
+    ]);
     expect(u.next()).toEqual({ id: 'msg_0003', agent: 'b' });
     expect(u.next()).toBeUndefined();
     // Typed again, stamped again, and still no receipt: reported, not typed a third time.

@@ -33,7 +33,8 @@ export class Approvals {
     const out: Approval[] = [];
     for (const d of this.directions) {
       const names = await readdir(this.dir(d)).catch(() => [] as string[]);
-      for (const name of names.filter(isCandidateName).sort(byName)) out.push({ key: `${d.name}/${name}`, name, direction: d });
+      for (const name of names.filter(isCandidateName).sort(byName))
+        out.push({ key: `${d.name}/${name}`, name, direction: d });
     }
     return out;
   }
@@ -55,7 +56,11 @@ export class Approvals {
     if (waiting.some((p) => p.direction.from === d.from)) {
       if (!entry.heldLogged) {
         entry.heldLogged = true;
-        await this.events.emit('held', { file: name, direction: d.name, reason: `${d.from} already has a message waiting for approval` });
+        await this.events.emit('held', {
+          file: name,
+          direction: d.name,
+          reason: `${d.from} already has a message waiting for approval`,
+        });
       }
       return 'held';
     }
@@ -71,7 +76,12 @@ export class Approvals {
     return 'queued';
   }
 
-  async examine(a: Approval, maxBytes: number): Promise<{ kind: 'valid'; message: NonNullable<Entry['message']> } | { kind: 'gone' } | { kind: 'invalid'; reason: string }> {
+  async examine(
+    a: Approval,
+    maxBytes: number,
+  ): Promise<
+    { kind: 'valid'; message: NonNullable<Entry['message']> } | { kind: 'gone' } | { kind: 'invalid'; reason: string }
+  > {
     const r = await examine(this.dir(a.direction), a.name, a.direction, maxBytes);
     if (r.kind === 'gone') return { kind: 'gone' };
     if (r.kind !== 'valid') return { kind: 'invalid', reason: r.reason };
@@ -81,7 +91,12 @@ export class Approvals {
   /** A person refused it: rejected/, with their reason. False when it is gone. */
   async refuse(a: Approval, reason: string): Promise<boolean> {
     const d = a.direction;
-    const moved = await quarantine(this.rejectedDir, join(this.dir(d), a.name), a.name, { reason, direction: d.name, from: d.from, to: d.to });
+    const moved = await quarantine(this.rejectedDir, join(this.dir(d), a.name), a.name, {
+      reason,
+      direction: d.name,
+      from: d.from,
+      to: d.to,
+    });
     if (!moved) return false;
     await this.events.emit('rejected', { file: a.name, direction: d.name, reason, stored_as: moved.name });
     return true;

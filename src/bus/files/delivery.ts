@@ -26,7 +26,15 @@ import type { Layout } from './layout.js';
 import { acquireLock } from './lock.js';
 import { recover } from './recovery.js';
 import { tidyRejected } from './rejected.js';
-import { answer, answered, dropStaleReplies, pendingRequests, readRequest, submitRequest, takeRequest } from './requests.js';
+import {
+  answer,
+  answered,
+  dropStaleReplies,
+  pendingRequests,
+  readRequest,
+  submitRequest,
+  takeRequest,
+} from './requests.js';
 import type { Request } from '../../core/requests.js';
 import { writeStateFile } from './state-file.js';
 
@@ -75,7 +83,8 @@ export class FilesDelivery implements DeliveryBus {
     await this.intake.ensureFolders();
     for (const d of [l.root, l.archive, l.rejected]) await sweepTemps(d);
     const notes: string[] = [];
-    for (const n of await tidyRejected(l.rejected)) notes.push(`rejected/${n} had no note (the daemon stopped mid-way); wrote one`);
+    for (const n of await tidyRejected(l.rejected))
+      notes.push(`rejected/${n} had no note (the daemon stopped mid-way); wrote one`);
     const r = await recover(this.config, l);
     this.st = r.state;
     if (r.stateChanged) await writeStateFile(l.state, this.st);

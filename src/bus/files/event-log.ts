@@ -22,7 +22,8 @@ export function eventLog(file: string, onError: (err: unknown) => void): EventLo
 }
 
 /** A log file's identity: its inode and birth time. */
-const genOf = (st: { ino: number; birthtimeMs: number } | null) => (st ? `${st.ino.toString(36)}-${Math.floor(st.birthtimeMs).toString(36)}` : NO_LOG);
+const genOf = (st: { ino: number; birthtimeMs: number } | null) =>
+  st ? `${st.ino.toString(36)}-${Math.floor(st.birthtimeMs).toString(36)}` : NO_LOG;
 
 export class FileEventSource implements EventSource {
   constructor(private readonly file: string) {}
@@ -83,7 +84,13 @@ export class FileEventSource implements EventSource {
           } catch {
             continue;
           }
-          if (e && typeof e === 'object' && !Array.isArray(e) && (await each(e as Record<string, unknown>, base + start)) === false) return { last, skipping };
+          if (
+            e &&
+            typeof e === 'object' &&
+            !Array.isArray(e) &&
+            (await each(e as Record<string, unknown>, base + start)) === false
+          )
+            return { last, skipping };
         }
         carry = Buffer.from(data.subarray(start));
         if (carry.length > MAX_LINE) {

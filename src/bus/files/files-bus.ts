@@ -34,7 +34,6 @@ function fileName(): string {
   return `msg_${ns}.json`;
 }
 
-
 export class FilesBus implements Bus {
   readonly kind = 'files' as const;
   readonly l: Layout;
@@ -70,12 +69,22 @@ export class FilesBus implements Bus {
   }
 
   async approvalKeys(): Promise<string[]> {
-    return (await new Approvals(this.l.pending, this.l.rejected, this.config.directions, { emit: async () => {} }, silent).list()).map((a) => a.key);
+    return (
+      await new Approvals(
+        this.l.pending,
+        this.l.rejected,
+        this.config.directions,
+        { emit: async () => {} },
+        silent,
+      ).list()
+    ).map((a) => a.key);
   }
 
   async records(): Promise<ArchiveRecord[]> {
     const ids = await recordIds(this.l.archive);
-    return (await Promise.all(ids.map((id) => readRecord(this.l.archive, id)))).filter((r): r is ArchiveRecord => r !== null);
+    return (await Promise.all(ids.map((id) => readRecord(this.l.archive, id)))).filter(
+      (r): r is ArchiveRecord => r !== null,
+    );
   }
 
   record(id: string): Promise<ArchiveRecord | null> {
@@ -104,7 +113,15 @@ export class FilesBus implements Bus {
 
   async hosts(): Promise<HostView[]> {
     const d = await daemonStatus(this.l);
-    return [{ host: this.config.host, alive: d.running, holder: d.holder, last_heartbeat: null, agents: [...this.config.order] }];
+    return [
+      {
+        host: this.config.host,
+        alive: d.running,
+        holder: d.holder,
+        last_heartbeat: null,
+        agents: [...this.config.order],
+      },
+    ];
   }
 
   async requestsWaiting(): Promise<number> {
@@ -116,7 +133,11 @@ export class FilesBus implements Bus {
     if (!daemonRunning) {
       const entries = await readdir(this.l.claims, { recursive: true, withFileTypes: true }).catch(() => []);
       const claimed = entries.filter((e) => !e.isDirectory()).length;
-      checks.push({ name: 'claims', level: claimed === 0 ? 'ok' : 'warn', detail: claimed ? `${claimed} entries in ${this.l.claims} (the next daemon start puts them back)` : 'none' });
+      checks.push({
+        name: 'claims',
+        level: claimed === 0 ? 'ok' : 'warn',
+        detail: claimed ? `${claimed} entries in ${this.l.claims} (the next daemon start puts them back)` : 'none',
+      });
     }
     return checks;
   }
@@ -150,7 +171,11 @@ export class FilesBus implements Bus {
     await Promise.all([l.root, l.archive, l.rejected, ...this.config.directions.map((d) => d.dir)].map(ensureDir));
     // Only the lease holder writes state.json: the running daemon, or (before one starts) this.
     // With an archive but no state.json, the daemon rebuilds the state from the archive instead.
-    if (!(await daemonStatus(l)).running && (await readStateFile(l.state)) === null && (await archivedCounters(l.archive)).length === 0) {
+    if (
+      !(await daemonStatus(l)).running &&
+      (await readStateFile(l.state)) === null &&
+      (await archivedCounters(l.archive)).length === 0
+    ) {
       await writeStateFile(l.state, state);
     }
   }
@@ -173,9 +198,11 @@ export class FilesBus implements Bus {
     const l = this.l;
     const dest = join(l.root, 'history', new Date().toISOString().replace(/[:.]/g, '-'));
     const moves: [string, string][] = [];
-    for (const p of [l.state, l.archive, l.rejected, l.events, l.claims, l.pending, l.requests]) if (existsSync(p)) moves.push([p, join(dest, basename(p))]);
+    for (const p of [l.state, l.archive, l.rejected, l.events, l.claims, l.pending, l.requests])
+      if (existsSync(p)) moves.push([p, join(dest, basename(p))]);
     for (const d of this.config.directions) {
-      for (const name of existsSync(d.dir) ? await readdir(d.dir) : []) moves.push([join(d.dir, name), join(dest, d.name, name)]);
+      for (const name of existsSync(d.dir) ? await readdir(d.dir) : [])
+        moves.push([join(d.dir, name), join(dest, d.name, name)]);
     }
     if (!moves.length) return null;
     for (const [from, to] of moves) {

@@ -87,7 +87,8 @@ export async function examine(
     // O_NOFOLLOW and O_NONBLOCK close the race where the name is swapped for a link or FIFO after lstat.
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const fst = fstatSync(fd);
-    if (!fst.isFile() || fst.ino !== st.ino) return { kind: 'unsettled', sig: 'swapped', reason: 'the file changed while being read' };
+    if (!fst.isFile() || fst.ino !== st.ino)
+      return { kind: 'unsettled', sig: 'swapped', reason: 'the file changed while being read' };
     if (fst.size > maxBytes) return { kind: 'bad', reason: `${fst.size} bytes is over inbox.max_bytes (${maxBytes})` };
     // Never more than max_bytes + 1, even if the file grows while we read it.
     const buf = Buffer.alloc(Math.min(fst.size, maxBytes) + 1);
@@ -98,7 +99,8 @@ export async function examine(
       len += bytesRead;
     }
     if (len > maxBytes) return { kind: 'bad', reason: `over inbox.max_bytes (${maxBytes}) while being read` };
-    if (len === buf.length) return { kind: 'unsettled', sig: `growing:${len}`, reason: 'the file grew while being read' };
+    if (len === buf.length)
+      return { kind: 'unsettled', sig: `growing:${len}`, reason: 'the file grew while being read' };
     const bytes = buf.subarray(0, len);
     const sig = `${fst.ino}:${bytes.length}:${fst.mtimeMs}`;
     const digest = createHash('sha256').update(bytes).digest('base64');
@@ -127,14 +129,21 @@ export async function examine(
   } catch (err) {
     if (isErrno(err, 'ENOENT')) return { kind: 'gone' };
     if (isErrno(err, 'ELOOP')) return { kind: 'bad', reason: 'a symbolic link (never followed)' };
-    if (isErrno(err, 'EACCES', 'EPERM')) return { kind: 'bad', reason: `cannot read it (${(err as NodeJS.ErrnoException).code})` };
+    if (isErrno(err, 'EACCES', 'EPERM'))
+      return { kind: 'bad', reason: `cannot read it (${(err as NodeJS.ErrnoException).code})` };
     throw err;
   } finally {
     if (fd !== null) closeSync(fd);
   }
 }
 
-function fileType(st: { isDirectory(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+function fileType(st: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isSocket()) return 'a socket';

@@ -43,12 +43,23 @@ export class Intake {
     directions: readonly Direction[],
     private readonly opts: IntakeOptions,
   ) {
-    this.folders = directions.map((direction) => ({ direction, entries: new Map(), dirty: new Set(), undecodable: [] }));
+    this.folders = directions.map((direction) => ({
+      direction,
+      entries: new Map(),
+      dirty: new Set(),
+      undecodable: [],
+    }));
     for (const f of this.folders) this.byDir.set(f.direction.dir, f);
   }
 
   async ensureFolders(): Promise<void> {
-    await Promise.all([this.opts.rejectedDir, ...this.opts.alsoWatch.map((w) => w.dir), ...this.folders.map((f) => f.direction.dir)].map(ensureDir));
+    await Promise.all(
+      [
+        this.opts.rejectedDir,
+        ...this.opts.alsoWatch.map((w) => w.dir),
+        ...this.folders.map((f) => f.direction.dir),
+      ].map(ensureDir),
+    );
   }
 
   async watch(hint: (h: Hint) => void): Promise<void> {
@@ -142,7 +153,10 @@ export class Intake {
       for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
       await this.refresh(f);
     }
-    return this.folders.map((f) => ({ direction: f.direction, items: [...f.entries.keys()].sort(byName).map((n) => f.entries.get(n)!) }));
+    return this.folders.map((f) => ({
+      direction: f.direction,
+      items: [...f.entries.keys()].sort(byName).map((n) => f.entries.get(n)!),
+    }));
   }
 
   folderOf(direction: string): Folder {
@@ -163,7 +177,17 @@ export class Intake {
         continue;
       }
       if (!entry) {
-        entry = { key: `${f.direction.name}/${name}`, name, direction: f.direction, firstSeen: now, result: null, unchangedSince: now, heldLogged: false, ready: false, message: null };
+        entry = {
+          key: `${f.direction.name}/${name}`,
+          name,
+          direction: f.direction,
+          firstSeen: now,
+          result: null,
+          unchangedSince: now,
+          heldLogged: false,
+          ready: false,
+          message: null,
+        };
         f.entries.set(name, entry);
       }
       if (res.kind === 'bad') {
@@ -182,24 +206,43 @@ export class Intake {
           await this.reject(f, name, res.reason);
         } else if (now - entry.firstSeen > Math.max(10 * settle, 10_000)) {
           // A file that never stops changing must not hold its folder's queue forever.
-          await this.reject(f, name, `${res.reason} (still changing ${Math.round((now - entry.firstSeen) / 1000)} s after it appeared)`);
+          await this.reject(
+            f,
+            name,
+            `${res.reason} (still changing ${Math.round((now - entry.firstSeen) / 1000)} s after it appeared)`,
+          );
         } else {
           // Look again once it has been still for settle_ms; a change (watcher event) looks sooner.
-          setTimeout(() => {
-            f.dirty.add(name);
-            this.hint({ kind: 'messages', direction: f.direction.name });
-          }, settle - waited + 5).unref();
+          setTimeout(
+            () => {
+              f.dirty.add(name);
+              this.hint({ kind: 'messages', direction: f.direction.name });
+            },
+            settle - waited + 5,
+          ).unref();
         }
       }
     }
   }
 
   /** Move a file to rejected/ with its note, and say so. `src` defaults to the file's path in its folder. */
-  async reject(f: Folder, name: string, reason: string, src: string | Buffer = join(f.direction.dir, name), extra = {}): Promise<void> {
+  async reject(
+    f: Folder,
+    name: string,
+    reason: string,
+    src: string | Buffer = join(f.direction.dir, name),
+    extra = {},
+  ): Promise<void> {
     f.entries.delete(name);
     await ensureDir(this.opts.rejectedDir);
     const { direction } = f;
-    const moved = await quarantine(this.opts.rejectedDir, src, name, { reason, direction: direction.name, from: direction.from, to: direction.to, ...extra });
+    const moved = await quarantine(this.opts.rejectedDir, src, name, {
+      reason,
+      direction: direction.name,
+      from: direction.from,
+      to: direction.to,
+      ...extra,
+    });
     if (!moved) return;
     this.opts.log.warn(`rejected ${direction.name}/${name}: ${reason}`);
     await this.opts.events.emit('rejected', { file: name, direction: direction.name, reason, stored_as: moved.name });

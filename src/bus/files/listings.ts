@@ -12,7 +12,15 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 /** The newest `limit` rejections (by the note's time), with why each was refused. */
 export async function listRejected(dir: string, limit: number): Promise<{ count: number; items: Rejection[] }> {
   const stored = await storedRejections(dir);
-  const dated = await Promise.all(stored.map(async (n) => ({ n, t: await stat(notePath(dir, n)).then((s) => s.mtimeMs, () => 0) })));
+  const dated = await Promise.all(
+    stored.map(async (n) => ({
+      n,
+      t: await stat(notePath(dir, n)).then(
+        (s) => s.mtimeMs,
+        () => 0,
+      ),
+    })),
+  );
   dated.sort((a, b) => b.t - a.t);
   const items = await Promise.all(
     dated.slice(0, limit).map(async ({ n }): Promise<Rejection> => {
@@ -22,7 +30,13 @@ export async function listRejected(dir: string, limit: number): Promise<{ count:
       } catch {
         // An unreadable note still lists the file.
       }
-      return { stored_as: n, file: str(note.file), reason: str(note.reason), direction: str(note.direction), rejected_at: str(note.rejected_at) };
+      return {
+        stored_as: n,
+        file: str(note.file),
+        reason: str(note.reason),
+        direction: str(note.direction),
+        rejected_at: str(note.rejected_at),
+      };
     }),
   );
   return { count: stored.length, items };
@@ -40,7 +54,14 @@ export async function listApprovals(config: Config, l: Layout, cap: number): Pro
         continue; // approved or rejected meanwhile
       }
       const content = str(m.content) ?? '';
-      out.push({ file: `${d.name}/${name}`, from: d.from, to: d.to, type: str(m.type), subject: str(m.subject), content: content.slice(0, cap) });
+      out.push({
+        file: `${d.name}/${name}`,
+        from: d.from,
+        to: d.to,
+        type: str(m.type),
+        subject: str(m.subject),
+        content: content.slice(0, cap),
+      });
     }
   }
   return out;

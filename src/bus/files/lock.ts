@@ -53,8 +53,12 @@ function lockFresh(l: Layout): boolean {
 }
 
 /** Is a live daemon holding this folder? (A stale lock or a dead pid means no.) */
-export async function daemonStatus(l: Layout): Promise<{ running: boolean; pid: number | null; holder: Holder | null }> {
-  const locked = await lockfile.check(l.root, { lockfilePath: l.lock, stale: STALE_MS, realpath: false }).catch(() => false);
+export async function daemonStatus(
+  l: Layout,
+): Promise<{ running: boolean; pid: number | null; holder: Holder | null }> {
+  const locked = await lockfile
+    .check(l.root, { lockfilePath: l.lock, stale: STALE_MS, realpath: false })
+    .catch(() => false);
   const holder = readHolder(l);
   const alive = holder !== null && (holder.host !== hostname() || pidAlive(holder.pid));
   return { running: locked && alive, pid: locked && holder ? holder.pid : null, holder: locked ? holder : null };
@@ -64,7 +68,11 @@ export async function daemonStatus(l: Layout): Promise<{ running: boolean; pid: 
  * Take the lock. If it is held by a process that is no longer alive, wait (up to about STALE_MS + 3 s)
  * for it to go stale and take it over.
  */
-export async function acquireLock(l: Layout, onLost: (why: string) => void = () => {}, me: Holder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() }): Promise<Lease> {
+export async function acquireLock(
+  l: Layout,
+  onLost: (why: string) => void = () => {},
+  me: Holder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() },
+): Promise<Lease> {
   let lost: string | null = null;
   const listeners = [onLost];
   const onCompromised = (err: Error) => {
@@ -84,7 +92,10 @@ export async function acquireLock(l: Layout, onLost: (why: string) => void = () 
     const alive = holder === null || holder.host !== hostname() || pidAlive(holder.pid);
     if (alive && lockFresh(l) && holder?.pid !== me.pid) throw new LeaseHeldError(l.root, holder);
     try {
-      release = await lockfile.lock(l.root, { ...opts, retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 } });
+      release = await lockfile.lock(l.root, {
+        ...opts,
+        retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 },
+      });
     } catch (err2) {
       if ((err2 as NodeJS.ErrnoException).code === 'ELOCKED') throw new LeaseHeldError(l.root, readHolder(l));
       throw err2;
@@ -110,7 +121,8 @@ export async function acquireLock(l: Layout, onLost: (why: string) => void = () 
     check() {
       if (lost !== null) throw new FencedError(lost);
       const newest = readGeneration(l);
-      if (newest !== generation) lose(`another daemon took over ${l.root} (generation ${newest}, this one ${generation})`);
+      if (newest !== generation)
+        lose(`another daemon took over ${l.root} (generation ${newest}, this one ${generation})`);
       // Renewed within the stale time (less a margin): nobody can have found it stale and taken it.
       let age: number;
       try {
@@ -118,7 +130,11 @@ export async function acquireLock(l: Layout, onLost: (why: string) => void = () 
       } catch {
         return lose(`the lock on ${l.root} is gone`);
       }
-      if (age > STALE_MS - 100) throw new FencedError(`cannot prove it still holds ${l.root} (the lock was last renewed ${Math.round(age)} ms ago)`, false);
+      if (age > STALE_MS - 100)
+        throw new FencedError(
+          `cannot prove it still holds ${l.root} (the lock was last renewed ${Math.round(age)} ms ago)`,
+          false,
+        );
     },
     async release() {
       if (readHolder(l)?.pid === me.pid) await rm(l.pidFile, { force: true });

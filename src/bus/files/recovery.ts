@@ -32,7 +32,8 @@ const stateAfter = (r: ArchiveRecord, counter: number): State => ({
 export async function readArchiveView(config: Pick<Config, 'firstTurn'>, l: Layout): Promise<ArchiveView> {
   const counters = await archivedCounters(l.archive);
   const n = counters.at(-1) ?? 0;
-  const gaps = counters.length !== n ? `archive has gaps: ${counters.length} records for IDs up to ${formatId(n)}` : null;
+  const gaps =
+    counters.length !== n ? `archive has gaps: ${counters.length} records for IDs up to ${formatId(n)}` : null;
   if (n === 0) return { n, last: null, state: initialState(config.firstTurn), gaps };
   const last = await readRecord(l.archive, formatId(n));
   if (!last) throw new StateError(`${join(l.archive, formatId(n))}.json cannot be read`);
@@ -48,7 +49,9 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
 
   let state = stored ?? initialState(config.firstTurn);
   if (!Object.hasOwn(config.agents, state.current_turn)) {
-    throw new StateError(`${l.state}: current_turn "${state.current_turn}" is not an agent of this config (baton doctor --repair rebuilds it from the archive)`);
+    throw new StateError(
+      `${l.state}: current_turn "${state.current_turn}" is not an agent of this config (baton doctor --repair rebuilds it from the archive)`,
+    );
   }
   if (n < state.message_counter) {
     throw new StateError(
@@ -69,7 +72,9 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
   const contradiction = stored === null ? null : contradicts(stored, derived, lagsByOne);
   if (contradiction) {
     // Issue 13: such a state was accepted, and the same agent could speak twice. The archive is the record.
-    throw new StateError(`${l.state} contradicts the archive: ${contradiction}. The daemon will not guess the turn: "baton doctor --repair" rebuilds state.json from the archive`);
+    throw new StateError(
+      `${l.state} contradicts the archive: ${contradiction}. The daemon will not guess the turn: "baton doctor --repair" rebuilds state.json from the archive`,
+    );
   }
   if (n !== state.message_counter || state.last_message_id !== last.id) {
     notes.push(`state.json rebuilt from ${last.id} (it said ${state.last_message_id ?? 'nothing'})`);
@@ -85,10 +90,18 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
  * record a crash archived but never got to typing), or null when it can.
  */
 function contradicts(stored: State, derived: State, lagsByOne: boolean): string | null {
-  if (lagsByOne && stored.last_message_id === (derived.message_counter > 1 ? formatId(derived.message_counter - 1) : null)) return null;
+  if (
+    lagsByOne &&
+    stored.last_message_id === (derived.message_counter > 1 ? formatId(derived.message_counter - 1) : null)
+  )
+    return null;
   const keys = ['message_counter', 'last_message_id', 'current_turn', 'pending_reply_to'] as const;
   const wrong = keys.filter((k) => stored[k] !== derived[k]);
-  return wrong.length ? wrong.map((k) => `${k} is ${JSON.stringify(stored[k])}, the archive says ${JSON.stringify(derived[k])}`).join('; ') : null;
+  return wrong.length
+    ? wrong
+        .map((k) => `${k} is ${JSON.stringify(stored[k])}, the archive says ${JSON.stringify(derived[k])}`)
+        .join('; ')
+    : null;
 }
 
 /**

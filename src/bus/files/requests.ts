@@ -58,7 +58,9 @@ export async function withdrawRequest(dir: string, name: string): Promise<boolea
 /** Requests waiting, oldest first: new ones, and ones a killed daemon had taken but not answered. */
 export async function pendingRequests(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir)).filter((n) => (n.endsWith(REQ) || n.endsWith(REQ + TAKEN)) && !n.startsWith('.')).sort();
+    return (await readdir(dir))
+      .filter((n) => (n.endsWith(REQ) || n.endsWith(REQ + TAKEN)) && !n.startsWith('.'))
+      .sort();
   } catch (err) {
     if (isErrno(err, 'ENOENT')) return [];
     throw err;

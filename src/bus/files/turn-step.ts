@@ -37,7 +37,10 @@ export interface StepInput {
   advance: () => State;
 }
 
-export type StepResult = { kind: 'committed'; record: ArchiveRecord; saved: boolean } | { kind: 'gone' } | { kind: 'changed' };
+export type StepResult =
+  | { kind: 'committed'; record: ArchiveRecord; saved: boolean }
+  | { kind: 'gone' }
+  | { kind: 'changed' };
 
 export async function turnStep(l: Layout, config: Config, folder: Folder, s: StepInput): Promise<StepResult> {
   const d = folder.direction;
@@ -73,7 +76,13 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
     return { kind: 'changed' };
   }
   const receivedAt = new Date(Date.now() - (performance.now() - s.firstSeen)).toISOString();
-  const record = messageRecord(claimed.message, { direction: d.name, from: d.from, to: d.to, file: s.name }, s.decision, receivedAt, s.extra);
+  const record = messageRecord(
+    claimed.message,
+    { direction: d.name, from: d.from, to: d.to, file: s.name },
+    s.decision,
+    receivedAt,
+    s.extra,
+  );
   try {
     await archiveNew(l.archive, record);
     failpoint('archived');

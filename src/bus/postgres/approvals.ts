@@ -12,9 +12,15 @@ import { insertRejected } from './store.js';
 
 export async function moderate(c: Conn, pg: Pg, config: Config, w: Waiting): Promise<'queued' | 'held' | 'gone'> {
   const senders = new Map(config.directions.map((d) => [d.name, d.from]));
-  const q = await c.query<{ direction: string }>(`SELECT direction FROM baton.waiting WHERE conversation = $1 AND status = 'approval' FOR UPDATE`, [pg.conversation]);
+  const q = await c.query<{ direction: string }>(
+    `SELECT direction FROM baton.waiting WHERE conversation = $1 AND status = 'approval' FOR UPDATE`,
+    [pg.conversation],
+  );
   if (q.rows.some((r) => senders.get(r.direction) === w.direction.from)) return 'held';
-  const u = await c.query(`UPDATE baton.waiting SET status = 'approval' WHERE seq = $1 AND conversation = $2 AND status = 'waiting'`, [seqOf(w.name), pg.conversation]);
+  const u = await c.query(
+    `UPDATE baton.waiting SET status = 'approval' WHERE seq = $1 AND conversation = $2 AND status = 'waiting'`,
+    [seqOf(w.name), pg.conversation],
+  );
   return u.rowCount ? 'queued' : 'gone';
 }
 
@@ -31,14 +37,26 @@ export async function approvals(db: Db, pg: Pg, here: Direction[]): Promise<Appr
 }
 
 export async function refuse(c: Conn, pg: Pg, a: Approval, reason: string): Promise<boolean> {
-  const r = await c.query<{ body: string; file: string | null }>(`DELETE FROM baton.waiting WHERE seq = $1 AND conversation = $2 AND status = 'approval' RETURNING body, file`, [seqOf(a.name), pg.conversation]);
+  const r = await c.query<{ body: string; file: string | null }>(
+    `DELETE FROM baton.waiting WHERE seq = $1 AND conversation = $2 AND status = 'approval' RETURNING body, file`,
+    [seqOf(a.name), pg.conversation],
+  );
   if (!r.rows[0]) return false;
-  await insertRejected(c, pg.conversation, { stored_as: `${pg.conversation}#${a.name}`, file: r.rows[0].file, direction: a.direction.name, reason, body: r.rows[0].body });
+  await insertRejected(c, pg.conversation, {
+    stored_as: `${pg.conversation}#${a.name}`,
+    file: r.rows[0].file,
+    direction: a.direction.name,
+    reason,
+    body: r.rows[0].body,
+  });
   return true;
 }
 
 export async function examineApproval(db: Db, pg: Pg, a: Approval, maxBytes: number) {
-  const r = await db.query<{ body: string }>(`SELECT body FROM baton.waiting WHERE seq = $1 AND conversation = $2 AND status = 'approval'`, [seqOf(a.name), pg.conversation]);
+  const r = await db.query<{ body: string }>(
+    `SELECT body FROM baton.waiting WHERE seq = $1 AND conversation = $2 AND status = 'approval'`,
+    [seqOf(a.name), pg.conversation],
+  );
   if (!r.rows[0]) return { kind: 'gone' as const };
   const c = checkBody(r.rows[0].body, a.direction, maxBytes);
   return c.ok ? { kind: 'valid' as const, message: c.message } : { kind: 'invalid' as const, reason: c.reason };

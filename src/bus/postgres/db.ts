@@ -67,7 +67,13 @@ export function openPool(url: string, { durable = true } = {}): Db {
   const known = pools.get(key);
   if (known && !known.ending) return known; // one ended (by a test) is made again
   const options = `${SESSION.options}${durable ? '' : ' -c synchronous_commit=off'}`;
-  const pool = new (lib().Pool)({ connectionString: url, max: durable ? 8 : 3, allowExitOnIdle: true, ...SESSION, options });
+  const pool = new (lib().Pool)({
+    connectionString: url,
+    max: durable ? 8 : 3,
+    allowExitOnIdle: true,
+    ...SESSION,
+    options,
+  });
   // An idle connection that breaks (the database restarted) must not crash the daemon: the next query reconnects.
   pool.on('error', () => {});
   pools.set(key, pool);
@@ -115,7 +121,15 @@ export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
   // 53300: too many connections (a crowded server refuses new sessions for a while); 57014: a statement
   // cancelled (statement_timeout: something held it past 30 s) — both worth a retry, not an exit.
-  if (e?.code && /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|53300|57014|57P01|57P02|57P03|08\w{3})$/.test(e.code)) return true;
+  if (
+    e?.code &&
+    /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|53300|57014|57P01|57P02|57P03|08\w{3})$/.test(
+      e.code,
+    )
+  )
+    return true;
   // pg's own words for a session that broke or never came (the pool's: "timeout exceeded when trying to connect").
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(e?.message ?? '');
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
+    e?.message ?? '',
+  );
 }

@@ -32,7 +32,15 @@ import { deliveredHere, requestHost, type Pg } from './rows.js';
 import { WaitingView } from './waiting-view.js';
 import { amendRecord, countWaiting, ensureConversation, rejectWaiting, stampRecord, updateState } from './store.js';
 import { approvals, examineApproval, moderate, refuse } from './approvals.js';
-import { answer, archivePersonMessage, dropStaleReplies, findPersonMessage, insertRequest, requestsFor, takeRequest } from './requests.js';
+import {
+  answer,
+  archivePersonMessage,
+  dropStaleReplies,
+  findPersonMessage,
+  insertRequest,
+  requestsFor,
+  takeRequest,
+} from './requests.js';
 import type { Request } from '../../core/requests.js';
 
 export class PgDelivery implements DeliveryBus {
@@ -95,15 +103,20 @@ export class PgDelivery implements DeliveryBus {
 
   async watch(hint: (h: Hint) => void): Promise<void> {
     await this.relay.watch(hint);
-    this.listener = new Listener(this.pg.url, channelOf(this.pg.conversation), (p) => {
-      const h = hintOf(p, this.pg.host);
-      if (h?.kind === 'messages') this.view.told(h);
-      if (h) hint({ kind: h.kind });
-    }, () => {
-      this.view.invalidate();
-      hint({ kind: 'messages' });
-      hint({ kind: 'requests' });
-    });
+    this.listener = new Listener(
+      this.pg.url,
+      channelOf(this.pg.conversation),
+      (p) => {
+        const h = hintOf(p, this.pg.host);
+        if (h?.kind === 'messages') this.view.told(h);
+        if (h) hint({ kind: h.kind });
+      },
+      () => {
+        this.view.invalidate();
+        hint({ kind: 'messages' });
+        hint({ kind: 'requests' });
+      },
+    );
     await this.listener.start();
   }
 
@@ -139,17 +152,33 @@ export class PgDelivery implements DeliveryBus {
   async reject(w: Waiting, reason: string): Promise<void> {
     if (!(await this.write((c) => rejectWaiting(c, this.pg.conversation, w, reason)))) return;
     this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
-    await this.events.emit('rejected', { file: w.name, direction: w.direction.name, reason, stored_as: `${this.pg.conversation}#${w.name}` });
+    await this.events.emit('rejected', {
+      file: w.name,
+      direction: w.direction.name,
+      reason,
+      stored_as: `${this.pg.conversation}#${w.name}`,
+    });
   }
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
     this.guard();
     const waiting = 'firstSeen' in w ? w : null;
-    const input = { w, step, extra, firstSeen: waiting?.firstSeen ?? performance.now(), generation: this.held?.generation ?? null };
+    const input = {
+      w,
+      step,
+      extra,
+      firstSeen: waiting?.firstSeen ?? performance.now(),
+      generation: this.held?.generation ?? null,
+    };
     // A waiting message this daemon has read goes in one statement; an approval, or one not read, in a transaction.
     const seen = waiting && this.view.expected(waiting);
     const max = this.config.inbox.max_bytes;
-    const out = await this.view.step(w, waiting && seen ? casStep(this.db, this.pg, max, { ...input, w: waiting }, seen) : turnStep(this.db, this.pg, max, input));
+    const out = await this.view.step(
+      w,
+      waiting && seen
+        ? casStep(this.db, this.pg, max, { ...input, w: waiting }, seen)
+        : turnStep(this.db, this.pg, max, input),
+    );
     if (out.kind === 'invalid') {
       // Rolled back: it is still waiting, and is refused with its reason like any invalid message.
       if (waiting) await this.reject(waiting, out.reason);
@@ -177,7 +206,10 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async record(id: string): Promise<ArchiveRecord | null> {
-    const r = await this.db.query<{ record: ArchiveRecord }>('SELECT record FROM baton.archive WHERE conversation = $1 AND id = $2', [this.pg.conversation, id]);
+    const r = await this.db.query<{ record: ArchiveRecord }>(
+      'SELECT record FROM baton.archive WHERE conversation = $1 AND id = $2',
+      [this.pg.conversation, id],
+    );
     return r.rows[0]?.record ?? null;
   }
 
@@ -187,7 +219,11 @@ export class PgDelivery implements DeliveryBus {
 
   async waitingFrom(agent: string): Promise<number> {
     if (!isFenced(this.held)) await this.relay.run(); // its files become rows first: a file is a post too
-    return countWaiting(this.db, this.pg.conversation, this.config.directions.filter((d) => d.from === agent).map((d) => d.name));
+    return countWaiting(
+      this.db,
+      this.pg.conversation,
+      this.config.directions.filter((d) => d.from === agent).map((d) => d.name),
+    );
   }
 
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {

@@ -14,7 +14,12 @@ export function pgEventLog(db: Db, conversation: string, onError: (err: unknown)
     async emit(event: EventName, fields = {}) {
       const body = JSON.stringify({ ts: new Date().toISOString(), event, ...fields });
       // A record, not the source of truth: failing to append never stops a delivery.
-      await db.query(`WITH e AS (INSERT INTO baton.events (conversation, body) VALUES ($1, $2) RETURNING seq) SELECT pg_notify($3, 'events') FROM e`, [conversation, body, channel]).catch(onError);
+      await db
+        .query(
+          `WITH e AS (INSERT INTO baton.events (conversation, body) VALUES ($1, $2) RETURNING seq) SELECT pg_notify($3, 'events') FROM e`,
+          [conversation, body, channel],
+        )
+        .catch(onError);
     },
   };
 }
@@ -27,18 +32,28 @@ export class PgEventSource implements EventSource {
   ) {}
 
   private async gen(): Promise<string> {
-    const r = await this.db.query<{ gen: string }>('SELECT gen FROM baton.conversations WHERE name = $1', [this.conversation]).catch(() => ({ rows: [] as { gen: string }[] }));
+    const r = await this.db
+      .query<{ gen: string }>('SELECT gen FROM baton.conversations WHERE name = $1', [this.conversation])
+      .catch(() => ({ rows: [] as { gen: string }[] }));
     return r.rows[0]?.gen ?? NO_LOG;
   }
 
   async head(): Promise<{ gen: string; end: number }> {
     const gen = await this.gen();
     if (gen === NO_LOG) return { gen, end: 0 };
-    const r = await this.db.query<{ end: string }>('SELECT coalesce(max(seq), 0) + 1 AS end FROM baton.events WHERE conversation = $1', [this.conversation]);
+    const r = await this.db.query<{ end: string }>(
+      'SELECT coalesce(max(seq), 0) + 1 AS end FROM baton.events WHERE conversation = $1',
+      [this.conversation],
+    );
     return { gen, end: Number(r.rows[0]!.end) };
   }
 
-  async read(gen: string, from: number, until: number, each: (e: Record<string, unknown>, end: number) => unknown): Promise<{ last: number; skipping: boolean }> {
+  async read(
+    gen: string,
+    from: number,
+    until: number,
+    each: (e: Record<string, unknown>, end: number) => unknown,
+  ): Promise<{ last: number; skipping: boolean }> {
     if ((await this.gen()) !== gen) {
       if (gen === NO_LOG) return { last: from, skipping: false };
       throw new LogReplaced();

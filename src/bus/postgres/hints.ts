@@ -19,7 +19,8 @@ import { createHash } from 'node:crypto';
 import type { WaitingRow } from './rows.js';
 
 /** The NOTIFY channel of one conversation (channel names are identifiers: at most 63 bytes). */
-export const channelOf = (conversation: string): string => `baton_${createHash('sha1').update(conversation).digest('hex').slice(0, 16)}`;
+export const channelOf = (conversation: string): string =>
+  `baton_${createHash('sha1').update(conversation).digest('hex').slice(0, 16)}`;
 
 /** The payload that wakes the daemon of `host` only. */
 export const messagesFor = (host: string): string => `messages@${host}`;
@@ -27,14 +28,17 @@ export const messagesFor = (host: string): string => `messages@${host}`;
 /** The payload of a turn step by the daemon of `host`: the turn moved. */
 export const movedBy = (host: string): string => `moved@${host}`;
 
-export type Hint = { kind: 'messages'; row?: WaitingRow; moved?: { version: string; state: unknown } } | { kind: 'requests' };
+export type Hint =
+  | { kind: 'messages'; row?: WaitingRow; moved?: { version: string; state: unknown } }
+  | { kind: 'requests' };
 
 /** What `payload` asks of the daemon of `host`, or null: nothing. */
 export function hintOf(payload: string, host: string): Hint | null {
   if (payload === 'requests') return { kind: 'requests' };
   if (payload === 'messages' || payload === messagesFor(host)) return { kind: 'messages' };
   if (payload.startsWith(`${messagesFor(host)}#`)) return { kind: 'messages', row: rowOf(carried(payload)) };
-  if (payload.startsWith('moved@') && payload !== movedBy(host) && !payload.startsWith(`${movedBy(host)}#`)) return { kind: 'messages', moved: movedOf(carried(payload)) };
+  if (payload.startsWith('moved@') && payload !== movedBy(host) && !payload.startsWith(`${movedBy(host)}#`))
+    return { kind: 'messages', moved: movedOf(carried(payload)) };
   return null;
 }
 
@@ -51,11 +55,19 @@ function carried(payload: string): [string, unknown] | null {
 
 function rowOf(c: [string, unknown] | null): WaitingRow | undefined {
   const r = (c?.[1] ?? null) as Partial<WaitingRow> | null;
-  if (!c || !r || typeof r.direction !== 'string' || typeof r.body !== 'string' || (r.file !== null && typeof r.file !== 'string')) return undefined;
+  if (
+    !c ||
+    !r ||
+    typeof r.direction !== 'string' ||
+    typeof r.body !== 'string' ||
+    (r.file !== null && typeof r.file !== 'string')
+  )
+    return undefined;
   return { seq: c[0], direction: r.direction, file: r.file, body: r.body };
 }
 
-const movedOf = (c: [string, unknown] | null): { version: string; state: unknown } | undefined => (c ? { version: c[0], state: c[1] } : undefined);
+const movedOf = (c: [string, unknown] | null): { version: string; state: unknown } | undefined =>
+  c ? { version: c[0], state: c[1] } : undefined;
 
 /** A value as a payload carries it, or null when it would not fit (a notification holds 8000 bytes). */
 const fits = (value: unknown): string | null => {
@@ -64,7 +76,8 @@ const fits = (value: unknown): string | null => {
 };
 
 /** What a stored message's NOTIFY carries after `messages@HOST#SEQ `, or null when it would not fit. */
-export const rowHint = (direction: string, file: string | null, body: string): string | null => fits({ direction, file, body });
+export const rowHint = (direction: string, file: string | null, body: string): string | null =>
+  fits({ direction, file, body });
 
 /** What a turn step's NOTIFY carries after `moved@HOST#VERSION `, or null when it would not fit. */
 export const stateHint = (state: unknown): string | null => fits(state);

@@ -28,7 +28,6 @@ export interface LeaseKey {
   host: string;
 }
 
-
 /** A holder on this very machine whose process no longer exists (killed; its session not yet ended). */
 export function holderGone(h: Holder | null): boolean {
   if (!h || h.host !== hostname()) return false;
@@ -43,7 +42,10 @@ const where = (k: LeaseKey) => `conversation "${k.conversation}" on host "${k.ho
 
 /** Inside a write transaction: throws FencedError unless `generation` is still the newest for this machine. */
 export async function checkGeneration(c: Conn, k: LeaseKey, generation: number): Promise<void> {
-  const r = await c.query<LeaseRow>('SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE', [k.conversation, k.host]);
+  const r = await c.query<LeaseRow>(
+    'SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE',
+    [k.conversation, k.host],
+  );
   fenceUnless(r.rows[0], k, generation);
 }
 
@@ -59,10 +61,18 @@ export interface LeaseRow {
  */
 export function fenceUnless(row: LeaseRow | undefined, k: LeaseKey, generation: number | null): void {
   if (generation === null) return;
-  if (!row || Number(row.generation) !== generation || row.released !== false) throw new FencedError(`the lease of ${where(k)} was taken over (generation ${row?.generation ?? '?'}, ours ${generation})`);
+  if (!row || Number(row.generation) !== generation || row.released !== false)
+    throw new FencedError(
+      `the lease of ${where(k)} was taken over (generation ${row?.generation ?? '?'}, ours ${generation})`,
+    );
 }
 
-export async function acquireLease(url: string, k: LeaseKey, holder: Holder, onLost: (why: string) => void): Promise<Lease> {
+export async function acquireLease(
+  url: string,
+  k: LeaseKey,
+  holder: Holder,
+  onLost: (why: string) => void,
+): Promise<Lease> {
   const c = client(url);
   // Until PgLease takes over the connection, a session that drops (the database restarting) must not be
   // an unhandled 'error' event — that would end the process; the query in flight fails on its own.
@@ -71,7 +81,10 @@ export async function acquireLease(url: string, k: LeaseKey, holder: Holder, onL
   try {
     await c.connect();
     for (let attempt = 0; ; attempt++) {
-      const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS ok', [k.conversation, k.host]);
+      const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS ok', [
+        k.conversation,
+        k.host,
+      ]);
       if (got.rows[0]?.ok) break;
       const r = await c.query<{ holder: Holder; backend_pid: number | null; stale: boolean }>(
         `SELECT holder, backend_pid, heartbeat_at < now() - make_interval(secs => $3::float8 / 1000) AS stale FROM baton.leases WHERE conversation = $1 AND host = $2`,
@@ -128,7 +141,10 @@ class PgLease implements Lease {
     onLost: (why: string) => void,
   ) {
     this.listeners.push(onLost);
-    this.fence = { key: `pg${createHash('sha1').update(k.conversation).digest('hex').slice(0, 10)}`, token: fenceToken(generation) };
+    this.fence = {
+      key: `pg${createHash('sha1').update(k.conversation).digest('hex').slice(0, 10)}`,
+      token: fenceToken(generation),
+    };
     c.on('error', (err) => this.lose(`lost the database connection (${err.message})`));
     c.on('end', () => this.lose('the database connection closed'));
     this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
@@ -144,17 +160,25 @@ class PgLease implements Lease {
     // breaks) would leave this daemon alive but unable to prove its lease, forever: it counts as lost, so
     // the daemon takes the lease again on a fresh connection.
     if (this.beating !== null) {
-      if (started - this.beating > STALE_MS) this.lose(`the lease's heartbeat got no answer for ${Math.round(started - this.beating)} ms`);
+      if (started - this.beating > STALE_MS)
+        this.lose(`the lease's heartbeat got no answer for ${Math.round(started - this.beating)} ms`);
       return;
     }
     this.beating = started;
     try {
-      const r = await this.c.query('UPDATE baton.leases SET heartbeat_at = now() WHERE conversation = $1 AND host = $2 AND generation = $3 AND NOT released', [this.k.conversation, this.k.host, this.generation]);
+      const r = await this.c.query(
+        'UPDATE baton.leases SET heartbeat_at = now() WHERE conversation = $1 AND host = $2 AND generation = $3 AND NOT released',
+        [this.k.conversation, this.k.host, this.generation],
+      );
       if (r.rowCount === 0) return this.lose(`another daemon took over ${where(this.k)}`);
       this.lastBeat = started;
     } catch (err) {
       if ((err as { code?: string }).code === '55P03') return; // lock_timeout: not renewed this time (check() says so after the stale time)
-      this.lose(isConnectionError(err) ? `lost the database connection (${String(err)})` : `cannot renew the lease: ${String(err)}`);
+      this.lose(
+        isConnectionError(err)
+          ? `lost the database connection (${String(err)})`
+          : `cannot renew the lease: ${String(err)}`,
+      );
     } finally {
       this.beating = null;
     }
@@ -174,7 +198,11 @@ class PgLease implements Lease {
 
   check(): void {
     if (this.lost) throw new FencedError(this.lost);
-    if (performance.now() - this.lastBeat > STALE_MS) throw new FencedError(`the lease of ${where(this.k)} was not renewed for ${Math.round(performance.now() - this.lastBeat)} ms`, false);
+    if (performance.now() - this.lastBeat > STALE_MS)
+      throw new FencedError(
+        `the lease of ${where(this.k)} was not renewed for ${Math.round(performance.now() - this.lastBeat)} ms`,
+        false,
+      );
   }
 
   async release(): Promise<void> {
@@ -183,9 +211,15 @@ class PgLease implements Lease {
     clearInterval(this.timer);
     if (!this.lost) {
       await this.c
-        .query('UPDATE baton.leases SET released = true WHERE conversation = $1 AND host = $2 AND generation = $3', [this.k.conversation, this.k.host, this.generation])
+        .query('UPDATE baton.leases SET released = true WHERE conversation = $1 AND host = $2 AND generation = $3', [
+          this.k.conversation,
+          this.k.host,
+          this.generation,
+        ])
         .catch(() => {});
-      await this.c.query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [this.k.conversation, this.k.host]).catch(() => {});
+      await this.c
+        .query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [this.k.conversation, this.k.host])
+        .catch(() => {});
     }
     await this.c.end().catch(() => {});
   }

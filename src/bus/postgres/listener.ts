@@ -77,8 +77,10 @@ class Hub {
     }
     const want = new Set([...this.subs].map((s) => s.channel));
     try {
-      for (const ch of want) if (!this.listening.has(ch)) await c.query(`LISTEN ${ch}`).then(() => this.listening.add(ch));
-      for (const ch of this.listening) if (!want.has(ch)) await c.query(`UNLISTEN ${ch}`).then(() => this.listening.delete(ch));
+      for (const ch of want)
+        if (!this.listening.has(ch)) await c.query(`LISTEN ${ch}`).then(() => this.listening.add(ch));
+      for (const ch of this.listening)
+        if (!want.has(ch)) await c.query(`UNLISTEN ${ch}`).then(() => this.listening.delete(ch));
     } catch {
       return this.broke(c);
     }

@@ -54,44 +54,78 @@ export class PostgresBus implements Bus {
   // ---- read side ------------------------------------------------------------------------------
 
   async readState(): Promise<State | null> {
-    const [row] = await this.q<{ state: unknown }>('SELECT state FROM baton.conversations WHERE name = $1', [this.pg.conversation]);
+    const [row] = await this.q<{ state: unknown }>('SELECT state FROM baton.conversations WHERE name = $1', [
+      this.pg.conversation,
+    ]);
     return row ? stateOf(row.state, this.pg) : null;
   }
 
   async waitingCounts(): Promise<Record<string, number>> {
-    const rows = await this.q<{ direction: string; n: number }>(`SELECT direction, count(*)::int AS n FROM baton.waiting WHERE conversation = $1 AND status = 'waiting' GROUP BY direction`, [this.pg.conversation]);
+    const rows = await this.q<{ direction: string; n: number }>(
+      `SELECT direction, count(*)::int AS n FROM baton.waiting WHERE conversation = $1 AND status = 'waiting' GROUP BY direction`,
+      [this.pg.conversation],
+    );
     const held: Record<string, number> = {};
     for (const d of this.config.directions) held[d.name] = rows.find((r) => r.direction === d.name)?.n ?? 0;
     return held;
   }
 
   async rejectedCount(): Promise<number> {
-    return (await this.q<{ n: number }>('SELECT count(*)::int AS n FROM baton.rejected WHERE conversation = $1', [this.pg.conversation]))[0]!.n;
+    return (
+      await this.q<{ n: number }>('SELECT count(*)::int AS n FROM baton.rejected WHERE conversation = $1', [
+        this.pg.conversation,
+      ])
+    )[0]!.n;
   }
 
   async approvalKeys(): Promise<string[]> {
-    const rows = await this.q<{ seq: string; direction: string; file: string | null }>(`SELECT seq, direction, file FROM baton.waiting WHERE conversation = $1 AND status = 'approval' ORDER BY seq`, [this.pg.conversation]);
+    const rows = await this.q<{ seq: string; direction: string; file: string | null }>(
+      `SELECT seq, direction, file FROM baton.waiting WHERE conversation = $1 AND status = 'approval' ORDER BY seq`,
+      [this.pg.conversation],
+    );
     return rows.map((r) => `${r.direction}/${waitingName(r.seq, r.file)}`);
   }
 
   async records(): Promise<ArchiveRecord[]> {
-    return (await this.q<{ record: ArchiveRecord }>('SELECT record FROM baton.archive WHERE conversation = $1', [this.pg.conversation])).map((r) => r.record);
+    return (
+      await this.q<{ record: ArchiveRecord }>('SELECT record FROM baton.archive WHERE conversation = $1', [
+        this.pg.conversation,
+      ])
+    ).map((r) => r.record);
   }
 
   async recordIds(): Promise<string[]> {
-    return (await this.q<{ id: string }>('SELECT id FROM baton.archive WHERE conversation = $1', [this.pg.conversation])).map((r) => r.id);
+    return (
+      await this.q<{ id: string }>('SELECT id FROM baton.archive WHERE conversation = $1', [this.pg.conversation])
+    ).map((r) => r.id);
   }
 
   async record(id: string): Promise<ArchiveRecord | null> {
-    return (await this.q<{ record: ArchiveRecord }>('SELECT record FROM baton.archive WHERE conversation = $1 AND id = $2', [this.pg.conversation, id]))[0]?.record ?? null;
+    return (
+      (
+        await this.q<{ record: ArchiveRecord }>(
+          'SELECT record FROM baton.archive WHERE conversation = $1 AND id = $2',
+          [this.pg.conversation, id],
+        )
+      )[0]?.record ?? null
+    );
   }
 
   async rejections(limit: number): Promise<{ count: number; items: Rejection[] }> {
-    const rows = await this.q<{ stored_as: string; file: string | null; reason: string; direction: string | null; rejected_at: Date }>(
+    const rows = await this.q<{
+      stored_as: string;
+      file: string | null;
+      reason: string;
+      direction: string | null;
+      rejected_at: Date;
+    }>(
       'SELECT stored_as, file, reason, direction, rejected_at FROM baton.rejected WHERE conversation = $1 ORDER BY seq DESC LIMIT $2',
       [this.pg.conversation, limit],
     );
-    return { count: await this.rejectedCount(), items: rows.map((r) => ({ ...r, rejected_at: r.rejected_at.toISOString() })) };
+    return {
+      count: await this.rejectedCount(),
+      items: rows.map((r) => ({ ...r, rejected_at: r.rejected_at.toISOString() })),
+    };
   }
 
   approvalsView(cap: number): Promise<ApprovalView[]> {
@@ -99,19 +133,29 @@ export class PostgresBus implements Bus {
   }
 
   async archiveView(): Promise<ArchiveView> {
-    const [agg] = await this.q<{ n: number; c: number }>('SELECT coalesce(max(counter), 0)::int AS n, count(*)::int AS c FROM baton.archive WHERE conversation = $1 AND NOT person', [this.pg.conversation]);
+    const [agg] = await this.q<{ n: number; c: number }>(
+      'SELECT coalesce(max(counter), 0)::int AS n, count(*)::int AS c FROM baton.archive WHERE conversation = $1 AND NOT person',
+      [this.pg.conversation],
+    );
     const { n, c } = agg!;
     const gaps = c !== n ? `archive has gaps: ${c} records for IDs up to ${formatId(n)}` : null;
     if (n === 0) return { n, last: null, state: initialState(this.config.firstTurn), gaps };
     const last = await this.record(formatId(n));
-    const state = { current_turn: last!.receiver, last_message_id: last!.id, message_counter: n, pending_reply_to: last!.id };
+    const state = {
+      current_turn: last!.receiver,
+      last_message_id: last!.id,
+      message_counter: n,
+      pending_reply_to: last!.id,
+    };
     return { n, last, state, gaps };
   }
 
   /** This machine's daemon for this conversation: running while its lease's session holds the lock. */
   async daemon(): Promise<{ running: boolean; pid: number | null; holder: Holder | null }> {
     const h = (await this.hosts()).find((x) => x.host === this.pg.host);
-    return h?.alive ? { running: true, pid: h.holder?.pid ?? null, holder: h.holder } : { running: false, pid: null, holder: null };
+    return h?.alive
+      ? { running: true, pid: h.holder?.pid ?? null, holder: h.holder }
+      : { running: false, pid: null, holder: null };
   }
 
   async hosts(): Promise<HostView[]> {
@@ -120,7 +164,12 @@ export class PostgresBus implements Bus {
   }
 
   async requestsWaiting(): Promise<number> {
-    return (await this.q<{ n: number }>('SELECT count(*)::int AS n FROM baton.requests WHERE conversation = $1 AND reply IS NULL', [this.pg.conversation]))[0]!.n;
+    return (
+      await this.q<{ n: number }>(
+        'SELECT count(*)::int AS n FROM baton.requests WHERE conversation = $1 AND reply IS NULL',
+        [this.pg.conversation],
+      )
+    )[0]!.n;
   }
 
   checks(): Promise<BusCheck[]> {
@@ -133,14 +182,25 @@ export class PostgresBus implements Bus {
     await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
     const [row] = await this.q<{ seq: string }>(
       `WITH w AS (INSERT INTO baton.waiting (conversation, direction, body) VALUES ($1, $2, $3) RETURNING seq) SELECT seq, pg_notify($4, $5) FROM w`,
-      [this.pg.conversation, d.name, JSON.stringify(message), channelOf(this.pg.conversation), messagesFor(hostOf(this.config, d.to))],
+      [
+        this.pg.conversation,
+        d.name,
+        JSON.stringify(message),
+        channelOf(this.pg.conversation),
+        messagesFor(hostOf(this.config, d.to)),
+      ],
     );
     return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
   }
 
   async submit(request: Request): Promise<string> {
     await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
-    return insertRequest(this.db, this.pg, requestHost(this.config, request, (await this.readState())?.current_turn), request);
+    return insertRequest(
+      this.db,
+      this.pg,
+      requestHost(this.config, request, (await this.readState())?.current_turn),
+      request,
+    );
   }
 
   async awaitReply(name: string, timeoutMs: number): Promise<Reply | null> {
@@ -157,7 +217,9 @@ export class PostgresBus implements Bus {
   }
 
   async withdraw(name: string): Promise<boolean> {
-    return ((await this.db.query('DELETE FROM baton.requests WHERE name = $1 AND NOT taken', [name])).rowCount ?? 0) > 0;
+    return (
+      ((await this.db.query('DELETE FROM baton.requests WHERE name = $1 AND NOT taken', [name])).rowCount ?? 0) > 0
+    );
   }
 
   // ---- admin ----------------------------------------------------------------------------------
@@ -168,7 +230,12 @@ export class PostgresBus implements Bus {
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
-    const lease = await acquireLease(this.pg.url, this.pg, { pid: process.pid, host: hostname(), started_at: new Date().toISOString() }, () => {});
+    const lease = await acquireLease(
+      this.pg.url,
+      this.pg,
+      { pid: process.pid, host: hostname(), started_at: new Date().toISOString() },
+      () => {},
+    );
     try {
       return await fn();
     } finally {
@@ -177,7 +244,10 @@ export class PostgresBus implements Bus {
   }
 
   async overwriteState(state: State): Promise<void> {
-    await this.q('UPDATE baton.conversations SET state = $2, version = version + 1 WHERE name = $1', [this.pg.conversation, JSON.stringify(state)]);
+    await this.q('UPDATE baton.conversations SET state = $2, version = version + 1 WHERE name = $1', [
+      this.pg.conversation,
+      JSON.stringify(state),
+    ]);
   }
 
   /** Rename the conversation's rows to `<name>@<time>` (kept, never deleted); the name starts afresh. */
@@ -189,7 +259,8 @@ export class PostgresBus implements Bus {
       const old = this.pg.conversation;
       const to = `${old}@${new Date().toISOString()}`;
       const r = await c.query('UPDATE baton.conversations SET name = $2 WHERE name = $1', [old, to]);
-      for (const t of ['waiting', 'archive', 'rejected', 'requests', 'events', 'leases', 'relayed']) await c.query(`UPDATE baton.${t} SET conversation = $2 WHERE conversation = $1`, [old, to]);
+      for (const t of ['waiting', 'archive', 'rejected', 'requests', 'events', 'leases', 'relayed'])
+        await c.query(`UPDATE baton.${t} SET conversation = $2 WHERE conversation = $1`, [old, to]);
       await c.query('COMMIT');
       return r.rowCount ? `conversation "${to}" in ${redact(this.pg.url)}` : null;
     } catch (err) {

@@ -14,11 +14,18 @@ export async function recoverConversation(db: Db, pg: Pg, config: Config): Promi
   const s = await db.query('SELECT state FROM baton.conversations WHERE name = $1', [pg.conversation]);
   const state = stateOf(s.rows[0].state, pg);
   if (!Object.hasOwn(config.agents, state.current_turn)) {
-    throw new StateError(`conversation "${pg.conversation}": current_turn "${state.current_turn}" is not an agent of this config`);
+    throw new StateError(
+      `conversation "${pg.conversation}": current_turn "${state.current_turn}" is not an agent of this config`,
+    );
   }
-  const n = await db.query<{ n: number }>('SELECT coalesce(max(counter), 0) AS n FROM baton.archive WHERE conversation = $1 AND NOT person', [pg.conversation]);
+  const n = await db.query<{ n: number }>(
+    'SELECT coalesce(max(counter), 0) AS n FROM baton.archive WHERE conversation = $1 AND NOT person',
+    [pg.conversation],
+  );
   if (n.rows[0]!.n !== state.message_counter) {
-    throw new StateError(`conversation "${pg.conversation}": the state says ${state.message_counter} messages, the archive ${n.rows[0]!.n}`);
+    throw new StateError(
+      `conversation "${pg.conversation}": the state says ${state.message_counter} messages, the archive ${n.rows[0]!.n}`,
+    );
   }
   // Committed on this machine's side but never stamped: the paste may have happened (SPEC §6).
   const local = config.order.filter((a) => isLocal(config, a));

@@ -99,8 +99,15 @@ async function walOf(db: Db): Promise<Wal> {
   }
   const asked = performance.now();
   const p = db
-    .query<{ inserted: string; flushed: string; epoch: string }>('SELECT pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed, pg_postmaster_start_time()::text AS epoch')
-    .then(({ rows: [row] }) => ({ inserted: lsnOf(row!.inserted), flushed: lsnOf(row!.flushed), epoch: row!.epoch, asked }));
+    .query<{ inserted: string; flushed: string; epoch: string }>(
+      'SELECT pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed, pg_postmaster_start_time()::text AS epoch',
+    )
+    .then(({ rows: [row] }) => ({
+      inserted: lsnOf(row!.inserted),
+      flushed: lsnOf(row!.flushed),
+      epoch: row!.epoch,
+      asked,
+    }));
   walAnswers.set(db, p);
   return p;
 }
@@ -120,7 +127,14 @@ export class Relay {
     private readonly directions: readonly Direction[],
     private readonly opts: RelayOptions,
   ) {
-    this.intake = new Intake(directions, { maxBytes: opts.maxBytes, settleMs: opts.settleMs, rejectedDir: opts.rejectedDir, alsoWatch: [], events: opts.events, log: opts.log });
+    this.intake = new Intake(directions, {
+      maxBytes: opts.maxBytes,
+      settleMs: opts.settleMs,
+      rejectedDir: opts.rejectedDir,
+      alsoWatch: [],
+      events: opts.events,
+      log: opts.log,
+    });
   }
 
   async ensureFolders(): Promise<void> {
@@ -182,7 +196,13 @@ export class Relay {
       this.intake.folderOf(d.name).dirty.add(back);
       return false;
     }
-    const at = await this.opts.store(d, name, JSON.stringify(e.message), `${this.opts.conversation}/${this.opts.host}/${d.name}/${as}`, durable);
+    const at = await this.opts.store(
+      d,
+      name,
+      JSON.stringify(e.message),
+      `${this.opts.conversation}/${this.opts.host}/${d.name}/${as}`,
+      durable,
+    );
     if (at) this.pending.push({ d, dir, as, at });
     else await unlink(join(dir, as)).catch(() => {});
     return true;
@@ -207,13 +227,29 @@ export class Relay {
  * This machine's relay into the conversation: its agents' folders, rejections kept on its disk (rejected/,
  * with their notes) and listed in the database, every store fenced by the daemon's lease.
  */
-export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log: Logger, held: () => Lease | null, fastDb: Db = db): Relay {
+export function relayInto(
+  config: Config,
+  db: Db,
+  pg: Pg,
+  events: EventLog,
+  log: Logger,
+  held: () => Lease | null,
+  fastDb: Db = db,
+): Relay {
   const rejectedDir = `${config.messageDir}/rejected`;
   const relayEvents: EventLog = {
     emit: async (event, fields = {}) => {
       if (event === 'rejected' && !isFenced(held())) {
-        const row = { stored_as: `${pg.host}:${rejectedDir}/${String(fields.stored_as)}`, file: String(fields.file ?? ''), direction: String(fields.direction ?? ''), reason: String(fields.reason), body: null };
-        await insertRejected(db, pg.conversation, row).catch((err: unknown) => log.warn(`cannot list a rejection in the database: ${String(err)}`));
+        const row = {
+          stored_as: `${pg.host}:${rejectedDir}/${String(fields.stored_as)}`,
+          file: String(fields.file ?? ''),
+          direction: String(fields.direction ?? ''),
+          reason: String(fields.reason),
+          body: null,
+        };
+        await insertRejected(db, pg.conversation, row).catch((err: unknown) =>
+          log.warn(`cannot list a rejection in the database: ${String(err)}`),
+        );
       }
       await events.emit(event, fields);
     },
@@ -235,7 +271,16 @@ export function relayInto(config: Config, db: Db, pg: Pg, events: EventLog, log:
               w AS (INSERT INTO baton.waiting (conversation, direction, file, body, relay_key) SELECT $1, $2, $3, $4, relay_key FROM k RETURNING seq),
               n AS (SELECT pg_notify($6, CASE WHEN $8::text IS NULL THEN $7 ELSE $7 || '#' || seq || ' ' || $8 END) FROM w)
          SELECT pg_postmaster_start_time()::text AS epoch, (SELECT count(*) FROM n)::int AS stored`,
-        [pg.conversation, d.name, file, body, key, channelOf(pg.conversation), messagesFor(hostOf(config, d.to)), rowHint(d.name, file, body)],
+        [
+          pg.conversation,
+          d.name,
+          file,
+          body,
+          key,
+          channelOf(pg.conversation),
+          messagesFor(hostOf(config, d.to)),
+          rowHint(d.name, file, body),
+        ],
       );
       // Not stored now (the key was there: an earlier store of this very file) or stored durably: done.
       return durable || !r.rows[0]!.stored ? null : { lsn: null, epoch: r.rows[0]!.epoch, at: performance.now() };

@@ -15,14 +15,16 @@ export interface Pg {
   host: string;
 }
 
-export const waitingName = (seq: string | number, file: string | null): string => `${String(seq).padStart(10, '0')}.${file ?? 'posted.json'}`;
+export const waitingName = (seq: string | number, file: string | null): string =>
+  `${String(seq).padStart(10, '0')}.${file ?? 'posted.json'}`;
 export const seqOf = (name: string): number => Number.parseInt(name, 10);
 
 export type Checked = { ok: true; message: Message } | { ok: false; reason: string };
 
 /** A stored body checked as a message from `d.from` to `d.to` (a post is checked here, once it is whole). */
 export function checkBody(body: string, d: Direction, maxBytes: number): Checked {
-  if (Buffer.byteLength(body) > maxBytes) return { ok: false, reason: `${Buffer.byteLength(body)} bytes is over inbox.max_bytes (${maxBytes})` };
+  if (Buffer.byteLength(body) > maxBytes)
+    return { ok: false, reason: `${Buffer.byteLength(body)} bytes is over inbox.max_bytes (${maxBytes})` };
   let value: unknown;
   try {
     value = JSON.parse(body);
@@ -33,7 +35,8 @@ export function checkBody(body: string, d: Direction, maxBytes: number): Checked
   return r.ok ? { ok: true, message: r.message } : { ok: false, reason: r.reason };
 }
 
-export const stateOf = (raw: unknown, pg: Pg): State => checkState(raw, `the state of conversation "${pg.conversation}"`);
+export const stateOf = (raw: unknown, pg: Pg): State =>
+  checkState(raw, `the state of conversation "${pg.conversation}"`);
 
 /** The directions whose receiver is on this machine: the only ones its daemon delivers. */
 export const deliveredHere = (config: Config): Direction[] => config.directions.filter((d) => isLocal(config, d.to));
@@ -82,7 +85,15 @@ export class WaitingRows {
       let w = this.seen.get(seq);
       if (!w) {
         const checked = checkBody(r.body, d, this.maxBytes);
-        w = { key: String(seq), name: waitingName(seq, r.file), direction: d, firstSeen: now, heldLogged: false, ready: true, message: checked.ok ? checked.message : null };
+        w = {
+          key: String(seq),
+          name: waitingName(seq, r.file),
+          direction: d,
+          firstSeen: now,
+          heldLogged: false,
+          ready: true,
+          message: checked.ok ? checked.message : null,
+        };
         if (!checked.ok) {
           invalid.push([w, checked.reason]);
           continue;

@@ -101,7 +101,10 @@ export async function migrate(db: Db): Promise<number> {
     await c.query('CREATE TABLE IF NOT EXISTS baton.meta (version integer NOT NULL)');
     const r = await c.query<{ version: number }>('SELECT version FROM baton.meta');
     const found = r.rows[0]?.version ?? 0;
-    if (found > SCHEMA_VERSION) throw new Error(`the database's baton schema is version ${found}, newer than this baton knows (${SCHEMA_VERSION}): upgrade baton`);
+    if (found > SCHEMA_VERSION)
+      throw new Error(
+        `the database's baton schema is version ${found}, newer than this baton knows (${SCHEMA_VERSION}): upgrade baton`,
+      );
     for (let v = found; v < SCHEMA_VERSION; v++) await c.query(MIGRATIONS[v]!);
     if (r.rows.length === 0) await c.query('INSERT INTO baton.meta (version) VALUES ($1)', [SCHEMA_VERSION]);
     else await c.query('UPDATE baton.meta SET version = $1', [SCHEMA_VERSION]);
@@ -111,6 +114,8 @@ export async function migrate(db: Db): Promise<number> {
 
 /** The schema version in the database (0: none yet). */
 export async function schemaVersion(db: Db): Promise<number> {
-  const r = await db.query<{ v: number | null }>(`SELECT (SELECT version FROM baton.meta LIMIT 1) AS v WHERE to_regclass('baton.meta') IS NOT NULL`);
+  const r = await db.query<{ v: number | null }>(
+    `SELECT (SELECT version FROM baton.meta LIMIT 1) AS v WHERE to_regclass('baton.meta') IS NOT NULL`,
+  );
   return r.rows[0]?.v ?? 0;
 }

@@ -24,7 +24,10 @@ export function ensureSchema(db: Db): Promise<number> {
 /** The conversation's row, made with `state` when there is none (a new conversation). */
 export async function ensureConversation(db: Db, conversation: string, state: State): Promise<void> {
   await ensureSchema(db);
-  await db.query('INSERT INTO baton.conversations (name, state, gen) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING', [conversation, JSON.stringify(state), randomUUID()]);
+  await db.query(
+    'INSERT INTO baton.conversations (name, state, gen) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
+    [conversation, JSON.stringify(state), randomUUID()],
+  );
 }
 
 export async function insertRejected(
@@ -32,27 +35,56 @@ export async function insertRejected(
   conversation: string,
   r: { stored_as: string; file: string | null; direction: string | null; reason: string; body: string | null },
 ): Promise<void> {
-  await c.query('INSERT INTO baton.rejected (conversation, stored_as, file, direction, reason, body) VALUES ($1, $2, $3, $4, $5, $6)', [conversation, r.stored_as, r.file, r.direction, r.reason, r.body]);
+  await c.query(
+    'INSERT INTO baton.rejected (conversation, stored_as, file, direction, reason, body) VALUES ($1, $2, $3, $4, $5, $6)',
+    [conversation, r.stored_as, r.file, r.direction, r.reason, r.body],
+  );
 }
 
 /** Take a waiting message out and keep it in baton.rejected with its reason. False when it was gone. */
-export async function rejectWaiting(c: Conn, conversation: string, w: { name: string; direction: { name: string } }, reason: string): Promise<boolean> {
-  const r = await c.query<{ body: string; file: string | null }>('DELETE FROM baton.waiting WHERE seq = $1 AND conversation = $2 RETURNING body, file', [seqOf(w.name), conversation]);
+export async function rejectWaiting(
+  c: Conn,
+  conversation: string,
+  w: { name: string; direction: { name: string } },
+  reason: string,
+): Promise<boolean> {
+  const r = await c.query<{ body: string; file: string | null }>(
+    'DELETE FROM baton.waiting WHERE seq = $1 AND conversation = $2 RETURNING body, file',
+    [seqOf(w.name), conversation],
+  );
   const row = r.rows[0];
   if (!row) return false;
-  await insertRejected(c, conversation, { stored_as: `${conversation}#${w.name}`, file: row.file, direction: w.direction.name, reason, body: row.body });
+  await insertRejected(c, conversation, {
+    stored_as: `${conversation}#${w.name}`,
+    file: row.file,
+    direction: w.direction.name,
+    reason,
+    body: row.body,
+  });
   return true;
 }
 
 /** Merge daemon-owned fields into an archived record (a hook's receipt). False when there is none. */
-export async function amendRecord(c: Conn, conversation: string, id: string, fields: Record<string, unknown>): Promise<boolean> {
-  const r = await c.query('UPDATE baton.archive SET record = record || $3::jsonb WHERE conversation = $1 AND id = $2', [conversation, id, JSON.stringify(fields)]);
+export async function amendRecord(
+  c: Conn,
+  conversation: string,
+  id: string,
+  fields: Record<string, unknown>,
+): Promise<boolean> {
+  const r = await c.query('UPDATE baton.archive SET record = record || $3::jsonb WHERE conversation = $1 AND id = $2', [
+    conversation,
+    id,
+    JSON.stringify(fields),
+  ]);
   return (r.rowCount ?? 0) > 0;
 }
 
 /** Messages stored and not yet delivered in these directions (waiting, or waiting for approval). */
 export async function countWaiting(db: Db, conversation: string, directions: string[]): Promise<number> {
-  const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM baton.waiting WHERE conversation = $1 AND direction = ANY($2)', [conversation, directions]);
+  const r = await db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM baton.waiting WHERE conversation = $1 AND direction = ANY($2)',
+    [conversation, directions],
+  );
   return r.rows[0]!.n;
 }
 
@@ -79,7 +111,10 @@ export async function stampRecord(db: Db, pg: Pg, record: ArchiveRecord, generat
 export async function updateState(c: Conn, pg: Pg, change: (state: State) => State): Promise<State> {
   const s = await c.query('SELECT state FROM baton.conversations WHERE name = $1 FOR UPDATE', [pg.conversation]);
   const next = change(stateOf(s.rows[0].state, pg));
-  await c.query('UPDATE baton.conversations SET state = $2, version = version + 1 WHERE name = $1', [pg.conversation, JSON.stringify(next)]);
+  await c.query('UPDATE baton.conversations SET state = $2, version = version + 1 WHERE name = $1', [
+    pg.conversation,
+    JSON.stringify(next),
+  ]);
   await c.query(`SELECT pg_notify($1, 'messages')`, [channelOf(pg.conversation)]);
   return next;
 }

@@ -67,7 +67,13 @@ export interface Expected {
  * is gone) — the same for both forms: refused by the turn rules, gone, invalid, or the record and the
  * next state.
  */
-function plan(state: State, body: string | null, file: string | null, input: StepInput, maxBytes: number): Exclude<StepOutcome, { kind: 'committed' }> | { kind: 'go'; record: ArchiveRecord; next: State } {
+function plan(
+  state: State,
+  body: string | null,
+  file: string | null,
+  input: StepInput,
+  maxBytes: number,
+): Exclude<StepOutcome, { kind: 'committed' }> | { kind: 'go'; record: ArchiveRecord; next: State } {
   const { w, step, extra, firstSeen } = input;
   const d = w.direction;
   const decision = step(state);
@@ -76,11 +82,23 @@ function plan(state: State, body: string | null, file: string | null, input: Ste
   const checked = checkBody(body, d, maxBytes);
   if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
   const receivedAt = new Date(Date.now() - (performance.now() - firstSeen)).toISOString();
-  const record = messageRecord(checked.message, { direction: d.name, from: d.from, to: d.to, file: file ?? waitingName(seqOf(w.name), null) }, decision, receivedAt, extra);
+  const record = messageRecord(
+    checked.message,
+    { direction: d.name, from: d.from, to: d.to, file: file ?? waitingName(seqOf(w.name), null) },
+    decision,
+    receivedAt,
+    extra,
+  );
   return { kind: 'go', record, next: turnTaken(state, decision.next, new Date().toISOString()) };
 }
 
-export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput & { w: Waiting }, seen: Expected): Promise<StepOutcome> {
+export async function casStep(
+  db: Db,
+  pg: Pg,
+  maxBytes: number,
+  input: StepInput & { w: Waiting },
+  seen: Expected,
+): Promise<StepOutcome> {
   const { w, generation } = input;
   const p = plan(seen.state, seen.body, seen.file, input, maxBytes);
   if (p.kind !== 'go') return p;
@@ -89,7 +107,13 @@ export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput
   // statement (the contract suite's atomic-step expectation: nothing happened, the message waits).
   failpoint('claimed');
   failpoint('archived');
-  const r = await db.query<{ generation: string | null; released: boolean | null; locked: number; deleted: number; version: string | null }>(
+  const r = await db.query<{
+    generation: string | null;
+    released: boolean | null;
+    locked: number;
+    deleted: number;
+    version: string | null;
+  }>(
     `WITH l AS (SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE),
           s AS (SELECT 1 FROM baton.conversations WHERE name = $1 AND version = $4
                   AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = $5 AND NOT released)) FOR UPDATE),
@@ -99,7 +123,22 @@ export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput
           n AS (SELECT pg_notify($11, CASE WHEN $14::text IS NULL THEN $12 ELSE $12 || '#' || version || ' ' || $14 END) FROM u)
      SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, (SELECT count(*) FROM s)::int AS locked,
             (SELECT count(*) FROM d)::int AS deleted, (SELECT version FROM u) AS version, (SELECT count(*) FROM n)::int AS notified`,
-    [pg.conversation, pg.host, seqOf(w.name), seen.version, generation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host), seen.body, stateHint(next)],
+    [
+      pg.conversation,
+      pg.host,
+      seqOf(w.name),
+      seen.version,
+      generation,
+      record.id,
+      parseId(record.id),
+      record.receiver,
+      JSON.stringify(record),
+      JSON.stringify(next),
+      channelOf(pg.conversation),
+      movedBy(pg.host),
+      seen.body,
+      stateHint(next),
+    ],
   );
   const row = r.rows[0]!;
   fenceUnless(row, pg, generation);
@@ -108,7 +147,12 @@ export async function casStep(db: Db, pg: Pg, maxBytes: number, input: StepInput
   return { kind: 'committed', record, state: next, saved: true, version: row.version };
 }
 
-export async function turnStep(db: Db, pg: Pg, maxBytes: Config['inbox']['max_bytes'], input: StepInput): Promise<StepOutcome> {
+export async function turnStep(
+  db: Db,
+  pg: Pg,
+  maxBytes: Config['inbox']['max_bytes'],
+  input: StepInput,
+): Promise<StepOutcome> {
   try {
     return await tx(db, (c) => steps(c, pg, maxBytes, input));
   } catch (err) {
@@ -120,7 +164,13 @@ export async function turnStep(db: Db, pg: Pg, maxBytes: Config['inbox']['max_by
 async function steps(c: Conn, pg: Pg, maxBytes: number, input: StepInput): Promise<StepOutcome> {
   const { w, generation } = input;
   const status = 'firstSeen' in w ? 'waiting' : 'approval';
-  const r = await c.query<{ state: unknown; generation: string | null; released: boolean | null; body: string | null; file: string | null }>(
+  const r = await c.query<{
+    state: unknown;
+    generation: string | null;
+    released: boolean | null;
+    body: string | null;
+    file: string | null;
+  }>(
     `WITH l AS (SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE),
           s AS (SELECT state FROM baton.conversations WHERE name = $1 FOR UPDATE),
           d AS (DELETE FROM baton.waiting WHERE seq = $3 AND conversation = $1 AND status = $4 RETURNING body, file)
@@ -138,7 +188,16 @@ async function steps(c: Conn, pg: Pg, maxBytes: number, input: StepInput): Promi
     `WITH a AS (INSERT INTO baton.archive (conversation, id, counter, person, receiver, record) VALUES ($1, $2, $3, false, $4, $5)),
           u AS (UPDATE baton.conversations SET state = $6, version = version + 1 WHERE name = $1)
      SELECT pg_notify($7, $8)`,
-    [pg.conversation, record.id, parseId(record.id), record.receiver, JSON.stringify(record), JSON.stringify(next), channelOf(pg.conversation), movedBy(pg.host)],
+    [
+      pg.conversation,
+      record.id,
+      parseId(record.id),
+      record.receiver,
+      JSON.stringify(record),
+      JSON.stringify(next),
+      channelOf(pg.conversation),
+      movedBy(pg.host),
+    ],
   );
   failpoint('archived');
   return { kind: 'committed', record, state: next, saved: true };

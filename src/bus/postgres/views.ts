@@ -12,7 +12,14 @@ import { waitingName, type Pg } from './rows.js';
 import { SCHEMA_VERSION, schemaVersion } from './schema.js';
 
 export async function hostViews(db: Db, pg: Pg, config: Config): Promise<HostView[]> {
-  const { rows } = await db.query<{ host: string; holder: Holder; heartbeat_at: Date; released: boolean; locked: boolean; fresh: boolean }>(
+  const { rows } = await db.query<{
+    host: string;
+    holder: Holder;
+    heartbeat_at: Date;
+    released: boolean;
+    locked: boolean;
+    fresh: boolean;
+  }>(
     `SELECT l.host, l.holder, l.heartbeat_at, l.released,
             EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted AND k.pid = l.backend_pid) AS locked,
             l.heartbeat_at > now() - make_interval(secs => $2::float8 / 1000) AS fresh
@@ -20,10 +27,17 @@ export async function hostViews(db: Db, pg: Pg, config: Config): Promise<HostVie
     [pg.conversation, STALE_MS],
   );
   const agentsOf = (host: string) => config.order.filter((a) => config.agents[a]!.host === host);
-  const out: HostView[] = rows.map((r) => ({ host: r.host, alive: !r.released && r.locked && r.fresh && !holderGone(r.holder), holder: r.released ? null : r.holder, last_heartbeat: r.heartbeat_at.toISOString(), agents: agentsOf(r.host) }));
+  const out: HostView[] = rows.map((r) => ({
+    host: r.host,
+    alive: !r.released && r.locked && r.fresh && !holderGone(r.holder),
+    holder: r.released ? null : r.holder,
+    last_heartbeat: r.heartbeat_at.toISOString(),
+    agents: agentsOf(r.host),
+  }));
   for (const a of config.order) {
     const host = config.agents[a]!.host;
-    if (!out.some((h) => h.host === host)) out.push({ host, alive: false, holder: null, last_heartbeat: null, agents: agentsOf(host) });
+    if (!out.some((h) => h.host === host))
+      out.push({ host, alive: false, holder: null, last_heartbeat: null, agents: agentsOf(host) });
   }
   return out;
 }
@@ -34,9 +48,20 @@ export async function busChecks(db: Db, pg: Pg, hosts: () => Promise<HostView[]>
     const found = await schemaVersion(db);
     checks.push({ name: 'database', level: 'ok', detail: `${redact(pg.url)} answers` });
     const level = found === SCHEMA_VERSION ? 'ok' : found < SCHEMA_VERSION ? 'warn' : 'fail';
-    checks.push({ name: 'schema', level, detail: found === SCHEMA_VERSION ? `version ${found}` : `version ${found}, this baton uses ${SCHEMA_VERSION} (${found < SCHEMA_VERSION ? 'the next start migrates it' : 'upgrade baton'})` });
+    checks.push({
+      name: 'schema',
+      level,
+      detail:
+        found === SCHEMA_VERSION
+          ? `version ${found}`
+          : `version ${found}, this baton uses ${SCHEMA_VERSION} (${found < SCHEMA_VERSION ? 'the next start migrates it' : 'upgrade baton'})`,
+    });
     for (const h of await hosts()) {
-      checks.push({ name: `host ${h.host}`, level: h.alive ? 'ok' : 'warn', detail: `${h.alive ? 'daemon alive' : 'no daemon'}${h.last_heartbeat ? `, last heartbeat ${h.last_heartbeat}` : ''} (agents: ${h.agents.join(', ') || 'none'})` });
+      checks.push({
+        name: `host ${h.host}`,
+        level: h.alive ? 'ok' : 'warn',
+        detail: `${h.alive ? 'daemon alive' : 'no daemon'}${h.last_heartbeat ? `, last heartbeat ${h.last_heartbeat}` : ''} (agents: ${h.agents.join(', ') || 'none'})`,
+      });
     }
   } catch (err) {
     checks.push({ name: 'database', level: 'fail', detail: `${redact(pg.url)}: ${(err as Error).message}` });
@@ -45,7 +70,10 @@ export async function busChecks(db: Db, pg: Pg, hosts: () => Promise<HostView[]>
 }
 
 export async function approvalsView(db: Db, pg: Pg, config: Config, cap: number): Promise<ApprovalView[]> {
-  const { rows } = await db.query<{ seq: string; direction: string; file: string | null; body: string }>(`SELECT seq, direction, file, body FROM baton.waiting WHERE conversation = $1 AND status = 'approval' ORDER BY seq`, [pg.conversation]);
+  const { rows } = await db.query<{ seq: string; direction: string; file: string | null; body: string }>(
+    `SELECT seq, direction, file, body FROM baton.waiting WHERE conversation = $1 AND status = 'approval' ORDER BY seq`,
+    [pg.conversation],
+  );
   return rows.flatMap((r) => {
     const d = config.directions.find((x) => x.name === r.direction);
     if (!d) return [];
@@ -56,6 +84,15 @@ export async function approvalsView(db: Db, pg: Pg, config: Config, cap: number)
       /* shown with empty content */
     }
     const content = typeof m.content === 'string' ? m.content : '';
-    return [{ file: `${r.direction}/${waitingName(r.seq, r.file)}`, from: d.from, to: d.to, type: typeof m.type === 'string' ? m.type : null, subject: typeof m.subject === 'string' ? m.subject : null, content: content.slice(0, cap) }];
+    return [
+      {
+        file: `${r.direction}/${waitingName(r.seq, r.file)}`,
+        from: d.from,
+        to: d.to,
+        type: typeof m.type === 'string' ? m.type : null,
+        subject: typeof m.subject === 'string' ? m.subject : null,
+        content: content.slice(0, cap),
+      },
+    ];
   });
 }

@@ -93,7 +93,9 @@ export class WaitingView {
     if (!this.rows) {
       const changes = this.changes;
       // The state and this machine's waiting rows in one statement (the state repeated on each row).
-      const r = await this.db.query<{ state: unknown; version: string } & { [K in keyof WaitingRow]: WaitingRow[K] | null }>(
+      const r = await this.db.query<
+        { state: unknown; version: string } & { [K in keyof WaitingRow]: WaitingRow[K] | null }
+      >(
         `SELECT c.state, c.version, w.seq, w.direction, w.file, w.body FROM baton.conversations c
            LEFT JOIN baton.waiting w ON w.conversation = c.name AND w.status = 'waiting' AND w.direction = ANY($2)
           WHERE c.name = $1 ORDER BY w.seq`,

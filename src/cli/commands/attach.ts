@@ -17,7 +17,8 @@ Attaches this terminal to the agent's session, or switches to it when run inside
     const [name, ...extra] = inv.positionals;
     if (!name || extra.length) throw new UsageError('name one agent');
     const agent = config.agents[name];
-    if (!agent && name !== 'watcher') throw new UsageError(`unknown agent "${name}" (agents: ${config.order.join(', ')})`);
+    if (!agent && name !== 'watcher')
+      throw new UsageError(`unknown agent "${name}" (agents: ${config.order.join(', ')})`);
     const t = new Tmux();
     // This conversation's daemon session (it is "watcher-<folder>-<hash>" when "watcher" was taken).
     const target = agent ? targetOf(agent) : `=${watcherName(config.messageDir, await t.sessions())}:`;

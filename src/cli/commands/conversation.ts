@@ -22,7 +22,8 @@ const isJson = (inv: Invocation) => Boolean(inv.values.json);
 
 /** TEXT as the one positional, or standard input for "-". */
 function textArg(inv: Invocation, what: string): string {
-  if (inv.positionals.length !== 1) throw new UsageError(inv.positionals.length ? `give the ${what} as one argument (quote it)` : `no ${what} given`);
+  if (inv.positionals.length !== 1)
+    throw new UsageError(inv.positionals.length ? `give the ${what} as one argument (quote it)` : `no ${what} given`);
   return inv.positionals[0] === '-' ? readFileSync(0, 'utf8') : inv.positionals[0]!;
 }
 
@@ -30,7 +31,10 @@ export const start: CommandSpec = {
   usage: 'start TOPIC [--json]',
   summary: 'kick off: type a topic to the agent holding the turn, which opens the conversation',
   options: { ...jsonOpt },
-  examples: ['baton start "Review src/parser.ts together and agree on the three riskiest functions"', 'baton start - < topic.md'],
+  examples: [
+    'baton start "Review src/parser.ts together and agree on the three riskiest functions"',
+    'baton start - < topic.md',
+  ],
   help: `
 Types TOPIC into the pane of the agent that holds the turn (first_turn in a new conversation), as the
 opening of its turn: "[baton] user_0001 from user [task]", the topic, then how to answer through baton
@@ -162,6 +166,10 @@ sender's pane. The turn stays with the sender, who writes a new message.
   --json          print the daemon's answer as JSON`,
   async run(inv) {
     if (inv.positionals.length > 1) throw new UsageError('give one pending FILE');
-    return ask(configFrom(inv), rejectRequest(inv.positionals[0], inv.values.reason as string | undefined), isJson(inv));
+    return ask(
+      configFrom(inv),
+      rejectRequest(inv.positionals[0], inv.values.reason as string | undefined),
+      isJson(inv),
+    );
   },
 };

@@ -8,7 +8,11 @@ export const daemon: CommandSpec = {
   usage: 'daemon [CONFIG...]',
   summary: 'run the delivery daemon in the foreground',
   options: {},
-  examples: ['baton daemon', 'baton daemon --config ~/work/review/config.json', 'baton daemon ~/work/review/config.json ~/work/docs/config.json'],
+  examples: [
+    'baton daemon',
+    'baton daemon --config ~/work/review/config.json',
+    'baton daemon ~/work/review/config.json ~/work/docs/config.json',
+  ],
   help: `
 Watches every direction folder of the config, delivers messages in strict turns, and writes
 state.json, archive/, rejected/ and events.jsonl under message_dir. Files already waiting when it

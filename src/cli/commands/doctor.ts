@@ -28,7 +28,8 @@ an agent CLI that is not installed or a folder not created yet is a warning.`,
     if (inv.values.json) {
       process.stdout.write(`${JSON.stringify({ ok, checks, repaired }, null, 2)}\n`);
     } else {
-      for (const c of checks) process.stdout.write(`${{ ok: 'ok  ', warn: 'warn', fail: 'FAIL' }[c.level]}  ${c.name}: ${c.detail}\n`);
+      for (const c of checks)
+        process.stdout.write(`${{ ok: 'ok  ', warn: 'warn', fail: 'FAIL' }[c.level]}  ${c.name}: ${c.detail}\n`);
       if (repaired) process.stdout.write(`${repaired}\n`);
     }
     return ok ? 0 : 1;

@@ -7,7 +7,7 @@ export const hook: CommandSpec = {
   usage: HOOK_USAGE,
   summary: "an agent CLI's hook: leave its report for the daemon (run by hooks, not by people)",
   options: { agent: { type: 'string' }, spool: { type: 'string' } },
-  examples: ["echo '{\"prompt\":\"hi\"}' | baton hook prompt --agent claude1 --spool messages/.hooks/claude1"],
+  examples: ['echo \'{"prompt":"hi"}\' | baton hook prompt --agent claude1 --spool messages/.hooks/claude1'],
   help: `
 Reads the hook's JSON on stdin and leaves it as a note in the agent's spool folder, which the daemon
 reads: a receipt of what the model got (prompt), the end of a turn with its final reply (stop), a
@@ -19,6 +19,10 @@ break the agent. "baton up" installs the hooks that run it.
   --spool DIR    its spool folder (messages/.hooks/NAME)`,
   async run(inv) {
     const v = inv.values as { agent?: string; spool?: string };
-    return runHook([...inv.positionals, ...(v.agent ? ['--agent', v.agent] : []), ...(v.spool ? ['--spool', v.spool] : [])]);
+    return runHook([
+      ...inv.positionals,
+      ...(v.agent ? ['--agent', v.agent] : []),
+      ...(v.spool ? ['--spool', v.spool] : []),
+    ]);
   },
 };

@@ -15,4 +15,25 @@ import { hook } from './hook.js';
 import { mcp } from './mcp.js';
 
 export type { CommandSpec };
-export const COMMANDS: Record<string, CommandSpec> = { init, up, start, daemon, status, post, send, log, show, pause, resume, end, approve, reject, attach, down, doctor, ui, mcp, hook };
+export const COMMANDS: Record<string, CommandSpec> = {
+  init,
+  up,
+  start,
+  daemon,
+  status,
+  post,
+  send,
+  log,
+  show,
+  pause,
+  resume,
+  end,
+  approve,
+  reject,
+  attach,
+  down,
+  doctor,
+  ui,
+  mcp,
+  hook,
+};

@@ -9,8 +9,17 @@ import { UsageError, type CommandSpec } from '../command.js';
 export const init: CommandSpec = {
   usage: 'init [DIR] [--kind KIND] [--agents N] [--policy P] [--force]',
   summary: 'set up a conversation in any folder: config.json, agents/*, messages/',
-  options: { kind: { type: 'string' }, agents: { type: 'string' }, policy: { type: 'string' }, force: { type: 'boolean' } },
-  examples: ['baton init myproject', 'baton init review --kind codex --agents 3 --policy handoff', 'baton init mixed --kind claude,codex,gemini'],
+  options: {
+    kind: { type: 'string' },
+    agents: { type: 'string' },
+    policy: { type: 'string' },
+    force: { type: 'boolean' },
+  },
+  examples: [
+    'baton init myproject',
+    'baton init review --kind codex --agents 3 --policy handoff',
+    'baton init mixed --kind claude,codex,gemini',
+  ],
   help: `
 Writes DIR/config.json (DIR defaults to the current folder), a working folder per agent with its
 instructions file (CLAUDE.md, AGENTS.md, …), and messages/ (ignored by git through its own .gitignore).
@@ -27,15 +36,23 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
     const dir = resolve(inv.positionals[0] ?? '.');
     const listed = ((inv.values.kind as string | undefined) ?? 'claude').split(',').map((k) => k.trim());
     const unknown = listed.find((k) => !(AGENT_KINDS as readonly string[]).includes(k));
-    if (unknown !== undefined) throw new UsageError(`--kind must be one of ${AGENT_KINDS.join(', ')} (or a comma list of them), not "${unknown}"`);
+    if (unknown !== undefined)
+      throw new UsageError(
+        `--kind must be one of ${AGENT_KINDS.join(', ')} (or a comma list of them), not "${unknown}"`,
+      );
     const n = Number((inv.values.agents as string | undefined) ?? (listed.length > 1 ? listed.length : 2));
     if (!Number.isInteger(n) || n < 2 || n > 16) throw new UsageError('--agents must be a whole number from 2 to 16');
-    if (listed.length > 1 && n !== listed.length) throw new UsageError(`--kind lists ${listed.length} kinds, one agent each: leave out --agents or give ${listed.length}`);
+    if (listed.length > 1 && n !== listed.length)
+      throw new UsageError(
+        `--kind lists ${listed.length} kinds, one agent each: leave out --agents or give ${listed.length}`,
+      );
     const kinds = (listed.length > 1 ? listed : Array<string>(n).fill(listed[0]!)) as AgentKind[];
     const kind = [...new Set(kinds)].join(', ');
     const policy = (inv.values.policy as string | undefined) ?? (n === 2 ? 'alternate' : 'round_robin');
-    if (!(POLICIES as readonly string[]).includes(policy)) throw new UsageError(`--policy must be one of ${POLICIES.join(', ')}`);
-    if (policy === 'alternate' && n !== 2) throw new UsageError('the alternate policy is for exactly two agents; use round_robin or handoff');
+    if (!(POLICIES as readonly string[]).includes(policy))
+      throw new UsageError(`--policy must be one of ${POLICIES.join(', ')}`);
+    if (policy === 'alternate' && n !== 2)
+      throw new UsageError('the alternate policy is for exactly two agents; use round_robin or handoff');
 
     const made = await makeProject(dir, kinds, policy as Policy, Boolean(inv.values.force));
     if (!made.ok) {
@@ -44,7 +61,10 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
     }
     const { file, config, notes } = made;
     // Claude Code, Codex and Gemini agents get baton's hooks in their own folders now (up renews them).
-    await installHooks(config, config.order.map((a) => config.agents[a]!));
+    await installHooks(
+      config,
+      config.order.map((a) => config.agents[a]!),
+    );
     const rel = (p: string) => relative(process.cwd(), p) || '.';
     process.stdout.write(
       [
@@ -52,7 +72,9 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
         ...notes.written.map((f) => `wrote ${rel(f)}`),
         ...notes.kept.map((f) => `kept your own ${rel(f)}`),
         `made ${rel(config.messageDir)}/ with ${config.directions.map((d) => d.name).join(', ')}`,
-        ...(kinds.every((k) => KINDS[k].command) ? [] : ['edit each agent\'s "command" in config.json: the generic kind has no default']),
+        ...(kinds.every((k) => KINDS[k].command)
+          ? []
+          : ['edit each agent\'s "command" in config.json: the generic kind has no default']),
         '',
         `tmux sessions: ${config.order.map((a) => config.agents[a]!.session).join(', ')} (plus a watcher session for the daemon)`,
         '',

@@ -47,7 +47,12 @@ typed: ID, sender → receiver, time, reply_to, then the content.
  * Print each record once it is delivered, by following the events (their `delivered` and `sent` ones)
  * from `from`: one small log to follow, however long the archive. Resolves 0 on SIGINT/SIGTERM.
  */
-async function follow(bus: BusReader, from: { gen: string; end: number }, shown: Set<string>, print: (r: ArchiveRecord) => void): Promise<number> {
+async function follow(
+  bus: BusReader,
+  from: { gen: string; end: number },
+  shown: Set<string>,
+  print: (r: ArchiveRecord) => void,
+): Promise<number> {
   let { gen, end: offset } = from;
   let skipping = false;
   const readNew = async () => {
@@ -56,9 +61,15 @@ async function follow(bus: BusReader, from: { gen: string; end: number }, shown:
     if (head.gen !== gen || head.end < offset) [gen, offset, skipping] = [head.gen, 0, false];
     const delivered: string[] = [];
     try {
-      const r = await bus.events.read(gen, offset, head.end, (e) => {
-        if ((e.event === 'delivered' || e.event === 'sent') && typeof e.id === 'string') delivered.push(e.id);
-      }, { skipping });
+      const r = await bus.events.read(
+        gen,
+        offset,
+        head.end,
+        (e) => {
+          if ((e.event === 'delivered' || e.event === 'sent') && typeof e.id === 'string') delivered.push(e.id);
+        },
+        { skipping },
+      );
       [offset, skipping] = [r.last, r.skipping];
     } catch (err) {
       if (!(err instanceof LogReplaced)) throw err;

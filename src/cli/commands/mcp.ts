@@ -19,7 +19,8 @@ command line (-c mcp_servers.baton=…). Its tools:
     noPositionals(inv);
     const config = configFrom(inv);
     const agent = (inv.values.as as string | undefined) ?? process.env.BATON_AGENT;
-    if (agent !== undefined && !config.agents[agent]) throw new UsageError(`unknown agent "${agent}" (agents: ${config.order.join(', ')})`);
+    if (agent !== undefined && !config.agents[agent])
+      throw new UsageError(`unknown agent "${agent}" (agents: ${config.order.join(', ')})`);
     log.level = 0; // stdout is the protocol's: nothing of baton's own may appear on it
     const { serveMcp } = await import('../../app/mcp.js'); // the SDK loads only for this command
     await serveMcp(config, agent);

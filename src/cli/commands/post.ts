@@ -7,7 +7,8 @@ import { followPost } from '../../app/post-wait.js';
 import { composePost } from '../../app/post.js';
 
 export const post: CommandSpec = {
-  usage: 'post TEXT [--as AGENT] [--to AGENT] [--type TYPE] [--subject TEXT] [--wait] [--until delivered|received] [--timeout S] [--json]',
+  usage:
+    'post TEXT [--as AGENT] [--to AGENT] [--type TYPE] [--subject TEXT] [--wait] [--until delivered|received] [--timeout S] [--json]',
   summary: "an agent's reply: write a message into its outgoing folder",
   options: {
     as: { type: 'string' },
@@ -19,7 +20,11 @@ export const post: CommandSpec = {
     until: { type: 'string' },
     timeout: { type: 'string' },
   },
-  examples: ['baton post "I agree; the parser is next."', "baton post --to codex1 - <<'MSG'\nmulti-line\nreply\nMSG", 'baton post --as claude1 --wait --until received "ping"'],
+  examples: [
+    'baton post "I agree; the parser is next."',
+    "baton post --to codex1 - <<'MSG'\nmulti-line\nreply\nMSG",
+    'baton post --as claude1 --wait --until received "ping"',
+  ],
   help: `
 Writes a well-formed message file atomically (temp file, then link into place) into the sending
 agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the file's path.
@@ -39,17 +44,38 @@ agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the fil
                     "delivered_at", "received")`,
   async run(inv) {
     const config = configFrom(inv);
-    const v = inv.values as { as?: string; to?: string; type?: string; subject?: string; json?: boolean; wait?: boolean; until?: string; timeout?: string };
-    if (inv.positionals.length !== 1) throw new UsageError(inv.positionals.length ? 'give the text as one argument (quote it)' : 'no message text given');
+    const v = inv.values as {
+      as?: string;
+      to?: string;
+      type?: string;
+      subject?: string;
+      json?: boolean;
+      wait?: boolean;
+      until?: string;
+      timeout?: string;
+    };
+    if (inv.positionals.length !== 1)
+      throw new UsageError(
+        inv.positionals.length ? 'give the text as one argument (quote it)' : 'no message text given',
+      );
     const text = inv.positionals[0] === '-' ? readFileSync(0, 'utf8') : inv.positionals[0]!;
-    const { direction: d, message } = composePost(config, { from: v.as ?? process.env.BATON_AGENT, text, to: v.to, type: v.type, subject: v.subject });
+    const { direction: d, message } = composePost(config, {
+      from: v.as ?? process.env.BATON_AGENT,
+      text,
+      to: v.to,
+      type: v.type,
+      subject: v.subject,
+    });
     const from = d.from;
     const until = v.until ?? 'delivered';
     if (until !== 'delivered' && until !== 'received') throw new UsageError('--until must be delivered or received');
     if ((v.until || v.timeout) && !v.wait) throw new UsageError('--until and --timeout go with --wait');
     const timeout = v.timeout === undefined ? 300 : Number(v.timeout);
     if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout takes a number of seconds');
-    if (until === 'received' && !hasHooks(config.agents[d.to]!.kind)) throw new UsageError(`--until received needs a receiver whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}); ${d.to} is ${config.agents[d.to]!.kind}`);
+    if (until === 'received' && !hasHooks(config.agents[d.to]!.kind))
+      throw new UsageError(
+        `--until received needs a receiver whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}); ${d.to} is ${config.agents[d.to]!.kind}`,
+      );
     const bus = openBus(config);
     const after = v.wait ? (await bus.archiveView()).n : 0;
     const file = await bus.post(d, message);
@@ -59,7 +85,10 @@ agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the fil
     }
     const w = await followPost(bus, file, after, until, timeout * 1000);
     const r = w.record;
-    if (v.json) process.stdout.write(`${JSON.stringify({ file, direction: d.name, from, to: d.to, id: r?.id ?? null, delivered_at: r?.delivered_at ?? null, received: r?.received ?? null, ...(w.ok ? {} : { error: w.why }) })}\n`);
+    if (v.json)
+      process.stdout.write(
+        `${JSON.stringify({ file, direction: d.name, from, to: d.to, id: r?.id ?? null, delivered_at: r?.delivered_at ?? null, received: r?.received ?? null, ...(w.ok ? {} : { error: w.why }) })}\n`,
+      );
     else if (w.ok) process.stdout.write(`${w.record.id}\n`);
     if (!w.ok) process.stderr.write(`baton post: ${w.why}\n`);
     return w.ok ? 0 : 1;

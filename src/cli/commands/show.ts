@@ -4,7 +4,7 @@ import { configFrom, UsageError, type CommandSpec } from '../command.js';
 
 export const show: CommandSpec = {
   usage: 'show ID [--json]',
-  summary: "one message in full: how a shell-kind agent reads what baton only names in its pane",
+  summary: 'one message in full: how a shell-kind agent reads what baton only names in its pane',
   options: { json: { type: 'boolean' } },
   examples: ['baton show msg_0007', 'baton show msg_0007 --json | jq -r .content'],
   help: `
@@ -27,7 +27,14 @@ comment line naming the message (a shell would run its content), so this is how 
       process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
       return 0;
     }
-    const head = [r.id, `${r.sender} → ${r.receiver}`, r.delivered_at ?? 'not typed yet', ...(r.reply_to ? [`reply to ${r.reply_to}`] : []), ...(r.type !== 'message' ? [`[${r.type}]`] : []), ...(r.subject ? [`— ${r.subject}`] : [])];
+    const head = [
+      r.id,
+      `${r.sender} → ${r.receiver}`,
+      r.delivered_at ?? 'not typed yet',
+      ...(r.reply_to ? [`reply to ${r.reply_to}`] : []),
+      ...(r.type !== 'message' ? [`[${r.type}]`] : []),
+      ...(r.subject ? [`— ${r.subject}`] : []),
+    ];
     process.stdout.write(`${head.join('  ')}\n${r.content}${r.content.endsWith('\n') ? '' : '\n'}`);
     return 0;
   },

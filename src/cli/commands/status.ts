@@ -3,7 +3,7 @@ import { configFrom, noPositionals, type CommandSpec } from '../command.js';
 
 export const status: CommandSpec = {
   usage: 'status [--json]',
-  summary: "whose turn it is, what is waiting, whether the daemon and panes are alive",
+  summary: 'whose turn it is, what is waiting, whether the daemon and panes are alive',
   options: { json: { type: 'boolean' } },
   examples: ['baton status', 'baton status --json | jq .current_turn'],
   help: `

@@ -16,7 +16,11 @@ export const ui: CommandSpec = {
     token: { type: 'string' },
     json: { type: 'boolean' },
   },
-  examples: ['baton ui', 'baton ui --port 0 --open', 'BATON_UI_TOKEN=$(openssl rand -hex 16) baton ui --allow-remote --host 0.0.0.0'],
+  examples: [
+    'baton ui',
+    'baton ui --port 0 --open',
+    'BATON_UI_TOKEN=$(openssl rand -hex 16) baton ui --allow-remote --host 0.0.0.0',
+  ],
   help: `
 Serves one page (no external requests) until Ctrl-C: the conversation as a chat with a lane per agent,
 whose turn it is and for how long, held and rejected files, each agent's pane (alive, command, a live
@@ -34,15 +38,29 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
   --json           print {"url": …, "port": …} on one line instead of a sentence (for scripts)`,
   async run(inv) {
     noPositionals(inv);
-    const v = inv.values as { port?: string; host?: string; open?: boolean; 'allow-remote'?: boolean; token?: string; json?: boolean };
+    const v = inv.values as {
+      port?: string;
+      host?: string;
+      open?: boolean;
+      'allow-remote'?: boolean;
+      token?: string;
+      json?: boolean;
+    };
     const port = v.port === undefined ? DEFAULT_UI_PORT : Number(v.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be 0..65535, not "${v.port}"`);
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new UsageError(`--port must be 0..65535, not "${v.port}"`);
     const host = v.host ?? '127.0.0.1';
     const token = v.token ?? (process.env.BATON_UI_TOKEN || undefined);
     const config = configFrom(inv);
     let server;
     try {
-      server = await startUi(config, { host, port, allowRemote: Boolean(v['allow-remote']), accessToken: token, onError: (err) => log.warn(err instanceof Error ? err.message : String(err)) });
+      server = await startUi(config, {
+        host,
+        port,
+        allowRemote: Boolean(v['allow-remote']),
+        accessToken: token,
+        onError: (err) => log.warn(err instanceof Error ? err.message : String(err)),
+      });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EADDRINUSE') {

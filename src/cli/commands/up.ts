@@ -14,7 +14,11 @@ export const up: CommandSpec = {
   usage: 'up [--demo] [--fresh] [--topic TEXT]',
   summary: 'start the conversation: a tmux session per agent and the daemon',
   options: { demo: { type: 'boolean' }, fresh: { type: 'boolean' }, topic: { type: 'string' } },
-  examples: ['baton up --demo', 'baton up --topic "Design a rate limiter for our API; agree on one design"', 'baton up --fresh'],
+  examples: [
+    'baton up --demo',
+    'baton up --topic "Design a rate limiter for our API; agree on one design"',
+    'baton up --fresh',
+  ],
   help: `
 Creates the message folders and state.json, starts a tmux session per agent (named after the agent,
 in its cwd, running its command, with BATON_AGENT and BATON_CONFIG set and baton on PATH) and a
@@ -47,7 +51,9 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
     const topic = topicArg === '-' ? readFileSync(0, 'utf8') : topicArg;
     if (topic !== undefined) startRequest(topic); // an empty topic is a usage error before anything starts
     if (!config.file) {
-      log.info(`no config.json in ${config.baseDir}: using the built-in default (agents ${config.order.join(', ')} in ./agents/, messages in ./messages/); "baton init" writes one you can edit`);
+      log.info(
+        `no config.json in ${config.baseDir}: using the built-in default (agents ${config.order.join(', ')} in ./agents/, messages in ./messages/); "baton init" writes one you can edit`,
+      );
     }
     const t = new Tmux();
     const r = await start(config, t, { demo: Boolean(inv.values.demo), fresh: Boolean(inv.values.fresh), topic });
@@ -56,7 +62,8 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
     // A path that climbs out of the current folder reads better absolute.
     const rel = relative(process.cwd(), CLI_JS);
     const self = onPath('baton', process.cwd()) ? 'baton' : `node ${rel && !rel.startsWith('..') ? rel : CLI_JS}`;
-    const withConfig = (cmd: string) => `${self} ${cmd}${config.file ? ` --config ${relative(process.cwd(), config.file) || config.file}` : ''}`;
+    const withConfig = (cmd: string) =>
+      `${self} ${cmd}${config.file ? ` --config ${relative(process.cwd(), config.file) || config.file}` : ''}`;
     if (r.kicked && !r.kicked.ok) {
       log.error(`the topic was not given: ${r.kicked.message}`);
       log.info(`when ${r.holder} is ready: ${withConfig('start "…"')}`);
@@ -68,7 +75,11 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
       [
         '',
         `baton is running: ${config.order.join(', ')} take turns${demo ? ' (demo agents)' : ''}.`,
-        ...(r.kicked ? [`  topic:            ${r.kicked.message}`] : demo ? [] : [`  give them a topic: ${withConfig(`start "…"`)}   (typed to ${r.holder}, who opens)`]),
+        ...(r.kicked
+          ? [`  topic:            ${r.kicked.message}`]
+          : demo
+            ? []
+            : [`  give them a topic: ${withConfig(`start "…"`)}   (typed to ${r.holder}, who opens)`]),
         `  watch an agent:   ${first.target ? withConfig(`attach ${first.name}`) : attachHint(t, first.session)}   (detach: Ctrl-b d)`,
         ...(r.watcher ? [`  the daemon:       ${attachHint(t, r.watcher)}`] : []),
         `  status:           ${withConfig('status')}`,

@@ -21,29 +21,48 @@ const EVENTS: Record<HookEvent, string> = { prompt: 'UserPromptSubmit', stop: 'S
 export const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.claude', 'settings.local.json');
 
 /** Put baton's hooks into the agent's settings.local.json, keeping everything else in it. */
-export async function installClaudeHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string): Promise<Installed> {
+export async function installClaudeHooks(
+  agent: Pick<Agent, 'name' | 'cwd'>,
+  spool: string,
+  node: string,
+  cli: string,
+): Promise<Installed> {
   const file = settingsPath(agent);
   const read = readSettings(file);
   if (!read.ok) return { ok: false, file, why: read.why };
   const settings = read.value;
   const hooks = hooksOf(settings);
   for (const [ours, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
-    hooks[theirs] = withOurs(hooks[theirs], { hooks: [{ type: 'command', command: hookCommand(node, cli, ours, agent.name, spool), timeout: 10 }] }).groups;
+    hooks[theirs] = withOurs(hooks[theirs], {
+      hooks: [{ type: 'command', command: hookCommand(node, cli, ours, agent.name, spool), timeout: 10 }],
+    }).groups;
   }
   // baton's MCP server (.mcp.json, registerClaudeMcp): enabled without a question, its tools allowed.
   const enabled = union(settings.enabledMcpjsonServers, ['baton']);
-  const permissions = (settings.permissions && typeof settings.permissions === 'object' ? settings.permissions : {}) as Record<string, unknown>;
+  const permissions = (
+    settings.permissions && typeof settings.permissions === 'object' ? settings.permissions : {}
+  ) as Record<string, unknown>;
   const allow = union(permissions.allow, MCP_TOOLS);
   await ensureDir(join(agent.cwd, '.claude'));
-  await writeAtomic(file, `${JSON.stringify({ ...settings, enabledMcpjsonServers: enabled, permissions: { ...permissions, allow }, hooks }, null, 2)}\n`);
+  await writeAtomic(
+    file,
+    `${JSON.stringify({ ...settings, enabledMcpjsonServers: enabled, permissions: { ...permissions, allow }, hooks }, null, 2)}\n`,
+  );
   return { ok: true, file };
 }
 
 const MCP_TOOLS = ['mcp__baton__post', 'mcp__baton__status', 'mcp__baton__transcript'];
-const union = (have: unknown, add: string[]): string[] => [...new Set([...(Array.isArray(have) ? have.filter((x): x is string => typeof x === 'string') : []), ...add])];
+const union = (have: unknown, add: string[]): string[] => [
+  ...new Set([...(Array.isArray(have) ? have.filter((x): x is string => typeof x === 'string') : []), ...add]),
+];
 
 /** Register `baton mcp` as the MCP server "baton" in the agent's own `.mcp.json` (others kept). */
-export async function registerClaudeMcp(agent: Pick<Agent, 'name' | 'cwd'>, node: string, cli: string, configFile: string | null): Promise<Installed> {
+export async function registerClaudeMcp(
+  agent: Pick<Agent, 'name' | 'cwd'>,
+  node: string,
+  cli: string,
+  configFile: string | null,
+): Promise<Installed> {
   const file = join(agent.cwd, '.mcp.json');
   let current: Record<string, unknown> = {};
   if (existsSync(file)) {
@@ -53,8 +72,14 @@ export async function registerClaudeMcp(agent: Pick<Agent, 'name' | 'cwd'>, node
       return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
     }
   }
-  const servers = (current.mcpServers && typeof current.mcpServers === 'object' ? current.mcpServers : {}) as Record<string, unknown>;
+  const servers = (current.mcpServers && typeof current.mcpServers === 'object' ? current.mcpServers : {}) as Record<
+    string,
+    unknown
+  >;
   await ensureDir(agent.cwd);
-  await writeAtomic(file, `${JSON.stringify({ ...current, mcpServers: { ...servers, baton: batonMcpServer(node, cli, agent.name, configFile) } }, null, 2)}\n`);
+  await writeAtomic(
+    file,
+    `${JSON.stringify({ ...current, mcpServers: { ...servers, baton: batonMcpServer(node, cli, agent.name, configFile) } }, null, 2)}\n`,
+  );
   return { ok: true, file };
 }

@@ -48,8 +48,15 @@ function canonical(v: unknown): string {
 
 /** The hash Codex keeps for a trusted hook handler (`trusted_hash`). */
 export function trustHash(eventKey: string, handler: HookHandler, matcher?: string): string {
-  const h = { async: handler.async ?? false, command: handler.command, timeout: handler.timeout ?? 600, type: handler.type };
-  return `sha256:${createHash('sha256').update(canonical({ event_name: eventKey, ...(matcher !== undefined ? { matcher } : {}), hooks: [h] })).digest('hex')}`;
+  const h = {
+    async: handler.async ?? false,
+    command: handler.command,
+    timeout: handler.timeout ?? 600,
+    type: handler.type,
+  };
+  return `sha256:${createHash('sha256')
+    .update(canonical({ event_name: eventKey, ...(matcher !== undefined ? { matcher } : {}), hooks: [h] }))
+    .digest('hex')}`;
 }
 
 const tomlString = (s: string): string => JSON.stringify(s); // a TOML basic string is a JSON string
@@ -57,7 +64,12 @@ const tomlString = (s: string): string => JSON.stringify(s); // a TOML basic str
 export type CodexInstalled = (Installed & { ok: false }) | { ok: true; file: string; args: string[] };
 
 /** Put baton's hooks into the agent's .codex/hooks.json; the arguments that trust them (and the folder) for a session. */
-export async function installCodexHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string): Promise<CodexInstalled> {
+export async function installCodexHooks(
+  agent: Pick<Agent, 'name' | 'cwd'>,
+  spool: string,
+  node: string,
+  cli: string,
+): Promise<CodexInstalled> {
   const file = codexHooksPath(agent);
   const read = readSettings(file);
   if (!read.ok) return { ok: false, file, why: read.why };
@@ -65,7 +77,11 @@ export async function installCodexHooks(agent: Pick<Agent, 'name' | 'cwd'>, spoo
   const hooks = hooksOf(doc);
   const ours: Array<{ key: string; group: number; handler: HookHandler }> = [];
   for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, { name: string; key: string }]>) {
-    const handler: HookHandler = { type: 'command', command: hookCommand(node, cli, event, agent.name, spool), timeout: TIMEOUT_S };
+    const handler: HookHandler = {
+      type: 'command',
+      command: hookCommand(node, cli, event, agent.name, spool),
+      timeout: TIMEOUT_S,
+    };
     const merged = withOurs(hooks[theirs.name], { hooks: [handler] });
     hooks[theirs.name] = merged.groups;
     ours.push({ key: theirs.key, group: merged.index, handler });
@@ -74,7 +90,14 @@ export async function installCodexHooks(agent: Pick<Agent, 'name' | 'cwd'>, spoo
   await writeAtomic(file, `${JSON.stringify({ ...doc, hooks }, null, 2)}\n`);
   // Codex names a hook by the real path of its file (and the folder by its real path).
   const real = realpathSync(file);
-  const state = ours.map((o) => `${tomlString(`${real}:${o.key}:${o.group}:0`)}={trusted_hash=${tomlString(trustHash(o.key, o.handler))}}`);
-  const args = ['-c', `projects={${tomlString(realpathSync(agent.cwd))}={trust_level="trusted"}}`, '-c', `hooks.state={${state.join(',')}}`];
+  const state = ours.map(
+    (o) => `${tomlString(`${real}:${o.key}:${o.group}:0`)}={trusted_hash=${tomlString(trustHash(o.key, o.handler))}}`,
+  );
+  const args = [
+    '-c',
+    `projects={${tomlString(realpathSync(agent.cwd))}={trust_level="trusted"}}`,
+    '-c',
+    `hooks.state={${state.join(',')}}`,
+  ];
   return { ok: true, file, args };
 }

@@ -36,19 +36,33 @@ priority = 500
 allowRedirection = true
 `;
 
-export type GeminiInstalled = (Installed & { ok: false }) | { ok: true; file: string; args: string[]; env: Record<string, string> };
+export type GeminiInstalled =
+  | (Installed & { ok: false })
+  | { ok: true; file: string; args: string[]; env: Record<string, string> };
 
-export async function installGeminiHooks(agent: Pick<Agent, 'name' | 'cwd'>, spool: string, node: string, cli: string, configFile: string | null = null): Promise<GeminiInstalled> {
+export async function installGeminiHooks(
+  agent: Pick<Agent, 'name' | 'cwd'>,
+  spool: string,
+  node: string,
+  cli: string,
+  configFile: string | null = null,
+): Promise<GeminiInstalled> {
   const file = geminiSettingsPath(agent);
   const read = readSettings(file);
   if (!read.ok) return { ok: false, file, why: read.why };
   const settings = read.value;
   const hooks = hooksOf(settings);
   for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
-    hooks[theirs] = withOurs(hooks[theirs], { matcher: '*', hooks: [{ type: 'command', name: `baton-${event}`, command: hookCommand(node, cli, event, agent.name, spool) }] }).groups;
+    hooks[theirs] = withOurs(hooks[theirs], {
+      matcher: '*',
+      hooks: [{ type: 'command', name: `baton-${event}`, command: hookCommand(node, cli, event, agent.name, spool) }],
+    }).groups;
   }
   // baton's MCP server too (its tools trusted: no question before a post), beside the user's own servers.
-  const servers = (settings.mcpServers && typeof settings.mcpServers === 'object' ? settings.mcpServers : {}) as Record<string, unknown>;
+  const servers = (settings.mcpServers && typeof settings.mcpServers === 'object' ? settings.mcpServers : {}) as Record<
+    string,
+    unknown
+  >;
   const mcpServers = { ...servers, baton: { ...batonMcpServer(node, cli, agent.name, configFile), trust: true } };
   await ensureDir(join(agent.cwd, '.gemini'));
   await writeAtomic(file, `${JSON.stringify({ ...settings, mcpServers, hooks }, null, 2)}\n`);

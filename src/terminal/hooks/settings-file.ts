@@ -52,7 +52,9 @@ export function readSettings(file: string): { ok: true; value: Record<string, un
 
 /** The file's hooks table, a copy. */
 export const hooksOf = (settings: Record<string, unknown>): Record<string, HookGroup[]> =>
-  (settings.hooks && typeof settings.hooks === 'object' ? { ...(settings.hooks as Record<string, unknown>) } : {}) as Record<string, HookGroup[]>;
+  (settings.hooks && typeof settings.hooks === 'object'
+    ? { ...(settings.hooks as Record<string, unknown>) }
+    : {}) as Record<string, HookGroup[]>;
 
 /** An event's groups: the user's own (baton's earlier ones dropped), then `ours`. Returns where ours is. */
 export function withOurs(groups: unknown, ours: HookGroup): { groups: HookGroup[]; index: number } {

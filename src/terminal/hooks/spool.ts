@@ -23,7 +23,9 @@ export type Spooled = { name: string; note: HookNote } | { name: string; invalid
 
 /** The notes waiting in an agent's spool, oldest first. */
 export async function readNotes(dir: string): Promise<Spooled[]> {
-  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
+  const names = (await readdir(dir).catch(() => [] as string[]))
+    .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
+    .sort();
   const out: Spooled[] = [];
   for (const name of names) {
     try {

@@ -30,14 +30,22 @@ export function readClaudeScreen(lines: string[]): Screen {
       bottom = top + 1; // not the input box; keep looking above it
       continue;
     }
-    const input = [first[1]!, ...inside.slice(1).map((l) => l.replace(/^ {2}/, ''))].join('\n').replace(/\u00A0/g, ' ').trim();
+    const input = [first[1]!, ...inside.slice(1).map((l) => l.replace(/^ {2}/, ''))]
+      .join('\n')
+      .replace(/\u00A0/g, ' ')
+      .trim();
     const around = [...text.slice(Math.max(0, top - 3), top), ...text.slice(bottom + 1)];
-    const busy = around.some((l) => SPINNER.test(l.trim())) || text.slice(bottom + 1).some((l) => BUSY_FOOTER.test(l) && !/paste again/.test(l));
+    const busy =
+      around.some((l) => SPINNER.test(l.trim())) ||
+      text.slice(bottom + 1).some((l) => BUSY_FOOTER.test(l) && !/paste again/.test(l));
     if (input === '' || QUEUED_PLACEHOLDER.test(input)) return { state: 'ready', busy };
     return { state: 'holding', busy, input };
   }
   const hit = text.find((l) => DIALOG.some((re) => re.test(l)));
   if (hit) return { state: 'dialog', detail: hit.trim().slice(0, 120) };
-  const tail = text.filter((l) => l.trim()).slice(-3).join(' | ');
+  const tail = text
+    .filter((l) => l.trim())
+    .slice(-3)
+    .join(' | ');
   return { state: 'unknown', detail: tail.slice(0, 200) || '(empty screen)' };
 }

@@ -36,8 +36,14 @@ export function readCodexScreen(lines: string[]): Screen {
     const hit = text.find((l) => DIALOG.some((re) => re.test(l)));
     if (hit) return { state: 'dialog', detail: hit.trim().slice(0, 120) };
     const loading = text.some((l) => /OpenAI Codex \(v/.test(l));
-    const tail = text.filter((l) => l.trim()).slice(-3).join(' | ');
-    return { state: 'unknown', detail: loading ? 'Codex is starting (no status line yet)' : tail.slice(0, 200) || '(empty screen)' };
+    const tail = text
+      .filter((l) => l.trim())
+      .slice(-3)
+      .join(' | ');
+    return {
+      state: 'unknown',
+      detail: loading ? 'Codex is starting (no status line yet)' : tail.slice(0, 200) || '(empty screen)',
+    };
   }
   const busy = text.slice(0, box).some((l) => BUSY.test(l.trim()));
   const first = text[box]!.replace(PROMPT, '');

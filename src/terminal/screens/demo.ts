@@ -6,5 +6,7 @@ import type { Screen } from '../screen.js';
  * input box to confirm a submit with).
  */
 export function readDemoScreen(lines: string[]): Screen {
-  return lines.some((l) => l.startsWith('baton demo agent "')) ? { state: 'ready', busy: false } : { state: 'unknown', detail: 'the demo agent is starting' };
+  return lines.some((l) => l.startsWith('baton demo agent "'))
+    ? { state: 'ready', busy: false }
+    : { state: 'unknown', detail: 'the demo agent is starting' };
 }

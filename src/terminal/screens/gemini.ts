@@ -27,7 +27,13 @@ const FOOTER = /^\s*workspace\b.*\bsandbox\b|\bsandbox\b.*\/model\s*$/;
 const PROMPT = /^ ([>*!]) ?(.*)$/;
 const PLACEHOLDER = 'Type your message or @path/to/file';
 const BUSY = /^\s*[\u2801-\u28FF]\s.*\(esc to cancel/;
-const DIALOG = [/●\s*\d+\.\s+\S/, /Allow execution of/, /Do you trust the files/i, /Do you want to/i, /A potential loop was detected/];
+const DIALOG = [
+  /●\s*\d+\.\s+\S/,
+  /Allow execution of/,
+  /Do you trust the files/i,
+  /Do you want to/i,
+  /A potential loop was detected/,
+];
 
 export function readGeminiScreen(lines: string[]): Screen {
   const text = lines.map(plain);
@@ -38,12 +44,20 @@ export function readGeminiScreen(lines: string[]): Screen {
   // The box: below the rule and the mode line, without its frame (or the blank line drawn in its place
   // when the terminal has no true colour), down to the footer.
   const region = rule < 0 ? [] : text.slice(rule + 2, footer).filter((l) => !FRAME.test(l.trim()));
-  const box = region.slice(Math.max(0, region.findIndex((l) => l.trim() !== '')));
+  const box = region.slice(
+    Math.max(
+      0,
+      region.findIndex((l) => l.trim() !== ''),
+    ),
+  );
   const first = PROMPT.exec(box[0] ?? '');
   if (footer < 0 || !first) {
     const dialog = text.find((l) => DIALOG.some((re) => re.test(l)));
     if (dialog) return { state: 'dialog', detail: dialog.replace(/^[\s│]+|[\s│]+$/g, '').slice(0, 120) };
-    const tail = text.filter((l) => l.trim()).slice(-3).join(' | ');
+    const tail = text
+      .filter((l) => l.trim())
+      .slice(-3)
+      .join(' | ');
     return { state: 'unknown', detail: tail.slice(0, 200) || '(empty screen; Gemini CLI may be starting)' };
   }
   const busy = text.slice(Math.max(0, rule - 4), rule).some((l) => BUSY.test(l));
