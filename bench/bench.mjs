@@ -154,7 +154,12 @@ class Rig {
     }
     return new Promise((res, rej) => {
       const t = setTimeout(() => rej(new Error('timed out waiting for a recorder')), timeoutMs);
-      this.waiters.push((n) => (pred(n) ? (clearTimeout(t), res(n), true) : false));
+      this.waiters.push((n) => {
+        if (!pred(n)) return false;
+        clearTimeout(t);
+        res(n);
+        return true;
+      });
     });
   }
 
@@ -595,7 +600,11 @@ async function ui({ archived = QUICK ? 2000 : 10000, n = QUICK ? 30 : 100, idleS
       new Promise((r) =>
         arrived.has(id)
           ? r(arrived.get(id))
-          : waiters.push(() => (arrived.has(id) ? (r(arrived.get(id)), true) : false)),
+          : waiters.push(() => {
+              if (!arrived.has(id)) return false;
+              r(arrived.get(id));
+              return true;
+            }),
       );
     const toPane = [];
     const toTab = [];

@@ -7,16 +7,7 @@
 //
 //   node bench/bus.mjs [--quick] [--convs 10,30,100] [--daemons machine|conversation] [--only latency,pingpong,burst,scale] [--out FILE]
 import { execFile, spawn } from 'node:child_process';
-import {
-  chownSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -136,7 +127,12 @@ class Notes {
     if (seen) return Promise.resolve(seen);
     return new Promise((res, rej) => {
       const t = setTimeout(() => rej(new Error('timed out waiting for a recorder')), ms);
-      this.waiters.push((n) => (pred(n) ? (clearTimeout(t), res(n), true) : false));
+      this.waiters.push((n) => {
+        if (!pred(n)) return false;
+        clearTimeout(t);
+        res(n);
+        return true;
+      });
     });
   }
 }

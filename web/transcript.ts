@@ -23,7 +23,7 @@ let loadingOlder = false;
 export function resetTranscript(agents: readonly { name: string }[], items: readonly Bubble[], start: number): void {
   generation++;
   lane.clear();
-  agents.forEach((a, i) => lane.set(a.name, i));
+  for (const [i, a] of agents.entries()) lane.set(a.name, i);
   const lanes = agents.length;
   const t = $('transcript');
   t.className = `transcript ${lanes <= 4 ? `lanes lanes-${lanes}` : 'column'}`;

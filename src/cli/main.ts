@@ -112,6 +112,7 @@ export async function main(argv: string[]): Promise<number> {
     help: { type: 'boolean', short: 'h' },
     ...spec.options,
   };
+  // biome-ignore lint/suspicious/noImplicitAnyLet: parseArgs infers its result from `options`, built above
   let parsed;
   try {
     parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });

@@ -34,7 +34,7 @@ export function factsOf(kind: string, note: HookNote): HookFacts {
   return {
     prompt: str(p.prompt),
     turn: str(kind === 'codex' ? p.turn_id : p.prompt_id),
-    reply: reply && reply.trim() ? reply : null,
+    reply: reply?.trim() ? reply : null,
     replyFrom: 'payload',
     transcript,
   };
@@ -49,7 +49,7 @@ export function lastGeminiReply(entries: readonly unknown[]): string | null {
   for (let i = entries.length - 1; i >= 0; i--) {
     const e = entries[i] as { type?: unknown; content?: unknown } | null;
     if (e?.type === 'user') return null;
-    if (!e || e.type !== 'gemini') continue;
+    if (e?.type !== 'gemini') continue;
     const text =
       typeof e.content === 'string'
         ? e.content

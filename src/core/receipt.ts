@@ -44,7 +44,7 @@ export function idsIn(prompt: string): string[] {
 }
 
 const PASTED = /\n*<pasted_content id="[^"]*">\n([\s\S]*?)\n<\/pasted_content id="[^"]*">\n?/g;
-const ZERO_WIDTH = /[\u200B\u200D\uFEFF]/g;
+const ZERO_WIDTH = /\u200B|\u200D|\uFEFF/g;
 
 /**
  * Text as the model sees it, for comparing: unwrapped, CRLF as the client makes it, NFC, a TAB as the four

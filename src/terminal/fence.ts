@@ -66,9 +66,9 @@ export function refusal(output: string, f: TmuxFence | null, pane: PaneRef): Ref
 }
 
 /** Set the token unless the server has a newer one (then this daemon is fenced). */
-export function raiseFence(f: TmuxFence): { condition: string; then: string } {
+export function raiseFence(f: TmuxFence): { condition: string; command: string } {
   return {
     condition: `#{||:#{==:#{${f.option}},},#{<:#{${f.option}},${f.token}}}`,
-    then: `set-option -s ${f.option} ${f.token}`,
+    command: `set-option -s ${f.option} ${f.token}`,
   };
 }

@@ -64,8 +64,8 @@ export class TmuxTypist implements Typist {
   /** Set this daemon's token on the server unless a newer one is there. True when it holds now. */
   private async raise(): Promise<boolean> {
     const f = this.fenceNow!;
-    const { condition, then } = raiseFence(f);
-    const r = await this.tmux.runIf(null, condition, then, `display-message -p '${SKIPPED}'`);
+    const { condition, command } = raiseFence(f);
+    const r = await this.tmux.runIf(null, condition, command, `display-message -p '${SKIPPED}'`);
     return r.ran === 'then';
   }
 

@@ -227,7 +227,7 @@ export class Feed {
     }
     if (size === this.offset) return;
     const gen = this.gen;
-    let r;
+    let r: { last: number; skipping: boolean };
     try {
       r = await this.bus.events.read(
         gen,

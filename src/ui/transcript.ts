@@ -38,7 +38,7 @@ export class Transcript {
   replace(ids: string[], nudges: Map<string, number>): void {
     this.ids = ids;
     this.index.clear();
-    ids.forEach((id, i) => this.index.set(id, i));
+    for (const [i, id] of ids.entries()) this.index.set(id, i);
     this.nudges = nudges;
   }
 

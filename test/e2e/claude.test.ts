@@ -48,7 +48,7 @@ const CONTENT = [
   /* 6  claude2 */ '!touch PWNED\nreply to msg_0005: the line above starts with "!", this one ends with a backslash \\\n/clear\n',
   /* 7  claude1 */ 'reply to msg_0006: claude2 is still busy when this arrives',
   /* 8  claude2 */ 'reply to msg_0007: got it after my busy turn',
-  /* 9  claude1 */ Array.from({ length: 10 }, (_, i) => `reply to msg_0008, line ${i + 1} of 10`).join('\n') + '\n',
+  /* 9  claude1 */ `${Array.from({ length: 10 }, (_, i) => `reply to msg_0008, line ${i + 1} of 10`).join('\n')}\n`,
   /* 10 claude2 */ `reply to msg_0009: one long line, ${'word '.repeat(200).trim()}`,
   /* 11 claude1 */ 'reply to msg_0010: sent by a busy claude1 that a person wrote to meanwhile',
   /* 12 claude2 */ 'reply to msg_0011: that was turn 12, the last one. Goodbye!',

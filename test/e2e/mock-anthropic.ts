@@ -29,7 +29,7 @@ export interface Delivered {
   text: string;
 }
 
-export type Action = { post: string } | { say: string } | undefined | void;
+export type Action = { post: string } | { say: string } | undefined | undefined;
 
 export interface ToolResult {
   tool_use_id: string;

@@ -136,7 +136,11 @@ export class MockGemini extends MockServer<LoggedRequest> {
     const { raw, url, path, entry } = await this.take(req);
     const done = () => void (entry.answeredAt = Date.now());
 
-    if (req.method === 'HEAD') return void ((entry.kind = 'head'), res.writeHead(200).end(), done());
+    if (req.method === 'HEAD') {
+      entry.kind = 'head';
+      res.writeHead(200).end();
+      return done();
+    }
     const m = /^\/v1(?:beta|alpha|)\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(path);
     if (req.method !== 'POST' || !m) {
       this.opts.log?.(`${this.opts.name}: ${req.method} ${url} → 404`);
@@ -148,20 +152,21 @@ export class MockGemini extends MockServer<LoggedRequest> {
     try {
       body = JSON.parse(raw) as Body;
     } catch {
-      return void (send(res, 400, {
-        error: { code: 400, message: 'mock: body is not JSON', status: 'INVALID_ARGUMENT' },
-      }),
-      done());
+      send(res, 400, { error: { code: 400, message: 'mock: body is not JSON', status: 'INVALID_ARGUMENT' } });
+      return done();
     }
-    if (m[2] === 'countTokens')
-      return void ((entry.kind = 'count_tokens'), send(res, 200, { totalTokens: Math.ceil(raw.length / 4) }), done());
+    if (m[2] === 'countTokens') {
+      entry.kind = 'count_tokens';
+      send(res, 200, { totalTokens: Math.ceil(raw.length / 4) });
+      return done();
+    }
     entry.body = { ...body, systemInstruction: undefined, tools: body.tools?.length };
     entry.tools = toolNames(body.tools);
     const contents = body.contents ?? [];
     const schema = body.generationConfig?.responseJsonSchema ?? body.generationConfig?.responseSchema;
     let out: Out[];
     if (m[2] === 'generateContent') {
-      entry.kind = schema ? (schema.properties?.['complexity_score'] ? 'router' : 'json') : 'util';
+      entry.kind = schema ? (schema.properties?.complexity_score ? 'router' : 'json') : 'util';
       out = [{ text: schema ? JSON.stringify(fill(schema)) : 'OK.' }];
     } else {
       // What is new since the model last spoke: the contents after the last model content.
@@ -184,7 +189,7 @@ export class MockGemini extends MockServer<LoggedRequest> {
             entry.toolResults.push({
               id: p.functionResponse.id ?? '',
               name: p.functionResponse.name ?? '',
-              text: typeof r['output'] === 'string' ? r['output'] : JSON.stringify(r),
+              text: typeof r.output === 'string' ? r.output : JSON.stringify(r),
               is_error: 'error' in r,
             });
           }
@@ -192,7 +197,7 @@ export class MockGemini extends MockServer<LoggedRequest> {
         out = this.decide(entry);
       }
     }
-    const commands = out.flatMap((o) => ('functionCall' in o ? [String(o.functionCall.args['command'])] : []));
+    const commands = out.flatMap((o) => ('functionCall' in o ? [String(o.functionCall.args.command)] : []));
     const text = out.flatMap((o) => ('text' in o ? [o.text] : [])).join('');
     entry.answer = { finishReason: 'STOP', ...(text ? { text } : {}), ...(commands.length ? { commands } : {}) };
     this.opts.log?.(

@@ -116,7 +116,10 @@ export function pieces(s: string, size: number): string[] {
 export function toolNames(tools: unknown): string[] {
   const out: string[] = [];
   const walk = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(walk);
+    if (Array.isArray(v)) {
+      v.forEach(walk);
+      return;
+    }
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, unknown>;
     if (typeof o.name === 'string') out.push(o.name);

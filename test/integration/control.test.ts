@@ -95,10 +95,10 @@ describe('ControlClient against a real tmux server', () => {
         await new Promise((r) => setTimeout(r, 100));
       // A loaded machine may answer the first command through the client that is going away (empty): ask again.
       let size = '';
-      for (let i = 0; i < 30 && !size; i++)
-        size =
-          (await t.run(['display-message', '-p', '-t', '=b:', '#{window_width}x#{window_height}'])).stdout ||
-          (await new Promise((r) => setTimeout(r, 100)), '');
+      for (let i = 0; i < 30 && !size; i++) {
+        size = (await t.run(['display-message', '-p', '-t', '=b:', '#{window_width}x#{window_height}'])).stdout;
+        if (!size) await new Promise((r) => setTimeout(r, 100));
+      }
       expect(size).toBe('120x40');
     } finally {
       t.close();

@@ -174,7 +174,7 @@ describe('daemon with two recorder agents on a private tmux server', () => {
   it('odd file names are delivered; over-long and non-UTF-8 names and too-deep data are rejected with a note', async () => {
     await twoRecorders();
     const odd = ['with space.json', 'q"uo\'te.json', 'new\nline.json', 'ねこ🐈.json', `${'x'.repeat(240)}.json`];
-    odd.forEach((name, i) => p.send(i % 2 ? 'c2_to_c1' : 'c1_to_c2', name, { content: `odd ${i}` }));
+    for (const [i, name] of odd.entries()) p.send(i % 2 ? 'c2_to_c1' : 'c1_to_c2', name, { content: `odd ${i}` });
     await waitFor('five delivered', () => p.archive()[4]?.delivered_at);
     expect(
       p
@@ -184,7 +184,7 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     ).toEqual([...odd].sort());
 
     const dir = p.path('c1_to_c2');
-    const rawName = Buffer.concat([Buffer.from(dir + '/bad'), Buffer.from([0xff, 0xfe]), Buffer.from('.json')]);
+    const rawName = Buffer.concat([Buffer.from(`${dir}/bad`), Buffer.from([0xff, 0xfe]), Buffer.from('.json')]);
     writeFileSync(rawName, JSON.stringify({ content: 'valid content, invalid name' }));
     const deep = `{"content":"x","data":{"a":${'['.repeat(20000)}${']'.repeat(20000)}}}`;
     p.send('c1_to_c2', 'deep.json', deep);
@@ -241,7 +241,7 @@ describe('daemon with two recorder agents on a private tmux server', () => {
       'emoji 🎉🐈‍⬛ and 日本語のテキスト、カタカナ',
       'tab\there and CRLF\r\nline and lone CR\rline',
       'ctrl: \x03\x04\x1a bell \x07 esc \x1b[2J\x1b]0;title\x07 fake end \x1b[201~\r then keys \u009b1m',
-      'twenty KB: ' + 'abcdefghij0123456789'.repeat(1024),
+      `twenty KB: ${'abcdefghij0123456789'.repeat(1024)}`,
     ].join('\n');
     p.send('c1_to_c2', 'nasty.json', { content: nasty });
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);

@@ -63,9 +63,8 @@ describe('one daemon per machine for many conversations', () => {
     for (const l of await leases()) expect(l.pid, `${l.conversation} on ${l.host}`).toBe(daemons[l.host]!.pid);
 
     // Each conversation opens on alpha; the recorders answer until max_turns (6) ends it.
-    files.forEach((f, k) =>
-      writeMessage(join(f.alpha, '..', 'messages', 'c1_to_c2'), 'opening.json', { content: `opening ${k}` }),
-    );
+    for (const [k, f] of files.entries())
+      writeMessage(join(f.alpha, '..', 'messages', 'c1_to_c2'), 'opening.json', { content: `opening ${k}` });
     const finished = async (conv: string) =>
       (
         await query<{ f: unknown }>(

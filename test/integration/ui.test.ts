@@ -53,7 +53,7 @@ function readStream(url: string, headers: Record<string, string> = {}, idleMs = 
       res.setEncoding('utf8');
       res.on('data', (d: string) => {
         buf += d;
-        let end;
+        let end: number;
         while ((end = buf.indexOf('\n\n')) !== -1) {
           const block = buf.slice(0, end);
           buf = buf.slice(end + 2);
@@ -296,7 +296,7 @@ describe('baton ui: HTTP', () => {
     );
     const lines = readFileSync(p.path('events.jsonl'), 'utf8').split('\n').filter(Boolean);
     const k = lines.findIndex((l) => JSON.parse(l).event === 'delivered' && JSON.parse(l).id === 'msg_0002');
-    const offset = Buffer.byteLength(lines.slice(0, k + 1).join('\n') + '\n');
+    const offset = Buffer.byteLength(`${lines.slice(0, k + 1).join('\n')}\n`);
     const after = lines.slice(k + 1);
     // A loaded machine may start the replay later than the default idle window: wait longer for its first bytes.
     const all = await readStream(`${origin}/api/stream`, { 'last-event-id': `${gen}:${offset}` }, 8000);
@@ -313,7 +313,7 @@ describe('baton ui: HTTP', () => {
     // Each id is this log's generation and the offset just past its line, increasing to the end.
     const offsets = events.map((e) => Number(e.id!.split(':')[1]));
     expect(events.every((e) => e.id!.startsWith(`${gen}:`))).toBe(true);
-    expect(offsets.at(-1)).toBe(Buffer.byteLength(lines.join('\n') + '\n'));
+    expect(offsets.at(-1)).toBe(Buffer.byteLength(`${lines.join('\n')}\n`));
     expect([...offsets].sort((a, b) => a - b)).toEqual(offsets);
     // Up to date: nothing; a cursor from another log: reset, never a replay from a wrong offset.
     expect(
@@ -332,7 +332,9 @@ describe('baton ui: a local flood (issue 13)', () => {
     const { u, origin, token } = await setup();
     const { hostname, port } = new URL(u.url);
     const sockets: Array<import('node:net').Socket> = [];
-    cleanups.push(async () => sockets.forEach((s) => s.destroy()));
+    cleanups.push(async () => {
+      for (const s of sockets) s.destroy();
+    });
     const open = (first: string) =>
       new Promise<void>((resolve) => {
         const s = connect(Number(port), hostname, () => {
@@ -347,7 +349,9 @@ describe('baton ui: a local flood (issue 13)', () => {
     await Promise.all(
       Array.from({ length: 256 }, () => open(`GET / HTTP/1.1\r\nHost: ${hostname}:${port}\r\nX-Slow: `)),
     );
-    const drip = setInterval(() => sockets.slice(0, 256).forEach((s) => s.writable && s.write('a')), 1000);
+    const drip = setInterval(() => {
+      for (const s of sockets.slice(0, 256)) if (s.writable) s.write('a');
+    }, 1000);
     cleanups.push(async () => clearInterval(drip));
     // Event streams opened and never read.
     await Promise.all(

@@ -3,7 +3,7 @@
  * interleave. Read back by byte offset within a generation — the file's inode and birth time (an inode
  * alone can be reused) — so a reader notices a log that was replaced (`baton up --fresh`).
  */
-import { appendFile, open, stat } from 'node:fs/promises';
+import { appendFile, type FileHandle, open, stat } from 'node:fs/promises';
 import { LogReplaced, NO_LOG, type EventLog, type EventName, type EventSource } from '../events.js';
 import { followFile } from './follow.js';
 
@@ -50,7 +50,7 @@ export class FileEventSource implements EventSource {
   ): Promise<{ last: number; skipping: boolean }> {
     let skipping = opts.skipping ?? false;
     if (to <= from) return { last: from, skipping };
-    let fh;
+    let fh: FileHandle;
     try {
       fh = await open(this.file, 'r');
     } catch {

@@ -98,7 +98,10 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
       .then(() => rmdir(claimDir))
       .catch((err) => s.log.warn(`cannot remove the claim ${claimDir}: ${String(err)}`)),
     writeStateFile(l.state, state).then(
-      () => (failpoint('state_saved'), true),
+      () => {
+        failpoint('state_saved');
+        return true;
+      },
       (err: unknown) => {
         s.log.warn(`cannot write state.json: ${String(err)}; it is written again before typing`);
         return false;

@@ -67,7 +67,7 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
     );
     const rel = (p: string) => relative(process.cwd(), p) || '.';
     process.stdout.write(
-      [
+      `${[
         `wrote ${rel(file)} (${n} ${kind} agents, ${policy})`,
         ...notes.written.map((f) => `wrote ${rel(f)}`),
         ...notes.kept.map((f) => `kept your own ${rel(f)}`),
@@ -80,7 +80,7 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
         '',
         `next: ${dir === process.cwd() ? '' : `cd ${rel(dir)} && `}baton up --demo      (the bundled demo agents, to see it work)`,
         `  or: ${dir === process.cwd() ? '' : `cd ${rel(dir)} && `}baton up --topic "what they should talk about"`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     );
     return 0;
   },

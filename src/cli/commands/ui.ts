@@ -52,7 +52,7 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
     const host = v.host ?? '127.0.0.1';
     const token = v.token ?? (process.env.BATON_UI_TOKEN || undefined);
     const config = configFrom(inv);
-    let server;
+    let server: Awaited<ReturnType<typeof startUi>>;
     try {
       server = await startUi(config, {
         host,
