@@ -1,121 +1,26 @@
 /**
- * config.json: one zod schema, the types inferred from it, and the resolution of relative paths and
- * defaults into the `Config` the rest of baton uses. Errors name the key path (`turns.policy: ...`).
- * Finding and reading the file is load.ts.
+ * config.json resolved: relative paths and defaults turned into the `Config` the rest of baton uses.
+ * The file's schema is schema.ts; finding and reading the file is load.ts.
  */
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
-import { z } from 'zod';
 import { HOOK_KINDS, hasHooks } from '../core/hook-note.js';
 import { formatIssues } from '../core/issues.js';
-import { REPLY_MODES, type ReplyMode } from '../core/receipt.js';
+import type { ReplyMode } from '../core/receipt.js';
 import { allowedPairs, POLICIES, type Policy } from '../core/turns.js';
 
 export { formatIssues, POLICIES, type Policy };
-
-export const AGENT_KINDS = ['claude', 'codex', 'gemini', 'aider', 'shell', 'generic'] as const;
-/** Names under message_dir that belong to baton, so no direction folder may take them. */
-export const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'requests', 'history', 'daemon.lock'] as const;
-
-const agentName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'agent names use letters, digits, "_" and "-" (max 64)')
-  .refine((n) => n !== 'user', '"user" is reserved for messages from a person');
-
-const folderName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'folder names use letters, digits, ".", "_" and "-"')
-  .refine((n) => !(RESERVED_FOLDERS as readonly string[]).includes(n), 'this folder name is used by baton itself');
-
-const hostName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'host names use letters, digits, ".", "_" and "-" (max 64)');
-
-// SPEC §10: where the conversation lives. The password belongs in BATON_BUS_URL, not in this file.
-const BusSchema = z.strictObject({
-  kind: z.enum(['files', 'postgres']).default('files'),
-  url: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
-    .optional(),
-  conversation: z
-    .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'conversation names use letters, digits, ".", "_" and "-"')
-    .optional(),
-});
-
-const AgentSchema = z.strictObject({
-  kind: z.enum(AGENT_KINDS).default('generic'),
-  cwd: z.string().min(1).optional(),
-  command: z.string().min(1).optional(),
-  // tmux forbids ":" and "." in session names; we also keep them free of spaces for `attach`.
-  session: z
-    .string()
-    .regex(/^[A-Za-z0-9_-][A-Za-z0-9_@+-]*$/, 'session names use letters, digits, "_", "-", "@" and "+"')
-    .optional(),
-  target: z
-    .string()
-    .regex(/^(%\d+|=?[A-Za-z0-9_@+-]+:\d+(\.\d+)?)$/, 'a pane id like %3 or session:window.pane like work:1.0')
-    .optional(),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable name'), z.string()).optional(),
-  /** The machine whose tmux runs this agent (SPEC §10; default: this machine). */
-  host: hostName.optional(),
-  /**
-   * How its turns reach the conversation (issue 16): "post" — it runs `baton post`; "auto" — its final
-   * reply, as its CLI's Stop hook reports it, is posted for it; "both" — it posts, and baton posts its
-   * final reply only when it forgot. "auto" and "both" need a kind with hooks (claude, codex, gemini).
-   */
-  reply: z.enum(REPLY_MODES).default('post'),
-});
-
-const TurnsSchema = z.strictObject({
-  policy: z.enum(POLICIES).default('alternate'),
-  max_turns: z.int().min(0).default(0),
-  timeout_s: z.number().min(0).default(0),
-  stop_phrase: z.string().min(1).optional(),
-  stop_from: z.array(agentName).optional(),
-  max_duration_s: z.number().min(0).default(0),
-  max_nudges: z.int().min(0).default(3),
-  moderated: z.boolean().default(false),
-  /** End the conversation once its agents used this many tokens (from their hooks' transcripts; 0: no limit). */
-  max_tokens: z.int().min(0).default(0),
-});
-
-const InboxSchema = z.strictObject({
-  max_bytes: z.int().min(1).default(1_048_576),
-  settle_ms: z.int().min(0).max(600_000).default(1000),
-});
-
-const DeliverySchema = z.strictObject({
-  /** Unset: each agent's kind decides (kinds.ts). */
-  enter_delay_ms: z.int().min(0).max(60_000).optional(),
-  template: z
-    .string()
-    .refine((t) => t.includes('{content}'), 'the template must contain {content}')
-    .refine(
-      (t) => /^[^\s/!{]/.test(t) || t.startsWith('{header}'),
-      'the template must start with {header} or with text that is not "/", "!" or a space (agent TUIs run those as commands)',
-    )
-    .optional(),
-});
-
-export const ConfigFileSchema = z.strictObject({
-  message_dir: z.string().min(1).default('./messages'),
-  agents: z.record(agentName, AgentSchema).optional(),
-  directions: z.record(folderName, z.tuple([agentName, agentName])).optional(),
-  first_turn: agentName.optional(),
-  turns: TurnsSchema.prefault({}),
-  inbox: InboxSchema.prefault({}),
-  delivery: DeliverySchema.prefault({}),
-  bus: BusSchema.prefault({}),
-  // The original tool's keys: folder names for claude1 → claude2 and back.
-  c1_to_c2: folderName.optional(),
-  c2_to_c1: folderName.optional(),
-});
-
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
-export type AgentKind = (typeof AGENT_KINDS)[number];
-export type TurnsConfig = z.infer<typeof TurnsSchema>;
+export {
+  AGENT_KINDS,
+  type AgentKind,
+  ConfigFileSchema,
+  type ConfigFile,
+  RESERVED_FOLDERS,
+  type TurnsConfig,
+  type InboxConfig,
+  type DeliveryConfig,
+} from './schema.js';
+import { type AgentKind, ConfigFileSchema, type DeliveryConfig, type InboxConfig, type TurnsConfig } from './schema.js';
 
 export interface Agent {
   name: string;
@@ -154,8 +59,8 @@ export interface Config {
   directions: Direction[];
   firstTurn: string;
   turns: TurnsConfig;
-  inbox: z.infer<typeof InboxSchema>;
-  delivery: z.infer<typeof DeliverySchema>;
+  inbox: InboxConfig;
+  delivery: DeliveryConfig;
   bus: BusConfig;
   /** This machine's name: BATON_HOST, else its hostname (SPEC §10). */
   host: string;
