@@ -1,0 +1,163 @@
+/**
+ * What the dashboard answers: the page and its assets, the JSON API (snapshot, transcript pages, one
+ * message, rejections, approvals waiting) and the controls. The page writes agent text with textContent
+ * only; the API returns agent strings as JSON, never as HTML. Controls build the same requests as the CLI
+ * commands and go through the same request() call.
+ */
+import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { UsageError } from '../app/input.js';
+import { PKG_ROOT } from '../app/paths.js';
+import { request } from '../app/requests.js';
+import type { BusReader } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
+import { RECORD_ID_SOURCE } from '../core/ids.js';
+import { MESSAGE_TYPES } from '../core/message.js';
+import type { Request } from '../core/requests.js';
+import type { Snapshot } from './api.js';
+import { isOp, toRequest } from './controls.js';
+import type { Feed } from './feed.js';
+import { listPending, listRejected } from './folders.js';
+import { HttpError, readJsonBody, SECURITY_HEADERS } from './http.js';
+
+const MESSAGE_PATH = new RegExp(`^/api/messages/(${RECORD_ID_SOURCE})$`);
+const BODY_TIMEOUT_MS = 10_000;
+
+/** The page's modules (web/*.ts, built to dist/web/) and its stylesheet: nothing else is served from disk. */
+const ASSETS: Record<string, { file: string; type: string }> = {
+  ...Object.fromEntries(
+    ['app', 'dom', 'transcript', 'panels'].map((m) => [
+      `/${m}.js`,
+      { file: join(PKG_ROOT, 'dist', 'web', `${m}.js`), type: 'text/javascript; charset=utf-8' },
+    ]),
+  ),
+  '/style.css': { file: join(PKG_ROOT, 'web', 'style.css'), type: 'text/css; charset=utf-8' },
+};
+const PAGE = join(PKG_ROOT, 'web', 'index.html');
+
+export interface Site {
+  config: Config;
+  bus: BusReader;
+  feed: Feed;
+  pageToken: string;
+  /** Set as a cookie with the page, when there is one. */
+  accessCookie: () => string | undefined;
+}
+
+export function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'content-type': 'application/json; charset=utf-8',
+    'cache-control': 'no-store',
+  });
+  res.end(JSON.stringify(body));
+}
+
+/** One control at a time: with no daemon running, each request starts a one-shot daemon under the lock. */
+export class Controls {
+  private last: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly config: Config) {}
+
+  /** `guard` runs once the path names a control (an unknown one is a 404 whoever asks). */
+  async handle(req: IncomingMessage, res: ServerResponse, path: string, guard: () => void): Promise<void> {
+    const op = path.startsWith('/api/') ? path.slice(5) : undefined;
+    if (!isOp(op)) throw new HttpError(404, `no such control: ${path}`);
+    guard();
+    const body = await readJsonBody(req, this.config.inbox.max_bytes + 64 * 1024, BODY_TIMEOUT_MS);
+    let built: Request;
+    try {
+      built = toRequest(this.config, op, body);
+    } catch (err) {
+      if (err instanceof UsageError) throw new HttpError(400, err.message);
+      throw err;
+    }
+    const reply = this.last.then(() => request(this.config, built));
+    this.last = reply.catch(() => {});
+    const r = await reply;
+    json(res, r.ok ? 200 : 409, r);
+  }
+}
+
+/** Answer a GET or HEAD; false when nothing here has that path. */
+export async function serveGet(site: Site, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
+  const path = url.pathname;
+  const head = req.method === 'HEAD';
+  if (path === '/') {
+    const html = (await readFile(PAGE, 'utf8')).replace('__BATON_TOKEN__', site.pageToken);
+    const headers: Record<string, string> = {
+      ...SECURITY_HEADERS,
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+    };
+    const cookie = site.accessCookie();
+    if (cookie !== undefined) headers['set-cookie'] = cookie;
+    res.writeHead(200, headers);
+    res.end(head ? undefined : html);
+    return true;
+  }
+  const asset = Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined;
+  if (asset) {
+    const body = await readFile(asset.file).catch(() => null);
+    if (!body) throw new HttpError(500, `${asset.file} is missing: run npm run build`);
+    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' });
+    res.end(head ? undefined : body);
+    return true;
+  }
+  const api = await apiAnswer(site, path, url);
+  if (api === undefined) return false;
+  json(res, 200, api);
+  return true;
+}
+
+async function apiAnswer(site: Site, path: string, url: URL): Promise<unknown> {
+  const { feed } = site;
+  if (path === '/api/snapshot') {
+    // The cursor first: events after it are replayed to the tab, so none falls between it and the page.
+    const cursor = feed.cursor;
+    return snapshot(site, cursor, await feed.transcript.page(undefined, pageSize(url)));
+  }
+  if (path === '/api/messages') {
+    const before = url.searchParams.get('before');
+    const n = before === null ? undefined : Number(before);
+    if (n !== undefined && (!Number.isSafeInteger(n) || n < 0))
+      throw new HttpError(400, 'before must be a position (a whole number ≥ 0)');
+    return feed.transcript.page(n, pageSize(url));
+  }
+  const one = MESSAGE_PATH.exec(path);
+  if (one) {
+    const b = await feed.transcript.bubble(one[1]!, Number.MAX_SAFE_INTEGER);
+    if (!b) throw new HttpError(404, `${one[1]} is not in the archive`);
+    return b;
+  }
+  if (path === '/api/rejected') return listRejected(site.bus, 200);
+  if (path === '/api/pending') return { items: await listPending(site.bus) };
+  return undefined;
+}
+
+function snapshot(site: Site, cursor: string, messages: Snapshot['messages']): Snapshot {
+  const { config, feed } = site;
+  return {
+    cursor,
+    conversation: {
+      message_dir: config.messageDir,
+      policy: config.turns.policy,
+      moderated: config.turns.moderated,
+      max_turns: config.turns.max_turns,
+      agents: config.order.map((n) => ({ name: n, kind: config.agents[n]!.kind })),
+      directions: config.directions.map((d) => ({ name: d.name, from: d.from, to: d.to })),
+      types: MESSAGE_TYPES,
+    },
+    status: feed.lastStatus,
+    screens: feed.lastScreens,
+    messages,
+    events: feed.recentEvents,
+  };
+}
+
+function pageSize(url: URL): number {
+  const n = Number(url.searchParams.get('limit') ?? 100);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 500) throw new HttpError(400, 'limit must be 1..500');
+  return n;
+}
