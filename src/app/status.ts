@@ -14,6 +14,7 @@ import { Tmux } from '../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
 
 export type { AgentStatus, StatusReport };
+export { formatStatus } from './status-text.js';
 
 /** `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question. */
 export async function collectStatus(
@@ -118,61 +119,4 @@ export async function collectStatus(
       ]),
     ),
   };
-}
-
-const ago = (iso: string | null) => {
-  if (!iso) return '-';
-  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
-  return s < 120 ? `${s} s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
-};
-
-/** A screen in a few words: `ready`, `ready, busy`, `holding text`, `dialog (…)`, `not recognised`. */
-function screenWords(x: NonNullable<AgentStatus['screen']>): string {
-  const busy = x.busy ? ', busy' : '';
-  if (x.state === 'ready') return `ready${busy}`;
-  if (x.state === 'holding') return `holding text${busy}`;
-  return x.state === 'dialog' ? `dialog (${x.detail ?? ''})` : 'not recognised';
-}
-
-export function formatStatus(s: StatusReport): string {
-  const lines = [
-    `config        ${s.config ?? `none found — showing the built-in default (${Object.keys(s.agents).join(', ')}); "baton init" writes a config.json`}`,
-    `message_dir   ${s.message_dir}`,
-    `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running'}`,
-    `policy        ${s.policy}`,
-    `conversation  ${s.finished ? `finished (${s.finished.reason}${s.finished.note ? `: ${s.finished.note}` : ''}, ${s.finished.at}); "baton resume" continues it` : s.paused ? `paused since ${s.paused.at}; "baton resume" continues it` : s.stalled ? `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders` : s.daemon.running ? 'running' : 'not running (no daemon: "baton up" starts it)'}${s.demo ? ' — a demo' : ''}`,
-    `turn          ${s.current_turn ?? '(no state yet)'}${s.seconds_in_turn !== null ? ` for ${s.seconds_in_turn} s` : ''}${s.nudges ? `, ${s.nudges} reminder(s) sent` : ''}`,
-    ...(s.tokens.total || s.tokens.max
-      ? [
-          `tokens        ${s.tokens.total}${s.tokens.max ? ` of max ${s.tokens.max}` : ''} (${
-            Object.entries(s.tokens.by_agent)
-              .map(([a, n]) => `${a} ${n}`)
-              .join(', ') || 'none counted yet'
-          })`,
-        ]
-      : []),
-    `messages      ${s.message_counter}${s.max_turns ? ` of max ${s.max_turns}` : ''} (last ${s.last_message_id ?? '-'}, awaiting a reply to ${s.pending_reply_to ?? '-'})`,
-    `waiting       ${
-      Object.entries(s.held)
-        .map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`)
-        .join(', ') || '-'
-    }`,
-    ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),
-    `rejected      ${s.rejected}`,
-    ...(s.bus.kind === 'postgres'
-      ? [
-          'hosts',
-          ...Object.entries(s.hosts).map(
-            ([h, x]) =>
-              `  ${h.padEnd(12)} ${x.alive ? `alive (pid ${x.pid})` : 'no daemon'}${x.since ? ` since ${x.since} (${ago(x.since)})` : ''}${x.alive && x.last_heartbeat ? `, heartbeat ${ago(x.last_heartbeat)}` : ''}  agents: ${x.agents.join(', ') || '-'}`,
-          ),
-        ]
-      : []),
-    'agents',
-    ...Object.entries(s.agents).map(
-      ([n, a]) =>
-        `  ${n.padEnd(12)} ${a.problem?.startsWith('runs on ') && !a.pane ? a.problem : a.alive ? 'alive' : a.dead ? 'dead ' : 'missing'}  ${a.demo ? `demo agent (for ${a.kind})` : a.kind}  ${a.target}${a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : ''}${a.screen ? `  screen: ${screenWords(a.screen)}` : ''}${a.hooks ? `  hooks: ${a.hooks.state === 'permission' ? 'waiting for a permission' : a.hooks.state} since ${ago(a.hooks.since)}${a.hooks.detail ? ` (${a.hooks.detail})` : ''}` : ''}${a.problem && a.pane ? `  ! ${a.problem}` : ''}`,
-    ),
-  ];
-  return `${lines.join('\n')}\n`;
 }

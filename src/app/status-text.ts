@@ -1,0 +1,110 @@
+/**
+ * `baton status` as text: one line per fact, each built by a small function so the whole reads top-down.
+ * `--json` prints the StatusReport itself (report.d.ts).
+ */
+import type { AgentStatus, StatusReport } from './report.js';
+
+const ago = (iso: string | null) => {
+  if (!iso) return '-';
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
+  return s < 120 ? `${s} s ago` : s < 7200 ? `${Math.round(s / 60)} min ago` : `${Math.round(s / 3600)} h ago`;
+};
+
+/** A screen in a few words: `ready`, `ready, busy`, `holding text`, `dialog (…)`, `not recognised`. */
+function screenWords(x: NonNullable<AgentStatus['screen']>): string {
+  const busy = x.busy ? ', busy' : '';
+  if (x.state === 'ready') return `ready${busy}`;
+  if (x.state === 'holding') return `holding text${busy}`;
+  return x.state === 'dialog' ? `dialog (${x.detail ?? ''})` : 'not recognised';
+}
+
+function configLine(s: StatusReport): string {
+  if (s.config) return s.config;
+  const agents = Object.keys(s.agents).join(', ');
+  return `none found — showing the built-in default (${agents}); "baton init" writes a config.json`;
+}
+
+function conversationLine(s: StatusReport): string {
+  const demo = s.demo ? ' — a demo' : '';
+  if (s.finished) {
+    const note = s.finished.note ? `: ${s.finished.note}` : '';
+    return `finished (${s.finished.reason}${note}, ${s.finished.at}); "baton resume" continues it${demo}`;
+  }
+  if (s.paused) return `paused since ${s.paused.at}; "baton resume" continues it${demo}`;
+  if (s.stalled) return `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders${demo}`;
+  return `${s.daemon.running ? 'running' : 'not running (no daemon: "baton up" starts it)'}${demo}`;
+}
+
+function turnLine(s: StatusReport): string {
+  const since = s.seconds_in_turn !== null ? ` for ${s.seconds_in_turn} s` : '';
+  const nudges = s.nudges ? `, ${s.nudges} reminder(s) sent` : '';
+  return `${s.current_turn ?? '(no state yet)'}${since}${nudges}`;
+}
+
+function tokenLines(s: StatusReport): string[] {
+  if (!s.tokens.total && !s.tokens.max) return [];
+  const max = s.tokens.max ? ` of max ${s.tokens.max}` : '';
+  const by =
+    Object.entries(s.tokens.by_agent)
+      .map(([a, n]) => `${a} ${n}`)
+      .join(', ') || 'none counted yet';
+  return [`tokens        ${s.tokens.total}${max} (${by})`];
+}
+
+function messagesLine(s: StatusReport): string {
+  const max = s.max_turns ? ` of max ${s.max_turns}` : '';
+  return `${s.message_counter}${max} (last ${s.last_message_id ?? '-'}, awaiting a reply to ${s.pending_reply_to ?? '-'})`;
+}
+
+function waitingLine(s: StatusReport): string {
+  const each = Object.entries(s.held).map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`);
+  return each.join(', ') || '-';
+}
+
+function hostLines(s: StatusReport): string[] {
+  if (s.bus.kind !== 'postgres') return [];
+  return [
+    'hosts',
+    ...Object.entries(s.hosts).map(([h, x]) => {
+      const since = x.since ? ` since ${x.since} (${ago(x.since)})` : '';
+      const beat = x.alive && x.last_heartbeat ? `, heartbeat ${ago(x.last_heartbeat)}` : '';
+      const alive = x.alive ? `alive (pid ${x.pid})` : 'no daemon';
+      return `  ${h.padEnd(12)} ${alive}${since}${beat}  agents: ${x.agents.join(', ') || '-'}`;
+    }),
+  ];
+}
+
+function agentLine(n: string, a: AgentStatus): string {
+  const life =
+    a.problem?.startsWith('runs on ') && !a.pane ? a.problem : a.alive ? 'alive' : a.dead ? 'dead ' : 'missing';
+  const kind = a.demo ? `demo agent (for ${a.kind})` : a.kind;
+  const pane = a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : '';
+  const screen = a.screen ? `  screen: ${screenWords(a.screen)}` : '';
+  let hooks = '';
+  if (a.hooks) {
+    const state = a.hooks.state === 'permission' ? 'waiting for a permission' : a.hooks.state;
+    hooks = `  hooks: ${state} since ${ago(a.hooks.since)}${a.hooks.detail ? ` (${a.hooks.detail})` : ''}`;
+  }
+  const problem = a.problem && a.pane ? `  ! ${a.problem}` : '';
+  return `  ${n.padEnd(12)} ${life}  ${kind}  ${a.target}${pane}${screen}${hooks}${problem}`;
+}
+
+export function formatStatus(s: StatusReport): string {
+  const lines = [
+    `config        ${configLine(s)}`,
+    `message_dir   ${s.message_dir}`,
+    `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running'}`,
+    `policy        ${s.policy}`,
+    `conversation  ${conversationLine(s)}`,
+    `turn          ${turnLine(s)}`,
+    ...tokenLines(s),
+    `messages      ${messagesLine(s)}`,
+    `waiting       ${waitingLine(s)}`,
+    ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),
+    `rejected      ${s.rejected}`,
+    ...hostLines(s),
+    'agents',
+    ...Object.entries(s.agents).map(([n, a]) => agentLine(n, a)),
+  ];
+  return `${lines.join('\n')}\n`;
+}
