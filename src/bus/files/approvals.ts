@@ -15,23 +15,26 @@ import { ensureDir, isErrno, moveNoClobber } from '../../lib/fsx.js';
 import { byName, examine, isCandidateName, type Entry, type Folder } from './inbox.js';
 import { quarantine } from './rejected.js';
 
+export interface ApprovalsOptions {
+  /** pending/: a folder per direction. */
+  root: string;
+  rejectedDir: string;
+  directions: readonly Direction[];
+  events: EventLog;
+  log: Logger;
+}
+
 export class Approvals {
-  constructor(
-    private readonly root: string,
-    private readonly rejectedDir: string,
-    private readonly directions: readonly Direction[],
-    private readonly events: EventLog,
-    private readonly log: Logger,
-  ) {}
+  constructor(private readonly o: ApprovalsOptions) {}
 
   dir(d: Direction): string {
-    return join(this.root, d.name);
+    return join(this.o.root, d.name);
   }
 
   /** Every approval waiting, in direction then name order. */
   async list(): Promise<Approval[]> {
     const out: Approval[] = [];
-    for (const d of this.directions) {
+    for (const d of this.o.directions) {
       const names = await readdir(this.dir(d)).catch(() => [] as string[]);
       for (const name of names.filter(isCandidateName).sort(byName))
         out.push({ key: `${d.name}/${name}`, name, direction: d });
@@ -56,7 +59,7 @@ export class Approvals {
     if (waiting.some((p) => p.direction.from === d.from)) {
       if (!entry.heldLogged) {
         entry.heldLogged = true;
-        await this.events.emit('held', {
+        await this.o.events.emit('held', {
           file: name,
           direction: d.name,
           reason: `${d.from} already has a message waiting for approval`,
@@ -71,8 +74,8 @@ export class Approvals {
       throw err;
     });
     if (moved === null) return 'gone';
-    this.log.info(`${d.name}/${name} waits for approval as pending/${d.name}/${moved}`);
-    await this.events.emit('pending', { file: `${d.name}/${moved}`, direction: d.name, from: d.from, to: d.to });
+    this.o.log.info(`${d.name}/${name} waits for approval as pending/${d.name}/${moved}`);
+    await this.o.events.emit('pending', { file: `${d.name}/${moved}`, direction: d.name, from: d.from, to: d.to });
     return 'queued';
   }
 
@@ -91,14 +94,14 @@ export class Approvals {
   /** A person refused it: rejected/, with their reason. False when it is gone. */
   async refuse(a: Approval, reason: string): Promise<boolean> {
     const d = a.direction;
-    const moved = await quarantine(this.rejectedDir, join(this.dir(d), a.name), a.name, {
+    const moved = await quarantine(this.o.rejectedDir, join(this.dir(d), a.name), a.name, {
       reason,
       direction: d.name,
       from: d.from,
       to: d.to,
     });
     if (!moved) return false;
-    await this.events.emit('rejected', { file: a.name, direction: d.name, reason, stored_as: moved.name });
+    await this.o.events.emit('rejected', { file: a.name, direction: d.name, reason, stored_as: moved.name });
     return true;
   }
 }

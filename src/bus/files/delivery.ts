@@ -54,15 +54,14 @@ export class FilesDelivery implements DeliveryBus {
     const events = eventLog(l.events, (err) => log.warn(`cannot append to events.jsonl: ${String(err)}`));
     // A fenced daemon writes no record, events included.
     this.events = fencedEvents(events, () => this.held);
+    const both = { rejectedDir: l.rejected, events: this.events, log };
     this.intake = new Intake(config.directions, {
+      ...both,
       maxBytes: config.inbox.max_bytes,
       settleMs: config.inbox.settle_ms,
-      rejectedDir: l.rejected,
       alsoWatch: [{ dir: l.requests, hint: { kind: 'requests' } }],
-      events: this.events,
-      log,
     });
-    this.approvalQueue = new Approvals(l.pending, l.rejected, config.directions, this.events, log);
+    this.approvalQueue = new Approvals({ ...both, root: l.pending, directions: config.directions });
   }
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {

@@ -41,6 +41,7 @@ export class FileEventSource implements EventSource {
    * Every whole line in bytes [from, to): a line still being written (no newline yet) is left for the
    * next look; a line that is not a JSON object is skipped, and so is one longer than MAX_LINE.
    */
+  // biome-ignore lint/complexity/useMaxParams: EventSource.read's shape (bus/events.ts), the PostgreSQL bus's too
   async read(
     gen: string,
     from: number,

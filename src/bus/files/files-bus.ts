@@ -70,13 +70,13 @@ export class FilesBus implements Bus {
 
   async approvalKeys(): Promise<string[]> {
     return (
-      await new Approvals(
-        this.l.pending,
-        this.l.rejected,
-        this.config.directions,
-        { emit: async () => {} },
-        silent,
-      ).list()
+      await new Approvals({
+        root: this.l.pending,
+        rejectedDir: this.l.rejected,
+        directions: this.config.directions,
+        events: { emit: async () => {} },
+        log: silent,
+      }).list()
     ).map((a) => a.key);
   }
 

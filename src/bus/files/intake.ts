@@ -1,24 +1,22 @@
 /**
- * The direction folders as queues: chokidar watches them (a hint), a raw fs.watch on each folder is a
- * faster hint beside it (chokidar reports a rename ~2 ms after inotify: it stats first; measured p50
- * 2.1 ms vs 0.3 ms here, about a fifth of a delivery), a full listing every few seconds is the safety
- * net, and each changed name is examined once (inbox.ts: never following a link, never
- * opening a FIFO, never reading past max_bytes). A file that can never be valid is moved to rejected/
- * at once; one that does not parse yet waits until it has been unchanged for settle_ms (a slow writer
- * pausing mid-file is not rejected), and one that never stops changing is rejected after
- * max(10 × settle_ms, 10 s). The files bus serves its queues from here; the PostgreSQL bus relays what
- * it finds here into the database, so an agent's file API is the same on both.
+ * The direction folders as queues: watchers say which names changed (folder-watch.ts: chokidar, and a
+ * raw fs.watch beside it that is faster), a full listing every few seconds is the safety net, and each
+ * changed name is examined once (inbox.ts: never following a link, never opening a FIFO, never reading
+ * past max_bytes). A file that can never be valid is moved to rejected/ at once; one that does not parse
+ * yet waits until it has been unchanged for settle_ms (a slow writer pausing mid-file is not rejected),
+ * and one that never stops changing is rejected after max(10 × settle_ms, 10 s). The files bus serves its
+ * queues from here; the PostgreSQL bus relays what it finds here into the database, so an agent's file
+ * API is the same on both.
  */
-import { watch as rawWatch, type FSWatcher as RawWatcher } from 'node:fs';
 import { lstat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Hint, Queue } from '../bus.js';
 import type { EventLog } from '../events.js';
 import { ensureDir, isErrno } from '../../lib/fsx.js';
 import { byName, examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
+import { FolderWatch } from './folder-watch.js';
 import { quarantine } from './rejected.js';
 
 export interface IntakeOptions {
@@ -33,10 +31,7 @@ export interface IntakeOptions {
 
 export class Intake {
   readonly folders: Folder[];
-  private readonly byDir = new Map<string, Folder>();
-  private folderWatch: FSWatcher | null = null;
-  /** The fast hint per direction folder (inotify, no stat): only ever marks a name to look at. */
-  private readonly fast = new Map<string, RawWatcher>();
+  private readonly hints: FolderWatch;
   private hint: (h: Hint) => void = () => {};
 
   constructor(
@@ -49,7 +44,7 @@ export class Intake {
       dirty: new Set(),
       undecodable: [],
     }));
-    for (const f of this.folders) this.byDir.set(f.direction.dir, f);
+    this.hints = new FolderWatch(this.folders, opts);
   }
 
   async ensureFolders(): Promise<void> {
@@ -64,51 +59,11 @@ export class Intake {
 
   async watch(hint: (h: Hint) => void): Promise<void> {
     this.hint = hint;
-    const extra = new Map(this.opts.alsoWatch.map((w) => [w.dir, w.hint]));
-    const watcher = watch([...this.byDir.keys(), ...extra.keys()], {
-      depth: 0,
-      ignoreInitial: true,
-      // Dot-files and temp files are never read (SPEC §3); directories named *.json are (to reject them).
-      ignored: (p: string) => !this.byDir.has(p) && !extra.has(p) && !isCandidateName(basename(p)),
-    });
-    watcher.on('all', (_event, path) => {
-      const other = extra.get(dirname(path));
-      if (other) return hint(other);
-      const folder = this.byDir.get(dirname(path));
-      if (!folder) return;
-      folder.dirty.add(basename(path));
-      hint({ kind: 'messages', direction: folder.direction.name });
-    });
-    watcher.on('error', (err) => this.opts.log.warn(`watcher: ${String(err)}`));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-    this.folderWatch = watcher;
-    for (const dir of this.byDir.keys()) this.watchFast(dir);
-  }
-
-  /** A name changed in a direction folder: look at it now (chokidar will say so too, a little later). */
-  private watchFast(dir: string): void {
-    this.fast.get(dir)?.close();
-    this.fast.delete(dir);
-    const folder = this.byDir.get(dir)!;
-    try {
-      const w = rawWatch(dir, (_event, name) => {
-        if (typeof name !== 'string' || !isCandidateName(name)) return;
-        folder.dirty.add(name);
-        this.hint({ kind: 'messages', direction: folder.direction.name });
-      });
-      w.on('error', () => this.fast.delete(dir)); // the folder went away: the rescan makes it again and rewatches
-      this.fast.set(dir, w);
-    } catch {
-      /* no folder now: chokidar and the rescan carry on, and rewatch() tries again */
-    }
+    await this.hints.start(hint);
   }
 
   async unwatch(): Promise<void> {
-    const w = this.folderWatch;
-    this.folderWatch = null;
-    for (const f of this.fast.values()) f.close();
-    this.fast.clear();
-    await w?.close().catch(() => {});
+    await this.hints.close();
   }
 
   /** List every folder in full: new names become dirty, vanished ones are forgotten. */
@@ -120,7 +75,7 @@ export class Intake {
         if (f.ino !== undefined && st.ino !== f.ino) {
           // Removed and made again between two looks: the watcher still watches the old folder.
           this.opts.log.warn(`${f.direction.dir} was replaced; watching the new folder`);
-          this.rewatch(f.direction.dir);
+          this.hints.rewatch(f.direction.dir);
         }
         f.ino = st.ino;
         const listing = await listInbox(f.direction.dir);
@@ -132,19 +87,13 @@ export class Intake {
         this.opts.log.warn(`${f.direction.dir} disappeared; re-creating it`);
         await this.ensureFolders();
         f.ino = (await lstat(f.direction.dir)).ino;
-        this.rewatch(f.direction.dir);
+        this.hints.rewatch(f.direction.dir);
         names = [];
       }
       const present = new Set(names);
       for (const n of names) if (!f.entries.has(n)) f.dirty.add(n);
       for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
     }
-  }
-
-  private rewatch(dir: string): void {
-    this.folderWatch?.unwatch(dir);
-    this.folderWatch?.add(dir);
-    if (this.folderWatch) this.watchFast(dir);
   }
 
   /** Examine what changed, reject what can never be valid; every folder's entries, oldest first. */
@@ -225,14 +174,17 @@ export class Intake {
     }
   }
 
-  /** Move a file to rejected/ with its note, and say so. `src` defaults to the file's path in its folder. */
+  /**
+   * Move a file to rejected/ with its note, and say so. `src` defaults to the file's path in its folder;
+   * `extra` goes into the note.
+   */
   async reject(
     f: Folder,
     name: string,
     reason: string,
-    src: string | Buffer = join(f.direction.dir, name),
-    extra = {},
+    more: { src?: string | Buffer; extra?: Record<string, unknown> } = {},
   ): Promise<void> {
+    const { src = join(f.direction.dir, name), extra = {} } = more;
     f.entries.delete(name);
     await ensureDir(this.opts.rejectedDir);
     const { direction } = f;
@@ -252,7 +204,10 @@ export class Intake {
   private async rejectRaw(f: Folder, raw: Buffer): Promise<void> {
     const shown = raw.toString('utf8').replace(/[\uFFFD\u0000-\u001F/]/g, '_');
     const path = Buffer.concat([Buffer.from(`${f.direction.dir}/`), raw]);
-    await this.reject(f, shown, 'the file name is not valid UTF-8', path, { file_name_base64: raw.toString('base64') });
+    await this.reject(f, shown, 'the file name is not valid UTF-8', {
+      src: path,
+      extra: { file_name_base64: raw.toString('base64') },
+    });
   }
 }
 

@@ -50,12 +50,14 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
   let state = stored ?? initialState(config.firstTurn);
   if (!Object.hasOwn(config.agents, state.current_turn)) {
     throw new StateError(
-      `${l.state}: current_turn "${state.current_turn}" is not an agent of this config (baton doctor --repair rebuilds it from the archive)`,
+      `${l.state}: current_turn "${state.current_turn}" is not an agent of this config ` +
+        '(baton doctor --repair rebuilds it from the archive)',
     );
   }
   if (n < state.message_counter) {
     throw new StateError(
-      `${l.state} is ahead of the archive (message_counter ${state.message_counter}, archive ends at ${n ? formatId(n) : 'nothing'}); ` +
+      `${l.state} is ahead of the archive ` +
+        `(message_counter ${state.message_counter}, archive ends at ${n ? formatId(n) : 'nothing'}); ` +
         'if archive records were removed on purpose, baton doctor --repair rebuilds state.json from what is left',
     );
   }
@@ -63,7 +65,8 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
 
   if (!Object.hasOwn(config.agents, last.receiver) || !config.directions.some((d) => d.name === last.direction)) {
     throw new StateError(
-      `${last.id} in ${l.archive} went ${last.direction} to "${last.receiver}", which this config no longer has; restore that agent and folder, or start a new conversation with "baton up --fresh"`,
+      `${last.id} in ${l.archive} went ${last.direction} to "${last.receiver}", which this config no longer has; ` +
+        'restore that agent and folder, or start a new conversation with "baton up --fresh"',
     );
   }
   let stateChanged = stored === null;
@@ -73,7 +76,8 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
   if (contradiction) {
     // Issue 13: such a state was accepted, and the same agent could speak twice. The archive is the record.
     throw new StateError(
-      `${l.state} contradicts the archive: ${contradiction}. The daemon will not guess the turn: "baton doctor --repair" rebuilds state.json from the archive`,
+      `${l.state} contradicts the archive: ${contradiction}. ` +
+        'The daemon will not guess the turn: "baton doctor --repair" rebuilds state.json from the archive',
     );
   }
   if (n !== state.message_counter || state.last_message_id !== last.id) {
@@ -123,7 +127,8 @@ async function recoverClaims(config: Config, l: Layout): Promise<string[]> {
       const archived = (await readRecord(l.archive, id).catch(() => null)) !== null;
       for (const name of await readdir(dir).catch(() => [] as string[])) {
         if (archived) {
-          await unlink(join(dir, name)).catch(() => notes.push(`cannot remove ${join(dir, name)}`)); // a copy of the archived message
+          // A copy of the archived message.
+          await unlink(join(dir, name)).catch(() => notes.push(`cannot remove ${join(dir, name)}`));
           continue;
         }
         const back = await moveNoClobber(join(dir, name), d.dir, name);

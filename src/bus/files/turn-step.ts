@@ -1,8 +1,9 @@
 /**
  * A turn step on the files bus, each arrow one durable step:
  *
- *   INBOX ──rename to .claimed/<dir>/<id>/<name>──▶ CLAIMED ──archive/<id>.json (delivered_at: null)──▶
- *   ARCHIVED ──remove the claim; state.json (turn passes, counter = N)──▶ COMMITTED
+ *   INBOX ──rename to .claimed/<dir>/<id>/<name>──▶ CLAIMED
+ *         ──archive/<id>.json (delivered_at: null)──▶ ARCHIVED
+ *         ──remove the claim; state.json (turn passes, counter = N)──▶ COMMITTED
  *
  * Killed in CLAIMED: no record exists for <id>; at start-up the file goes back to its inbox, same name.
  * Killed in ARCHIVED: state.json lags the archive by one; at start-up it is rebuilt from the last record,
@@ -19,7 +20,7 @@ import { failpoint } from '../../lib/failpoint.js';
 import { isErrno, makeDir, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import { archiveNew } from './archive.js';
-import { examine, type Examined, type Folder } from './inbox.js';
+import { examineAgain, type Examined, type Folder } from './inbox.js';
 import type { Layout } from './layout.js';
 import { writeStateFile } from './state-file.js';
 
@@ -66,7 +67,13 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   }
   let claimed: Examined;
   try {
-    claimed = await examine(claimDir, s.name, d, config.inbox.max_bytes, s.known);
+    claimed = await examineAgain({
+      dir: claimDir,
+      name: s.name,
+      route: d,
+      maxBytes: config.inbox.max_bytes,
+      known: s.known,
+    });
   } catch (err) {
     await unclaim(claimDir, s.name);
     throw err;
