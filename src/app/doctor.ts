@@ -49,7 +49,9 @@ export async function checkState(bus: BusReader): Promise<Check> {
     return {
       name: 'state.json',
       level: 'warn',
-      detail: `one message behind the archive: a daemon stopped while delivering ${want.last_message_id}; the next daemon start finishes it (no repair needed)`,
+      detail:
+        `one message behind the archive: a daemon stopped while delivering ${want.last_message_id}; ` +
+        'the next daemon start finishes it (no repair needed)',
     };
   }
   const keys = ['current_turn', 'last_message_id', 'message_counter', 'pending_reply_to'] as const;

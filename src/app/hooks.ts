@@ -31,11 +31,10 @@ export function withLaunch(
   launch: Launch | undefined,
 ): { command: string; skipped?: string } {
   if (!launch?.args.length) return { command };
-  if (programName(command) !== agent.kind)
-    return {
-      command,
-      skipped: `"${command}" does not start ${agent.kind} itself, so baton cannot add ${launch.args.filter((a) => a.startsWith('-')).join(' ')}`,
-    };
+  if (programName(command) !== agent.kind) {
+    const options = launch.args.filter((a) => a.startsWith('-')).join(' ');
+    return { command, skipped: `"${command}" does not start ${agent.kind} itself, so baton cannot add ${options}` };
+  }
   return { command: `${command} ${launch.args.map(shellQuote).join(' ')}` };
 }
 

@@ -32,6 +32,11 @@ export function instructionsText(config: Config, name: string): string {
         : `- Turns alternate strictly between you and **${others[0]}**.`;
   const post = policy === 'handoff' ? `baton post --to ${others[0]} "your message"` : 'baton post "your reply"';
   if (agent.reply === 'auto') return autoText(config, name, turns, first);
+  // The example header's last line: what baton tells the agent to do with the message.
+  const footer =
+    policy === 'handoff'
+      ? 'your turn: pass it on with: baton post --to AGENT "<your message>"'
+      : `reply to ${next ?? others[0]} with: baton post "<your reply>"`;
   const forgot =
     agent.reply === 'both' ? '\nIf your turn ends without a post, baton sends your final reply for you (once).\n' : '';
   return `${MARKER}
@@ -48,7 +53,7 @@ ${turns}
       [baton] msg_0007 from ${others[0]} (reply to msg_0006)
       <the text ${others[0]} wrote>
 
-      [baton] ${policy === 'handoff' ? 'your turn: pass it on with: baton post --to AGENT "<your message>"' : `reply to ${next ?? others[0]} with: baton post "<your reply>"`}
+      [baton] ${footer}
 
 ${
   agent.kind === 'shell'

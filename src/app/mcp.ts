@@ -27,7 +27,10 @@ export function mcpServer(config: Config, agent: string | undefined): McpServer 
   server.registerTool(
     'post',
     {
-      description: `Send your reply in the baton conversation (${config.order.join(', ')}): one message per turn, then stop and wait. Your message goes to the agent the turn passes to (give "to" when you may write to several).`,
+      description:
+        `Send your reply in the baton conversation (${config.order.join(', ')}): one message per turn, ` +
+        'then stop and wait. Your message goes to the agent the turn passes to ' +
+        '(give "to" when you may write to several).',
       inputSchema: {
         content: z.string().min(1).describe('the message text'),
         to: z.string().optional().describe('the receiver, when you may write to several agents'),
@@ -46,7 +49,8 @@ export function mcpServer(config: Config, agent: string | undefined): McpServer 
         });
         const where = await bus.post(direction, message);
         return text(
-          `posted to ${direction.to} (${where}); baton delivers it when it is your turn. Stop now and wait for the next message.`,
+          `posted to ${direction.to} (${where}); baton delivers it when it is your turn. ` +
+            'Stop now and wait for the next message.',
         );
       } catch (err) {
         return text(`not posted: ${(err as Error).message}`, true);

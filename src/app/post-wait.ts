@@ -8,22 +8,27 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BusReader } from '../bus/bus.js';
 import { formatId } from '../core/ids.js';
 import type { ArchiveRecord } from '../core/record.js';
+import type { State } from '../core/state.js';
 
 export type Stage = 'delivered' | 'received';
 
 export type Waited = { ok: true; record: ArchiveRecord } | { ok: false; why: string; record: ArchiveRecord | null };
 
-/** Follow the message stored at `where` (what post() returned) from archive counter `after` on. */
-export async function followPost(
-  bus: BusReader,
-  where: string,
-  after: number,
-  until: Stage,
-  timeoutMs: number,
-): Promise<Waited> {
-  const source = basename(where);
-  const deadline = performance.now() + timeoutMs;
-  let next = after + 1;
+export interface Following {
+  /** Where the message was stored (what post() returned). */
+  where: string;
+  /** The archive counter before it was posted: its record is a newer one. */
+  after: number;
+  until: Stage;
+  timeoutMs: number;
+}
+
+/** Follow a posted message through the archive until it reaches `until`, is rejected, or time runs out. */
+export async function followPost(bus: BusReader, o: Following): Promise<Waited> {
+  const { until } = o;
+  const source = basename(o.where);
+  const deadline = performance.now() + o.timeoutMs;
+  let next = o.after + 1;
   let found: ArchiveRecord | null = null;
   for (;;) {
     // The archive grows in counter order: look only at records newer than the last one seen.
@@ -44,11 +49,27 @@ export async function followPost(
     }
     if (performance.now() >= deadline) {
       const state = await bus.readState();
-      const why = found
-        ? `${found.id} was ${found.delivered_at ? `delivered at ${found.delivered_at}, but no receipt from ${found.receiver}'s hooks came` : `archived but not yet delivered to ${found.receiver}`}`
-        : `not delivered yet (${state?.finished ? 'the conversation has finished' : state?.paused ? 'the conversation is paused' : `${state?.current_turn ?? '?'} holds the turn`}${(await bus.daemon()).running ? '' : '; no daemon is running: baton up'})`;
+      const why = found ? notYet(found) : `not delivered yet (${whoHolds(state)}${await daemonNote(bus)})`;
       return { ok: false, why, record: found };
     }
     await sleep(100);
   }
+}
+
+/** An archived message that has not reached its stage: where it stopped. */
+function notYet(found: ArchiveRecord): string {
+  return found.delivered_at
+    ? `${found.id} was delivered at ${found.delivered_at}, but no receipt from ${found.receiver}'s hooks came`
+    : `${found.id} was archived but not yet delivered to ${found.receiver}`;
+}
+
+/** Why a message not archived yet waits: the conversation is over, paused, or another agent holds the turn. */
+function whoHolds(state: State | null): string {
+  if (state?.finished) return 'the conversation has finished';
+  if (state?.paused) return 'the conversation is paused';
+  return `${state?.current_turn ?? '?'} holds the turn`;
+}
+
+async function daemonNote(bus: BusReader): Promise<string> {
+  return (await bus.daemon()).running ? '' : '; no daemon is running: baton up';
 }

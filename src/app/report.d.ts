@@ -45,7 +45,10 @@ export interface HostStatus {
   pid: number | null;
   /** The daemon's last heartbeat (ISO; null on the files bus, whose daemon has none). */
   last_heartbeat: string | null;
-  /** Since when the machine is as `alive` says (ISO): alive since its daemon took the lease; not alive since its last heartbeat (null: never seen). */
+  /**
+   * Since when the machine is as `alive` says (ISO): alive since its daemon took the lease; not alive since
+   * its last heartbeat (null: never seen).
+   */
   since: string | null;
   agents: string[];
 }

@@ -48,7 +48,9 @@ export async function request(config: Config, req: Request): Promise<Reply> {
   if (await bus.withdraw(name))
     return {
       ok: false,
-      message: `the daemon did not answer within ${REPLY_TIMEOUT_MS / 1000} s; nothing was done (baton status shows what it is doing)`,
+      message:
+        `the daemon did not answer within ${REPLY_TIMEOUT_MS / 1000} s; ` +
+        'nothing was done (baton status shows what it is doing)',
     };
   return (
     (await bus.awaitReply(name, REPLY_TIMEOUT_MS)) ?? {

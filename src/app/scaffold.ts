@@ -1,6 +1,7 @@
 /**
- * `baton init`: a conversation in any folder — config.json (N agents of one kind, or one of each kind listed), a working folder per
- * agent with its instructions file, and messages/ (ignored by git through its own .gitignore).
+ * `baton init`: a conversation in any folder — config.json (N agents of one kind, or one of each kind
+ * listed), a working folder per agent with its instructions file, and messages/ (ignored by git through
+ * its own .gitignore).
  */
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';

@@ -1,18 +1,21 @@
 /**
- * A conversation's tmux sessions: the environment every pane gets, the daemon's session ("watcher"),
- * and stopping what `baton up` started. Sessions baton starts are tagged with their conversation
- * (@baton_config = the message folder), so `up` never adopts and `down` never kills another
+ * A conversation's tmux sessions: the environment every pane gets, each agent's session, the daemon's
+ * session ("watcher"), and stopping what `baton up` started. Sessions baton starts are tagged with their
+ * conversation (@baton_config = the message folder), so `up` never adopts and `down` never kills another
  * conversation's sessions or a person's own session of the same name.
  */
 import { createHash } from 'node:crypto';
+import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, delimiter, dirname, isAbsolute } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BusReader } from '../bus/bus.js';
-import type { Agent, Config } from '../config/config.js';
+import { isLocal, type Agent, type Config } from '../config/config.js';
 import { log } from '../lib/log.js';
+import { findPane } from '../terminal/pane.js';
 import type { Tmux } from '../terminal/tmux.js';
-import { BIN_DIR, CLI_JS, WATCHER_SESSION } from './paths.js';
+import { withLaunch, type Launch } from './hooks.js';
+import { BIN_DIR, CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from './paths.js';
 
 /** The environment every pane gets, so `baton post` and send.sh find this conversation. */
 export function paneEnv(config: Config, agent?: Agent): Record<string, string> {
@@ -46,6 +49,82 @@ export function sessionSuggestion(config: Pick<Config, 'baseDir'>, agent: Pick<A
   return `${folder}-${agent.name}`;
 }
 
+/** Start one agent's session, or leave a running one alone. False when its session cannot start. */
+export async function startAgent(
+  t: Tmux,
+  o: {
+    config: Config;
+    agent: Agent;
+    command: string;
+    launch: Launch | undefined;
+    sessions: Map<string, { owner: string }>;
+    demo: boolean;
+    topic: string | undefined;
+  },
+): Promise<boolean> {
+  const { config, agent, command, launch, demo, topic } = o;
+  const root = config.messageDir;
+  const existing = o.sessions.get(agent.session);
+  if (existing && existing.owner !== root) {
+    // A person's own session of that name: used as it is, never killed.
+    const pane = await findPane(t, agent);
+    const own = `${agent.name}: session "${agent.session}" exists (not started by baton)`;
+    log.info(
+      pane && !pane.dead
+        ? `${own}; messages will be typed into it`
+        : `${own} but its pane is dead; messages wait until it is back`,
+    );
+    return true;
+  }
+  const what = demo ? 'the demo agent' : `"${command}"`;
+  if (existing) {
+    const pane = await findPane(t, agent); // the pinned pane, even if the window was split
+    if (pane && !pane.dead && pane.demo === demo) {
+      log.info(`${agent.name}: session "${agent.session}" already running${demo ? ' the demo agent' : ''}, left alone`);
+      return true;
+    }
+    log.info(
+      pane && !pane.dead
+        ? `${agent.name}: session "${agent.session}" runs the ${pane.demo ? 'demo agent' : 'real agent'}; ` +
+            `starting ${what} in its place`
+        : `${agent.name}: the agent in session "${agent.session}" had exited; starting it again`,
+    );
+    await t.killSession(agent.session);
+  }
+  await mkdir(agent.cwd, { recursive: true });
+  const started = withLaunch(command, agent, launch);
+  if (started.skipped) log.warn(`${agent.name}: ${started.skipped}; add them to agents.${agent.name}.command yourself`);
+  const env = {
+    ...paneEnv(config, agent),
+    ...launch?.env,
+    ...(demo ? { BATON_DEMO: '1', ...(topic !== undefined ? { BATON_DEMO_WAIT_TOPIC: '1' } : {}) } : {}),
+  };
+  const r = await t.newSession({
+    name: agent.session,
+    cwd: agent.cwd,
+    command: started.command,
+    env,
+    owner: root,
+    demo,
+    pasteTracker: PASTE_TRACKER,
+  });
+  if (!r.ok) {
+    log.error(`${agent.name}: cannot start session "${agent.session}": ${r.stderr}`);
+    return false;
+  }
+  log.success(`${agent.name}: started ${what} in session ${agent.session}`);
+  return true;
+}
+
+/** Agents given as a pane ("target") are not started: say when that pane is not there yet. */
+export async function warnMissingTargets(config: Config, t: Tmux): Promise<void> {
+  for (const name of config.order) {
+    const agent = config.agents[name]!;
+    if (agent.target && isLocal(config, name) && !(await findPane(t, agent)))
+      log.warn(`${name}: no pane at ${agent.target} yet; messages for ${name} wait until it exists`);
+  }
+}
+
 /** Wait until a daemon holds the conversation's lease. */
 export async function waitForDaemon(bus: BusReader, timeoutMs: number): Promise<boolean> {
   for (let waited = 0; waited < timeoutMs; waited += 100) {
@@ -55,7 +134,6 @@ export async function waitForDaemon(bus: BusReader, timeoutMs: number): Promise<
   return false;
 }
 
-/** How a conversation on disk relates to the `up` being asked for (pure: tested without tmux). */
 /** Stop the daemon (SIGTERM, so it finishes a delivery and releases its lock), then the sessions. */
 export async function stopAll(config: Config, bus: BusReader, t: Tmux, opts: { quiet: boolean }): Promise<string[]> {
   const stopped: string[] = [];
@@ -68,7 +146,8 @@ export async function stopAll(config: Config, bus: BusReader, t: Tmux, opts: { q
     // One process serving several conversations (`baton daemon A B C`): stopping it for this one would
     // stop the others too.
     log.warn(
-      `the daemon (pid ${holder.pid}) also serves ${holder.serves! - 1} other conversation(s); it is left running — stop it yourself to stop this one`,
+      `the daemon (pid ${holder.pid}) also serves ${holder.serves! - 1} other conversation(s); ` +
+        'it is left running — stop it yourself to stop this one',
     );
   } else if (d.running && holder) {
     try {

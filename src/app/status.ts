@@ -27,52 +27,11 @@ export async function collectStatus(
   const rejected = await bus.rejectedCount();
   const agents: StatusReport['agents'] = {};
   const hooked = readAgentStates(config.messageDir);
-  const hooksOf = (name: string): AgentStatus['hooks'] => {
-    const h = hooked[name];
-    return h ? { state: h.state, since: h.since, ...('detail' in h && h.detail ? { detail: h.detail } : {}) } : null;
-  };
   await Promise.all(
     config.order.map(async (name) => {
-      const target = targetOf(config.agents[name]!);
-      const host = hostOf(config, name);
-      if (!isLocal(config, name)) {
-        // Another machine's agent: its pane is on that machine's tmux (status there shows it).
-        agents[name] = {
-          alive: false,
-          target,
-          pane: null,
-          dead: false,
-          command: null,
-          last_activity: null,
-          problem: `runs on ${host}`,
-          kind: config.agents[name]!.kind,
-          demo: false,
-          host,
-          hooks: null,
-          screen: null,
-        };
-        return;
-      }
-      const pane = await findPane(t, config.agents[name]!);
-      const screen = pane && !pane.dead && !pane.demo ? await readScreen(t, config.agents[name]!, pane) : null;
-      agents[name] = {
-        alive: !!pane && !pane.dead,
-        target,
-        pane: pane?.id ?? null,
-        dead: !!pane?.dead,
-        command: pane?.command ?? null,
-        last_activity: pane?.activity ? new Date(pane.activity * 1000).toISOString() : null,
-        problem: (await whyNotReady(t, config.agents[name]!, pane, pane?.demo ? undefined : screen))?.reason ?? null, // the demo pane: its own gate
-        kind: config.agents[name]!.kind,
-        demo: Boolean(pane?.demo),
-        host,
-        hooks: hooksOf(name),
-        screen: screen && {
-          state: screen.state,
-          ...('busy' in screen ? { busy: screen.busy } : {}),
-          ...('detail' in screen ? { detail: screen.detail } : {}),
-        },
-      };
+      agents[name] = isLocal(config, name)
+        ? await localAgent(config, t, name, hooksOf(hooked, name))
+        : remoteAgent(config, name);
     }),
   );
   const pending = await bus.approvalKeys();
@@ -106,17 +65,74 @@ export async function collectStatus(
     pending,
     waiting,
     bus: { kind: config.bus.kind, conversation: config.bus.kind === 'postgres' ? config.bus.conversation : null },
-    hosts: Object.fromEntries(
-      (await bus.hosts()).map((h) => [
-        h.host,
-        {
-          alive: h.alive,
-          pid: h.holder?.pid ?? null,
-          last_heartbeat: h.last_heartbeat,
-          since: h.alive ? (h.holder?.started_at ?? null) : h.last_heartbeat,
-          agents: h.agents,
-        },
-      ]),
-    ),
+    hosts: await hostsOf(bus),
   };
+}
+
+/** What an agent's hooks last said (the CLIs with hooks baton reads), or null. */
+function hooksOf(hooked: ReturnType<typeof readAgentStates>, name: string): AgentStatus['hooks'] {
+  const h = hooked[name];
+  return h ? { state: h.state, since: h.since, ...('detail' in h && h.detail ? { detail: h.detail } : {}) } : null;
+}
+
+/** An agent of this machine: its pane and screen, from tmux. */
+async function localAgent(config: Config, t: Tmux, name: string, hooks: AgentStatus['hooks']): Promise<AgentStatus> {
+  const agent = config.agents[name]!;
+  const pane = await findPane(t, agent);
+  const screen = pane && !pane.dead && !pane.demo ? await readScreen(t, agent, pane) : null;
+  // The demo pane has its own gate: its screen is not read.
+  const problem = await whyNotReady(t, agent, pane, pane?.demo ? undefined : screen);
+  return {
+    alive: !!pane && !pane.dead,
+    target: targetOf(agent),
+    pane: pane?.id ?? null,
+    dead: !!pane?.dead,
+    command: pane?.command ?? null,
+    last_activity: pane?.activity ? new Date(pane.activity * 1000).toISOString() : null,
+    problem: problem?.reason ?? null,
+    kind: agent.kind,
+    demo: Boolean(pane?.demo),
+    host: hostOf(config, name),
+    hooks,
+    screen: screen && {
+      state: screen.state,
+      ...('busy' in screen ? { busy: screen.busy } : {}),
+      ...('detail' in screen ? { detail: screen.detail } : {}),
+    },
+  };
+}
+
+/** Another machine's agent: its pane is on that machine's tmux (status there shows it). */
+function remoteAgent(config: Config, name: string): AgentStatus {
+  const host = hostOf(config, name);
+  return {
+    alive: false,
+    target: targetOf(config.agents[name]!),
+    pane: null,
+    dead: false,
+    command: null,
+    last_activity: null,
+    problem: `runs on ${host}`,
+    kind: config.agents[name]!.kind,
+    demo: false,
+    host,
+    hooks: null,
+    screen: null,
+  };
+}
+
+/** Every machine of the conversation: is its daemon alive, and since when. */
+async function hostsOf(bus: BusReader): Promise<StatusReport['hosts']> {
+  return Object.fromEntries(
+    (await bus.hosts()).map((h) => [
+      h.host,
+      {
+        alive: h.alive,
+        pid: h.holder?.pid ?? null,
+        last_heartbeat: h.last_heartbeat,
+        since: h.alive ? (h.holder?.started_at ?? null) : h.last_heartbeat,
+        agents: h.agents,
+      },
+    ]),
+  );
 }

@@ -23,7 +23,8 @@ export function formatMarkdown(records: ArchiveRecord[], config: Config): string
   const out = [
     `# baton conversation`,
     '',
-    `${records.length} messages · policy ${config.turns.policy} · ${config.order.join(', ')} · exported ${new Date().toISOString()}`,
+    `${records.length} messages · policy ${config.turns.policy} · ${config.order.join(', ')} · ` +
+      `exported ${new Date().toISOString()}`,
     '',
   ];
   for (const r of records) {

@@ -37,7 +37,8 @@ Example:
 
 export function commandHelp(c: CommandSpec): string {
   const examples = c.examples.map((e) => `  ${e}`).join('\n');
-  return `Usage: baton ${c.usage} [--config FILE]\n\n${c.summary}\n\n${c.help.trim()}\n\nExample${c.examples.length > 1 ? 's' : ''}:\n${examples}\n`;
+  const heading = `Example${c.examples.length > 1 ? 's' : ''}:`;
+  return `Usage: baton ${c.usage} [--config FILE]\n\n${c.summary}\n\n${c.help.trim()}\n\n${heading}\n${examples}\n`;
 }
 
 /** One line for a usage error, then where to read more: never the whole help (issue 12). */
@@ -61,7 +62,8 @@ function splitCommand(argv: string[]): { name: string | undefined; rest: string[
 
 function unknownCommand(name: string): string {
   const guess = closest(name, Object.keys(COMMANDS));
-  return `baton: unknown command "${name}"${guess ? ` — did you mean "${guess}"?` : ''}  (baton --help lists the commands)\n`;
+  const suggestion = guess ? ` — did you mean "${guess}"?` : '';
+  return `baton: unknown command "${name}"${suggestion}  (baton --help lists the commands)\n`;
 }
 
 /** parseArgs' error as one line, with a suggestion for a mistyped option. */
@@ -71,7 +73,11 @@ function parseProblem(err: Error & { code?: string }, spec: CommandSpec): string
     const given = unknown[2]!;
     const names = ['config', 'help', ...Object.keys(spec.options ?? {})];
     const guess = unknown[1] === '--' ? closest(given, names) : null;
-    return `unknown option ${unknown[1]}${given}${guess ? ` — did you mean --${guess}?` : ''}${given.includes(' ') || unknown[1] === '-' ? ' (text that starts with "-" goes after "--")' : ''}`;
+    const looksLikeText = given.includes(' ') || unknown[1] === '-';
+    return (
+      `unknown option ${unknown[1]}${given}${guess ? ` — did you mean --${guess}?` : ''}` +
+      (looksLikeText ? ' (text that starts with "-" goes after "--")' : '')
+    );
   }
   const missing = /^Option '(-[^ ]*)(?:, )?(--[^ ]*)? <value>' argument missing/.exec(err.message);
   if (missing) return `${missing[2] ?? missing[1]} needs a value`;
@@ -145,7 +151,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (isBusUnavailable(err)) {
       log.error(
-        `the bus cannot be reached: ${(err as Error).message} (check bus.url or BATON_BUS_URL, and that the database is running)`,
+        `the bus cannot be reached: ${(err as Error).message} ` +
+          '(check bus.url or BATON_BUS_URL, and that the database is running)',
       );
       return 1;
     }

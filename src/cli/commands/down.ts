@@ -8,10 +8,12 @@ export const down: CommandSpec = {
   summary: "stop this config's daemon and tmux sessions",
   options: {},
   examples: ['baton down'],
-  help: `
+  help:
+    `
 Sends the daemon SIGTERM (it finishes the delivery in progress and releases its lock), then kills
 the sessions "baton up" started for this conversation (agents and watcher). Sessions it did not
-start, other conversations' sessions and panes given as "target" in config.json are left alone. Messages, state and archive stay where they are: "baton up" continues the conversation.`,
+start, other conversations' sessions and panes given as "target" in config.json are left alone. ` +
+    'Messages, state and archive stay where they are: "baton up" continues the conversation.',
   async run(inv) {
     noPositionals(inv);
     const config = configFrom(inv);

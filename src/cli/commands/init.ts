@@ -66,6 +66,8 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
       config.order.map((a) => config.agents[a]!),
     );
     const rel = (p: string) => relative(process.cwd(), p) || '.';
+    const sessions = config.order.map((a) => config.agents[a]!.session).join(', ');
+    const cd = dir === process.cwd() ? '' : `cd ${rel(dir)} && `;
     process.stdout.write(
       `${[
         `wrote ${rel(file)} (${n} ${kind} agents, ${policy})`,
@@ -76,10 +78,10 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
           ? []
           : ['edit each agent\'s "command" in config.json: the generic kind has no default']),
         '',
-        `tmux sessions: ${config.order.map((a) => config.agents[a]!.session).join(', ')} (plus a watcher session for the daemon)`,
+        `tmux sessions: ${sessions} (plus a watcher session for the daemon)`,
         '',
-        `next: ${dir === process.cwd() ? '' : `cd ${rel(dir)} && `}baton up --demo      (the bundled demo agents, to see it work)`,
-        `  or: ${dir === process.cwd() ? '' : `cd ${rel(dir)} && `}baton up --topic "what they should talk about"`,
+        `next: ${cd}baton up --demo      (the bundled demo agents, to see it work)`,
+        `  or: ${cd}baton up --topic "what they should talk about"`,
       ].join('\n')}\n`,
     );
     return 0;

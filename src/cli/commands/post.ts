@@ -74,7 +74,8 @@ agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the fil
     if (!Number.isFinite(timeout) || timeout <= 0) throw new UsageError('--timeout takes a number of seconds');
     if (until === 'received' && !hasHooks(config.agents[d.to]!.kind))
       throw new UsageError(
-        `--until received needs a receiver whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}); ${d.to} is ${config.agents[d.to]!.kind}`,
+        `--until received needs a receiver whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}); ` +
+          `${d.to} is ${config.agents[d.to]!.kind}`,
       );
     const bus = openBus(config);
     const after = v.wait ? (await bus.archiveView()).n : 0;
@@ -83,13 +84,13 @@ agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the fil
       process.stdout.write(v.json ? `${JSON.stringify({ file, direction: d.name, from, to: d.to })}\n` : `${file}\n`);
       return 0;
     }
-    const w = await followPost(bus, file, after, until, timeout * 1000);
+    const w = await followPost(bus, { where: file, after, until, timeoutMs: timeout * 1000 });
     const r = w.record;
-    if (v.json)
-      process.stdout.write(
-        `${JSON.stringify({ file, direction: d.name, from, to: d.to, id: r?.id ?? null, delivered_at: r?.delivered_at ?? null, received: r?.received ?? null, ...(w.ok ? {} : { error: w.why }) })}\n`,
-      );
-    else if (w.ok) process.stdout.write(`${w.record.id}\n`);
+    if (v.json) {
+      const receipt = { id: r?.id ?? null, delivered_at: r?.delivered_at ?? null, received: r?.received ?? null };
+      const out = { file, direction: d.name, from, to: d.to, ...receipt, ...(w.ok ? {} : { error: w.why }) };
+      process.stdout.write(`${JSON.stringify(out)}\n`);
+    } else if (w.ok) process.stdout.write(`${w.record.id}\n`);
     if (!w.ok) process.stderr.write(`baton post: ${w.why}\n`);
     return w.ok ? 0 : 1;
   },

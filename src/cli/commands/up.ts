@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { CLI_JS } from '../../app/paths.js';
 import { startRequest } from '../../app/requests.js';
-import { up as start } from '../../app/up.js';
+import { defaultConfigNote, up as start } from '../../app/up.js';
 import { DEMO_TURNS } from '../../core/conversation.js';
 import { log } from '../../lib/log.js';
 import { onPath } from '../../terminal/program.js';
@@ -50,11 +50,7 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
     const topicArg = inv.values.topic as string | undefined;
     const topic = topicArg === '-' ? readFileSync(0, 'utf8') : topicArg;
     if (topic !== undefined) startRequest(topic); // an empty topic is a usage error before anything starts
-    if (!config.file) {
-      log.info(
-        `no config.json in ${config.baseDir}: using the built-in default (agents ${config.order.join(', ')} in ./agents/, messages in ./messages/); "baton init" writes one you can edit`,
-      );
-    }
+    if (!config.file) log.info(defaultConfigNote(config));
     const t = new Tmux();
     const r = await start(config, t, { demo: Boolean(inv.values.demo), fresh: Boolean(inv.values.fresh), topic });
     if (!r.ok) return r.code;
@@ -71,6 +67,7 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
     }
     const first = config.agents[config.order[0]!]!;
     const demo = Boolean(inv.values.demo);
+    const watch = first.target ? withConfig(`attach ${first.name}`) : attachHint(t, first.session);
     process.stdout.write(
       [
         '',
@@ -80,7 +77,7 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
           : demo
             ? []
             : [`  give them a topic: ${withConfig(`start "…"`)}   (typed to ${r.holder}, who opens)`]),
-        `  watch an agent:   ${first.target ? withConfig(`attach ${first.name}`) : attachHint(t, first.session)}   (detach: Ctrl-b d)`,
+        `  watch an agent:   ${watch}   (detach: Ctrl-b d)`,
         ...(r.watcher ? [`  the daemon:       ${attachHint(t, r.watcher)}`] : []),
         `  status:           ${withConfig('status')}`,
         `  in a browser:     ${withConfig('ui')}   (a live dashboard on http://127.0.0.1:${DEFAULT_UI_PORT}/)`,
