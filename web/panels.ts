@@ -2,7 +2,7 @@
  * The side of the page: the header's facts (whose turn and for how long, finished, paused, stalled, held
  * and rejected), each agent's card and screen, the last events, and moderated mode's pending list.
  */
-import type { Conversation, PendingItem, RejectedItem, StatusReport as Status } from '../src/ui/api.js';
+import type { AgentStatus, Conversation, PendingItem, RejectedItem, StatusReport as Status } from '../src/ui/api.js';
 import { $, act, getJson, h, openDialog, say, when } from './dom.js';
 import { lane } from './transcript.js';
 
@@ -148,22 +148,31 @@ export function renderAgents(): void {
     const stateEl = card.querySelector('.state')!;
     stateEl.textContent = !st ? '' : st.alive ? 'alive' : st.dead ? 'dead' : 'missing';
     stateEl.className = `state ${st?.alive ? 'ok' : 'bad'}`;
-    // What the agent's own hooks said last (issue 16): more exact than the screen where the kind has hooks.
-    const hooked = st?.hooks
-      ? ` · ${st.hooks.state === 'permission' ? 'waiting for a permission' : st.hooks.state} since ${when(st.hooks.since)}`
-      : '';
-    // Its screen as its kind's client draws it (issue 17), where baton reads it.
-    const sc = st?.screen;
-    const screen = sc
-      ? ` · screen: ${sc.state === 'holding' ? 'holding text' : sc.state === 'unknown' ? 'not recognised' : sc.state}${sc.busy ? ', busy' : ''}`
-      : '';
-    card.querySelector('.pane')!.textContent = st
-      ? `${st.target}${st.pane ? ` · ${st.pane} · ${st.command ?? ''}` : ''}${st.last_activity ? ` · active ${when(st.last_activity)}` : ''}${screen}${hooked}`
-      : '';
+    card.querySelector('.pane')!.textContent = st ? paneLine(st) : '';
     const problem = card.querySelector<HTMLElement>('.problem')!;
     problem.hidden = !st?.problem || !st.pane;
     problem.textContent = st?.problem ? `baton waits: ${st.problem}` : '';
   }
+}
+
+/** An agent card's pane line: where it runs, when it was last active, its screen and what its hooks said. */
+function paneLine(st: AgentStatus): string {
+  const pane = st.pane ? ` · ${st.pane} · ${st.command ?? ''}` : '';
+  const active = st.last_activity ? ` · active ${when(st.last_activity)}` : '';
+  return `${st.target}${pane}${active}${screenNote(st.screen)}${hooksNote(st.hooks)}`;
+}
+
+/** Its screen as its kind's client draws it, where baton reads it. */
+function screenNote(sc: AgentStatus['screen']): string {
+  if (!sc) return '';
+  const state = sc.state === 'holding' ? 'holding text' : sc.state === 'unknown' ? 'not recognised' : sc.state;
+  return ` · screen: ${state}${sc.busy ? ', busy' : ''}`;
+}
+
+/** What the agent's own hooks said last: more exact than the screen where the kind has hooks. */
+function hooksNote(hooks: AgentStatus['hooks']): string {
+  if (!hooks) return '';
+  return ` · ${hooks.state === 'permission' ? 'waiting for a permission' : hooks.state} since ${when(hooks.since)}`;
 }
 
 export function renderScreens(screens: Record<string, string | null>): void {

@@ -1,11 +1,12 @@
 /**
  * The one source of live updates for every browser tab: it follows the bus's events (events.jsonl on the
  * files bus: one small append-only file, however long the archive) and turns each into a Server-Sent
- * Event whose id is a cursor: which log (its generation) and the position just past that event. A tab that reconnects sends
- * the cursor back (Last-Event-ID) and is replayed exactly the lines it missed: nothing twice, nothing
- * skipped. A cursor from another log (`baton up --fresh` replaced it) or too far behind gets `reset`,
- * and the tab loads a fresh snapshot. Status and screens are read on a timer only while a tab is open,
- * and pushed to all tabs, so tabs never poll.
+ * Event whose id is a cursor: which log (its generation) and the position just past that event. A tab
+ * that reconnects sends the cursor back (Last-Event-ID) and is replayed exactly the lines it missed:
+ * nothing twice, nothing skipped (tabs.ts holds what comes meanwhile). A cursor from another log
+ * (`baton up --fresh` replaced it) or too far behind gets `reset`, and the tab loads a fresh snapshot.
+ * Status and screens are read on a timer only while a tab is open, and pushed to all tabs, so tabs never
+ * poll.
  */
 import { LogReplaced, NO_LOG } from '../bus/events.js';
 import { isRecordId } from '../core/ids.js';
@@ -15,6 +16,7 @@ import type { BusReader } from '../bus/bus.js';
 import { LiveStatus } from './live-status.js';
 import { sse } from './sse.js';
 import type { FeedEvent } from './api.js';
+import { Tabs, type Joining, type Sink } from './tabs.js';
 import { Transcript } from './transcript.js';
 
 /** A tab further behind than this is told to reload instead of being replayed line by line. */
@@ -27,15 +29,6 @@ export interface FeedOptions {
   screensEveryMs?: number;
   heartbeatMs?: number;
   onError?: (err: unknown) => void;
-}
-
-/** Writes one SSE chunk to a tab; returns false when the tab is gone or too slow (it is dropped). */
-export type Sink = (chunk: string) => boolean;
-
-interface Sub {
-  sink: Sink;
-  /** Chunks that arrive while the tab's backlog is being replayed. */
-  queue: string[] | null;
 }
 
 export { sse };
@@ -55,7 +48,7 @@ export class Feed {
   private gen = NO_LOG;
   /** The log ends inside an overlong line: the next look skips the rest of it. */
   private skipping = false;
-  private readonly subs = new Set<Sub>();
+  private readonly tabs = new Tabs();
   private pumping: Promise<void> = Promise.resolve();
   private pumpQueued = false;
   private follower: { close(): void } | null = null;
@@ -73,8 +66,8 @@ export class Feed {
     this.transcript = new Transcript(bus);
     this.opts = { statusEveryMs: 4000, screensEveryMs: 3000, heartbeatMs: 15_000, onError: () => {}, ...opts };
     this.live = new LiveStatus(config, bus, {
-      push: (chunk) => this.broadcast(chunk),
-      watched: () => this.subs.size > 0 && !this.closed,
+      push: (chunk) => this.tabs.broadcast(chunk),
+      watched: () => this.tabs.size > 0 && !this.closed,
       onError: this.opts.onError,
     });
   }
@@ -104,9 +97,9 @@ export class Feed {
     this.follower = this.bus.events.follow(() => this.schedulePump());
     this.timers.push(
       // Events bring a fresh status at once; the timer catches what has no event (a pane that died).
-      setInterval(() => this.subs.size && void this.live.refreshStatus(), this.opts.statusEveryMs),
-      setInterval(() => this.subs.size && void this.live.refreshScreens(), this.opts.screensEveryMs),
-      setInterval(() => this.broadcast(': keep-alive\n\n'), this.opts.heartbeatMs),
+      setInterval(() => this.tabs.size && void this.live.refreshStatus(), this.opts.statusEveryMs),
+      setInterval(() => this.tabs.size && void this.live.refreshScreens(), this.opts.screensEveryMs),
+      setInterval(() => this.tabs.broadcast(': keep-alive\n\n'), this.opts.heartbeatMs),
     );
   }
 
@@ -156,50 +149,39 @@ export class Feed {
     this.schedulePump();
     await this.pumping;
     const until = this.offset;
-    const sub: Sub = { sink, queue: [] };
-    this.subs.add(sub);
-    const leave = () => void this.subs.delete(sub);
-    let alive = true;
-    const send = (chunk: string) => (alive &&= sink(chunk));
-    try {
-      if (this.live.status) send(sse('status', this.live.status));
-      if (Object.keys(this.live.screens).length) send(sse('screens', this.live.screens));
-      if (from !== undefined) {
-        const c = parseCursor(from);
-        const gen = this.gen;
-        // A tab that saw nothing before the log existed may read it from its start.
-        const start = c && (c.gen === gen || (c.gen === NO_LOG && c.offset === 0)) ? c.offset : null;
-        if (start === null || start > until || until - start > MAX_REPLAY_BYTES)
-          send(sse('reset', { cursor: this.cursor }));
-        // Labelled with the generation the cursor was checked against: the file is checked to be that one.
-        else
-          await this.bus.events.read(
-            gen,
-            start,
-            until,
-            async (e, end) => alive && send(await render(this.transcript, e, end, gen)),
-          );
+    const leave = await this.tabs.join(sink, async (tab) => {
+      try {
+        if (this.live.status) tab.send(sse('status', this.live.status));
+        if (Object.keys(this.live.screens).length) tab.send(sse('screens', this.live.screens));
+        if (from !== undefined) await this.replay(tab, from, until);
+      } catch (err) {
+        this.opts.onError(err);
+        tab.send(sse('reset', { cursor: this.cursor })); // the tab reloads rather than miss something
       }
-    } catch (err) {
-      this.opts.onError(err);
-      send(sse('reset', { cursor: this.cursor })); // the tab reloads rather than miss something
-    } finally {
-      const queued = sub.queue ?? [];
-      sub.queue = null;
-      for (const c of queued) if (!send(c)) break;
-      if (!alive) leave();
-    }
+    });
     // With no tab open nothing was read: the status just sent may be old, so read it again now.
     this.live.soon();
     void this.live.refreshScreens();
     return leave;
   }
 
-  private broadcast(chunk: string): void {
-    for (const sub of this.subs) {
-      if (sub.queue) sub.queue.push(chunk);
-      else if (!sub.sink(chunk)) this.subs.delete(sub);
+  /** The events a joining tab missed since its cursor `from`, up to `until`; `reset` when that cannot be. */
+  private async replay(tab: Joining, from: string, until: number): Promise<void> {
+    const c = parseCursor(from);
+    const gen = this.gen;
+    // A tab that saw nothing before the log existed may read it from its start.
+    const start = c && (c.gen === gen || (c.gen === NO_LOG && c.offset === 0)) ? c.offset : null;
+    if (start === null || start > until || until - start > MAX_REPLAY_BYTES) {
+      tab.send(sse('reset', { cursor: this.cursor }));
+      return;
     }
+    // Labelled with the generation the cursor was checked against: the file is checked to be that one.
+    await this.bus.events.read(
+      gen,
+      start,
+      until,
+      async (e, end) => tab.alive && tab.send(await render(this.transcript, e, end, gen)),
+    );
   }
 
   private schedulePump(): void {
@@ -217,11 +199,12 @@ export class Feed {
   private async pump(): Promise<void> {
     const head = await this.bus.events.head();
     const size = head.end;
-    if (head.gen !== NO_LOG && this.gen === NO_LOG && this.offset === 0) this.gen = head.gen; // the first daemon just made it
+    // The first daemon just made the log.
+    if (head.gen !== NO_LOG && this.gen === NO_LOG && this.offset === 0) this.gen = head.gen;
     if (head.gen !== this.gen || size < this.offset) {
       // Another conversation (the log replaced, removed or truncated): read it afresh; every tab reloads.
       await this.rebase();
-      this.broadcast(sse('reset', { cursor: this.cursor }));
+      this.tabs.broadcast(sse('reset', { cursor: this.cursor }));
       this.live.soon();
       return;
     }
@@ -240,14 +223,14 @@ export class Feed {
           const chunk = await render(this.transcript, e, end, gen);
           // Offset and broadcast move together: every line before `offset` has reached every live tab.
           this.offset = end;
-          this.broadcast(chunk);
+          this.tabs.broadcast(chunk);
         },
         { skipping: this.skipping },
       );
     } catch (err) {
       if (!(err instanceof LogReplaced)) throw err;
       await this.rebase(); // replaced between the look and the read
-      this.broadcast(sse('reset', { cursor: this.cursor }));
+      this.tabs.broadcast(sse('reset', { cursor: this.cursor }));
       return;
     }
     this.offset = Math.max(this.offset, r.last); // past lines that were not JSON, too
