@@ -3,7 +3,8 @@
  * nullables on the daemon). Each arrow is one step of the courier (daemon/courier.ts); a kill -9 at any
  * point is covered by the crash rule of SPEC §6, which start-up recovery applies to the stored record:
  *
- *   archived ──state saved──▶ committed ──paste──▶ pasted ──Enter──▶ entered ──submit seen──▶ confirmed ──stamp──▶ done
+ *   archived ──state saved──▶ committed ──paste──▶ pasted ──Enter──▶ entered
+ *            ──submit seen──▶ confirmed ──stamp──▶ done
  *
  * `typed`: this message's text may already be in a pane (a crash or a timeout during a paste, a paste
  * into a pane that went away or never showed it). From then on every paste of it says "(redelivered)",
@@ -41,7 +42,10 @@ export type Delivery =
   | (Base & { phase: 'committed'; typed: boolean })
   /** Pasted into `pane` (this paste carried "(redelivered)" when `redelivered`). */
   | (Base & { phase: 'pasted'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number })
-  /** Enter pressed (`enteredAt`: wall clock, to compare with the receipt an agent's hook reports): only the look at the screen is left. */
+  /**
+   * Enter pressed (`enteredAt`: wall clock, to compare with the receipt an agent's hook reports): only the
+   * look at the screen is left.
+   */
   | (Base & { phase: 'entered'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number; enteredAt: number })
   /** Submitted: only the stamp is left. */
   | (Base & {

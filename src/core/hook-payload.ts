@@ -6,7 +6,9 @@
  * |---|---|---|---|
  * | Claude Code | UserPromptSubmit `prompt` | `prompt_id` (Stop has it too) | Stop `last_assistant_message` |
  * | Codex | UserPromptSubmit `prompt` | `turn_id` (steered messages share it) | Stop `last_assistant_message` |
- * | Gemini CLI | BeforeAgent `prompt` | none: AfterAgent repeats the `prompt` | the transcript (AfterAgent's `prompt_response` repeats streamed chunks: not exact in 5/5) |
+ * | Gemini CLI | BeforeAgent `prompt` | none: AfterAgent repeats the `prompt` | the transcript (*) |
+ *
+ * (*) Not AfterAgent's `prompt_response`: it repeats streamed chunks (not exact in 5/5).
  *
  * Pure: the daemon reads the transcript when `replyFrom` says so.
  */

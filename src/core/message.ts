@@ -59,7 +59,10 @@ export const MessageSchema = z.looseObject({
     .optional(),
 });
 
-/** The reminder timeout for the turn a message opens: its own deadline, none when it needs no answer, else the config's. */
+/**
+ * The reminder timeout for the turn a message opens: its own deadline, none when it needs no answer, else
+ * the config's.
+ */
 export function turnTimeout(
   m: Pick<Message, 'requires_response' | 'response_deadline_s'> | null,
   configured: number,
@@ -82,10 +85,8 @@ export type ParseResult = { ok: true; message: Message } | { ok: false; reason: 
  */
 export function validateMessage(value: unknown, dir: { from: string; to: string }): ParseResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    return {
-      ok: false,
-      reason: `the message must be a JSON object, not ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`,
-    };
+    const what = Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value;
+    return { ok: false, reason: `the message must be a JSON object, not ${what}` };
   }
   const parsed = MessageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error.issues).join('; ') };

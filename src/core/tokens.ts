@@ -6,7 +6,8 @@
  * Claude Code's transcript (CLAUDE-CODE.md, "Hooks"): when Stop runs it is not complete yet; the turn is
  * complete once a `{"type":"system","subtype":"turn_duration"}` record follows it. A turn's entries are the
  * descendants (by `parentUuid`, not line order) of the `user` entry whose `promptId` is the hook's
- * `prompt_id`, up to the next prompt (an entry with another promptId, which hangs off this turn's last); assistant entries of one API message share its `message.id` and carry its `usage` once.
+ * `prompt_id`, up to the next prompt (an entry with another promptId, which hangs off this turn's last);
+ * assistant entries of one API message share its `message.id` and carry its `usage` once.
  */
 
 export interface Usage {

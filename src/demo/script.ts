@@ -12,10 +12,15 @@ import { DEMO_TURNS } from '../core/conversation.js';
 
 export { DEMO_TURNS };
 
+/** How the first line opens; a kick-off topic takes its place (demoTopicLine). */
+const OPENING = 'Let us go through the release checklist together, one item per message. ';
+
 const LINES: readonly string[] = [
-  'Let us go through the release checklist together, one item per message. Item 1: the changelog. I drafted it; could you check the wording?',
-  'Read the changelog: two typos fixed, and the breaking change now comes first. Item 2: the migration guide still mentions the old --legacy flag.',
-  'Replaced --legacy with --compat in the guide and added an example:\n  baton up --compat\nIt runs cleanly here. Item 3: the release notes need a line about the new dashboard.',
+  `${OPENING}Item 1: the changelog. I drafted it; could you check the wording?`,
+  'Read the changelog: two typos fixed, and the breaking change now comes first. ' +
+    'Item 2: the migration guide still mentions the old --legacy flag.',
+  'Replaced --legacy with --compat in the guide and added an example:\n  baton up --compat\n' +
+    'It runs cleanly here. Item 3: the release notes need a line about the new dashboard.',
   'Added: "baton ui shows the conversation live in a browser" ✓ (動作確認済み). Item 4: was the last CI run on main green?',
   'Yes: green on main, 0 failures. Item 5: who tags the release?',
   'I will tag v1.0 once this checklist is done. Item 6: anything still open in the tracker for this milestone?',
@@ -36,5 +41,10 @@ export function demoLine(n: number, me: string, to: string, agents: number): str
 /** The line that answers a kick-off topic: the first speaker takes the person's topic as the subject. */
 export function demoTopicLine(topic: string, me: string, to: string): string {
   const short = topic.replace(/\s+/g, ' ').trim();
-  return `Hi ${to}, ${me} here. A person asked us: "${short.length > 120 ? `${short.slice(0, 117)}…` : short}". I am only a demo agent, so let us treat it as our release checklist, one item per message. ${LINES[0]!.replace(/^Let us go through the release checklist together, one item per message\. /, '')}`;
+  const asked = short.length > 120 ? `${short.slice(0, 117)}…` : short;
+  return (
+    `Hi ${to}, ${me} here. A person asked us: "${asked}". ` +
+    'I am only a demo agent, so let us treat it as our release checklist, one item per message. ' +
+    LINES[0]!.slice(OPENING.length)
+  );
 }
