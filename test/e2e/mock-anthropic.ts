@@ -144,6 +144,45 @@ type Out =
   | { type: 'text'; text: string }
   | { type: 'tool_use'; id: string; name: string; input: Record<string, unknown> };
 
+/** The user turn's pieces, into `entry`: typed texts, tool results, and system notes. */
+function readTurn(entry: LoggedRequest, fresh: Message[]): void {
+  entry.texts = [];
+  entry.toolResults = [];
+  entry.system = [];
+  for (const m of fresh) {
+    if (m.role === 'user') {
+      const blocks: Block[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
+      for (const b of blocks) {
+        // 2.1.332 passes a message typed while a tool ran as a text block after the tool result.
+        if (b.type === 'text')
+          entry.texts.push(((t) => QUEUED.map((re) => re.exec(t)).find(Boolean)?.[1] ?? t)(b.text ?? ''));
+        else if (b.type === 'tool_result')
+          entry.toolResults.push({
+            tool_use_id: b.tool_use_id ?? '',
+            text: blockText(b.content),
+            is_error: b.is_error === true,
+          });
+      }
+    } else if (m.role === 'system') {
+      // Text typed while a tool ran rides along after the tool result as a system note (2.1.197).
+      const text = blockText(m.content);
+      const queued = QUEUED.map((re) => re.exec(text)).find(Boolean);
+      if (queued) entry.texts.push(queued[1]!);
+      else entry.system.push(text);
+    }
+  }
+}
+
+/** One line about a request and its answer, for a test's diagnostics. */
+function logLine(entry: LoggedRequest, stop: string): string {
+  const index = entry.index !== undefined ? ` [${entry.index}]` : '';
+  const got = entry.delivered?.length ? ` got ${entry.delivered.map((d) => d.id).join(', ')}` : '';
+  const results = entry.toolResults?.length ? ` +${entry.toolResults.length} tool result(s)` : '';
+  const commands = entry.answer?.commands;
+  const ran = commands ? ` (${commands.map((c) => c.slice(0, 60)).join(' | ')})` : '';
+  return `#${entry.seq} ${entry.kind}${index}${got}${results} → ${stop}${ran}`;
+}
+
 export class MockAnthropic extends MockServer<LoggedRequest> {
   private tools = 0;
 
@@ -206,77 +245,7 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
       );
       return;
     }
-    const messages = body.messages ?? [];
-    // What is new since the model last spoke: the messages after the last assistant message.
-    let start = messages.length;
-    while (start > 0 && messages[start - 1]!.role !== 'assistant') start--;
-    const fresh = messages.slice(start);
-    entry.body = { ...body, system: undefined, tools: body.tools?.length };
-    let out: Out[];
-    let stop = 'end_turn';
-    if (!body.tools?.length) {
-      entry.kind = 'title';
-      out = [{ type: 'text', text: 'Baton conversation' }];
-    } else if (fresh.some((m) => m.role === 'user')) {
-      entry.kind = 'turn';
-      entry.index = start;
-      entry.texts = [];
-      entry.toolResults = [];
-      entry.system = [];
-      for (const m of fresh) {
-        if (m.role === 'user') {
-          const blocks: Block[] = typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
-          for (const b of blocks) {
-            // 2.1.332 passes a message typed while a tool ran as a text block after the tool result.
-            if (b.type === 'text')
-              entry.texts.push(((t) => QUEUED.map((re) => re.exec(t)).find(Boolean)?.[1] ?? t)(b.text ?? ''));
-            else if (b.type === 'tool_result')
-              entry.toolResults.push({
-                tool_use_id: b.tool_use_id ?? '',
-                text: blockText(b.content),
-                is_error: b.is_error === true,
-              });
-          }
-        } else if (m.role === 'system') {
-          // Text typed while a tool ran rides along after the tool result as a system note (2.1.197).
-          const text = blockText(m.content);
-          const queued = QUEUED.map((re) => re.exec(text)).find(Boolean);
-          if (queued) entry.texts.push(queued[1]!);
-          else entry.system.push(text);
-        }
-      }
-      // Each block on its own: several messages queued while busy arrive as several blocks.
-      entry.delivered = [...entry.texts, ...entry.system].flatMap((t) => parseDelivered(typedText(t)));
-      const commands: string[] = [];
-      const said: string[] = [];
-      for (const d of entry.delivered) {
-        const a = this.opts.onMessage(d, entry);
-        if (a && 'post' in a) commands.push(postCommand(a.post));
-        else if (a && 'say' in a) said.push(a.say);
-      }
-      if (commands.length) {
-        stop = 'tool_use';
-        out = commands.map((command, i) => ({
-          type: 'tool_use',
-          id: `toolu_mock_${this.opts.name}_${++this.tools}`,
-          name: 'Bash',
-          input: { command, description: `Reply through baton${commands.length > 1 ? ` (${i + 1})` : ''}` },
-        }));
-      } else if (said.length) {
-        out = [{ type: 'text', text: said.join('\n') }];
-      } else if (entry.toolResults.length) {
-        out = [
-          {
-            type: 'text',
-            text: entry.toolResults.some((t) => t.is_error) ? 'The reply command failed.' : 'Replied through baton.',
-          },
-        ];
-      } else {
-        out = [{ type: 'text', text: 'Noted.' }];
-      }
-    } else {
-      out = [{ type: 'text', text: 'OK.' }];
-    }
+    const { out, stop } = this.reply(body, entry);
     entry.answer = {
       stop_reason: stop,
       ...(out.some((o) => o.type === 'text')
@@ -286,22 +255,61 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
         ? { commands: out.map((o) => (o.type === 'tool_use' ? String(o.input.command) : '')) }
         : {}),
     };
-    this.opts.log?.(
-      `${this.opts.name}: #${entry.seq} ${entry.kind}${entry.index !== undefined ? ` [${entry.index}]` : ''}` +
-        `${entry.delivered?.length ? ` got ${entry.delivered.map((d) => d.id).join(', ')}` : ''}${entry.toolResults?.length ? ` +${entry.toolResults.length} tool result(s)` : ''}` +
-        ` → ${stop}${entry.answer.commands ? ` (${entry.answer.commands.map((c) => c.slice(0, 60)).join(' | ')})` : ''}`,
-    );
-    await this.answer(req, res, body, out, stop, entry);
+    this.opts.log?.(`${this.opts.name}: ${logLine(entry, stop)}`);
+    await this.answer(res, { body, out, stop, entry });
     entry.answeredAt = Date.now();
   }
 
+  /** What the model answers to a request: a title, a user turn's answer, or a plain acknowledgement. */
+  private reply(body: Body, entry: LoggedRequest): { out: Out[]; stop: string } {
+    const messages = body.messages ?? [];
+    // What is new since the model last spoke: the messages after the last assistant message.
+    let start = messages.length;
+    while (start > 0 && messages[start - 1]!.role !== 'assistant') start--;
+    const fresh = messages.slice(start);
+    entry.body = { ...body, system: undefined, tools: body.tools?.length };
+    if (!body.tools?.length) {
+      entry.kind = 'title';
+      return { out: [{ type: 'text', text: 'Baton conversation' }], stop: 'end_turn' };
+    }
+    if (!fresh.some((m) => m.role === 'user')) return { out: [{ type: 'text', text: 'OK.' }], stop: 'end_turn' };
+    entry.kind = 'turn';
+    entry.index = start;
+    readTurn(entry, fresh);
+    // Each block on its own: several messages queued while busy arrive as several blocks.
+    entry.delivered = [...entry.texts!, ...entry.system!].flatMap((t) => parseDelivered(typedText(t)));
+    return this.answerTurn(entry);
+  }
+
+  /** A user turn's answer: a Bash call per baton message to reply to, else text. */
+  private answerTurn(entry: LoggedRequest): { out: Out[]; stop: string } {
+    const commands: string[] = [];
+    const said: string[] = [];
+    for (const d of entry.delivered!) {
+      const a = this.opts.onMessage(d, entry);
+      if (a && 'post' in a) commands.push(postCommand(a.post));
+      else if (a && 'say' in a) said.push(a.say);
+    }
+    if (commands.length) {
+      const out: Out[] = commands.map((command, i) => ({
+        type: 'tool_use',
+        id: `toolu_mock_${this.opts.name}_${++this.tools}`,
+        name: 'Bash',
+        input: { command, description: `Reply through baton${commands.length > 1 ? ` (${i + 1})` : ''}` },
+      }));
+      return { out, stop: 'tool_use' };
+    }
+    if (said.length) return { out: [{ type: 'text', text: said.join('\n') }], stop: 'end_turn' };
+    if (entry.toolResults!.length) {
+      const text = entry.toolResults!.some((t) => t.is_error) ? 'The reply command failed.' : 'Replied through baton.';
+      return { out: [{ type: 'text', text }], stop: 'end_turn' };
+    }
+    return { out: [{ type: 'text', text: 'Noted.' }], stop: 'end_turn' };
+  }
+
   private async answer(
-    _req: IncomingMessage,
     res: ServerResponse,
-    body: Body,
-    out: Out[],
-    stop: string,
-    entry: LoggedRequest,
+    { body, out, stop, entry }: { body: Body; out: Out[]; stop: string; entry: LoggedRequest },
   ): Promise<void> {
     const id = `msg_mock_${this.opts.name}_${entry.seq}`;
     const model = body.model ?? 'claude-mock';

@@ -321,145 +321,571 @@ const isUtf8 = (b: Buffer) => {
 /** SPEC §3: `*.json`, not a dot-file (a name ending in .tmp or ~ does not end in .json). */
 const isCandidate = (n: Buffer) => n.subarray(-5).toString('latin1') === '.json' && n[0] !== 0x2e;
 
+type Content = Pick<Thrown, 'kind' | 'reason' | 'bytes' | 'message' | 'routeFree'> & { fate: 'valid' | 'reject' };
+
+/** One content as thrown; size is checked before anything else: an over-size file is rejected for that. */
+function made(c: {
+  kind: string;
+  bytes: Buffer;
+  fate: 'valid' | 'reject';
+  reason: RegExp | undefined;
+  routeFree: boolean;
+  message?: Record<string, unknown>;
+}): Content {
+  const { kind, bytes, fate, reason, routeFree, message } = c;
+  if (bytes.length > MAX_BYTES)
+    return {
+      kind: kind === 'over max_bytes' ? kind : `${kind} (over max_bytes)`,
+      bytes,
+      fate: 'reject' as const,
+      reason: new RegExp(`^${bytes.length} bytes is over inbox\\.max_bytes \\(${MAX_BYTES}\\)$`),
+      routeFree,
+    };
+  return { kind, bytes, fate, reason, routeFree, message };
+}
+
+/** What a content shape draws from: the random stream, the folder's route, and how a value is written. */
+interface Draw {
+  r: Rand;
+  from: string;
+  to: string;
+  serialize: (v: unknown) => Buffer;
+}
+
+function validRouted({ r, from, to, serialize }: Draw): Content {
+  const route = r.chance(0.5);
+  const m = message(r, from, to, route);
+  const routeFree = m.sender === undefined && m.receiver === undefined;
+  return made({ kind: 'valid', bytes: serialize(m), fate: 'valid', reason: undefined, routeFree, message: m });
+}
+
+function wrongRoute({ r, from, to, serialize }: Draw): Content {
+  const m = message(r, from, to, false);
+  if (r.chance(0.5)) m.sender = r.pick([to, 'ghost', 'user', '', 'Claude1', `${from} `]);
+  else m.receiver = r.pick([from, 'nobody', '', 'CLAUDE2', `${to}\n`]);
+  return made({
+    kind: 'wrong route',
+    bytes: serialize(m),
+    fate: 'reject',
+    reason:
+      m.sender !== undefined
+        ? /^sender: ".*" does not match this folder/s
+        : /^receiver: ".*" does not match this folder/s,
+    routeFree: false,
+  });
+}
+
+function schemaError({ r, from, to, serialize }: Draw): Content {
+  const m = message(r, from, to, false);
+  const [field, value] = r.pick<[string, unknown]>([
+    ['content', undefined],
+    ['content', ''],
+    ['content', 42],
+    ['content', null],
+    ['content', ['x']],
+    ['content', {}],
+    ['type', 'shout'],
+    ['type', 3],
+    ['priority', 'now!'],
+    ['timestamp', 'yesterday'],
+    ['timestamp', '2025-13-45'],
+    ['timestamp', 17],
+    ['subject', 5],
+    ['data', [1]],
+    ['data', 'x'],
+    ['data', null],
+    ['sender', 42],
+    ['receiver', false],
+  ]);
+  if (value === undefined) delete m[field];
+  else m[field] = value;
+  return made({
+    kind: 'schema',
+    bytes: serialize(m),
+    fate: 'reject',
+    reason: new RegExp(`^${field}: `),
+    routeFree: true,
+  });
+}
+
+function randomObject({ r, serialize }: Draw): Content {
+  const bytes = serialize(object(r, 3));
+  return made({ kind: 'random object', bytes, fate: 'reject', reason: /^content: required$/, routeFree: true });
+}
+
+function notAnObject({ r, serialize }: Draw): Content {
+  const v = r.pick([() => [json(r, 2)], () => r.int(-5, 5), () => text(r, 3), () => r.chance(0.5), () => null])();
+  const reason = /^the message must be a JSON object, not /;
+  return made({ kind: 'not an object', bytes: serialize(v), fate: 'reject', reason, routeFree: true });
+}
+
+function invalidJson({ r, from, to }: Draw): Content {
+  const whole = JSON.stringify(message(r, from, to, false));
+  let bytes: Buffer;
+  for (;;) {
+    bytes = Buffer.from(
+      r.pick([
+        () => whole.slice(0, r.int(0, whole.length - 1)),
+        () => `${whole.slice(0, -1)},}`,
+        () => whole.replace(/"/g, "'"),
+        () => `{"content": "raw control \x01 byte"}`,
+        () => `${whole}${whole}`,
+        () => text(r, 5),
+        () => 'NaN',
+        () => '{',
+      ])(),
+    );
+    try {
+      JSON.parse(bytes.toString('utf8').replace(/^\ufeff/, ''));
+    } catch {
+      break; // only text that really does not parse
+    }
+  }
+  const reason = /^(invalid JSON|empty file$|not valid UTF-8$)/;
+  return made({ kind: 'invalid JSON', bytes, fate: 'reject', reason, routeFree: true });
+}
+
+function randomBytes({ r }: Draw): Content {
+  const bytes = Buffer.from(Array.from({ length: r.int(0, 3000) }, () => r.int(0, 255)));
+  const reason = /^(invalid JSON|empty file$|not valid UTF-8$|the message must be a JSON object|content: required)/;
+  return made({ kind: 'random bytes', bytes, fate: 'reject', reason, routeFree: true });
+}
+
+function deepData({ r }: Draw): Content {
+  const depth = r.int(15_000, 25_000);
+  const bytes = Buffer.from(`{"content":"deep","data":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`);
+  return made({ kind: 'deep data', bytes, fate: 'reject', reason: /nested too deeply/, routeFree: true });
+}
+
+function overMaxBytes({ r }: Draw): Content {
+  const bytes = Buffer.from(JSON.stringify({ content: 'x'.repeat(r.int(MAX_BYTES, MAX_BYTES * 2)) }));
+  return made({ kind: 'over max_bytes', bytes, fate: 'reject', reason: /over inbox\.max_bytes/, routeFree: true });
+}
+
+/** Valid JSON text around an invalid message: the most common agent mistakes, in bulk. */
+function noContent({ r, from, to, serialize }: Draw): Content {
+  const m = message(r, from, to, false);
+  delete m.content;
+  const bytes = serialize({ ...m, text: text(r, 10) });
+  return made({ kind: 'schema', bytes, fate: 'reject', reason: /^content: required$/, routeFree: true });
+}
+
+/** Valid, without sender/receiver (so also fit for hard links into the other folder). */
+function validRouteFree({ r, from, to, serialize }: Draw): Content {
+  const m = message(r, from, to, false);
+  return made({ kind: 'valid', bytes: serialize(m), fate: 'valid', reason: undefined, routeFree: true, message: m });
+}
+
+/** Each shape of content, for the rolls below its bound (the bounds grow; the last takes the rest). */
+const SHAPES: Array<[number, (d: Draw) => Content]> = [
+  [0.08, validRouted],
+  [0.16, wrongRoute],
+  [0.28, schemaError],
+  [0.38, randomObject],
+  [0.46, notAnObject],
+  [0.58, invalidJson],
+  [0.72, randomBytes],
+  [0.735, deepData],
+  [
+    0.75,
+    () => made({ kind: 'empty', bytes: Buffer.alloc(0), fate: 'reject', reason: /^empty file$/, routeFree: true }),
+  ],
+  [0.78, overMaxBytes],
+  [0.92, noContent],
+  [1, validRouteFree],
+];
+
 /** Content for a regular file: its bytes, and what the daemon must make of them in folder `dir`. */
-function content(
-  r: Rand,
-  dir: Dir,
-): Pick<Thrown, 'kind' | 'reason' | 'bytes' | 'message' | 'routeFree'> & { fate: 'valid' | 'reject' } {
+function content(r: Rand, dir: Dir): Content {
   const [from, to] = DIRS[dir];
   const roll = r.next();
-  const out = (
-    kind: string,
-    bytes: Buffer,
-    fate: 'valid' | 'reject',
-    reason: RegExp | undefined,
-    routeFree: boolean,
-    message?: Record<string, unknown>,
-  ) => {
-    // Size is checked before anything else: whatever it is, an over-size file is rejected for that.
-    if (bytes.length > MAX_BYTES)
-      return {
-        kind: kind === 'over max_bytes' ? kind : `${kind} (over max_bytes)`,
-        bytes,
-        fate: 'reject' as const,
-        reason: new RegExp(`^${bytes.length} bytes is over inbox\\.max_bytes \\(${MAX_BYTES}\\)$`),
-        routeFree,
-      };
-    return { kind, bytes, fate, reason, routeFree, message };
-  };
   const serialize = (v: unknown) =>
     Buffer.from(
       (r.chance(0.05) ? '\ufeff' : '') +
         (r.chance(0.3) ? JSON.stringify(v, null, r.pick([1, 2, '\t'])) : JSON.stringify(v)),
     );
-  if (roll < 0.08) {
-    const route = r.chance(0.5);
-    const m = message(r, from, to, route);
-    return out('valid', serialize(m), 'valid', undefined, m.sender === undefined && m.receiver === undefined, m);
-  }
-  if (roll < 0.16) {
-    const m = message(r, from, to, false);
-    if (r.chance(0.5)) m.sender = r.pick([to, 'ghost', 'user', '', 'Claude1', `${from} `]);
-    else m.receiver = r.pick([from, 'nobody', '', 'CLAUDE2', `${to}\n`]);
-    return out(
-      'wrong route',
-      serialize(m),
-      'reject',
-      m.sender !== undefined
-        ? /^sender: ".*" does not match this folder/s
-        : /^receiver: ".*" does not match this folder/s,
-      false,
-    );
-  }
-  if (roll < 0.28) {
-    const m = message(r, from, to, false);
-    const [field, value] = r.pick<[string, unknown]>([
-      ['content', undefined],
-      ['content', ''],
-      ['content', 42],
-      ['content', null],
-      ['content', ['x']],
-      ['content', {}],
-      ['type', 'shout'],
-      ['type', 3],
-      ['priority', 'now!'],
-      ['timestamp', 'yesterday'],
-      ['timestamp', '2025-13-45'],
-      ['timestamp', 17],
-      ['subject', 5],
-      ['data', [1]],
-      ['data', 'x'],
-      ['data', null],
-      ['sender', 42],
-      ['receiver', false],
-    ]);
-    if (value === undefined) delete m[field];
-    else m[field] = value;
-    return out('schema', serialize(m), 'reject', new RegExp(`^${field}: `), true);
-  }
-  if (roll < 0.38) return out('random object', serialize(object(r, 3)), 'reject', /^content: required$/, true);
-  if (roll < 0.46) {
-    const v = r.pick([() => [json(r, 2)], () => r.int(-5, 5), () => text(r, 3), () => r.chance(0.5), () => null])();
-    return out('not an object', serialize(v), 'reject', /^the message must be a JSON object, not /, true);
-  }
-  if (roll < 0.58) {
-    const whole = JSON.stringify(message(r, from, to, false));
-    let bytes: Buffer;
-    for (;;) {
-      bytes = Buffer.from(
-        r.pick([
-          () => whole.slice(0, r.int(0, whole.length - 1)),
-          () => `${whole.slice(0, -1)},}`,
-          () => whole.replace(/"/g, "'"),
-          () => `{"content": "raw control \x01 byte"}`,
-          () => `${whole}${whole}`,
-          () => text(r, 5),
-          () => 'NaN',
-          () => '{',
-        ])(),
-      );
-      try {
-        JSON.parse(bytes.toString('utf8').replace(/^\ufeff/, ''));
-      } catch {
-        break; // only text that really does not parse
+  return SHAPES.find(([below]) => roll < below)![1]({ r, from, to, serialize });
+}
+
+// ---- throwing the files ------------------------------------------------------------------------
+
+/** Where files are thrown: the project, a staging folder on the same file system, a name's full path. */
+interface Range {
+  p: Project;
+  stage: string;
+  at: (dir: Dir, n: Buffer) => Buffer;
+}
+
+/** One file about to be thrown: its number, folder, name and path, and the files a hard link may share. */
+interface Throw extends Range {
+  i: number;
+  dir: Dir;
+  name: Buffer;
+  path: Buffer;
+  linkable: Thrown[];
+}
+
+/** Which file it is: its number, folder and name. */
+const placed = (f: Throw) => ({ i: f.i, dir: f.dir, name: f.name });
+
+/** What the name makes of a file whose content alone would be `contentFate`. */
+function fateOfName(n: Buffer, contentFate: 'valid' | 'reject', reason?: RegExp): { fate: Fate; reason?: RegExp } {
+  return !isCandidate(n)
+    ? { fate: 'ignore' }
+    : !isUtf8(n)
+      ? { fate: 'reject', reason: /^the file name is not valid UTF-8$/ }
+      : { fate: contentFate, ...(reason ? { reason } : {}) };
+}
+
+/** Throw FILES files at the daemon, in bursts; what was thrown, in order. */
+async function throwFiles(r: Rand, range: Range): Promise<Thrown[]> {
+  const taken = new Set<string>();
+  const thrown: Thrown[] = [];
+  const linkable: Thrown[] = [];
+  for (let i = 0; i < FILES; ) {
+    // A burst of files, then a short pause: the daemon sees some alone and many at once.
+    for (let burst = r.int(1, 60); burst > 0 && i < FILES; burst--, i++) {
+      const dir: Dir = r.chance(0.5) ? 'c1_to_c2' : 'c2_to_c1';
+      const n = name(r, taken, dir);
+      const t = throwOne(r, { ...range, i, dir, name: n, path: range.at(dir, n), linkable });
+      if (!t) {
+        taken.delete(keyOf(dir, n)); // already taken or rejected: nothing thrown this time, draw again
+        i--;
+        continue;
       }
+      thrown.push(t);
     }
-    return out('invalid JSON', bytes, 'reject', /^(invalid JSON|empty file$|not valid UTF-8$)/, true);
+    await sleep(r.int(0, 40));
   }
-  if (roll < 0.72) {
-    const bytes = Buffer.from(Array.from({ length: r.int(0, 3000) }, () => r.int(0, 255)));
-    return out(
-      'random bytes',
-      bytes,
-      'reject',
-      /^(invalid JSON|empty file$|not valid UTF-8$|the message must be a JSON object|content: required)/,
-      true,
+  return thrown;
+}
+
+/** A directory, a symlink, a FIFO, a hard link or (mostly) a regular file; null when nothing was thrown. */
+function throwOne(r: Rand, f: Throw): Thrown | null {
+  const special = r.next();
+  if (special < 0.015) return throwDirectory(r, f);
+  if (special < 0.03) return throwSymlink(r, f);
+  if (special < 0.04 && isUtf8(f.name)) return throwFifo(f);
+  if (special < 0.06 && f.linkable.length) return throwHardLink(r, f);
+  return throwRegular(r, f);
+}
+
+/** A directory, sometimes with something in it: made elsewhere and renamed in whole. */
+function throwDirectory(r: Rand, f: Throw): Thrown {
+  const s = join(f.stage, `d${f.i}`);
+  mkdirSync(s);
+  if (r.chance(0.5)) writeFileSync(join(s, 'inner.json'), '{"content": "inside a directory"}');
+  renameSync(s, f.path);
+  return {
+    ...placed(f),
+    kind: 'directory',
+    node: 'dir',
+    routeFree: true,
+    contentFate: 'reject',
+    mode: 'rename',
+    ...fateOfName(f.name, 'reject', /^not a regular file \(a directory\)$/),
+  };
+}
+
+function throwSymlink(r: Rand, f: Throw): Thrown {
+  const target = r.pick([
+    join(f.p.dir, 'outside.json'),
+    join(f.p.dir, 'nowhere.json'),
+    f.p.dir,
+    '/dev/zero',
+    'relative.json',
+  ]);
+  symlinkSync(target, f.path);
+  return {
+    ...placed(f),
+    kind: 'symlink',
+    node: 'symlink',
+    linkTarget: target,
+    routeFree: true,
+    contentFate: 'reject',
+    mode: 'symlink',
+    ...fateOfName(f.name, 'reject', /^a symbolic link \(never followed\)$/),
+  };
+}
+
+function throwFifo(f: Throw): Thrown {
+  execFileSync('mkfifo', [f.path.toString('utf8')]);
+  return {
+    ...placed(f),
+    kind: 'FIFO',
+    node: 'fifo',
+    routeFree: true,
+    contentFate: 'reject',
+    mode: 'mkfifo',
+    ...fateOfName(f.name, 'reject', /^not a regular file \(a FIFO\)$/),
+  };
+}
+
+/** A hard link to a file thrown earlier (often into the other folder): the same inode under two names. */
+function throwHardLink(r: Rand, f: Throw): Thrown | null {
+  const src = r.pick(f.linkable);
+  try {
+    linkSync(f.at(src.dir, src.name), f.path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    return null;
+  }
+  return {
+    ...src,
+    reason: undefined,
+    ...placed(f),
+    mode: 'hard link',
+    ...fateOfName(f.name, src.contentFate, src.contentReason),
+  };
+}
+
+function throwRegular(r: Rand, f: Throw): Thrown {
+  const c = content(r, f.dir);
+  const mode = r.pick(['rename', 'rename', 'write', 'two writes']);
+  if (mode === 'rename') {
+    // The well-behaved writer: a temp file elsewhere on the same file system, then rename(2).
+    const s = join(f.stage, `f${f.i}`);
+    writeFileSync(s, c.bytes!);
+    renameSync(s, f.path);
+  } else if (mode === 'write') {
+    writeFileSync(f.path, c.bytes!); // open(O_TRUNC) then write: the daemon may see it empty or partial
+  } else {
+    const fd = openSync(f.path, 'w');
+    const cut = r.int(0, c.bytes!.length);
+    writeSync(fd, c.bytes!, 0, cut);
+    writeSync(fd, c.bytes!, cut, c.bytes!.length - cut);
+    closeSync(fd);
+  }
+  const t: Thrown = {
+    ...placed(f),
+    node: 'file',
+    mode,
+    ...c,
+    contentFate: c.fate,
+    ...(c.reason ? { contentReason: c.reason } : {}),
+    ...fateOfName(f.name, c.fate, c.reason),
+  };
+  if (c.routeFree) f.linkable.push(t);
+  return t;
+}
+
+// ---- what the daemon made of them ----------------------------------------------------------------
+
+/** Wait until the daemon is done with everything, and nothing moves for a while. */
+async function quiescence(p: Project, thrown: Thrown[]): Promise<void> {
+  const present = () => {
+    const s = new Set<string>();
+    for (const dir of Object.keys(DIRS))
+      for (const n of readdirSync(p.path(dir), { encoding: 'buffer' })) s.add(keyOf(dir, n));
+    return s;
+  };
+  const archived = () => readdirSync(p.path('archive')).filter((n) => /^msg_\d+\.json$/.test(n)).length;
+  const quiet = () => {
+    const here = present();
+    // Every file due for rejection has left its inbox …
+    if (thrown.some((t) => t.fate === 'reject' && here.has(keyOf(t.dir, t.name)))) return false;
+    // … no valid message waits in the folder of the agent whose turn it is …
+    const turn = p.state().current_turn as string;
+    if (thrown.some((t) => t.fate === 'valid' && DIRS[t.dir][0] === turn && here.has(keyOf(t.dir, t.name))))
+      return false;
+    // … and the last delivery is finished.
+    const n = archived();
+    return (
+      n === 0 ||
+      Boolean(
+        JSON.parse(readFileSync(p.path('archive', `msg_${String(n).padStart(4, '0')}.json`), 'utf8')).delivered_at,
+      )
     );
+  };
+  const snapshot = () => `${archived()}/${p.ls('rejected').length}/${present().size}`;
+  let last = '';
+  await waitFor(
+    'quiescence',
+    async () => {
+      if (!quiet()) return false;
+      const s = snapshot();
+      await sleep(1500); // and nothing moves for a while
+      const same = s === snapshot() && s === last;
+      last = s;
+      return same;
+    },
+    180_000,
+    100,
+  );
+}
+
+type Archive = ReturnType<Project['archive']>;
+type Stored = ReturnType<typeof rejectedPairs>['stored'];
+
+/** Where each thrown file was found: a file in two places fails the test. */
+interface Places {
+  byKey: Map<string, Thrown>;
+  put: (k: string, where: string) => void;
+}
+
+/** Every file in exactly one place: its inbox, the archive or rejected/. */
+function checkPlaces(
+  p: Project,
+  thrown: Thrown[],
+  at: Range['at'],
+): { held: Thrown[]; archive: Archive; stored: Stored } {
+  const byKey = new Map(thrown.map((t) => [keyOf(t.dir, t.name), t]));
+  expect(byKey.size).toBe(thrown.length);
+  const place = new Map<string, string>();
+  const put = (k: string, where: string) => {
+    expect(place.get(k), `${k} is in ${place.get(k)} and in ${where}`).toBeUndefined();
+    place.set(k, where);
+  };
+  checkInboxes(p, at, { byKey, put });
+  const held = thrown.filter((t) => t.fate === 'valid' && place.get(keyOf(t.dir, t.name)) === 'inbox');
+  // They all wait in one folder: the turn holder has none left.
+  expect(new Set<string>(held.map((t) => DIRS[t.dir][0])).has(p.state().current_turn as string)).toBe(false);
+  const archive = p.archive();
+  checkArchived(archive, { byKey, put });
+  const { stored, orphans } = rejectedPairs(p);
+  expect(orphans).toEqual([]);
+  checkRejected(p, stored, { byKey, put });
+  const lost = thrown.filter((t) => !place.has(keyOf(t.dir, t.name)));
+  expect(lost.map((t) => `${label(t)} (${t.kind}, ${t.fate})`)).toEqual([]);
+  expect([...p.ls('.claimed', 'c1_to_c2'), ...p.ls('.claimed', 'c2_to_c1')]).toEqual([]);
+  return { held, archive, stored };
+}
+
+/** Left in the inboxes: every non-candidate, untouched; valid messages waiting their turn; nothing else. */
+function checkInboxes(p: Project, at: Range['at'], { byKey, put }: Places): void {
+  for (const dir of Object.keys(DIRS) as Dir[]) {
+    for (const n of readdirSync(p.path(dir), { encoding: 'buffer' })) {
+      const t = byKey.get(keyOf(dir, n));
+      expect(t, `${label({ dir, name: n })} is in its inbox but was never thrown`).toBeDefined();
+      expect(t!.fate, `${label(t!)} (${t!.kind}) is still in its inbox`).not.toBe('reject');
+      put(keyOf(dir, n), 'inbox');
+      const st = lstatSync(at(dir, n));
+      if (t!.node === 'file') expect(readFileSync(at(dir, n)).equals(t!.bytes!), `${label(t!)} changed`).toBe(true);
+      if (t!.node === 'dir') expect(st.isDirectory()).toBe(true);
+      if (t!.node === 'fifo') expect(st.isFIFO()).toBe(true);
+      if (t!.node === 'symlink') expect(readlinkSync(at(dir, n))).toBe(t!.linkTarget);
+    }
   }
-  if (roll < 0.735) {
-    const depth = r.int(15_000, 25_000);
-    return out(
-      'deep data',
-      Buffer.from(`{"content":"deep","data":{"a":${'['.repeat(depth)}${']'.repeat(depth)}}}`),
-      'reject',
-      /nested too deeply/,
-      true,
+}
+
+/** Archived: valid messages only, each once, content and the agent's own fields as written. */
+function checkArchived(archive: Archive, { byKey, put }: Places): void {
+  for (const rec of archive) {
+    const k = keyOf(String(rec.direction), Buffer.from(String(rec.source_file)));
+    const t = byKey.get(k);
+    expect(t, `${rec.id} came from ${k}, which was never thrown`).toBeDefined();
+    expect(t!.fate, `${label(t!)} (${t!.kind}) was archived as ${rec.id}`).toBe('valid');
+    put(k, rec.id);
+    const [from, to] = DIRS[t!.dir];
+    expect(rec).toMatchObject({ sender: from, receiver: to, type: t!.message!.type ?? 'message' });
+    for (const [f, v] of Object.entries(t!.message!))
+      if (!DAEMON_KEYS.includes(f)) expect(rec[f], `${rec.id}.${f}`).toEqual(v);
+    expect(rec.content).toBe(t!.message!.content);
+  }
+}
+
+/** Rejected: each with its note naming the file and a reason that fits what it was. */
+function checkRejected(p: Project, stored: Stored, { byKey, put }: Places): void {
+  for (const { name: storedAs, note } of stored) {
+    const k = keyOf(
+      String(note.direction),
+      note.file_name_base64 ? Buffer.from(note.file_name_base64, 'base64') : Buffer.from(note.file),
     );
+    const t = byKey.get(k);
+    expect(t, `rejected/${storedAs} (${JSON.stringify(note)}) was never thrown`).toBeDefined();
+    expect(t!.fate, `${label(t!)} (${t!.kind}) was rejected: ${note.reason}`).toBe('reject');
+    expect(note.reason, `${label(t!)} (${t!.kind})`).toMatch(t!.reason!);
+    expect(note.stored_as).toBe(storedAs);
+    put(k, `rejected/${storedAs}`);
+    const st = lstatSync(p.path('rejected', storedAs));
+    if (t!.node === 'file')
+      expect(
+        readFileSync(p.path('rejected', storedAs)).equals(t!.bytes!),
+        `rejected/${storedAs} differs from ${label(t!)}`,
+      ).toBe(true);
+    if (t!.node === 'dir') expect(st.isDirectory()).toBe(true);
+    if (t!.node === 'fifo') expect(st.isFIFO()).toBe(true);
+    if (t!.node === 'symlink') expect(readlinkSync(p.path('rejected', storedAs))).toBe(t!.linkTarget);
   }
-  if (roll < 0.75) return out('empty', Buffer.alloc(0), 'reject', /^empty file$/, true);
-  if (roll < 0.78) {
-    const m = { content: 'x'.repeat(r.int(MAX_BYTES, MAX_BYTES * 2)) };
-    return out('over max_bytes', Buffer.from(JSON.stringify(m)), 'reject', /over inbox\.max_bytes/, true);
+}
+
+/** The conversation itself: IDs in order, turns alternating, the state and the events that match. */
+function checkConversation(
+  p: Project,
+  { archive, stored, held }: { archive: Archive; stored: Stored; held: Thrown[] },
+) {
+  const n = archive.length;
+  expect(archive.map((x) => x.id)).toEqual(
+    Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`),
+  );
+  archive.forEach((x, i) => {
+    expect(x.sender).toBe(i % 2 ? 'claude2' : 'claude1');
+    expect(x.reply_to).toBe(i ? archive[i - 1]!.id : null);
+    expect(x.delivered_at).toBeTruthy();
+  });
+  const state = p.state();
+  expect(state).toMatchObject(
+    n
+      ? {
+          message_counter: n,
+          last_message_id: archive[n - 1]!.id,
+          pending_reply_to: archive[n - 1]!.id,
+          current_turn: archive[n - 1]!.receiver,
+        }
+      : { message_counter: 0, current_turn: 'claude1' },
+  );
+  const events = p.events();
+  expect(events.filter((e) => e.event === 'delivered').map((e) => e.id)).toEqual(archive.map((x) => x.id));
+  expect(events.filter((e) => e.event === 'rejected')).toHaveLength(stored.length);
+  const heldEvents = events.filter((e) => e.event === 'held').map((e) => `${String(e.direction)}/${String(e.file)}`);
+  expect(heldEvents.length, 'a held event once per file').toBe(new Set(heldEvents).size);
+  // Every message still waiting was examined and found out of turn.
+  for (const t of held)
+    expect(heldEvents, `${label(t)} waits without a held event`).toContain(`${t.dir}/${t.name.toString('utf8')}`);
+}
+
+/** Each pane read exactly the messages meant for it, once each, in order, and nothing else. */
+async function checkPanes(logs: Record<string, string>, archive: Archive): Promise<void> {
+  for (const [agent, log] of Object.entries(logs)) {
+    const mine = archive.filter((x) => x.receiver === agent).map((x) => x.id);
+    await waitFor(
+      `${agent} read ${mine.length} messages`,
+      () => readRecorder(log).pastes.length >= mine.length,
+      15_000,
+    ).catch(() => {});
+    const read = readRecorder(log);
+    expect(read.pastes.map((t) => /^\[baton\] (msg_\d+) from /.exec(t)?.[1] ?? t.slice(0, 80))).toEqual(mine);
+    expect(read.unsubmitted).toEqual([]);
+    expect(read.stray).toBe('');
   }
-  if (roll < 0.92) {
-    // Valid JSON text around an invalid message: the most common agent mistakes, in bulk.
-    const m = message(r, from, to, false);
-    delete m.content;
-    return out('schema', serialize({ ...m, text: text(r, 10) }), 'reject', /^content: required$/, true);
-  }
-  // The rest: valid, without sender/receiver (so also fit for hard links into the other folder).
-  const m = message(r, from, to, false);
-  return out('valid', serialize(m), 'valid', undefined, true, m);
+}
+
+/** The run in two lines: what was thrown, where it ended, how long it took, and each kind's count. */
+function summary(o: {
+  thrown: Thrown[];
+  archived: number;
+  rejected: number;
+  held: number;
+  throwMs: number;
+  settleMs: number;
+  began: number;
+}): string {
+  const count = (f: Fate) => o.thrown.filter((t) => t.fate === f).length;
+  const kinds = Object.entries(
+    o.thrown.reduce<Record<string, number>>((a, t) => {
+      a[t.kind] = (a[t.kind] ?? 0) + 1;
+      return a;
+    }, {}),
+  )
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+  return (
+    `fuzz seed ${SEED}: ${o.thrown.length} files thrown in ${o.throwMs} ms ` +
+    `(${count('valid')} valid, ${count('reject')} bad, ${count('ignore')} not candidates); ` +
+    `${o.archived} archived, ${o.rejected} rejected, ${o.held} valid held, ${count('ignore')} left alone; ` +
+    `quiet ${o.settleMs} ms later; ` +
+    `0 lost, 0 in two places; ${Math.round((Date.now() - o.began) / 1000)} s in all\n  kinds: ${kinds}`
+  );
 }
 
 describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED})`, () => {
@@ -477,302 +903,20 @@ describe(`fuzz (seed ${SEED}, ${FILES} files; replay with BATON_FUZZ_SEED=${SEED
     writeFileSync(join(p.dir, 'outside.json'), JSON.stringify({ content: 'a symlink target outside the folders' }));
     const at = (dir: Dir, n: Buffer) => Buffer.concat([Buffer.from(`${p.path(dir)}/`), n]);
 
-    const taken = new Set<string>();
-    const thrown: Thrown[] = [];
-    const linkable: Thrown[] = [];
     const throwing = Date.now();
-    for (let i = 0; i < FILES; ) {
-      // A burst of files, then a short pause: the daemon sees some alone and many at once.
-      for (let burst = r.int(1, 60); burst > 0 && i < FILES; burst--, i++) {
-        const dir: Dir = r.chance(0.5) ? 'c1_to_c2' : 'c2_to_c1';
-        const n = name(r, taken, dir);
-        const path = at(dir, n);
-        const fateOfName = (contentFate: 'valid' | 'reject', reason?: RegExp): { fate: Fate; reason?: RegExp } =>
-          !isCandidate(n)
-            ? { fate: 'ignore' }
-            : !isUtf8(n)
-              ? { fate: 'reject', reason: /^the file name is not valid UTF-8$/ }
-              : { fate: contentFate, ...(reason ? { reason } : {}) };
-        const special = r.next();
-        if (special < 0.015) {
-          // A directory, sometimes with something in it: made elsewhere and renamed in whole.
-          const s = join(stage, `d${i}`);
-          mkdirSync(s);
-          if (r.chance(0.5)) writeFileSync(join(s, 'inner.json'), '{"content": "inside a directory"}');
-          renameSync(s, path);
-          thrown.push({
-            i,
-            dir,
-            name: n,
-            kind: 'directory',
-            node: 'dir',
-            routeFree: true,
-            contentFate: 'reject',
-            mode: 'rename',
-            ...fateOfName('reject', /^not a regular file \(a directory\)$/),
-          });
-        } else if (special < 0.03) {
-          const target = r.pick([
-            join(p.dir, 'outside.json'),
-            join(p.dir, 'nowhere.json'),
-            p.dir,
-            '/dev/zero',
-            'relative.json',
-          ]);
-          symlinkSync(target, path);
-          thrown.push({
-            i,
-            dir,
-            name: n,
-            kind: 'symlink',
-            node: 'symlink',
-            linkTarget: target,
-            routeFree: true,
-            contentFate: 'reject',
-            mode: 'symlink',
-            ...fateOfName('reject', /^a symbolic link \(never followed\)$/),
-          });
-        } else if (special < 0.04 && isUtf8(n)) {
-          execFileSync('mkfifo', [path.toString('utf8')]);
-          thrown.push({
-            i,
-            dir,
-            name: n,
-            kind: 'FIFO',
-            node: 'fifo',
-            routeFree: true,
-            contentFate: 'reject',
-            mode: 'mkfifo',
-            ...fateOfName('reject', /^not a regular file \(a FIFO\)$/),
-          });
-        } else if (special < 0.06 && linkable.length) {
-          // A hard link to a file thrown earlier (often into the other folder): the same inode under two names.
-          const src = r.pick(linkable);
-          try {
-            linkSync(at(src.dir, src.name), path);
-          } catch (err) {
-            if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-            taken.delete(keyOf(dir, n)); // already taken or rejected: nothing thrown this time, draw again
-            i--;
-            continue;
-          }
-          thrown.push({
-            ...src,
-            reason: undefined,
-            i,
-            dir,
-            name: n,
-            mode: 'hard link',
-            ...fateOfName(src.contentFate, src.contentReason),
-          });
-        } else {
-          const c = content(r, dir);
-          const mode = r.pick(['rename', 'rename', 'write', 'two writes']);
-          if (mode === 'rename') {
-            // The well-behaved writer: a temp file elsewhere on the same file system, then rename(2).
-            const s = join(stage, `f${i}`);
-            writeFileSync(s, c.bytes!);
-            renameSync(s, path);
-          } else if (mode === 'write') {
-            writeFileSync(path, c.bytes!); // open(O_TRUNC) then write: the daemon may see it empty or partial
-          } else {
-            const fd = openSync(path, 'w');
-            const cut = r.int(0, c.bytes!.length);
-            writeSync(fd, c.bytes!, 0, cut);
-            writeSync(fd, c.bytes!, cut, c.bytes!.length - cut);
-            closeSync(fd);
-          }
-          const t: Thrown = {
-            i,
-            dir,
-            name: n,
-            node: 'file',
-            mode,
-            ...c,
-            contentFate: c.fate,
-            ...(c.reason ? { contentReason: c.reason } : {}),
-            ...fateOfName(c.fate, c.reason),
-          };
-          thrown.push(t);
-          if (c.routeFree) linkable.push(t);
-        }
-      }
-      await sleep(r.int(0, 40));
-    }
+    const thrown = await throwFiles(r, { p, stage, at });
     const throwMs = Date.now() - throwing;
-
-    // ---- wait until the daemon is done with everything ----------------------------------------
-    const present = () => {
-      const s = new Set<string>();
-      for (const dir of Object.keys(DIRS))
-        for (const n of readdirSync(p.path(dir), { encoding: 'buffer' })) s.add(keyOf(dir, n));
-      return s;
-    };
-    const archived = () => readdirSync(p.path('archive')).filter((n) => /^msg_\d+\.json$/.test(n)).length;
-    const quiet = () => {
-      const here = present();
-      // Every file due for rejection has left its inbox …
-      if (thrown.some((t) => t.fate === 'reject' && here.has(keyOf(t.dir, t.name)))) return false;
-      // … no valid message waits in the folder of the agent whose turn it is …
-      const turn = p.state().current_turn as string;
-      if (thrown.some((t) => t.fate === 'valid' && DIRS[t.dir][0] === turn && here.has(keyOf(t.dir, t.name))))
-        return false;
-      // … and the last delivery is finished.
-      const n = archived();
-      return (
-        n === 0 ||
-        Boolean(
-          JSON.parse(readFileSync(p.path('archive', `msg_${String(n).padStart(4, '0')}.json`), 'utf8')).delivered_at,
-        )
-      );
-    };
-    const snapshot = () => `${archived()}/${p.ls('rejected').length}/${present().size}`;
-    let last = '';
-    await waitFor(
-      'quiescence',
-      async () => {
-        if (!quiet()) return false;
-        const s = snapshot();
-        await sleep(1500); // and nothing moves for a while
-        const same = s === snapshot() && s === last;
-        last = s;
-        return same;
-      },
-      180_000,
-      100,
-    );
+    await quiescence(p, thrown);
     const settleMs = Date.now() - throwing - throwMs;
     expect(daemon.exitCode, 'the daemon is still running').toBeNull();
     daemon.kill('SIGTERM');
     const stopped = await daemon;
     expect(stopped.exitCode, `exit after SIGTERM (signal ${String(stopped.signal)})`).toBe(0);
 
-    // ---- every file in exactly one place -------------------------------------------------------
-    const byKey = new Map(thrown.map((t) => [keyOf(t.dir, t.name), t]));
-    expect(byKey.size).toBe(thrown.length);
-    const place = new Map<string, string>();
-    const put = (k: string, where: string) => {
-      expect(place.get(k), `${k} is in ${place.get(k)} and in ${where}`).toBeUndefined();
-      place.set(k, where);
-    };
-
-    // Left in the inboxes: every non-candidate, untouched; valid messages waiting their turn; nothing else.
-    for (const dir of Object.keys(DIRS) as Dir[]) {
-      for (const n of readdirSync(p.path(dir), { encoding: 'buffer' })) {
-        const t = byKey.get(keyOf(dir, n));
-        expect(t, `${label({ dir, name: n })} is in its inbox but was never thrown`).toBeDefined();
-        expect(t!.fate, `${label(t!)} (${t!.kind}) is still in its inbox`).not.toBe('reject');
-        put(keyOf(dir, n), 'inbox');
-        const st = lstatSync(at(dir, n));
-        if (t!.node === 'file') expect(readFileSync(at(dir, n)).equals(t!.bytes!), `${label(t!)} changed`).toBe(true);
-        if (t!.node === 'dir') expect(st.isDirectory()).toBe(true);
-        if (t!.node === 'fifo') expect(st.isFIFO()).toBe(true);
-        if (t!.node === 'symlink') expect(readlinkSync(at(dir, n))).toBe(t!.linkTarget);
-      }
-    }
-    const held = thrown.filter((t) => t.fate === 'valid' && place.get(keyOf(t.dir, t.name)) === 'inbox');
-    // They all wait in one folder: the turn holder has none left.
-    expect(new Set<string>(held.map((t) => DIRS[t.dir][0])).has(p.state().current_turn as string)).toBe(false);
-
-    // Archived: valid messages only, each once, content and the agent's own fields as written.
-    const archive = p.archive();
-    for (const rec of archive) {
-      const k = keyOf(String(rec.direction), Buffer.from(String(rec.source_file)));
-      const t = byKey.get(k);
-      expect(t, `${rec.id} came from ${k}, which was never thrown`).toBeDefined();
-      expect(t!.fate, `${label(t!)} (${t!.kind}) was archived as ${rec.id}`).toBe('valid');
-      put(k, rec.id);
-      const [from, to] = DIRS[t!.dir];
-      expect(rec).toMatchObject({ sender: from, receiver: to, type: t!.message!.type ?? 'message' });
-      for (const [f, v] of Object.entries(t!.message!))
-        if (!DAEMON_KEYS.includes(f)) expect(rec[f], `${rec.id}.${f}`).toEqual(v);
-      expect(rec.content).toBe(t!.message!.content);
-    }
-
-    // Rejected: each with its note naming the file and a reason that fits what it was.
-    const { stored, orphans } = rejectedPairs(p);
-    expect(orphans).toEqual([]);
-    for (const { name: storedAs, note } of stored) {
-      const k = keyOf(
-        String(note.direction),
-        note.file_name_base64 ? Buffer.from(note.file_name_base64, 'base64') : Buffer.from(note.file),
-      );
-      const t = byKey.get(k);
-      expect(t, `rejected/${storedAs} (${JSON.stringify(note)}) was never thrown`).toBeDefined();
-      expect(t!.fate, `${label(t!)} (${t!.kind}) was rejected: ${note.reason}`).toBe('reject');
-      expect(note.reason, `${label(t!)} (${t!.kind})`).toMatch(t!.reason!);
-      expect(note.stored_as).toBe(storedAs);
-      put(k, `rejected/${storedAs}`);
-      const st = lstatSync(p.path('rejected', storedAs));
-      if (t!.node === 'file')
-        expect(
-          readFileSync(p.path('rejected', storedAs)).equals(t!.bytes!),
-          `rejected/${storedAs} differs from ${label(t!)}`,
-        ).toBe(true);
-      if (t!.node === 'dir') expect(st.isDirectory()).toBe(true);
-      if (t!.node === 'fifo') expect(st.isFIFO()).toBe(true);
-      if (t!.node === 'symlink') expect(readlinkSync(p.path('rejected', storedAs))).toBe(t!.linkTarget);
-    }
-    const lost = thrown.filter((t) => !place.has(keyOf(t.dir, t.name)));
-    expect(lost.map((t) => `${label(t)} (${t.kind}, ${t.fate})`)).toEqual([]);
-    expect([...p.ls('.claimed', 'c1_to_c2'), ...p.ls('.claimed', 'c2_to_c1')]).toEqual([]);
-
-    // ---- the conversation itself -----------------------------------------------------------------
-    const n = archive.length;
-    expect(archive.map((x) => x.id)).toEqual(
-      Array.from({ length: n }, (_, i) => `msg_${String(i + 1).padStart(4, '0')}`),
-    );
-    archive.forEach((x, i) => {
-      expect(x.sender).toBe(i % 2 ? 'claude2' : 'claude1');
-      expect(x.reply_to).toBe(i ? archive[i - 1]!.id : null);
-      expect(x.delivered_at).toBeTruthy();
-    });
-    const state = p.state();
-    expect(state).toMatchObject(
-      n
-        ? {
-            message_counter: n,
-            last_message_id: archive[n - 1]!.id,
-            pending_reply_to: archive[n - 1]!.id,
-            current_turn: archive[n - 1]!.receiver,
-          }
-        : { message_counter: 0, current_turn: 'claude1' },
-    );
-    const events = p.events();
-    expect(events.filter((e) => e.event === 'delivered').map((e) => e.id)).toEqual(archive.map((x) => x.id));
-    expect(events.filter((e) => e.event === 'rejected')).toHaveLength(stored.length);
-    const heldEvents = events.filter((e) => e.event === 'held').map((e) => `${String(e.direction)}/${String(e.file)}`);
-    expect(heldEvents.length, 'a held event once per file').toBe(new Set(heldEvents).size);
-    // Every message still waiting was examined and found out of turn.
-    for (const t of held)
-      expect(heldEvents, `${label(t)} waits without a held event`).toContain(`${t.dir}/${t.name.toString('utf8')}`);
-    // Each pane read exactly the messages meant for it, once each, in order, and nothing else.
-    for (const [agent, log] of Object.entries(logs)) {
-      const mine = archive.filter((x) => x.receiver === agent).map((x) => x.id);
-      await waitFor(
-        `${agent} read ${mine.length} messages`,
-        () => readRecorder(log).pastes.length >= mine.length,
-        15_000,
-      ).catch(() => {});
-      const read = readRecorder(log);
-      expect(read.pastes.map((t) => /^\[baton\] (msg_\d+) from /.exec(t)?.[1] ?? t.slice(0, 80))).toEqual(mine);
-      expect(read.unsubmitted).toEqual([]);
-      expect(read.stray).toBe('');
-    }
-
-    const count = (f: Fate) => thrown.filter((t) => t.fate === f).length;
-    const kinds = Object.entries(
-      thrown.reduce<Record<string, number>>((a, t) => {
-        a[t.kind] = (a[t.kind] ?? 0) + 1;
-        return a;
-      }, {}),
-    )
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ');
-    console.log(
-      `fuzz seed ${SEED}: ${thrown.length} files thrown in ${throwMs} ms (${count('valid')} valid, ${count('reject')} bad, ${count('ignore')} not candidates); ` +
-        `${n} archived, ${stored.length} rejected, ${held.length} valid held, ${count('ignore')} left alone; quiet ${settleMs} ms later; ` +
-        `0 lost, 0 in two places; ${Math.round((Date.now() - began) / 1000)} s in all\n  kinds: ${kinds}`,
-    );
+    const { held, archive, stored } = checkPlaces(p, thrown, at);
+    checkConversation(p, { archive, stored, held });
+    await checkPanes(logs, archive);
+    const counts = { archived: archive.length, rejected: stored.length, held: held.length };
+    console.log(summary({ thrown, ...counts, throwMs, settleMs, began }));
   }, 300_000);
 });
