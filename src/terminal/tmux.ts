@@ -3,21 +3,18 @@
  * never hang the daemon. The server is the default one unless BATON_TMUX_SOCKET names one (`tmux -L`);
  * TMUX_TMPDIR is honoured by tmux itself.
  *
- * With `control: true` (the daemon) commands go through one long-lived control-mode client
- * (control.ts) while one can be attached, and through one tmux process per command otherwise.
+ * Commands reach the server through one engine (tmux-engine.ts), chosen once, here: with `control: true`
+ * (the daemon, the dashboard) one long-lived control-mode client (control-engine.ts), else one tmux
+ * process per command (process-engine.ts).
  */
 import { execa } from 'execa';
 import { endGroups } from '../lib/process.js';
 import { shellQuote } from '../lib/shell.js';
-import { ControlClient } from './control.js';
+import { connectTmux, ControlEngine } from './control-engine.js';
+import { execTmux, ProcessEngine } from './process-engine.js';
+import { engineFor, type RunOptions, type TmuxEngine, type TmuxResult } from './tmux-engine.js';
 
-export interface TmuxResult {
-  ok: boolean;
-  stdout: string;
-  stderr: string;
-  exitCode: number | undefined;
-  timedOut: boolean;
-}
+export type { TmuxResult } from './tmux-engine.js';
 
 export interface TmuxOptions {
   /** `tmux -L <socket>`; default: $BATON_TMUX_SOCKET, else tmux's own default. */
@@ -30,22 +27,19 @@ export interface TmuxOptions {
 /** What the `otherwise` branch of runIf() prints first. */
 export const SKIPPED = 'baton-skipped';
 
-/** How long to wait before trying to attach a control client again after a failed attempt. */
-const CONTROL_RETRY_MS = 1000;
-
 export class Tmux {
   readonly socket: string | undefined;
   readonly timeoutMs: number;
-  private readonly useControl: boolean;
-  private client: ControlClient | null = null;
-  private connecting: Promise<ControlClient | null> | null = null;
-  private retryAt = 0;
-  private closed = false;
+  readonly engine: TmuxEngine;
 
   constructor(opts: TmuxOptions = {}) {
     this.socket = opts.socket ?? (process.env.BATON_TMUX_SOCKET || undefined);
     this.timeoutMs = opts.timeoutMs ?? 5000;
-    this.useControl = (opts.control ?? false) && process.env.BATON_TMUX_CONTROL !== '0';
+    const processes = new ProcessEngine(execTmux(this.prefix), this.timeoutMs);
+    this.engine =
+      engineFor(opts.control ?? false) === 'control'
+        ? new ControlEngine(connectTmux(this.prefix, this.timeoutMs), processes, this.timeoutMs)
+        : processes;
   }
 
   /** The argv prefix that selects this server, for printing commands a person can run. */
@@ -53,10 +47,8 @@ export class Tmux {
     return this.socket ? ['-L', this.socket] : [];
   }
 
-  async run(args: readonly string[], opts: { input?: string; timeoutMs?: number } = {}): Promise<TmuxResult> {
-    const client = opts.input === undefined ? await this.control() : null;
-    if (client) return fromReply(await client.run(args, opts.timeoutMs ?? this.timeoutMs));
-    return this.spawn(args, opts);
+  run(args: readonly string[], opts: RunOptions = {}): Promise<TmuxResult> {
+    return this.engine.run(args, opts);
   }
 
   /**
@@ -71,19 +63,22 @@ export class Tmux {
     then: string,
     otherwise: string,
   ): Promise<{ ran: 'then' | 'otherwise' | 'error'; output: string; timedOut: boolean }> {
-    const args = ['if-shell', '-F', ...(target ? ['-t', target] : []), condition, then, otherwise];
-    const client = await this.control();
-    const r = client ? fromReply(await client.run(args, this.timeoutMs, 2)) : await this.spawn(args, {});
+    const r = await this.engine.runIf([
+      'if-shell',
+      '-F',
+      ...(target ? ['-t', target] : []),
+      condition,
+      then,
+      otherwise,
+    ]);
     if (!r.ok) return { ran: 'error', output: r.stderr || r.stdout, timedOut: r.timedOut };
     const out = r.stdout.trim();
     return { ran: out.startsWith(SKIPPED) ? 'otherwise' : 'then', output: out, timedOut: false };
   }
 
   /** Put `text` in a named buffer: a quoted `set-buffer` argument through the control client, stdin otherwise. */
-  async setBuffer(buffer: string, text: string): Promise<TmuxResult> {
-    const client = await this.control();
-    if (!client) return this.spawn(['load-buffer', '-b', buffer, '-'], { input: text });
-    return fromReply(await client.run(['set-buffer', '-b', buffer, '--', text], this.timeoutMs));
+  setBuffer(buffer: string, text: string): Promise<TmuxResult> {
+    return this.engine.setBuffer(buffer, text);
   }
 
   /**
@@ -91,68 +86,13 @@ export class Tmux {
    * Through the control client the text travels as a quoted argument (`set-buffer`); otherwise through
    * stdin (`load-buffer -`), both steps in one tmux process.
    */
-  async pasteText(buffer: string, text: string, target: string, pasteFlags: readonly string[]): Promise<TmuxResult> {
-    const pasteCmd = ['paste-buffer', ...pasteFlags, '-d', '-b', buffer, '-t', target];
-    const client = await this.control();
-    if (!client) return this.spawn(['load-buffer', '-b', buffer, '-', ';', ...pasteCmd], { input: text });
-    // Both lines are written at once; if set-buffer fails, paste-buffer fails too (no such buffer).
-    const timeoutMs = this.timeoutMs;
-    const [set, pasted] = await Promise.all([
-      client.run(['set-buffer', '-b', buffer, '--', text], timeoutMs),
-      client.run(pasteCmd, timeoutMs),
-    ]);
-    return set.ok || set.lost ? fromReply(pasted) : fromReply(set);
+  pasteText(buffer: string, text: string, target: string, pasteFlags: readonly string[]): Promise<TmuxResult> {
+    return this.engine.paste(buffer, text, ['paste-buffer', ...pasteFlags, '-d', '-b', buffer, '-t', target]);
   }
 
   /** Detach the control client for good (the daemon and the dashboard call this when they stop). */
   close(): void {
-    this.closed = true;
-    this.client?.close();
-    this.client = null;
-  }
-
-  /** The attached control client, attaching one if none is (at most once per CONTROL_RETRY_MS). */
-  private async control(): Promise<ControlClient | null> {
-    if (!this.useControl || this.closed) return null; // closed: a late call gets a process, not a new client
-    if (this.client?.alive) return this.client;
-    if (this.connecting) return this.connecting;
-    if (performance.now() < this.retryAt) return null;
-    // Inside tmux, $TMUX names the server; the control client gets it as -S, and no $TMUX (attaching
-    // with it set is refused as nesting).
-    const { TMUX, ...env } = process.env;
-    const prefix = this.socket ? this.prefix : TMUX ? ['-S', TMUX.split(',')[0]!] : [];
-    this.connecting = ControlClient.connect(prefix, env, this.timeoutMs).then((c) => {
-      if (this.closed) {
-        c?.close(); // closed while it attached
-        c = null;
-      }
-      this.client = c;
-      this.connecting = null;
-      if (!c) this.retryAt = performance.now() + CONTROL_RETRY_MS;
-      return c;
-    });
-    return this.connecting;
-  }
-
-  private async spawn(
-    args: readonly string[],
-    opts: { input?: string; timeoutMs?: number; env?: Record<string, string> },
-  ): Promise<TmuxResult> {
-    const r = await execa('tmux', [...this.prefix, ...args], {
-      input: opts.input ?? '',
-      ...(opts.env ? { env: opts.env } : {}),
-      timeout: opts.timeoutMs ?? this.timeoutMs,
-      forceKillAfterDelay: 500,
-      reject: false,
-      stripFinalNewline: true,
-    });
-    return {
-      ok: r.exitCode === 0 && !r.timedOut,
-      stdout: String(r.stdout ?? ''),
-      stderr: String(r.stderr ?? ''),
-      exitCode: r.exitCode,
-      timedOut: Boolean(r.timedOut),
-    };
+    this.engine.close();
   }
 
   /** `tmux 3.3a`, or null when tmux is not installed. */
@@ -186,7 +126,7 @@ export class Tmux {
     // remain-on-exit: a dead agent stays visible as a dead pane instead of vanishing with its session.
     // tmux gives a new session the PATH of the client that asks for it, whatever `-e PATH=` says (spawn.c:
     // "otherwise running `tmux new myprogram` wouldn't work"): so the client itself runs with that PATH.
-    return this.spawn(
+    return this.engine.spawn(
       [
         'new-session',
         '-d',
@@ -258,16 +198,6 @@ export class Tmux {
     if (killed && pids.length) await endGroups(pids);
     return killed;
   }
-}
-
-function fromReply(r: { ok: boolean; output: string; lost: boolean }): TmuxResult {
-  return {
-    ok: r.ok,
-    stdout: r.ok ? r.output : '',
-    stderr: r.ok ? '' : r.output,
-    exitCode: r.ok ? 0 : 1,
-    timedOut: r.lost,
-  };
 }
 
 /**

@@ -1,0 +1,46 @@
+/**
+ * How commands reach the tmux server, as two engines behind one interface (libtmux keeps its engines
+ * apart the same way): one long-lived control-mode client (control-engine.ts), or one tmux process per
+ * command (process-engine.ts). `Tmux` picks one when it is made (engineFor) and never branches per call.
+ *
+ * Why two: a command through the control client costs ~0.2 ms where a new tmux process costs 3–6 ms (most
+ * of a delivery's latency, TECH.md §3g) — worth it for the daemon and the dashboard, which stay up; a
+ * short-lived CLI command would pay for attaching a client it uses once or twice.
+ */
+
+export interface TmuxResult {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+  exitCode: number | undefined;
+  timedOut: boolean;
+}
+
+export interface RunOptions {
+  /** Text for the command's stdin (a process is needed for it: the control client has no stdin per command). */
+  input?: string;
+  timeoutMs?: number;
+}
+
+export interface TmuxEngine {
+  readonly kind: 'control' | 'process';
+  run(args: readonly string[], opts?: RunOptions): Promise<TmuxResult>;
+  /** An `if-shell -F` line: it answers with its own block and then the branch it ran. */
+  runIf(args: readonly string[]): Promise<TmuxResult>;
+  /** Put `text` in a named buffer. */
+  setBuffer(buffer: string, text: string): Promise<TmuxResult>;
+  /** Put `text` in a named buffer and run `pasteCmd` (a `paste-buffer … -d -b buffer`) right after it. */
+  paste(buffer: string, text: string, pasteCmd: readonly string[]): Promise<TmuxResult>;
+  /**
+   * A command in a tmux process of its own, whatever the engine: `new-session` takes the environment
+   * (PATH) of the client that asks for it.
+   */
+  spawn(args: readonly string[], opts?: RunOptions & { env?: Record<string, string> }): Promise<TmuxResult>;
+  /** Detach the control client for good (nothing to do for processes). */
+  close(): void;
+}
+
+/** Which engine a `Tmux` uses: the control client when asked for and not turned off (BATON_TMUX_CONTROL=0). */
+export function engineFor(wanted: boolean, env: NodeJS.ProcessEnv = process.env): TmuxEngine['kind'] {
+  return wanted && env.BATON_TMUX_CONTROL !== '0' ? 'control' : 'process';
+}
