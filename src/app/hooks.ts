@@ -55,7 +55,12 @@ async function install(
       return { ...r, launch: { args: [...(r.ok ? r.args : []), ...roots, ...mcp], env: {} } };
     }
     case 'gemini': {
-      const r = await installGeminiHooks(agent, spool, process.execPath, CLI_JS, config.file);
+      const r = await installGeminiHooks(agent, {
+        spool,
+        node: process.execPath,
+        cli: CLI_JS,
+        configFile: config.file,
+      });
       return r.ok ? { ...r, launch: { args: r.args, env: r.env } } : r;
     }
     default:

@@ -34,7 +34,9 @@ export async function installClaudeHooks(
   const hooks = hooksOf(settings);
   for (const [ours, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
     hooks[theirs] = withOurs(hooks[theirs], {
-      hooks: [{ type: 'command', command: hookCommand(node, cli, ours, agent.name, spool), timeout: 10 }],
+      hooks: [
+        { type: 'command', command: hookCommand({ node, cli, event: ours, agent: agent.name, spool }), timeout: 10 },
+      ],
     }).groups;
   }
   // baton's MCP server (.mcp.json, registerClaudeMcp): enabled without a question, its tools allowed.

@@ -79,7 +79,7 @@ export async function installCodexHooks(
   for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, { name: string; key: string }]>) {
     const handler: HookHandler = {
       type: 'command',
-      command: hookCommand(node, cli, event, agent.name, spool),
+      command: hookCommand({ node, cli, event, agent: agent.name, spool }),
       timeout: TIMEOUT_S,
     };
     const merged = withOurs(hooks[theirs.name], { hooks: [handler] });

@@ -42,11 +42,9 @@ export type GeminiInstalled =
 
 export async function installGeminiHooks(
   agent: Pick<Agent, 'name' | 'cwd'>,
-  spool: string,
-  node: string,
-  cli: string,
-  configFile: string | null = null,
+  to: { spool: string; node: string; cli: string; configFile?: string | null },
 ): Promise<GeminiInstalled> {
+  const { spool, node, cli, configFile = null } = to;
   const file = geminiSettingsPath(agent);
   const read = readSettings(file);
   if (!read.ok) return { ok: false, file, why: read.why };
@@ -55,7 +53,13 @@ export async function installGeminiHooks(
   for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
     hooks[theirs] = withOurs(hooks[theirs], {
       matcher: '*',
-      hooks: [{ type: 'command', name: `baton-${event}`, command: hookCommand(node, cli, event, agent.name, spool) }],
+      hooks: [
+        {
+          type: 'command',
+          name: `baton-${event}`,
+          command: hookCommand({ node, cli, event, agent: agent.name, spool }),
+        },
+      ],
     }).groups;
   }
   // baton's MCP server too (its tools trusted: no question before a post), beside the user's own servers.

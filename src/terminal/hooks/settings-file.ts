@@ -20,8 +20,9 @@ export type Installed = { ok: true; file: string } | { ok: false; file: string; 
  * path, so PATH does not matter. It exits 0 whatever happens (`|| true`: node or baton gone), since an
  * exit of 2 blocks the prompt in Claude Code and in Gemini CLI.
  */
-export function hookCommand(node: string, cli: string, event: HookEvent, agent: string, spool: string): string {
+export function hookCommand(h: { node: string; cli: string; event: HookEvent; agent: string; spool: string }): string {
   const q = shellQuote;
+  const { node, cli, event, agent, spool } = h;
   return `${q(node)} ${q(cli)} hook ${event} --agent ${q(agent)} --spool ${q(spool)} || true ${MARK}`;
 }
 
