@@ -10,7 +10,7 @@ import type { Config } from '../config/config.js';
 import type { FinishReason } from '../core/conversation.js';
 import { totalOf, turnUsage, type Usage } from '../core/tokens.js';
 import type { Logger } from '../lib/log.js';
-import { TranscriptTail } from '../terminal/hooks/transcript.js';
+import type { Transcript } from '../terminal/hooks/intake.js';
 
 /** How long a turn's transcript may take to show its turn_duration record (measured: 62–150 ms). */
 export const COMPLETE_WAIT_MS = 3000;
@@ -24,45 +24,49 @@ interface Turn {
   since: number;
 }
 
+export interface BudgetParts {
+  config: Config;
+  bus: DeliveryBus;
+  log: Logger;
+  /** A transcript, read on from where the last look ended (terminal/hooks/intake.ts). */
+  transcript(path: string): Transcript;
+  /** The message whose receipt carried this prompt (null: a prompt that was no message of baton's). */
+  messageOf(agent: string, promptId: string): string | null;
+  finish(reason: FinishReason): Promise<void>;
+  wakeIn(ms: number): void;
+}
+
 export class Budget {
   private readonly turns: Turn[] = [];
   /** The transcripts of the turns waiting to be counted, read on from where the last look ended. */
-  private readonly tails = new Map<string, TranscriptTail>();
+  private readonly tails = new Map<string, Transcript>();
 
-  constructor(
-    private readonly config: Config,
-    private readonly bus: DeliveryBus,
-    private readonly log: Logger,
-    /** The message whose receipt carried this prompt (null: a prompt that was no message of baton's). */
-    private readonly messageOf: (agent: string, promptId: string) => string | null,
-    private readonly finish: (reason: FinishReason) => Promise<void>,
-    private readonly wakeIn: (ms: number) => void,
-  ) {}
+  constructor(private readonly p: BudgetParts) {}
 
   /** A turn ended (a Stop hook): count it once its transcript has it. */
   ended(agent: string, path: unknown, promptId: unknown): void {
     if (typeof path !== 'string' || typeof promptId !== 'string' || !path || !promptId) return;
     this.turns.push({ agent, path, promptId, since: performance.now() });
-    this.wakeIn(200);
+    this.p.wakeIn(200);
   }
 
   async run(): Promise<void> {
     for (const t of [...this.turns]) {
       const age = performance.now() - t.since;
       let tail = this.tails.get(t.path);
-      if (!tail) this.tails.set(t.path, (tail = new TranscriptTail(t.path)));
+      if (!tail) this.tails.set(t.path, (tail = this.p.transcript(t.path)));
       const { complete, usage } = turnUsage(await tail.read(), t.promptId);
       if (!usage && age < GIVE_UP_MS) {
-        this.wakeIn(250);
+        this.p.wakeIn(250);
         continue;
       }
       if (usage && !complete && age < COMPLETE_WAIT_MS) {
-        this.wakeIn(100);
+        this.p.wakeIn(100);
         continue;
       }
       this.turns.splice(this.turns.indexOf(t), 1);
       if (!usage) {
-        this.log.warn(
+        this.p.log.warn(
           `${t.agent}'s turn (prompt ${t.promptId}) is not in its transcript ${t.path}: its tokens are not counted`,
         );
         continue;
@@ -73,14 +77,14 @@ export class Budget {
   }
 
   private async count(t: Turn, usage: Usage): Promise<void> {
-    const id = this.messageOf(t.agent, t.promptId);
-    if (id) await this.bus.amend(id, { turn_tokens: usage });
-    const s = await this.bus.update((st) => {
+    const id = this.p.messageOf(t.agent, t.promptId);
+    if (id) await this.p.bus.amend(id, { turn_tokens: usage });
+    const s = await this.p.bus.update((st) => {
       const by = { ...(st.tokens?.by_agent ?? {}) };
       by[t.agent] = (by[t.agent] ?? 0) + totalOf(usage);
       return { ...st, tokens: { total: (st.tokens?.total ?? 0) + totalOf(usage), by_agent: by } };
     });
-    const max = this.config.turns.max_tokens;
-    if (max > 0 && !s.finished && (s.tokens?.total ?? 0) >= max) await this.finish('max_tokens');
+    const max = this.p.config.turns.max_tokens;
+    if (max > 0 && !s.finished && (s.tokens?.total ?? 0) >= max) await this.p.finish('max_tokens');
   }
 }

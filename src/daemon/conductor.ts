@@ -1,21 +1,36 @@
 /**
- * Conversation control in the daemon's loop (SPEC §9): ending by max_duration (max_turns and the stop
- * phrase end it after a delivery, through finish()), reminding a silent turn holder, marking it
- * stalled, and telling every pane when it is over. The rules are the pure functions of conversation.ts;
- * this is their clock and their typing.
+ * Conversation control in the daemon's loop (docs/protocol.md §9): ending by max_duration, by max_turns or
+ * the stop phrase after a delivery (afterDelivery), reminding a silent turn holder, marking it stalled,
+ * and telling every pane when it is over. The rules are the pure functions of conversation.ts; this is
+ * their clock and their typing.
  */
 import { replyHint, sanitize } from '../core/compose.js';
-import { durationEndsAt, nudgePlan, rulesFor, type FinishReason } from '../core/conversation.js';
+import { durationEndsAt, endsWith, nudgePlan, rulesFor, type FinishReason } from '../core/conversation.js';
 import { isLocal } from '../config/config.js';
 import { turnTimeout } from '../core/message.js';
+import type { DeliveryBus } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
 import type { ArchiveRecord } from '../core/record.js';
-import type { Stage } from './stage.js';
+import type { Logger } from '../lib/log.js';
+import type { Underway } from './underway.js';
+
+export interface ConductorParts {
+  config: Config;
+  bus: DeliveryBus;
+  log: Logger;
+  /** The delivery not yet stamped: its receiver is not told anything before its Enter. */
+  underway: Underway;
+  /** Type text of baton's own into an agent's pane (notice.ts). Null when typed, else why not. */
+  typeInto(agent: string, text: string): Promise<string | null>;
+  /** Ask the loop for a pass at most `ms` from now. */
+  wakeIn(ms: number): void;
+}
 
 export class Conductor {
   /** When control next needs a look (ms since the epoch); Infinity: never; 0: now. */
   private at = 0;
 
-  constructor(private readonly stage: Stage) {}
+  constructor(private readonly p: ConductorParts) {}
 
   /**
    * Plan again at the next look (a new turn, a resume). `record`: the message this daemon just
@@ -24,7 +39,7 @@ export class Conductor {
    */
   replan(record?: ArchiveRecord): void {
     this.at = 0;
-    if (record) this.owed = { id: record.id, timeout_s: turnTimeout(record, this.stage.config.turns.timeout_s) };
+    if (record) this.owed = { id: record.id, timeout_s: turnTimeout(record, this.p.config.turns.timeout_s) };
   }
 
   /** The message the current turn answers, and its reminder timeout (seed 000's deadlines), by ID. */
@@ -32,10 +47,10 @@ export class Conductor {
 
   /** The turn rules now: reminders follow the owed message's own deadline when it has one. */
   private async turnsNow() {
-    const turns = this.stage.config.turns;
-    const id = this.stage.bus.state().pending_reply_to;
+    const turns = this.p.config.turns;
+    const id = this.p.bus.state().pending_reply_to;
     if (id !== this.owed.id)
-      this.owed = { id, timeout_s: turnTimeout(id ? await this.stage.bus.record(id) : null, turns.timeout_s) };
+      this.owed = { id, timeout_s: turnTimeout(id ? await this.p.bus.record(id) : null, turns.timeout_s) };
     return { ...turns, timeout_s: this.owed.timeout_s };
   }
 
@@ -44,14 +59,14 @@ export class Conductor {
     const now = Date.now();
     if (now < this.at) {
       // Not due yet; the wake for it may have given way to an earlier one, so ask again (the earliest wins).
-      if (this.at !== Infinity) this.stage.wakeIn(this.at - now + 5);
+      if (this.at !== Infinity) this.p.wakeIn(this.at - now + 5);
       return;
     }
     const turns = await this.turnsNow();
-    const bus = this.stage.bus;
+    const bus = this.p.bus;
     // Across machines (SPEC §10) the turn holder's machine keeps its clock: one reminder, one ending.
     // No timer here: the turn comes back with the other machine's NOTIFY, and the pass it wakes looks again.
-    if (!isLocal(this.stage.config, bus.state().current_turn)) return;
+    if (!isLocal(this.p.config, bus.state().current_turn)) return;
     const endsAt = durationEndsAt(bus.state(), turns);
     if (endsAt !== null && now >= endsAt) await this.finish('max_duration');
     const holder = bus.state().current_turn;
@@ -62,7 +77,7 @@ export class Conductor {
     if (wrote) {
       // Not silent: look again in a second (the file may yet be withdrawn), no reminder meanwhile.
       this.at = now + 1000;
-      this.stage.wakeIn(1005);
+      this.p.wakeIn(1005);
       return;
     }
     const plan = nudgePlan(bus.state(), now, turns);
@@ -71,15 +86,15 @@ export class Conductor {
       const text =
         `[baton] reminder ${plan.n}/${turns.max_nudges}: ${holder}, it is your turn` +
         (reply ? ` and ${reply} is waiting for your reply.` : ': the conversation waits for your first message.') +
-        `\n${replyHint(this.stage.config, holder)}`;
+        `\n${replyHint(this.p.config, holder)}`;
       // Not typed (pane unavailable: paneFor has scheduled the retry; a failed paste: the next rescan).
-      if (await this.stage.typeInto(holder, text)) return;
+      if (await this.p.typeInto(holder, text)) return;
       await bus.update((s) => ({ ...s, nudges: plan.n }));
-      this.stage.log.info(`nudged ${holder} (${plan.n}/${turns.max_nudges}) about ${reply ?? 'the first message'}`);
+      this.p.log.info(`nudged ${holder} (${plan.n}/${turns.max_nudges}) about ${reply ?? 'the first message'}`);
       await bus.events.emit('nudged', { agent: holder, reply_to: reply, n: plan.n, max: turns.max_nudges });
     } else if (plan.action === 'stall') {
       const st = await bus.update((s) => ({ ...s, stalled: true }));
-      this.stage.log.warn(`${holder} stayed silent after ${turns.max_nudges} reminders: stalled`);
+      this.p.log.warn(`${holder} stayed silent after ${turns.max_nudges} reminders: stalled`);
       await bus.events.emit('stalled', { agent: holder, reply_to: st.pending_reply_to, nudges: st.nudges ?? 0 });
     }
     // Look again when the next reminder or the duration limit is due (a delivery resets the clock).
@@ -88,39 +103,62 @@ export class Conductor {
       (x): x is number => x !== null,
     );
     this.at = ats.length ? Math.min(...ats) : Infinity;
-    if (this.at !== Infinity) this.stage.wakeIn(Math.max(0, this.at - Date.now()) + 5);
+    if (this.at !== Infinity) this.p.wakeIn(Math.max(0, this.at - Date.now()) + 5);
   }
 
   /** Stop delivering: state.json says why, an event is logged, every pane gets a short notice. */
   async finish(reason: FinishReason, note?: string): Promise<void> {
-    const st = await this.stage.bus.update((s) => ({
+    const st = await this.p.bus.update((s) => ({
       ...s,
       finished: { reason, at: new Date().toISOString(), ...(note ? { note } : {}) },
     }));
     this.at = 0;
-    this.stage.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);
-    await this.stage.bus.events.emit('finished', {
+    this.p.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);
+    await this.p.bus.events.emit('finished', {
       reason,
       ...(note ? { note } : {}),
       message_counter: st.message_counter,
     });
     const why = {
-      max_turns: `it reached max_turns (${rulesFor(this.stage.config.turns, st).max_turns}${st.demo && !this.stage.config.turns.max_turns ? ': the end of the demo' : ''})`,
+      max_turns: `it reached max_turns (${rulesFor(this.p.config.turns, st).max_turns}${st.demo && !this.p.config.turns.max_turns ? ': the end of the demo' : ''})`,
       stop_phrase: 'the stop phrase was said',
-      max_duration: `it ran for max_duration_s (${this.stage.config.turns.max_duration_s} s)`,
+      max_duration: `it ran for max_duration_s (${this.p.config.turns.max_duration_s} s)`,
       ended: 'a person ended it',
-      max_tokens: `its agents used max_tokens (${this.stage.config.turns.max_tokens} tokens)`,
+      max_tokens: `its agents used max_tokens (${this.p.config.turns.max_tokens} tokens)`,
     }[reason];
-    for (const agent of this.stage.config.order) {
-      if (agent === this.stage.deliveringTo()) {
-        this.stage.log.warn(`${agent} is not told the conversation finished: a message to it is still being delivered`);
+    for (const agent of this.p.config.order) {
+      if (agent === this.p.underway.to) {
+        this.p.log.warn(`${agent} is not told the conversation finished: a message to it is still being delivered`);
         continue;
       }
-      const err = await this.stage.typeInto(
+      const err = await this.p.typeInto(
         agent,
         `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. Nothing more will be delivered; please stop and wait.`,
       );
-      if (err) this.stage.log.warn(`could not tell ${agent} the conversation finished: ${err}`);
+      if (err) this.p.log.warn(`could not tell ${agent} the conversation finished: ${err}`);
     }
+  }
+
+  /** A delivery was stamped: does it end the conversation (stop phrase, max_turns)? */
+  async afterDelivery(r: ArchiveRecord): Promise<void> {
+    const s = this.p.bus.state();
+    const ends = s.finished
+      ? null
+      : endsWith(s, { from: r.sender, content: r.content }, rulesFor(this.p.config.turns, s));
+    if (ends) await this.finish(ends);
+  }
+
+  /**
+   * A daemon killed between stamping a delivery and writing `finished` (stop phrase, max_turns): end the
+   * conversation now. Only for a delivery of the current turn (a resume since then starts a new one).
+   */
+  async finishIfDue(): Promise<void> {
+    const bus = this.p.bus;
+    const s = bus.state();
+    if (s.finished || this.p.underway.busy || !s.last_message_id || !s.turn_started_at) return;
+    const last = await bus.record(s.last_message_id);
+    if (!last?.delivered_at || last.delivered_at < s.turn_started_at) return;
+    const ends = endsWith(s, { from: last.sender, content: last.content }, rulesFor(this.p.config.turns, s));
+    if (ends) await this.finish(ends);
   }
 }

@@ -35,34 +35,46 @@ import type { Received } from '../core/receipt.js';
 import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
 import type { Typed, Typist } from '../terminal/typist.js';
 import type { Availability } from './availability.js';
+import type { Underway } from './underway.js';
+
+export interface CourierParts {
+  config: Config;
+  bus: DeliveryBus;
+  typist: Typist;
+  availability: Availability;
+  log: Logger;
+  /** Where the delivery under way is kept, for the parts that must not type into its pane meanwhile. */
+  underway: Underway;
+  /** Called once a delivery is stamped (the conversation may end with it). */
+  delivered(record: ArchiveRecord): Promise<void>;
+  /** The agents' hooks (receipts.ts): a receipt that came before the stamp goes into the record with it. */
+  receipts?: {
+    takeEarly(id: string): Received | undefined;
+    stamped(id: string, agent: string, received: boolean): void;
+  };
+}
 
 export class Courier {
-  private delivery: Delivery | null = null;
   /** The last failure reported for the delivery, so a retry failing the same way is not logged again. */
   private lastError: string | null = null;
 
-  constructor(
-    private readonly config: Config,
-    private readonly bus: DeliveryBus,
-    private readonly typist: Typist,
-    private readonly availability: Availability,
-    private readonly log: Logger,
-    /** Called once a delivery is stamped (the conversation may end with it). */
-    private readonly onDelivered: (record: ArchiveRecord) => Promise<void>,
-    /** The agents' hooks (receipts.ts): a receipt that came before the stamp goes into the record with it. */
-    private readonly receipts?: {
-      takeEarly(id: string): Received | undefined;
-      stamped(id: string, agent: string, received: boolean): void;
-    },
-  ) {}
+  constructor(private readonly p: CourierParts) {}
+
+  private get delivery(): Delivery | null {
+    return this.p.underway.delivery;
+  }
+
+  private set delivery(d: Delivery | null) {
+    this.p.underway.delivery = d;
+  }
 
   /** The receiver of the delivery not yet stamped (its paste may be in the box without its Enter). */
   get to(): string | null {
-    return this.delivery?.record.receiver ?? null;
+    return this.p.underway.to;
   }
 
   get busy(): boolean {
-    return this.delivery !== null;
+    return this.p.underway.busy;
   }
 
   /** The phase of the delivery under way, for status and tests. */
@@ -82,7 +94,7 @@ export class Courier {
     const r = d.record;
     if (d.phase === 'archived') {
       // The state write failed after archiving: write it before typing (a crash must find it COMMITTED).
-      await this.bus.saveState();
+      await this.p.bus.saveState();
       d = this.set(saved(d));
     }
     const ours = headerPrefix(r.id);
@@ -90,11 +102,11 @@ export class Courier {
     // very message (pasted, not yet submitted; or pasted before a crash), so it does not make it wait.
     let pane = checked;
     if (!pane) {
-      const ready = await this.availability.check(r.receiver, mayBeInBox(d) ? ours : undefined);
+      const ready = await this.p.availability.check(r.receiver, mayBeInBox(d) ? ours : undefined);
       if (!ready.ok) return false;
       pane = ready.pane;
     }
-    const agent = this.config.agents[r.receiver]!;
+    const agent = this.p.config.agents[r.receiver]!;
     if (d.phase === 'pasted' && !samePane(paneRef(pane), d.pane)) {
       return this.failed(
         d,
@@ -114,11 +126,11 @@ export class Courier {
           content: r.content,
           redelivered: d.typed,
         },
-        this.config.delivery.template,
-        replyHint(this.config, r.receiver),
+        this.p.config.delivery.template,
+        replyHint(this.p.config, r.receiver),
       );
-      const intake = await this.typist.intake(agent, pane);
-      const p = await this.typist.paste(
+      const intake = await this.p.typist.intake(agent, pane);
+      const p = await this.p.typist.paste(
         pane,
         intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text,
       );
@@ -126,16 +138,16 @@ export class Courier {
       d = this.set(pasted(d, paneRef(pane), p.value));
     }
     if (d.phase === 'pasted') {
-      if (!(await this.typist.shown(agent, d.pane))) {
+      if (!(await this.p.typist.shown(agent, d.pane))) {
         // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
         return this.failed(d, `the paste never showed in ${d.pane.id}'s input box`, {
           maybeTyped: true,
           pasteLost: true,
         });
       }
-      const e = await this.typist.enter(
+      const e = await this.p.typist.enter(
         d.pane,
-        Math.max(0, this.typist.enterDelay(agent) - (performance.now() - d.pastedAt)),
+        Math.max(0, this.p.typist.enterDelay(agent) - (performance.now() - d.pastedAt)),
         agent,
       );
       // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
@@ -144,20 +156,20 @@ export class Courier {
       d = this.set(entered(d, Date.now()));
     }
     if (d.phase === 'entered') {
-      const c = await this.typist.confirm(agent, d.pane, ours);
+      const c = await this.p.typist.confirm(agent, d.pane, ours);
       if (!c.ok) return this.refusedOr(d, c, { maybeTyped: true });
       d = this.set(confirmed(d, c.value));
     }
     if (d.phase !== 'confirmed') return false;
-    this.availability.succeeded(r.receiver);
-    const done = withReceipt(stamped(r, d.confirmation, d.redelivered), this.receipts?.takeEarly(r.id));
-    await this.bus.stamp(done);
+    this.p.availability.succeeded(r.receiver);
+    const done = withReceipt(stamped(r, d.confirmation, d.redelivered), this.p.receipts?.takeEarly(r.id));
+    await this.p.bus.stamp(done);
     // Typed again after its receipt never came (pass.ts): stamped before, it keeps that stamp; the flag goes on.
-    if (r.delivered_at && d.redelivered) await this.bus.amend(r.id, { redelivered: true });
-    this.receipts?.stamped(r.id, r.receiver, Boolean(done.received));
+    if (r.delivered_at && d.redelivered) await this.p.bus.amend(r.id, { redelivered: true });
+    this.p.receipts?.stamped(r.id, r.receiver, Boolean(done.received));
     this.delivery = null;
     await this.report(done, d);
-    await this.onDelivered(done);
+    await this.p.delivered(done);
     return true;
   }
 
@@ -181,9 +193,9 @@ export class Courier {
     const r = d.record;
     if (this.lastError !== error) {
       this.lastError = error;
-      this.log.warn(`${r.id} → ${r.receiver}: ${error}; will retry`);
+      this.p.log.warn(`${r.id} → ${r.receiver}: ${error}; will retry`);
       const now = this.delivery!;
-      await this.bus.events.emit('delivery_failed', {
+      await this.p.bus.events.emit('delivery_failed', {
         id: r.id,
         to: r.receiver,
         error,
@@ -191,7 +203,7 @@ export class Courier {
         entered: now.phase === 'entered' || now.phase === 'confirmed',
       });
     }
-    this.availability.retryLater(r.receiver);
+    this.p.availability.retryLater(r.receiver);
     return false;
   }
 
@@ -206,9 +218,9 @@ export class Courier {
     const held = round(Math.max(0, turnSince - firstSeen));
     const typing = round(d.pastedAt - Math.max(firstSeen, turnSince));
     const flag = d.redelivered ? { redelivered: true } : {};
-    if (d.redelivered) await this.bus.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
+    if (d.redelivered) await this.p.bus.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
     // How the submit was confirmed on the screen (a receipt from the agent's hook may replace it on the record).
-    await this.bus.events.emit('delivered', {
+    await this.p.bus.events.emit('delivered', {
       id: r.id,
       from: r.sender,
       to: r.receiver,
@@ -221,7 +233,7 @@ export class Courier {
       ...flag,
     });
     const heldNote = held >= 1000 ? ` (held ${(held / 1000).toFixed(1)} s before its turn)` : '';
-    this.log.success(
+    this.p.log.success(
       `${r.id} ${r.sender} → ${r.receiver}${d.redelivered ? ' (redelivered)' : ''} in ${typing} ms${heldNote}`,
     );
   }

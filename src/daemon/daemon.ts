@@ -1,30 +1,25 @@
 /**
- * The daemon: wiring only. It takes the bus's lease, recovers what a crash left, and runs the loop —
- * the scheduler (when to look), one pass (what to deliver), the courier (typing one message phase by
- * phase), availability (is a pane there), steering (a person's requests) and the conductor (reminders,
- * endings). The rules are pure functions in core/; storage is the bus (bus/); the panes are the typist
- * (terminal/). Nothing here touches a file or tmux directly.
+ * The daemon's lifecycle: it takes the bus's lease, recovers what a crash left, starts the loop and its
+ * watches, and stops. Its parts — the scheduler (when to look), one pass (what to deliver), the courier
+ * (typing one message phase by phase), availability (is a pane there), steering (a person's requests), the
+ * conductor (reminders, endings), receipts (what the hooks report) — are made in wiring.ts. The rules are
+ * pure functions in core/; storage is the bus (bus/); the panes are the typist (terminal/). Nothing here
+ * touches a file or tmux directly.
  */
 import { FencedError, type Bus, type DeliveryBus, type Lease } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
-import { endsWith, rulesFor } from '../core/conversation.js';
-import type { ArchiveRecord } from '../core/record.js';
-import type { Rules } from '../core/turns.js';
 import { log as defaultLog, type Logger } from '../lib/log.js';
 import { hostname } from 'node:os';
 import { tmuxFence } from '../terminal/fence.js';
 import { Tmux } from '../terminal/tmux.js';
 import { TmuxTypist } from '../terminal/tmux-typist.js';
 import type { Typist } from '../terminal/typist.js';
-import { Availability } from './availability.js';
-import { Conductor } from './conductor.js';
-import { Courier } from './courier.js';
-import { Pass } from './pass.js';
-import { Receipts } from './receipts.js';
-import { typeNotice } from './notice.js';
-import { Scheduler } from './scheduler.js';
-import type { Stage } from './stage.js';
-import { Steering } from './steering.js';
+import type { Conductor } from './conductor.js';
+import type { Courier } from './courier.js';
+import type { Receipts } from './receipts.js';
+import type { Scheduler } from './scheduler.js';
+import type { Steering } from './steering.js';
+import { wire } from './wiring.js';
 
 export interface DaemonOptions {
   typist?: Typist;
@@ -46,18 +41,13 @@ export class Daemon {
   private readonly bus: DeliveryBus;
   private readonly typist: Typist;
   private readonly log: Logger;
-  private readonly rules: Rules;
   private readonly scheduler: Scheduler;
-  private readonly availability: Availability;
   private readonly courier: Courier;
   private readonly steering: Steering;
   private readonly conductor: Conductor;
-  private readonly pass: Pass;
   private readonly receipts: Receipts;
   private lease: Lease | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
-  /** A request may be waiting. */
-  private requestsWaiting = true;
   private stopping = false;
   private stopped!: Promise<string>;
   private resolveStopped!: (reason: string) => void;
@@ -68,66 +58,31 @@ export class Daemon {
     private readonly opts: DaemonOptions = {},
   ) {
     this.log = opts.log ?? defaultLog;
-    this.bus = bus.delivery(this.log);
     this.typist =
       opts.typist ??
       new TmuxTypist(opts.tmux ?? new Tmux({ control: true }), config.delivery.enter_delay_ms, !opts.tmux);
-    this.rules = { policy: config.turns.policy, agents: config.order };
     this.stopped = new Promise((r) => (this.resolveStopped = r));
-    // Fenced (the lease lost: paused past it, taken over): stop at once; `baton daemon` takes it again or exits.
-    this.scheduler = new Scheduler(
-      () => this.pass.run(),
-      this.log,
-      (err) => this.fenced(err),
-    );
-    const wakeIn = (ms: number) => this.scheduler.wakeIn(ms);
-    this.availability = new Availability(config, this.typist, this.bus.events, this.log, wakeIn, Boolean(opts.oneshot));
-    this.receipts = new Receipts(config, this.bus, this.rules, (d, m) => bus.post(d, m), this.log, {
-      finish: (r) => this.conductor.finish(r),
-      wakeIn,
-      check: () => this.lease?.check(),
-    });
-    this.courier = new Courier(
+    const oneshot = Boolean(opts.oneshot);
+    const parts = wire({
       config,
-      this.bus,
-      this.typist,
-      this.availability,
-      this.log,
-      (r) => this.delivered(r),
-      this.receipts,
-    );
-    const stage: Stage = {
-      config,
-      bus: this.bus,
+      bus,
       typist: this.typist,
       log: this.log,
-      rules: this.rules,
-      oneshot: Boolean(opts.oneshot),
-      deliveringTo: () => this.courier.to,
-      take: (w, extra) => this.pass.take(w, extra),
-      ready: (agent) => this.availability.check(agent),
-      typeInto: (agent, text) =>
-        typeNotice({ config, bus: this.bus, availability: this.availability, typist: this.typist }, agent, text),
-      receiptFor: (id) => this.receipts.takeEarly(id),
-      finish: (reason, note) => this.conductor.finish(reason, note),
-      wakeIn,
-      resumed: () => {
-        this.conductor.replan();
-        this.pass.forgetHeld();
-        this.scheduler.kick();
+      oneshot,
+      lifecycle: {
+        stopping: () => this.stopping && !oneshot,
+        checkLease: () => this.lease?.check(),
+        fenced: (err) => this.fenced(err),
       },
-    };
-    this.steering = new Steering(stage);
-    this.conductor = new Conductor(stage);
-    this.pass = new Pass(config, this.rules, this.bus, this.courier, this.availability, this.log, {
-      readHooks: () => this.receipts.run(),
-      requestsWaiting: () => this.requestsWaiting,
-      runRequests: () => this.runRequests(),
-      conduct: () => this.conductor.conduct(),
-      committed: (record) => this.conductor.replan(record),
-      wakeIn,
-      suspect: () => this.receipts.suspect(),
     });
+    ({
+      bus: this.bus,
+      scheduler: this.scheduler,
+      courier: this.courier,
+      steering: this.steering,
+      conductor: this.conductor,
+      receipts: this.receipts,
+    } = parts);
   }
 
   /** Take the lease, reconcile state with the archive, start watching. Throws LeaseHeldError or StateError. */
@@ -164,14 +119,14 @@ export class Daemon {
           started_at: st.started_at ?? now,
         }));
       }
-      await this.finishIfDue();
+      await this.conductor.finishIfDue();
       if (this.opts.oneshot) {
-        await this.runRequests();
+        await this.steering.answer();
         await this.stop('oneshot');
         return;
       }
       await this.bus.watch((h) => {
-        if (h.kind === 'requests') this.requestsWaiting = true;
+        if (h.kind === 'requests') this.steering.expect();
         this.scheduler.kick();
       });
       await this.receipts.watch(() => this.scheduler.kick());
@@ -230,7 +185,7 @@ export class Daemon {
     if (this.stopping) return;
     try {
       await this.bus.rescan();
-      this.requestsWaiting ||= (await this.bus.requests()).length > 0;
+      if (!this.steering.expecting && (await this.bus.requests()).length > 0) this.steering.expect();
       this.scheduler.kick();
     } catch (err) {
       if (!this.fenced(err)) this.log.warn(`rescan failed: ${String(err)}`);
@@ -251,33 +206,5 @@ export class Daemon {
     this.log.error(`${err.message}: this daemon types and writes nothing more`);
     void this.stop('fenced');
     return true;
-  }
-
-  /** Answer a person's waiting requests (steering.ts). */
-  private async runRequests(): Promise<void> {
-    this.requestsWaiting = false;
-    await this.steering.runRequests(() => this.stopping && !this.opts.oneshot);
-  }
-
-  /** A delivery was stamped: does it end the conversation (stop phrase, max_turns)? */
-  private async delivered(r: ArchiveRecord): Promise<void> {
-    const s = this.bus.state();
-    const ends = s.finished
-      ? null
-      : endsWith(s, { from: r.sender, content: r.content }, rulesFor(this.config.turns, s));
-    if (ends) await this.conductor.finish(ends);
-  }
-
-  /**
-   * A daemon killed between stamping a delivery and writing `finished` (stop phrase, max_turns): end the
-   * conversation now. Only for a delivery of the current turn (a resume since then starts a new one).
-   */
-  private async finishIfDue(): Promise<void> {
-    const s = this.bus.state();
-    if (s.finished || this.courier.busy || !s.last_message_id || !s.turn_started_at) return;
-    const last = await this.bus.record(s.last_message_id);
-    if (!last?.delivered_at || last.delivered_at < s.turn_started_at) return;
-    const ends = endsWith(s, { from: last.sender, content: last.content }, rulesFor(this.config.turns, s));
-    if (ends) await this.conductor.finish(ends);
   }
 }

@@ -2,6 +2,9 @@
  * When the daemon looks: one pass at a time, run again whenever something asked for one while a pass was
  * running (a hint, a timer, a wake-up), so no kick is ever lost and passes never overlap. A pass that did
  * something (delivered, took, moved) is followed by another at once; one that could not is woken later.
+ *
+ * The pass is given last (drive()): the parts a pass runs ask this for wake-ups, so it is made before them,
+ * and the loop closes once they all exist (daemon/wiring.ts).
  */
 import type { Logger } from '../lib/log.js';
 
@@ -11,14 +14,20 @@ export class Scheduler {
   private stopping = false;
   private wakeTimer: NodeJS.Timeout | null = null;
   private wakeAt = Infinity;
+  /** One pass; true when it did something and another should follow at once. */
+  private pass: (() => Promise<boolean>) | null = null;
 
   constructor(
-    /** One pass; true when it did something and another should follow at once. */
-    private readonly pass: () => Promise<boolean>,
     private readonly log: Logger,
     /** An error the daemon handles itself (the lease lost); true when it did. */
     private readonly handled: (err: unknown) => boolean = () => false,
   ) {}
+
+  /** The pass to run from now on; a kick that came before it runs it now. */
+  drive(pass: () => Promise<boolean>): void {
+    this.pass = pass;
+    if (this.again) this.running ??= this.loop();
+  }
 
   get stopped(): boolean {
     return this.stopping;
@@ -28,7 +37,7 @@ export class Scheduler {
   kick(): void {
     if (this.stopping) return;
     this.again = true;
-    this.running ??= this.loop();
+    if (this.pass) this.running ??= this.loop();
   }
 
   /** Ask for a pass at most `ms` from now (keeps the earliest request). */
@@ -60,7 +69,7 @@ export class Scheduler {
       while (this.again && !this.stopping) {
         this.again = false;
         try {
-          while (!this.stopping && (await this.pass())) {
+          while (!this.stopping && (await this.pass!())) {
             /* did something; look again */
           }
         } catch (err) {

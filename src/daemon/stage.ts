@@ -1,15 +1,16 @@
 /**
- * What a person's requests (steering.ts) and conversation control (conductor.ts) may use of the daemon:
- * its bus, its typist, and a few of its moves. Built by the daemon from its parts (daemon.ts).
+ * What a person's requests (steering.ts and the modules it hands them to: resume.ts, person.ts,
+ * approvals.ts) may use of the daemon: its bus, its typist, and a few of its moves. Built from the
+ * daemon's parts (wiring.ts), each of them made before steering is.
  */
 import type { Approval, DeliveryBus, Waiting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { FinishReason } from '../core/conversation.js';
-import type { Rules } from '../core/turns.js';
 import type { Received } from '../core/receipt.js';
+import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 import type { Ready, Typist } from '../terminal/typist.js';
-import type { Take } from './pass.js';
+import type { Take } from './take.js';
 
 export interface Stage {
   readonly config: Config;
@@ -19,6 +20,8 @@ export interface Stage {
   readonly rules: Rules;
   /** A command answering its own request with no daemon running (`baton send` with nothing up). */
   readonly oneshot: boolean;
+  /** The daemon is stopping: the requests not yet taken are left for the next one. */
+  stopping(): boolean;
   /** The agent a delivery not yet stamped is for (its paste may be in the box without its Enter). */
   deliveringTo(): string | null;
   /** Deliver a waiting message or an approval now; `extra` goes into its record. */
@@ -31,8 +34,6 @@ export interface Stage {
   receiptFor(id: string): Received | undefined;
   /** End the conversation: the state says why, every pane is told. */
   finish(reason: FinishReason, note?: string): Promise<void>;
-  /** Ask the loop for a pass at most `ms` from now. */
-  wakeIn(ms: number): void;
   /** The conversation was resumed or its turn clock restarted: plan again, look at held messages again. */
   resumed(): void;
 }

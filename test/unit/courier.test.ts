@@ -9,6 +9,7 @@ import { parseConfig } from '../../src/config/config.js';
 import type { ArchiveRecord } from '../../src/core/record.js';
 import { Availability } from '../../src/daemon/availability.js';
 import { Courier } from '../../src/daemon/courier.js';
+import { Underway } from '../../src/daemon/underway.js';
 import { log } from '../../src/lib/log.js';
 import { FencedError } from '../../src/bus/bus.js';
 import { pane, RecordingTypist } from '../helpers/recording-typist.js';
@@ -52,9 +53,24 @@ function world(opts: { stampFails?: number } = {}) {
     },
   } as unknown as DeliveryBus;
   const quiet = log.create({ level: 0 });
-  const availability = new Availability(config, typist, bus.events, quiet, (ms) => wakes.push(ms), false);
+  const availability = new Availability({
+    config,
+    typist,
+    events: bus.events,
+    log: quiet,
+    wakeIn: (ms) => void wakes.push(ms),
+    quiet: false,
+  });
   const delivered: ArchiveRecord[] = [];
-  const courier = new Courier(config, bus, typist, availability, quiet, async (r) => void delivered.push(r));
+  const courier = new Courier({
+    config,
+    bus,
+    typist,
+    availability,
+    log: quiet,
+    underway: new Underway(),
+    delivered: async (r) => void delivered.push(r),
+  });
   return { typist, stamps, events, wakes, courier, delivered, saves: () => saves };
 }
 

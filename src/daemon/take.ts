@@ -1,0 +1,61 @@
+/**
+ * Taking one message: its receiver's pane must be able to take it, then the turn step commits it and the
+ * courier types it. Its own part because both the pass (the next message in turn) and a person's approval
+ * (steering) take messages, and the conductor plans each new turn it makes; given to both, it lets them be
+ * made one after the other with no loop between them.
+ */
+import type { Approval, DeliveryBus, Waiting } from '../bus/bus.js';
+import type { ArchiveRecord } from '../core/record.js';
+import { decide, type Rules } from '../core/turns.js';
+import type { Availability } from './availability.js';
+import type { Courier } from './courier.js';
+
+/** What taking a message did. */
+export type Take =
+  /** Committed and typed, stamped delivered. */
+  | { kind: 'delivered'; id: string }
+  /** Committed; typing it is being retried (the courier keeps it). */
+  | { kind: 'typing'; id: string }
+  /** The receiver's pane cannot take it now: it stays where it is. */
+  | { kind: 'unavailable'; reason: string }
+  /** Not its turn after all, or not allowed (the state moved). */
+  | { kind: 'refused'; reason: string }
+  /** Gone, or changed since it was examined (it is examined again). */
+  | { kind: 'gone' }
+  | { kind: 'changed' };
+
+export interface TakerParts {
+  bus: DeliveryBus;
+  rules: Rules;
+  availability: Availability;
+  courier: Courier;
+  /** A turn step committed: a new turn, whose reminders are planned afresh (conductor.ts). */
+  committed(record: ArchiveRecord): void;
+}
+
+export class Taker {
+  constructor(private readonly p: TakerParts) {}
+
+  /**
+   * Deliver `w` (a waiting message, or an approval a person approved): its receiver's pane must be able
+   * to take it, then the turn step commits and the courier types it. `extra` goes into the record.
+   */
+  async take(w: Waiting | Approval, extra: Record<string, unknown> = {}): Promise<Take> {
+    const { bus, rules, availability, courier } = this.p;
+    // Not committed while the receiver's pane is missing: the message stays where it is (docs/protocol.md §6).
+    const ready = await availability.check(w.direction.to);
+    if (!ready.ok) return { kind: 'unavailable', reason: ready.reason };
+    const c = await bus.commit(w, (state) => decide(state, w.direction, rules), extra);
+    if (c.kind === 'refused') return { kind: 'refused', reason: c.decision.reason };
+    if (c.kind !== 'committed') return { kind: c.kind };
+    this.p.committed(c.record);
+    const now = performance.now();
+    const timing =
+      'firstSeen' in w
+        ? { firstSeen: w.firstSeen, turnSince: w.turnSince ?? w.firstSeen }
+        : { firstSeen: now, turnSince: now };
+    courier.begin(c.record, timing, { typed: false, saved: c.saved });
+    const delivered = await courier.advance(ready.pane);
+    return delivered ? { kind: 'delivered', id: c.record.id } : { kind: 'typing', id: c.record.id };
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * The daemon's parts, made in the order they depend on one another — nothing is used before it exists:
+ *
+ *   scheduler (when to look) → availability (is a pane there) → notices → the delivery under way →
+ *   conductor (reminders, endings) → receipts (what the hooks report) → courier (typing one message) →
+ *   taker (taking one message) → queue scan → steering (a person's requests) → pass (one look at it all)
+ *
+ * The one loop is the scheduler's: a pass's parts ask it for wake-ups, so it is made first, and it is
+ * given the pass last (scheduler.drive). The conductor and steering do not know the pass: what they need
+ * of a delivery (its receiver, taking a message) is a part of its own they are given (underway.ts, take.ts).
+ */
+import type { Bus, DeliveryBus } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
+import type { Rules } from '../core/turns.js';
+import type { Logger } from '../lib/log.js';
+import { SpoolIntake } from '../terminal/hooks/intake.js';
+import type { Typist } from '../terminal/typist.js';
+import { Availability } from './availability.js';
+import { Conductor } from './conductor.js';
+import { Courier } from './courier.js';
+import { typeNotice } from './notice.js';
+import { Pass } from './pass.js';
+import { Receipts } from './receipts.js';
+import { QueueScan } from './scan.js';
+import { Scheduler } from './scheduler.js';
+import { Steering } from './steering.js';
+import { Taker } from './take.js';
+import { Underway } from './underway.js';
+
+/** What the parts ask of the daemon's lifecycle (daemon.ts: the lease, stopping). */
+export interface Lifecycle {
+  /** The daemon is stopping: requests not yet taken are left for the next one. */
+  stopping(): boolean;
+  /** Throws when the lease is lost. */
+  checkLease(): void;
+  /** A write or keystroke was refused: true when the lifecycle handled it (the lease lost or unproven). */
+  fenced(err: unknown): boolean;
+}
+
+export interface Wiring {
+  config: Config;
+  bus: Bus;
+  typist: Typist;
+  log: Logger;
+  /** Answer the waiting requests and stop (no daemon running): outages are not reported. */
+  oneshot: boolean;
+  lifecycle: Lifecycle;
+}
+
+export interface Parts {
+  bus: DeliveryBus;
+  scheduler: Scheduler;
+  receipts: Receipts;
+  courier: Courier;
+  conductor: Conductor;
+  steering: Steering;
+}
+
+export function wire(w: Wiring): Parts {
+  const { config, typist, log, oneshot, lifecycle } = w;
+  const bus = w.bus.delivery(log);
+  const rules: Rules = { policy: config.turns.policy, agents: config.order };
+  // Fenced (the lease lost: paused past it, taken over): the lifecycle stops at once, or waits for the renewal.
+  const scheduler = new Scheduler(log, (err) => lifecycle.fenced(err));
+  const wakeIn = (ms: number) => scheduler.wakeIn(ms);
+  const availability = new Availability({ config, typist, events: bus.events, log, wakeIn, quiet: oneshot });
+  const typeInto = (agent: string, text: string) => typeNotice({ config, bus, availability, typist }, agent, text);
+  const underway = new Underway();
+  const conductor = new Conductor({ config, bus, log, underway, typeInto, wakeIn });
+  const receipts = new Receipts({
+    config,
+    bus,
+    rules,
+    intake: new SpoolIntake(config.messageDir),
+    post: (d, m) => w.bus.post(d, m),
+    log,
+    finish: (reason) => conductor.finish(reason),
+    wakeIn,
+    checkLease: () => lifecycle.checkLease(),
+  });
+  const courier = new Courier({
+    config,
+    bus,
+    typist,
+    availability,
+    log,
+    underway,
+    receipts,
+    delivered: (record) => conductor.afterDelivery(record),
+  });
+  const taker = new Taker({ bus, rules, availability, courier, committed: (record) => conductor.replan(record) });
+  const scan = new QueueScan({ bus, rules, log, wakeIn });
+  const steering = new Steering({
+    config,
+    bus,
+    typist,
+    log,
+    rules,
+    oneshot,
+    stopping: () => lifecycle.stopping(),
+    deliveringTo: () => underway.to,
+    take: (waiting, extra) => taker.take(waiting, extra),
+    ready: (agent) => availability.check(agent),
+    typeInto,
+    receiptFor: (id) => receipts.takeEarly(id),
+    finish: (reason, note) => conductor.finish(reason, note),
+    resumed: () => {
+      conductor.replan();
+      scan.forgetHeld();
+      scheduler.kick();
+    },
+  });
+  const pass = new Pass({ config, bus, log, availability, receipts, courier, steering, conductor, scan, taker });
+  scheduler.drive(() => pass.run());
+  return { bus, scheduler, receipts, courier, conductor, steering };
+}
