@@ -14,12 +14,7 @@ import { tmuxFence } from '../terminal/fence.js';
 import { Tmux } from '../terminal/tmux.js';
 import { TmuxTypist } from '../terminal/tmux-typist.js';
 import type { Typist } from '../terminal/typist.js';
-import type { Conductor } from './conductor.js';
-import type { Courier } from './courier.js';
-import type { Receipts } from './receipts.js';
-import type { Scheduler } from './scheduler.js';
-import type { Steering } from './steering.js';
-import { wire } from './wiring.js';
+import { type Parts, wire } from './wiring.js';
 
 export interface DaemonOptions {
   typist?: Typist;
@@ -41,11 +36,8 @@ export class Daemon {
   private readonly bus: DeliveryBus;
   private readonly typist: Typist;
   private readonly log: Logger;
-  private readonly scheduler: Scheduler;
-  private readonly courier: Courier;
-  private readonly steering: Steering;
-  private readonly conductor: Conductor;
-  private readonly receipts: Receipts;
+  /** The daemon's parts, made in wiring.ts. */
+  private readonly parts: Parts;
   private lease: Lease | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -63,7 +55,7 @@ export class Daemon {
       new TmuxTypist(opts.tmux ?? new Tmux({ control: true }), config.delivery.enter_delay_ms, !opts.tmux);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     const oneshot = Boolean(opts.oneshot);
-    const parts = wire({
+    this.parts = wire({
       config,
       bus,
       typist: this.typist,
@@ -75,14 +67,7 @@ export class Daemon {
         fenced: (err) => this.fenced(err),
       },
     });
-    ({
-      bus: this.bus,
-      scheduler: this.scheduler,
-      courier: this.courier,
-      steering: this.steering,
-      conductor: this.conductor,
-      receipts: this.receipts,
-    } = parts);
+    this.bus = this.parts.bus;
   }
 
   /** Take the lease, reconcile state with the archive, start watching. Throws LeaseHeldError or StateError. */
@@ -104,7 +89,7 @@ export class Daemon {
       for (const note of r.notes) this.log.warn(note);
       if (r.notes.length) await this.bus.events.emit('recovered', { notes: r.notes });
       if (r.unfinished)
-        this.courier.begin(
+        this.parts.courier.begin(
           r.unfinished.record,
           { firstSeen: performance.now(), turnSince: performance.now() },
           { typed: r.unfinished.typed, saved: true },
@@ -119,17 +104,17 @@ export class Daemon {
           started_at: st.started_at ?? now,
         }));
       }
-      await this.conductor.finishIfDue();
+      await this.parts.conductor.finishIfDue();
       if (this.opts.oneshot) {
-        await this.steering.answer();
+        await this.parts.steering.answer();
         await this.stop('oneshot');
         return;
       }
       await this.bus.watch((h) => {
-        if (h.kind === 'requests') this.steering.expect();
-        this.scheduler.kick();
+        if (h.kind === 'requests') this.parts.steering.expect();
+        this.parts.scheduler.kick();
       });
-      await this.receipts.watch(() => this.scheduler.kick());
+      await this.parts.receipts.watch(() => this.parts.scheduler.kick());
       if (this.stopping) {
         await this.bus.unwatch(); // lost the lease while starting
         return;
@@ -151,7 +136,7 @@ export class Daemon {
       // The lease may have been lost meanwhile (the database went away mid-recovery): stop() then ran
       // already and released it, so `this.lease` can be null here.
       await this.bus.unwatch();
-      this.receipts.unwatch();
+      this.parts.receipts.unwatch();
       this.typist.close(); // its tmux control client would keep the process alive
       await this.lease?.release();
       this.lease = null;
@@ -170,8 +155,8 @@ export class Daemon {
     this.stopping = true;
     if (this.rescanTimer) clearInterval(this.rescanTimer);
     await this.bus.unwatch();
-    this.receipts.unwatch();
-    await this.scheduler.stop();
+    this.parts.receipts.unwatch();
+    await this.parts.scheduler.stop();
     this.typist.close();
     if (reason !== 'oneshot') await this.bus.events.emit('stopped', { pid: process.pid, reason });
     await this.bus.close();
@@ -185,8 +170,8 @@ export class Daemon {
     if (this.stopping) return;
     try {
       await this.bus.rescan();
-      if (!this.steering.expecting && (await this.bus.requests()).length > 0) this.steering.expect();
-      this.scheduler.kick();
+      if (!this.parts.steering.expecting && (await this.bus.requests()).length > 0) this.parts.steering.expect();
+      this.parts.scheduler.kick();
     } catch (err) {
       if (!this.fenced(err)) this.log.warn(`rescan failed: ${String(err)}`);
     }
@@ -200,7 +185,7 @@ export class Daemon {
     if (!(err instanceof FencedError)) return false;
     if (!err.lost) {
       this.log.debug(`${err.message}; waiting for the lease to be renewed`);
-      this.scheduler.wakeIn(500);
+      this.parts.scheduler.wakeIn(500);
       return true;
     }
     this.log.error(`${err.message}: this daemon types and writes nothing more`);
