@@ -67,7 +67,8 @@ export async function reject(stage: Stage, req: Extract<Request, { op: 'reject' 
       ? 'a message to it is still being delivered'
       : await stage.typeInto(
           d.from,
-          `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n[baton] it is still your turn; write a new message.`,
+          `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n` +
+            '[baton] it is still your turn; write a new message.',
         );
   return {
     ok: true,

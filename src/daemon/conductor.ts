@@ -119,8 +119,9 @@ export class Conductor {
       ...(note ? { note } : {}),
       message_counter: st.message_counter,
     });
+    const demoEnd = st.demo && !this.p.config.turns.max_turns ? ': the end of the demo' : '';
     const why = {
-      max_turns: `it reached max_turns (${rulesFor(this.p.config.turns, st).max_turns}${st.demo && !this.p.config.turns.max_turns ? ': the end of the demo' : ''})`,
+      max_turns: `it reached max_turns (${rulesFor(this.p.config.turns, st).max_turns}${demoEnd})`,
       stop_phrase: 'the stop phrase was said',
       max_duration: `it ran for max_duration_s (${this.p.config.turns.max_duration_s} s)`,
       ended: 'a person ended it',
@@ -133,7 +134,8 @@ export class Conductor {
       }
       const err = await this.p.typeInto(
         agent,
-        `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. Nothing more will be delivered; please stop and wait.`,
+        `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. ` +
+          'Nothing more will be delivered; please stop and wait.',
       );
       if (err) this.p.log.warn(`could not tell ${agent} the conversation finished: ${err}`);
     }

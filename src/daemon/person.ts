@@ -89,6 +89,8 @@ export async function kickoff(stage: Stage, topic: string, request: string): Pro
   stage.resumed();
   return {
     ...reply,
-    message: `${reply.message}: ${holder} opens the conversation${st.paused ? ' (it is paused: "baton resume" lets messages through)' : ''}`,
+    message:
+      `${reply.message}: ${holder} opens the conversation` +
+      (st.paused ? ' (it is paused: "baton resume" lets messages through)' : ''),
   };
 }

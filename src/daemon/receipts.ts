@@ -213,7 +213,8 @@ export class Receipts {
   private async overdue(): Promise<void> {
     for (const o of this.unconfirmed.due((agent) => this.states[agent]?.state === 'busy')) {
       this.log.warn(
-        `${o.id} → ${o.agent}: stamped delivered, but its hook reported no prompt within ${RECEIPT_BOUND_MS / 1000} s${o.suspect ? '; checking its pane' : ''}`,
+        `${o.id} → ${o.agent}: stamped delivered, but its hook reported no prompt within ${RECEIPT_BOUND_MS / 1000} s` +
+          (o.suspect ? '; checking its pane' : ''),
       );
       await this.bus.events.emit('delivery_unconfirmed', { id: o.id, agent: o.agent, after_ms: o.afterMs });
     }

@@ -118,7 +118,9 @@ export class Steering {
     this.stage.log.info('paused: deliveries wait until "baton resume"');
     return {
       ok: true,
-      message: `paused: messages wait in their folders (the agents are not told); "baton resume" continues. ${state.current_turn} has the turn`,
+      message:
+        'paused: messages wait in their folders (the agents are not told); "baton resume" continues. ' +
+        `${state.current_turn} has the turn`,
     };
   }
 }

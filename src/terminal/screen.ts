@@ -34,7 +34,10 @@ export function screenProblem(screen: Screen): string | null {
     case 'ready':
       return null;
     case 'holding':
-      return `its input box holds text (${JSON.stringify(screen.input.slice(0, 40))}${screen.input.length > 40 ? '…' : ''}): a person may be typing`;
+      return (
+        `its input box holds text (${JSON.stringify(screen.input.slice(0, 40))}${screen.input.length > 40 ? '…' : ''}): ` +
+        'a person may be typing'
+      );
     case 'dialog':
       return `a dialog is open (${screen.detail})`;
     case 'unknown':
