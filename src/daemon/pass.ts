@@ -39,14 +39,16 @@ interface PassContext {
   done: boolean | null;
 }
 
-type Stage = (p: PassParts, ctx: PassContext) => Promise<void>;
+/** One stage of a pass (steering's Stage, stage.ts, is another thing: what a person's requests may use). */
+type PassStage = (p: PassParts, ctx: PassContext) => Promise<void>;
 
-const readHooks: Stage = async (p) => {
+/** What the agents' hooks reported (receipts, turn ends): handled first. */
+const readHooks: PassStage = async (p) => {
   await p.receipts.run();
 };
 
 /** A cut-short delivery goes first; until it is done nothing else is delivered (but bad files are still rejected). */
-const finishCutShort: Stage = async (p, ctx) => {
+const finishCutShort: PassStage = async (p, ctx) => {
   ctx.free = !p.courier.busy || (await p.courier.advance());
 };
 
@@ -54,31 +56,43 @@ const finishCutShort: Stage = async (p, ctx) => {
  * A person's requests are answered even while a delivery is stuck (each one says what it cannot do now);
  * reminders wait until nothing is half-typed.
  */
-const answerRequests: Stage = async (p) => {
+const answerRequests: PassStage = async (p) => {
   if (p.steering.expecting) await p.steering.answer();
 };
 
-const conduct: Stage = async (p, ctx) => {
+/** Reminders, stalls and the end by max_duration (conductor.ts). */
+const conduct: PassStage = async (p, ctx) => {
   if (ctx.free) await p.conductor.conduct();
 };
 
-const retypeLost: Stage = async (p, ctx) => {
+/** A stamped message whose receipt never came though its agent's hooks work: typed again if provably lost. */
+const retypeLost: PassStage = async (p, ctx) => {
   const lost = ctx.free ? p.receipts.suspect() : undefined;
   if (lost && (await retype(p, lost))) ctx.done = true;
 };
 
-const scanQueues: Stage = async (p, ctx) => {
+/** Every queue looked at: held and rejected reported, the message whose turn it is found (scan.ts). */
+const scanQueues: PassStage = async (p, ctx) => {
   ctx.best = await p.scan.next();
 };
 
-const takeBest: Stage = async (p, ctx) => {
+/** Deliver that message (or hold it for a person's approval in moderated mode), unless a delivery is stuck. */
+const takeBest: PassStage = async (p, ctx) => {
   const best = ctx.best;
   if (!ctx.free || !best) ctx.done = false;
   else if (p.config.turns.moderated) ctx.done = (await p.bus.moderate(best)) !== 'held';
   else ctx.done = (await p.taker.take(best)).kind !== 'unavailable';
 };
 
-const STAGES: readonly Stage[] = [readHooks, finishCutShort, answerRequests, conduct, retypeLost, scanQueues, takeBest];
+const STAGES: readonly PassStage[] = [
+  readHooks,
+  finishCutShort,
+  answerRequests,
+  conduct,
+  retypeLost,
+  scanQueues,
+  takeBest,
+];
 
 export class Pass {
   constructor(private readonly p: PassParts) {}
