@@ -1,0 +1,70 @@
+/**
+ * Named parameters for node-postgres, which only knows `$1 … $n`. A statement is written with `:name`
+ * where a value goes (`WHERE conversation = :conversation AND id = :id`); `statement()` turns it, once,
+ * into the `$n` text PostgreSQL receives and the order of the names, and `bind()` turns an object of
+ * named values into the values array in that order. No statement counts `$n` by hand: the turn step's
+ * had fourteen, matched to a values array by position.
+ *
+ * Not a name: `::type` casts, anything inside '…' or "…" (a literal, a quoted identifier), a `--`
+ * comment. Every name must get a value (null is a value; undefined is a mistake) and every value a
+ * name: a key the statement does not use is a typo, and fails at once rather than binding nothing.
+ */
+import type pg from 'pg';
+import type { Conn, Db } from '../db.js';
+
+/** A statement with named parameters, compiled: P the values it takes, R the row it returns. */
+export interface Statement<P extends object, R extends pg.QueryResultRow = pg.QueryResultRow> {
+  /** What it is called in code (`turns.cas`): for error messages. */
+  readonly name: string;
+  /** The text sent, with `$1 … $n`. */
+  readonly text: string;
+  /** `$k` is the value named `names[k - 1]`. */
+  readonly names: readonly (keyof P & string)[];
+  /** Carries R for `run()`'s result type; never set. */
+  readonly row?: R;
+}
+
+/** Anything that runs a query: a pool, or a session (a pool's client, a dedicated one). */
+export type Queryable = Db | Conn;
+
+const TOKEN = /'(?:[^']|'')*'|"(?:[^"]|"")*"|--[^\n]*|(?<![:\w$]):([A-Za-z_]\w*)/g;
+
+export function statement<P extends object, R extends pg.QueryResultRow = pg.QueryResultRow>(
+  name: string,
+  source: string,
+): Statement<P, R> {
+  const names: string[] = [];
+  const text = source.replace(TOKEN, (token, param: string | undefined) => {
+    if (param === undefined) return token;
+    const at = names.indexOf(param);
+    return `$${at < 0 ? names.push(param) : at + 1}`;
+  });
+  if (/(?<![\w$])\$\d/.test(source.replace(TOKEN, '')))
+    throw new Error(`${name}: a positional $n in a named statement`);
+  return { name, text, names: names as (keyof P & string)[] };
+}
+
+/** The values array of `s` for `params`, in its `$n` order. */
+export function bind<P extends object>(s: Statement<P, pg.QueryResultRow>, params: P): unknown[] {
+  const given = params as Record<string, unknown>;
+  for (const key of Object.keys(given))
+    if (!(s.names as readonly string[]).includes(key)) throw new Error(`${s.name}: no :${key} in the statement`);
+  return s.names.map((n) => {
+    const v = given[n];
+    if (v === undefined) throw new Error(`${s.name}: no value for :${n}`);
+    return v;
+  });
+}
+
+/** Run `s` with `params` on `c`. */
+export function run<P extends object, R extends pg.QueryResultRow>(
+  c: Queryable,
+  s: Statement<P, R>,
+  params: P,
+): Promise<pg.QueryResult<R>> {
+  return c.query<R>(s.text, bind(s, params));
+}
+
+/** A statement that takes no values. */
+export const plain = <R extends pg.QueryResultRow = pg.QueryResultRow>(name: string, source: string) =>
+  statement<Record<string, never>, R>(name, source);
