@@ -37,7 +37,14 @@ export interface Agent {
   reply: ReplyMode;
 }
 
-export type BusConfig = { kind: 'files' } | { kind: 'postgres'; url: string; conversation: string };
+export type BusConfig =
+  | { kind: 'files' }
+  | {
+      kind: 'postgres';
+      url: string;
+      conversation: string /** The PostgreSQL schema (default baton). */;
+      schema: string;
+    };
 
 export interface Direction {
   /** Folder name under message_dir. */
@@ -215,6 +222,7 @@ export function parseConfig(
       conversation:
         c.bus.conversation ??
         (baseDir.split(/[\\/]/).filter(Boolean).pop() ?? 'baton').replace(/[^A-Za-z0-9._-]/g, '_'),
+      schema: c.bus.schema,
     };
   }
   if (problems.length) throw new ConfigError(source, problems);

@@ -24,7 +24,16 @@ const hostName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'host names use letters, digits, ".", "_" and "-" (max 64)');
 
-// SPEC §10: where the conversation lives. The password belongs in BATON_BUS_URL, not in this file.
+/** The PostgreSQL schema baton's tables live in unless `bus.schema` names another. */
+export const DEFAULT_BUS_SCHEMA = 'baton';
+/**
+ * `bus.schema` goes into every statement as an identifier, so its form is checked here: lowercase letters,
+ * digits and "_" (nothing to escape, and the same name quoted or not), at most 63 bytes (the server cuts
+ * longer ones), and not pg_… (reserved for the system's schemas).
+ */
+export const BUS_SCHEMA_NAME = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
+
+// docs/protocol.md §10: where the conversation lives. The password belongs in BATON_BUS_URL, not in this file.
 const BusSchema = z.strictObject({
   kind: z.enum(['files', 'postgres']).default('files'),
   url: z
@@ -35,6 +44,14 @@ const BusSchema = z.strictObject({
     .string()
     .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'conversation names use letters, digits, ".", "_" and "-"')
     .optional(),
+  /** The PostgreSQL schema of baton's tables: two schemas in one database are two separate buses. */
+  schema: z
+    .string()
+    .regex(
+      BUS_SCHEMA_NAME,
+      'a schema name uses lowercase letters, digits and "_", starts with a letter or "_" and not with "pg_" (max 63)',
+    )
+    .default(DEFAULT_BUS_SCHEMA),
 });
 
 const AgentSchema = z.strictObject({

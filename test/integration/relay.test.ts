@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openPool } from '../../src/bus/postgres/db.js';
 import { relayInto } from '../../src/bus/postgres/relay.js';
+import { pgOf } from '../../src/bus/postgres/rows.js';
 import { ensureConversation } from '../../src/bus/postgres/store.js';
 import { parseConfig } from '../../src/config/config.js';
 import { initialState } from '../../src/core/turns.js';
@@ -31,11 +32,11 @@ describe('relay (PostgreSQL bus)', () => {
     const config = parseConfig(machinesConfig(server.url, conversation), join(dir, 'config.json'), dir, {
       BATON_HOST: 'alpha',
     });
-    const pg = { url: server.url, conversation, host: 'alpha' };
+    const pg = pgOf({ url: server.url, conversation, host: 'alpha', schema: 'baton' });
     const db = openPool(server.url);
     try {
-      await ensureConversation(db, conversation, initialState(config.firstTurn));
-      const relay = relayInto(config, db, pg, { emit: async () => {} }, silent, () => null);
+      await ensureConversation(db, pg, initialState(config.firstTurn));
+      const relay = relayInto({ config, db, pg, events: { emit: async () => {} }, log: silent, held: () => null });
       await relay.ensureFolders();
       const folder = config.directions.find((d) => d.from === 'claude1')!.dir;
       const body = JSON.stringify({ content: 'exactly once' });

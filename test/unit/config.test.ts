@@ -158,7 +158,22 @@ describe('config: the bus and machines (SPEC §10)', () => {
       base,
       { BATON_BUS_URL: 'postgres://x:secret@db2/baton' },
     );
-    expect(c.bus).toEqual({ kind: 'postgres', url: 'postgres://x:secret@db2/baton', conversation: 'proj' });
+    expect(c.bus).toEqual({
+      kind: 'postgres',
+      url: 'postgres://x:secret@db2/baton',
+      conversation: 'proj',
+      schema: 'baton',
+    });
     expect(problems({ ...two, bus: { kind: 'postgres', url: 'mysql://db' } })).toEqual(['bus.url: a postgres:// URL']);
+  });
+  it('bus.schema names the PostgreSQL schema (default baton): a safe identifier, or a problem naming the key', () => {
+    const bus = (schema: string) => ({ ...two, bus: { kind: 'postgres', url: 'postgres://x@db/baton', schema } });
+    expect(parseConfig(bus('team_b2'), '/proj/config.json', base, {}).bus).toMatchObject({ schema: 'team_b2' });
+    expect(parseConfig(bus('_x'), '/proj/config.json', base, {}).bus).toMatchObject({ schema: '_x' });
+    for (const bad of ['Baton', '2nd', 'pg_baton', 'a-b', 'a.b', 'a"b', '', 'x'.repeat(64), 'baton; DROP TABLE x'])
+      expect(problems(bus(bad)), bad).toEqual([
+        'bus.schema: a schema name uses lowercase letters, digits and "_", starts with a letter or "_" and not with "pg_" (max 63)',
+      ]);
+    expect(problems(bus('x'.repeat(63)))).toEqual([]);
   });
 });

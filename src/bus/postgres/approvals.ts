@@ -1,35 +1,30 @@
 /**
  * Moderated mode on the PostgreSQL bus (SPEC §9): a message waiting for a person's approval is its
  * waiting row with status 'approval' (one per sender); approved, it is committed from there like any
- * other; refused, it moves to baton.rejected with the reason. Writes run inside the caller's fenced
+ * other; refused, it moves to `rejected` with the reason. Writes run inside the caller's fenced
  * transaction (delivery.ts).
  */
 import type { Config, Direction } from '../../config/config.js';
 import type { Approval, Waiting } from '../bus.js';
 import type { Conn, Db } from './db.js';
 import { checkBody, seqOf, waitingName, type Pg } from './rows.js';
+import { run } from './sql/bind.js';
 import { insertRejected } from './store.js';
 
 export async function moderate(c: Conn, pg: Pg, config: Config, w: Waiting): Promise<'queued' | 'held' | 'gone'> {
   const senders = new Map(config.directions.map((d) => [d.name, d.from]));
-  const q = await c.query<{ direction: string }>(
-    `SELECT direction FROM baton.waiting WHERE conversation = $1 AND status = 'approval' FOR UPDATE`,
-    [pg.conversation],
-  );
+  const q = await run(c, pg.sql.approvals.locked, { conversation: pg.conversation });
   if (q.rows.some((r) => senders.get(r.direction) === w.direction.from)) return 'held';
-  const u = await c.query(
-    `UPDATE baton.waiting SET status = 'approval' WHERE seq = $1 AND conversation = $2 AND status = 'waiting'`,
-    [seqOf(w.name), pg.conversation],
-  );
+  const u = await run(c, pg.sql.approvals.queue, { seq: seqOf(w.name), conversation: pg.conversation });
   return u.rowCount ? 'queued' : 'gone';
 }
 
 /** Approvals this machine delivers (its agents receive them), oldest first. */
 export async function approvals(db: Db, pg: Pg, here: Direction[]): Promise<Approval[]> {
-  const r = await db.query<{ seq: string; direction: string; file: string | null }>(
-    `SELECT seq, direction, file FROM baton.waiting WHERE conversation = $1 AND status = 'approval' AND direction = ANY($2) ORDER BY seq`,
-    [pg.conversation, here.map((d) => d.name)],
-  );
+  const r = await run(db, pg.sql.approvals.listIn, {
+    conversation: pg.conversation,
+    directions: here.map((d) => d.name),
+  });
   return r.rows.map((x) => {
     const name = waitingName(x.seq, x.file);
     return { key: `${x.direction}/${name}`, name, direction: here.find((d) => d.name === x.direction)! };
@@ -37,12 +32,9 @@ export async function approvals(db: Db, pg: Pg, here: Direction[]): Promise<Appr
 }
 
 export async function refuse(c: Conn, pg: Pg, a: Approval, reason: string): Promise<boolean> {
-  const r = await c.query<{ body: string; file: string | null }>(
-    `DELETE FROM baton.waiting WHERE seq = $1 AND conversation = $2 AND status = 'approval' RETURNING body, file`,
-    [seqOf(a.name), pg.conversation],
-  );
+  const r = await run(c, pg.sql.approvals.take, { seq: seqOf(a.name), conversation: pg.conversation });
   if (!r.rows[0]) return false;
-  await insertRejected(c, pg.conversation, {
+  await insertRejected(c, pg, {
     stored_as: `${pg.conversation}#${a.name}`,
     file: r.rows[0].file,
     direction: a.direction.name,
@@ -53,10 +45,7 @@ export async function refuse(c: Conn, pg: Pg, a: Approval, reason: string): Prom
 }
 
 export async function examineApproval(db: Db, pg: Pg, a: Approval, maxBytes: number) {
-  const r = await db.query<{ body: string }>(
-    `SELECT body FROM baton.waiting WHERE seq = $1 AND conversation = $2 AND status = 'approval'`,
-    [seqOf(a.name), pg.conversation],
-  );
+  const r = await run(db, pg.sql.approvals.body, { seq: seqOf(a.name), conversation: pg.conversation });
   if (!r.rows[0]) return { kind: 'gone' as const };
   const c = checkBody(r.rows[0].body, a.direction, maxBytes);
   return c.ok ? { kind: 'valid' as const, message: c.message } : { kind: 'invalid' as const, reason: c.reason };

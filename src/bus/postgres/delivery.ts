@@ -20,17 +20,25 @@ import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
 import type { EventLog } from '../events.js';
 import { tx, type Db } from './db.js';
-import { channelOf, hintOf } from './hints.js';
+import { hintOf } from './hints.js';
 import { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
-import { casStep, turnStep } from './turn-step.js';
+import { stepOf } from './turn-step.js';
 import { pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { relayInto, type Relay } from './relay.js';
 import { deliveredHere, requestHost, type Pg } from './rows.js';
 import { WaitingView } from './waiting-view.js';
-import { amendRecord, countWaiting, ensureConversation, rejectWaiting, stampRecord, updateState } from './store.js';
+import {
+  amendRecord,
+  countWaiting,
+  ensureConversation,
+  readRecord,
+  rejectWaiting,
+  stampRecord,
+  updateState,
+} from './store.js';
 import { approvals, examineApproval, moderate, refuse } from './approvals.js';
 import {
   answer,
@@ -43,8 +51,23 @@ import {
 } from './requests.js';
 import type { Request } from '../../core/requests.js';
 
+/** What a daemon's side of the bus works with. */
+export interface DeliveryOptions {
+  config: Config;
+  /** Durable sessions: turn steps, stamps, every write that must reach the disk. */
+  db: Db;
+  /** Sessions that commit without waiting for the disk: the event log, the relay's first insert (db.ts). */
+  eventsDb?: Db;
+  pg: Pg;
+  log: Logger;
+}
+
 export class PgDelivery implements DeliveryBus {
   readonly events: EventLog;
+  private readonly config: Config;
+  private readonly db: Db;
+  private readonly pg: Pg;
+  private readonly log: Logger;
   private readonly relay: Relay;
   private readonly here;
   private st!: State;
@@ -53,27 +76,21 @@ export class PgDelivery implements DeliveryBus {
   private readonly view: WaitingView;
   private rescans = 0;
 
-  constructor(
-    private readonly config: Config,
-    private readonly db: Db,
-    private readonly pg: Pg,
-    private readonly log: Logger,
-    eventsDb: Db = db,
-  ) {
-    const events = pgEventLog(eventsDb, pg.conversation, (err) => log.warn(`cannot store an event: ${String(err)}`));
+  constructor({ config, db, eventsDb = db, pg, log }: DeliveryOptions) {
+    this.config = config;
+    this.db = db;
+    this.pg = pg;
+    this.log = log;
+    const events = pgEventLog(eventsDb, pg, (err) => log.warn(`cannot store an event: ${String(err)}`));
     this.events = fencedEvents(events, () => this.held);
     this.here = deliveredHere(config);
-    this.view = new WaitingView(db, pg, this.here, config.inbox.max_bytes);
-    this.relay = relayInto(config, db, pg, this.events, log, () => this.held, eventsDb);
-  }
-
-  private guard(): void {
-    this.held?.check();
+    this.view = new WaitingView({ db, pg, here: this.here, maxBytes: config.inbox.max_bytes });
+    this.relay = relayInto({ config, db, fastDb: eventsDb, pg, events: this.events, log, held: () => this.held });
   }
 
   /** A write transaction proving the lease first; one that may change the state or the waiting rows (`'view'`) has them read again. */
   private write<T>(fn: (c: pg.PoolClient) => Promise<T>, touches: 'view' | 'other' = 'view'): Promise<T> {
-    this.guard();
+    this.held?.check(); // throws while the lease is lost or unproven (as before every write and stamp here)
     const done = tx(this.db, async (c) => {
       if (this.held) await checkGeneration(c, this.pg, this.held.generation);
       return fn(c);
@@ -82,14 +99,14 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
-    await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
-    this.held = await acquireLease(this.pg.url, this.pg, holder, onLost);
+    await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
+    this.held = await acquireLease(this.pg, holder, onLost);
     return this.held;
   }
 
   async recover(): Promise<Recovered> {
-    this.guard();
-    await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
+    this.held?.check();
+    await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
     await this.relay.ensureFolders();
     await this.relay.resume();
     const r = await recoverConversation(this.db, this.pg, this.config);
@@ -103,20 +120,7 @@ export class PgDelivery implements DeliveryBus {
 
   async watch(hint: (h: Hint) => void): Promise<void> {
     await this.relay.watch(hint);
-    this.listener = new Listener(
-      this.pg.url,
-      channelOf(this.pg.conversation),
-      (p) => {
-        const h = hintOf(p, this.pg.host);
-        if (h?.kind === 'messages') this.view.told(h);
-        if (h) hint({ kind: h.kind });
-      },
-      () => {
-        this.view.invalidate();
-        hint({ kind: 'messages' });
-        hint({ kind: 'requests' });
-      },
-    );
+    this.listener = listen(this.pg, this.view, hint);
     await this.listener.start();
   }
 
@@ -133,7 +137,7 @@ export class PgDelivery implements DeliveryBus {
    * every 2 s it was 1.5 statements a second per conversation and machine, a sixth of all at scale.
    */
   async rescan(): Promise<void> {
-    this.guard();
+    this.held?.check();
     await this.relay.rescan();
     if (this.rescans++ % 5 !== 0) return;
     this.view.invalidate();
@@ -150,7 +154,7 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async reject(w: Waiting, reason: string): Promise<void> {
-    if (!(await this.write((c) => rejectWaiting(c, this.pg.conversation, w, reason)))) return;
+    if (!(await this.write((c) => rejectWaiting(c, this.pg, w, reason)))) return;
     this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
     await this.events.emit('rejected', {
       file: w.name,
@@ -161,7 +165,7 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
-    this.guard();
+    this.held?.check();
     const waiting = 'firstSeen' in w ? w : null;
     const input = {
       w,
@@ -170,15 +174,8 @@ export class PgDelivery implements DeliveryBus {
       firstSeen: waiting?.firstSeen ?? performance.now(),
       generation: this.held?.generation ?? null,
     };
-    // A waiting message this daemon has read goes in one statement; an approval, or one not read, in a transaction.
-    const seen = waiting && this.view.expected(waiting);
-    const max = this.config.inbox.max_bytes;
-    const out = await this.view.step(
-      w,
-      waiting && seen
-        ? casStep(this.db, this.pg, max, { ...input, w: waiting }, seen)
-        : turnStep(this.db, this.pg, max, input),
-    );
+    const on = { db: this.db, pg: this.pg, maxBytes: this.config.inbox.max_bytes };
+    const out = await this.view.step(w, stepOf(on, input, waiting && this.view.expected(waiting)));
     if (out.kind === 'invalid') {
       // Rolled back: it is still waiting, and is refused with its reason like any invalid message.
       if (waiting) await this.reject(waiting, out.reason);
@@ -200,30 +197,23 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async stamp(record: ArchiveRecord): Promise<void> {
-    this.guard();
+    this.held?.check();
     await stampRecord(this.db, this.pg, record, this.held?.generation ?? null);
     failpoint('stamped');
   }
 
-  async record(id: string): Promise<ArchiveRecord | null> {
-    const r = await this.db.query<{ record: ArchiveRecord }>(
-      'SELECT record FROM baton.archive WHERE conversation = $1 AND id = $2',
-      [this.pg.conversation, id],
-    );
-    return r.rows[0]?.record ?? null;
+  record(id: string): Promise<ArchiveRecord | null> {
+    return readRecord(this.db, this.pg, id);
   }
 
   amend(id: string, fields: Amendment): Promise<boolean> {
-    return this.write((c) => amendRecord(c, this.pg.conversation, id, fields), 'other');
+    return this.write((c) => amendRecord(c, this.pg, id, fields), 'other');
   }
 
   async waitingFrom(agent: string): Promise<number> {
     if (!isFenced(this.held)) await this.relay.run(); // its files become rows first: a file is a post too
-    return countWaiting(
-      this.db,
-      this.pg.conversation,
-      this.config.directions.filter((d) => d.from === agent).map((d) => d.name),
-    );
+    const from = this.config.directions.filter((d) => d.from === agent).map((d) => d.name);
+    return countWaiting(this.db, this.pg, from);
   }
 
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {
@@ -263,11 +253,29 @@ export class PgDelivery implements DeliveryBus {
   }
 
   async forward(request: Request): Promise<void> {
-    this.guard();
+    this.held?.check();
     await insertRequest(this.db, this.pg, requestHost(this.config, request, this.st?.current_turn), request);
   }
 
   async close(): Promise<void> {
     await this.unwatch();
   }
+}
+
+/** The conversation's notifications: hints for the daemon, and news for what it sees (waiting-view.ts). */
+function listen(pg: Pg, view: WaitingView, hint: (h: Hint) => void): Listener {
+  return new Listener(
+    pg.url,
+    pg.channel,
+    (payload) => {
+      const h = hintOf(payload, pg.host);
+      if (h?.kind === 'messages') view.told(h);
+      if (h) hint({ kind: h.kind });
+    },
+    () => {
+      view.invalidate();
+      hint({ kind: 'messages' });
+      hint({ kind: 'requests' });
+    },
+  );
 }

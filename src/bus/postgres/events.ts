@@ -6,20 +6,16 @@
  */
 import { LogReplaced, NO_LOG, type EventLog, type EventName, type EventSource } from '../events.js';
 import { client, type Db } from './db.js';
-import { channelOf } from './hints.js';
+import type { Pg } from './rows.js';
+import { run } from './sql/bind.js';
 
-export function pgEventLog(db: Db, conversation: string, onError: (err: unknown) => void): EventLog {
-  const channel = channelOf(conversation);
+export function pgEventLog(db: Db, pg: Pg, onError: (err: unknown) => void): EventLog {
+  const { conversation, channel } = pg;
   return {
     async emit(event: EventName, fields = {}) {
       const body = JSON.stringify({ ts: new Date().toISOString(), event, ...fields });
       // A record, not the source of truth: failing to append never stops a delivery.
-      await db
-        .query(
-          `WITH e AS (INSERT INTO baton.events (conversation, body) VALUES ($1, $2) RETURNING seq) SELECT pg_notify($3, 'events') FROM e`,
-          [conversation, body, channel],
-        )
-        .catch(onError);
+      await run(db, pg.sql.events.append, { conversation, body, channel }).catch(onError);
     },
   };
 }
@@ -27,24 +23,20 @@ export function pgEventLog(db: Db, conversation: string, onError: (err: unknown)
 export class PgEventSource implements EventSource {
   constructor(
     private readonly db: Db,
-    private readonly url: string,
-    private readonly conversation: string,
+    private readonly pg: Pg,
   ) {}
 
   private async gen(): Promise<string> {
-    const r = await this.db
-      .query<{ gen: string }>('SELECT gen FROM baton.conversations WHERE name = $1', [this.conversation])
-      .catch(() => ({ rows: [] as { gen: string }[] }));
+    const r = await run(this.db, this.pg.sql.conversations.gen, { conversation: this.pg.conversation }).catch(() => ({
+      rows: [] as { gen: string }[],
+    }));
     return r.rows[0]?.gen ?? NO_LOG;
   }
 
   async head(): Promise<{ gen: string; end: number }> {
     const gen = await this.gen();
     if (gen === NO_LOG) return { gen, end: 0 };
-    const r = await this.db.query<{ end: string }>(
-      'SELECT coalesce(max(seq), 0) + 1 AS end FROM baton.events WHERE conversation = $1',
-      [this.conversation],
-    );
+    const r = await run(this.db, this.pg.sql.events.end, { conversation: this.pg.conversation });
     return { gen, end: Number(r.rows[0]!.end) };
   }
 
@@ -60,10 +52,11 @@ export class PgEventSource implements EventSource {
     }
     let last = from;
     for (;;) {
-      const r = await this.db.query<{ seq: string; body: Record<string, unknown> }>(
-        'SELECT seq, body FROM baton.events WHERE conversation = $1 AND seq >= $2 AND seq < $3 ORDER BY seq LIMIT 1000',
-        [this.conversation, last, until],
-      );
+      const r = await run(this.db, this.pg.sql.events.page, {
+        conversation: this.pg.conversation,
+        from: last,
+        until,
+      });
       for (const row of r.rows) {
         last = Number(row.seq) + 1;
         if ((await each(row.body, last)) === false) return { last, skipping: false };
@@ -75,11 +68,11 @@ export class PgEventSource implements EventSource {
   follow(changed: () => void): { close(): void } {
     let closed = false;
     const poll = setInterval(changed, 1000);
-    const c = client(this.url);
+    const c = client(this.pg.url);
     c.on('error', () => {}); // the poll carries on; a reader needs nothing more
     c.on('notification', () => changed());
     c.connect()
-      .then(() => (closed ? undefined : c.query(`LISTEN ${channelOf(this.conversation)}`)))
+      .then(() => (closed ? undefined : c.query(`LISTEN ${this.pg.channel}`)))
       .catch(() => {});
     return {
       close() {

@@ -16,9 +16,12 @@
  *   cost each one a full pass per event, on every machine).
  */
 import { createHash } from 'node:crypto';
-import type { WaitingRow } from './rows.js';
+import type { WaitingRow } from './sql/waiting.js';
 
-/** The NOTIFY channel of one conversation (channel names are identifiers: at most 63 bytes). */
+/**
+ * The NOTIFY channel of one conversation (channel names are identifiers: at most 63 bytes), from its
+ * scoped name (sql/index.ts), so the same conversation name in two schemas has two channels.
+ */
 export const channelOf = (conversation: string): string =>
   `baton_${createHash('sha1').update(conversation).digest('hex').slice(0, 16)}`;
 

@@ -4,7 +4,7 @@
  * Two things hold it, because each alone fails one way:
  * - a session advisory lock on the lease's own connection: freed by the server the moment that
  *   connection closes, so a daemon killed with -9 frees it at once (the next one starts without waiting);
- * - a row in baton.leases with a generation (one more at every take-over) and a heartbeat: a daemon that
+ * - a row in `leases` with a generation (one more at every take-over) and a heartbeat: a daemon that
  *   is paused keeps its connection (and its lock) open, so once its heartbeat is older than the stale
  *   time the next taker ends that session (pg_terminate_backend) and takes over with a new generation.
  * Every write transaction checks the generation (checkGeneration), so a daemon that wakes up after
@@ -18,15 +18,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../lease.js';
 import { client, isConnectionError, type Conn } from './db.js';
+import type { Pg } from './rows.js';
+import { run } from './sql/bind.js';
 
 /** How often the heartbeat is written, and how old it may get before another daemon may take over. */
 export const HEARTBEAT_MS = 1000;
 export const STALE_MS = 5000;
 
-export interface LeaseKey {
-  conversation: string;
-  host: string;
-}
+/** Whose lease: a conversation, on one machine. */
+export type LeaseKey = Pick<Pg, 'conversation' | 'host'>;
 
 /** A holder on this very machine whose process no longer exists (killed; its session not yet ended). */
 export function holderGone(h: Holder | null): boolean {
@@ -41,12 +41,9 @@ export function holderGone(h: Holder | null): boolean {
 const where = (k: LeaseKey) => `conversation "${k.conversation}" on host "${k.host}"`;
 
 /** Inside a write transaction: throws FencedError unless `generation` is still the newest for this machine. */
-export async function checkGeneration(c: Conn, k: LeaseKey, generation: number): Promise<void> {
-  const r = await c.query<LeaseRow>(
-    'SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $2 FOR SHARE',
-    [k.conversation, k.host],
-  );
-  fenceUnless(r.rows[0], k, generation);
+export async function checkGeneration(c: Conn, pg: Pg, generation: number): Promise<void> {
+  const r = await run(c, pg.sql.lease.fence, { conversation: pg.conversation, host: pg.host });
+  fenceUnless(r.rows[0], pg, generation);
 }
 
 /** The lease row as a write read it under FOR SHARE (nulls: no row). */
@@ -67,13 +64,11 @@ export function fenceUnless(row: LeaseRow | undefined, k: LeaseKey, generation: 
     );
 }
 
-export async function acquireLease(
-  url: string,
-  k: LeaseKey,
-  holder: Holder,
-  onLost: (why: string) => void,
-): Promise<Lease> {
-  const c = client(url);
+export async function acquireLease(pg: Pg, holder: Holder, onLost: (why: string) => void): Promise<Lease> {
+  const { lease: sql } = pg.sql;
+  const key = { conversation: pg.conversation, host: pg.host };
+  const lockKey = { scoped: pg.sql.scoped(pg.conversation), host: pg.host };
+  const c = client(pg.url);
   // Until PgLease takes over the connection, a session that drops (the database restarting) must not be
   // an unhandled 'error' event — that would end the process; the query in flight fails on its own.
   const early = () => {};
@@ -81,20 +76,13 @@ export async function acquireLease(
   try {
     await c.connect();
     for (let attempt = 0; ; attempt++) {
-      const got = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock(hashtext($1), hashtext($2)) AS ok', [
-        k.conversation,
-        k.host,
-      ]);
+      const got = await run(c, sql.tryLock, lockKey);
       if (got.rows[0]?.ok) break;
-      const r = await c.query<{ holder: Holder; backend_pid: number | null; stale: boolean }>(
-        `SELECT holder, backend_pid, heartbeat_at < now() - make_interval(secs => $3::float8 / 1000) AS stale FROM baton.leases WHERE conversation = $1 AND host = $2`,
-        [k.conversation, k.host, STALE_MS],
-      );
-      const row = r.rows[0];
+      const row = (await run(c, sql.holder, { ...key, staleMs: STALE_MS })).rows[0];
       // A holder whose heartbeat stopped (paused, cut off), or a process of this machine that is gone (its
       // session may take the server a moment to notice): the session is ended, which frees the lock.
       if ((row?.stale || (row && holderGone(row.holder))) && row.backend_pid && attempt < 20) {
-        await c.query('SELECT pg_terminate_backend($1)', [row.backend_pid]);
+        await run(c, sql.terminate, { pid: row.backend_pid });
         await sleep(100);
         continue;
       }
@@ -102,21 +90,15 @@ export async function acquireLease(
         await sleep(100); // a holder between taking the lock and writing its row
         continue;
       }
-      throw new LeaseHeldError(where(k), row?.holder ?? null);
+      throw new LeaseHeldError(where(pg), row?.holder ?? null);
     }
-    const r = await c.query<{ generation: string }>(
-      `INSERT INTO baton.leases (conversation, host, holder, generation, backend_pid, heartbeat_at) VALUES ($1, $2, $3, 1, pg_backend_pid(), now())
-       ON CONFLICT (conversation, host) DO UPDATE SET holder = EXCLUDED.holder, generation = baton.leases.generation + 1,
-         backend_pid = EXCLUDED.backend_pid, heartbeat_at = now(), released = false
-       RETURNING generation`,
-      [k.conversation, k.host, JSON.stringify(holder)],
-    );
+    const r = await run(c, sql.take, { ...key, holder: JSON.stringify(holder) });
     // The take-over above is durable; heartbeats need not wait for the disk (a lost one only looks stale).
     await c.query('SET synchronous_commit TO off');
     // A heartbeat waits at most 1 s for the lease row (a write transaction of this daemon holds it FOR
     // SHARE while it waits for another machine's turn step): then it is unproven for now, not lost.
     await c.query(`SET lock_timeout TO '1000ms'`);
-    const lease = new PgLease(c, k, holder, Number(r.rows[0]!.generation), onLost);
+    const lease = new PgLease({ c, pg, holder, generation: Number(r.rows[0]!.generation), onLost });
     c.off('error', early);
     return lease;
   } catch (err) {
@@ -125,24 +107,39 @@ export async function acquireLease(
   }
 }
 
+/** A lease just taken on `c`, its own session: the advisory lock is held there. */
+interface Taken {
+  c: pg.Client;
+  pg: Pg;
+  holder: Holder;
+  generation: number;
+  onLost: (why: string) => void;
+}
+
 class PgLease implements Lease {
   readonly fence;
+  readonly holder: Holder;
+  readonly generation: number;
+  private readonly c: pg.Client;
+  private readonly k: Pg;
+  /** This lease's row (conversation, host, generation): what the heartbeat and the release name. */
+  private readonly row: { conversation: string; host: string; generation: number };
   private lost: string | null = null;
   private lastBeat = performance.now();
   private readonly timer: NodeJS.Timeout;
   private readonly listeners: Array<(why: string) => void> = [];
   private released = false;
 
-  constructor(
-    private readonly c: pg.Client,
-    private readonly k: LeaseKey,
-    readonly holder: Holder,
-    readonly generation: number,
-    onLost: (why: string) => void,
-  ) {
+  constructor({ c, pg, holder, generation, onLost }: Taken) {
+    this.c = c;
+    this.k = pg;
+    this.holder = holder;
+    this.generation = generation;
+    this.row = { conversation: pg.conversation, host: pg.host, generation };
     this.listeners.push(onLost);
+    // The tmux server option a keystroke is checked against: one per conversation, distinct per schema.
     this.fence = {
-      key: `pg${createHash('sha1').update(k.conversation).digest('hex').slice(0, 10)}`,
+      key: `pg${createHash('sha1').update(pg.sql.scoped(pg.conversation)).digest('hex').slice(0, 10)}`,
       token: fenceToken(generation),
     };
     c.on('error', (err) => this.lose(`lost the database connection (${err.message})`));
@@ -166,10 +163,7 @@ class PgLease implements Lease {
     }
     this.beating = started;
     try {
-      const r = await this.c.query(
-        'UPDATE baton.leases SET heartbeat_at = now() WHERE conversation = $1 AND host = $2 AND generation = $3 AND NOT released',
-        [this.k.conversation, this.k.host, this.generation],
-      );
+      const r = await run(this.c, this.k.sql.lease.heartbeat, this.row);
       if (r.rowCount === 0) return this.lose(`another daemon took over ${where(this.k)}`);
       this.lastBeat = started;
     } catch (err) {
@@ -210,16 +204,11 @@ class PgLease implements Lease {
     this.released = true;
     clearInterval(this.timer);
     if (!this.lost) {
-      await this.c
-        .query('UPDATE baton.leases SET released = true WHERE conversation = $1 AND host = $2 AND generation = $3', [
-          this.k.conversation,
-          this.k.host,
-          this.generation,
-        ])
-        .catch(() => {});
-      await this.c
-        .query('SELECT pg_advisory_unlock(hashtext($1), hashtext($2))', [this.k.conversation, this.k.host])
-        .catch(() => {});
+      const { lease } = this.k.sql;
+      await run(this.c, lease.release, this.row).catch(() => {});
+      await run(this.c, lease.unlock, { scoped: this.k.sql.scoped(this.k.conversation), host: this.k.host }).catch(
+        () => {},
+      );
     }
     await this.c.end().catch(() => {});
   }

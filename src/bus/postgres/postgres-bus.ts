@@ -15,14 +15,17 @@ import { silent, type Logger } from '../../lib/log.js';
 import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Holder, Rejection } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { openPool, redact, type Db } from './db.js';
-import { channelOf, messagesFor } from './hints.js';
+import { messagesFor } from './hints.js';
 import { PgDelivery } from './delivery.js';
 import { PgEventSource } from './events.js';
 import { acquireLease } from './lease.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
-import { requestHost, stateOf, waitingName, type Pg } from './rows.js';
-import { ensureConversation, ensureSchema } from './store.js';
+import { pgOf, requestHost, stateOf, waitingName, type Pg } from './rows.js';
+import { ensureConversation, ensureSchema, setAside } from './store.js';
 import { insertRequest } from './requests.js';
+import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
+import { run, type Statement } from './sql/bind.js';
+import type pg from 'pg';
 
 export class PostgresBus implements Bus {
   readonly kind = 'postgres' as const;
@@ -32,96 +35,70 @@ export class PostgresBus implements Bus {
   private readonly pg: Pg;
 
   constructor(private readonly config: Config & { bus: { kind: 'postgres' } }) {
-    this.pg = { url: config.bus.url, conversation: config.bus.conversation, host: config.host };
-    this.db = openPool(config.bus.url);
-    this.eventsDb = openPool(config.bus.url, { durable: false });
-    this.events = new PgEventSource(this.db, config.bus.url, config.bus.conversation);
+    const { url, conversation, schema } = config.bus;
+    this.pg = pgOf({ url, conversation, schema, host: config.host });
+    this.db = openPool(url);
+    this.eventsDb = openPool(url, { durable: false });
+    this.events = new PgEventSource(this.db, this.pg);
   }
 
   get where(): string {
-    return `${redact(this.pg.url)} (conversation "${this.pg.conversation}")`;
+    const schema = this.pg.sql.schema === DEFAULT_BUS_SCHEMA ? '' : `, schema "${this.pg.sql.schema}"`;
+    return `${redact(this.pg.url)} (conversation "${this.pg.conversation}"${schema})`;
   }
 
   delivery(log: Logger = silent): DeliveryBus {
-    return new PgDelivery(this.config, this.db, this.pg, log, this.eventsDb);
+    return new PgDelivery({ config: this.config, db: this.db, eventsDb: this.eventsDb, pg: this.pg, log });
   }
 
-  private async q<R extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<R[]> {
-    await ensureSchema(this.db);
-    return (await this.db.query<R>(sql, params)).rows;
+  /** Run `s` once the schema is there; its rows. */
+  private async q<P extends object, R extends pg.QueryResultRow>(s: Statement<P, R>, params: P): Promise<R[]> {
+    await ensureSchema(this.db, this.pg);
+    return (await run(this.db, s, params)).rows;
+  }
+
+  /** Its conversation, as most statements name it. */
+  private get c() {
+    return { conversation: this.pg.conversation };
   }
 
   // ---- read side ------------------------------------------------------------------------------
 
   async readState(): Promise<State | null> {
-    const [row] = await this.q<{ state: unknown }>('SELECT state FROM baton.conversations WHERE name = $1', [
-      this.pg.conversation,
-    ]);
+    const [row] = await this.q(this.pg.sql.conversations.state, this.c);
     return row ? stateOf(row.state, this.pg) : null;
   }
 
   async waitingCounts(): Promise<Record<string, number>> {
-    const rows = await this.q<{ direction: string; n: number }>(
-      `SELECT direction, count(*)::int AS n FROM baton.waiting WHERE conversation = $1 AND status = 'waiting' GROUP BY direction`,
-      [this.pg.conversation],
-    );
+    const rows = await this.q(this.pg.sql.waiting.countByDirection, this.c);
     const held: Record<string, number> = {};
     for (const d of this.config.directions) held[d.name] = rows.find((r) => r.direction === d.name)?.n ?? 0;
     return held;
   }
 
   async rejectedCount(): Promise<number> {
-    return (
-      await this.q<{ n: number }>('SELECT count(*)::int AS n FROM baton.rejected WHERE conversation = $1', [
-        this.pg.conversation,
-      ])
-    )[0]!.n;
+    return (await this.q(this.pg.sql.rejected.count, this.c))[0]!.n;
   }
 
   async approvalKeys(): Promise<string[]> {
-    const rows = await this.q<{ seq: string; direction: string; file: string | null }>(
-      `SELECT seq, direction, file FROM baton.waiting WHERE conversation = $1 AND status = 'approval' ORDER BY seq`,
-      [this.pg.conversation],
-    );
+    const rows = await this.q(this.pg.sql.approvals.list, this.c);
     return rows.map((r) => `${r.direction}/${waitingName(r.seq, r.file)}`);
   }
 
   async records(): Promise<ArchiveRecord[]> {
-    return (
-      await this.q<{ record: ArchiveRecord }>('SELECT record FROM baton.archive WHERE conversation = $1', [
-        this.pg.conversation,
-      ])
-    ).map((r) => r.record);
+    return (await this.q(this.pg.sql.archive.records, this.c)).map((r) => r.record);
   }
 
   async recordIds(): Promise<string[]> {
-    return (
-      await this.q<{ id: string }>('SELECT id FROM baton.archive WHERE conversation = $1', [this.pg.conversation])
-    ).map((r) => r.id);
+    return (await this.q(this.pg.sql.archive.ids, this.c)).map((r) => r.id);
   }
 
   async record(id: string): Promise<ArchiveRecord | null> {
-    return (
-      (
-        await this.q<{ record: ArchiveRecord }>(
-          'SELECT record FROM baton.archive WHERE conversation = $1 AND id = $2',
-          [this.pg.conversation, id],
-        )
-      )[0]?.record ?? null
-    );
+    return (await this.q(this.pg.sql.archive.record, { ...this.c, id }))[0]?.record ?? null;
   }
 
   async rejections(limit: number): Promise<{ count: number; items: Rejection[] }> {
-    const rows = await this.q<{
-      stored_as: string;
-      file: string | null;
-      reason: string;
-      direction: string | null;
-      rejected_at: Date;
-    }>(
-      'SELECT stored_as, file, reason, direction, rejected_at FROM baton.rejected WHERE conversation = $1 ORDER BY seq DESC LIMIT $2',
-      [this.pg.conversation, limit],
-    );
+    const rows = await this.q(this.pg.sql.rejected.latest, { ...this.c, limit });
     return {
       count: await this.rejectedCount(),
       items: rows.map((r) => ({ ...r, rejected_at: r.rejected_at.toISOString() })),
@@ -129,14 +106,11 @@ export class PostgresBus implements Bus {
   }
 
   approvalsView(cap: number): Promise<ApprovalView[]> {
-    return ensureSchema(this.db).then(() => approvalsView(this.db, this.pg, this.config, cap));
+    return ensureSchema(this.db, this.pg).then(() => approvalsView(this.db, this.pg, this.config, cap));
   }
 
   async archiveView(): Promise<ArchiveView> {
-    const [agg] = await this.q<{ n: number; c: number }>(
-      'SELECT coalesce(max(counter), 0)::int AS n, count(*)::int AS c FROM baton.archive WHERE conversation = $1 AND NOT person',
-      [this.pg.conversation],
-    );
+    const [agg] = await this.q(this.pg.sql.archive.summary, this.c);
     const { n, c } = agg!;
     const gaps = c !== n ? `archive has gaps: ${c} records for IDs up to ${formatId(n)}` : null;
     if (n === 0) return { n, last: null, state: initialState(this.config.firstTurn), gaps };
@@ -159,17 +133,12 @@ export class PostgresBus implements Bus {
   }
 
   async hosts(): Promise<HostView[]> {
-    await ensureSchema(this.db);
+    await ensureSchema(this.db, this.pg);
     return hostViews(this.db, this.pg, this.config);
   }
 
   async requestsWaiting(): Promise<number> {
-    return (
-      await this.q<{ n: number }>(
-        'SELECT count(*)::int AS n FROM baton.requests WHERE conversation = $1 AND reply IS NULL',
-        [this.pg.conversation],
-      )
-    )[0]!.n;
+    return (await this.q(this.pg.sql.requests.unanswered, this.c))[0]!.n;
   }
 
   checks(): Promise<BusCheck[]> {
@@ -179,22 +148,19 @@ export class PostgresBus implements Bus {
   // ---- client side ----------------------------------------------------------------------------
 
   async post(d: Direction, message: Record<string, unknown>): Promise<string> {
-    await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
-    const [row] = await this.q<{ seq: string }>(
-      `WITH w AS (INSERT INTO baton.waiting (conversation, direction, body) VALUES ($1, $2, $3) RETURNING seq) SELECT seq, pg_notify($4, $5) FROM w`,
-      [
-        this.pg.conversation,
-        d.name,
-        JSON.stringify(message),
-        channelOf(this.pg.conversation),
-        messagesFor(hostOf(this.config, d.to)),
-      ],
-    );
+    await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
+    const [row] = await this.q(this.pg.sql.waiting.post, {
+      ...this.c,
+      direction: d.name,
+      body: JSON.stringify(message),
+      channel: this.pg.channel,
+      payload: messagesFor(hostOf(this.config, d.to)),
+    });
     return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
   }
 
   async submit(request: Request): Promise<string> {
-    await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
+    await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
     return insertRequest(
       this.db,
       this.pg,
@@ -206,9 +172,9 @@ export class PostgresBus implements Bus {
   async awaitReply(name: string, timeoutMs: number): Promise<Reply | null> {
     const until = performance.now() + timeoutMs;
     for (;;) {
-      const [row] = await this.q<{ reply: Reply | null }>('SELECT reply FROM baton.requests WHERE name = $1', [name]);
+      const [row] = await this.q(this.pg.sql.requests.reply, { name });
       if (row?.reply) {
-        await this.db.query('DELETE FROM baton.requests WHERE name = $1', [name]);
+        await run(this.db, this.pg.sql.requests.remove, { name });
         return row.reply;
       }
       if (performance.now() >= until) return null;
@@ -217,21 +183,18 @@ export class PostgresBus implements Bus {
   }
 
   async withdraw(name: string): Promise<boolean> {
-    return (
-      ((await this.db.query('DELETE FROM baton.requests WHERE name = $1 AND NOT taken', [name])).rowCount ?? 0) > 0
-    );
+    return ((await run(this.db, this.pg.sql.requests.withdraw, { name })).rowCount ?? 0) > 0;
   }
 
   // ---- admin ----------------------------------------------------------------------------------
 
   async prepare(state: State): Promise<void> {
-    await ensureConversation(this.db, this.pg.conversation, state);
+    await ensureConversation(this.db, this.pg, state);
   }
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    await ensureConversation(this.db, this.pg.conversation, initialState(this.config.firstTurn));
+    await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
     const lease = await acquireLease(
-      this.pg.url,
       this.pg,
       { pid: process.pid, host: hostname(), started_at: new Date().toISOString() },
       () => {},
@@ -244,30 +207,12 @@ export class PostgresBus implements Bus {
   }
 
   async overwriteState(state: State): Promise<void> {
-    await this.q('UPDATE baton.conversations SET state = $2, version = version + 1 WHERE name = $1', [
-      this.pg.conversation,
-      JSON.stringify(state),
-    ]);
+    await this.q(this.pg.sql.conversations.saveState, { ...this.c, state: JSON.stringify(state) });
   }
 
   /** Rename the conversation's rows to `<name>@<time>` (kept, never deleted); the name starts afresh. */
   async setAside(): Promise<string | null> {
-    await ensureSchema(this.db);
-    const c = await this.db.connect();
-    try {
-      await c.query('BEGIN');
-      const old = this.pg.conversation;
-      const to = `${old}@${new Date().toISOString()}`;
-      const r = await c.query('UPDATE baton.conversations SET name = $2 WHERE name = $1', [old, to]);
-      for (const t of ['waiting', 'archive', 'rejected', 'requests', 'events', 'leases', 'relayed'])
-        await c.query(`UPDATE baton.${t} SET conversation = $2 WHERE conversation = $1`, [old, to]);
-      await c.query('COMMIT');
-      return r.rowCount ? `conversation "${to}" in ${redact(this.pg.url)}` : null;
-    } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
-      throw err;
-    } finally {
-      c.release();
-    }
+    await ensureSchema(this.db, this.pg);
+    return setAside(this.db, this.pg);
   }
 }

@@ -4,24 +4,22 @@
  * machine committed but never stamped — possibly typed already, so typed again flagged `(redelivered)`.
  */
 import { isLocal, type Config } from '../../config/config.js';
-import type { ArchiveRecord } from '../../core/record.js';
 import { StateError } from '../../core/state.js';
 import type { Recovered } from '../bus.js';
 import type { Db } from './db.js';
 import { stateOf, type Pg } from './rows.js';
+import { run } from './sql/bind.js';
 
 export async function recoverConversation(db: Db, pg: Pg, config: Config): Promise<Recovered> {
-  const s = await db.query('SELECT state FROM baton.conversations WHERE name = $1', [pg.conversation]);
-  const state = stateOf(s.rows[0].state, pg);
+  const { conversation } = pg;
+  const s = await run(db, pg.sql.conversations.state, { conversation });
+  const state = stateOf(s.rows[0]!.state, pg);
   if (!Object.hasOwn(config.agents, state.current_turn)) {
     throw new StateError(
       `conversation "${pg.conversation}": current_turn "${state.current_turn}" is not an agent of this config`,
     );
   }
-  const n = await db.query<{ n: number }>(
-    'SELECT coalesce(max(counter), 0) AS n FROM baton.archive WHERE conversation = $1 AND NOT person',
-    [pg.conversation],
-  );
+  const n = await run(db, pg.sql.archive.counter, { conversation });
   if (n.rows[0]!.n !== state.message_counter) {
     throw new StateError(
       `conversation "${pg.conversation}": the state says ${state.message_counter} messages, the archive ${n.rows[0]!.n}`,
@@ -29,10 +27,7 @@ export async function recoverConversation(db: Db, pg: Pg, config: Config): Promi
   }
   // Committed on this machine's side but never stamped: the paste may have happened (SPEC §6).
   const local = config.order.filter((a) => isLocal(config, a));
-  const u = await db.query<{ record: ArchiveRecord }>(
-    'SELECT record FROM baton.archive WHERE conversation = $1 AND NOT person AND NOT delivered AND receiver = ANY($2) ORDER BY counter LIMIT 1',
-    [pg.conversation, local],
-  );
+  const u = await run(db, pg.sql.archive.unstamped, { conversation, receivers: local });
   const rec = u.rows[0]?.record ?? null;
   return { state, unfinished: rec ? { record: rec, typed: true } : null, notes: [] };
 }

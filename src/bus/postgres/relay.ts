@@ -4,7 +4,7 @@
  * reason) and moves each valid file into the database, so an agent's instructions do not change.
  *
  * A file is first renamed into the folder's `.relaying/` (a writer that replaces the name from then on
- * makes a new message), stored with a relay key unique to that claimed file (kept in baton.relayed for
+ * makes a new message), stored with a relay key unique to that claimed file (kept in `relayed` for
  * good, so it outlives the message's waiting row), then removed. Killed anywhere in between, the next
  * start finds it in `.relaying/` and stores it again — the key makes that a no-op when the first insert
  * had committed, even if the message was delivered meanwhile: never twice, never lost. Files are
@@ -28,8 +28,10 @@ import { examine } from '../files/inbox.js';
 import { Intake } from '../files/intake.js';
 import { hostOf, type Config, type Direction } from '../../config/config.js';
 import type { Db } from './db.js';
-import { channelOf, messagesFor, rowHint } from './hints.js';
+import { messagesFor, rowHint } from './hints.js';
 import { relayedHere, type Pg } from './rows.js';
+import { run } from './sql/bind.js';
+import { wal } from './sql/relay.js';
 import { insertRejected } from './store.js';
 
 const RELAYING = '.relaying';
@@ -54,7 +56,7 @@ export interface RelayOptions {
    * Store one message; `key` makes a repeat of the same claimed file a no-op. `durable`: wait for the
    * disk; otherwise the answer names the server that committed it (its start time), for `settle` to check.
    */
-  store: (d: Direction, file: string, body: string, key: string, durable: boolean) => Promise<Written | null>;
+  store: (m: Claimed) => Promise<Written | null>;
   /**
    * Where the server's WAL is — written (past every commit made before `asked`) and flushed — and since
    * when it runs; `asked`: when the question was sent (performance.now()).
@@ -73,6 +75,15 @@ export interface Written {
   epoch: string;
   /** When the commit was known done (performance.now()). */
   at: number;
+}
+
+/** A claimed file's message, to be stored under its relay key. */
+export interface Claimed {
+  d: Direction;
+  file: string;
+  body: string;
+  key: string;
+  durable: boolean;
 }
 
 export interface Wal {
@@ -98,16 +109,12 @@ async function walOf(db: Db): Promise<Wal> {
     if (walAnswers.get(db) !== last) return walOf(db); // another relay asked meanwhile
   }
   const asked = performance.now();
-  const p = db
-    .query<{ inserted: string; flushed: string; epoch: string }>(
-      'SELECT pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed, pg_postmaster_start_time()::text AS epoch',
-    )
-    .then(({ rows: [row] }) => ({
-      inserted: lsnOf(row!.inserted),
-      flushed: lsnOf(row!.flushed),
-      epoch: row!.epoch,
-      asked,
-    }));
+  const p = run(db, wal, {}).then(({ rows: [row] }) => ({
+    inserted: lsnOf(row!.inserted),
+    flushed: lsnOf(row!.flushed),
+    epoch: row!.epoch,
+    asked,
+  }));
   walAnswers.set(db, p);
   return p;
 }
@@ -196,13 +203,13 @@ export class Relay {
       this.intake.folderOf(d.name).dirty.add(back);
       return false;
     }
-    const at = await this.opts.store(
+    const at = await this.opts.store({
       d,
-      name,
-      JSON.stringify(e.message),
-      `${this.opts.conversation}/${this.opts.host}/${d.name}/${as}`,
+      file: name,
+      body: JSON.stringify(e.message),
+      key: `${this.opts.conversation}/${this.opts.host}/${d.name}/${as}`,
       durable,
-    );
+    });
     if (at) this.pending.push({ d, dir, as, at });
     else await unlink(join(dir, as)).catch(() => {});
     return true;
@@ -223,19 +230,24 @@ export class Relay {
   }
 }
 
+export interface RelayInto {
+  config: Config;
+  /** Durable sessions: a store after a restart, the WAL's position. */
+  db: Db;
+  /** Sessions that commit without waiting for the disk (synchronous_commit off): the usual store. */
+  fastDb?: Db;
+  pg: Pg;
+  events: EventLog;
+  log: Logger;
+  /** The daemon's lease, checked before every store. */
+  held: () => Lease | null;
+}
+
 /**
  * This machine's relay into the conversation: its agents' folders, rejections kept on its disk (rejected/,
  * with their notes) and listed in the database, every store fenced by the daemon's lease.
  */
-export function relayInto(
-  config: Config,
-  db: Db,
-  pg: Pg,
-  events: EventLog,
-  log: Logger,
-  held: () => Lease | null,
-  fastDb: Db = db,
-): Relay {
+export function relayInto({ config, db, fastDb = db, pg, events, log, held }: RelayInto): Relay {
   const rejectedDir = `${config.messageDir}/rejected`;
   const relayEvents: EventLog = {
     emit: async (event, fields = {}) => {
@@ -247,7 +259,7 @@ export function relayInto(
           reason: String(fields.reason),
           body: null,
         };
-        await insertRejected(db, pg.conversation, row).catch((err: unknown) =>
+        await insertRejected(db, pg, row).catch((err: unknown) =>
           log.warn(`cannot list a rejection in the database: ${String(err)}`),
         );
       }
@@ -262,26 +274,19 @@ export function relayInto(
     rejectedDir,
     events: relayEvents,
     log,
-    store: async (d, file, body, key, durable) => {
+    store: async ({ d, file, body, key, durable }) => {
       held()?.check();
       // fastDb's sessions commit without waiting for the disk (synchronous_commit off).
-      const c = durable ? db : fastDb;
-      const r = await c.query<{ epoch: string; stored: number }>(
-        `WITH k AS (INSERT INTO baton.relayed (relay_key, conversation) VALUES ($5, $1) ON CONFLICT DO NOTHING RETURNING relay_key),
-              w AS (INSERT INTO baton.waiting (conversation, direction, file, body, relay_key) SELECT $1, $2, $3, $4, relay_key FROM k RETURNING seq),
-              n AS (SELECT pg_notify($6, CASE WHEN $8::text IS NULL THEN $7 ELSE $7 || '#' || seq || ' ' || $8 END) FROM w)
-         SELECT pg_postmaster_start_time()::text AS epoch, (SELECT count(*) FROM n)::int AS stored`,
-        [
-          pg.conversation,
-          d.name,
-          file,
-          body,
-          key,
-          channelOf(pg.conversation),
-          messagesFor(hostOf(config, d.to)),
-          rowHint(d.name, file, body),
-        ],
-      );
+      const r = await run(durable ? db : fastDb, pg.sql.relay.store, {
+        conversation: pg.conversation,
+        direction: d.name,
+        file,
+        body,
+        key,
+        channel: pg.channel,
+        payload: messagesFor(hostOf(config, d.to)),
+        hint: rowHint(d.name, file, body),
+      });
       // Not stored now (the key was there: an earlier store of this very file) or stored durably: done.
       return durable || !r.rows[0]!.stored ? null : { lsn: null, epoch: r.rows[0]!.epoch, at: performance.now() };
     },

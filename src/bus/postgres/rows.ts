@@ -8,11 +8,32 @@ import type { Request } from '../../core/requests.js';
 import type { Queue, Waiting } from '../bus.js';
 import { validateMessage, type Message } from '../../core/message.js';
 import { checkState, type State } from '../../core/state.js';
+import { channelOf } from './hints.js';
+import { sqlFor, type Sql } from './sql/index.js';
+import type { WaitingRow } from './sql/waiting.js';
 
+export type { WaitingRow };
+
+/** One conversation of one database as this machine sees it. */
 export interface Pg {
   url: string;
   conversation: string;
   host: string;
+  /** Its schema's statements, built once per schema (sql/index.ts). */
+  sql: Sql;
+  /** Its NOTIFY channel, distinct per schema. */
+  channel: string;
+}
+
+export function pgOf(t: { url: string; conversation: string; host: string; schema: string }): Pg {
+  const sql = sqlFor(t.schema);
+  return {
+    url: t.url,
+    conversation: t.conversation,
+    host: t.host,
+    sql,
+    channel: channelOf(sql.scoped(t.conversation)),
+  };
 }
 
 export const waitingName = (seq: string | number, file: string | null): string =>
@@ -52,13 +73,6 @@ export function requestHost(config: Config, request: Request, turnHolder: string
   const file = request.op === 'reject' || request.op === 'approve' ? request.file : undefined;
   if (file) return hostOf(config, config.directions.find((d) => file.startsWith(`${d.name}/`))?.to);
   return hostOf(config, turnHolder);
-}
-
-export interface WaitingRow {
-  seq: string;
-  direction: string;
-  file: string | null;
-  body: string;
 }
 
 /**

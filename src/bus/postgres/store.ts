@@ -2,60 +2,69 @@
 import { randomUUID } from 'node:crypto';
 import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
-import type { Conn, Db } from './db.js';
-import { channelOf } from './hints.js';
+import { redact, type Conn, type Db } from './db.js';
 import { fenceUnless } from './lease.js';
+import { migrate } from './migrate.js';
 import { seqOf, stateOf, type Pg } from './rows.js';
-import { migrate } from './schema.js';
+import { run, type Queryable } from './sql/bind.js';
 
-const migrated = new WeakMap<Db, Promise<number>>();
+const migrated = new WeakMap<Db, Map<string, Promise<number>>>();
 
-/** The schema, created or migrated once per pool (SPEC §10: baton's own, versioned). */
-export function ensureSchema(db: Db): Promise<number> {
-  let p = migrated.get(db);
+/** The schema, created or migrated once per pool (docs/protocol.md §10: baton's own, versioned). */
+export function ensureSchema(db: Db, pg: Pg): Promise<number> {
+  const schema = pg.sql.schema;
+  let known = migrated.get(db);
+  if (!known) migrated.set(db, (known = new Map()));
+  let p = known.get(schema);
   if (!p) {
-    p = migrate(db);
-    p.catch(() => migrated.delete(db));
-    migrated.set(db, p);
+    p = migrate(db, { schema });
+    p.catch(() => known.delete(schema));
+    known.set(schema, p);
   }
   return p;
 }
 
 /** The conversation's row, made with `state` when there is none (a new conversation). */
-export async function ensureConversation(db: Db, conversation: string, state: State): Promise<void> {
-  await ensureSchema(db);
-  await db.query(
-    'INSERT INTO baton.conversations (name, state, gen) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING',
-    [conversation, JSON.stringify(state), randomUUID()],
-  );
+export async function ensureConversation(db: Db, pg: Pg, state: State): Promise<void> {
+  await ensureSchema(db, pg);
+  await run(db, pg.sql.conversations.ensure, {
+    conversation: pg.conversation,
+    state: JSON.stringify(state),
+    gen: randomUUID(),
+  });
 }
 
-export async function insertRejected(
-  c: Conn | Db,
-  conversation: string,
-  r: { stored_as: string; file: string | null; direction: string | null; reason: string; body: string | null },
-): Promise<void> {
-  await c.query(
-    'INSERT INTO baton.rejected (conversation, stored_as, file, direction, reason, body) VALUES ($1, $2, $3, $4, $5, $6)',
-    [conversation, r.stored_as, r.file, r.direction, r.reason, r.body],
-  );
+export interface RejectedRow {
+  stored_as: string;
+  file: string | null;
+  direction: string | null;
+  reason: string;
+  body: string | null;
 }
 
-/** Take a waiting message out and keep it in baton.rejected with its reason. False when it was gone. */
+export async function insertRejected(c: Queryable, pg: Pg, r: RejectedRow): Promise<void> {
+  await run(c, pg.sql.rejected.insert, {
+    conversation: pg.conversation,
+    storedAs: r.stored_as,
+    file: r.file,
+    direction: r.direction,
+    reason: r.reason,
+    body: r.body,
+  });
+}
+
+/** Take a waiting message out and keep it in `rejected` with its reason. False when it was gone. */
 export async function rejectWaiting(
   c: Conn,
-  conversation: string,
+  pg: Pg,
   w: { name: string; direction: { name: string } },
   reason: string,
 ): Promise<boolean> {
-  const r = await c.query<{ body: string; file: string | null }>(
-    'DELETE FROM baton.waiting WHERE seq = $1 AND conversation = $2 RETURNING body, file',
-    [seqOf(w.name), conversation],
-  );
+  const r = await run(c, pg.sql.waiting.take, { seq: seqOf(w.name), conversation: pg.conversation });
   const row = r.rows[0];
   if (!row) return false;
-  await insertRejected(c, conversation, {
-    stored_as: `${conversation}#${w.name}`,
+  await insertRejected(c, pg, {
+    stored_as: `${pg.conversation}#${w.name}`,
     file: row.file,
     direction: w.direction.name,
     reason,
@@ -65,26 +74,20 @@ export async function rejectWaiting(
 }
 
 /** Merge daemon-owned fields into an archived record (a hook's receipt). False when there is none. */
-export async function amendRecord(
-  c: Conn,
-  conversation: string,
-  id: string,
-  fields: Record<string, unknown>,
-): Promise<boolean> {
-  const r = await c.query('UPDATE baton.archive SET record = record || $3::jsonb WHERE conversation = $1 AND id = $2', [
-    conversation,
-    id,
-    JSON.stringify(fields),
-  ]);
+export async function amendRecord(c: Conn, pg: Pg, id: string, fields: Record<string, unknown>): Promise<boolean> {
+  const r = await run(c, pg.sql.archive.amend, { conversation: pg.conversation, id, fields: JSON.stringify(fields) });
   return (r.rowCount ?? 0) > 0;
 }
 
+/** An archived record, or null. */
+export async function readRecord(db: Db, pg: Pg, id: string): Promise<ArchiveRecord | null> {
+  const r = await run(db, pg.sql.archive.record, { conversation: pg.conversation, id });
+  return r.rows[0]?.record ?? null;
+}
+
 /** Messages stored and not yet delivered in these directions (waiting, or waiting for approval). */
-export async function countWaiting(db: Db, conversation: string, directions: string[]): Promise<number> {
-  const r = await db.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM baton.waiting WHERE conversation = $1 AND direction = ANY($2)',
-    [conversation, directions],
-  );
+export async function countWaiting(db: Db, pg: Pg, directions: string[]): Promise<number> {
+  const r = await run(db, pg.sql.waiting.countIn, { conversation: pg.conversation, directions });
   return r.rows[0]!.n;
 }
 
@@ -92,29 +95,49 @@ export async function countWaiting(db: Db, conversation: string, directions: str
  * Stamp a record delivered, once: a record stamped already keeps its stamp (and its redelivered flag);
  * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept — merged, not replaced.
  * One statement (its own transaction) with the lease checked inside it, as a write transaction would:
- * a stamp is on every delivery's path, and BEGIN, check, update, COMMIT were four round trips (issue 15).
+ * a stamp is on every delivery's path, and BEGIN, check, update, COMMIT were four round trips.
  * `generation` null: no lease to check.
  */
 export async function stampRecord(db: Db, pg: Pg, record: ArchiveRecord, generation: number | null): Promise<void> {
-  const r = await db.query<{ generation: string | null; released: boolean | null }>(
-    `WITH l AS (SELECT generation, released FROM baton.leases WHERE conversation = $1 AND host = $4 FOR SHARE),
-          u AS (UPDATE baton.archive SET record = record || $3::jsonb, delivered = true
-                 WHERE conversation = $1 AND id = $2 AND NOT delivered
-                   AND ($5::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = $5 AND NOT released)))
-     SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released`,
-    [pg.conversation, record.id, JSON.stringify(record), pg.host, generation],
-  );
+  const r = await run(db, pg.sql.turns.stamp, {
+    conversation: pg.conversation,
+    host: pg.host,
+    id: record.id,
+    record: JSON.stringify(record),
+    generation,
+  });
   fenceUnless(r.rows[0], pg, generation);
 }
 
 /** Inside a write transaction: change the state as stored (its row locked), one more version, and say so. */
 export async function updateState(c: Conn, pg: Pg, change: (state: State) => State): Promise<State> {
-  const s = await c.query('SELECT state FROM baton.conversations WHERE name = $1 FOR UPDATE', [pg.conversation]);
-  const next = change(stateOf(s.rows[0].state, pg));
-  await c.query('UPDATE baton.conversations SET state = $2, version = version + 1 WHERE name = $1', [
-    pg.conversation,
-    JSON.stringify(next),
-  ]);
-  await c.query(`SELECT pg_notify($1, 'messages')`, [channelOf(pg.conversation)]);
+  const { conversations } = pg.sql;
+  const s = await run(c, conversations.lockState, { conversation: pg.conversation });
+  const next = change(stateOf(s.rows[0]!.state, pg));
+  await run(c, conversations.saveState, { conversation: pg.conversation, state: JSON.stringify(next) });
+  await run(c, conversations.notify, { channel: pg.channel, payload: 'messages' });
   return next;
+}
+
+/**
+ * Rename the conversation's rows to `<name>@<time>` (kept, never deleted), in one transaction; the name
+ * starts afresh. Says where they went, or null when there was no conversation.
+ */
+export async function setAside(db: Db, pg: Pg): Promise<string | null> {
+  const c = await db.connect();
+  try {
+    await c.query('BEGIN');
+    const old = pg.conversation;
+    const to = `${old}@${new Date().toISOString()}`;
+    const { conversations } = pg.sql;
+    const r = await run(c, conversations.rename, { from: old, to });
+    for (const rows of conversations.renameRows) await run(c, rows, { from: old, to });
+    await c.query('COMMIT');
+    return r.rowCount ? `conversation "${to}" in ${redact(pg.url)}` : null;
+  } catch (err) {
+    await c.query('ROLLBACK').catch(() => {});
+    throw err;
+  } finally {
+    c.release();
+  }
 }

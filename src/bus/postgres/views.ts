@@ -4,28 +4,16 @@
  * fresh), the approvals waiting, and doctor's checks (connection, schema version, machines).
  */
 import type { Config } from '../../config/config.js';
-import type { ApprovalView, BusCheck, Holder } from '../bus.js';
+import type { ApprovalView, BusCheck } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { redact, type Db } from './db.js';
 import { holderGone, STALE_MS } from './lease.js';
 import { waitingName, type Pg } from './rows.js';
-import { SCHEMA_VERSION, schemaVersion } from './schema.js';
+import { SCHEMA_VERSION, schemaVersion } from './migrate.js';
+import { run } from './sql/bind.js';
 
 export async function hostViews(db: Db, pg: Pg, config: Config): Promise<HostView[]> {
-  const { rows } = await db.query<{
-    host: string;
-    holder: Holder;
-    heartbeat_at: Date;
-    released: boolean;
-    locked: boolean;
-    fresh: boolean;
-  }>(
-    `SELECT l.host, l.holder, l.heartbeat_at, l.released,
-            EXISTS (SELECT 1 FROM pg_locks k WHERE k.locktype = 'advisory' AND k.granted AND k.pid = l.backend_pid) AS locked,
-            l.heartbeat_at > now() - make_interval(secs => $2::float8 / 1000) AS fresh
-       FROM baton.leases l WHERE l.conversation = $1 ORDER BY l.host`,
-    [pg.conversation, STALE_MS],
-  );
+  const { rows } = await run(db, pg.sql.lease.hosts, { conversation: pg.conversation, staleMs: STALE_MS });
   const agentsOf = (host: string) => config.order.filter((a) => config.agents[a]!.host === host);
   const out: HostView[] = rows.map((r) => ({
     host: r.host,
@@ -45,7 +33,7 @@ export async function hostViews(db: Db, pg: Pg, config: Config): Promise<HostVie
 export async function busChecks(db: Db, pg: Pg, hosts: () => Promise<HostView[]>): Promise<BusCheck[]> {
   const checks: BusCheck[] = [];
   try {
-    const found = await schemaVersion(db);
+    const found = await schemaVersion(db, pg.sql.schema);
     checks.push({ name: 'database', level: 'ok', detail: `${redact(pg.url)} answers` });
     const level = found === SCHEMA_VERSION ? 'ok' : found < SCHEMA_VERSION ? 'warn' : 'fail';
     checks.push({
@@ -70,10 +58,7 @@ export async function busChecks(db: Db, pg: Pg, hosts: () => Promise<HostView[]>
 }
 
 export async function approvalsView(db: Db, pg: Pg, config: Config, cap: number): Promise<ApprovalView[]> {
-  const { rows } = await db.query<{ seq: string; direction: string; file: string | null; body: string }>(
-    `SELECT seq, direction, file, body FROM baton.waiting WHERE conversation = $1 AND status = 'approval' ORDER BY seq`,
-    [pg.conversation],
-  );
+  const { rows } = await run(db, pg.sql.approvals.listWithBodies, { conversation: pg.conversation });
   return rows.flatMap((r) => {
     const d = config.directions.find((x) => x.name === r.direction);
     if (!d) return [];

@@ -4,7 +4,7 @@
  * machine's turn step or post; a message stored for this machine, whose row the notification carries
  * when it fits: added without a read), a re-scan, a write of this daemon's.
  * Reading on every pass cost a turn five reads (every file hint, every turn step's NOTIFY, the pass after
- * each delivery, on both machines): a third of all statements at scale (issue 15). A turn step of this
+ * each delivery, on both machines): a third of all statements at scale. A turn step of this
  * daemon updates the view in place: its row left, and the state is the one it saved.
  */
 import type { Direction } from '../../config/config.js';
@@ -14,6 +14,7 @@ import type { Db } from './db.js';
 import { stateOf, WaitingRows, type Pg, type WaitingRow } from './rows.js';
 import type { Hint } from './hints.js';
 import type { Expected, StepOutcome } from './turn-step.js';
+import { run } from './sql/bind.js';
 
 export class WaitingView {
   private rows: WaitingRow[] | null = null;
@@ -26,13 +27,16 @@ export class WaitingView {
    */
   private changes = 0;
 
-  constructor(
-    private readonly db: Db,
-    private readonly pg: Pg,
-    private readonly here: Direction[],
-    maxBytes: number,
-  ) {
-    this.examined = new WaitingRows(here, maxBytes);
+  private readonly db: Db;
+  private readonly pg: Pg;
+  /** The directions this machine delivers. */
+  private readonly here: Direction[];
+
+  constructor(o: { db: Db; pg: Pg; here: Direction[]; maxBytes: number }) {
+    this.db = o.db;
+    this.pg = o.pg;
+    this.here = o.here;
+    this.examined = new WaitingRows(o.here, o.maxBytes);
   }
 
   /**
@@ -93,14 +97,10 @@ export class WaitingView {
     if (!this.rows) {
       const changes = this.changes;
       // The state and this machine's waiting rows in one statement (the state repeated on each row).
-      const r = await this.db.query<
-        { state: unknown; version: string } & { [K in keyof WaitingRow]: WaitingRow[K] | null }
-      >(
-        `SELECT c.state, c.version, w.seq, w.direction, w.file, w.body FROM baton.conversations c
-           LEFT JOIN baton.waiting w ON w.conversation = c.name AND w.status = 'waiting' AND w.direction = ANY($2)
-          WHERE c.name = $1 ORDER BY w.seq`,
-        [this.pg.conversation, this.here.map((d) => d.name)],
-      );
+      const r = await run(this.db, this.pg.sql.waiting.view, {
+        conversation: this.pg.conversation,
+        directions: this.here.map((d) => d.name),
+      });
       const seen = r.rows[0] ? { state: stateOf(r.rows[0].state, this.pg), version: r.rows[0].version } : null;
       const rows = r.rows.filter((x): x is typeof x & WaitingRow => x.seq !== null);
       if (changes !== this.changes) return { state: seen?.state ?? null, ...this.examined.examine(rows) }; // not kept: read again next time

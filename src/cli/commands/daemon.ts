@@ -66,7 +66,11 @@ function configsFrom(inv: Invocation): Config[] {
   return files
     .map((f) => loadConfig(locateConfig(f)))
     .filter((c) => {
-      const key = c.bus.kind === 'postgres' ? `postgres ${c.bus.url} ${c.bus.conversation}` : `files ${c.messageDir}`;
+      // A conversation of the PostgreSQL bus is its database, schema and name: another schema is another bus.
+      const key =
+        c.bus.kind === 'postgres'
+          ? `postgres ${c.bus.url} ${c.bus.schema} ${c.bus.conversation}`
+          : `files ${c.messageDir}`;
       const first = seen.get(key);
       if (first) log.warn(`${c.file} is the conversation of ${first} again: served once`);
       else seen.set(key, c.file ?? 'the default config');

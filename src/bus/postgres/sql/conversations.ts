@@ -1,0 +1,53 @@
+/**
+ * A conversation's row — its state and the state's version, the person-message counter, the event log's
+ * generation — and the notifications that say it changed. `s` is the schema, quoted.
+ */
+import { statement } from './bind.js';
+
+type Conversation = { conversation: string };
+
+/** Every table whose rows name their conversation: what setting a conversation aside renames. */
+const TABLES = ['waiting', 'archive', 'rejected', 'requests', 'events', 'leases', 'relayed'] as const;
+
+export const conversationsSql = (s: string) => ({
+  /** Made with its first state, unless it exists. */
+  ensure: statement<Conversation & { state: string; gen: string }>(
+    'conversations.ensure',
+    `INSERT INTO ${s}.conversations (name, state, gen) VALUES (:conversation, :state, :gen) ON CONFLICT (name) DO NOTHING`,
+  ),
+  state: statement<Conversation, { state: unknown }>(
+    'conversations.state',
+    `SELECT state FROM ${s}.conversations WHERE name = :conversation`,
+  ),
+  /** Inside a write transaction: the state, its row locked until the commit. */
+  lockState: statement<Conversation, { state: unknown }>(
+    'conversations.lockState',
+    `SELECT state FROM ${s}.conversations WHERE name = :conversation FOR UPDATE`,
+  ),
+  saveState: statement<Conversation & { state: string }>(
+    'conversations.saveState',
+    `UPDATE ${s}.conversations SET state = :state, version = version + 1 WHERE name = :conversation`,
+  ),
+  gen: statement<Conversation, { gen: string }>(
+    'conversations.gen',
+    `SELECT gen FROM ${s}.conversations WHERE name = :conversation`,
+  ),
+  notify: statement<{ channel: string; payload: string }>(
+    'conversations.notify',
+    'SELECT pg_notify(:channel, :payload)',
+  ),
+
+  /** Set aside: the conversation's row and every row naming it renamed, in one transaction. */
+  rename: statement<{ from: string; to: string }>(
+    'conversations.rename',
+    `UPDATE ${s}.conversations SET name = :to WHERE name = :from`,
+  ),
+  renameRows: TABLES.map((t) =>
+    statement<{ from: string; to: string }>(
+      `conversations.renameRows.${t}`,
+      `UPDATE ${s}.${t} SET conversation = :to WHERE conversation = :from`,
+    ),
+  ),
+});
+
+export type ConversationsSql = ReturnType<typeof conversationsSql>;

@@ -1,0 +1,39 @@
+/**
+ * The relay's statements (relay.ts: a claimed file stored once under its relay key, and the WAL position
+ * that says when its insert is durable). `s` is the schema, quoted.
+ */
+import { plain, statement } from './bind.js';
+
+export const relaySql = (s: string) => ({
+  /**
+   * The key kept for good, the waiting row (only if the key was new), NOTIFY carrying the row as `hint`
+   * when it fits; `epoch` names the server that committed it (a restart changes it).
+   */
+  store: statement<
+    {
+      conversation: string;
+      direction: string;
+      file: string;
+      body: string;
+      key: string;
+      channel: string;
+      payload: string;
+      hint: string | null;
+    },
+    { epoch: string; stored: number }
+  >(
+    'relay.store',
+    `WITH k AS (INSERT INTO ${s}.relayed (relay_key, conversation) VALUES (:key, :conversation) ON CONFLICT DO NOTHING RETURNING relay_key),
+          w AS (INSERT INTO ${s}.waiting (conversation, direction, file, body, relay_key) SELECT :conversation, :direction, :file, :body, relay_key FROM k RETURNING seq),
+          n AS (SELECT pg_notify(:channel, CASE WHEN :hint::text IS NULL THEN :payload ELSE :payload || '#' || seq || ' ' || :hint END) FROM w)
+     SELECT pg_postmaster_start_time()::text AS epoch, (SELECT count(*) FROM n)::int AS stored`,
+  ),
+});
+
+/** Where the server's WAL is, and since when the server runs: the same in every schema. */
+export const wal = plain<{ inserted: string; flushed: string; epoch: string }>(
+  'relay.wal',
+  'SELECT pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed, pg_postmaster_start_time()::text AS epoch',
+);
+
+export type RelaySql = ReturnType<typeof relaySql>;

@@ -1,0 +1,98 @@
+/**
+ * The turn step's and the stamp's statements (turn-step.ts, store.ts say when each runs and why it is
+ * shaped so). `s` is the schema, quoted.
+ */
+import { statement } from './bind.js';
+
+/** The lease row as a write reads it under FOR SHARE (nulls: no row). */
+interface Fence {
+  generation: string | null;
+  released: boolean | null;
+}
+
+export const turnsSql = (s: string) => ({
+  /**
+   * The one-statement turn step: each part only if the one before it ran — lease → conversation row
+   * locked at the version read → waiting row deleted (if its body is the one read) → record archived →
+   * state saved with version + 1 → NOTIFY, carrying `version` and `hint` when there is one.
+   */
+  cas: statement<
+    {
+      conversation: string;
+      host: string;
+      seq: number;
+      version: string;
+      generation: number | null;
+      body: string;
+      id: string;
+      /** The record's ID as a number (parseId: null for an ID that is none, refused by NOT NULL). */
+      counter: number | null;
+      receiver: string;
+      record: string;
+      state: string;
+      channel: string;
+      moved: string;
+      hint: string | null;
+    },
+    Fence & { locked: number; deleted: number; version: string | null; notified: number }
+  >(
+    'turns.cas',
+    `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
+          s AS (SELECT 1 FROM ${s}.conversations WHERE name = :conversation AND version = :version
+                  AND (:generation::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = :generation AND NOT released)) FOR UPDATE),
+          d AS (DELETE FROM ${s}.waiting WHERE seq = :seq AND conversation = :conversation AND status = 'waiting' AND body = :body AND EXISTS (SELECT 1 FROM s) RETURNING 1),
+          a AS (INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, record) SELECT :conversation, :id, :counter, false, :receiver, :record FROM d RETURNING 1),
+          u AS (UPDATE ${s}.conversations SET state = :state, version = version + 1 WHERE name = :conversation AND EXISTS (SELECT 1 FROM a) RETURNING version),
+          n AS (SELECT pg_notify(:channel, CASE WHEN :hint::text IS NULL THEN :moved ELSE :moved || '#' || version || ' ' || :hint END) FROM u)
+     SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, (SELECT count(*) FROM s)::int AS locked,
+            (SELECT count(*) FROM d)::int AS deleted, (SELECT version FROM u) AS version, (SELECT count(*) FROM n)::int AS notified`,
+  ),
+
+  /**
+   * The transaction's first statement: the lease read FOR SHARE, the conversation row locked, the
+   * waiting row (or approval) deleted — its body and file returned, nulls when it was gone.
+   */
+  claim: statement<
+    { conversation: string; host: string; seq: number; status: 'waiting' | 'approval' },
+    Fence & { state: unknown; body: string | null; file: string | null }
+  >(
+    'turns.claim',
+    `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
+          s AS (SELECT state FROM ${s}.conversations WHERE name = :conversation FOR UPDATE),
+          d AS (DELETE FROM ${s}.waiting WHERE seq = :seq AND conversation = :conversation AND status = :status RETURNING body, file)
+     SELECT (SELECT state FROM s) AS state, (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, d.body, d.file
+       FROM (SELECT 1) AS one LEFT JOIN d ON true`,
+  ),
+
+  /** The transaction's second: the record archived, the state saved, NOTIFY. */
+  commit: statement<{
+    conversation: string;
+    id: string;
+    counter: number | null;
+    receiver: string;
+    record: string;
+    state: string;
+    channel: string;
+    moved: string;
+  }>(
+    'turns.commit',
+    `WITH a AS (INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, record) VALUES (:conversation, :id, :counter, false, :receiver, :record)),
+          u AS (UPDATE ${s}.conversations SET state = :state, version = version + 1 WHERE name = :conversation)
+     SELECT pg_notify(:channel, :moved)`,
+  ),
+
+  /** A record stamped delivered once, merged with what was added to it, under the lease's generation. */
+  stamp: statement<
+    { conversation: string; host: string; id: string; record: string; generation: number | null },
+    Fence
+  >(
+    'turns.stamp',
+    `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
+          u AS (UPDATE ${s}.archive SET record = record || :record::jsonb, delivered = true
+                 WHERE conversation = :conversation AND id = :id AND NOT delivered
+                   AND (:generation::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = :generation AND NOT released)))
+     SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released`,
+  ),
+});
+
+export type TurnsSql = ReturnType<typeof turnsSql>;
