@@ -2,10 +2,11 @@
  * The package a person installs (issue 12): `npm pack` → `npm i -g` into a temporary prefix → `baton` from
  * a folder outside the repository: --version, init, up --demo (on a private tmux server), status, ui
  * (the page and its script come from the package), down. It fails when the tarball lacks what running
- * needs (dist/, the demo agent, the dashboard's assets, the wrapper for panes).
+ * needs (dist/, the demo agent, the dashboard's assets, the wrapper for panes, the PostgreSQL bus's
+ * schema migrations).
  */
 import { execa } from 'execa';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -25,6 +26,15 @@ const fetchStatus = (url: string) =>
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
     }).on('error', reject);
   });
+
+/** The installed package finds every PostgreSQL schema migration it needs (only read: no database here). */
+async function expectMigrationsIn(prefix: string, cwd: string): Promise<void> {
+  const migrate = join(prefix, 'lib', 'node_modules', 'tmux-baton', 'dist', 'bus', 'postgres', 'migrate.js');
+  const script = `const m = await import(${JSON.stringify(migrate)}); console.log((await m.migrations()).length, m.SCHEMA_VERSION);`;
+  const read = await execa('node', ['--input-type=module', '-e', script], { cwd, reject: false });
+  expect(read.exitCode, read.stderr).toBe(0);
+  expect(read.stdout.trim()).toMatch(/^(\d+) \1$/);
+}
 
 describe('the installable package', () => {
   it('packs, installs with npm i -g, and runs init, up --demo, status, ui and down from any folder', async () => {
@@ -47,6 +57,10 @@ describe('the installable package', () => {
       'web/index.html',
       'web/style.css',
       'bin/baton',
+      // The PostgreSQL bus's migrations, read from beside dist/bus/postgres/migrate.js (npm run build copies them).
+      ...readdirSync(join(ROOT, 'src', 'bus', 'postgres', 'migrations')).map(
+        (m) => `dist/bus/postgres/migrations/${m}`,
+      ),
     ])
       expect(files, f).toContain(f);
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
@@ -61,6 +75,8 @@ describe('the installable package', () => {
     const baton = join(prefix, 'bin', 'baton');
     const env = { ...p.env, PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, BATON_DEMO_DELAY_MS: '200' };
     const run = (args: string[], cwd: string) => execa(baton, args, { cwd, env, reject: false });
+
+    await expectMigrationsIn(prefix, p.dir);
 
     const version = await run(['--version'], p.dir);
     expect(version.stdout.trim()).toBe(
