@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL bus (SPEC §10): a conversation in a database, shared by daemons on several machines.
  * This is its read side, client side and admin; delivery.ts is the daemon's side. Every call first makes
- * sure the schema exists at the version this baton knows (schema.ts): the schema is baton's own.
+ * sure the schema exists at the version this baton knows (migrate.ts): the schema is baton's own.
  */
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
