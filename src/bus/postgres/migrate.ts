@@ -22,7 +22,7 @@ import { sqlFor } from './sql/index.js';
 
 export const SCHEMA_VERSION = 3;
 
-export const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 
 export interface Migration {
   version: number;
