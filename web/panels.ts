@@ -77,7 +77,7 @@ function renderFacts(): void {
       s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running',
       s.daemon.running ? 'ok' : 'bad',
     ),
-    // Across machines (SPEC §10): each machine's daemon, alive or not and since when.
+    // Across machines (docs/protocol.md §10): each machine's daemon, alive or not and since when.
     ...(s.bus.kind === 'postgres'
       ? fact('machines', machines(s.hosts), Object.values(s.hosts).every((x) => x.alive) ? 'ok' : 'bad')
       : []),

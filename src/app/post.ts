@@ -1,5 +1,5 @@
 /**
- * An agent's reply as a message file (SPEC §3), for `baton post` and the MCP server's post tool alike:
+ * An agent's reply as a message file (docs/protocol.md §3), for `baton post` and the MCP server's post tool alike:
  * who sends it, to whom (the one outgoing folder, or the one named), and the fields baton fills in.
  * Every misuse is a UsageError naming what to give.
  */

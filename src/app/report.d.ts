@@ -17,7 +17,7 @@ export interface StatusReport {
   rejected: number;
   daemon: { running: boolean; pid: number | null };
   agents: Record<string, AgentStatus>;
-  /** Conversation control (SPEC §9). */
+  /** Conversation control (docs/protocol.md §9). */
   max_turns: number;
   /** Tokens the agents used, from their hooks (issue 16), and the budget (0: none). */
   tokens: { total: number; by_agent: Record<string, number>; max: number };
@@ -34,7 +34,7 @@ export interface StatusReport {
   pending: string[];
   /** Why each direction's waiting files cannot go now, when its receiver's pane is the reason. */
   waiting: Record<string, string>;
-  /** Where the conversation lives (SPEC §10). */
+  /** Where the conversation lives (docs/protocol.md §10). */
   bus: { kind: 'files' | 'postgres'; conversation: string | null };
   /** Each machine of the conversation: its daemon alive or not, its last heartbeat, its agents. */
   hosts: Record<string, HostStatus>;
@@ -67,7 +67,7 @@ export interface AgentStatus {
   kind: string;
   /** The pane runs the bundled demo agent standing in for that kind (`baton up --demo`). */
   demo: boolean;
-  /** The machine whose tmux runs it (SPEC §10); another machine's pane is not looked at from here. */
+  /** The machine whose tmux runs it (docs/protocol.md §10); another machine's pane is not looked at from here. */
   host: string;
   /**
    * What its own hooks last said (issue 16; kinds with hooks): busy since when (a prompt reached its

@@ -1,5 +1,5 @@
 /**
- * A person steering the conversation (SPEC §8, §9): end, pause, resume, start, send, approve, reject.
+ * A person steering the conversation (docs/protocol.md §8, §9): end, pause, resume, start, send, approve, reject.
  * Each is a request the daemon answers (daemon/steering.ts); with no daemon running the asking command
  * answers it itself, with the daemon's own code, under the daemon's lease. The checks that turn a
  * person's input into a request live here, so the CLI and the web dashboard judge input the same way.

@@ -23,7 +23,7 @@ export function paneEnv(config: Config, agent?: Agent): Record<string, string> {
     PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
     ...(config.file ? { BATON_CONFIG: config.file } : { BATON_HOME: config.baseDir }),
   };
-  // This machine's name and the database (SPEC §10) reach the daemon and `baton post` in the panes
+  // This machine's name and the database (docs/protocol.md §10) reach the daemon and `baton post` in the panes
   // (a tmux server started earlier does not have this shell's environment).
   for (const k of [
     'BATON_TMUX_SOCKET',

@@ -1,6 +1,6 @@
 /**
  * The Bus: everything baton needs from storage, behind one interface that the files bus (bus/files/,
- * the embedded default) and the PostgreSQL bus (SPEC §10) both implement and one contract suite checks
+ * the embedded default) and the PostgreSQL bus (docs/protocol.md §10) both implement and one contract suite checks
  * (test/contract/bus.contract.ts). Issue 14: storage was threaded through 27 modules; now the delivery
  * loop, the commands and the dashboard see only these interfaces.
  *
@@ -64,7 +64,7 @@ export type Commit =
   /** Its content changed since it was examined: it is back in line, to be examined again. */
   | { kind: 'changed' };
 
-/** A message waiting for a person's approval (moderated mode, SPEC §9). */
+/** A message waiting for a person's approval (moderated mode, docs/protocol.md §9). */
 export interface Approval {
   /** `<direction>/<name>`, as a person names it. */
   key: string;
@@ -72,7 +72,7 @@ export interface Approval {
   direction: Direction;
 }
 
-/** What start-up recovery found (SPEC §6): the state to run with, and a delivery cut short. */
+/** What start-up recovery found (docs/protocol.md §6): the state to run with, and a delivery cut short. */
 export interface Recovered {
   state: State;
   /** An archived message never stamped delivered; `typed`: its paste may already have happened. */
@@ -90,7 +90,7 @@ export interface DeliveryBus {
   /** Take the writer's lease. Throws LeaseHeldError when a live holder has it; waits out a stale one. */
   lease(holder: Holder, onLost: (why: string) => void): Promise<Lease>;
   /**
-   * Reconcile the stored state with the archive (SPEC §6) and put back what a crash left half-moved.
+   * Reconcile the stored state with the archive (docs/protocol.md §6) and put back what a crash left half-moved.
    * Needs the lease. Idempotent: a kill -9 during recovery is recovered at the next start.
    */
   recover(): Promise<Recovered>;
@@ -120,7 +120,7 @@ export interface DeliveryBus {
   /** Write the state again after `committed` with `saved: false` (before anything is typed). */
   saveState(): Promise<void>;
   /**
-   * Change the state (SPEC §9: end, pause, resume, reminders, stalls), atomic with respect to commits and
+   * Change the state (docs/protocol.md §9: end, pause, resume, reminders, stalls), atomic with respect to commits and
    * other updates. Returns the new state.
    */
   update(change: (state: State) => State): Promise<State>;
@@ -163,7 +163,7 @@ export interface DeliveryBus {
   /** Reply first, then the request goes: a crash in between never loses the answer. */
   answer(taken: string, reply: Reply): Promise<void>;
   /**
-   * Hand a request to the daemon that can carry it out (a notice for another machine's agent, SPEC §10).
+   * Hand a request to the daemon that can carry it out (a notice for another machine's agent, docs/protocol.md §10).
    * Nobody waits for its answer; answered requests nobody read are dropped after a minute.
    */
   forward(request: Request): Promise<void>;

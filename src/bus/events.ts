@@ -1,5 +1,5 @@
 /**
- * Events (SPEC §7): what happened, one JSON object each, in order. A bus appends them (events.jsonl on
+ * Events (docs/protocol.md §7): what happened, one JSON object each, in order. A bus appends them (events.jsonl on
  * the files bus) and lets readers follow them (`baton log --follow`, the dashboard). The log is a
  * record, not the source of truth: failing to append never stops a delivery.
  */

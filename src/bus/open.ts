@@ -1,4 +1,4 @@
-/** The bus a config names (SPEC §10: `bus.kind`, files by default). */
+/** The bus a config names (docs/protocol.md §10: `bus.kind`, files by default). */
 import type { Config } from '../config/config.js';
 import type { Bus } from './bus.js';
 import { FilesBus } from './files/files-bus.js';

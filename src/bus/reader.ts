@@ -14,7 +14,7 @@ export interface BusCheck {
   detail: string;
 }
 
-/** A message refused (SPEC §6): where it is kept, and why. */
+/** A message refused (docs/protocol.md §6): where it is kept, and why. */
 export interface Rejection {
   stored_as: string;
   file: string | null;
@@ -42,7 +42,7 @@ export interface ArchiveView {
   gaps: string | null;
 }
 
-/** One machine of a conversation (SPEC §10): is its daemon alive, since when, which agents it runs. */
+/** One machine of a conversation (docs/protocol.md §10): is its daemon alive, since when, which agents it runs. */
 export interface HostView {
   host: string;
   alive: boolean;

@@ -1,6 +1,6 @@
 /**
  * `baton <command> [--config FILE]`: parses arguments with node's own util.parseArgs (strict: an unknown
- * flag is a usage error) and maps failures to the exit codes of SPEC §8 — 0 ok, 1 failure, 2 usage or
+ * flag is a usage error) and maps failures to the exit codes of docs/protocol.md §8 — 0 ok, 1 failure, 2 usage or
  * config error, 3 lock held.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';

@@ -32,7 +32,7 @@ export interface Agent {
   /** Exact pane target from the config, if one was given (`%3`, `=work:1.0`). */
   target: string | undefined;
   env: Record<string, string>;
-  /** The machine whose tmux runs it (SPEC §10): this machine unless the config says otherwise. */
+  /** The machine whose tmux runs it (docs/protocol.md §10): this machine unless the config says otherwise. */
   host: string;
   reply: ReplyMode;
 }
@@ -69,11 +69,11 @@ export interface Config {
   inbox: InboxConfig;
   delivery: DeliveryConfig;
   bus: BusConfig;
-  /** This machine's name: BATON_HOST, else its hostname (SPEC §10). */
+  /** This machine's name: BATON_HOST, else its hostname (docs/protocol.md §10). */
   host: string;
 }
 
-/** The machine that runs an agent (SPEC §10); a name that is not an agent: this machine. */
+/** The machine that runs an agent (docs/protocol.md §10); a name that is not an agent: this machine. */
 export const hostOf = (config: Pick<Config, 'host' | 'agents'>, agent: string | undefined): string =>
   agent !== undefined && Object.hasOwn(config.agents, agent) ? config.agents[agent]!.host : config.host;
 

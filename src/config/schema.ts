@@ -68,7 +68,7 @@ const AgentSchema = z.strictObject({
     .regex(/^(%\d+|=?[A-Za-z0-9_@+-]+:\d+(\.\d+)?)$/, 'a pane id like %3 or session:window.pane like work:1.0')
     .optional(),
   env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable name'), z.string()).optional(),
-  /** The machine whose tmux runs this agent (SPEC §10; default: this machine). */
+  /** The machine whose tmux runs this agent (docs/protocol.md §10; default: this machine). */
   host: hostName.optional(),
   /**
    * How its turns reach the conversation (issue 16): "post" — it runs `baton post`; "auto" — its final

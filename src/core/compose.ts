@@ -1,5 +1,5 @@
 /**
- * What the receiving pane gets (SPEC §5), as pure functions: the sanitized content inside a header
+ * What the receiving pane gets (docs/protocol.md §5), as pure functions: the sanitized content inside a header
  * and a reply hint. Nothing here may let message content press a key in the agent.
  */
 import { RECORD_ID_SOURCE } from './ids.js';

@@ -1,5 +1,5 @@
 /**
- * Conversation control (SPEC §9) as pure functions: when a conversation ends by itself, and when the
+ * Conversation control (docs/protocol.md §9) as pure functions: when a conversation ends by itself, and when the
  * silent turn holder is reminded or marked stalled. The daemon supplies the clock and does the typing.
  */
 

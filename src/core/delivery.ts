@@ -1,7 +1,7 @@
 /**
  * One delivery, from its committed turn step to its stamp, as data (issue 14: it was six booleans and
  * nullables on the daemon). Each arrow is one step of the courier (daemon/courier.ts); a kill -9 at any
- * point is covered by the crash rule of SPEC §6, which start-up recovery applies to the stored record:
+ * point is covered by the crash rule of docs/protocol.md §6, which start-up recovery applies to the stored record:
  *
  *   archived ──state saved──▶ committed ──paste──▶ pasted ──Enter──▶ entered
  *            ──submit seen──▶ confirmed ──stamp──▶ done

@@ -1,5 +1,5 @@
 /**
- * The message file an agent writes (SPEC §3): one zod schema; the type is inferred from it.
+ * The message file an agent writes (docs/protocol.md §3): one zod schema; the type is inferred from it.
  * Fields baton does not know are kept (agents add their own); `id` and `reply_to` are the daemon's.
  */
 import { z } from 'zod';

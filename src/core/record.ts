@@ -51,13 +51,14 @@ export type Amendment = Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | '
 type Delivery = Extract<Decision, { action: 'deliver' }>;
 
 /** An agent's message as archived when its turn step commits: the daemon's fields win over the agent's. */
-export function messageRecord(
-  m: Message,
-  route: { direction: string; from: string; to: string; file: string },
-  decision: Delivery,
-  receivedAt: string,
-  extra: Record<string, unknown> = {},
-): ArchiveRecord {
+export function messageRecord(a: {
+  message: Message;
+  route: { direction: string; from: string; to: string; file: string };
+  decision: Delivery;
+  receivedAt: string;
+  extra?: Record<string, unknown>;
+}): ArchiveRecord {
+  const { message: m, route, decision, receivedAt, extra = {} } = a;
   return {
     id: decision.id,
     reply_to: decision.reply_to,
@@ -75,14 +76,17 @@ export function messageRecord(
 }
 
 /** A person's message (`baton send`, `baton start`): its own counter, no reply_to, no turn. */
-export function personRecord(
-  id: string,
-  to: string,
-  content: string,
-  type: string,
-  request: string,
-  extra: Record<string, unknown> = {},
-): ArchiveRecord {
+export function personRecord(p: {
+  id: string;
+  to: string;
+  content: string;
+  type: string;
+  /** The request that made it: a daemon killed before answering finds the message again by it. */
+  request: string;
+  receivedAt: string;
+  extra?: Record<string, unknown>;
+}): ArchiveRecord {
+  const { id, to, content, type, request, receivedAt, extra = {} } = p;
   return {
     id,
     reply_to: null,
@@ -92,7 +96,7 @@ export function personRecord(
     content,
     direction: 'user',
     source_file: request,
-    received_at: new Date().toISOString(),
+    received_at: receivedAt,
     delivered_at: null,
     request,
     ...extra,
@@ -100,12 +104,7 @@ export function personRecord(
 }
 
 /** The record once its submit is confirmed. Stamped once: a record already stamped keeps its stamp. */
-export function stamped(
-  r: ArchiveRecord,
-  confirmed: Confirmation,
-  redelivered: boolean,
-  at = new Date().toISOString(),
-): ArchiveRecord {
+export function stamped(r: ArchiveRecord, confirmed: Confirmation, redelivered: boolean, at: string): ArchiveRecord {
   if (r.delivered_at) return r;
   return { ...r, delivered_at: at, confirmed, ...(redelivered ? { redelivered: true } : {}) };
 }

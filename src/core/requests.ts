@@ -21,7 +21,7 @@ export const RequestSchema = z.discriminatedUnion('op', [
   }),
   z.strictObject({ op: z.literal('approve'), file: z.string().min(1).optional(), all: z.boolean().optional() }),
   z.strictObject({ op: z.literal('reject'), file: z.string().min(1), reason: z.string().min(1) }),
-  // baton's own, across machines (SPEC §10): a notice (finished, resumed, …) for an agent on another
+  // baton's own, across machines (docs/protocol.md §10): a notice (finished, resumed, …) for an agent on another
   // machine, typed there by that machine's daemon. Nobody waits for its answer.
   // A notice is baton's own words, always starting "[baton] " (never "/" or "!", which agent CLIs run).
   z.strictObject({

@@ -1,5 +1,5 @@
 /**
- * The conversation's state: the four keys of SPEC §4 plus baton's own bookkeeping, as one zod schema.
+ * The conversation's state: the four keys of docs/protocol.md §4 plus baton's own bookkeeping, as one zod schema.
  * Pure: a bus stores it (state.json on the files bus) and parses it here, so every bus refuses the same
  * corrupt states with the same words.
  */
@@ -17,7 +17,7 @@ export const StateSchema = z.looseObject({
   message_counter: z.int().min(0),
   pending_reply_to: id.nullable(),
   updated_at: z.string().optional(),
-  // Conversation control (SPEC §9; see conversation.ts).
+  // Conversation control (docs/protocol.md §9; see conversation.ts).
   finished: z
     .object({ reason: z.enum(FINISH_REASONS), at: z.string(), note: z.string().optional() })
     .nullable()

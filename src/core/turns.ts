@@ -1,5 +1,5 @@
 /**
- * The turn rules (SPEC §4), as one pure function: the conversation state and an incoming message's
+ * The turn rules (docs/protocol.md §4), as one pure function: the conversation state and an incoming message's
  * (from, to) in, a decision out. No disk, no tmux, no clock — the daemon is the shell around this.
  */
 import type { Finished } from './conversation.js';
@@ -8,14 +8,14 @@ import { formatId } from './ids.js';
 export const POLICIES = ['alternate', 'round_robin', 'handoff'] as const;
 export type Policy = (typeof POLICIES)[number];
 
-/** The four keys SPEC fixes; state.json may carry more (see state.ts). A type, not an interface, so a
+/** The four keys docs/protocol.md §4 fixes; state.json may carry more (see state.ts). A type, not an interface, so a
  * TurnState is also a State (which keeps unknown keys). */
 export type TurnState = {
   current_turn: string;
   last_message_id: string | null;
   message_counter: number;
   pending_reply_to: string | null;
-  /** Set when the conversation has ended (SPEC §9): nothing more is delivered. */
+  /** Set when the conversation has ended (docs/protocol.md §9): nothing more is delivered. */
   finished?: Finished | null | undefined;
   /** Set by `baton pause`: deliveries wait, and nobody is told to stop (unlike `end`). */
   paused?: { at: string } | null | undefined;

@@ -64,7 +64,7 @@ export class Conductor {
     }
     const turns = await this.turnsNow();
     const bus = this.p.bus;
-    // Across machines (SPEC §10) the turn holder's machine keeps its clock: one reminder, one ending.
+    // Across machines (docs/protocol.md §10) the turn holder's machine keeps its clock: one reminder, one ending.
     // No timer here: the turn comes back with the other machine's NOTIFY, and the pass it wakes looks again.
     if (!isLocal(this.p.config, bus.state().current_turn)) return;
     const endsAt = durationEndsAt(bus.state(), turns);

@@ -162,7 +162,10 @@ export class Courier {
     }
     if (d.phase !== 'confirmed') return false;
     this.p.availability.succeeded(r.receiver);
-    const done = withReceipt(stamped(r, d.confirmation, d.redelivered), this.p.receipts?.takeEarly(r.id));
+    const done = withReceipt(
+      stamped(r, d.confirmation, d.redelivered, new Date().toISOString()),
+      this.p.receipts?.takeEarly(r.id),
+    );
     await this.p.bus.stamp(done);
     // Typed again after its receipt never came (pass.ts): stamped before, it keeps that stamp; the flag goes on.
     if (r.delivered_at && d.redelivered) await this.p.bus.amend(r.id, { redelivered: true });
@@ -208,7 +211,7 @@ export class Courier {
   }
 
   /**
-   * SPEC §7's latency_ms runs from first sight to the paste; a file written out of turn spent most of it
+   * docs/protocol.md §7's latency_ms runs from first sight to the paste; a file written out of turn spent most of it
    * held, which is not delivery time (issue 12: "msg_0009 … in 9220.9 ms"), so the two are told apart.
    */
   private async report(r: ArchiveRecord, d: Extract<Delivery, { phase: 'confirmed' }>): Promise<void> {

@@ -10,7 +10,7 @@ export async function typeNotice(
   agentName: string,
   text: string,
 ): Promise<string | null> {
-  // Another machine's agent (SPEC §10): its machine's daemon types the notice.
+  // Another machine's agent (docs/protocol.md §10): its machine's daemon types the notice.
   if (!isLocal(d.config, agentName)) {
     await d.bus.forward({ op: 'notice', to: agentName, text });
     return null;

@@ -39,7 +39,10 @@ export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
     };
   }
   const redelivered = record !== null;
-  record ??= await bus.archivePersonMessage((id) => personRecord(id, to, content, type, request, extra));
+  const receivedAt = new Date().toISOString();
+  record ??= await bus.archivePersonMessage((id) =>
+    personRecord({ id, to, content, type, request, receivedAt, extra }),
+  );
   const text = render(
     { id: record.id, from: 'user', to, reply_to: null, type, content, redelivered },
     config.delivery.template,
@@ -52,7 +55,9 @@ export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
       ok: false,
       message: `${record.id} is archived but its typing was not confirmed (${typed.error}); look at ${to}'s pane before sending it again`,
     };
-  await bus.stamp(withReceipt(stamped(record, typed.value, redelivered), stage.receiptFor(record.id)));
+  await bus.stamp(
+    withReceipt(stamped(record, typed.value, redelivered, new Date().toISOString()), stage.receiptFor(record.id)),
+  );
   await bus.events.emit('sent', { id: record.id, to, ...extra, ...(redelivered ? { redelivered: true } : {}) });
   stage.log.success(`${record.id} user → ${to}`);
   return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };

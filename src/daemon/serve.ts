@@ -2,7 +2,7 @@
  * Keeping daemons running (`baton daemon [CONFIG...]`): one Daemon per conversation, all in this process
  * when several configs are given. A conversation whose daemon lost its lease (paused past it, or a
  * one-shot command answered meanwhile) takes it again; one whose bus cannot be reached types nothing and
- * tries every 2 s (SPEC §10); one whose lease another daemon holds now is left to that one.
+ * tries every 2 s (docs/protocol.md §10); one whose lease another daemon holds now is left to that one.
  *
  * Why one process for many conversations (issue 15's scale run): a daemon per conversation per machine
  * was 200 node processes, 200 tmux control clients and over a thousand database sessions at 100
@@ -82,7 +82,7 @@ export class Service {
           log.warn(`${err.message}: it delivers from now on; this daemon exits`);
           return 3;
         }
-        // The database is away (SPEC §10), or the lease was lost while starting (the connection dropped
+        // The database is away (docs/protocol.md §10), or the lease was lost while starting (the connection dropped
         // mid-recovery): type nothing until it is back, then take the lease again, recover and go on.
         if ((isBusUnavailable(err) || err instanceof FencedError) && !this.stopping) {
           if (unreachable++ % 15 === 0)

@@ -1,5 +1,5 @@
 /**
- * Agent kinds (SPEC §5): what baton knows about each agent CLI — how to start it, which instructions
+ * Agent kinds (docs/protocol.md §5): what baton knows about each agent CLI — how to start it, which instructions
  * file it reads, how long to wait before Enter, how to read its screen, and how to submit to it while it
  * is busy. A kind's screen patterns live in screens/<kind>.ts, so a new TUI version is a change to that
  * one file. Measured: Claude Code (CLAUDE-CODE.md), Codex CLI and Gemini CLI (CODEX-GEMINI.md).

@@ -1,5 +1,5 @@
 /**
- * Typing a message into an agent's pane through tmux (SPEC §5): the whole text as one bracketed paste
+ * Typing a message into an agent's pane through tmux (docs/protocol.md §5): the whole text as one bracketed paste
  * through a named buffer, then Enter on its own after `enter_delay_ms`. Content never goes through
  * `send-keys` without `-l`, so no word in it can become a key. Every keystroke is guarded inside tmux
  * (fence.ts): the lease holder's token, and for an Enter the very pane instance that got the paste, not in

@@ -19,9 +19,13 @@ import { openBus } from '../../src/bus/open.js';
 import type { Config } from '../../src/config/config.js';
 import { loadConfig, locateConfig } from '../../src/config/load.js';
 import { personRecord, stamped } from '../../src/core/record.js';
+
 import { decide } from '../../src/core/turns.js';
 import { log } from '../../src/lib/log.js';
 import { ROOT, waitFor } from '../helpers/harness.js';
+
+/** A fixed moment for records the tests make (the record functions take their clock as input). */
+const NOW = '2026-01-01T00:00:00.000Z';
 
 export interface World {
   configFile: string;
@@ -148,7 +152,7 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       });
       expect((await d.queues()).flatMap((q) => q.items)).toEqual([]);
       expect(await bus.readState()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });
-      await d.stamp(stamped(c.record, 'not_checked', false));
+      await d.stamp(stamped(c.record, 'not_checked', false, new Date().toISOString()));
       expect((await bus.record('msg_0001'))?.delivered_at).toBeTruthy();
       expect(await bus.waitingCounts()).toEqual({ c1_to_c2: 0, c2_to_c1: 0 });
     });
@@ -171,7 +175,7 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
       const c = await d.commit(first!, step(config)(first!));
       if (c.kind !== 'committed') throw new Error(c.kind);
       expect(await d.waitingFrom('claude1')).toBe(0);
-      const done = stamped(c.record, 'screen', false);
+      const done = stamped(c.record, 'screen', false, new Date().toISOString());
       await d.stamp(done);
       const received = { at: '2026-01-01T00:00:00.000Z', intact: true, prompt_id: 'p1' };
       expect(await d.amend('msg_0001', { received, confirmed: 'hook' })).toBe(true);
@@ -227,13 +231,19 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
     it("a person's messages count on their own, and a request is found again after a crash", async () => {
       const { bus } = await setup();
       const d = await deliverer(bus);
-      const r = await d.archivePersonMessage((id) => personRecord(id, 'claude1', 'hi', 'message', 'req-1'));
+      const r = await d.archivePersonMessage((id) =>
+        personRecord({ id, to: 'claude1', content: 'hi', type: 'message', request: 'req-1', receivedAt: NOW }),
+      );
       expect(r.id).toBe('user_0001');
       expect((await d.findPersonMessage('req-1'))?.id).toBe('user_0001');
       expect(await d.findPersonMessage('req-2')).toBeNull();
-      expect((await d.archivePersonMessage((id) => personRecord(id, 'claude2', 'ho', 'message', 'req-2'))).id).toBe(
-        'user_0002',
-      );
+      expect(
+        (
+          await d.archivePersonMessage((id) =>
+            personRecord({ id, to: 'claude2', content: 'ho', type: 'message', request: 'req-2', receivedAt: NOW }),
+          )
+        ).id,
+      ).toBe('user_0002');
       expect((await bus.archiveView()).n).toBe(0); // agents' IDs untouched
     });
 

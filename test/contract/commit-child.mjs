@@ -22,6 +22,6 @@ for (let i = 0; i < 200 && !items.length; i++) {
 const w = items[0];
 const c = await d.commit(w, (s) => decide(s, w.direction, rules));
 if (c.kind !== 'committed') throw new Error(`not committed: ${JSON.stringify(c)}`);
-await d.stamp(stamped(c.record, 'not_checked', false));
+await d.stamp(stamped(c.record, 'not_checked', false, new Date().toISOString()));
 console.log('done without being killed');
 process.exit(0);

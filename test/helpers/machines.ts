@@ -1,7 +1,7 @@
 /**
  * "Machines" for the PostgreSQL bus tests (issue 15): each is its own project folder, its own tmux
  * server and its own `baton daemon` with its own BATON_HOST; they share only the database. Recorders
- * stand in for agents and answer through `baton post`. `invariants()` checks SPEC §10's promises from
+ * stand in for agents and answer through `baton post`. `invariants()` checks docs/protocol.md §10's promises from
  * the database and the recorders' logs.
  */
 import { execa, type ResultPromise } from 'execa';
@@ -166,7 +166,7 @@ export const countArchived = async (url: string, conversation: string): Promise<
   )[0]!.n;
 
 /**
- * SPEC §10's promises once everything is back and idle: every message in exactly one place (archived,
+ * docs/protocol.md §10's promises once everything is back and idle: every message in exactly one place (archived,
  * waiting or rejected — nothing is rejected here), IDs 1..N once, the reply_to chain, senders alternate,
  * every delivered message typed into its receiver's pane at least once and a second copy only flagged,
  * nothing typed into the wrong pane. `logs`: each agent's recorder log; `opening`: the first content.

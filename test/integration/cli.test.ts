@@ -1,6 +1,6 @@
 /**
- * The command line (SPEC §2, §3, §4, §6, §8) run as a user runs it: `node dist/cli.js ...` against a temp
- * project and a private tmux server. Exit codes, usage, config errors, `post`, `status --json`,
+ * The command line (docs/protocol.md §2, §3, §4, §6, §8) run as a user runs it: `node dist/cli.js ...`
+ * against a temp project and a private tmux server. Exit codes, usage, config errors, `post`, `status --json`,
  * `up --demo` / `down` end to end, and `attach`.
  */
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Conversation control (SPEC §2, §4, §8, §9) with recorder agents on a private tmux server: N agents
+ * Conversation control (docs/protocol.md §2, §4, §8, §9) with recorder agents on a private tmux server: N agents
  * under each policy, termination, reminders, a person's messages, moderated mode, log and status.
  */
 import { existsSync, linkSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';

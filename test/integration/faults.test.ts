@@ -1,5 +1,5 @@
 /**
- * Faults around the daemon rather than in the files (SPEC §6): the whole tmux server dying under it, and
+ * Faults around the daemon rather than in the files (docs/protocol.md §6): the whole tmux server dying under it, and
  * commands that rewrite the conversation's files (`up --fresh`, `doctor --repair`) meeting a live daemon.
  */
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

@@ -2,7 +2,7 @@
  * Fuzz: a few thousand random files — random bytes, random JSON, valid and nearly valid messages, special
  * files, hard links — under random names, written atomically or not, thrown at a running daemon in both
  * folders. Whatever comes, the daemon must stay up and every file must end in exactly one place
- * (SPEC §3, §6): left in its inbox (not a candidate name, or a valid message waiting its turn), archived,
+ * (docs/protocol.md §3, §6): left in its inbox (not a candidate name, or a valid message waiting its turn), archived,
  * or rejected with a note. Seeded: a failure replays with BATON_FUZZ_SEED=<seed> (BATON_FUZZ_FILES=<n>).
  */
 import { execFileSync } from 'node:child_process';
@@ -204,7 +204,7 @@ function text(r: Rand, maxPieces: number): string {
 function key(r: Rand): string {
   for (;;) {
     // No "__proto__": the zod parse in src/message.ts drops such a key from the message and from data
-    // (reported; SPEC §3 says other fields are kept as given), which this test would flag as a lost field.
+    // (reported; docs/protocol.md §3 says other fields are kept as given), which this test would flag as a lost field.
     const k = r.chance(0.1)
       ? r.pick(['', ' ', 'constructor', 'toString', 'hasOwnProperty', 'ключ', '🔑', 'a.b', 'x\ny'])
       : `${r.pick(WORDS)}${r.int(0, 99)}`;
@@ -318,7 +318,7 @@ const isUtf8 = (b: Buffer) => {
     return false;
   }
 };
-/** SPEC §3: `*.json`, not a dot-file (a name ending in .tmp or ~ does not end in .json). */
+/** docs/protocol.md §3: `*.json`, not a dot-file (a name ending in .tmp or ~ does not end in .json). */
 const isCandidate = (n: Buffer) => n.subarray(-5).toString('latin1') === '.json' && n[0] !== 0x2e;
 
 type Content = Pick<Thrown, 'kind' | 'reason' | 'bytes' | 'message' | 'routeFree'> & { fate: 'valid' | 'reject' };

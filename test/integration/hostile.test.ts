@@ -1,6 +1,6 @@
 /**
- * Hostile input and a hostile file system (SPEC §3, §6), beyond the bad files daemon.test.ts covers: files
- * that vanish or are renamed by someone else, folders removed under the daemon, huge data, thousands of
+ * Hostile input and a hostile file system (docs/protocol.md §3, §6), beyond the bad files daemon.test.ts
+ * covers: files that vanish or are renamed by someone else, folders removed under the daemon, huge data, thousands of
  * files at once, and agents the config does not know.
  */
 import { execFileSync } from 'node:child_process';
@@ -198,7 +198,7 @@ describe('files and folders changed by someone else while the daemon runs', () =
     p.send('c1_to_c2', 'held.json', { content: 'lost with its folder' });
     await waitFor('held', () => p.events().some((e) => e.event === 'held' && e.file === 'held.json'));
     rmSync(p.path('c1_to_c2'), { recursive: true, force: true });
-    // Nobody re-creates it: the daemon does (SPEC §2: it creates any missing folder).
+    // Nobody re-creates it: the daemon does (docs/protocol.md §2: it creates any missing folder).
     await waitFor('the daemon re-created c1_to_c2', () => existsSync(p.path('c1_to_c2')), 15_000);
 
     // claude2's folder is removed and made again at once by someone else, then written to.
@@ -542,7 +542,7 @@ describe('agents the config does not know', () => {
 });
 
 describe('names that are not UTF-8', () => {
-  // SPEC §3: names starting with "." or ending in .tmp/~ are never read, and only *.json are messages —
+  // docs/protocol.md §3: names starting with "." or ending in .tmp/~ are never read, and only *.json are messages —
   // whatever bytes the rest of the name has. A writer's temp file must not vanish under it mid-write.
   it('a dot-file, a *.tmp or a non-.json file whose name is not UTF-8 is left alone like any other', async () => {
     await twoRecorders();

@@ -180,7 +180,7 @@ async function worksThroughTheBus(old: { session: pg.Client; holder: Holder }): 
     const r = await d.recover();
     expect(r.state).toEqual(STATE);
     expect(r.unfinished).toEqual({ record: record(3, 'claude1', 'claude2', false), typed: true });
-    await d.stamp(stamped(r.unfinished!.record, 'not_checked', true));
+    await d.stamp(stamped(r.unfinished!.record, 'not_checked', true, new Date().toISOString()));
     expect(await q(`SELECT id, delivered FROM baton.archive WHERE conversation = 'mig' ORDER BY id`)).toEqual([
       { id: 'msg_0001', delivered: true },
       { id: 'msg_0002', delivered: true },
@@ -190,7 +190,7 @@ async function worksThroughTheBus(old: { session: pg.Client; holder: Holder }): 
     const c = await turn(d, config);
     if (c.kind !== 'committed') throw new Error(`not committed: ${c.kind}`);
     expect(c.record).toMatchObject({ id: 'msg_0004', reply_to: 'msg_0003', content: 'written before the upgrade' });
-    await d.stamp(stamped(c.record, 'not_checked', false));
+    await d.stamp(stamped(c.record, 'not_checked', false, new Date().toISOString()));
     expect(
       await q(`SELECT name, version, state->>'current_turn' AS turn FROM baton.conversations ORDER BY name`),
     ).toEqual([

@@ -54,7 +54,7 @@ describe("config: the original tool's three keys", () => {
   });
 });
 
-describe('config: every SPEC key is accepted', () => {
+describe('config: every documented key is accepted', () => {
   it('turns.*, inbox.*, delivery.*, kind, session, target', () => {
     const c = parseConfig(
       {
@@ -140,7 +140,7 @@ describe('locateConfig', () => {
   });
 });
 
-describe('config: the bus and machines (SPEC §10)', () => {
+describe('config: the bus and machines (docs/protocol.md §10)', () => {
   const two = { agents: { a: { host: 'gpu-box' }, b: {} } };
   it('the files bus by default; every agent on this machine (BATON_HOST) unless it names its host', () => {
     const c = parseConfig(two, '/proj/config.json', base, { BATON_HOST: 'laptop' });

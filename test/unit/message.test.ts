@@ -8,7 +8,7 @@ const reason = (v: unknown) => {
 };
 
 describe('validateMessage', () => {
-  it('accepts the SPEC example and keeps unknown fields', () => {
+  it('accepts the documented example and keeps unknown fields', () => {
     const r = validateMessage(
       {
         timestamp: '2025-11-21T18:00:00+09:00',

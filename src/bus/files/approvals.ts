@@ -1,5 +1,5 @@
 /**
- * Moderated mode on the files bus (SPEC §9): the turn holder's valid message waits in
+ * Moderated mode on the files bus (docs/protocol.md §9): the turn holder's valid message waits in
  * `pending/<direction>/<name>` with no ID yet and no change to the state, until a person approves it
  * (its turn step is then committed from here) or refuses it (rejected/, with the person's reason).
  * One per sender: the next one is held in its folder. A move cut short by a crash (the same file linked

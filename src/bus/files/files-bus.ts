@@ -28,7 +28,7 @@ import { storedRejections } from './rejected.js';
 import { awaitReply, pendingRequests, submitRequest, withdrawRequest } from './requests.js';
 import { readStateFile, writeStateFile } from './state-file.js';
 
-/** `msg_<epoch-ns>.json`: sorts by time, as SPEC §3 suggests. */
+/** `msg_<epoch-ns>.json`: sorts by time, as docs/protocol.md §3 suggests. */
 function fileName(): string {
   const ns = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000)) * 1000n;
   return `msg_${ns}.json`;

@@ -31,7 +31,7 @@ export class FolderWatch {
     const watcher = watch([...this.byDir.keys(), ...extra.keys()], {
       depth: 0,
       ignoreInitial: true,
-      // Dot-files and temp files are never read (SPEC §3); directories named *.json are (to reject them).
+      // Dot-files and temp files are never read (docs/protocol.md §3); directories named *.json are (to reject them).
       ignored: (p: string) => !this.byDir.has(p) && !extra.has(p) && !isCandidateName(basename(p)),
     });
     watcher.on('all', (_event, path) => {

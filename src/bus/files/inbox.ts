@@ -11,7 +11,7 @@ import { validateMessage, type Message } from '../../core/message.js';
 import type { Waiting } from '../bus.js';
 import { isErrno } from '../../lib/fsx.js';
 
-/** Names the daemon looks at: `*.json`, but not dot-files or editor/temp leftovers (SPEC §3). */
+/** Names the daemon looks at: `*.json`, but not dot-files or editor/temp leftovers (docs/protocol.md §3). */
 export function isCandidateName(name: string): boolean {
   return name.endsWith('.json') && !name.startsWith('.') && !name.endsWith('.tmp') && !name.endsWith('~');
 }

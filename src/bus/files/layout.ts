@@ -1,4 +1,4 @@
-/** Where everything lives under message_dir (SPEC §1, §4, §6, §7). */
+/** Where everything lives under message_dir (docs/protocol.md §1, §4, §6, §7). */
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 

@@ -90,8 +90,8 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
 }
 
 /**
- * Why a stored state cannot be one a crash left (SPEC §6: it agrees with the archive, or lags it by the one
- * record a crash archived but never got to typing), or null when it can.
+ * Why a stored state cannot be one a crash left (docs/protocol.md §6: it agrees with the archive, or lags
+ * it by the one record a crash archived but never got to typing), or null when it can.
  */
 function contradicts(stored: State, derived: State, lagsByOne: boolean): string | null {
   if (

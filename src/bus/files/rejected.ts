@@ -1,5 +1,5 @@
 /**
- * rejected/: where bad files go, each with `<name>.error.json` beside it saying why (SPEC §6).
+ * rejected/: where bad files go, each with `<name>.error.json` beside it saying why (docs/protocol.md §6).
  * Nothing there is ever overwritten: a taken name gets a numeric suffix (`m.json` → `m.1.json`).
  */
 import { createHash } from 'node:crypto';

@@ -83,13 +83,13 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
     return { kind: 'changed' };
   }
   const receivedAt = new Date(Date.now() - (performance.now() - s.firstSeen)).toISOString();
-  const record = messageRecord(
-    claimed.message,
-    { direction: d.name, from: d.from, to: d.to, file: s.name },
-    s.decision,
+  const record = messageRecord({
+    message: claimed.message,
+    route: { direction: d.name, from: d.from, to: d.to, file: s.name },
+    decision: s.decision,
     receivedAt,
-    s.extra,
-  );
+    extra: s.extra,
+  });
   try {
     await archiveNew(l.archive, record);
     failpoint('archived');

@@ -1,5 +1,5 @@
 /**
- * Moderated mode on the PostgreSQL bus (SPEC §9): a message waiting for a person's approval is its
+ * Moderated mode on the PostgreSQL bus (docs/protocol.md §9): a message waiting for a person's approval is its
  * waiting row with status 'approval' (one per sender); approved, it is committed from there like any
  * other; refused, it moves to `rejected` with the reason. Writes run inside the caller's fenced
  * transaction (delivery.ts).

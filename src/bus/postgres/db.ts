@@ -50,7 +50,7 @@ const SESSION = {
 /**
  * A pool that lets the process exit when idle (a CLI command opens one and never closes it).
  * `durable: false`: commits do not wait for the WAL to reach the disk (synchronous_commit off) — for the
- * event log, a record rather than the truth (SPEC §7): a crash of the database may lose its last events,
+ * event log, a record rather than the truth (docs/protocol.md §7): a crash of the database may lose its last events,
  * never a message or a state. Turn steps and stamps always use a durable pool; the relay's insert uses
  * this one and keeps its claimed file until the server's flushed WAL has passed it (relay.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL bus, daemon side (SPEC §10). One daemon per (conversation, machine): it relays its own
+ * The PostgreSQL bus, daemon side (docs/protocol.md §10). One daemon per (conversation, machine): it relays its own
  * agents' direction folders into the database (relay.ts), and delivers the messages whose receiver is on
  * its machine. A turn step is one transaction — lease generation checked, the conversation row locked
  * (FOR UPDATE serialises turns from every machine), the step decided on the state as stored, the waiting
@@ -7,7 +7,7 @@
  *
  * Crash promise: killed before COMMIT, nothing happened (the message waits); after it, the record is
  * archived but not stamped, and this machine's next daemon types it again flagged `(redelivered)`, as
- * SPEC §6 asks, since the paste may have happened. Hints are LISTEN/NOTIFY; the daemon's re-scan timer
+ * docs/protocol.md §6 asks, since the paste may have happened. Hints are LISTEN/NOTIFY; the daemon's re-scan timer
  * is behind them, so a notification lost while the connection was down delays, never loses.
  */
 import type pg from 'pg';

@@ -1,5 +1,5 @@
 /**
- * Events on the PostgreSQL bus (SPEC §7, §10: kept in the database). A position is an event's sequence
+ * Events on the PostgreSQL bus (docs/protocol.md §7, §10: kept in the database). A position is an event's sequence
  * number plus one; a generation is the conversation row's `gen` (a new one when `up --fresh` sets the
  * conversation aside), so a reader notices a replaced log just as on the files bus. Every append
  * NOTIFYs the conversation's channel; a reader also polls, so a lost notification only delays it.

@@ -1,5 +1,5 @@
 /**
- * The lease on the PostgreSQL bus: one daemon per (conversation, machine), SPEC §10.
+ * The lease on the PostgreSQL bus: one daemon per (conversation, machine), docs/protocol.md §10.
  *
  * Two things hold it, because each alone fails one way:
  * - a session advisory lock on the lease's own connection: freed by the server the moment that

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL bus (SPEC §10): a conversation in a database, shared by daemons on several machines.
+ * The PostgreSQL bus (docs/protocol.md §10): a conversation in a database, shared by daemons on several machines.
  * This is its read side, client side and admin; delivery.ts is the daemon's side. Every call first makes
  * sure the schema exists at the version this baton knows (migrate.ts): the schema is baton's own.
  */

@@ -1,5 +1,5 @@
 /**
- * Start-up on the PostgreSQL bus (SPEC §6, §10): the state as stored, checked against the archive (a
+ * Start-up on the PostgreSQL bus (docs/protocol.md §6, §10): the state as stored, checked against the archive (a
  * turn step is one transaction, so they agree unless someone edited the database), and the delivery this
  * machine committed but never stamped — possibly typed already, so typed again flagged `(redelivered)`.
  */
@@ -25,7 +25,7 @@ export async function recoverConversation(db: Db, pg: Pg, config: Config): Promi
       `conversation "${pg.conversation}": the state says ${state.message_counter} messages, the archive ${n.rows[0]!.n}`,
     );
   }
-  // Committed on this machine's side but never stamped: the paste may have happened (SPEC §6).
+  // Committed on this machine's side but never stamped: the paste may have happened (docs/protocol.md §6).
   const local = config.order.filter((a) => isLocal(config, a));
   const u = await run(db, pg.sql.archive.unstamped, { conversation, receivers: local });
   const rec = u.rows[0]?.record ?? null;

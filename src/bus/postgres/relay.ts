@@ -1,5 +1,5 @@
 /**
- * The file API on the PostgreSQL bus (SPEC §10): each machine's daemon watches its own agents' direction
+ * The file API on the PostgreSQL bus (docs/protocol.md §10): each machine's daemon watches its own agents' direction
  * folders exactly as the files bus does (files/intake.ts: safe reads, settle time, rejections with a
  * reason) and moves each valid file into the database, so an agent's instructions do not change.
  *

@@ -1,5 +1,5 @@
 /**
- * A turn step on the PostgreSQL bus. Two forms, one promise (SPEC §6: the record archived, the waiting
+ * A turn step on the PostgreSQL bus. Two forms, one promise (docs/protocol.md §6: the record archived, the waiting
  * row gone and the state saved together, or none of it):
  *
  * **One statement** (casStep), the usual one: the daemon decides on the state it read (the turn rules are
@@ -95,13 +95,13 @@ export function plan({ state, row, input, maxBytes, now }: Planning): Plan {
   const checked = checkBody(row.body, d, maxBytes);
   if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
   const receivedAt = new Date(now.wall - (now.mono - firstSeen)).toISOString();
-  const record = messageRecord(
-    checked.message,
-    { direction: d.name, from: d.from, to: d.to, file: row.file ?? waitingName(seqOf(w.name), null) },
+  const record = messageRecord({
+    message: checked.message,
+    route: { direction: d.name, from: d.from, to: d.to, file: row.file ?? waitingName(seqOf(w.name), null) },
     decision,
     receivedAt,
     extra,
-  );
+  });
   return { kind: 'go', record, next: turnTaken(state, decision.next, new Date(now.wall).toISOString()) };
 }
 

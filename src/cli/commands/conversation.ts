@@ -1,5 +1,5 @@
 /**
- * A person steering the conversation (SPEC §8, §9): end, pause, resume, start, send, approve, reject.
+ * A person steering the conversation (docs/protocol.md §8, §9): end, pause, resume, start, send, approve, reject.
  * Each is a request (app/requests.ts) the daemon answers; with no daemon running the command answers it
  * itself, with the daemon's own code, under the daemon's lease.
  */

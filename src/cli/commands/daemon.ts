@@ -23,7 +23,7 @@ that loses its lease (paused past it, say with Ctrl-Z) types and writes nothing 
 lease again when it can, or exits 3 when another daemon holds it.
 "baton up" starts this inside the tmux session "watcher".
 
-On the PostgreSQL bus (config "bus", SPEC §10) there is one daemon per machine (BATON_HOST, else the
+On the PostgreSQL bus (config "bus", docs/protocol.md §10) there is one daemon per machine (BATON_HOST, else the
 hostname): it moves its own agents' files into the database, types only into its own agents, and
 while the database cannot be reached it types nothing and tries again every 2 s.
 
