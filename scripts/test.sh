@@ -2,7 +2,7 @@
 # The test command (`npm test` runs this): set up what the tests need on this machine — npm packages,
 # tmux, Chromium for the dashboard's browser tests, PostgreSQL's server programs for the PostgreSQL bus, iproute2
 # for its network-namespace test —
-# then lint, build, type-check and run every test (arguments go to vitest: `npm test -- test/unit`).
+# then lint, build, type-check and run every test (arguments go to vitest: `npm test -- test/unit`, or `--project integration`: one tier).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

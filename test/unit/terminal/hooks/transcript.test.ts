@@ -3,7 +3,7 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TranscriptTail } from '../../src/terminal/hooks/transcript.js';
+import { TranscriptTail } from '../../../../src/terminal/hooks/transcript.js';
 
 let dir = '';
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

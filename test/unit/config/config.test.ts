@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../src/config/config.js';
-import { locateConfig } from '../../src/config/load.js';
+import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../../src/config/config.js';
+import { locateConfig } from '../../../src/config/load.js';
 
 const base = '/proj';
 const problems = (raw: unknown): string[] => {

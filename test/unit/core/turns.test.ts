@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatId, parseId } from '../../src/core/ids.js';
+import { formatId, parseId } from '../../../src/core/ids.js';
 import {
   allowedPairs,
   decide,
@@ -7,7 +7,7 @@ import {
   initialState,
   type Rules,
   type TurnState,
-} from '../../src/core/turns.js';
+} from '../../../src/core/turns.js';
 
 const two: Rules = { policy: 'alternate', agents: ['claude1', 'claude2'] };
 const three: Rules = { policy: 'round_robin', agents: ['plan', 'code', 'review'] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render, sanitize, type Envelope } from '../../src/core/compose.js';
+import { render, sanitize, type Envelope } from '../../../src/core/compose.js';
 
 const env = (over: Partial<Envelope> = {}): Envelope => ({
   id: 'msg_0007',

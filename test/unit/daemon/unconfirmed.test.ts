@@ -1,6 +1,6 @@
 /** daemon/unconfirmed.ts: which stamped deliveries without a receipt are reported, and which are typed again. */
 import { describe, expect, it } from 'vitest';
-import { Unconfirmed } from '../../src/daemon/unconfirmed.js';
+import { Unconfirmed } from '../../../src/daemon/unconfirmed.js';
 
 describe('deliveries their hook never confirmed', () => {
   const idle = () => false;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateMessage } from '../../src/core/message.js';
+import { validateMessage } from '../../../src/core/message.js';
 
 const route = { from: 'claude1', to: 'claude2' };
 const reason = (v: unknown) => {

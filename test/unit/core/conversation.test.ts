@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { durationEndsAt, endsWith, nudgePlan } from '../../src/core/conversation.js';
+import { durationEndsAt, endsWith, nudgePlan } from '../../../src/core/conversation.js';
 
 const rules = {
   max_turns: 0,

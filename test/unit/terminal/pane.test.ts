@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { targetOf, type PaneInfo } from '../../src/terminal/pane.js';
-import { isBareShell, whyNotReady, whyNotTypable } from '../../src/terminal/readiness.js';
-import type { Tmux } from '../../src/terminal/tmux.js';
-import { programName, programOf } from '../../src/terminal/program.js';
+import { targetOf, type PaneInfo } from '../../../src/terminal/pane.js';
+import { isBareShell, whyNotReady, whyNotTypable } from '../../../src/terminal/readiness.js';
+import type { Tmux } from '../../../src/terminal/tmux.js';
+import { programName, programOf } from '../../../src/terminal/program.js';
 
 const pane = (command: string, startCommand: string): PaneInfo => ({
   id: '%1',

@@ -6,11 +6,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/harness.js';
-import { isOurPaste, type Screen } from '../../src/terminal/screen.js';
-import { readCodexScreen } from '../../src/terminal/screens/codex.js';
-import { readGeminiScreen } from '../../src/terminal/screens/gemini.js';
-import { dimAt, plain } from '../../src/terminal/screens/sgr.js';
+import { ROOT } from '../../../test/helpers/harness.js';
+import { isOurPaste, type Screen } from '../../../src/terminal/screen.js';
+import { readCodexScreen } from '../../../src/terminal/screens/codex.js';
+import { readGeminiScreen } from '../../../src/terminal/screens/gemini.js';
+import { dimAt, plain } from '../../../src/terminal/screens/sgr.js';
 
 const dir = (kind: string) => join(ROOT, 'test', 'fixtures', 'screens', kind);
 const capture = (kind: string, name: string): string[] =>

@@ -4,8 +4,8 @@
  * a turn's final reply is posted for the agent.
  */
 import { describe, expect, it } from 'vitest';
-import { factsOf, lastGeminiReply } from '../../src/core/hook-payload.js';
-import { autoReply, comparable, idsIn, isIntact } from '../../src/core/receipt.js';
+import { factsOf, lastGeminiReply } from '../../../src/core/hook-payload.js';
+import { autoReply, comparable, idsIn, isIntact } from '../../../src/core/receipt.js';
 
 const typed = (id: string, content: string) =>
   `[baton] ${id} from claude1 (reply to msg_0001)\n${content}\n\n[baton] reply to claude1 with: baton post "<your reply>"`;
@@ -154,7 +154,7 @@ describe("a turn's tokens from the transcript", () => {
     { type: 'assistant', uuid: 'a3', parentUuid: 't1', message: { id: 'm2', usage: usage(50, 5) } },
   ];
   it('sums each API message of the turn once, following parentUuid, and knows when the turn is complete', async () => {
-    const { turnUsage } = await import('../../src/core/tokens.js');
+    const { turnUsage } = await import('../../../src/core/tokens.js');
     expect(turnUsage(lines, 'p1')).toEqual({
       complete: false,
       usage: { input: 150, output: 15, cache_creation: 2, cache_read: 4 },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { KINDS } from '../../src/terminal/kinds.js';
-import { screenProblem } from '../../src/terminal/screen.js';
-import { readClaudeScreen } from '../../src/terminal/screens/claude.js';
+import { KINDS } from '../../../src/terminal/kinds.js';
+import { screenProblem } from '../../../src/terminal/screen.js';
+import { readClaudeScreen } from '../../../src/terminal/screens/claude.js';
 
 const RULE = '─'.repeat(80);
 const NBSP = '\u00A0';

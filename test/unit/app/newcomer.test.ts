@@ -3,13 +3,13 @@
  * script and its ending, the kick-off and resume texts, and pausing in the turn rules.
  */
 import { describe, expect, it } from 'vitest';
-import { jsonError } from '../../src/config/load.js';
-import { kickoffHint, resumeNotice } from '../../src/core/compose.js';
-import { DEMO_TURNS, endsWith, nudgePlan, rulesFor } from '../../src/core/conversation.js';
-import { continuation } from '../../src/app/up.js';
-import { demoLine, demoTopicLine } from '../../src/demo/script.js';
-import { closest, editDistance } from '../../src/cli/suggest.js';
-import { decide } from '../../src/core/turns.js';
+import { jsonError } from '../../../src/config/load.js';
+import { kickoffHint, resumeNotice } from '../../../src/core/compose.js';
+import { DEMO_TURNS, endsWith, nudgePlan, rulesFor } from '../../../src/core/conversation.js';
+import { continuation } from '../../../src/app/up.js';
+import { demoLine, demoTopicLine } from '../../../src/demo/script.js';
+import { closest, editDistance } from '../../../src/cli/suggest.js';
+import { decide } from '../../../src/core/turns.js';
 
 describe('did you mean', () => {
   it('finds the command or option a person meant, and nothing for a word that is not a typo', () => {

@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAtomic, moveNoClobber, writeAtomic } from '../../src/lib/fsx.js';
+import { createAtomic, moveNoClobber, writeAtomic } from '../../../src/lib/fsx.js';
 
 const made: string[] = [];
 const fresh = () => {

@@ -4,15 +4,15 @@
  * may have reached the pane makes every later paste say "(redelivered)"; the backoff grows and resets.
  */
 import { describe, expect, it } from 'vitest';
-import type { DeliveryBus } from '../../src/bus/bus.js';
-import { parseConfig } from '../../src/config/config.js';
-import type { ArchiveRecord } from '../../src/core/record.js';
-import { Availability } from '../../src/daemon/availability.js';
-import { Courier } from '../../src/daemon/courier.js';
-import { Underway } from '../../src/daemon/underway.js';
-import { log } from '../../src/lib/log.js';
-import { FencedError } from '../../src/bus/bus.js';
-import { pane, RecordingTypist } from '../helpers/recording-typist.js';
+import type { DeliveryBus } from '../../../src/bus/bus.js';
+import { parseConfig } from '../../../src/config/config.js';
+import type { ArchiveRecord } from '../../../src/core/record.js';
+import { Availability } from '../../../src/daemon/availability.js';
+import { Courier } from '../../../src/daemon/courier.js';
+import { Underway } from '../../../src/daemon/underway.js';
+import { log } from '../../../src/lib/log.js';
+import { FencedError } from '../../../src/bus/bus.js';
+import { pane, RecordingTypist } from '../../../test/helpers/recording-typist.js';
 
 const config = parseConfig(
   {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestSchema } from '../../src/core/requests.js';
+import { RequestSchema } from '../../../src/core/requests.js';
 
 describe("requests: a notice from another machine's daemon", () => {
   it('is baton\'s own words: it must start with "[baton] ", so nothing it says can run as a command', () => {
