@@ -116,20 +116,44 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
   }
 }
 
+/**
+ * The error codes of a database that is away: node's for a network that failed, and PostgreSQL's —
+ * 53300: too many connections (a crowded server refuses new sessions for a while); 57014: a statement
+ * cancelled (statement_timeout: something held it past 30 s); 57P01–57P03: the server shutting down,
+ * crashed, or not accepting connections yet — each worth a retry, not an exit. Class 08 (connection
+ * exceptions) is matched by its prefix.
+ */
+const AWAY_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  '53300',
+  '57014',
+  '57P01',
+  '57P02',
+  '57P03',
+]);
+
+/** pg's own words for a session that broke or never came (the pool's: "timeout exceeded when trying to connect"). */
+const AWAY_WORDS = [
+  'connection terminated',
+  'connection timeout',
+  'timeout exceeded when trying to connect',
+  'client has encountered a connection error',
+  'not queryable',
+];
+
 /** Is this error the database being away (connection refused, reset, terminated), not a bad query? */
 export function isConnectionError(err: unknown): boolean {
   const e = err as { code?: string; message?: string };
-  // 53300: too many connections (a crowded server refuses new sessions for a while); 57014: a statement
-  // cancelled (statement_timeout: something held it past 30 s) — both worth a retry, not an exit.
-  if (
-    e?.code &&
-    /^(ECONNREFUSED|ECONNRESET|ECONNABORTED|EPIPE|ETIMEDOUT|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|EADDRNOTAVAIL|53300|57014|57P01|57P02|57P03|08\w{3})$/.test(
-      e.code,
-    )
-  )
-    return true;
-  // pg's own words for a session that broke or never came (the pool's: "timeout exceeded when trying to connect").
-  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|not queryable/i.test(
-    e?.message ?? '',
-  );
+  if (e?.code && (AWAY_CODES.has(e.code) || /^08\w{3}$/.test(e.code))) return true;
+  const message = (e?.message ?? '').toLowerCase();
+  return AWAY_WORDS.some((w) => message.includes(w));
 }

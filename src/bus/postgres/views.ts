@@ -36,19 +36,19 @@ export async function busChecks(db: Db, pg: Pg, hosts: () => Promise<HostView[]>
     const found = await schemaVersion(db, pg.sql.schema);
     checks.push({ name: 'database', level: 'ok', detail: `${redact(pg.url)} answers` });
     const level = found === SCHEMA_VERSION ? 'ok' : found < SCHEMA_VERSION ? 'warn' : 'fail';
+    const then = found < SCHEMA_VERSION ? 'the next start migrates it' : 'upgrade baton';
     checks.push({
       name: 'schema',
       level,
       detail:
-        found === SCHEMA_VERSION
-          ? `version ${found}`
-          : `version ${found}, this baton uses ${SCHEMA_VERSION} (${found < SCHEMA_VERSION ? 'the next start migrates it' : 'upgrade baton'})`,
+        found === SCHEMA_VERSION ? `version ${found}` : `version ${found}, this baton uses ${SCHEMA_VERSION} (${then})`,
     });
     for (const h of await hosts()) {
+      const heartbeat = h.last_heartbeat ? `, last heartbeat ${h.last_heartbeat}` : '';
       checks.push({
         name: `host ${h.host}`,
         level: h.alive ? 'ok' : 'warn',
-        detail: `${h.alive ? 'daemon alive' : 'no daemon'}${h.last_heartbeat ? `, last heartbeat ${h.last_heartbeat}` : ''} (agents: ${h.agents.join(', ') || 'none'})`,
+        detail: `${h.alive ? 'daemon alive' : 'no daemon'}${heartbeat} (agents: ${h.agents.join(', ') || 'none'})`,
       });
     }
   } catch (err) {

@@ -19,7 +19,8 @@ export const approvalsSql = (s: string) => ({
   ),
   listIn: statement<Conversation & { directions: string[] }, Listed>(
     'approvals.listIn',
-    `SELECT seq, direction, file FROM ${s}.waiting WHERE conversation = :conversation AND status = 'approval' AND direction = ANY(:directions) ORDER BY seq`,
+    `SELECT seq, direction, file FROM ${s}.waiting
+      WHERE conversation = :conversation AND status = 'approval' AND direction = ANY(:directions) ORDER BY seq`,
   ),
   list: statement<Conversation, Listed>(
     'approvals.list',

@@ -39,7 +39,9 @@ export const archiveSql = (s: string) => ({
   /** The oldest agent's record for these receivers committed and never stamped. */
   unstamped: statement<Conversation & { receivers: string[] }, { record: ArchiveRecord }>(
     'archive.unstamped',
-    `SELECT record FROM ${s}.archive WHERE conversation = :conversation AND NOT person AND NOT delivered AND receiver = ANY(:receivers) ORDER BY counter LIMIT 1`,
+    `SELECT record FROM ${s}.archive
+      WHERE conversation = :conversation AND NOT person AND NOT delivered AND receiver = ANY(:receivers)
+      ORDER BY counter LIMIT 1`,
   ),
 });
 

@@ -6,7 +6,8 @@ type Conversation = { conversation: string };
 export const eventsSql = (s: string) => ({
   append: statement<Conversation & { body: string; channel: string }>(
     'events.append',
-    `WITH e AS (INSERT INTO ${s}.events (conversation, body) VALUES (:conversation, :body) RETURNING seq) SELECT pg_notify(:channel, 'events') FROM e`,
+    `WITH e AS (INSERT INTO ${s}.events (conversation, body) VALUES (:conversation, :body) RETURNING seq)
+     SELECT pg_notify(:channel, 'events') FROM e`,
   ),
   /** The position after the last event. */
   end: statement<Conversation, { end: string }>(

@@ -20,21 +20,24 @@ export const leaseSql = (s: string) => ({
   /** Who holds it, and whether its heartbeat is older than `staleMs`. */
   holder: statement<Key & { staleMs: number }, { holder: Holder; backend_pid: number | null; stale: boolean }>(
     'lease.holder',
-    `SELECT holder, backend_pid, heartbeat_at < now() - make_interval(secs => :staleMs::float8 / 1000) AS stale FROM ${s}.leases WHERE conversation = :conversation AND host = :host`,
+    `SELECT holder, backend_pid, heartbeat_at < now() - make_interval(secs => :staleMs::float8 / 1000) AS stale
+       FROM ${s}.leases WHERE conversation = :conversation AND host = :host`,
   ),
   terminate: statement<{ pid: number }>('lease.terminate', 'SELECT pg_terminate_backend(:pid)'),
 
   /** Taken: the row made, or taken over with one more generation. */
   take: statement<Key & { holder: string }, { generation: string }>(
     'lease.take',
-    `INSERT INTO ${s}.leases (conversation, host, holder, generation, backend_pid, heartbeat_at) VALUES (:conversation, :host, :holder, 1, pg_backend_pid(), now())
+    `INSERT INTO ${s}.leases (conversation, host, holder, generation, backend_pid, heartbeat_at)
+     VALUES (:conversation, :host, :holder, 1, pg_backend_pid(), now())
      ON CONFLICT (conversation, host) DO UPDATE SET holder = EXCLUDED.holder, generation = ${s}.leases.generation + 1,
        backend_pid = EXCLUDED.backend_pid, heartbeat_at = now(), released = false
      RETURNING generation`,
   ),
   heartbeat: statement<Key & { generation: number }>(
     'lease.heartbeat',
-    `UPDATE ${s}.leases SET heartbeat_at = now() WHERE conversation = :conversation AND host = :host AND generation = :generation AND NOT released`,
+    `UPDATE ${s}.leases SET heartbeat_at = now()
+      WHERE conversation = :conversation AND host = :host AND generation = :generation AND NOT released`,
   ),
   release: statement<Key & { generation: number }>(
     'lease.release',

@@ -14,7 +14,8 @@ export const rejectedSql = (s: string) => ({
     }
   >(
     'rejected.insert',
-    `INSERT INTO ${s}.rejected (conversation, stored_as, file, direction, reason, body) VALUES (:conversation, :storedAs, :file, :direction, :reason, :body)`,
+    `INSERT INTO ${s}.rejected (conversation, stored_as, file, direction, reason, body)
+     VALUES (:conversation, :storedAs, :file, :direction, :reason, :body)`,
   ),
   count: statement<Conversation, { n: number }>(
     'rejected.count',
@@ -25,7 +26,8 @@ export const rejectedSql = (s: string) => ({
     { stored_as: string; file: string | null; reason: string; direction: string | null; rejected_at: Date }
   >(
     'rejected.latest',
-    `SELECT stored_as, file, reason, direction, rejected_at FROM ${s}.rejected WHERE conversation = :conversation ORDER BY seq DESC LIMIT :limit`,
+    `SELECT stored_as, file, reason, direction, rejected_at FROM ${s}.rejected
+      WHERE conversation = :conversation ORDER BY seq DESC LIMIT :limit`,
   ),
 });
 

@@ -24,8 +24,10 @@ export const relaySql = (s: string) => ({
   >(
     'relay.store',
     `WITH k AS (INSERT INTO ${s}.relayed (relay_key, conversation) VALUES (:key, :conversation) ON CONFLICT DO NOTHING RETURNING relay_key),
-          w AS (INSERT INTO ${s}.waiting (conversation, direction, file, body, relay_key) SELECT :conversation, :direction, :file, :body, relay_key FROM k RETURNING seq),
-          n AS (SELECT pg_notify(:channel, CASE WHEN :hint::text IS NULL THEN :payload ELSE :payload || '#' || seq || ' ' || :hint END) FROM w)
+          w AS (INSERT INTO ${s}.waiting (conversation, direction, file, body, relay_key)
+                SELECT :conversation, :direction, :file, :body, relay_key FROM k RETURNING seq),
+          n AS (SELECT pg_notify(:channel, CASE WHEN :hint::text IS NULL THEN :payload
+                                                ELSE :payload || '#' || seq || ' ' || :hint END) FROM w)
      SELECT pg_postmaster_start_time()::text AS epoch, (SELECT count(*) FROM n)::int AS stored`,
   ),
 });
@@ -33,7 +35,8 @@ export const relaySql = (s: string) => ({
 /** Where the server's WAL is, and since when the server runs: the same in every schema. */
 export const wal = plain<{ inserted: string; flushed: string; epoch: string }>(
   'relay.wal',
-  'SELECT pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed, pg_postmaster_start_time()::text AS epoch',
+  `SELECT pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed,
+          pg_postmaster_start_time()::text AS epoch`,
 );
 
 export type RelaySql = ReturnType<typeof relaySql>;

@@ -13,7 +13,9 @@ export const requestsSql = (s: string) => ({
   /** A request for the daemon of `host`, and a NOTIFY that wakes it. */
   insert: statement<{ conversation: string; name: string; host: string; body: string; channel: string }>(
     'requests.insert',
-    `WITH r AS (INSERT INTO ${s}.requests (conversation, name, host, body) VALUES (:conversation, :name, :host, :body) RETURNING seq) SELECT pg_notify(:channel, 'requests') FROM r`,
+    `WITH r AS (INSERT INTO ${s}.requests (conversation, name, host, body) VALUES (:conversation, :name, :host, :body)
+                RETURNING seq)
+     SELECT pg_notify(:channel, 'requests') FROM r`,
   ),
   /** The unanswered requests addressed to `host`, oldest first. */
   forHost: statement<{ conversation: string; host: string }, { name: string }>(
@@ -61,7 +63,8 @@ export const requestsSql = (s: string) => ({
     record: string;
   }>(
     'requests.archivePerson',
-    `INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, request, record) VALUES (:conversation, :id, :counter, true, :receiver, :request, :record)`,
+    `INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, request, record)
+     VALUES (:conversation, :id, :counter, true, :receiver, :request, :record)`,
   ),
 });
 

@@ -40,10 +40,14 @@ export const turnsSql = (s: string) => ({
     `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
           s AS (SELECT 1 FROM ${s}.conversations WHERE name = :conversation AND version = :version
                   AND (:generation::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = :generation AND NOT released)) FOR UPDATE),
-          d AS (DELETE FROM ${s}.waiting WHERE seq = :seq AND conversation = :conversation AND status = 'waiting' AND body = :body AND EXISTS (SELECT 1 FROM s) RETURNING 1),
-          a AS (INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, record) SELECT :conversation, :id, :counter, false, :receiver, :record FROM d RETURNING 1),
-          u AS (UPDATE ${s}.conversations SET state = :state, version = version + 1 WHERE name = :conversation AND EXISTS (SELECT 1 FROM a) RETURNING version),
-          n AS (SELECT pg_notify(:channel, CASE WHEN :hint::text IS NULL THEN :moved ELSE :moved || '#' || version || ' ' || :hint END) FROM u)
+          d AS (DELETE FROM ${s}.waiting WHERE seq = :seq AND conversation = :conversation AND status = 'waiting'
+                  AND body = :body AND EXISTS (SELECT 1 FROM s) RETURNING 1),
+          a AS (INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, record)
+                SELECT :conversation, :id, :counter, false, :receiver, :record FROM d RETURNING 1),
+          u AS (UPDATE ${s}.conversations SET state = :state, version = version + 1
+                 WHERE name = :conversation AND EXISTS (SELECT 1 FROM a) RETURNING version),
+          n AS (SELECT pg_notify(:channel, CASE WHEN :hint::text IS NULL THEN :moved
+                                                ELSE :moved || '#' || version || ' ' || :hint END) FROM u)
      SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, (SELECT count(*) FROM s)::int AS locked,
             (SELECT count(*) FROM d)::int AS deleted, (SELECT version FROM u) AS version, (SELECT count(*) FROM n)::int AS notified`,
   ),
@@ -76,7 +80,8 @@ export const turnsSql = (s: string) => ({
     moved: string;
   }>(
     'turns.commit',
-    `WITH a AS (INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, record) VALUES (:conversation, :id, :counter, false, :receiver, :record)),
+    `WITH a AS (INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, record)
+                VALUES (:conversation, :id, :counter, false, :receiver, :record)),
           u AS (UPDATE ${s}.conversations SET state = :state, version = version + 1 WHERE name = :conversation)
      SELECT pg_notify(:channel, :moved)`,
   ),

@@ -22,7 +22,9 @@ export const waitingSql = (s: string) => ({
     { seq: string }
   >(
     'waiting.post',
-    `WITH w AS (INSERT INTO ${s}.waiting (conversation, direction, body) VALUES (:conversation, :direction, :body) RETURNING seq) SELECT seq, pg_notify(:channel, :payload) FROM w`,
+    `WITH w AS (INSERT INTO ${s}.waiting (conversation, direction, body) VALUES (:conversation, :direction, :body)
+                RETURNING seq)
+     SELECT seq, pg_notify(:channel, :payload) FROM w`,
   ),
   /** What a daemon sees (waiting-view.ts): the state and its version, on each of its waiting rows. */
   view: statement<
