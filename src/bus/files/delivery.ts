@@ -43,7 +43,7 @@ export class FilesDelivery implements DeliveryBus {
   private readonly intake: Intake;
   private readonly approvalQueue: Approvals;
   private st!: State;
-  /** Held from lease() on: every durable write checks it first (fencing, issue 13). */
+  /** Held from lease() on: every durable write checks it first (fencing: lock.ts says why). */
   private held: Lease | null = null;
 
   constructor(

@@ -17,7 +17,7 @@ export interface Layout {
   lock: string;
   /** Who holds the lock: pid and start time, for messages like "held by pid 123". */
   pidFile: string;
-  /** The lease's generation: one more at every take-over, never removed (fencing, issue 13). */
+  /** The lease's generation: one more at every take-over, never removed (fencing: lock.ts). */
   generation: string;
   /** Moderated mode: agent messages waiting for `baton approve` / `baton reject`, as pending/<direction>/<name>. */
   pending: string;

@@ -5,7 +5,7 @@
  * fail with LeaseHeldError (exit 3). A lock taken less than STALE_MS/2 ago may look fresh up to 1 s longer:
  * proper-lockfile's precision probe sets its mtime to the next full second (+5 ms) until the first refresh.
  *
- * Fencing (issue 13: a daemon paused past its lock woke up, pressed Enter and overwrote a record): every
+ * Fencing (a daemon paused past its lock once woke up, pressed Enter and overwrote a record): every
  * take-over writes a new generation to `daemon.gen`, and check() — called before every durable write —
  * refuses when the file names a newer one, when the lock was found compromised, or when this holder has
  * not renewed the lock recently enough to prove nobody else could have taken it. Keystrokes are fenced in

@@ -74,7 +74,7 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
   const lagsByOne = stored !== null && n === state.message_counter + 1 && !last.delivered_at;
   const contradiction = stored === null ? null : contradicts(stored, derived, lagsByOne);
   if (contradiction) {
-    // Issue 13: such a state was accepted, and the same agent could speak twice. The archive is the record.
+    // Such a state was once accepted, and the same agent could speak twice. The archive is the record.
     throw new StateError(
       `${l.state} contradicts the archive: ${contradiction}. ` +
         'The daemon will not guess the turn: "baton doctor --repair" rebuilds state.json from the archive',

@@ -3,7 +3,7 @@
  * reply file beside it. The daemon takes a request (renames it) before acting on it, so a command that
  * gives up waiting can withdraw it only while nothing has been done; the taken request is removed only
  * after its reply is written, so a daemon killed mid-way does it again at its next start (a person's
- * message is not typed twice: see daemon/steering.ts, send).
+ * message is not typed twice: see daemon/person.ts, send).
  */
 import { randomBytes } from 'node:crypto';
 import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';

@@ -10,12 +10,13 @@
  * had committed, even if the message was delivered meanwhile: never twice, never lost. Files are
  * relayed in name order, and an earlier file still being written holds later ones back.
  *
- * The insert does not wait for the disk (issue 15: its fsync was ≈1.5 ms of the ≈7.8 ms a message took
- * across machines): it commits with synchronous_commit off, so its NOTIFY goes out at once, and the claimed
- * file stays in `.relaying/` until the insert is durable — until the server's flushed WAL has passed the
- * position after its commit (any later durable commit, such as the receiver's turn step, or the WAL writer
- * within a fraction of a second, gets it there). Should the server restart in between (its start time
- * changes), the file is stored again, durably, and the key makes that a no-op if the first insert survived.
+ * The insert does not wait for the disk (its fsync was ≈1.5 ms of the ≈7.8 ms a message took across
+ * machines, measured): it commits with synchronous_commit off, so its NOTIFY goes out at once, and the
+ * claimed file stays in `.relaying/` until the insert is durable — until the server's flushed WAL has
+ * passed the position after its commit (any later durable commit, such as the receiver's turn step, or
+ * the WAL writer within a fraction of a second, gets it there). Should the server restart in between (its
+ * start time changes), the file is stored again, durably, and the key makes that a no-op if the first
+ * insert survived.
  */
 import { readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
