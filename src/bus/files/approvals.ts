@@ -85,7 +85,7 @@ export class Approvals {
   ): Promise<
     { kind: 'valid'; message: NonNullable<Entry['message']> } | { kind: 'gone' } | { kind: 'invalid'; reason: string }
   > {
-    const r = await examine(this.dir(a.direction), a.name, a.direction, maxBytes);
+    const r = await examine({ dir: this.dir(a.direction), name: a.name, route: a.direction, maxBytes });
     if (r.kind === 'gone') return { kind: 'gone' };
     if (r.kind !== 'valid') return { kind: 'invalid', reason: r.reason };
     return { kind: 'valid', message: r.message };

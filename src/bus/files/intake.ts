@@ -119,7 +119,7 @@ export class Intake {
     for (const name of [...f.dirty]) {
       f.dirty.delete(name);
       if (!isCandidateName(name)) continue;
-      const res = await examine(dir, name, f.direction, this.opts.maxBytes);
+      const res = await examine({ dir, name, route: f.direction, maxBytes: this.opts.maxBytes });
       let entry = f.entries.get(name);
       if (res.kind === 'gone') {
         f.entries.delete(name);

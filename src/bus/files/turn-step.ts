@@ -20,7 +20,7 @@ import { failpoint } from '../../lib/failpoint.js';
 import { isErrno, makeDir, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import { archiveNew } from './archive.js';
-import { examineAgain, type Examined, type Folder } from './inbox.js';
+import { examine, type Examined, type Folder } from './inbox.js';
 import type { Layout } from './layout.js';
 import { writeStateFile } from './state-file.js';
 
@@ -67,7 +67,7 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   }
   let claimed: Examined;
   try {
-    claimed = await examineAgain({
+    claimed = await examine({
       dir: claimDir,
       name: s.name,
       route: d,

@@ -197,7 +197,7 @@ export class Relay {
   /** Store a claimed file, or put it back in its folder when it is no longer valid (it changed). */
   private async storeClaimed(d: Direction, dir: string, as: string, durable: boolean): Promise<boolean> {
     const name = as.replace(/^\d+-\d+-\d+-/, '');
-    const e = await examine(dir, as, d, this.opts.maxBytes);
+    const e = await examine({ dir, name: as, route: d, maxBytes: this.opts.maxBytes });
     if (e.kind === 'gone') return false;
     if (e.kind !== 'valid') {
       const back = await moveNoClobber(join(dir, as), d.dir, name);
