@@ -5,7 +5,7 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ArchiveView, Bus, BusReader } from '../bus/bus.js';
+import type { Admin, Archive, ArchiveView, Checkup, Liveness, Status } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
 import { isLocal, type Config } from '../config/config.js';
 import { StateError, type State } from '../core/state.js';
@@ -22,7 +22,7 @@ export interface Check {
 
 const level = (ok: boolean, otherwise: 'warn' | 'fail'): Check['level'] => (ok ? 'ok' : otherwise);
 
-export async function checkState(bus: BusReader): Promise<Check> {
+export async function checkState(bus: Archive & Status): Promise<Check> {
   let view: ArchiveView;
   let have: State | null;
   try {
@@ -66,7 +66,10 @@ export async function checkState(bus: BusReader): Promise<Check> {
   };
 }
 
-export async function diagnose(config: Config, bus: BusReader = openBus(config)): Promise<Check[]> {
+export async function diagnose(
+  config: Config,
+  bus: Status & Liveness & Archive & Checkup = openBus(config),
+): Promise<Check[]> {
   const l = {
     root: config.messageDir,
     archive: join(config.messageDir, 'archive'),
@@ -145,7 +148,7 @@ export async function diagnose(config: Config, bus: BusReader = openBus(config))
  * state is derived from it), under the daemon's lease so no daemon runs meanwhile. A state one behind a
  * cut-short delivery is left alone: the daemon finishes that delivery at its next start (unflagged).
  */
-export async function repair(bus: Bus): Promise<string> {
+export async function repair(bus: Admin & Archive & Status): Promise<string> {
   // Holding the lease means no daemon can start (or be running) while the state is rewritten.
   return bus.exclusive(async () => {
     const { state, gaps } = await bus.archiveView();

@@ -5,7 +5,7 @@
  */
 import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BusReader } from '../bus/bus.js';
+import type { Archive, Listings, Liveness, Status } from '../bus/bus.js';
 import { formatId } from '../core/ids.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { State } from '../core/state.js';
@@ -24,7 +24,7 @@ export interface Following {
 }
 
 /** Follow a posted message through the archive until it reaches `until`, is rejected, or time runs out. */
-export async function followPost(bus: BusReader, o: Following): Promise<Waited> {
+export async function followPost(bus: Archive & Listings & Status & Liveness, o: Following): Promise<Waited> {
   const { until } = o;
   const source = basename(o.where);
   const deadline = performance.now() + o.timeoutMs;
@@ -70,6 +70,6 @@ function whoHolds(state: State | null): string {
   return `${state?.current_turn ?? '?'} holds the turn`;
 }
 
-async function daemonNote(bus: BusReader): Promise<string> {
+async function daemonNote(bus: Liveness): Promise<string> {
   return (await bus.daemon()).running ? '' : '; no daemon is running: baton up';
 }

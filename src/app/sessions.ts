@@ -9,7 +9,7 @@ import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, delimiter, dirname, isAbsolute } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { BusReader } from '../bus/bus.js';
+import type { Liveness } from '../bus/bus.js';
 import { isLocal, type Agent, type Config } from '../config/config.js';
 import { log } from '../lib/log.js';
 import { findPane } from '../terminal/pane.js';
@@ -126,7 +126,7 @@ export async function warnMissingTargets(config: Config, t: Tmux): Promise<void>
 }
 
 /** Wait until a daemon holds the conversation's lease. */
-export async function waitForDaemon(bus: BusReader, timeoutMs: number): Promise<boolean> {
+export async function waitForDaemon(bus: Liveness, timeoutMs: number): Promise<boolean> {
   for (let waited = 0; waited < timeoutMs; waited += 100) {
     if ((await bus.daemon()).running) return true;
     await sleep(100);
@@ -135,7 +135,7 @@ export async function waitForDaemon(bus: BusReader, timeoutMs: number): Promise<
 }
 
 /** Stop the daemon (SIGTERM, so it finishes a delivery and releases its lock), then the sessions. */
-export async function stopAll(config: Config, bus: BusReader, t: Tmux, opts: { quiet: boolean }): Promise<string[]> {
+export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { quiet: boolean }): Promise<string[]> {
   const stopped: string[] = [];
   const d = await bus.daemon();
   const holder = d.holder;
@@ -180,7 +180,7 @@ export function watcherName(root: string, sessions: Map<string, { owner: string 
  */
 export async function startWatcher(
   config: Config,
-  bus: BusReader,
+  bus: Liveness,
   t: Tmux,
   sessions: Map<string, { owner: string }>,
 ): Promise<string | null> {

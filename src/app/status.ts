@@ -3,7 +3,7 @@
  * pane from tmux. Reads only; a long-lived Tmux (the dashboard's control client) can be passed in
  * instead of one tmux process per question.
  */
-import type { BusReader } from '../bus/bus.js';
+import type { Liveness, Status } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
 import { hostOf, isLocal, type Config } from '../config/config.js';
 import { rulesFor } from '../core/conversation.js';
@@ -20,7 +20,7 @@ export { formatStatus } from './status-text.js';
 export async function collectStatus(
   config: Config,
   t: Tmux = new Tmux(),
-  bus: BusReader = openBus(config),
+  bus: Status & Liveness = openBus(config),
 ): Promise<StatusReport> {
   const state = await bus.readState();
   const held = await bus.waitingCounts();
@@ -122,7 +122,7 @@ function remoteAgent(config: Config, name: string): AgentStatus {
 }
 
 /** Every machine of the conversation: is its daemon alive, and since when. */
-async function hostsOf(bus: BusReader): Promise<StatusReport['hosts']> {
+async function hostsOf(bus: Liveness): Promise<StatusReport['hosts']> {
   return Object.fromEntries(
     (await bus.hosts()).map((h) => [
       h.host,

@@ -1,10 +1,10 @@
 /** The conversation as a transcript: every archived record in the order it reached a pane, as text or Markdown. */
-import type { BusReader } from '../bus/bus.js';
+import type { Archive } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { byDelivery, type ArchiveRecord } from '../core/record.js';
 
 /** Every archived record (agent messages and a person's), in the order they reached the panes. */
-export async function transcript(bus: BusReader): Promise<ArchiveRecord[]> {
+export async function transcript(bus: Archive): Promise<ArchiveRecord[]> {
   return (await bus.records()).sort(byDelivery);
 }
 

@@ -5,7 +5,7 @@
  */
 import { relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LeaseHeldError, type Bus } from '../bus/bus.js';
+import { LeaseHeldError, type Admin, type Archive, type Liveness, type Status } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
 import { isLocal, type Agent, type Config } from '../config/config.js';
 import type { Reply } from '../core/requests.js';
@@ -163,7 +163,7 @@ async function sessionsAreOurs(config: Config, t: Tmux, plan: Planned[]): Promis
  */
 async function settleConversation(
   config: Config,
-  bus: Bus,
+  bus: Status & Archive & Liveness & Admin,
   t: Tmux,
   opts: { demo: boolean; fresh: boolean },
 ): Promise<boolean> {
@@ -192,7 +192,7 @@ async function settleConversation(
 }
 
 /** The agents' instructions, their hooks and the message folders, all in place before any agent starts. */
-async function prepare(config: Config, bus: Bus, plan: Planned[], demo: boolean): Promise<Map<string, Launch>> {
+async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolean): Promise<Map<string, Launch>> {
   const notes = await writeInstructions(config);
   for (const f of notes.written) log.info(`wrote ${relative(process.cwd(), f) || f}`);
   for (const f of notes.kept) log.info(`kept your own ${relative(process.cwd(), f) || f}`);

@@ -29,7 +29,16 @@ export type EventName =
   | 'auto_replied';
 
 export interface EventLog {
+  /**
+   * Append one event, in order with this process's others. Never throws for a write that failed (it is
+   * reported in the daemon's own log) and writes nothing once the daemon is fenced.
+   */
   emit(event: EventName, fields?: Record<string, unknown>): Promise<void>;
+}
+
+/** The daemon's side: what it reports as it goes (most of its parts). */
+export interface Events {
+  readonly events: EventLog;
 }
 
 /** A log that is not the one a reading was meant for (replaced meanwhile: `baton up --fresh`). */
@@ -63,4 +72,9 @@ export interface EventSource {
   ): Promise<{ last: number; skipping: boolean }>;
   /** Call `changed` whenever new events may be there (a hint: read to find out). */
   follow(changed: () => void): { close(): void };
+}
+
+/** A reader's side: `baton log --follow` and the dashboard's feed. Reads only; never blocks a writer. */
+export interface EventFeed {
+  readonly events: EventSource;
 }

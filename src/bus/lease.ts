@@ -3,6 +3,8 @@
  * machine of it) at a time, and one that lost its lease — killed, paused past it, cut off — is fenced:
  * its writes are refused by the bus, its keystrokes by tmux (terminal/fence.ts), by generation.
  */
+import type { ArchiveRecord } from '../core/record.js';
+import type { State } from '../core/state.js';
 import type { EventLog } from './events.js';
 
 /** Who holds (or asks for) the writer's lease. */
@@ -39,6 +41,32 @@ export interface Lease {
 export interface Fence {
   key: string;
   token: string;
+}
+
+/** What start-up recovery found (docs/protocol.md §6): the state to run with, and a delivery cut short. */
+export interface Recovered {
+  state: State;
+  /** An archived message never stamped delivered; `typed`: its paste may already have happened. */
+  unfinished: { record: ArchiveRecord; typed: boolean } | null;
+  notes: string[];
+}
+
+/** The daemon's hold on a conversation (daemon.ts): taking the lease, recovering, letting go. */
+export interface Tenure {
+  /**
+   * Take the writer's lease. Throws LeaseHeldError when a live holder has it (naming it); waits out a
+   * stale one (a holder killed or paused past the stale time) and takes it over, fencing it. `onLost` is
+   * called once if the lease is lost later.
+   */
+  lease(holder: Holder, onLost: (why: string) => void): Promise<Lease>;
+  /**
+   * Reconcile the stored state with the archive (docs/protocol.md §6) and put back what a crash left
+   * half-moved: after it every message is in exactly one place, and the state agrees with the archive.
+   * Needs the lease. Idempotent: a kill -9 during recovery is recovered at the next start.
+   */
+  recover(): Promise<Recovered>;
+  /** Close what this side holds open (watchers, listening connections); the lease is released on its own. */
+  close(): Promise<void>;
 }
 
 export const fenceToken = (generation: number): string => String(generation).padStart(12, '0');

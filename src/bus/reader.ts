@@ -1,11 +1,12 @@
 /**
- * The Bus's read side: what status, log, doctor and the dashboard read. Reads only; never blocks a writer
- * (a reader may see a step half-way on a bus that has no transactions, and says what it saw).
+ * The Bus's read side: what status, log, doctor and the dashboard read, in parts by who reads what. Reads
+ * only; never blocks a writer (a reader may see a step half-way on a bus that has no transactions, and
+ * says what it saw).
  */
 import type { ArchiveRecord } from '../core/record.js';
 import type { State } from '../core/state.js';
 import type { Holder } from './lease.js';
-import type { EventSource } from './events.js';
+import type { EventFeed } from './events.js';
 
 /** One doctor check a bus adds (claims left over, database schema, …). */
 export interface BusCheck {
@@ -52,10 +53,10 @@ export interface HostView {
   agents: string[];
 }
 
-export interface BusReader {
+/** What `baton status`, the dashboard's status and the demo agent read: the state and what waits. */
+export interface Status {
   /** Where the conversation lives, for a person (a folder, or a database and conversation name). */
   readonly where: string;
-  readonly events: EventSource;
   /** The stored state; null when there is none yet. Throws StateError when it is corrupt. */
   readState(): Promise<State | null>;
   /** Messages waiting per direction (held out of turn, or not taken yet). */
@@ -63,23 +64,50 @@ export interface BusReader {
   rejectedCount(): Promise<number>;
   /** Approvals waiting, as `<direction>/<name>`. */
   approvalKeys(): Promise<string[]>;
+}
+
+/** Who runs the conversation: status, doctor, `up` and `down` waiting for a daemon, a request with none. */
+export interface Liveness {
+  /**
+   * Is a live daemon holding the writer's lease (on the PostgreSQL bus: this machine's)? A moment's
+   * answer: a daemon may start or stop right after it.
+   */
+  daemon(): Promise<{ running: boolean; pid: number | null; holder: Holder | null }>;
+  /** Every machine of the conversation and its daemon (the files bus: this machine only). */
+  hosts(): Promise<HostView[]>;
+}
+
+/** The archive as readers read it: `baton log`, `show`, `post --wait`, the transcript, doctor. */
+export interface Archive {
   /** Every archived record (agents' and a person's), unsorted. */
   records(): Promise<ArchiveRecord[]>;
   /** Every archived record's ID (agents' and a person's), unsorted: cheaper than records(). */
   recordIds(): Promise<string[]>;
+  /** An archived record as stored now (written whole: never half of one); null when there is none. */
+  record(id: string): Promise<ArchiveRecord | null>;
+  /** What the archive says the state is: the one derivation recovery and doctor share. */
+  archiveView(): Promise<ArchiveView>;
+}
+
+/** What the dashboard lists on request, and `post --wait` looks through for its own message. */
+export interface Listings {
   /** The newest `limit` rejections with why each was refused, and how many there are. */
   rejections(limit: number): Promise<{ count: number; items: Rejection[] }>;
   /** Approvals waiting, with what they say (content cut at `cap` characters), in order. */
   approvalsView(cap: number): Promise<ApprovalView[]>;
-  record(id: string): Promise<ArchiveRecord | null>;
-  /** What the archive says the state is: the one derivation recovery and doctor share. */
-  archiveView(): Promise<ArchiveView>;
-  /** Is a live daemon holding the writer's lease? */
-  daemon(): Promise<{ running: boolean; pid: number | null; holder: Holder | null }>;
-  /** Every machine of the conversation and its daemon (the files bus: this machine only). */
-  hosts(): Promise<HostView[]>;
+}
+
+/** What only doctor asks. */
+export interface Checkup {
   /** Requests waiting for a daemon. */
   requestsWaiting(): Promise<number>;
-  /** Checks only this kind of bus knows (doctor). */
+  /** Checks only this kind of bus knows (claims left over, the database's schema, …). */
   checks(daemonRunning: boolean): Promise<BusCheck[]>;
 }
+
+/**
+ * The read side, whole: reads only, never blocking a writer. On a bus without transactions (the files
+ * bus) a reader may see a step half-way — a message gone from its queue and not yet archived — and says
+ * what it saw; it never changes anything.
+ */
+export type BusReader = Status & Liveness & Archive & Listings & Checkup & EventFeed;

@@ -5,7 +5,7 @@
  * (`turn_tokens`), added to the state's totals, and the conversation is ended at `turns.max_tokens`.
  * Nothing here waits inside a pass: a turn not complete yet is looked at again at the next pass.
  */
-import type { DeliveryBus } from '../bus/bus.js';
+import type { Records, TurnState } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { FinishReason } from '../core/conversation.js';
 import { totalOf, turnUsage, type Usage } from '../core/tokens.js';
@@ -26,7 +26,7 @@ interface Turn {
 
 export interface BudgetParts {
   config: Config;
-  bus: DeliveryBus;
+  bus: Records & TurnState;
   log: Logger;
   /** A transcript, read on from where the last look ended (terminal/hooks/intake.ts). */
   transcript(path: string): Transcript;

@@ -8,7 +8,7 @@ import { replyHint, sanitize } from '../core/compose.js';
 import { durationEndsAt, endsWith, nudgePlan, rulesFor, type FinishReason } from '../core/conversation.js';
 import { isLocal } from '../config/config.js';
 import { turnTimeout } from '../core/message.js';
-import type { DeliveryBus } from '../bus/bus.js';
+import type { Events, Moderation, Queues, Records, TurnState } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
@@ -16,7 +16,7 @@ import type { Underway } from './underway.js';
 
 export interface ConductorParts {
   config: Config;
-  bus: DeliveryBus;
+  bus: TurnState & Records & Queues & Moderation & Events;
   log: Logger;
   /** The delivery not yet stamped: its receiver is not told anything before its Enter. */
   underway: Underway;

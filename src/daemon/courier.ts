@@ -15,7 +15,7 @@
  * A failure is reported once per distinct error (`delivery_failed`) and retried with the receiver's
  * backoff; it is never stamped delivered.
  */
-import { FencedError, type DeliveryBus } from '../bus/bus.js';
+import { FencedError, type Events, type Records, type TurnStep } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { headerPrefix, inertLine, oneLine, render, replyHint } from '../core/compose.js';
 import {
@@ -39,7 +39,8 @@ import type { Underway } from './underway.js';
 
 export interface CourierParts {
   config: Config;
-  bus: DeliveryBus;
+  /** The turn step's state write it may have to finish, the stamp, and the events. */
+  bus: TurnStep & Records & Events;
   typist: Typist;
   availability: Availability;
   log: Logger;

@@ -6,7 +6,7 @@
  * pure functions in core/; storage is the bus (bus/); the panes are the typist (terminal/). Nothing here
  * touches a file or tmux directly.
  */
-import { FencedError, type Bus, type DeliveryBus, type Lease } from '../bus/bus.js';
+import { FencedError, type Delivering, type DeliveryBus, type Lease, type Posting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { log as defaultLog, type Logger } from '../lib/log.js';
 import { hostname } from 'node:os';
@@ -46,7 +46,7 @@ export class Daemon {
 
   constructor(
     readonly config: Config,
-    bus: Bus,
+    bus: Delivering & Posting,
     private readonly opts: DaemonOptions = {},
   ) {
     this.log = opts.log ?? defaultLog;

@@ -1,12 +1,12 @@
 /** Text of baton's own (a notice, a reminder, a person's message) typed into an agent's pane. */
-import type { DeliveryBus } from '../bus/bus.js';
+import type { Requests } from '../bus/bus.js';
 import { isLocal, type Config } from '../config/config.js';
 import type { Typist } from '../terminal/typist.js';
 import type { Availability } from './availability.js';
 
 /** Paste it and press Enter. Returns why not, or null when typed (or handed to the agent's machine). */
 export async function typeNotice(
-  d: { config: Config; bus: DeliveryBus; availability: Availability; typist: Typist },
+  d: { config: Config; bus: Requests; availability: Availability; typist: Typist },
   agentName: string,
   text: string,
 ): Promise<string | null> {

@@ -5,7 +5,7 @@
  * (scan.ts: held, rejected, the one whose turn it is); and taking that one. At most one message is
  * delivered per pass.
  */
-import type { DeliveryBus, Waiting } from '../bus/bus.js';
+import type { Moderation, Queues, Records, TurnState, Waiting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../lib/log.js';
 import type { Availability } from './availability.js';
@@ -18,7 +18,7 @@ import type { Taker } from './take.js';
 
 export interface PassParts {
   config: Config;
-  bus: DeliveryBus;
+  bus: Moderation & Queues & Records & TurnState;
   log: Logger;
   availability: Availability;
   receipts: Receipts;

@@ -17,7 +17,7 @@
  * agent with hooks whose receipt has not come within RECEIPT_BOUND_MS, while the agent is not busy with
  * something else, is reported once (`delivery_unconfirmed`), and may be typed again (unconfirmed.ts).
  */
-import { FencedError, type DeliveryBus } from '../bus/bus.js';
+import { FencedError, type Events, type Queues, type Records, type TurnState } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
 import type { FinishReason } from '../core/conversation.js';
@@ -40,7 +40,8 @@ const MAX_TRIES = 3;
 
 export interface ReceiptsParts {
   config: Config;
-  bus: DeliveryBus;
+  /** What receipts write, and what turn ends (turn-ends.ts) and the budget (budget.ts) use. */
+  bus: Records & TurnState & Queues & Events;
   rules: Rules;
   intake: HookIntake;
   post: Post;
@@ -71,7 +72,7 @@ export class Receipts {
   private dirty = true;
   private lookedAt = 0;
   private readonly config: Config;
-  private readonly bus: DeliveryBus;
+  private readonly bus: Records & Events;
   private readonly intake: HookIntake;
   private readonly log: Logger;
 

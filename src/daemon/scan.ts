@@ -4,13 +4,13 @@
  * `held` event each), one the policy never allows is rejected, one whose expires_at passed is refused with
  * that reason, and a message still being written keeps its place in line.
  */
-import type { DeliveryBus, Waiting } from '../bus/bus.js';
+import type { Events, Queues, TurnState, Waiting } from '../bus/bus.js';
 import { hasExpired } from '../core/message.js';
 import { decide, type Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 
 export interface QueueScanParts {
-  bus: DeliveryBus;
+  bus: Queues & TurnState & Events;
   rules: Rules;
   log: Logger;
   /** Ask for a pass at most `ms` from now (a waiting message expires then). */

@@ -3,7 +3,16 @@
  * approvals.ts) may use of the daemon: its bus, its typist, and a few of its moves. Built from the
  * daemon's parts (wiring.ts), each of them made before steering is.
  */
-import type { Approval, DeliveryBus, Waiting } from '../bus/bus.js';
+import type {
+  Approval,
+  Events,
+  Moderation,
+  PersonMessages,
+  Records,
+  Requests,
+  TurnState,
+  Waiting,
+} from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { FinishReason } from '../core/conversation.js';
 import type { Received } from '../core/receipt.js';
@@ -14,7 +23,7 @@ import type { Take } from './take.js';
 
 export interface Stage {
   readonly config: Config;
-  readonly bus: DeliveryBus;
+  readonly bus: Requests & TurnState & Records & Moderation & PersonMessages & Events;
   readonly typist: Typist;
   readonly log: Logger;
   readonly rules: Rules;

@@ -4,7 +4,7 @@
  * (steering) take messages, and the conductor plans each new turn it makes; given to both, it lets them be
  * made one after the other with no loop between them.
  */
-import type { Approval, DeliveryBus, Waiting } from '../bus/bus.js';
+import type { Approval, TurnStep, Waiting } from '../bus/bus.js';
 import type { ArchiveRecord } from '../core/record.js';
 import { decide, type Rules } from '../core/turns.js';
 import type { Availability } from './availability.js';
@@ -25,7 +25,7 @@ export type Take =
   | { kind: 'changed' };
 
 export interface TakerParts {
-  bus: DeliveryBus;
+  bus: TurnStep;
   rules: Rules;
   availability: Availability;
   courier: Courier;

@@ -4,7 +4,7 @@
  * holds the turn and posted nothing since its message came (core/receipt.ts says when), never two for
  * one turn.
  */
-import type { DeliveryBus } from '../bus/bus.js';
+import type { Events, Queues, Records, TurnState } from '../bus/bus.js';
 import type { Config, Direction } from '../config/config.js';
 import type { HookNote } from '../core/hook-note.js';
 import { factsOf } from '../core/hook-payload.js';
@@ -18,7 +18,7 @@ export type Post = (d: Direction, message: Record<string, unknown>) => Promise<s
 
 export interface TurnEndsParts {
   config: Config;
-  bus: DeliveryBus;
+  bus: Queues & TurnState & Records & Events;
   rules: Rules;
   intake: HookIntake;
   /** How a reply is stored as the agent's message (the bus's post, as `baton post` does). */

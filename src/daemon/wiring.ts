@@ -9,7 +9,7 @@
  * given the pass last (scheduler.drive). The conductor and steering do not know the pass: what they need
  * of a delivery (its receiver, taking a message) is a part of its own they are given (underway.ts, take.ts).
  */
-import type { Bus, DeliveryBus } from '../bus/bus.js';
+import type { Delivering, DeliveryBus, Posting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
@@ -39,7 +39,8 @@ export interface Lifecycle {
 
 export interface Wiring {
   config: Config;
-  bus: Bus;
+  /** The daemon's side of the bus is opened from it; a reply posted for an agent goes through its post. */
+  bus: Delivering & Posting;
   typist: Typist;
   log: Logger;
   /** Answer the waiting requests and stop (no daemon running): outages are not reported. */

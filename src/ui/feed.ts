@@ -12,7 +12,7 @@ import { LogReplaced, NO_LOG } from '../bus/events.js';
 import { isRecordId } from '../core/ids.js';
 import type { Config } from '../config/config.js';
 import type { StatusReport } from '../app/status.js';
-import type { BusReader } from '../bus/bus.js';
+import type { Archive, EventFeed, Liveness, Status } from '../bus/bus.js';
 import { LiveStatus } from './live-status.js';
 import { sse } from './sse.js';
 import type { FeedEvent } from './api.js';
@@ -60,7 +60,7 @@ export class Feed {
 
   constructor(
     config: Config,
-    private readonly bus: BusReader,
+    private readonly bus: EventFeed & Archive & Status & Liveness,
     opts: FeedOptions = {},
   ) {
     this.transcript = new Transcript(bus);

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { UsageError } from '../app/input.js';
 import { PKG_ROOT } from '../app/paths.js';
 import { request } from '../app/requests.js';
-import type { BusReader } from '../bus/bus.js';
+import type { Listings } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { RECORD_ID_SOURCE } from '../core/ids.js';
 import { MESSAGE_TYPES } from '../core/message.js';
@@ -38,7 +38,7 @@ const PAGE = join(PKG_ROOT, 'web', 'index.html');
 
 export interface Site {
   config: Config;
-  bus: BusReader;
+  bus: Listings;
   feed: Feed;
   pageToken: string;
   /** Set as a cookie with the page, when there is one. */

@@ -4,7 +4,7 @@
  * of bubbles reads its records' content from disk, so a 10,000-message archive costs a few MB here,
  * and no client ever makes the server re-read the whole archive.
  */
-import type { BusReader } from '../bus/bus.js';
+import type { Archive } from '../bus/bus.js';
 import { byDelivery, type ArchiveRecord } from '../core/record.js';
 import type { Bubble, Page } from './api.js';
 
@@ -18,7 +18,7 @@ export class Transcript {
   /** Reminder counts by the ID the reminded agent owed a reply to (from `nudged` events). */
   nudges = new Map<string, number>();
 
-  constructor(private readonly bus: BusReader) {}
+  constructor(private readonly bus: Archive) {}
 
   /** Every typed record's ID, in delivery order; records not typed yet join when their `delivered` event comes. */
   async read(): Promise<string[]> {

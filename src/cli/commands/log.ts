@@ -1,5 +1,5 @@
 import { formatMarkdown, formatText, transcript } from '../../app/transcript.js';
-import type { BusReader } from '../../bus/bus.js';
+import type { Archive, EventFeed } from '../../bus/bus.js';
 import { LogReplaced, NO_LOG } from '../../bus/events.js';
 import { openBus } from '../../bus/open.js';
 import type { ArchiveRecord } from '../../core/record.js';
@@ -48,7 +48,7 @@ typed: ID, sender → receiver, time, reply_to, then the content.
  * from `from`: one small log to follow, however long the archive. Resolves 0 on SIGINT/SIGTERM.
  */
 async function follow(
-  bus: BusReader,
+  bus: EventFeed & Archive,
   from: { gen: string; end: number },
   shown: Set<string>,
   print: (r: ArchiveRecord) => void,

@@ -4,11 +4,10 @@
  * may have reached the pane makes every later paste say "(redelivered)"; the backoff grows and resets.
  */
 import { describe, expect, it } from 'vitest';
-import type { DeliveryBus } from '../../../src/bus/bus.js';
 import { parseConfig } from '../../../src/config/config.js';
 import type { ArchiveRecord } from '../../../src/core/record.js';
 import { Availability } from '../../../src/daemon/availability.js';
-import { Courier } from '../../../src/daemon/courier.js';
+import { Courier, type CourierParts } from '../../../src/daemon/courier.js';
 import { Underway } from '../../../src/daemon/underway.js';
 import { log } from '../../../src/lib/log.js';
 import { FencedError } from '../../../src/bus/bus.js';
@@ -35,6 +34,10 @@ const record: ArchiveRecord = {
   delivered_at: null,
 };
 
+const unexpected = (name: string) => async (): Promise<never> => {
+  throw new Error(`the courier called ${name}, which these tests never expect`);
+};
+
 function world(opts: { stampFails?: number } = {}) {
   const typist = new RecordingTypist();
   const stamps: ArchiveRecord[] = [];
@@ -42,16 +45,20 @@ function world(opts: { stampFails?: number } = {}) {
   const wakes: number[] = [];
   let stampFails = opts.stampFails ?? 0;
   let saves = 0;
-  const bus = {
+  const bus: CourierParts['bus'] = {
     events: {
-      emit: async (event: string, fields: Record<string, unknown> = {}) => void events.push({ event, fields }),
+      emit: async (event, fields = {}) => void events.push({ event, fields }),
     },
+    // What these tests never reach fails loudly, as a missing method did.
+    commit: unexpected('commit'),
     saveState: async () => void saves++,
-    stamp: async (r: ArchiveRecord) => {
+    record: unexpected('record'),
+    stamp: async (r) => {
       if (stampFails-- > 0) throw new Error('disk full');
       stamps.push(r);
     },
-  } as unknown as DeliveryBus;
+    amend: unexpected('amend'),
+  };
   const quiet = log.create({ level: 0 });
   const availability = new Availability({
     config,

@@ -6,12 +6,11 @@
  * tokens from its transcript, ending the conversation at max_tokens.
  */
 import { describe, expect, it } from 'vitest';
-import type { DeliveryBus } from '../../../src/bus/bus.js';
 import { type Direction, parseConfig } from '../../../src/config/config.js';
 import type { HookNote } from '../../../src/core/hook-note.js';
 import type { ArchiveRecord } from '../../../src/core/record.js';
 import type { State } from '../../../src/core/state.js';
-import { Receipts } from '../../../src/daemon/receipts.js';
+import { Receipts, type ReceiptsParts } from '../../../src/daemon/receipts.js';
 import { log } from '../../../src/lib/log.js';
 import type { HookIntake } from '../../../src/terminal/hooks/intake.js';
 import type { AgentStates, Spooled } from '../../../src/terminal/hooks/spool.js';
@@ -113,20 +112,28 @@ async function world(
     pending_reply_to: 'msg_0001',
     ...opts.state,
   } as State;
-  const bus = {
+  const bus: ReceiptsParts['bus'] = {
     events: {
-      emit: async (event: string, fields: Record<string, unknown> = {}) => void events.push({ event, fields }),
+      emit: async (event, fields = {}) => void events.push({ event, fields }),
     },
-    record: async (id: string) => records.get(id) ?? null,
-    amend: async (id: string, fields: Record<string, unknown>) => {
+    record: async (id) => records.get(id) ?? null,
+    amend: async (id, fields) => {
       amended.push({ id, fields });
       records.set(id, { ...records.get(id)!, ...fields });
+      return true;
+    },
+    // Receipts never stamp or reject: what these tests never reach fails loudly, as a missing method did.
+    stamp: async () => {
+      throw new Error('receipts never stamp');
     },
     queues: async () => [],
+    reject: async () => {
+      throw new Error('receipts never reject');
+    },
     state: () => state,
     waitingFrom: async () => 0,
-    update: async (change: (s: State) => State) => (state = change(state)),
-  } as unknown as DeliveryBus;
+    update: async (change) => (state = change(state)),
+  };
   const receipts = new Receipts({
     config: cfg,
     bus,

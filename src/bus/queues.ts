@@ -1,0 +1,68 @@
+/**
+ * The waiting messages: an agent posts one into its direction (Posting: `baton post`, the MCP server, a
+ * final reply posted for it), and the daemon reads every direction's queue (Queues). A message waits
+ * until a turn step takes it (turns.ts), it is rejected, or a person's approval queue takes it
+ * (approvals.ts).
+ */
+import type { Direction } from '../config/config.js';
+import type { Message } from '../core/message.js';
+
+/** A message waiting in a direction, as the bus examined it. */
+export interface Waiting {
+  /** The bus's own handle for it. */
+  key: string;
+  /** What a person calls it: the file name on the files bus. */
+  name: string;
+  direction: Direction;
+  /** performance.now() when this process first saw it (held time and latency are measured from here). */
+  firstSeen: number;
+  /** When its turn came: set by the daemon the first time it could be delivered. */
+  turnSince?: number;
+  /** A `held` event was logged for it (once per message). */
+  heldLogged: boolean;
+  /** A message still being written stays in line (it keeps later ones from overtaking it). */
+  ready: boolean;
+  message: Message | null;
+}
+
+/** One direction's waiting messages, oldest first. */
+export interface Queue {
+  direction: Direction;
+  items: Waiting[];
+}
+
+/** The daemon's side of the waiting messages: the daemon, its queue scan, the conductor, turn ends. */
+export interface Queues {
+  /**
+   * Every direction this daemon delivers (on the PostgreSQL bus: the directions whose receiver is on its
+   * machine), its waiting messages oldest first, examined. A message that can never be valid is rejected
+   * on the way (moved aside with its reason and a `rejected` event); one still being written is returned
+   * not ready, and rejected once it has stayed unchanged and invalid for settle_ms. A message another
+   * process posts meanwhile shows at a later call (its hint, or the next rescan, says when to look).
+   * On the PostgreSQL bus it also reads the state again (state() then says what is stored).
+   */
+  queues(): Promise<Queue[]>;
+  /**
+   * Refuse a waiting message for good (its receiver is one the policy never allows, its expires_at has
+   * passed): moved aside with the reason, and a `rejected` event. A message taken or removed meanwhile is
+   * left alone, with no event. Killed mid-way it is in its queue or among the rejections, never both and
+   * never neither (the files bus writes a missing reason at the next start).
+   */
+  reject(w: Waiting, reason: string): Promise<void>;
+  /**
+   * How many of `agent`'s messages are stored and not yet delivered (waiting in its folders or in the
+   * database, or waiting for approval): a turn it has answered already, so an automatic reply is never
+   * posted for a turn it answered itself. It counts a file written a moment ago, before its hint came.
+   */
+  waitingFrom(agent: string): Promise<number>;
+}
+
+/** An agent's side: `baton post`, the MCP server's post, a final reply posted for an agent. */
+export interface Posting {
+  /**
+   * An agent's message into a direction, stored whole or not at all (a reader never sees half of it; a
+   * crash leaves nothing or all of it). Any number of processes may post at once: each message is stored
+   * under a name of its own, none overwrites another. Returns where it went (a file path, a row).
+   */
+  post(direction: Direction, message: Record<string, unknown>): Promise<string>;
+}

@@ -1,0 +1,60 @@
+/**
+ * The turn step and the state it moves (docs/protocol.md §5, §6). The turn rules are not here: `commit`
+ * and `update` take pure functions of the current state (core/), which a bus applies under its own
+ * serialisation — a daemon's copy of the state is a cache, the bus's is the truth. Every write here needs
+ * the writer's lease: without it (lost, or not proven within the stale time) it throws FencedError and
+ * writes nothing.
+ */
+import type { ArchiveRecord } from '../core/record.js';
+import type { State } from '../core/state.js';
+import type { Decision } from '../core/turns.js';
+import type { Approval } from './approvals.js';
+import type { Waiting } from './queues.js';
+
+/** A turn step: the decision for a waiting message, taken on the state the bus holds at that moment. */
+export type Step = (state: State) => Decision;
+
+/** What a turn step did. Outcomes are data: the loop decides what each means. */
+export type Commit =
+  /** Archived (delivered_at null) and the state moved on; `saved` false: the state write failed and must be retried before typing. */
+  | { kind: 'committed'; record: ArchiveRecord; state: State; saved: boolean }
+  /** The step, taken on the current state, does not deliver (another machine moved the turn first). */
+  | { kind: 'refused'; decision: Exclude<Decision, { action: 'deliver' }> }
+  /** Someone else took or removed it meanwhile. */
+  | { kind: 'gone' }
+  /** Its content changed since it was examined: it is back in line, to be examined again. */
+  | { kind: 'changed' };
+
+/** The conversation's state: the daemon's copy, and changes to it (nearly every part of the daemon). */
+export interface TurnState {
+  /**
+   * The state as this daemon last read or wrote it; no I/O. Another machine may have moved the turn since
+   * (the PostgreSQL bus): queues() reads it again, and commit() decides on the state as stored, never on
+   * this copy.
+   */
+  state(): State;
+  /**
+   * Change the state (docs/protocol.md §9: end, pause, resume, reminders, stalls; a turn's tokens), atomic
+   * with respect to commits and other updates from every process and machine: `change` is applied to the
+   * state as stored at that moment. Returns the new state. Killed mid-way, the change is stored whole or
+   * not at all.
+   */
+  update(change: (state: State) => State): Promise<State>;
+}
+
+/** The turn step: taking a message (the taker), and finishing the step's write (the courier). */
+export interface TurnStep {
+  /**
+   * The turn step, atomic with respect to every other commit and update of this conversation, on any
+   * machine: take `w` out of its queue (or the approval queue), decide on the current state, archive it
+   * (delivered_at null, `extra` in the record), save the new state. Two daemons never commit one message
+   * twice: the second gets `gone`. Crash promise: killed at any point, recovery finds it in exactly one
+   * place (its queue or the archive), and the state agrees with the archive or lags it by this one record.
+   */
+  commit(w: Waiting | Approval, step: Step, extra?: Record<string, unknown>): Promise<Commit>;
+  /**
+   * Write the state again after `committed` with `saved: false`, before anything is typed (a crash must
+   * find the step committed). Idempotent; a no-op where the step saved it in its own transaction.
+   */
+  saveState(): Promise<void>;
+}
