@@ -26,10 +26,10 @@ export type ApprovalContent =
 export interface Moderation {
   /**
    * Move the turn holder's waiting message to the approval queue (`queued`); `held` when its sender has
-   * one there already (it stays in its queue); `gone` when it was taken or removed meanwhile. Atomic
-   * with respect to other moves and commits: never two approvals for one sender. Killed mid-way, the
-   * message is in one of the two places (the files bus finishes a move cut short at the next look,
-   * rather than leave a second copy to approve).
+   * one there already (it stays in its queue; the daemon reports it held); `gone` when it was taken or
+   * removed meanwhile. Atomic with respect to other moves and commits: never two approvals for one
+   * sender. Killed mid-way, the message is in one of the two places (the files bus finishes a move cut
+   * short at the next look, rather than leave a second copy to approve).
    */
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'>;
   /** The approvals waiting that this daemon delivers (its agents receive them), in order. Reads only. */

@@ -2,24 +2,27 @@
  * The waiting messages: an agent posts one into its direction (Posting: `baton post`, the MCP server, a
  * final reply posted for it), and the daemon reads every direction's queue (Queues). A message waits
  * until a turn step takes it (turns.ts), it is rejected, or a person's approval queue takes it
- * (approvals.ts).
+ * (approvals.ts). What the daemon makes of a waiting message — whether it logged it held, when its turn
+ * came — is the daemon's own (daemon/scan.ts), kept by `key`.
  */
 import type { Direction } from '../config/config.js';
 import type { Message } from '../core/message.js';
 
 /** A message waiting in a direction, as the bus examined it. */
 export interface Waiting {
-  /** The bus's own handle for it. */
+  /**
+   * The bus's own handle for it: one message's key is the same at every look while it waits, and no two
+   * messages waiting in a conversation share one.
+   */
   key: string;
   /** What a person calls it: the file name on the files bus. */
   name: string;
   direction: Direction;
-  /** performance.now() when this process first saw it (held time and latency are measured from here). */
+  /**
+   * performance.now() when this process first saw it (its latency is measured from here); a message put
+   * back in line (a turn step that found it changed) is seen afresh.
+   */
   firstSeen: number;
-  /** When its turn came: set by the daemon the first time it could be delivered. */
-  turnSince?: number;
-  /** A `held` event was logged for it (once per message). */
-  heldLogged: boolean;
   /** A message still being written stays in line (it keeps later ones from overtaking it). */
   ready: boolean;
   message: Message | null;

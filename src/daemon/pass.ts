@@ -80,9 +80,16 @@ const scanQueues: PassStage = async (p, ctx) => {
 const takeBest: PassStage = async (p, ctx) => {
   const best = ctx.best;
   if (!ctx.free || !best) ctx.done = false;
-  else if (p.config.turns.moderated) ctx.done = (await p.bus.moderate(best)) !== 'held';
+  else if (p.config.turns.moderated) ctx.done = await moderate(p, best);
   else ctx.done = (await p.taker.take(best)).kind !== 'unavailable';
 };
+
+/** Moderated mode: the message goes to the approval queue, or waits (held once) while its sender has one there. */
+async function moderate(p: PassParts, w: Waiting): Promise<boolean> {
+  if ((await p.bus.moderate(w)) !== 'held') return true;
+  await p.scan.held(w, `${w.direction.from} already has a message waiting for approval`);
+  return false;
+}
 
 const STAGES: readonly PassStage[] = [
   readHooks,

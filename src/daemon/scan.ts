@@ -3,8 +3,12 @@
  * the queues whose sender holds the turn. On the way, out-of-turn messages are held where they are (one
  * `held` event each), one the policy never allows is rejected, one whose expires_at passed is refused with
  * that reason, and a message still being written keeps its place in line.
+ *
+ * What the daemon knows of a waiting message beyond what the bus says — whether its `held` event was
+ * logged, when its turn came — is kept here, by the message's key, for as long as it waits.
  */
 import type { Events, Queues, TurnState, Waiting } from '../bus/bus.js';
+import type { Timing } from '../core/delivery.js';
 import { hasExpired } from '../core/message.js';
 import { decide, type Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
@@ -17,15 +21,25 @@ export interface QueueScanParts {
   wakeIn(ms: number): void;
 }
 
+/** The daemon's own record of one waiting message. */
+interface Seen {
+  /** The message's firstSeen when this record was made: another one means the bus saw it afresh. */
+  firstSeen: number;
+  /** A `held` event was logged for it (once per message; again after a resume). */
+  heldLogged: boolean;
+  /** performance.now() when its turn came (the first time it could be delivered): its held time ends here. */
+  turnSince?: number;
+}
+
 export class QueueScan {
-  /** After a resume, held messages are reported again (once each). */
-  private heldForgotten = false;
+  /** By the waiting message's key; forgotten once it no longer waits. */
+  private readonly seen = new Map<string, Seen>();
 
   constructor(private readonly p: QueueScanParts) {}
 
   /** Report every held message again (a resume: the reasons they wait have changed). */
   forgetHeld(): void {
-    this.heldForgotten = true;
+    for (const s of this.seen.values()) s.heldLogged = false;
   }
 
   /** The message whose turn it is, if any; every other ready message held or rejected on the way. */
@@ -33,8 +47,8 @@ export class QueueScan {
     const { bus, rules, log } = this.p;
     let best: Waiting | null = null;
     const queues = await bus.queues();
-    if (this.heldForgotten) for (const q of queues) for (const w of q.items) w.heldLogged = false;
-    this.heldForgotten = false;
+    const waiting = new Set(queues.flatMap((q) => q.items.map((w) => w.key)));
+    for (const key of this.seen.keys()) if (!waiting.has(key)) this.seen.delete(key);
     const now = Date.now();
     let expiry = Infinity;
     for (const q of queues) {
@@ -54,13 +68,10 @@ export class QueueScan {
         if (d.action === 'reject') {
           await bus.reject(w, d.reason);
         } else if (d.action === 'hold') {
-          if (!w.heldLogged) {
-            w.heldLogged = true;
-            log.info(`held ${w.direction.name}/${w.name}: ${d.reason}`);
-            await bus.events.emit('held', { file: w.name, direction: w.direction.name, reason: d.reason });
-          }
+          if (!this.of(w).heldLogged) log.info(`held ${w.direction.name}/${w.name}: ${d.reason}`);
+          await this.held(w, d.reason);
         } else if (head && (!best || w.name < best.name)) {
-          w.turnSince ??= performance.now(); // its turn came: the time held in its folder ends here
+          this.of(w).turnSince ??= performance.now(); // its turn came: the time held in its folder ends here
           best = w;
         }
         head = false;
@@ -68,5 +79,25 @@ export class QueueScan {
     }
     if (expiry !== Infinity) this.p.wakeIn(Math.max(0, expiry - now) + 5);
     return best;
+  }
+
+  /** Log a `held` event for `w`, once (again after a resume): out of turn, or behind an approval. */
+  async held(w: Waiting, reason: string): Promise<void> {
+    const seen = this.of(w);
+    if (seen.heldLogged) return;
+    seen.heldLogged = true;
+    await this.p.bus.events.emit('held', { file: w.name, direction: w.direction.name, reason });
+  }
+
+  /** When `w` was first seen, and when its turn came (first seen, if it never waited for its turn). */
+  timing(w: Waiting): Timing {
+    return { firstSeen: w.firstSeen, turnSince: this.of(w).turnSince ?? w.firstSeen };
+  }
+
+  private of(w: Waiting): Seen {
+    let s = this.seen.get(w.key);
+    // Put back in line by the bus (a turn step found it changed), a message is seen afresh: a new start.
+    if (s?.firstSeen !== w.firstSeen) this.seen.set(w.key, (s = { firstSeen: w.firstSeen, heldLogged: false }));
+    return s;
   }
 }

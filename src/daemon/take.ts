@@ -5,6 +5,7 @@
  * made one after the other with no loop between them.
  */
 import type { Approval, TurnStep, Waiting } from '../bus/bus.js';
+import type { Timing } from '../core/delivery.js';
 import type { ArchiveRecord } from '../core/record.js';
 import { decide, type Rules } from '../core/turns.js';
 import type { Availability } from './availability.js';
@@ -31,6 +32,8 @@ export interface TakerParts {
   courier: Courier;
   /** A turn step committed: a new turn, whose reminders are planned afresh (conductor.ts). */
   committed(record: ArchiveRecord): void;
+  /** When a waiting message was first seen and when its turn came (scan.ts keeps it). */
+  timing(w: Waiting): Timing;
 }
 
 export class Taker {
@@ -50,10 +53,7 @@ export class Taker {
     if (c.kind !== 'committed') return { kind: c.kind };
     this.p.committed(c.record);
     const now = performance.now();
-    const timing =
-      'firstSeen' in w
-        ? { firstSeen: w.firstSeen, turnSince: w.turnSince ?? w.firstSeen }
-        : { firstSeen: now, turnSince: now };
+    const timing = 'firstSeen' in w ? this.p.timing(w) : { firstSeen: now, turnSince: now };
     courier.begin(c.record, timing, { typed: false, saved: c.saved });
     const delivered = await courier.advance(ready.pane);
     return delivered ? { kind: 'delivered', id: c.record.id } : { kind: 'typing', id: c.record.id };

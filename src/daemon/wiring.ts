@@ -3,7 +3,7 @@
  *
  *   scheduler (when to look) → availability (is a pane there) → notices → the delivery under way →
  *   conductor (reminders, endings) → receipts (what the hooks report) → courier (typing one message) →
- *   taker (taking one message) → queue scan → steering (a person's requests) → pass (one look at it all)
+ *   queue scan → taker (taking one message) → steering (a person's requests) → pass (one look at it all)
  *
  * The one loop is the scheduler's: a pass's parts ask it for wake-ups, so it is made first, and it is
  * given the pass last (scheduler.drive). The conductor and steering do not know the pass: what they need
@@ -89,8 +89,15 @@ export function wire(w: Wiring): Parts {
     receipts,
     delivered: (record) => conductor.afterDelivery(record),
   });
-  const taker = new Taker({ bus, rules, availability, courier, committed: (record) => conductor.replan(record) });
   const scan = new QueueScan({ bus, rules, log, wakeIn });
+  const taker = new Taker({
+    bus,
+    rules,
+    availability,
+    courier,
+    committed: (record) => conductor.replan(record),
+    timing: (w) => scan.timing(w),
+  });
   const steering = new Steering({
     config,
     bus,

@@ -42,10 +42,12 @@ export class Approvals {
     return out;
   }
 
-  /** Move the holder's message into the approval queue, unless its sender has one waiting already. */
-  async queue(f: Folder, entry: Entry): Promise<'queued' | 'held' | 'gone'> {
+  /**
+   * Move the holder's message into the approval queue, unless its sender has one waiting already (`held`:
+   * the daemon reports it, once).
+   */
+  async queue(f: Folder, name: string): Promise<'queued' | 'held' | 'gone'> {
     const d = f.direction;
-    const name = entry.name;
     const waiting = await this.list();
     // A move cut short by a crash (linked, not yet unlinked): the same file is in both. Finish it.
     const ino = (await lstat(join(d.dir, name)).catch(() => null))?.ino;
@@ -56,17 +58,7 @@ export class Approvals {
         return 'gone';
       }
     }
-    if (waiting.some((p) => p.direction.from === d.from)) {
-      if (!entry.heldLogged) {
-        entry.heldLogged = true;
-        await this.o.events.emit('held', {
-          file: name,
-          direction: d.name,
-          reason: `${d.from} already has a message waiting for approval`,
-        });
-      }
-      return 'held';
-    }
+    if (waiting.some((p) => p.direction.from === d.from)) return 'held';
     f.entries.delete(name);
     await ensureDir(this.dir(d));
     const moved = await moveNoClobber(join(d.dir, name), this.dir(d), name).catch((err: unknown) => {

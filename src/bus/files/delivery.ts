@@ -172,7 +172,7 @@ export class FilesDelivery implements DeliveryBus {
 
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {
     this.guard();
-    return this.approvalQueue.queue(this.intake.folderOf(w.direction.name), w as Entry);
+    return this.approvalQueue.queue(this.intake.folderOf(w.direction.name), w.name);
   }
 
   approvals(): Promise<Approval[]> {

@@ -133,7 +133,6 @@ export class Intake {
           firstSeen: now,
           result: null,
           unchangedSince: now,
-          heldLogged: false,
           ready: false,
           message: null,
         };

@@ -77,8 +77,8 @@ export function requestHost(config: Config, request: Request, turnHolder: string
 
 /**
  * The waiting rows a daemon delivers, as Waiting items it keeps between passes (when each was first
- * seen, whether its `held` event was logged). A body that is not a valid message is handed back to be
- * rejected with its reason (a post is checked here, once).
+ * seen: the same message is the same item, with the same key, at every look). A body that is not a
+ * valid message is handed back to be rejected with its reason (a post is checked here, once).
  */
 export class WaitingRows {
   private readonly seen = new Map<number, Waiting>();
@@ -104,7 +104,6 @@ export class WaitingRows {
           name: waitingName(seq, r.file),
           direction: d,
           firstSeen: now,
-          heldLogged: false,
           ready: true,
           message: checked.ok ? checked.message : null,
         };

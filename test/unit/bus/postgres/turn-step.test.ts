@@ -21,7 +21,6 @@ function planning(over: { state?: State; row?: Planning['row']; seq?: number } =
     name: waitingName(over.seq ?? 42, 'reply.json'),
     direction: c1,
     firstSeen: 1000,
-    heldLogged: false,
     ready: true,
     message: null,
   };
