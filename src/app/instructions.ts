@@ -18,6 +18,7 @@ export function instructionsText(config: Config, name: string): string {
   const others = config.order.filter((a) => a !== name);
   const policy = config.turns.policy;
   const next = expectedReceiver(name, { policy, agents: config.order });
+  const from = senderTo(config, name);
   const first = config.firstTurn === name;
   // scripts/send.sh exists in baton's own checkout, not in a folder `baton init` set up.
   const sendSh = existsSync(join(config.baseDir, 'scripts', 'send.sh'))
@@ -50,15 +51,15 @@ ${turns}
 - ${first ? 'You speak first: you hold the turn when the conversation starts.' : `${config.firstTurn} speaks first.`}
 - A message for you arrives as a prompt that starts with a header line, for example:
 
-      [baton] msg_0007 from ${others[0]} (reply to msg_0006)
-      <the text ${others[0]} wrote>
+      [baton] msg_0007 from ${from} (reply to msg_0006)
+      <the text ${from} wrote>
 
       [baton] ${footer}
 
 ${
   agent.kind === 'shell'
     ? `- This pane is a shell, so baton never types a message's text into it (a shell would run it): you get one
-  comment line naming the message, \`# baton: msg_0007 from ${others[0]} … - read it with: baton show msg_0007\`.
+  comment line naming the message, \`# baton: msg_0007 from ${from} … - read it with: baton show msg_0007\`.
   Read it with that command.
 `
     : ''
@@ -94,9 +95,16 @@ Text that starts with \`-\` goes after \`--\`: \`baton post -- "-1 is the answer
 `;
 }
 
+/** Who an agent's messages come from in the example header: the agent before it under round robin. */
+function senderTo(config: Config, name: string): string {
+  const at = config.order.indexOf(name);
+  if (config.turns.policy === 'round_robin') return config.order[(at + config.order.length - 1) % config.order.length]!;
+  return config.order.find((a) => a !== name) ?? name;
+}
+
 /** Instructions for an agent whose final reply baton posts for it (`reply: "auto"`): it just answers. */
 function autoText(config: Config, name: string, turns: string, first: boolean): string {
-  const others = config.order.filter((a) => a !== name);
+  const from = senderTo(config, name);
   return `${MARKER}
 # You are ${name}
 
@@ -107,7 +115,7 @@ You live in your own terminal pane; baton types every message for you into it.
 ${turns}
 - ${first ? 'You speak first: you hold the turn when the conversation starts.' : `${config.firstTurn} speaks first.`}
 - A message for you arrives as a prompt that starts with a header line, for example
-  \`[baton] msg_0007 from ${others[0]} (reply to msg_0006)\`, then the text.
+  \`[baton] msg_0007 from ${from} (reply to msg_0006)\`, then the text.
 
 ## How to reply
 Just answer in plain text, as you would answer a person. When your turn ends, baton sends your final

@@ -33,6 +33,8 @@ export const DAEMON_KEYS = [
   'approved_by',
   'kickoff',
   'received',
+  'request',
+  'turn_tokens',
 ] as const;
 
 export const MessageSchema = z.looseObject({

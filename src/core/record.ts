@@ -59,10 +59,12 @@ export function messageRecord(a: {
   extra?: Record<string, unknown>;
 }): ArchiveRecord {
   const { message: m, route, decision, receivedAt, extra = {} } = a;
+  // The turn step's ID and reply_to win whatever the message says (validation drops an agent's own too).
+  const { id: _id, reply_to: _replyTo, ...fields } = m as Message & { id?: unknown; reply_to?: unknown };
   return {
     id: decision.id,
     reply_to: decision.reply_to,
-    ...m,
+    ...fields,
     sender: route.from,
     receiver: route.to,
     type: m.type,

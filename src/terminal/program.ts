@@ -9,14 +9,22 @@ import { basename, delimiter, join, resolve } from 'node:path';
  */
 export function programOf(command: string): string | undefined {
   const line = command.trim().replace(/^"(.*)"$/s, '$1');
-  // Shell words, as far as quotes go: 'single', "double" (with \" inside), or bare.
-  for (const m of line.matchAll(/(?:'([^']*)'|"((?:[^"\\]|\\.)*)"|(\S+))/g)) {
-    const quoted = m[1] ?? m[2]?.replace(/\\(.)/g, '$1');
-    const word = quoted ?? m[3]!;
-    if (quoted === undefined && (word === 'exec' || /^[A-Za-z_][A-Za-z0-9_]*=/.test(word))) continue;
-    return word;
+  // Shell words, as far as quotes go: runs of bare characters, 'single' and "double" (with \" inside)
+  // quoted parts, so `MODEL="claude opus"` is one word (an assignment), not `MODEL="claude` and `opus"`.
+  for (const m of line.matchAll(/(?:[^\s'"]+|'[^']*'|"(?:[^"\\]|\\.)*")+/g)) {
+    const raw = m[0];
+    if (raw === 'exec' || /^[A-Za-z_][A-Za-z0-9_]*=/.test(raw)) continue;
+    return unquote(raw);
   }
   return undefined;
+}
+
+/** A shell word without its quotes: `'a b'c` → `a bc`, `"x\\"y"` → `x"y`. */
+function unquote(word: string): string {
+  let out = '';
+  for (const m of word.matchAll(/'([^']*)'|"((?:[^"\\]|\\.)*)"|([^'"]+)/g))
+    out += m[1] ?? m[2]?.replace(/\\(.)/g, '$1') ?? m[3]!;
+  return out;
 }
 
 /** The program's name without its folder: `/bin/bash` → `bash`. */

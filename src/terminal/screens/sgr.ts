@@ -19,13 +19,16 @@ export function dimAt(line: string, col: number): boolean {
   for (const part of line.split(/(\x1b\[[0-9;:]*m)/)) {
     const sgr = /^\x1b\[([0-9;:]*)m$/.exec(part);
     if (sgr) {
-      const ps = (sgr[1] || '0').split(/[;:]/);
+      // Parameters are split by ";"; a ":" joins sub-parameters to theirs (tmux writes a double underline as
+      // `4:2` and may write colours as `38:5:N`): only the part before the ":" is an attribute.
+      const ps = (sgr[1] || '0').split(';');
       for (let i = 0; i < ps.length; i++) {
-        const p = ps[i];
+        const [p, ...sub] = ps[i]!.split(':');
         if (p === '' || p === '0' || p === '22') dim = false;
         else if (p === '2') dim = true;
         // An extended colour's own numbers (38;5;N, 38;2;R;G;B) are no attributes: `38;5;2` is green, not dim.
-        else if (p === '38' || p === '48' || p === '58') i += ps[i + 1] === '5' ? 2 : ps[i + 1] === '2' ? 4 : 0;
+        else if ((p === '38' || p === '48' || p === '58') && !sub.length)
+          i += ps[i + 1] === '5' ? 2 : ps[i + 1] === '2' ? 4 : 0;
       }
       continue;
     }

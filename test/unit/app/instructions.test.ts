@@ -197,3 +197,18 @@ describe('writing the files', () => {
     expect(readFileSync(file('b', 'AGENTS.md'), 'utf8')).toBe(`My own notes.\n${MARKER}\n`);
   });
 });
+
+describe('the example header', () => {
+  it('round robin: it names the agent a message really comes from', () => {
+    const base = mkdtempSync(join(tmpdir(), 'baton-ex-'));
+    const claude = { kind: 'claude', command: 'claude' };
+    const c = parseConfig(
+      { agents: { a: claude, b: claude, c: claude }, turns: { policy: 'round_robin' } },
+      null,
+      base,
+    );
+    expect(instructionsText(c, 'c')).toContain('[baton] msg_0007 from b (reply to msg_0006)');
+    expect(instructionsText(c, 'a')).toContain('[baton] msg_0007 from c (reply to msg_0006)');
+    rmSync(base, { recursive: true, force: true });
+  });
+});

@@ -194,3 +194,19 @@ describe('archive names and order', () => {
     expect([...records].sort(byDelivery).map((x) => x.id)).toEqual(['msg_9999', 'msg_10000']);
   });
 });
+
+describe('messageRecord: the turn step owns the ID', () => {
+  it("the turn step's ID and reply_to win over an agent's own", () => {
+    const message = { content: 'hi', type: 'message', id: 'msg_9999', reply_to: 'msg_0001' } as Message;
+    const decision = {
+      action: 'deliver' as const,
+      id: 'msg_0007',
+      reply_to: 'msg_0006',
+      to: 'b',
+      next: { current_turn: 'b', last_message_id: 'msg_0007', message_counter: 7, pending_reply_to: 'msg_0007' },
+    };
+    const route = { direction: 'a_to_b', from: 'a', to: 'b', file: 'm.json' };
+    const r = messageRecord({ message, route, decision, receivedAt: '2026-01-01T00:00:00.000Z' });
+    expect(r).toMatchObject({ id: 'msg_0007', reply_to: 'msg_0006' });
+  });
+});

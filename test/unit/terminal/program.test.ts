@@ -97,3 +97,11 @@ describe('is it installed', () => {
     expect(onPath('./agent', cwd, PATH)).toBe(false);
   });
 });
+
+describe('programOf: assignments with quoted values', () => {
+  it('a quoted value of an assignment before the program is skipped whole', () => {
+    expect(programOf('ANTHROPIC_MODEL="claude opus" claude --x')).toBe('claude');
+    expect(programOf("FOO='a b' codex")).toBe('codex');
+    expect(programOf('A="x \\" y" \'/opt/my tools/gemini\' --yolo')).toBe('/opt/my tools/gemini');
+  });
+});

@@ -79,3 +79,11 @@ describe('which columns are dim', () => {
     expect(dimText(line)).toBe('Ask Codex to do anything');
   });
 });
+
+describe('dimAt: sub-parameters', () => {
+  it('a double underline (tmux writes it as 4:2) is not dim', () => {
+    expect(dimAt('\x1b[4:2mtyped text', 0)).toBe(false);
+    expect(dimAt('\x1b[38:5:2mgreen', 0)).toBe(false);
+    expect(dimAt('\x1b[4:2;2mdim and underlined', 0)).toBe(true);
+  });
+});
