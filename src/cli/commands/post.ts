@@ -38,7 +38,7 @@ agent's outgoing folder; the daemon gives it its ID and reply_to. Prints the fil
   --wait            wait until the message is delivered, then print its ID (exit 1 with the reason
                     when it is rejected or the time runs out)
   --until STAGE     with --wait: delivered (typed, its submit confirmed; the default) or received (the
-                    receiver's own hook reported the prompt its model got: kind claude)
+                    receiver's own hook reported the prompt its model got: kind ${HOOK_KINDS.join(', ')})
   --timeout S       with --wait: give up after S seconds (default 300)
   --json            print {"file", "direction", "from", "to"} instead (with --wait: also "id",
                     "delivered_at", "received")`,
