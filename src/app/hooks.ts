@@ -1,10 +1,10 @@
 /**
- * Installing baton's hooks for the agents whose CLI has them (issues 16, 17; terminal/hooks/ has the why
- * for each CLI), and what each needs on its command line to run unattended in its own folder: Codex the
- * trust of its folder and of baton's hooks (`-c …`), the message folder writable from its sandbox and
- * baton's MCP server; Gemini CLI its folder trusted and the policy that allows `baton post`. (Claude Code
- * and Gemini find baton's MCP server in the agent's folder.) Nothing goes into the user's own
- * ~/.claude, ~/.codex or ~/.gemini.
+ * Installing baton's hooks for the agents whose CLI has them (terminal/hooks/ has the why for each CLI),
+ * and what each needs on its command line to run unattended in its own folder: Codex the trust of its
+ * folder and of baton's hooks (`-c …`), the message folder writable from its sandbox and baton's MCP
+ * server; Gemini CLI its folder trusted and the policy that allows `baton post`. (Claude Code and Gemini
+ * find baton's MCP server in the agent's folder.) Nothing goes into the user's own ~/.claude, ~/.codex or
+ * ~/.gemini.
  */
 import { relative } from 'node:path';
 import type { Agent, Config } from '../config/config.js';

@@ -1,5 +1,5 @@
 /**
- * `baton mcp` (issue 16): a stdio MCP server, built on the official TypeScript SDK, through which an agent
+ * `baton mcp`: a stdio MCP server, built on the official TypeScript SDK, through which an agent
  * answers with a tool instead of a shell command — so its CLI's tool permissions (`mcp__baton__post`)
  * replace `--allowedTools 'Bash(baton post:*)'`. Tools: post (its reply, as `baton post` writes it),
  * status (whose turn, what waits), transcript (the conversation so far). The agent is `--as`, else

@@ -1,5 +1,5 @@
 /**
- * `baton post --wait` (issue 16, receipts for scripts): after posting, follow the message until it reaches
+ * `baton post --wait` (receipts for scripts): after posting, follow the message until it reaches
  * a stage — `delivered` (stamped: typed and its submit confirmed) or `received` (the receiver's hook said its
  * model got it) — and say its ID; or say why not (rejected, timed out and what it waits for).
  */

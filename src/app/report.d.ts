@@ -19,7 +19,7 @@ export interface StatusReport {
   agents: Record<string, AgentStatus>;
   /** Conversation control (docs/protocol.md §9). */
   max_turns: number;
-  /** Tokens the agents used, from their hooks (issue 16), and the budget (0: none). */
+  /** Tokens the agents used, from their hooks, and the budget (0: none). */
   tokens: { total: number; by_agent: Record<string, number>; max: number };
   turn_started_at: string | null;
   seconds_in_turn: number | null;
@@ -70,13 +70,13 @@ export interface AgentStatus {
   /** The machine whose tmux runs it (docs/protocol.md §10); another machine's pane is not looked at from here. */
   host: string;
   /**
-   * What its own hooks last said (issue 16; kinds with hooks): busy since when (a prompt reached its
+   * What its own hooks last said (kinds with hooks): busy since when (a prompt reached its
    * model), idle since when (its turn ended), or waiting for a person at a permission dialog. Null when
    * no hook has reported (or the kind has none).
    */
   hooks: { state: 'busy' | 'idle' | 'permission'; since: string; detail?: string } | null;
   /**
-   * What its screen shows, read the way its kind's client draws it (claude, codex, gemini; issue 17): its
+   * What its screen shows, read the way its kind's client draws it (claude, codex, gemini): its
    * input box empty (`ready`) or holding text, a dialog, or a screen baton does not know; `busy` while a
    * turn runs. Null when the kind's screen is not read, or there is no live pane.
    */

@@ -1,7 +1,9 @@
 /**
  * `baton up`: start a conversation — each agent's tmux session and the daemon's — and say what it
- * continues. Demo and real agents never share a conversation or a session (issue 12): real agents after
- * a demo start a new conversation (the demo's is kept aside), the demo refuses real agents' conversation.
+ * continues. Demo and real agents never share a conversation or a session (`up` with real agents after a
+ * demo once left the demo programs in the panes, and then had a real agent owe a reply to a demo message it
+ * never saw): real agents after a demo start a new conversation (the demo's is kept aside), the demo
+ * refuses real agents' conversation.
  */
 import { relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

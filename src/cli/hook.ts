@@ -1,5 +1,5 @@
 /**
- * `baton hook EVENT --agent NAME --spool DIR`: what an agent CLI's hooks run (issue 16). It reads the
+ * `baton hook EVENT --agent NAME --spool DIR`: what an agent CLI's hooks run. It reads the
  * hook's JSON from stdin and leaves it as a note in the agent's spool for the daemon — no daemon round
  * trip, no config to load, nothing but node's own modules, so it costs an agent's prompt only node's
  * start-up. It must never block or break the agent: it prints nothing to stdout (Claude Code adds a

@@ -41,7 +41,7 @@ export function commandHelp(c: CommandSpec): string {
   return `Usage: baton ${c.usage} [--config FILE]\n\n${c.summary}\n\n${c.help.trim()}\n\n${heading}\n${examples}\n`;
 }
 
-/** One line for a usage error, then where to read more: never the whole help (issue 12). */
+/** One line for a usage error, then where to read more: never the whole help (20 lines that bury the error). */
 function usageError(name: string, message: string, spec: CommandSpec): string {
   return `baton ${name}: ${message}\nUsage: baton ${spec.usage} [--config FILE]   (more: baton ${name} --help)\n`;
 }

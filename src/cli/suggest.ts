@@ -1,6 +1,6 @@
 /**
- * "Did you mean …?" for a mistyped command or option (issue 12: `up --dmeo` got the parser's raw text and
- * a 20-line help). Pure: the closest candidate by edit distance (a swap of two neighbours counts as one
+ * "Did you mean …?" for a mistyped command or option (`up --dmeo` once got the parser's raw text and a
+ * 20-line help). Pure: the closest candidate by edit distance (a swap of two neighbours counts as one
  * edit, so `stauts` → `status`), or null when nothing is close enough to be a typo.
  */
 

@@ -71,7 +71,7 @@ const AgentSchema = z.strictObject({
   /** The machine whose tmux runs this agent (docs/protocol.md §10; default: this machine). */
   host: hostName.optional(),
   /**
-   * How its turns reach the conversation (issue 16): "post" — it runs `baton post`; "auto" — its final
+   * How its turns reach the conversation: "post" — it runs `baton post`; "auto" — its final
    * reply, as its CLI's Stop hook reports it, is posted for it; "both" — it posts, and baton posts its
    * final reply only when it forgot. "auto" and "both" need a kind with hooks (claude, codex, gemini).
    */

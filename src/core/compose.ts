@@ -12,7 +12,7 @@ type Conversation = {
   agents?: Record<string, { reply?: string }>;
 };
 
-/** An agent whose final reply baton posts for it (`reply: "auto"`, issue 16): it just answers. */
+/** An agent whose final reply baton posts for it (`reply: "auto"`): it just answers. */
 const answersItself = (config: Conversation, agent: string): boolean => config.agents?.[agent]?.reply === 'auto';
 
 // C0 controls except TAB (0x09) and LF (0x0A), DEL, and C1 (U+0080–U+009F). ESC goes too, so an embedded
@@ -151,7 +151,7 @@ export function oneLine(text: string): string {
 }
 
 /**
- * What a shell gets instead of a message (issue 13: `--kind shell` ran message content as commands): one
+ * What a shell gets instead of a message (a `--kind shell` receiver once ran message content as commands): one
  * comment line naming it, made of characters no shell gives a meaning to in any position — no quote,
  * bracket, `$`, backtick, `;`, `&`, `|`, `<`, `>`, `*`, `?`, `!`, `\`, `#` after the first — so nothing of
  * it can run, even in a shell without interactive comments. The content is read with `baton show ID`.

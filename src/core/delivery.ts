@@ -1,7 +1,8 @@
 /**
- * One delivery, from its committed turn step to its stamp, as data (issue 14: it was six booleans and
- * nullables on the daemon). Each arrow is one step of the courier (daemon/courier.ts); a kill -9 at any
- * point is covered by the crash rule of docs/protocol.md §6, which start-up recovery applies to the stored record:
+ * One delivery, from its committed turn step to its stamp, as data (it was once six booleans and nullables
+ * on the daemon, with the state machine only in a comment). Each arrow is one step of the courier
+ * (daemon/courier.ts); a kill -9 at any point is covered by the crash rule of docs/protocol.md §6, which
+ * start-up recovery applies to the stored record:
  *
  *   archived ──state saved──▶ committed ──paste──▶ pasted ──Enter──▶ entered
  *            ──submit seen──▶ confirmed ──stamp──▶ done
@@ -15,8 +16,8 @@ import type { ArchiveRecord, Confirmation } from './record.js';
 
 /**
  * The pane a paste went into: its id, its first process and its tmux server. An Enter goes to that very
- * pane or nowhere (issue 13: pane ids are reused by the next tmux server, and a session replaced inside
- * the Enter delay got an Enter alone).
+ * pane or nowhere: pane ids are reused by the next tmux server (an Enter meant for one agent once landed
+ * in the other's pane), and a session replaced inside the Enter delay got an Enter alone.
  */
 export interface PaneRef {
   id: string;

@@ -1,6 +1,6 @@
 /**
- * What a hook note says, whichever CLI wrote it (issue 17). The three CLIs report the same moments with
- * different payloads (CLAUDE-CODE.md "Hooks", CODEX-GEMINI.md "Hooks and notifications"):
+ * What a hook note says, whichever CLI wrote it. The three CLIs report the same moments with different
+ * payloads (measured on the real clients):
  *
  * | | the prompt | the turn it belongs to | the final reply |
  * |---|---|---|---|

@@ -51,8 +51,9 @@ export const MessageSchema = z.looseObject({
   subject: z.string().optional(),
   priority: z.enum(['low', 'normal', 'high', 'urgent']).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
-  // Seed 000's deadlines (issue 16): whether the receiver owes an answer, how soon (its reminders follow
-  // this instead of turns.timeout_s), and when a message still held in its folder goes to rejected/.
+  // A message's own deadlines (docs/protocol.md §3, §9): whether the receiver owes an answer, how soon (its
+  // reminders follow this instead of turns.timeout_s), and when a message still held in its folder goes to
+  // rejected/.
   requires_response: z.boolean().optional(),
   response_deadline_s: z.number().positive().optional(),
   expires_at: z

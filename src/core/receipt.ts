@@ -1,11 +1,12 @@
 /**
- * Delivery verified by the agent itself (issue 16). Agent CLIs run hooks with the exact prompt the model
+ * Delivery verified by the agent itself: the screen only shows that the text left the input box, not that
+ * the model got it, whole and on time. Agent CLIs run hooks with the exact prompt the model
  * receives (Claude Code's UserPromptSubmit: equal to the API request's user text in 460 of 460 measured
  * messages) and the final reply of each turn (Stop's last_assistant_message). baton's hook command drops
  * each one, as a note, into a spool the daemon reads; this module says what a note holds and what it
  * means — pure functions, no fs, no clock.
  *
- * What the client does to text before the model sees it (CLAUDE-CODE.md, "Hooks"): CRLF → two LFs,
+ * What the client does to text before the model sees it (measured on the real Claude Code): CRLF → two LFs,
  * NFD → NFC, trailing blanks trimmed, on 2.1.330 lone zero-width characters removed, and a paste shown as
  * `[Pasted text #N]` wrapped in `<pasted_content id="…">` … `</pasted_content id="…">`. A receipt is
  * intact when the prompt, unwrapped and normalised that way, holds the typed text normalised the same way.

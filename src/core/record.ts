@@ -14,7 +14,7 @@ import type { Usage } from './tokens.js';
 
 /**
  * How a submit was confirmed: on screen, on screen after a second Enter, not checked (no screen to read),
- * or by the agent's own hook reporting the prompt its model received (issue 16).
+ * or by the agent's own hook reporting the prompt its model received.
  */
 export type Confirmation = 'screen' | 'screen_after_second_enter' | 'not_checked' | 'hook';
 

@@ -30,7 +30,7 @@ export const StateSchema = z.looseObject({
   paused: z.object({ at: z.string() }).nullable().optional(),
   /** Made by `baton up --demo`: the bundled demo agents hold it (it ends after DEMO_TURNS messages). */
   demo: z.boolean().optional(),
-  /** Tokens the agents used, from their hooks (issue 16): in all, and per agent. */
+  /** Tokens the agents used, from their hooks: in all, and per agent. */
   tokens: z.object({ total: z.number().min(0), by_agent: z.record(z.string(), z.number().min(0)) }).optional(),
 });
 

@@ -1,9 +1,9 @@
 /**
- * Token budgets (issue 16): what one turn of an agent cost, from its CLI's transcript, summed per agent
+ * Token budgets: what one turn of an agent cost, from its CLI's transcript, summed per agent
  * and per conversation in the state; `turns.max_tokens` ends the conversation like max_turns does.
  * Runaway agent-to-agent loops that burn tokens are the top cost complaint with tools like this one.
  *
- * Claude Code's transcript (CLAUDE-CODE.md, "Hooks"): when Stop runs it is not complete yet; the turn is
+ * Claude Code's transcript (measured on the real CLI): when Stop runs it is not complete yet; the turn is
  * complete once a `{"type":"system","subtype":"turn_duration"}` record follows it. A turn's entries are the
  * descendants (by `parentUuid`, not line order) of the `user` entry whose `promptId` is the hook's
  * `prompt_id`, up to the next prompt (an entry with another promptId, which hangs off this turn's last);

@@ -1,5 +1,5 @@
 /**
- * Token budgets in the daemon (issue 16; core/tokens.ts has the rules). When an agent's turn ends (its
+ * Token budgets in the daemon (core/tokens.ts has the rules). When an agent's turn ends (its
  * Stop hook), the turn's usage is read from its transcript — once the turn's record there is complete, or
  * after COMPLETE_WAIT_MS with what is there — then recorded on the message that opened the turn
  * (`turn_tokens`), added to the state's totals, and the conversation is ended at `turns.max_tokens`.

@@ -42,7 +42,7 @@ export class Conductor {
     if (record) this.owed = { id: record.id, timeout_s: turnTimeout(record, this.p.config.turns.timeout_s) };
   }
 
-  /** The message the current turn answers, and its reminder timeout (seed 000's deadlines), by ID. */
+  /** The message the current turn answers, and its reminder timeout (its own deadline, if any), by ID. */
   private owed: { id: string | null; timeout_s: number } = { id: null, timeout_s: 0 };
 
   /** The turn rules now: reminders follow the owed message's own deadline when it has one. */

@@ -7,11 +7,13 @@
  * submit only looks (and presses Enter once more if the text is still there), a paste that never showed
  * is pasted again in full, flagged "(redelivered)", and after a failed stamp nothing is typed at all.
  *
- * An Enter goes only to the pane instance that got the paste (issue 13): when the agent's pane is another
- * one now — its session replaced, its tmux server restarted, its program restarted after it died — that
- * paste is lost to it, and the message is typed again in full, flagged, into the pane there is now; never
- * an Enter alone. A person scrolling (copy mode) holds the Enter until they stop. A keystroke tmux refuses
- * because another daemon holds the conversation stops this daemon (FencedError).
+ * An Enter goes only to the pane instance that got the paste (with the session replaced inside the Enter
+ * delay, a retried Enter once went alone into the new pane, and the message was stamped delivered though that
+ * pane never got its text): when the agent's pane is another one now — its session replaced, its tmux server
+ * restarted, its program restarted after it died — that paste is lost to it, and the message is typed again
+ * in full, flagged, into the pane there is now; never an Enter alone. A person scrolling (copy mode) holds
+ * the Enter until they stop. A keystroke tmux refuses because another daemon holds the conversation stops
+ * this daemon (FencedError).
  * A failure is reported once per distinct error (`delivery_failed`) and retried with the receiver's
  * backoff; it is never stamped delivered.
  */
@@ -213,7 +215,8 @@ export class Courier {
 
   /**
    * docs/protocol.md §7's latency_ms runs from first sight to the paste; a file written out of turn spent most of it
-   * held, which is not delivery time (issue 12: "msg_0009 … in 9220.9 ms"), so the two are told apart.
+   * held, which is not delivery time (a message held 9 s for its turn was logged "msg_0009 … in 9220.9 ms",
+   * as if typing it had been slow), so the two are told apart.
    */
   private async report(r: ArchiveRecord, d: Extract<Delivery, { phase: 'confirmed' }>): Promise<void> {
     const round = (ms: number) => Math.round(ms * 10) / 10;

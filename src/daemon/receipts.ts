@@ -1,5 +1,5 @@
 /**
- * What the agents' own hooks report (issue 16), read from their spool (terminal/hooks/spool.ts) once per
+ * What the agents' own hooks report, read from their spool (terminal/hooks/spool.ts) once per
  * pass, oldest note first, each removed once handled:
  *
  * - a prompt (Claude Code's and Codex's UserPromptSubmit, Gemini's BeforeAgent — core/hook-payload.ts
@@ -67,7 +67,7 @@ export class Receipts {
   private readonly budget: Budget;
   /**
    * A spool may hold a note: set by the watcher, by a note left to retry, and every RESCAN_MS (the safety
-   * net), so a pass that delivers does not list every agent's spool (issue 16 put it on every pass).
+   * net), so a pass that delivers does not list every agent's spool (a readdir per agent on every pass).
    */
   private dirty = true;
   private lookedAt = 0;

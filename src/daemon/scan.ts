@@ -54,7 +54,7 @@ export class QueueScan {
     for (const q of queues) {
       let head = true;
       for (const w of q.items) {
-        // Still waiting when its expires_at passed (seed 000): refused with that reason, never dropped silently.
+        // Still waiting when its expires_at passed: refused with that reason, never dropped silently.
         if (w.ready && hasExpired(w.message, now)) {
           await bus.reject(w, `expired: its expires_at (${w.message!.expires_at}) passed while it waited`);
           continue;

@@ -4,12 +4,12 @@
  * one-shot command answered meanwhile) takes it again; one whose bus cannot be reached types nothing and
  * tries every 2 s (docs/protocol.md §10); one whose lease another daemon holds now is left to that one.
  *
- * Why one process for many conversations (issue 15's scale run): a daemon per conversation per machine
- * was 200 node processes, 200 tmux control clients and over a thousand database sessions at 100
- * conversations over 3 machines, and the CPU for the processes, not the database, was the limit (scale
- * flattened at 70–80 turns/s at 10 conversations and fell to 45–50 at 30). Served together, the
- * conversations share one tmux control client per tmux server, one pool and one LISTEN session per
- * database; each keeps its own lease, its own fence token and its own turn (nothing about a turn is shared).
+ * Why one process for many conversations (measured by the scale run of bench/bus.mjs): a daemon per
+ * conversation per machine was 200 node processes, 200 tmux control clients and over a thousand database
+ * sessions at 100 conversations over 3 machines, and the CPU for the processes, not the database, was the
+ * limit (scale flattened at 70–80 turns/s at 10 conversations and fell to 45–50 at 30). Served together, the
+ * conversations share one tmux control client per tmux server, one pool and one LISTEN session per database;
+ * each keeps its own lease, its own fence token and its own turn (nothing about a turn is shared).
  */
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -77,7 +77,8 @@ export class Service {
       try {
         await d.start();
       } catch (err) {
-        // Fenced and another daemon holds it now: that one delivers (issue 13: re-acquire or exit).
+        // Fenced and another daemon holds it now: that one delivers, and this one exits (a woken daemon takes its
+        // lease again or exits, so a conversation is never left without a daemon nor typed into by two).
         if (attempt > 0 && err instanceof LeaseHeldError) {
           log.warn(`${err.message}: it delivers from now on; this daemon exits`);
           return 3;

@@ -1,5 +1,5 @@
 /**
- * Deliveries the agent's own hook never confirmed (issue 16). Stamped from the screen, a message whose
+ * Deliveries the agent's own hook never confirmed. Stamped from the screen, a message whose
  * prompt hook has not reported it within the bound, while its agent is not busy, is reported once
  * (`delivery_unconfirmed`) — and handled like a failed submit: when the agent's hooks are known to work
  * (they have reported a baton message before), its silence means the model did not get the text, so the

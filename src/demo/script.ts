@@ -2,7 +2,7 @@
  * What the bundled demo agents say (`baton up --demo`): one short, coherent conversation — a release
  * checklist gone through one item per message — that ends through baton's own termination (max_turns =
  * DEMO_TURNS for a demo conversation), so status, log and the dashboard show it finished and why.
- * Issue 12: the old script looped (msg_0009 repeated msg_0001), stopped mid-topic while status still said
+ * The script before it looped (msg_0009 repeated msg_0001), stopped mid-topic while status still said
  * running, and in a three-agent demo greeted the sender instead of the agent it was writing to.
  *
  * Pure: line n is what the agent holding the turn writes as message n + 1, addressed to the next speaker.

@@ -1,7 +1,9 @@
 /**
- * Keystrokes that check, inside the tmux server, that they are still wanted (issue 13). tmux runs a
- * format condition and the command it guards in one step (`if-shell -F`), so nothing can come between
- * the check and the keystroke:
+ * Keystrokes that check, inside the tmux server, that they are still wanted. A daemon SIGSTOPped right after
+ * a paste once woke, after another had taken over, and still pressed its Enter — into the next message's
+ * paste; and an Enter retried after the session was replaced went alone into a pane that never got the
+ * text. tmux runs a format condition and the command it guards in one step (`if-shell -F`), so nothing can
+ * come between the check and the keystroke:
  *
  * - the fence: a server option per conversation holding the newest lease holder's token (zero-padded,
  *   so string order is number order). A daemon that was paused past its lease, and woke after another

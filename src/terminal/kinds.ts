@@ -2,7 +2,7 @@
  * Agent kinds (docs/protocol.md §5): what baton knows about each agent CLI — how to start it, which instructions
  * file it reads, how long to wait before Enter, how to read its screen, and how to submit to it while it
  * is busy. A kind's screen patterns live in screens/<kind>.ts, so a new TUI version is a change to that
- * one file. Measured: Claude Code (CLAUDE-CODE.md), Codex CLI and Gemini CLI (CODEX-GEMINI.md).
+ * one file. Each was measured on the real CLI (the versions test/e2e/ runs), offline against a mock of its API.
  *
  * For the other kinds (aider, shell, generic) baton checks the process (alive, not a bare shell, not in
  * copy mode) but does not read the screen, and says so (`confirmed: "not_checked"`).

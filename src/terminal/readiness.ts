@@ -50,10 +50,11 @@ function startsShell(command: string): boolean {
 }
 
 /**
- * How the pane takes text (issue 13):
+ * How the pane takes text:
  * - `inert` for a shell — the `shell` kind, or any kind that is no known agent CLI whose pane is an
- *   interactive shell: it would run what a message says (backticks, a second line), so it gets one
- *   comment line naming the message, which `baton show ID` prints.
+ *   interactive shell: it would run what a message says (a post with backticks and a second line once made
+ *   a `--kind shell` receiver's bash create files), so it gets one comment line naming the message, which
+ *   `baton show ID` prints.
  * - `one_line` for a program that did not ask for bracketed paste: each line break would submit (a
  *   `python3 input()` agent got six submissions from one message). tmux says whether it asked (tmux ≥
  *   3.7, or the tracker `baton up` gives its panes); else the pane's terminal does: in canonical mode

@@ -11,8 +11,8 @@
  * enter_delay_ms 0) — and "submitted" means the box is empty again; still holding the text after 1.5 s,
  * it gets one more Enter (never caused a double submit in measurements), and only on baton's own text.
  *
- * A kind may submit with another key while its agent is busy (issue 17): Codex takes an Enter then as a
- * *steer* into the running turn — the reply it was writing is discarded and the message joins that turn —
+ * A kind may submit with another key while its agent is busy: Codex takes an Enter then as a *steer* into
+ * the running turn — the reply it was writing is discarded (seen on 0.169.0) and the message joins that turn —
  * while Tab queues it as a turn of its own, which is what a strict-turn conversation needs. The screen
  * says busy or not right before the key; if the turn ends in between, no harm: on an idle Codex a Tab
  * submits as Enter does (measured on 0.169.0), and a second press, if one is needed, decides again.

@@ -52,7 +52,7 @@ export class Feed {
   private pumping: Promise<void> = Promise.resolve();
   private pumpQueued = false;
   private follower: { close(): void } | null = null;
-  /** The last events read, for a snapshot's events panel (issue 12: it stayed empty until one came). */
+  /** The last events read, for a snapshot's events panel (without them it stayed empty until a new event came). */
   private recent = new Recent();
   private timers: NodeJS.Timeout[] = [];
   private closed = false;

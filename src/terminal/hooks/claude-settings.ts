@@ -1,8 +1,8 @@
 /**
- * baton's hooks in a Claude Code agent's own project settings (issue 16): `<cwd>/.claude/settings.local.json`,
+ * baton's hooks in a Claude Code agent's own project settings: `<cwd>/.claude/settings.local.json`,
  * which Claude Code merges with the user's `~/.claude/settings.json` and the project's `settings.json` —
  * so nothing of the user's is touched, and a user's own hooks in that file are kept. Written before the
- * agent starts: 2.1.197 reads hooks only at start (CLAUDE-CODE.md, "Hooks").
+ * agent starts: Claude Code 2.1.197 reads hooks only at start (measured).
  *
  * Each hook runs `baton hook EVENT` (cli/hook.ts) with a timeout, so a hook can never hold the agent up
  * for long; baton's own entries carry a marker comment so a later `baton up` replaces them, not adds.

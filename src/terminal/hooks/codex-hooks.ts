@@ -1,5 +1,5 @@
 /**
- * baton's hooks for a Codex agent (issue 17), in the agent's own folder: `<cwd>/.codex/hooks.json`, which
+ * baton's hooks for a Codex agent, in the agent's own folder: `<cwd>/.codex/hooks.json`, which
  * Codex 0.169 reads as "project config" beside the user's `~/.codex` (never touched). A user's own hooks
  * in that file are kept; baton's carry a marker so a later `baton up` replaces them, not adds.
  *

@@ -1,5 +1,5 @@
 /**
- * baton's hooks for a Gemini CLI agent (issue 17), in the agent's own folder: `<cwd>/.gemini/settings.json`
+ * baton's hooks for a Gemini CLI agent, in the agent's own folder: `<cwd>/.gemini/settings.json`
  * (workspace settings, merged by Gemini 0.61 over the user's `~/.gemini`, which is never touched; a user's
  * own settings and hooks there are kept, baton's replaced by a later `baton up`). BeforeAgent reports the
  * prompt, AfterAgent the end of the turn.

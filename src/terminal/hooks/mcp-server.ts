@@ -1,6 +1,6 @@
 /**
- * baton's MCP server (`baton mcp`, issue 16) as each agent CLI is told to start it: node and baton's CLI by
- * absolute path (PATH does not matter), the agent's name, and the conversation's config file. Claude Code
+ * baton's MCP server (`baton mcp`) as each agent CLI is told to start it: node and baton's CLI by absolute
+ * path (PATH does not matter), the agent's name, and the conversation's config file. Claude Code
  * reads it from the agent's `.mcp.json`, Gemini CLI from its workspace settings (`mcpServers`), Codex from
  * `-c mcp_servers.baton=…` on its command line (its project config takes no such key).
  */

@@ -1,5 +1,5 @@
 /**
- * The hook spool (issue 16): where an agent's hooks leave notes for the daemon of its machine —
+ * The hook spool: where an agent's hooks leave notes for the daemon of its machine —
  * `<message_dir>/.hooks/<agent>/`, one JSON file per hook run, written whole (temp file, then rename) by
  * `baton hook` (write-note.ts) with no round trip to the daemon, so an agent's prompt never waits on baton. The daemon
  * reads the notes in name order (names start with the time) and removes each once handled. A dot-folder:

@@ -1,6 +1,6 @@
 /**
- * Codex CLI's screen (measured on 0.169.0, CODEX-GEMINI.md "Screen patterns"; captures of every state
- * below are in test/unit/screens.test.ts). There are no rules around its input box: from the bottom,
+ * Codex CLI's screen (measured on the real 0.169.0; captures of every state below are in
+ * test/unit/terminal/screens.test.ts). There are no rules around its input box: from the bottom,
  *
  *     › text of the box            (the last line starting with "› "; continuation lines indented by 2)
  *                                  (a blank line)

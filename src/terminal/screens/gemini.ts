@@ -1,6 +1,6 @@
 /**
- * Gemini CLI's screen (measured on 0.61.0, CODEX-GEMINI.md "Screen patterns"; captures of every state
- * below are in test/unit/screens.test.ts). From the bottom:
+ * Gemini CLI's screen (measured on the real 0.61.0; captures of every state below are in
+ * test/unit/terminal/screens.test.ts). From the bottom:
  *
  *     ───────────────────────────      (a rule)
  *      YOLO Ctrl+Y                      (the mode line)
