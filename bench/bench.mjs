@@ -56,7 +56,7 @@ if (opt.help) {
   process.stdout.write(`${USAGE}\n`);
   process.exit(0);
 }
-// --bus postgres: the files bus and the PostgreSQL bus side by side (bench/bus.mjs, issue 15).
+// --bus postgres: the files bus and the PostgreSQL bus side by side (bench/bus.mjs).
 if (opt.bus === 'postgres') {
   await import('./bus.mjs');
 } else if (opt.bus && opt.bus !== 'files') {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench -- --bus postgres — the files bus and the PostgreSQL bus side by side in one run (issue 15):
+// npm run bench -- --bus postgres — the files bus and the PostgreSQL bus side by side in one run:
 // rename → pane latency on one machine and across two, ping-pong, a burst of 400, and scale (many
 // conversations of 2 agents spread over 3 machines on one PostgreSQL). A PostgreSQL 15 server is started in
 // a temp folder (fsync on, as in production) and stopped at the end. A "machine" is a project folder, a

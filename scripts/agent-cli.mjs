@@ -10,7 +10,7 @@
 //   node scripts/agent-cli.mjs claude@2.1.332   # another version than the measured one
 //   BATON_AGENT_CACHE=/elsewhere node scripts/agent-cli.mjs codex
 //
-// The versions are the ones measured in CLAUDE-CODE.md and CODEX-GEMINI.md. Exit 1 (with npm's output on
+// The versions are the ones baton's screens and hooks were measured on. Exit 1 (with npm's output on
 // stderr) when the install fails; exit 2 for an unknown client.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -86,7 +86,7 @@ function renderFacts(): void {
     ...fact('messages', `${s.message_counter}${s.max_turns ? ` / ${s.max_turns}` : ''}`),
     ...fact('conversation', `${state}${s.demo ? ' (a demo)' : ''}`, s.finished || s.stalled || s.paused ? 'bad' : 'ok'),
     ...(s.nudges ? fact('reminders', String(s.nudges)) : []),
-    // Tokens the agents used, from their hooks (issue 16), against the budget when there is one.
+    // Tokens the agents used, from their hooks, against the budget when there is one.
     ...(s.tokens.total || s.tokens.max
       ? fact(
           'tokens',
@@ -143,7 +143,7 @@ export function renderAgents(): void {
       box.append(card);
     }
     const st = view.status?.agents[a.name];
-    // The bundled demo agent stands in for the configured kind (issue 12: its card said "claude").
+    // The bundled demo agent stands in for the configured kind (its card once said "claude", as if it were one).
     card.querySelector('.kind')!.textContent = st?.demo ? `demo (for ${a.kind})` : a.kind;
     const stateEl = card.querySelector('.state')!;
     stateEl.textContent = !st ? '' : st.alive ? 'alive' : st.dead ? 'dead' : 'missing';

@@ -41,7 +41,8 @@ export function resetTranscript(agents: readonly { name: string }[], items: read
   oldest = start;
   $('older').hidden = oldest === 0;
   $('older').textContent = `Load older messages (${oldest} more)`;
-  // Loaded: only now may the page say there is nothing (issue 12: it said so while still loading).
+  // Loaded: only now may the page say there is nothing (it once said "No messages
+  // yet" while a conversation of 20 was loading).
   const empty = $('empty');
   empty.textContent = 'No messages yet. They appear here as they are delivered.';
   empty.hidden = bubbles.size > 0;

@@ -378,7 +378,7 @@ describe('baton ui', () => {
     await p.tmux(['set-option', '-t', '=claude2:', '@baton_demo', '1']);
     await page.locator('[data-agent="claude2"] .kind', { hasText: 'demo (for generic)' }).waitFor({ timeout: 15_000 });
     await p.tmux(['set-option', '-u', '-t', '=claude2:', '@baton_demo']);
-    // What an agent's own hooks last said (issue 16; written by the daemon from its hook notes) is on its card.
+    // What an agent's own hooks last said (written by the daemon from its hook notes) is on its card.
     await writeAgentStates(p.path(), {
       claude1: { state: 'permission', since: new Date().toISOString(), detail: 'Bash' },
       claude2: { state: 'busy', since: new Date().toISOString() },

@@ -4,7 +4,7 @@
  * local mock of the Messages API (./mock-anthropic.ts). The mock answers each baton message with a
  * `Bash` tool call that replies through `baton post`; Claude Code really runs it, so every message of
  * the conversation is written by a real Claude Code agent, carried by baton, and typed into the other
- * real TUI. shared/CLAUDE-CODE.md has the facts this builds on.
+ * real TUI.
  *
  * Claude Code is installed on demand by scripts/agent-cli.mjs (cache: .cache/claude-code-2.1.197, or
  * $BATON_AGENT_CACHE). If that install fails, this test fails: it never skips.
@@ -443,7 +443,7 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
     }
   }, 300_000);
 
-  // Issue 16: the agents answer in plain text only (no tool call, no baton post); baton reads each turn's
+  // The agents answer in plain text only (no tool call, no baton post); baton reads each turn's
   // final reply from Claude Code's Stop hook and posts it, and each delivery's receipt from its
   // UserPromptSubmit hook.
   const AUTO = [

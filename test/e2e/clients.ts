@@ -2,8 +2,8 @@
  * The real agent clients in the end-to-end tests: installed on demand (scripts/agent-cli.mjs; a failed
  * install fails the test, it never skips) and run offline against this folder's mocks, each with a private
  * HOME (and CODEX_HOME, GEMINI_CLI_HOME) inside the test's project folder, so nothing of the user's
- * ~/.claude, ~/.codex or ~/.gemini is read or written. The settings are the offline recipes measured in
- * shared/CLAUDE-CODE.md and shared/CODEX-GEMINI.md.
+ * ~/.claude, ~/.codex or ~/.gemini is read or written. The settings are offline recipes measured on the
+ * real clients.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * End to end with the real Codex CLI 0.169.0 and Gemini CLI 0.61.0 (issue 17), and Claude Code 2.1.197
+ * End to end with the real Codex CLI 0.169.0 and Gemini CLI 0.61.0, and Claude Code 2.1.197
  * beside them: each TUI in a pane of a private tmux server, started by the real `baton up` (which installs
  * baton's hooks in each agent's folder and adds what each needs on its command line: trusted folder and
  * hooks for Codex, trusted folder and the policy for Gemini), talking to its own local mock of its API
@@ -339,7 +339,7 @@ async function converse(s: Scenario): Promise<void> {
         `${id(next)} is a turn of its own, not steered into a tool result`,
       ).toBe(0);
     }
-    // The screen's word on each submit, per receiving kind (the closing note of issue 17 reports these).
+    // The screen's word on each submit, per receiving kind: printed, so a run says how each kind confirmed.
     const submits = s.agents
       .map(
         (a) =>

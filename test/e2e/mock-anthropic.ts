@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the Anthropic Messages API, on loopback, for driving the real Claude Code TUI in
- * tests (facts in shared/CLAUDE-CODE.md). One instance per agent, so its request log is that agent's.
+ * tests (its API as measured with the real client). One instance per agent, so its request log is that agent's.
  *
  * - `HEAD` anything: 200. `POST /v1/messages/count_tokens`: a token count. Anything else unknown: a 404
  *   in the API's error shape. Every request is logged.

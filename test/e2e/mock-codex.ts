@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the OpenAI Responses API, on loopback, for driving the real Codex CLI TUI in tests
- * (facts in shared/CODEX-GEMINI.md; Codex 0.169.0 with `wire_api = "responses"` and `base_url = mock.url`).
+ * (its API as measured with the real client; Codex 0.169.0 with `wire_api = "responses"` and `base_url = mock.url`).
  * Same shape as ./mock-anthropic.ts: one instance per agent, so its request log is that agent's.
  *
  * - `POST /v1/responses` (`stream: true`) answers with the SSE sequence response.created,

@@ -1,6 +1,6 @@
 /**
  * A local stand-in for the Gemini API (generativelanguage v1beta), on loopback, for driving the real
- * Gemini CLI TUI in tests (facts in shared/CODEX-GEMINI.md). Point the CLI at it with
+ * Gemini CLI TUI in tests (its API as measured with the real client). Point the CLI at it with
  * `GOOGLE_GEMINI_BASE_URL=<url>` and `GEMINI_API_KEY=<anything>`. One instance per agent, so its request
  * log is that agent's. Same shape as ./mock-anthropic.ts.
  *

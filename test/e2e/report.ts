@@ -1,8 +1,7 @@
 /**
- * What the end-to-end runs print for the closing notes of issues 16 and 17: how each submit was confirmed,
- * and how long after its Enter the agent's own prompt hook reported the message (Enter → receipt), from
- * the `delivered` event's `entered_at` and the archive's `received.at`. Printed, never asserted: timing
- * on a shared machine is noise.
+ * What the end-to-end runs print, for a person to read: how each submit was confirmed, and how long after its
+ * Enter the agent's own prompt hook reported the message (Enter → receipt), from the `delivered` event's
+ * `entered_at` and the archive's `received.at`. Printed, never asserted: timing on a shared machine is noise.
  */
 
 /** "screen 5, hook 2": how often each value occurs, in order of first sight. */

@@ -1,5 +1,5 @@
 /**
- * "Machines" for the PostgreSQL bus tests (issue 15): each is its own project folder, its own tmux
+ * "Machines" for the PostgreSQL bus tests: each is its own project folder, its own tmux
  * server and its own `baton daemon` with its own BATON_HOST; they share only the database. Recorders
  * stand in for agents and answer through `baton post`. `invariants()` checks docs/protocol.md §10's promises from
  * the database and the recorders' logs.

@@ -1,5 +1,5 @@
 /**
- * A real PostgreSQL server for a test, in a temp folder (issue 15: never a mock): initdb, then pg_ctl
+ * A real PostgreSQL server for a test, in a temp folder (never a mock): initdb, then pg_ctl
  * start on a free port (TCP on 127.0.0.1, socket in the folder). As root the server runs as `postgres`
  * (initdb refuses root). stop() stops only this server and removes its folder.
  */

@@ -1,5 +1,5 @@
 /**
- * Seed 000's deadlines (issue 16), with recorder agents on a private tmux server: a message's own
+ * A message's own deadlines (docs/protocol.md §3, §9), with recorder agents on a private tmux server: its
  * response_deadline_s sets its receiver's reminders (instead of turns.timeout_s), requires_response: false
  * means none, and a message still held in its folder when its expires_at passes goes to rejected/ with
  * reason "expired" — nothing dropped silently.

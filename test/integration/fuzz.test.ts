@@ -203,8 +203,9 @@ function text(r: Rand, maxPieces: number): string {
 
 function key(r: Rand): string {
   for (;;) {
-    // No "__proto__": the zod parse in src/message.ts drops such a key from the message and from data
-    // (reported; docs/protocol.md §3 says other fields are kept as given), which this test would flag as a lost field.
+    // No "__proto__": the zod parse in src/core/message.ts drops such a key from the message and from data
+    // (reported; docs/protocol.md §3 says other fields are kept as given), which this test would flag as a
+    // lost field.
     const k = r.chance(0.1)
       ? r.pick(['', ' ', 'constructor', 'toString', 'hasOwnProperty', 'ключ', '🔑', 'a.b', 'x\ny'])
       : `${r.pick(WORDS)}${r.int(0, 99)}`;

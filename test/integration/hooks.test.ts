@@ -1,5 +1,5 @@
 /**
- * Delivery verified by the agent itself (issue 16), on a private tmux server with the stand-in for
+ * Delivery verified by the agent itself, on a private tmux server with the stand-in for
  * Claude Code's screen (fixtures/fake-claude.mjs --hooks), which runs the hooks `baton up` installs in
  * its folder the way Claude Code does: UserPromptSubmit with the prompt at submit, Stop with its final
  * reply once it answered. (test/e2e/claude.test.ts does the same with the real Claude Code.)

@@ -1,5 +1,5 @@
 /**
- * The package a person installs (issue 12): `npm pack` → `npm i -g` into a temporary prefix → `baton` from
+ * The package a person installs: `npm pack` → `npm i -g` into a temporary prefix → `baton` from
  * a folder outside the repository: --version, init, up --demo (on a private tmux server), status, ui
  * (the page and its script come from the package), down. It fails when the tarball lacks what running
  * needs (dist/, the demo agent, the dashboard's assets, the wrapper for panes, the PostgreSQL bus's

@@ -196,7 +196,7 @@ describe('claude kind: readiness gate and submit confirmation', () => {
 });
 
 describe('other kinds', () => {
-  it("codex: a pane that does not show Codex's screen is never typed into (issue 17)", async () => {
+  it("codex: a pane that does not show Codex's screen is never typed into", async () => {
     p = new Project({
       agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'codex', command: 'x' } },
     });
@@ -213,7 +213,7 @@ describe('other kinds', () => {
     expect(p.archive()[0]?.delivered_at ?? null).toBeNull();
   });
 
-  it('shell: a shell-kind pane gets one inert comment line naming the message, never its content (issue 13)', async () => {
+  it('shell: a shell-kind pane gets one inert comment line naming the message, never its content', async () => {
     p = new Project({
       agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'shell', command: 'x' } },
     });

@@ -1,5 +1,5 @@
 /**
- * Faults across machines on the PostgreSQL bus (issue 15): each test runs a ping-pong between two
+ * Faults across machines on the PostgreSQL bus: each test runs a ping-pong between two
  * machines (own folders, tmux servers, daemons, BATON_HOST) over one real PostgreSQL, breaks something
  * mid-conversation, lets everything come back, and checks docs/protocol.md §10's promises (helpers/machines.ts).
  * Seeded where random: BATON_STORM_SEED=<seed> npx vitest run test/integration/machines-faults.test.ts

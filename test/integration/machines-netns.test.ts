@@ -1,5 +1,5 @@
 /**
- * A machine cut off and back (issue 15): beta's daemon runs in its own network namespace, reaching
+ * A machine cut off and back: beta's daemon runs in its own network namespace, reaching
  * PostgreSQL over a veth pair on a private /30 of its own. Mid-conversation the link goes down for longer
  * than the lease's stale time, then comes back; docs/protocol.md §10's invariants must hold. The namespace and the
  * link are removed afterwards, whatever happened. Needs root and `ip netns` (npm test runs as root in CI).

@@ -1,5 +1,5 @@
 /**
- * One daemon per machine serving many conversations (`baton daemon A B C`, issue 15's scale): each
+ * One daemon per machine serving many conversations (`baton daemon A B C`; src/daemon/serve.ts says why): each
  * conversation keeps its own lease, turn and panes; the machine's one process holds every lease. Real
  * PostgreSQL, two "machines" (each its own tmux server and BATON_HOST), three conversations at once.
  */

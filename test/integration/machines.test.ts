@@ -1,5 +1,5 @@
 /**
- * Across machines over PostgreSQL (docs/protocol.md §10, issue 15), with a real server this file starts and stops.
+ * Across machines over PostgreSQL (docs/protocol.md §10), with a real server this file starts and stops.
  * A "machine" is its own project folder, tmux server and daemon with its own BATON_HOST (helpers/machines.ts).
  */
 import { execa } from 'execa';

@@ -1,5 +1,5 @@
 /**
- * `baton mcp` (issue 16) through the official SDK's own client, over stdio as an agent CLI runs it: the
+ * `baton mcp` through the official SDK's own client, over stdio as an agent CLI runs it: the
  * tools it lists, a reply posted with the post tool and delivered by the daemon, status and the
  * transcript, and a misuse answered as a tool error (never a crash of the server).
  */

@@ -1,7 +1,7 @@
 /**
- * Issue 12, a newcomer's first ten minutes, tried as a new user would on a private tmux server: output to
- * a closed pipe, giving the agents a topic (under every policy), pause and resume, the demo ending by
- * itself, and never mixing demo and real agents in one conversation or one session.
+ * A newcomer's first ten minutes, tried as a new user would on a private tmux server: output to a closed
+ * pipe, giving the agents a topic (under every policy), pause and resume, the demo ending by itself, and
+ * never mixing demo and real agents in one conversation or one session.
  */
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';

@@ -1,9 +1,9 @@
 /**
- * Issue 13, tried the way a hostile world would, on a private tmux server with real processes and real
- * signals: the pane replaced, the tmux server restarted or the agent dying between a paste and its Enter;
- * a person scrolling; a daemon paused past its lease; a one-shot command answering meanwhile; a shell
- * kind; a program without bracketed paste; a state that contradicts the archive. The Enter delay is
- * widened (enter_delay_ms) instead of racing it.
+ * The gap between a paste and its stamp, tried the way a hostile world would, on a private tmux server with
+ * real processes and real signals: the pane replaced, the tmux server restarted or the agent dying between a
+ * paste and its Enter; a person scrolling; a daemon paused past its lease; a one-shot command answering
+ * meanwhile; a shell kind; a program without bracketed paste; a state that contradicts the archive. The Enter
+ * delay is widened (enter_delay_ms) instead of racing it.
  */
 import { execa } from 'execa';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -327,7 +327,8 @@ describe('baton ui: HTTP', () => {
   });
 });
 
-describe('baton ui: a local flood (issue 13)', () => {
+// 256 slow-header connections, or 300 idle event streams, once kept every legitimate request out for 60 s.
+describe('baton ui: a local flood', () => {
   it('keeps answering while 256 slow-header connections and 300 event streams nobody reads are held open', async () => {
     const { u, origin, token } = await setup();
     const { hostname, port } = new URL(u.url);

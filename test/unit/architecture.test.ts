@@ -1,5 +1,5 @@
 /**
- * The tree is the architecture (issue 14): import rules checked by dependency-cruiser
+ * The tree is the architecture: import rules checked by dependency-cruiser
  * (.dependency-cruiser.cjs: no cycle, dependencies point one way, core/ pure, bus implementations
  * private), and modules small enough to read in one sitting.
  */

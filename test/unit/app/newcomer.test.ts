@@ -1,6 +1,7 @@
 /**
- * Issue 12's pure pieces: "did you mean", JSON errors with line and column, what `up` continues, the demo
- * script and its ending, the kick-off and resume texts, and pausing in the turn rules.
+ * A newcomer's first ten minutes, the pure pieces: "did you mean", JSON errors with line and column, what
+ * `up` continues, the demo script and its ending, the kick-off and resume texts, and pausing in the turn
+ * rules.
  */
 import { describe, expect, it } from 'vitest';
 import { jsonError } from '../../../src/config/load.js';

@@ -1,6 +1,6 @@
 /**
  * core/receipt.ts: what an agent's hook report means — which messages a prompt carried, whether the
- * model got their text intact after the client's documented rewrites (CLAUDE-CODE.md, "Hooks"), and when
+ * model got their text intact after the client's documented rewrites (core/receipt.ts lists them), and when
  * a turn's final reply is posted for the agent.
  */
 import { describe, expect, it } from 'vitest';

@@ -110,7 +110,8 @@ describe('the courier', () => {
     expect(entered).toBeLessThanOrEqual(Date.parse(w.stamps[0]!.delivered_at!));
   });
 
-  it('reports time held before its turn apart from delivery time (issue 12: "msg_0009 … in 9220.9 ms")', async () => {
+  // A message held 9 s for its turn was once logged as "msg_0009 … in 9220.9 ms", as if typing it had been slow.
+  it('reports time held before its turn apart from delivery time', async () => {
     const w = world();
     const turnSince = performance.now();
     w.courier.begin(record, { firstSeen: turnSince - 9000, turnSince }, { typed: false, saved: true });
@@ -253,7 +254,7 @@ describe('the courier', () => {
     expect(w.events.filter((e) => e.event === 'delivery_failed').map((e) => e.fields.error)).toEqual(['A', 'B']);
   });
 
-  // Issue 13: the moments between a paste and its confirmation.
+  // The moments between a paste and its confirmation: the world may change in between.
   it('a pane that is another instance when its Enter is due gets the message again in full, flagged — never an Enter alone', async () => {
     const w = world();
     w.typist.script.enter.push({

@@ -7,7 +7,7 @@ const RULE = '─'.repeat(80);
 const NBSP = '\u00A0';
 const screen = (...lines: string[]) => ['', ...lines, ''];
 
-describe('readClaudeScreen (the layout measured in CLAUDE-CODE.md)', () => {
+describe('readClaudeScreen (the layout measured on the real Claude Code)', () => {
   it('an empty input box is ready; the queued placeholder counts as empty', () => {
     expect(
       readClaudeScreen(
