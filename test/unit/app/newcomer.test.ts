@@ -11,6 +11,7 @@ import { continuation } from '../../../src/app/up.js';
 import { demoLine, demoTopicLine } from '../../../src/demo/script.js';
 import { closest, editDistance } from '../../../src/cli/suggest.js';
 import { decide } from '../../../src/core/turns.js';
+import { noLimits } from '../records.js';
 
 describe('did you mean', () => {
   it('finds the command or option a person meant, and nothing for a word that is not a typo', () => {
@@ -97,14 +98,7 @@ describe('the demo script', () => {
     expect(demoTopicLine('Talk about caching', 'a1', 'a2')).toContain('"Talk about caching"');
   });
   it('ends a demo conversation by max_turns unless the config sets its own', () => {
-    const turns = {
-      max_turns: 0,
-      stop_phrase: undefined,
-      stop_from: undefined,
-      max_duration_s: 0,
-      timeout_s: 0,
-      max_nudges: 3,
-    };
+    const turns = noLimits();
     expect(rulesFor(turns, { demo: true }).max_turns).toBe(DEMO_TURNS);
     expect(rulesFor(turns, {}).max_turns).toBe(0);
     expect(rulesFor({ ...turns, max_turns: 3 }, { demo: true }).max_turns).toBe(3);

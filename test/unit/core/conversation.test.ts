@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { durationEndsAt, endsWith, nudgePlan } from '../../../src/core/conversation.js';
+import { noLimits } from '../records.js';
 
-const rules = {
-  max_turns: 0,
-  stop_phrase: undefined,
-  stop_from: undefined,
-  max_duration_s: 0,
-  timeout_s: 0,
-  max_nudges: 3,
-};
+const rules = noLimits();
 const T0 = Date.parse('2026-11-22T10:00:00Z');
 const at = (s: number) => T0 + s * 1000;
 

@@ -16,19 +16,9 @@ import {
   saved,
 } from '../../../src/core/delivery.js';
 import type { ArchiveRecord } from '../../../src/core/record.js';
+import { aRecord } from '../records.js';
 
-const record: ArchiveRecord = {
-  id: 'msg_0007',
-  reply_to: 'msg_0006',
-  sender: 'a',
-  receiver: 'b',
-  type: 'message',
-  content: 'hello',
-  direction: 'a_to_b',
-  source_file: 'm.json',
-  received_at: '2026-01-01T00:00:00.000Z',
-  delivered_at: null,
-};
+const record: ArchiveRecord = aRecord();
 const timing = { firstSeen: 1, turnSince: 2 };
 const pane: PaneRef = { id: '%3', pid: 4242, server: '77:1700000000' };
 

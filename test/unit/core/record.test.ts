@@ -6,7 +6,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/message.js';
 import {
-  type ArchiveRecord,
   byDelivery,
   isRecordName,
   messageRecord,
@@ -15,6 +14,7 @@ import {
   withReceipt,
 } from '../../../src/core/record.js';
 import type { Decision } from '../../../src/core/turns.js';
+import { aRecord } from '../records.js';
 
 const decision: Extract<Decision, { action: 'deliver' }> = {
   action: 'deliver',
@@ -26,19 +26,7 @@ const decision: Extract<Decision, { action: 'deliver' }> = {
 const route = { direction: 'a_to_b', from: 'a', to: 'b', file: '20260101-hello.json' };
 const RECEIVED = '2026-01-01T00:00:00.000Z';
 
-const unstamped = (over: Partial<ArchiveRecord> = {}): ArchiveRecord => ({
-  id: 'msg_0007',
-  reply_to: 'msg_0006',
-  sender: 'a',
-  receiver: 'b',
-  type: 'message',
-  content: 'hello',
-  direction: 'a_to_b',
-  source_file: 'm.json',
-  received_at: RECEIVED,
-  delivered_at: null,
-  ...over,
-});
+const unstamped = aRecord;
 
 describe("an agent's message as archived", () => {
   it('takes its ID and reply_to from the turn step, its route from the folder, and is not delivered yet', () => {

@@ -12,6 +12,7 @@ import { Underway } from '../../../src/daemon/underway.js';
 import { log } from '../../../src/lib/log.js';
 import { FencedError } from '../../../src/bus/bus.js';
 import { pane, RecordingTypist } from '../../../test/helpers/recording-typist.js';
+import { aRecord } from '../records.js';
 
 const config = parseConfig(
   {
@@ -21,18 +22,7 @@ const config = parseConfig(
   '/p/config.json',
   '/p',
 );
-const record: ArchiveRecord = {
-  id: 'msg_0007',
-  reply_to: 'msg_0006',
-  sender: 'a',
-  receiver: 'b',
-  type: 'message',
-  content: 'hello',
-  direction: 'a_to_b',
-  source_file: 'm.json',
-  received_at: '2026-01-01T00:00:00.000Z',
-  delivered_at: null,
-};
+const record: ArchiveRecord = aRecord();
 
 const unexpected = (name: string) => async (): Promise<never> => {
   throw new Error(`the courier called ${name}, which these tests never expect`);
