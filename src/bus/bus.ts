@@ -47,6 +47,7 @@ export {
   type Fence,
   type Holder,
   type Lease,
+  type LeaseHolding,
   type Recovered,
   type Tenure,
 } from './lease.js';

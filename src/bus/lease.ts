@@ -69,6 +69,16 @@ export interface Tenure {
   close(): Promise<void>;
 }
 
+/**
+ * Who holds a lease, as the storage proves it (never by looking for a process of the holder's name: a
+ * cloned machine has the same name, hostname and pids): nobody; a live holder (named when known); or one
+ * whose renewal stopped, which the next taker may fence.
+ */
+export type LeaseHolding =
+  | { kind: 'free' }
+  | { kind: 'alive'; holder: Holder | null }
+  | { kind: 'stale'; holder: Holder | null };
+
 export const fenceToken = (generation: number): string => String(generation).padStart(12, '0');
 
 /** Has this holder lost the right to write (or can it not prove it now)? No lease yet: not fenced. */

@@ -5,7 +5,7 @@
  */
 import type { ArchiveRecord } from '../core/record.js';
 import type { State } from '../core/state.js';
-import type { Holder } from './lease.js';
+import type { Holder, LeaseHolding } from './lease.js';
 import type { EventFeed } from './events.js';
 
 /** One doctor check a bus adds (claims left over, database schema, …). */
@@ -75,6 +75,12 @@ export interface Liveness {
   daemon(): Promise<{ running: boolean; pid: number | null; holder: Holder | null }>;
   /** Every machine of the conversation and its daemon (the files bus: this machine only). */
   hosts(): Promise<HostView[]>;
+  /**
+   * Who holds the writer's lease (on the PostgreSQL bus: this machine's), proven by the storage: what a
+   * daemon's own take-over decides on, for a command that must refuse like it (exit 3, naming the holder).
+   * May watch the holder up to the stale time when a moment's look cannot tell (PostgreSQL: ~6 s at most).
+   */
+  leaseHolder(): Promise<LeaseHolding>;
 }
 
 /** The archive as readers read it: `baton log`, `show`, `post --wait`, the transcript, doctor. */

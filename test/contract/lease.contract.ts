@@ -16,9 +16,12 @@ export function leaseContract(c: Contract): void {
         holder: { pid: process.pid },
       });
       expect((await bus.daemon()).running).toBe(true);
+      // What a command asks before refusing like a daemon: the live holder, named.
+      expect(await bus.leaseHolder()).toMatchObject({ kind: 'alive', holder: { pid: process.pid } });
       lease.check(); // a live lease: no throw
       await lease.release();
       c.forgetLast();
+      expect(await bus.leaseHolder()).toEqual({ kind: 'free' });
       const b = bus.delivery(quiet);
       const again = await b.lease(me(), () => {});
       c.keep(b, again);

@@ -3,9 +3,10 @@
  * A "machine" is its own project folder, tmux server and daemon with its own BATON_HOST (helpers/machines.ts).
  */
 import { execa } from 'execa';
+import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { CLI, readRecorder, waitFor } from '../helpers/harness.js';
-import { archived, machinesConfig, useMachines } from '../helpers/machines.js';
+import { archived, machinesConfig, query, useMachines } from '../helpers/machines.js';
 import { usePostgres } from '../helpers/postgres.js';
 import { startUi } from '../helpers/ui.js';
 
@@ -129,6 +130,56 @@ describe('the PostgreSQL bus across machines', () => {
     expect(Date.parse(gone.since!)).toBeGreaterThanOrEqual(Date.parse(later.last_heartbeat!));
     expect((await other.cli(['status'])).stdout).toMatch(/alpha\s+no daemon since \S+ \(\d+ s ago\)/);
   }, 60_000);
+
+  // A cloned VM or container: the same BATON_HOST and hostname, its own PID namespace (unshare needs root;
+  // CI runs the tests as root). Nothing local can tell the two apart: only the holder's heartbeat can.
+  it.skipIf(process.getuid?.() !== 0)(
+    'a clone of a machine (same name and hostname, another PID namespace) exits 3 naming the holder, which goes on',
+    async () => {
+      const conv = conversation();
+      const config = machinesConfig(server.url, conv);
+      const [a, b] = [machine('alpha', config), machine('beta', config)];
+      const logs = {
+        claude1: await a.recorder('claude1', { reply: true }),
+        claude2: await b.recorder('claude2', { reply: true }),
+      };
+      const holder = await a.daemon();
+      await b.daemon();
+      a.send('c1_to_c2', 'opening.json', { content: 'ping' });
+      const delivered = async () => (await archived(server.url, conv)).filter((r) => r.delivered_at).length;
+      await waitFor('4 delivered', async () => (await delivered()) >= 4, 60_000);
+      const lease = async () =>
+        (
+          await query<{ generation: string; holder: { pid: number } }>(
+            server.url,
+            "SELECT generation, holder FROM baton.leases WHERE conversation = $1 AND host = 'alpha'",
+            [conv],
+          )
+        )[0]!;
+      const before = await lease();
+      // The clone: its own folder, tmux server and pane for claude1 (where it would type if it won).
+      const clone = machine('alpha', config);
+      const cloneLog = await clone.recorder('claude1');
+      const r = await execa(
+        'unshare',
+        ['--pid', '--fork', '--mount-proc', '--kill-child', 'node', CLI, 'daemon', '--config', clone.configFile],
+        { env: clone.env, reject: false, cwd: clone.dir, all: true, timeout: 30_000 },
+      );
+      expect(r.exitCode, r.all).toBe(3);
+      expect(r.all).toContain(`another baton daemon (pid ${holder.proc.pid} on ${hostname()}`);
+      expect(r.all).toMatch(`holds conversation "${conv}" on host "alpha"`);
+      // The holder kept its lease (same generation, same process) and goes on delivering; the clone typed nothing.
+      expect(holder.proc.exitCode).toBeNull();
+      expect(await lease()).toEqual(before);
+      const now = await delivered();
+      await waitFor('4 more delivered', async () => (await delivered()) >= now + 4, 60_000);
+      expect(holder.proc.exitCode).toBeNull();
+      expect((await lease()).generation).toBe(before.generation);
+      expect(readRecorder(cloneLog).typed).toEqual([]);
+      expect(readRecorder(logs.claude1).typed.length).toBeGreaterThan(0);
+    },
+    120_000,
+  );
 
   it('an invalid file is rejected on its machine with its reason, listed in the database; a bad post too', async () => {
     const conv = conversation();

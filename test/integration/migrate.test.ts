@@ -166,9 +166,14 @@ describe('migrating the PostgreSQL schema', () => {
 async function worksThroughTheBus(old: { session: pg.Client; holder: Holder }): Promise<void> {
   const config = configFor('mig', 'baton');
   const d = openBus(config).delivery();
-  // The lease is still held by the daemon from before, and refused naming it…
-  await old.session.query(`UPDATE baton.leases SET heartbeat_at = now() WHERE conversation = 'mig'`);
-  const refused = await d.lease(me(), () => {}).catch((err: unknown) => err);
+  // The lease is still held by the daemon from before, alive (its heartbeat moves), and refused naming it…
+  const beat = () => old.session.query(`UPDATE baton.leases SET heartbeat_at = now() WHERE conversation = 'mig'`);
+  await beat();
+  const beating = setInterval(() => void beat().catch(() => {}), 300);
+  const refused = await d
+    .lease(me(), () => {})
+    .catch((err: unknown) => err)
+    .finally(() => clearInterval(beating));
   expect(refused).toBeInstanceOf(LeaseHeldError);
   expect((refused as LeaseHeldError).holder).toEqual(old.holder);
   // …and once that daemon stops, taken with the next generation.

@@ -11,7 +11,7 @@ import type { ArchiveRecord } from '../../core/record.js';
 import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import { silent, type Logger } from '../../lib/log.js';
-import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Rejection } from '../bus.js';
+import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, LeaseHolding, Rejection } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { listApprovals, listRejected } from './listings.js';
 import type { EventSource } from '../events.js';
@@ -109,6 +109,12 @@ export class FilesBus implements Bus {
 
   daemon() {
     return daemonStatus(this.l);
+  }
+
+  /** The lock's holder while it is alive and fresh (files bus: one machine, whose processes it may look at). */
+  async leaseHolder(): Promise<LeaseHolding> {
+    const d = await daemonStatus(this.l);
+    return d.running ? { kind: 'alive', holder: d.holder } : { kind: 'free' };
   }
 
   async hosts(): Promise<HostView[]> {

@@ -10,14 +10,18 @@
  * Every write transaction checks the generation (checkGeneration), so a daemon that wakes up after
  * being taken over writes nothing; its keystrokes carry the generation as the tmux fence token
  * (terminal/fence.ts), so it types nothing either. A second daemon that claims the same BATON_HOST from
- * another machine finds the lock held and a fresh heartbeat: refused, naming the holder (exit 3).
+ * another machine finds the lock held and the heartbeat moving: refused, naming the holder (exit 3) — only
+ * what the database proves decides (lease-holder.ts), never a local look at a pid. The lease's statements
+ * also read the database's time: the conversation's clock (db-clock.ts) is kept with them.
  */
 import { createHash } from 'node:crypto';
-import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../lease.js';
+import { isoAt } from '../clock.js';
 import { client, isConnectionError, type Conn } from './db.js';
+import { DbClock } from './db-clock.js';
+import { leaseHolding } from './lease-holder.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
 
@@ -28,16 +32,6 @@ export const STALE_MS = 5000;
 /** Whose lease: a conversation, on one machine. */
 export type LeaseKey = Pick<Pg, 'conversation' | 'host'>;
 
-/** A holder on this very machine whose process no longer exists (killed; its session not yet ended). */
-export function holderGone(h: Holder | null): boolean {
-  if (!h || h.host !== hostname()) return false;
-  try {
-    process.kill(h.pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
 const where = (k: LeaseKey) => `conversation "${k.conversation}" on host "${k.host}"`;
 
 /** Inside a write transaction: throws FencedError unless `generation` is still the newest for this machine. */
@@ -64,7 +58,19 @@ export function fenceUnless(row: LeaseRow | undefined, k: LeaseKey, generation: 
     );
 }
 
-export async function acquireLease(pg: Pg, holder: Holder, onLost: (why: string) => void): Promise<Lease> {
+/**
+ * Take this machine's lease of `pg`'s conversation for `holder`, or throw LeaseHeldError naming the live
+ * holder. Only what the database proves lets it take over (lease-holder.ts): the holder's session is gone
+ * (its lock is free), or its heartbeat is stale by the database's clock — then that session is ended. Every
+ * statement on the lease's session gives `clock` (the conversation's) a sample of the database's time;
+ * `holder.started_at` is written with it.
+ */
+export async function acquireLease(
+  pg: Pg,
+  holder: Holder,
+  onLost: (why: string) => void,
+  clock: DbClock = new DbClock(),
+): Promise<Lease> {
   const { lease: sql } = pg.sql;
   const key = { conversation: pg.conversation, host: pg.host };
   const lockKey = { scoped: pg.sql.scoped(pg.conversation), host: pg.host };
@@ -76,29 +82,24 @@ export async function acquireLease(pg: Pg, holder: Holder, onLost: (why: string)
   try {
     await c.connect();
     for (let attempt = 0; ; attempt++) {
-      const got = await run(c, sql.tryLock, lockKey);
-      if (got.rows[0]?.ok) break;
-      const row = (await run(c, sql.holder, { ...key, staleMs: STALE_MS })).rows[0];
-      // A holder whose heartbeat stopped (paused, cut off), or a process of this machine that is gone (its
-      // session may take the server a moment to notice): the session is ended, which frees the lock.
-      if ((row?.stale || (row && holderGone(row.holder))) && row.backend_pid && attempt < 20) {
-        await run(c, sql.terminate, { pid: row.backend_pid });
-        await sleep(100);
-        continue;
-      }
-      if (!row && attempt < 20) {
-        await sleep(100); // a holder between taking the lock and writing its row
-        continue;
-      }
-      throw new LeaseHeldError(where(pg), row?.holder ?? null);
+      const sent = performance.now();
+      const got = (await run(c, sql.tryLock, lockKey)).rows[0]!;
+      clock.sample(got.db_ms, sent, performance.now());
+      if (got.ok) break;
+      const h = await leaseHolding(c, pg, STALE_MS);
+      if (h.kind === 'alive' || attempt >= 20) throw new LeaseHeldError(where(pg), h.kind === 'free' ? null : h.holder);
+      // Stale by the database's clock (paused, cut off): ending its session frees the lock.
+      if (h.kind === 'stale') await run(c, sql.terminate, { pid: h.pid });
+      await sleep(h.kind === 'stale' ? 100 : 0);
     }
-    const r = await run(c, sql.take, { ...key, holder: JSON.stringify(holder) });
+    const me = { ...holder, started_at: isoAt(clock.now()) };
+    const r = await run(c, sql.take, { ...key, holder: JSON.stringify(me) });
     // The take-over above is durable; heartbeats need not wait for the disk (a lost one only looks stale).
     await c.query('SET synchronous_commit TO off');
     // A heartbeat waits at most 1 s for the lease row (a write transaction of this daemon holds it FOR
     // SHARE while it waits for another machine's turn step): then it is unproven for now, not lost.
     await c.query(`SET lock_timeout TO '1000ms'`);
-    const lease = new PgLease({ c, pg, holder, generation: Number(r.rows[0]!.generation), onLost });
+    const lease = new PgLease({ c, pg, holder: me, generation: Number(r.rows[0]!.generation), onLost, clock });
     c.off('error', early);
     return lease;
   } catch (err) {
@@ -114,6 +115,8 @@ interface Taken {
   holder: Holder;
   generation: number;
   onLost: (why: string) => void;
+  /** The conversation's clock: every heartbeat gives it a sample of the database's time. */
+  clock: DbClock;
 }
 
 class PgLease implements Lease {
@@ -122,6 +125,7 @@ class PgLease implements Lease {
   readonly generation: number;
   private readonly c: pg.Client;
   private readonly k: Pg;
+  private readonly clock: DbClock;
   /** This lease's row (conversation, host, generation): what the heartbeat and the release name. */
   private readonly row: { conversation: string; host: string; generation: number };
   private lost: string | null = null;
@@ -130,8 +134,9 @@ class PgLease implements Lease {
   private readonly listeners: Array<(why: string) => void> = [];
   private released = false;
 
-  constructor({ c, pg, holder, generation, onLost }: Taken) {
+  constructor({ c, pg, holder, generation, onLost, clock }: Taken) {
     this.c = c;
+    this.clock = clock;
     this.k = pg;
     this.holder = holder;
     this.generation = generation;
@@ -165,6 +170,7 @@ class PgLease implements Lease {
     try {
       const r = await run(this.c, this.k.sql.lease.heartbeat, this.row);
       if (r.rowCount === 0) return this.lose(`another daemon took over ${where(this.k)}`);
+      this.clock.sample(r.rows[0]!.db_ms, started, performance.now());
       this.lastBeat = started;
     } catch (err) {
       if ((err as { code?: string }).code === '55P03') return; // lock_timeout: not renewed this time (check() says so after the stale time)

@@ -12,13 +12,14 @@ import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';
 import { silent, type Logger } from '../../lib/log.js';
-import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Holder, Rejection } from '../bus.js';
+import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Holder, LeaseHolding, Rejection } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { openPool, redact, type Db } from './db.js';
 import { messagesFor } from './hints.js';
 import { PgDelivery } from './delivery.js';
 import { PgEventSource } from './events.js';
-import { acquireLease } from './lease.js';
+import { acquireLease, STALE_MS } from './lease.js';
+import { leaseHolding } from './lease-holder.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
 import { pgOf, requestHost, stateOf, waitingName, type Pg } from './rows.js';
 import { ensureConversation, ensureSchema, setAside } from './store.js';
@@ -130,6 +131,12 @@ export class PostgresBus implements Bus {
     return h?.alive
       ? { running: true, pid: h.holder?.pid ?? null, holder: h.holder }
       : { running: false, pid: null, holder: null };
+  }
+
+  async leaseHolder(): Promise<LeaseHolding> {
+    await ensureSchema(this.db, this.pg);
+    const h = await leaseHolding(this.db, this.pg, STALE_MS);
+    return h.kind === 'stale' ? { kind: 'stale', holder: h.holder } : h;
   }
 
   async hosts(): Promise<HostView[]> {

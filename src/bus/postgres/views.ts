@@ -1,13 +1,13 @@
 /**
  * What status, doctor and the dashboard read about a conversation on the PostgreSQL bus beyond its
  * messages: each machine's daemon (alive while its lease session holds the lock and its heartbeat is
- * fresh), the approvals waiting, and doctor's checks (connection, schema version, machines).
+ * fresh — what the database knows; a process of this machine's name is never looked for), the approvals waiting, and doctor's checks (connection, schema version, machines).
  */
 import type { Config } from '../../config/config.js';
 import type { ApprovalView, BusCheck } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { redact, type Db } from './db.js';
-import { holderGone, STALE_MS } from './lease.js';
+import { STALE_MS } from './lease.js';
 import { waitingName, type Pg } from './rows.js';
 import { SCHEMA_VERSION, schemaVersion } from './migrate.js';
 import { run } from './sql/bind.js';
@@ -17,7 +17,7 @@ export async function hostViews(db: Db, pg: Pg, config: Config): Promise<HostVie
   const agentsOf = (host: string) => config.order.filter((a) => config.agents[a]!.host === host);
   const out: HostView[] = rows.map((r) => ({
     host: r.host,
-    alive: !r.released && r.locked && r.fresh && !holderGone(r.holder),
+    alive: !r.released && r.locked && r.fresh,
     holder: r.released ? null : r.holder,
     last_heartbeat: r.heartbeat_at.toISOString(),
     agents: agentsOf(r.host),

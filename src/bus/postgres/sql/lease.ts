@@ -7,21 +7,47 @@ import type { Holder } from '../../lease.js';
 import { statement } from './bind.js';
 
 type Key = { conversation: string; host: string };
+/** The database's time as the statement runs, in ms since the epoch (clock_timestamp: not the transaction's start). */
+const DB_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::float8';
 /** The lock's keys: `scoped` is the conversation's name made distinct per schema. */
 type LockKey = { scoped: string; host: string };
 
 export const leaseSql = (s: string) => ({
-  tryLock: statement<LockKey, { ok: boolean }>(
+  /** Taken or not, and the database's time (`db_ms`, ms since the epoch): a sample for the conversation's clock. */
+  tryLock: statement<LockKey, { ok: boolean; db_ms: number }>(
     'lease.tryLock',
-    'SELECT pg_try_advisory_lock(hashtext(:scoped), hashtext(:host)) AS ok',
+    `SELECT pg_try_advisory_lock(hashtext(:scoped), hashtext(:host)) AS ok, ${DB_MS} AS db_ms`,
   ),
   unlock: statement<LockKey>('lease.unlock', 'SELECT pg_advisory_unlock(hashtext(:scoped), hashtext(:host))'),
 
-  /** Who holds it, and whether its heartbeat is older than `staleMs`. */
-  holder: statement<Key & { staleMs: number }, { holder: Holder; backend_pid: number | null; stale: boolean }>(
-    'lease.holder',
-    `SELECT holder, backend_pid, heartbeat_at < now() - make_interval(secs => :staleMs::float8 / 1000) AS stale
-       FROM ${s}.leases WHERE conversation = :conversation AND host = :host`,
+  /**
+   * What the database knows of a machine's lease, in one read: the session holding its advisory lock
+   * (`lock_pid`, null: nobody — a killed holder's session is gone), and its row — whose session wrote it,
+   * its generation, and whether its heartbeat is older than `staleMs` by the database's clock. The lock's
+   * two keys show in pg_locks as classid and objid (objsubid 2), as oids: the int4 keys cast.
+   */
+  holding: statement<
+    Key & LockKey & { staleMs: number },
+    {
+      lock_pid: number | null;
+      holder: Holder | null;
+      generation: string | null;
+      backend_pid: number | null;
+      released: boolean | null;
+      heartbeat_ms: number | null;
+      stale: boolean | null;
+    }
+  >(
+    'lease.holding',
+    `SELECT (SELECT k.pid FROM pg_locks k
+              WHERE k.locktype = 'advisory' AND k.granted AND k.objsubid = 2
+                AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                AND k.classid = hashtext(:scoped)::oid AND k.objid = hashtext(:host)::oid LIMIT 1) AS lock_pid,
+            l.holder, l.generation, l.backend_pid, l.released,
+            (extract(epoch FROM l.heartbeat_at) * 1000)::float8 AS heartbeat_ms,
+            l.heartbeat_at < now() - make_interval(secs => :staleMs::float8 / 1000) AS stale
+       FROM (SELECT 1) one
+       LEFT JOIN ${s}.leases l ON l.conversation = :conversation AND l.host = :host`,
   ),
   terminate: statement<{ pid: number }>('lease.terminate', 'SELECT pg_terminate_backend(:pid)'),
 
@@ -34,10 +60,12 @@ export const leaseSql = (s: string) => ({
        backend_pid = EXCLUDED.backend_pid, heartbeat_at = now(), released = false
      RETURNING generation`,
   ),
-  heartbeat: statement<Key & { generation: number }>(
+  /** Renewed (a row: still ours), with the database's time: a sample for the conversation's clock. */
+  heartbeat: statement<Key & { generation: number }, { db_ms: number }>(
     'lease.heartbeat',
     `UPDATE ${s}.leases SET heartbeat_at = now()
-      WHERE conversation = :conversation AND host = :host AND generation = :generation AND NOT released`,
+      WHERE conversation = :conversation AND host = :host AND generation = :generation AND NOT released
+      RETURNING ${DB_MS} AS db_ms`,
   ),
   release: statement<Key & { generation: number }>(
     'lease.release',
