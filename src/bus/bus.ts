@@ -14,6 +14,7 @@
  * - PersonMessages (person.ts): a person's messages, with their own counter.
  * - Requests (requests.ts): a person's requests, taken and answered; a notice forwarded.
  * - Events (events.ts): the event log the daemon appends to.
+ * - Clock (clock.ts): the conversation's time, which every machine measures and stamps with.
  *
  * A command's side (`Bus`): the read side (reader.ts: Status, Liveness, Archive, Listings, Checkup,
  * EventFeed — status, log, doctor, the dashboard), Posting (queues.ts: `baton post`), Asking
@@ -26,6 +27,7 @@
 import type { Logger } from '../lib/log.js';
 import type { Admin } from './admin.js';
 import type { Moderation } from './approvals.js';
+import type { Clock } from './clock.js';
 import type { Events } from './events.js';
 import type { Hints } from './hints.js';
 import type { Tenure } from './lease.js';
@@ -38,6 +40,7 @@ import type { TurnState, TurnStep } from './turns.js';
 
 export type { Admin } from './admin.js';
 export type { Approval, ApprovalContent, Moderation } from './approvals.js';
+export { isoAt, type Clock } from './clock.js';
 export type { EventFeed, EventLog, Events, EventSource } from './events.js';
 export type { Hint, Hints } from './hints.js';
 export {
@@ -80,7 +83,8 @@ export type DeliveryBus = Tenure &
   Moderation &
   PersonMessages &
   Requests &
-  Events;
+  Events &
+  Clock;
 
 /** What `baton post` and the request commands write: a message or a request, nothing else. */
 export type BusClient = Posting & Asking;

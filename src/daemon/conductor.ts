@@ -8,7 +8,15 @@ import { replyHint, sanitize } from '../core/compose.js';
 import { durationEndsAt, endsWith, nudgePlan, rulesFor, type FinishReason } from '../core/conversation.js';
 import { isLocal } from '../config/config.js';
 import { turnTimeout } from '../core/message.js';
-import type { Events, Moderation, Queues, Records, TurnState } from '../bus/bus.js';
+import {
+  isoAt,
+  type Clock,
+  type Events,
+  type Moderation,
+  type Queues,
+  type Records,
+  type TurnState,
+} from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
@@ -16,7 +24,7 @@ import type { Underway } from './underway.js';
 
 export interface ConductorParts {
   config: Config;
-  bus: TurnState & Records & Queues & Moderation & Events;
+  bus: TurnState & Records & Queues & Moderation & Events & Clock;
   log: Logger;
   /** The delivery not yet stamped: its receiver is not told anything before its Enter. */
   underway: Underway;
@@ -56,7 +64,9 @@ export class Conductor {
 
   /** End the conversation by max_duration, remind a silent turn holder, or mark it stalled. */
   async conduct(): Promise<void> {
-    const now = Date.now();
+    // The conversation's clock (the database's on the PostgreSQL bus): started_at and turn_started_at may
+    // have been written on another machine, whose clock is not this one's.
+    const now = this.p.bus.now();
     if (now < this.at) {
       // Not due yet; the wake for it may have given way to an earlier one, so ask again (the earliest wins).
       if (this.at !== Infinity) this.p.wakeIn(this.at - now + 5);
@@ -98,19 +108,20 @@ export class Conductor {
       await bus.events.emit('stalled', { agent: holder, reply_to: st.pending_reply_to, nudges: st.nudges ?? 0 });
     }
     // Look again when the next reminder or the duration limit is due (a delivery resets the clock).
-    const next = nudgePlan(bus.state(), Date.now(), turns);
-    const ats = [next.action === 'none' ? next.at : Date.now(), durationEndsAt(bus.state(), turns)].filter(
+    const later = bus.now();
+    const next = nudgePlan(bus.state(), later, turns);
+    const ats = [next.action === 'none' ? next.at : later, durationEndsAt(bus.state(), turns)].filter(
       (x): x is number => x !== null,
     );
     this.at = ats.length ? Math.min(...ats) : Infinity;
-    if (this.at !== Infinity) this.p.wakeIn(Math.max(0, this.at - Date.now()) + 5);
+    if (this.at !== Infinity) this.p.wakeIn(Math.max(0, this.at - bus.now()) + 5);
   }
 
   /** Stop delivering: state.json says why, an event is logged, every pane gets a short notice. */
   async finish(reason: FinishReason, note?: string): Promise<void> {
     const st = await this.p.bus.update((s) => ({
       ...s,
-      finished: { reason, at: new Date().toISOString(), ...(note ? { note } : {}) },
+      finished: { reason, at: isoAt(this.p.bus.now()), ...(note ? { note } : {}) },
     }));
     this.at = 0;
     this.p.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);

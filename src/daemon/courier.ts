@@ -17,7 +17,7 @@
  * A failure is reported once per distinct error (`delivery_failed`) and retried with the receiver's
  * backoff; it is never stamped delivered.
  */
-import { FencedError, type Events, type Records, type TurnStep } from '../bus/bus.js';
+import { FencedError, isoAt, type Clock, type Events, type Records, type TurnStep } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { headerPrefix, inertLine, oneLine, render, replyHint } from '../core/compose.js';
 import {
@@ -42,7 +42,7 @@ import type { Underway } from './underway.js';
 export interface CourierParts {
   config: Config;
   /** The turn step's state write it may have to finish, the stamp, and the events. */
-  bus: TurnStep & Records & Events;
+  bus: TurnStep & Records & Events & Clock;
   typist: Typist;
   availability: Availability;
   log: Logger;
@@ -156,6 +156,8 @@ export class Courier {
       // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
       if (!e.ok)
         return this.refusedOr(d, e, { maybeTyped: true, pasteLost: e.refused === 'moved' || e.refused === 'dead' });
+      // This machine's own clock, not the conversation's: entered_at is set against the receipt the agent's
+      // hook writes here (its `at`, by the same clock) to measure how long the agent took to get the text.
       d = this.set(entered(d, Date.now()));
     }
     if (d.phase === 'entered') {
@@ -166,7 +168,7 @@ export class Courier {
     if (d.phase !== 'confirmed') return false;
     this.p.availability.succeeded(r.receiver);
     const done = withReceipt(
-      stamped(r, d.confirmation, d.redelivered, new Date().toISOString()),
+      stamped(r, d.confirmation, d.redelivered, isoAt(this.p.bus.now())),
       this.p.receipts?.takeEarly(r.id),
     );
     await this.p.bus.stamp(done);

@@ -6,7 +6,7 @@
  * pure functions in core/; storage is the bus (bus/); the panes are the typist (terminal/). Nothing here
  * touches a file or tmux directly.
  */
-import { FencedError, type Delivering, type DeliveryBus, type Lease, type Posting } from '../bus/bus.js';
+import { FencedError, isoAt, type Delivering, type DeliveryBus, type Lease, type Posting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { log as defaultLog, type Logger } from '../lib/log.js';
 import { hostname } from 'node:os';
@@ -97,7 +97,7 @@ export class Daemon {
       const s = this.bus.state();
       if (!s.turn_started_at || !s.started_at) {
         // Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json).
-        const now = new Date().toISOString();
+        const now = isoAt(this.bus.now()); // the conversation's clock: the lease has read it by now
         await this.bus.update((st) => ({
           ...st,
           turn_started_at: st.turn_started_at ?? now,

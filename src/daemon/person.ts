@@ -3,6 +3,7 @@
  * `baton up --topic`) opens the conversation with one. Each is archived as user_NNNN with its own counter;
  * no turn moves.
  */
+import { isoAt } from '../bus/bus.js';
 import { kickoffHint, render, userHint } from '../core/compose.js';
 import { personRecord, stamped, withReceipt } from '../core/record.js';
 import type { Reply } from '../core/requests.js';
@@ -39,7 +40,7 @@ export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
     };
   }
   const redelivered = record !== null;
-  const receivedAt = new Date().toISOString();
+  const receivedAt = isoAt(bus.now());
   record ??= await bus.archivePersonMessage((id) =>
     personRecord({ id, to, content, type, request, receivedAt, extra }),
   );
@@ -56,7 +57,7 @@ export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
       message: `${record.id} is archived but its typing was not confirmed (${typed.error}); look at ${to}'s pane before sending it again`,
     };
   await bus.stamp(
-    withReceipt(stamped(record, typed.value, redelivered, new Date().toISOString()), stage.receiptFor(record.id)),
+    withReceipt(stamped(record, typed.value, redelivered, isoAt(bus.now())), stage.receiptFor(record.id)),
   );
   await bus.events.emit('sent', { id: record.id, to, ...extra, ...(redelivered ? { redelivered: true } : {}) });
   stage.log.success(`${record.id} user → ${to}`);
@@ -87,7 +88,7 @@ export async function kickoff(stage: Stage, topic: string, request: string): Pro
   if (!reply.ok) return reply;
   await stage.bus.update((s) => ({
     ...s,
-    turn_started_at: new Date().toISOString(),
+    turn_started_at: isoAt(stage.bus.now()),
     nudges: 0,
     stalled: false,
   }));

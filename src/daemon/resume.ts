@@ -1,4 +1,5 @@
 /** `baton resume`: a person continues a conversation that finished, was paused or stalled (steering.ts). */
+import { isoAt } from '../bus/bus.js';
 import { resumeNotice } from '../core/compose.js';
 import type { Reply } from '../core/requests.js';
 import type { Stage } from './stage.js';
@@ -11,7 +12,7 @@ import type { Stage } from './stage.js';
 export async function resume(stage: Stage): Promise<Reply> {
   const st = stage.bus.state();
   const was = st.finished;
-  const now = new Date().toISOString();
+  const now = isoAt(stage.bus.now());
   // max_turns and max_duration_s count again from a resume of a finished conversation.
   const next = await stage.bus.update((s) => ({
     ...s,

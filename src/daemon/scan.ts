@@ -7,14 +7,14 @@
  * What the daemon knows of a waiting message beyond what the bus says — whether its `held` event was
  * logged, when its turn came — is kept here, by the message's key, for as long as it waits.
  */
-import type { Events, Queues, TurnState, Waiting } from '../bus/bus.js';
+import type { Clock, Events, Queues, TurnState, Waiting } from '../bus/bus.js';
 import type { Timing } from '../core/delivery.js';
 import { hasExpired } from '../core/message.js';
 import { decide, type Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 
 export interface QueueScanParts {
-  bus: Queues & TurnState & Events;
+  bus: Queues & TurnState & Events & Clock;
   rules: Rules;
   log: Logger;
   /** Ask for a pass at most `ms` from now (a waiting message expires then). */
@@ -49,7 +49,7 @@ export class QueueScan {
     const queues = await bus.queues();
     const waiting = new Set(queues.flatMap((q) => q.items.map((w) => w.key)));
     for (const key of this.seen.keys()) if (!waiting.has(key)) this.seen.delete(key);
-    const now = Date.now();
+    const now = bus.now(); // the conversation's clock: expires_at was written on another machine's
     let expiry = Infinity;
     for (const q of queues) {
       let head = true;

@@ -5,6 +5,7 @@
  */
 import type {
   Approval,
+  Clock,
   Events,
   Moderation,
   PersonMessages,
@@ -23,7 +24,7 @@ import type { Take } from './take.js';
 
 export interface Stage {
   readonly config: Config;
-  readonly bus: Requests & TurnState & Records & Moderation & PersonMessages & Events;
+  readonly bus: Requests & TurnState & Records & Moderation & PersonMessages & Events & Clock;
   readonly typist: Typist;
   readonly log: Logger;
   readonly rules: Rules;

@@ -5,6 +5,7 @@
  * could not do now it says at once ("not now: …") rather than leave the person waiting. This module takes
  * the requests and answers the small ones; resume.ts, person.ts (send, start) and approvals.ts do the rest.
  */
+import { isoAt } from '../bus/bus.js';
 import { sanitize } from '../core/compose.js';
 import type { Reply, Request } from '../core/requests.js';
 import { isLocal } from '../config/config.js';
@@ -113,7 +114,7 @@ export class Steering {
       };
     if (state.paused)
       return { ok: true, message: `already paused (since ${state.paused.at}); "baton resume" continues it` };
-    await this.stage.bus.update((s) => ({ ...s, paused: { at: new Date().toISOString() } }));
+    await this.stage.bus.update((s) => ({ ...s, paused: { at: isoAt(this.stage.bus.now()) } }));
     await this.stage.bus.events.emit('paused', { current_turn: state.current_turn });
     this.stage.log.info('paused: deliveries wait until "baton resume"');
     return {

@@ -64,6 +64,9 @@ export class FilesDelivery implements DeliveryBus {
     this.approvalQueue = new Approvals({ ...both, root: l.pending, directions: config.directions });
   }
 
+  /** The conversation's clock: the files bus lives on one machine, whose own clock it is. */
+  readonly now = (): number => Date.now();
+
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
     await ensureDir(this.l.root);
     this.held = await acquireLock(this.l, onLost, holder);

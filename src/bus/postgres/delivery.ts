@@ -27,6 +27,7 @@ import { stepOf } from './turn-step.js';
 import { pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
+import { DbClock } from './db-clock.js';
 import { relayInto, type Relay } from './relay.js';
 import { deliveredHere, requestHost, type Pg } from './rows.js';
 import { WaitingView } from './waiting-view.js';
@@ -75,13 +76,15 @@ export class PgDelivery implements DeliveryBus {
   private listener: Listener | null = null;
   private readonly view: WaitingView;
   private rescans = 0;
+  private readonly clock = new DbClock(); // the conversation's clock: the database's time (db-clock.ts)
+  readonly now = (): number => this.clock.now();
 
   constructor({ config, db, eventsDb = db, pg, log }: DeliveryOptions) {
     this.config = config;
     this.db = db;
     this.pg = pg;
     this.log = log;
-    const events = pgEventLog(eventsDb, pg, (err) => log.warn(`cannot store an event: ${String(err)}`));
+    const events = pgEventLog(eventsDb, pg, this.clock, (err) => log.warn(`cannot store an event: ${String(err)}`));
     this.events = fencedEvents(events, () => this.held);
     this.here = deliveredHere(config);
     this.view = new WaitingView({ db, pg, here: this.here, maxBytes: config.inbox.max_bytes });
@@ -100,7 +103,7 @@ export class PgDelivery implements DeliveryBus {
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
-    this.held = await acquireLease(this.pg, holder, onLost);
+    this.held = await acquireLease(this.pg, holder, onLost, this.clock);
     return this.held;
   }
 
@@ -174,7 +177,7 @@ export class PgDelivery implements DeliveryBus {
       firstSeen: waiting?.firstSeen ?? performance.now(),
       generation: this.held?.generation ?? null,
     };
-    const on = { db: this.db, pg: this.pg, maxBytes: this.config.inbox.max_bytes };
+    const on = { db: this.db, pg: this.pg, maxBytes: this.config.inbox.max_bytes, now: this.now };
     const out = await this.view.step(w, stepOf(on, input, waiting && this.view.expected(waiting)));
     if (out.kind === 'invalid') {
       // Rolled back: it is still waiting, and is refused with its reason like any invalid message.

@@ -5,15 +5,17 @@
  * NOTIFYs the conversation's channel; a reader also polls, so a lost notification only delays it.
  */
 import { LogReplaced, NO_LOG, type EventLog, type EventName, type EventSource } from '../events.js';
+import { isoAt, type Clock } from '../clock.js';
 import { client, type Db } from './db.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
 
-export function pgEventLog(db: Db, pg: Pg, onError: (err: unknown) => void): EventLog {
+/** `clock`: the conversation's (the database's time), which an event's `ts` is written with. */
+export function pgEventLog(db: Db, pg: Pg, clock: Clock, onError: (err: unknown) => void): EventLog {
   const { conversation, channel } = pg;
   return {
     async emit(event: EventName, fields = {}) {
-      const body = JSON.stringify({ ts: new Date().toISOString(), event, ...fields });
+      const body = JSON.stringify({ ts: isoAt(clock.now()), event, ...fields });
       // A record, not the source of truth: failing to append never stops a delivery.
       await run(db, pg.sql.events.append, { conversation, body, channel }).catch(onError);
     },

@@ -54,11 +54,13 @@ export interface StepInput {
   generation: number | null;
 }
 
-/** Where a turn step runs: the durable pool, the conversation, `inbox.max_bytes`. */
+/** Where a turn step runs: the durable pool, the conversation, `inbox.max_bytes`, the conversation's clock. */
 export interface StepOn {
   db: Db;
   pg: Pg;
   maxBytes: number;
+  /** The conversation's time (the database's, db-clock.ts): the record's received_at, the turn's start. */
+  now: () => number;
 }
 
 /** What the daemon read: the state at `version`, and the waiting row's body and stored file name. */
@@ -75,7 +77,7 @@ export interface Planning {
   row: { body: string; file: string | null } | null;
   input: StepInput;
   maxBytes: number;
-  /** The clocks, read once by the caller: Date.now() and performance.now() (firstSeen's clock). */
+  /** The clocks, read once by the caller: the conversation's and performance.now() (firstSeen's clock). */
   now: { wall: number; mono: number };
 }
 
@@ -105,7 +107,7 @@ export function plan({ state, row, input, maxBytes, now }: Planning): Plan {
   return { kind: 'go', record, next: turnTaken(state, decision.next, new Date(now.wall).toISOString()) };
 }
 
-const clocks = () => ({ wall: Date.now(), mono: performance.now() });
+const clocks = (on: StepOn) => ({ wall: on.now(), mono: performance.now() });
 
 /** The values a record is archived with. */
 const archived = (pg: Pg, record: ArchiveRecord, next: State) => ({
@@ -119,13 +121,10 @@ const archived = (pg: Pg, record: ArchiveRecord, next: State) => ({
   moved: movedBy(pg.host),
 });
 
-export async function casStep(
-  { db, pg, maxBytes }: StepOn,
-  input: StepInput & { w: Waiting },
-  seen: Expected,
-): Promise<StepOutcome> {
+export async function casStep(on: StepOn, input: StepInput & { w: Waiting }, seen: Expected): Promise<StepOutcome> {
+  const { db, pg, maxBytes } = on;
   const { w, generation } = input;
-  const p = plan({ state: seen.state, row: seen, input, maxBytes, now: clocks() });
+  const p = plan({ state: seen.state, row: seen, input, maxBytes, now: clocks(on) });
   if (p.kind !== 'go') return p;
   const { record, next } = p;
   // Claiming, archiving and saving are one instant here: a kill at either failpoint is a kill before the
@@ -166,7 +165,8 @@ export async function turnStep(on: StepOn, input: StepInput): Promise<StepOutcom
   }
 }
 
-async function steps(c: Conn, { pg, maxBytes }: StepOn, input: StepInput): Promise<StepOutcome> {
+async function steps(c: Conn, on: StepOn, input: StepInput): Promise<StepOutcome> {
+  const { pg, maxBytes } = on;
   const { w, generation } = input;
   const r = await run(c, pg.sql.turns.claim, {
     conversation: pg.conversation,
@@ -178,7 +178,7 @@ async function steps(c: Conn, { pg, maxBytes }: StepOn, input: StepInput): Promi
   fenceUnless(row, pg, generation);
   const state = stateOf(row.state, pg);
   const read = row.body === null ? null : { body: row.body, file: row.file };
-  const p = plan({ state, row: read, input, maxBytes, now: clocks() });
+  const p = plan({ state, row: read, input, maxBytes, now: clocks(on) });
   if (p.kind !== 'go') throw new Undo(p);
   const { record, next } = p;
   failpoint('claimed');

@@ -28,7 +28,7 @@ const unexpected = (name: string) => async (): Promise<never> => {
   throw new Error(`the courier called ${name}, which these tests never expect`);
 };
 
-function world(opts: { stampFails?: number } = {}) {
+function world(opts: { stampFails?: number; now?: () => number } = {}) {
   const typist = new RecordingTypist();
   const stamps: ArchiveRecord[] = [];
   const events: Array<{ event: string; fields: Record<string, unknown> }> = [];
@@ -48,6 +48,8 @@ function world(opts: { stampFails?: number } = {}) {
       stamps.push(r);
     },
     amend: unexpected('amend'),
+    // The conversation's clock (the database's on the PostgreSQL bus): this machine's unless a test says.
+    now: opts.now ?? (() => Date.now()),
   };
   const quiet = log.create({ level: 0 });
   const availability = new Availability({
@@ -98,6 +100,16 @@ describe('the courier', () => {
     const entered = Date.parse(String(w.events[0]!.fields.entered_at));
     expect(entered).toBeGreaterThan(Date.now() - 10_000);
     expect(entered).toBeLessThanOrEqual(Date.parse(w.stamps[0]!.delivered_at!));
+  });
+
+  it("stamps delivered_at with the conversation's clock, not this machine's (another machine compares it)", async () => {
+    const conversation = Date.parse('2026-01-01T00:00:00.000Z');
+    const w = world({ now: () => conversation });
+    begin(w);
+    expect(await w.courier.advance()).toBe(true);
+    expect(w.stamps[0]!.delivered_at).toBe('2026-01-01T00:00:00.000Z');
+    // entered_at stays on this machine's clock: the agent's hook writes its receipt with that one.
+    expect(Date.parse(String(w.events[0]!.fields.entered_at))).toBeGreaterThan(Date.now() - 10_000);
   });
 
   // A message held 9 s for its turn was once logged as "msg_0009 … in 9220.9 ms", as if typing it had been slow.

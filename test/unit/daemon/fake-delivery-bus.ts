@@ -40,6 +40,7 @@ export function fakeDeliveryBus(own: Partial<DeliveryBus>): DeliveryBus {
     answer: unused('answer'),
     forward: unused('forward'),
     close: unused('close'),
+    now: unused('now'),
     ...own,
   };
 }
