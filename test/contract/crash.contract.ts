@@ -7,7 +7,7 @@
 import { execa } from 'execa';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from '../helpers/harness.js';
+import { ROOT, waitFor } from '../helpers/harness.js';
 import { type Contract, me, quiet } from './world.js';
 
 const CHILD = join(ROOT, 'test', 'contract', 'commit-child.mjs');
@@ -32,6 +32,9 @@ export function crashContract(c: Contract): void {
           reject: false,
         });
         expect(child.signal, `${child.stdout}\n${child.stderr}`).toBe('SIGKILL');
+        // Seen dead as soon as the bus can prove it: on PostgreSQL once the server has noticed the killed
+        // daemon's connection close (milliseconds; no look at a local pid, which a cloned machine shares).
+        await waitFor('the killed daemon seen gone', async () => !(await bus.daemon()).running, 2000).catch(() => {});
         expect((await bus.daemon()).running).toBe(false);
         // A new daemon takes over the dead one's lease and recovers.
         const d = bus.delivery(quiet);
