@@ -1,7 +1,8 @@
 /**
  * What status, doctor and the dashboard read about a conversation on the PostgreSQL bus beyond its
  * messages: each machine's daemon (alive while its lease session holds the lock and its heartbeat is
- * fresh — what the database knows; a process of this machine's name is never looked for), the approvals waiting, and doctor's checks (connection, schema version, machines).
+ * fresh — what the database knows; a process of this machine's name is never looked for), the
+ * approvals waiting, and doctor's checks (connection, schema version, machines).
  */
 import type { Config } from '../../config/config.js';
 import type { ApprovalView, BusCheck } from '../bus.js';
