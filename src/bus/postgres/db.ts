@@ -21,6 +21,10 @@ const lib = (): typeof pg => (pgLib ??= createRequire(import.meta.url)('pg') as 
 export type Db = pg.Pool;
 export type Conn = pg.PoolClient | pg.Client;
 
+/** How node-postgres reads a column of this type (sql/bind.ts reads text and JSON its own way). */
+export const defaultParser = (oid: number, format?: 'text' | 'binary'): ((value: string) => unknown) =>
+  lib().types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+
 /** The URL as a person may see it: the password replaced. */
 export function redact(url: string): string {
   try {

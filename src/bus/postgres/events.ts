@@ -8,12 +8,13 @@ import { LogReplaced, NO_LOG, type EventLog, type EventName, type EventSource } 
 import { client, type Db } from './db.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 
 export function pgEventLog(db: Db, pg: Pg, onError: (err: unknown) => void): EventLog {
   const { conversation, channel } = pg;
   return {
     async emit(event: EventName, fields = {}) {
-      const body = JSON.stringify({ ts: new Date().toISOString(), event, ...fields });
+      const body = Json.of({ ts: new Date().toISOString(), event, ...fields });
       // A record, not the source of truth: failing to append never stops a delivery.
       await run(db, pg.sql.events.append, { conversation, body, channel }).catch(onError);
     },

@@ -25,6 +25,7 @@ import { ensureConversation, ensureSchema, setAside } from './store.js';
 import { insertRequest } from './requests.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
 import { run, type Statement } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 import type pg from 'pg';
 
 export class PostgresBus implements Bus {
@@ -207,7 +208,7 @@ export class PostgresBus implements Bus {
   }
 
   async overwriteState(state: State): Promise<void> {
-    await this.q(this.pg.sql.conversations.saveState, { ...this.c, state: JSON.stringify(state) });
+    await this.q(this.pg.sql.conversations.saveState, { ...this.c, state: Json.of(state) });
   }
 
   /** Rename the conversation's rows to `<name>@<time>` (kept, never deleted); the name starts afresh. */

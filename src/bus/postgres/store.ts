@@ -7,6 +7,7 @@ import { fenceUnless } from './lease.js';
 import { migrate } from './migrate.js';
 import { seqOf, stateOf, type Pg } from './rows.js';
 import { run, type Queryable } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 
 const migrated = new WeakMap<Db, Map<string, Promise<number>>>();
 
@@ -29,7 +30,7 @@ export async function ensureConversation(db: Db, pg: Pg, state: State): Promise<
   await ensureSchema(db, pg);
   await run(db, pg.sql.conversations.ensure, {
     conversation: pg.conversation,
-    state: JSON.stringify(state),
+    state: Json.of(state),
     gen: randomUUID(),
   });
 }
@@ -75,7 +76,7 @@ export async function rejectWaiting(
 
 /** Merge daemon-owned fields into an archived record (a hook's receipt). False when there is none. */
 export async function amendRecord(c: Conn, pg: Pg, id: string, fields: Record<string, unknown>): Promise<boolean> {
-  const r = await run(c, pg.sql.archive.amend, { conversation: pg.conversation, id, fields: JSON.stringify(fields) });
+  const r = await run(c, pg.sql.archive.amend, { conversation: pg.conversation, id, fields: Json.of(fields) });
   return (r.rowCount ?? 0) > 0;
 }
 
@@ -103,7 +104,7 @@ export async function stampRecord(db: Db, pg: Pg, record: ArchiveRecord, generat
     conversation: pg.conversation,
     host: pg.host,
     id: record.id,
-    record: JSON.stringify(record),
+    record: Json.of(record),
     generation,
   });
   fenceUnless(r.rows[0], pg, generation);
@@ -114,7 +115,7 @@ export async function updateState(c: Conn, pg: Pg, change: (state: State) => Sta
   const { conversations } = pg.sql;
   const s = await run(c, conversations.lockState, { conversation: pg.conversation });
   const next = change(stateOf(s.rows[0]!.state, pg));
-  await run(c, conversations.saveState, { conversation: pg.conversation, state: JSON.stringify(next) });
+  await run(c, conversations.saveState, { conversation: pg.conversation, state: Json.of(next) });
   await run(c, conversations.notify, { channel: pg.channel, payload: 'messages' });
   return next;
 }

@@ -36,6 +36,7 @@ import { movedBy, stateHint } from './hints.js';
 import { fenceUnless } from './lease.js';
 import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
 import { run } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 
 /** `version`: the stored state's version after a commit, when the step knows it. */
 export type StepOutcome = (Commit & { version?: string }) | { kind: 'invalid'; reason: string };
@@ -113,8 +114,8 @@ const archived = (pg: Pg, record: ArchiveRecord, next: State) => ({
   id: record.id,
   counter: parseId(record.id),
   receiver: record.receiver,
-  record: JSON.stringify(record),
-  state: JSON.stringify(next),
+  record: Json.of(record),
+  state: Json.of(next),
   channel: pg.channel,
   moved: movedBy(pg.host),
 });

@@ -3,6 +3,7 @@
  * generation — and the notifications that say it changed. `s` is the schema, quoted.
  */
 import { statement } from './bind.js';
+import type { Json } from './codec.js';
 
 type Conversation = { conversation: string };
 
@@ -11,7 +12,7 @@ const TABLES = ['waiting', 'archive', 'rejected', 'requests', 'events', 'leases'
 
 export const conversationsSql = (s: string) => ({
   /** Made with its first state, unless it exists. */
-  ensure: statement<Conversation & { state: string; gen: string }>(
+  ensure: statement<Conversation & { state: Json; gen: string }>(
     'conversations.ensure',
     `INSERT INTO ${s}.conversations (name, state, gen) VALUES (:conversation, :state, :gen) ON CONFLICT (name) DO NOTHING`,
   ),
@@ -24,7 +25,7 @@ export const conversationsSql = (s: string) => ({
     'conversations.lockState',
     `SELECT state FROM ${s}.conversations WHERE name = :conversation FOR UPDATE`,
   ),
-  saveState: statement<Conversation & { state: string }>(
+  saveState: statement<Conversation & { state: Json }>(
     'conversations.saveState',
     `UPDATE ${s}.conversations SET state = :state, version = version + 1 WHERE name = :conversation`,
   ),
