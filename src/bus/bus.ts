@@ -52,6 +52,7 @@ export {
 } from './lease.js';
 export type { PersonMessages } from './person.js';
 export type { Posting, Queue, Queues, Waiting } from './queues.js';
+export { PostRejected } from './queues.js';
 export type {
   ApprovalView,
   Archive,

@@ -156,12 +156,7 @@ export class PgDelivery implements DeliveryBus {
   async reject(w: Waiting, reason: string): Promise<void> {
     if (!(await this.write((c) => rejectWaiting(c, this.pg, w, reason)))) return;
     this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
-    await this.events.emit('rejected', {
-      file: w.name,
-      direction: w.direction.name,
-      reason,
-      stored_as: `${this.pg.conversation}#${w.name}`,
-    });
+    await this.events.emit('rejected', rejectedEvent(this.pg, w, reason));
   }
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
@@ -177,8 +172,14 @@ export class PgDelivery implements DeliveryBus {
     const on = { db: this.db, pg: this.pg, maxBytes: this.config.inbox.max_bytes };
     const out = await this.view.step(w, stepOf(on, input, waiting && this.view.expected(waiting)));
     if (out.kind === 'invalid') {
-      // Rolled back: it is still waiting, and is refused with its reason like any invalid message.
+      // Rolled back: it is still waiting (or waiting for approval), and is refused with its reason like any
+      // invalid message — never tried again: one the server cannot store held the conversation for ever.
       if (waiting) await this.reject(waiting, out.reason);
+      else if (await this.refuse(w, out.reason)) {
+        this.log.warn(`rejected ${w.direction.name}/${w.name}: ${out.reason}`);
+        await this.events.emit('rejected', rejectedEvent(this.pg, w, out.reason));
+        return { kind: 'gone' };
+      }
       return { kind: 'changed' };
     }
     if (out.kind === 'committed') {
@@ -261,6 +262,14 @@ export class PgDelivery implements DeliveryBus {
     await this.unwatch();
   }
 }
+
+/** The `rejected` event of a waiting message or approval moved to `rejected`. */
+const rejectedEvent = (pg: Pg, w: Waiting | Approval, reason: string) => ({
+  file: w.name,
+  direction: w.direction.name,
+  reason,
+  stored_as: `${pg.conversation}#${w.name}`,
+});
 
 /** The conversation's notifications: hints for the daemon, and news for what it sees (waiting-view.ts). */
 function listen(pg: Pg, view: WaitingView, hint: (h: Hint) => void): Listener {

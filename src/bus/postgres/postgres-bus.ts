@@ -12,16 +12,25 @@ import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';
 import { silent, type Logger } from '../../lib/log.js';
-import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Holder, Rejection } from '../bus.js';
+import {
+  PostRejected,
+  type ApprovalView,
+  type ArchiveView,
+  type Bus,
+  type BusCheck,
+  type DeliveryBus,
+  type Holder,
+  type Rejection,
+} from '../bus.js';
 import type { HostView } from '../reader.js';
-import { openPool, redact, type Db } from './db.js';
+import { openPool, redact, unstorable, type Db } from './db.js';
 import { messagesFor } from './hints.js';
 import { PgDelivery } from './delivery.js';
-import { PgEventSource } from './events.js';
+import { pgEventLog, PgEventSource } from './events.js';
 import { acquireLease } from './lease.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
 import { pgOf, requestHost, stateOf, waitingName, type Pg } from './rows.js';
-import { ensureConversation, ensureSchema, setAside } from './store.js';
+import { ensureConversation, ensureSchema, insertRejected, setAside } from './store.js';
 import { insertRequest } from './requests.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
 import { run, type Statement } from './sql/bind.js';
@@ -148,16 +157,26 @@ export class PostgresBus implements Bus {
 
   // ---- client side ----------------------------------------------------------------------------
 
+  /** Stored, or refused for its own data (PostRejected: listed in `rejected` with the reason, never retried). */
   async post(d: Direction, message: Record<string, unknown>): Promise<string> {
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
-    const [row] = await this.q(this.pg.sql.waiting.post, {
-      ...this.c,
-      direction: d.name,
-      body: JSON.stringify(message),
-      channel: this.pg.channel,
-      payload: messagesFor(hostOf(this.config, d.to)),
-    });
-    return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
+    try {
+      const [row] = await this.q(this.pg.sql.waiting.post, {
+        ...this.c,
+        direction: d.name,
+        body: JSON.stringify(message),
+        channel: this.pg.channel,
+        payload: messagesFor(hostOf(this.config, d.to)),
+      });
+      return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
+    } catch (err) {
+      const reason = unstorable(err);
+      if (reason === null) throw err;
+      const rejection = { stored_as: `${this.pg.conversation}#post-${new Date().toISOString()}`, direction: d.name };
+      await insertRejected(this.db, this.pg, { ...rejection, file: null, reason, body: null });
+      await pgEventLog(this.eventsDb, this.pg, () => {}).emit('rejected', { ...rejection, file: null, reason });
+      throw new PostRejected(reason);
+    }
   }
 
   async submit(request: Request): Promise<string> {

@@ -22,7 +22,8 @@
  *   COMMIT
  *
  * Killed before COMMIT: nothing happened, the message waits. After it: archived and the turn passed, not
- * stamped; recovery types it again flagged. The "claimed" and "archived" failpoints sit after each
+ * stamped; recovery types it again flagged. Refused by the server for the message's own data (a data
+ * exception): nothing happened, and the outcome is `invalid` — it is rejected, never retried. The "claimed" and "archived" failpoints sit after each
  * statement, inside the transaction, so the contract suite proves a kill there loses and repeats nothing.
  */
 import { turnTaken } from '../../core/conversation.js';
@@ -31,7 +32,7 @@ import { messageRecord, type ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Approval, Commit, Step, Waiting } from '../bus.js';
-import { tx, type Conn, type Db } from './db.js';
+import { tx, unstorable, type Conn, type Db } from './db.js';
 import { movedBy, stateHint } from './hints.js';
 import { fenceUnless } from './lease.js';
 import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
@@ -141,7 +142,8 @@ export async function casStep(
     generation,
     body: seen.body,
     hint: stateHint(next),
-  });
+  }).catch(refusedData);
+  if ('kind' in r) return r;
   const row = r.rows[0]!;
   fenceUnless(row, pg, generation);
   if (!row.locked) return { kind: 'changed' }; // the state moved since it was read: read it again
@@ -163,8 +165,19 @@ export async function turnStep(on: StepOn, input: StepInput): Promise<StepOutcom
     return await tx(on.db, (c) => steps(c, on, input));
   } catch (err) {
     if (err instanceof Undo) return err.outcome;
-    throw err;
+    return refusedData(err);
   }
+}
+
+/**
+ * A step the server refused for the message's own data (db.ts, unstorable): rolled back, and `invalid` —
+ * the message is rejected with the reason, as one that can never be stored. Any other error is thrown
+ * (retried by the loop).
+ */
+function refusedData(err: unknown): StepOutcome {
+  const reason = unstorable(err);
+  if (reason === null) throw err;
+  return { kind: 'invalid', reason };
 }
 
 async function steps(c: Conn, { pg, maxBytes }: StepOn, input: StepInput): Promise<StepOutcome> {
