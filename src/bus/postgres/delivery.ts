@@ -27,7 +27,8 @@ import { stepOf } from './turn-step.js';
 import { pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
-import { relayInto, type Relay } from './relay.js';
+import type { Relay } from './relay.js';
+import { relayInto } from './relay-into.js';
 import { deliveredHere, requestHost, type Pg } from './rows.js';
 import { WaitingView } from './waiting-view.js';
 import {
@@ -214,7 +215,8 @@ export class PgDelivery implements DeliveryBus {
   async waitingFrom(agent: string): Promise<number> {
     if (!isFenced(this.held)) await this.relay.run(); // its files become rows first: a file is a post too
     const from = this.config.directions.filter((d) => d.from === agent).map((d) => d.name);
-    return countWaiting(this.db, this.pg, from);
+    // A file whose store failed waits in .relaying/: a post all the same (an automatic reply never doubles it).
+    return (await countWaiting(this.db, this.pg, from)) + this.relay.strandedIn(from);
   }
 
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {

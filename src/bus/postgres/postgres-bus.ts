@@ -29,7 +29,8 @@ import { PgDelivery } from './delivery.js';
 import { pgEventLog, PgEventSource } from './events.js';
 import { acquireLease } from './lease.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
-import { pgOf, requestHost, stateOf, waitingName, type Pg } from './rows.js';
+import { pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
+import { relayingCount } from './relay.js';
 import { ensureConversation, ensureSchema, insertRejected, setAside } from './store.js';
 import { insertRequest } from './requests.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
@@ -88,6 +89,10 @@ export class PostgresBus implements Bus {
 
   async rejectedCount(): Promise<number> {
     return (await this.q(this.pg.sql.rejected.count, this.c))[0]!.n;
+  }
+
+  relaying(): Promise<number> {
+    return relayingCount(relayedHere(this.config));
   }
 
   async approvalKeys(): Promise<string[]> {
