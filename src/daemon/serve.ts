@@ -98,6 +98,7 @@ export class Service {
       if (this.stopping) void d.stop(this.stopping);
       const reason = await d.done;
       this.current.delete(d);
+      if (d.failure) throw d.failure; // its store changed under it: nothing to take again
       if (reason !== 'fenced' || this.stopping) return 0;
       // The lease was lost: take it again when it can be had — recovery then finds whatever the other holder did.
       log.warn('the lease was lost; taking it again');

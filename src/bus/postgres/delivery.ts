@@ -33,6 +33,7 @@ import { deliveredHere, requestHost, type Pg } from './rows.js';
 import { WaitingView } from './waiting-view.js';
 import {
   amendRecord,
+  checkSchema,
   countWaiting,
   ensureConversation,
   readRecord,
@@ -108,6 +109,7 @@ export class PgDelivery implements DeliveryBus {
   async recover(): Promise<Recovered> {
     this.held?.check();
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
+    await this.view.recovered();
     await this.relay.ensureFolders();
     await this.relay.resume();
     const r = await recoverConversation(this.db, this.pg, this.config);
@@ -141,6 +143,7 @@ export class PgDelivery implements DeliveryBus {
     this.held?.check();
     await this.relay.rescan();
     if (this.rescans++ % 5 !== 0) return;
+    await checkSchema(this.db, this.pg);
     this.view.invalidate();
     await dropStaleReplies(this.db, this.pg);
   }
@@ -149,7 +152,7 @@ export class PgDelivery implements DeliveryBus {
     // What it stores for this machine's own agents comes back as a notification like any other machine's.
     if (!isFenced(this.held)) await this.relay.run();
     const { state, queues, invalid } = await this.view.look();
-    if (state) this.st = state; // as stored: another machine may have moved the turn
+    this.st = state; // as stored: another machine may have moved the turn
     if (!isFenced(this.held)) for (const [w, reason] of invalid) await this.reject(w, reason);
     return queues;
   }
