@@ -28,6 +28,7 @@ import { messagesFor } from './hints.js';
 import { PgDelivery } from './delivery.js';
 import { pgEventLog, PgEventSource } from './events.js';
 import { acquireLease } from './lease.js';
+import { agreeOnConfig } from './agreement.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
 import { pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
 import { relayingCount } from './relay.js';
@@ -165,23 +166,14 @@ export class PostgresBus implements Bus {
   /** Stored, or refused for its own data (PostRejected: listed in `rejected` with the reason, never retried). */
   async post(d: Direction, message: Record<string, unknown>): Promise<string> {
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
-    try {
-      const [row] = await this.q(this.pg.sql.waiting.post, {
-        ...this.c,
-        direction: d.name,
-        body: JSON.stringify(message),
-        channel: this.pg.channel,
-        payload: messagesFor(hostOf(this.config, d.to)),
-      });
-      return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
-    } catch (err) {
-      const reason = unstorable(err);
-      if (reason === null) throw err;
-      const rejection = { stored_as: `${this.pg.conversation}#post-${new Date().toISOString()}`, direction: d.name };
-      await insertRejected(this.db, this.pg, { ...rejection, file: null, reason, body: null });
-      await pgEventLog(this.eventsDb, this.pg, () => {}).emit('rejected', { ...rejection, file: null, reason });
-      throw new PostRejected(reason);
-    }
+    const [row] = await this.q(this.pg.sql.waiting.post, {
+      ...this.c,
+      direction: d.name,
+      body: JSON.stringify(message),
+      channel: this.pg.channel,
+      payload: messagesFor(hostOf(this.config, d.to)),
+    }).catch((err: unknown) => refusedPost({ db: this.db, eventsDb: this.eventsDb, pg: this.pg, d }, err));
+    return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
   }
 
   async submit(request: Request): Promise<string> {
@@ -213,8 +205,10 @@ export class PostgresBus implements Bus {
 
   // ---- admin ----------------------------------------------------------------------------------
 
+  /** `baton up`: the conversation made; refused (ConfigError) when this config is not the one its running machines share. */
   async prepare(state: State): Promise<void> {
     await ensureConversation(this.db, this.pg, state);
+    await agreeOnConfig({ db: this.db, pg: this.pg, config: this.config, log: null });
   }
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -240,4 +234,18 @@ export class PostgresBus implements Bus {
     await ensureSchema(this.db, this.pg);
     return setAside(this.db, this.pg);
   }
+}
+
+/**
+ * A post that failed: one the server refuses for its own data (a data exception) is listed in `rejected`
+ * with the reason and a `rejected` event, and throws PostRejected — trying again would change nothing.
+ * Any other error is thrown as it is.
+ */
+async function refusedPost(o: { db: Db; eventsDb: Db; pg: Pg; d: Direction }, err: unknown): Promise<never> {
+  const reason = unstorable(err);
+  if (reason === null) throw err;
+  const rejection = { stored_as: `${o.pg.conversation}#post-${new Date().toISOString()}`, direction: o.d.name };
+  await insertRejected(o.db, o.pg, { ...rejection, file: null, reason, body: null });
+  await pgEventLog(o.eventsDb, o.pg, () => {}).emit('rejected', { ...rejection, file: null, reason });
+  throw new PostRejected(reason);
 }

@@ -12,7 +12,8 @@ import type { State } from '../../core/state.js';
 import type { Approval, Queue, Waiting } from '../bus.js';
 import type { Db } from './db.js';
 import { stateOf, WaitingRows, type Pg, type WaitingRow } from './rows.js';
-import type { Hint } from './hints.js';
+import { hintOf, type Hint } from './hints.js';
+import { Listener } from './listener.js';
 import type { Expected, StepOutcome } from './turn-step.js';
 import { run } from './sql/bind.js';
 import { gone } from './store.js';
@@ -96,6 +97,24 @@ export class WaitingView {
   expected(w: Waiting): Expected | null {
     const row = this.rows?.find((r) => r.seq === w.key);
     return row && this.seen ? { ...this.seen, body: row.body, file: row.file } : null;
+  }
+
+  /** The conversation's notifications: news for what it sees, and hints for the daemon. */
+  listen(hint: (h: Pick<Hint, 'kind'>) => void): Listener {
+    return new Listener(
+      this.pg.url,
+      this.pg.channel,
+      (payload) => {
+        const h = hintOf(payload, this.pg.host);
+        if (h?.kind === 'messages') this.told(h);
+        if (h) hint({ kind: h.kind });
+      },
+      () => {
+        this.invalidate();
+        hint({ kind: 'messages' });
+        hint({ kind: 'requests' });
+      },
+    );
   }
 
   /** The conversation as the daemon recovered it: the one it must go on seeing. */

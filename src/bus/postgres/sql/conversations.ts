@@ -33,6 +33,21 @@ export const conversationsSql = (s: string) => ({
     'conversations.gen',
     `SELECT gen FROM ${s}.conversations WHERE name = :conversation`,
   ),
+  /**
+   * Inside a transaction: the config fingerprint recorded for it (config/fingerprint.ts), by which machine
+   * and when, its row locked (machines joining at once agree one after the other).
+   */
+  config: statement<
+    Conversation,
+    { config: Record<string, unknown> | null; config_host: string | null; config_at: Date | null }
+  >(
+    'conversations.config',
+    `SELECT config, config_host, config_at FROM ${s}.conversations WHERE name = :conversation FOR UPDATE`,
+  ),
+  recordConfig: statement<Conversation & { config: Json; host: string }>(
+    'conversations.recordConfig',
+    `UPDATE ${s}.conversations SET config = :config, config_host = :host, config_at = now() WHERE name = :conversation`,
+  ),
   notify: statement<{ channel: string; payload: string }>(
     'conversations.notify',
     'SELECT pg_notify(:channel, :payload)',
