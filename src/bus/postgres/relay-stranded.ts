@@ -31,7 +31,8 @@ const order = (as: string): [number, number] => {
 
 export class Stranded {
   private readonly files = new Map<string, ClaimedFile>();
-  private outage: { since: number; delay: number; due: number } | null = null;
+  /** The outage under way: since when, the backoff, and whether its first line was logged. */
+  private outage: { since: number; delay: number; due: number; said: boolean } | null = null;
   private timer: NodeJS.Timeout | null = null;
   private hint: (h: Hint) => void = () => {};
 
@@ -52,16 +53,17 @@ export class Stranded {
   add(f: ClaimedFile, why: string | null): void {
     this.files.set(`${f.dir}/${f.as}`, f);
     const now = performance.now();
-    if (!this.outage) {
-      this.outage = { since: now, delay: FIRST_MS, due: now + FIRST_MS };
-      const name = f.as.replace(/^\d+-\d+-\d+-/, '');
-      if (why !== null)
-        this.log.warn(
-          `cannot store ${f.d.name}/${name} in the database (${why}); it waits in .relaying/ and is tried again`,
-        );
-    } else {
+    if (!this.outage) this.outage = { since: now, delay: FIRST_MS, due: now + FIRST_MS, said: false };
+    else {
       this.outage.delay = Math.min(this.outage.delay * 2, MAX_MS);
       this.outage.due = now + this.outage.delay;
+    }
+    if (why !== null && !this.outage.said) {
+      this.outage.said = true;
+      const name = f.as.replace(/^\d+-\d+-\d+-/, '');
+      this.log.warn(
+        `cannot store ${f.d.name}/${name} in the database (${why}); it waits in .relaying/ and is tried again`,
+      );
     }
     this.wakeIn(this.outage.due - now);
   }
@@ -70,7 +72,7 @@ export class Stranded {
   done(f: ClaimedFile): void {
     if (!this.files.delete(`${f.dir}/${f.as}`) || this.files.size || !this.outage) return;
     const s = ((performance.now() - this.outage.since) / 1000).toFixed(1);
-    this.log.info(`the files kept in .relaying/ are stored (after ${s} s)`);
+    if (this.outage.said) this.log.info(`the files kept in .relaying/ are stored (after ${s} s)`);
     this.outage = null;
   }
 
