@@ -15,6 +15,12 @@ export interface StatusReport {
   /** Files waiting in each direction folder (out-of-turn files, or ones not taken yet). */
   held: Record<string, number>;
   rejected: number;
+  /**
+   * Files this machine claimed from its agents' folders and has not yet stored for good: on the PostgreSQL
+   * bus, in `.relaying/` while a store that failed is tried again (or until the server's disk has it); 0 on
+   * the files bus.
+   */
+  relaying: number;
   daemon: { running: boolean; pid: number | null };
   agents: Record<string, AgentStatus>;
   /** Conversation control (docs/protocol.md §9). */

@@ -102,6 +102,9 @@ export function formatStatus(s: StatusReport): string {
     `waiting       ${waitingLine(s)}`,
     ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),
     `rejected      ${s.rejected}`,
+    ...(s.bus.kind === 'postgres'
+      ? [`relaying      ${s.relaying} (claimed from this machine's folders, not yet stored)`]
+      : []),
     ...hostLines(s),
     'agents',
     ...Object.entries(s.agents).map(([n, a]) => agentLine(n, a)),

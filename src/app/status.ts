@@ -25,6 +25,7 @@ export async function collectStatus(
   const state = await bus.readState();
   const held = await bus.waitingCounts();
   const rejected = await bus.rejectedCount();
+  const relaying = await bus.relaying();
   const agents: StatusReport['agents'] = {};
   const hooked = readAgentStates(config.messageDir);
   await Promise.all(
@@ -51,6 +52,7 @@ export async function collectStatus(
     pending_reply_to: state?.pending_reply_to ?? null,
     held,
     rejected,
+    relaying,
     daemon: await bus.daemon().then((d) => ({ running: d.running, pid: d.pid })),
     agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
     max_turns: rulesFor(config.turns, state ?? {}).max_turns,

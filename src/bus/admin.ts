@@ -5,7 +5,8 @@ export interface Admin {
   /**
    * Create what a new conversation needs; write `state` only if there is no state and no archive yet (a
    * state missing beside an archive is rebuilt from it by the next daemon). Idempotent, and safe beside a
-   * running daemon: it then writes no state.
+   * running daemon: it then writes no state. On the PostgreSQL bus it also refuses (ConfigError) a config
+   * other than the one the conversation's running machines share (postgres/agreement.ts).
    */
   prepare(state: State): Promise<void>;
   /**

@@ -56,6 +56,7 @@ export {
 } from './lease.js';
 export type { PersonMessages } from './person.js';
 export type { Posting, Queue, Queues, Waiting } from './queues.js';
+export { PostRejected } from './queues.js';
 export type {
   ApprovalView,
   Archive,
@@ -72,6 +73,7 @@ export type {
 export type { Records } from './records.js';
 export type { Asking, Requests } from './requests.js';
 export type { Commit, Step, TurnState, TurnStep } from './turns.js';
+export { StoreChanged } from './turns.js';
 
 /** The daemon's side, whole: what one daemon uses of one conversation. */
 export type DeliveryBus = Tenure &

@@ -69,3 +69,14 @@ export interface Posting {
    */
   post(direction: Direction, message: Record<string, unknown>): Promise<string>;
 }
+
+/**
+ * A post the store refused for the message itself (the PostgreSQL server's data exception): nothing was
+ * stored, the rejection is listed with its reason (a `rejected` event), and trying again changes nothing.
+ */
+export class PostRejected extends Error {
+  override name = 'PostRejected';
+  constructor(readonly reason: string) {
+    super(`the message was rejected: ${reason}`);
+  }
+}

@@ -62,6 +62,11 @@ export interface Status {
   /** Messages waiting per direction (held out of turn, or not taken yet). */
   waitingCounts(): Promise<Record<string, number>>;
   rejectedCount(): Promise<number>;
+  /**
+   * Files this machine claimed from its folders and has not yet stored for good (the PostgreSQL bus's
+   * relay: waiting in `.relaying/` for a store that is retried, or for the server's disk); 0 on the files bus.
+   */
+  relaying(): Promise<number>;
   /** Approvals waiting, as `<direction>/<name>`. */
   approvalKeys(): Promise<string[]>;
 }

@@ -25,6 +25,17 @@ export type Commit =
   /** Its content changed since it was examined: it is back in line, to be examined again. */
   | { kind: 'changed' };
 
+/**
+ * The conversation's store changed under a running daemon in a way it cannot follow — on the PostgreSQL
+ * bus: its schema is newer than this baton knows (another baton migrated it), or its conversation's row
+ * is gone or was made anew (deleted by hand, or set aside by `baton up --fresh` on another machine). Its
+ * statements may no longer fit, or its conversation is no longer the one it recovered: the daemon writes
+ * nothing more and stops, saying why (a running daemon used to go on writing, or wait in silence).
+ */
+export class StoreChanged extends Error {
+  override name = 'StoreChanged';
+}
+
 /** The conversation's state: the daemon's copy, and changes to it (nearly every part of the daemon). */
 export interface TurnState {
   /**

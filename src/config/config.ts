@@ -8,6 +8,7 @@ import { HOOK_KINDS, hasHooks } from '../core/hook-note.js';
 import { formatIssues } from '../core/issues.js';
 import type { ReplyMode } from '../core/receipt.js';
 import { allowedPairs, POLICIES, type Policy } from '../core/turns.js';
+import { conversationName } from './conversation-name.js';
 
 export { formatIssues, POLICIES, type Policy };
 export {
@@ -219,9 +220,7 @@ export function parseConfig(
     bus = {
       kind: 'postgres',
       url: url ?? '',
-      conversation:
-        c.bus.conversation ??
-        (baseDir.split(/[\\/]/).filter(Boolean).pop() ?? 'baton').replace(/[^A-Za-z0-9._-]/g, '_'),
+      conversation: c.bus.conversation ?? conversationName(baseDir.split(/[\\/]/).filter(Boolean).pop() ?? 'baton'),
       schema: c.bus.schema,
     };
   }

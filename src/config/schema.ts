@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { REPLY_MODES } from '../core/receipt.js';
 import { POLICIES } from '../core/turns.js';
+import { CONVERSATION_NAME } from './conversation-name.js';
 
 export const AGENT_KINDS = ['claude', 'codex', 'gemini', 'aider', 'shell', 'generic'] as const;
 /** Names under message_dir that belong to baton, so no direction folder may take them. */
@@ -42,7 +43,10 @@ const BusSchema = z.strictObject({
     .optional(),
   conversation: z
     .string()
-    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'conversation names use letters, digits, ".", "_" and "-"')
+    .regex(
+      CONVERSATION_NAME,
+      'conversation names use letters and digits of any script, ".", "_", "-" and %XX escapes (max 255)',
+    )
     .optional(),
   /** The PostgreSQL schema of baton's tables: two schemas in one database are two separate buses. */
   schema: z

@@ -6,7 +6,15 @@
  * pure functions in core/; storage is the bus (bus/); the panes are the typist (terminal/). Nothing here
  * touches a file or tmux directly.
  */
-import { FencedError, isoAt, type Delivering, type DeliveryBus, type Lease, type Posting } from '../bus/bus.js';
+import {
+  FencedError,
+  isoAt,
+  StoreChanged,
+  type Delivering,
+  type DeliveryBus,
+  type Lease,
+  type Posting,
+} from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { log as defaultLog, type Logger } from '../lib/log.js';
 import { hostname } from 'node:os';
@@ -41,6 +49,8 @@ export class Daemon {
   private lease: Lease | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
   private stopping = false;
+  /** Why it stopped on its own when nothing can make it go on (the store changed under it), for `baton daemon` to exit with. */
+  private failed: StoreChanged | null = null;
   private stopped!: Promise<string>;
   private resolveStopped!: (reason: string) => void;
 
@@ -149,6 +159,11 @@ export class Daemon {
     return this.stopped;
   }
 
+  /** Set when it stopped because its store changed under it (StoreChanged): the error to exit with. */
+  get failure(): StoreChanged | null {
+    return this.failed;
+  }
+
   /** Finish the delivery step in progress, then stop watching and release the lease. */
   async stop(reason = 'signal'): Promise<void> {
     if (this.stopping) return;
@@ -179,9 +194,18 @@ export class Daemon {
 
   /**
    * A write or keystroke was refused. Lost: stop at once (`baton daemon` takes the lease again or exits).
-   * Unproven (not renewed in time, say after a pause): do nothing until the renewal settles it.
+   * Unproven (not renewed in time, say after a pause): do nothing until the renewal settles it. The store
+   * changed under it (StoreChanged: a newer schema, its conversation gone): stop, and say why.
    */
   private fenced(err: unknown): boolean {
+    if (err instanceof StoreChanged) {
+      if (!this.failed) {
+        this.failed = err;
+        this.log.error(`${err.message}; this daemon writes nothing more and stops`);
+        void this.stop('store changed');
+      }
+      return true;
+    }
     if (!(err instanceof FencedError)) return false;
     if (!err.lost) {
       this.log.debug(`${err.message}; waiting for the lease to be renewed`);

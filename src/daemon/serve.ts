@@ -15,7 +15,7 @@ import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FencedError, LeaseHeldError } from '../bus/bus.js';
 import { isBusUnavailable, openBus } from '../bus/open.js';
-import type { Config } from '../config/config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import type { Logger } from '../lib/log.js';
 import { Tmux } from '../terminal/tmux.js';
 import { Daemon } from './daemon.js';
@@ -58,7 +58,7 @@ export class Service {
         const log = this.log.withTag(labelOf(config)); // "[baton:review-42] …"
         return this.keep(config, log).catch((err: unknown) => {
           log.error(err instanceof Error ? err.message : String(err));
-          return err instanceof LeaseHeldError ? 3 : 1;
+          return err instanceof LeaseHeldError ? 3 : err instanceof ConfigError ? 2 : 1;
         });
       }),
     );
@@ -99,6 +99,7 @@ export class Service {
       if (this.stopping) void d.stop(this.stopping);
       const reason = await d.done;
       this.current.delete(d);
+      if (d.failure) throw d.failure; // its store changed under it: nothing to take again
       if (reason !== 'fenced' || this.stopping) return 0;
       // The lease was lost: take it again when it can be had — recovery then finds whatever the other holder did.
       log.warn('the lease was lost; taking it again');

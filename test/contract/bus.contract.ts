@@ -7,6 +7,7 @@
  */
 import { describe } from 'vitest';
 import { approvalsContract } from './approvals.contract.js';
+import { contentContract } from './content.contract.js';
 import { crashContract } from './crash.contract.js';
 import { leaseContract } from './lease.contract.js';
 import { personContract } from './person.contract.js';
@@ -26,6 +27,7 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
     requestsContract(c); // Requests, Asking
     personContract(c); // PersonMessages
     approvalsContract(c); // Moderation
+    contentContract(c); // what every bus stores and gives back byte for byte
     crashContract(c); // the turn step and the stamp, killed between each two durable steps; Tenure.recover
   });
 }

@@ -58,6 +58,7 @@ export class Machine extends Project {
   async status(): Promise<{
     hosts: Record<string, { alive: boolean; pid: number | null; last_heartbeat: string | null; since: string | null }>;
     message_counter: number;
+    relaying: number;
     bus: { kind: string };
     finished: unknown;
   } | null> {

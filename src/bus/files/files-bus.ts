@@ -64,6 +64,11 @@ export class FilesBus implements Bus {
     return held;
   }
 
+  /** Nothing is relayed on the files bus: a file is taken from its folder in the turn step itself. */
+  async relaying(): Promise<number> {
+    return 0;
+  }
+
   async rejectedCount(): Promise<number> {
     return (await storedRejections(this.l.rejected)).length;
   }

@@ -21,6 +21,10 @@ const lib = (): typeof pg => (pgLib ??= createRequire(import.meta.url)('pg') as 
 export type Db = pg.Pool;
 export type Conn = pg.PoolClient | pg.Client;
 
+/** How node-postgres reads a column of this type (sql/bind.ts reads text and JSON its own way). */
+export const defaultParser = (oid: number, format?: 'text' | 'binary'): ((value: string) => unknown) =>
+  lib().types.getTypeParser(oid, format ?? 'text') as (value: string) => unknown;
+
 /** The URL as a person may see it: the password replaced. */
 export function redact(url: string): string {
   try {
@@ -149,6 +153,20 @@ const AWAY_WORDS = [
   'client has encountered a connection error',
   'not queryable',
 ];
+
+/**
+ * Why the server refuses to store a value, and always will — a data exception (class 22: a value it cannot
+ * hold or parse, a notification payload too long) or a limit of the server's (class 54: a field over
+ * 1 GB, a jsonb over 256 MB, a statement too deep) — or null for any other error. Retrying the statement
+ * changes nothing, so the one message it carries is rejected with this reason instead: a conversation
+ * used to wait for ever behind one (the turn step retried once a second). Class 53 (out of disk or
+ * memory) is not here: it passes, and is retried.
+ */
+export function unstorable(err: unknown): string | null {
+  const e = err as { code?: unknown; message?: unknown };
+  if (typeof e?.code !== 'string' || !/^(22|54)[0-9A-Z]{3}$/.test(e.code)) return null;
+  return `the database cannot store it: ${String(e.message)} (SQLSTATE ${e.code})`;
+}
 
 /** Is this error the database being away (connection refused, reset, terminated), not a bad query? */
 export function isConnectionError(err: unknown): boolean {

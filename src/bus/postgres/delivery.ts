@@ -20,19 +20,21 @@ import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
 import type { EventLog } from '../events.js';
 import { tx, type Db } from './db.js';
-import { hintOf } from './hints.js';
-import { Listener } from './listener.js';
+import type { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
 import { stepOf } from './turn-step.js';
 import { pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { DbClock } from './db-clock.js';
-import { relayInto, type Relay } from './relay.js';
+import { agreeOnConfig } from './agreement.js';
+import type { Relay } from './relay.js';
+import { relayInto } from './relay-into.js';
 import { deliveredHere, requestHost, type Pg } from './rows.js';
 import { WaitingView } from './waiting-view.js';
 import {
   amendRecord,
+  checkSchema,
   countWaiting,
   ensureConversation,
   readRecord,
@@ -63,36 +65,23 @@ export interface DeliveryOptions {
   log: Logger;
 }
 
-export class PgDelivery implements DeliveryBus {
-  readonly events: EventLog;
-  private readonly config: Config;
-  private readonly db: Db;
-  private readonly pg: Pg;
-  private readonly log: Logger;
-  private readonly relay: Relay;
-  private readonly here;
-  private st!: State;
-  private held: Lease | null = null;
-  private listener: Listener | null = null;
-  private readonly view: WaitingView;
-  private rescans = 0;
-  private readonly clock = new DbClock(); // the conversation's clock: the database's time (db-clock.ts)
-  readonly now = (): number => this.clock.now();
+/**
+ * A daemon's writes: each proves the lease first (its generation checked inside the transaction), and
+ * one that may change the state or the waiting rows has what the daemon sees read again.
+ */
+abstract class FencedWrites {
+  protected held: Lease | null = null;
+  abstract readonly events: EventLog;
 
-  constructor({ config, db, eventsDb = db, pg, log }: DeliveryOptions) {
-    this.config = config;
-    this.db = db;
-    this.pg = pg;
-    this.log = log;
-    const events = pgEventLog(eventsDb, pg, this.clock, (err) => log.warn(`cannot store an event: ${String(err)}`));
-    this.events = fencedEvents(events, () => this.held);
-    this.here = deliveredHere(config);
-    this.view = new WaitingView({ db, pg, here: this.here, maxBytes: config.inbox.max_bytes });
-    this.relay = relayInto({ config, db, fastDb: eventsDb, pg, events: this.events, log, held: () => this.held });
-  }
+  constructor(
+    protected readonly db: Db,
+    protected readonly pg: Pg,
+    protected readonly view: WaitingView,
+    protected readonly log: Logger,
+  ) {}
 
   /** A write transaction proving the lease first; one that may change the state or the waiting rows (`'view'`) has them read again. */
-  private write<T>(fn: (c: pg.PoolClient) => Promise<T>, touches: 'view' | 'other' = 'view'): Promise<T> {
+  protected write<T>(fn: (c: pg.PoolClient) => Promise<T>, touches: 'view' | 'other' = 'view'): Promise<T> {
     this.held?.check(); // throws while the lease is lost or unproven (as before every write and stamp here)
     const done = tx(this.db, async (c) => {
       if (this.held) await checkGeneration(c, this.pg, this.held.generation);
@@ -101,15 +90,50 @@ export class PgDelivery implements DeliveryBus {
     return touches === 'view' ? done.finally(() => this.view.invalidate()) : done;
   }
 
+  /** Moved to `rejected` by `take` (false: it was gone meanwhile), then logged and told as an event. */
+  protected async rejected(w: Waiting | Approval, reason: string, take: (c: pg.PoolClient) => Promise<boolean>) {
+    if (!(await this.write(take))) return;
+    this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
+    const stored_as = `${this.pg.conversation}#${w.name}`;
+    await this.events.emit('rejected', { file: w.name, direction: w.direction.name, reason, stored_as });
+  }
+}
+
+export class PgDelivery extends FencedWrites implements DeliveryBus {
+  readonly events: EventLog;
+  private readonly config: Config;
+  private readonly relay: Relay;
+  private readonly here;
+  private st!: State;
+  private listener: Listener | null = null;
+  private rescans = 0;
+  private readonly clock = new DbClock(); // the conversation's clock: the database's time (db-clock.ts)
+  readonly now = (): number => this.clock.now();
+
+  constructor({ config, db, eventsDb = db, pg, log }: DeliveryOptions) {
+    const here = deliveredHere(config);
+    super(db, pg, new WaitingView({ db, pg, here, maxBytes: config.inbox.max_bytes }), log);
+    this.config = config;
+    this.here = here;
+    const events = pgEventLog(eventsDb, pg, this.clock, (err) => log.warn(`cannot store an event: ${String(err)}`));
+    this.events = fencedEvents(events, () => this.held);
+    this.relay = relayInto({ config, db, fastDb: eventsDb, pg, events: this.events, log, held: () => this.held });
+  }
+
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
-    this.held = await acquireLease(this.pg, holder, onLost, this.clock);
-    return this.held;
+    const lease = await acquireLease(this.pg, holder, onLost, this.clock);
+    // Under the lease: joining with a config other machines' daemons do not share is refused (ConfigError).
+    const agreed = agreeOnConfig({ db: this.db, pg: this.pg, config: this.config, log: this.log });
+    await agreed.catch((err: unknown) => lease.release().then(() => Promise.reject(err)));
+    this.held = lease;
+    return lease;
   }
 
   async recover(): Promise<Recovered> {
     this.held?.check();
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
+    await this.view.recovered();
     await this.relay.ensureFolders();
     await this.relay.resume();
     const r = await recoverConversation(this.db, this.pg, this.config);
@@ -123,7 +147,7 @@ export class PgDelivery implements DeliveryBus {
 
   async watch(hint: (h: Hint) => void): Promise<void> {
     await this.relay.watch(hint);
-    this.listener = listen(this.pg, this.view, hint);
+    this.listener = this.view.listen(hint);
     await this.listener.start();
   }
 
@@ -143,6 +167,7 @@ export class PgDelivery implements DeliveryBus {
     this.held?.check();
     await this.relay.rescan();
     if (this.rescans++ % 5 !== 0) return;
+    await checkSchema(this.db, this.pg);
     this.view.invalidate();
     await dropStaleReplies(this.db, this.pg);
   }
@@ -151,20 +176,13 @@ export class PgDelivery implements DeliveryBus {
     // What it stores for this machine's own agents comes back as a notification like any other machine's.
     if (!isFenced(this.held)) await this.relay.run();
     const { state, queues, invalid } = await this.view.look();
-    if (state) this.st = state; // as stored: another machine may have moved the turn
+    this.st = state; // as stored: another machine may have moved the turn
     if (!isFenced(this.held)) for (const [w, reason] of invalid) await this.reject(w, reason);
     return queues;
   }
 
   async reject(w: Waiting, reason: string): Promise<void> {
-    if (!(await this.write((c) => rejectWaiting(c, this.pg, w, reason)))) return;
-    this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
-    await this.events.emit('rejected', {
-      file: w.name,
-      direction: w.direction.name,
-      reason,
-      stored_as: `${this.pg.conversation}#${w.name}`,
-    });
+    await this.rejected(w, reason, (c) => rejectWaiting(c, this.pg, w, reason));
   }
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
@@ -180,9 +198,11 @@ export class PgDelivery implements DeliveryBus {
     const on = { db: this.db, pg: this.pg, maxBytes: this.config.inbox.max_bytes, now: this.now };
     const out = await this.view.step(w, stepOf(on, input, waiting && this.view.expected(waiting)));
     if (out.kind === 'invalid') {
-      // Rolled back: it is still waiting, and is refused with its reason like any invalid message.
+      // Rolled back: still waiting (or waiting for approval), and refused with its reason like any invalid
+      // message — never tried again (one the server cannot store held the conversation for ever).
       if (waiting) await this.reject(waiting, out.reason);
-      return { kind: 'changed' };
+      else await this.rejected(w, out.reason, (c) => refuse(c, this.pg, w, out.reason));
+      return { kind: waiting ? 'changed' : 'gone' };
     }
     if (out.kind === 'committed') {
       failpoint('state_saved');
@@ -216,7 +236,8 @@ export class PgDelivery implements DeliveryBus {
   async waitingFrom(agent: string): Promise<number> {
     if (!isFenced(this.held)) await this.relay.run(); // its files become rows first: a file is a post too
     const from = this.config.directions.filter((d) => d.from === agent).map((d) => d.name);
-    return countWaiting(this.db, this.pg, from);
+    // A file whose store failed waits in .relaying/: a post all the same (an automatic reply never doubles it).
+    return (await countWaiting(this.db, this.pg, from)) + this.relay.strandedIn(from);
   }
 
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'> {
@@ -263,22 +284,4 @@ export class PgDelivery implements DeliveryBus {
   async close(): Promise<void> {
     await this.unwatch();
   }
-}
-
-/** The conversation's notifications: hints for the daemon, and news for what it sees (waiting-view.ts). */
-function listen(pg: Pg, view: WaitingView, hint: (h: Hint) => void): Listener {
-  return new Listener(
-    pg.url,
-    pg.channel,
-    (payload) => {
-      const h = hintOf(payload, pg.host);
-      if (h?.kind === 'messages') view.told(h);
-      if (h) hint({ kind: h.kind });
-    },
-    () => {
-      view.invalidate();
-      hint({ kind: 'messages' });
-      hint({ kind: 'requests' });
-    },
-  );
 }

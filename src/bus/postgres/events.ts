@@ -9,13 +9,14 @@ import { isoAt, type Clock } from '../clock.js';
 import { client, type Db } from './db.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 
 /** `clock`: the conversation's (the database's time), which an event's `ts` is written with. */
 export function pgEventLog(db: Db, pg: Pg, clock: Clock, onError: (err: unknown) => void): EventLog {
   const { conversation, channel } = pg;
   return {
     async emit(event: EventName, fields = {}) {
-      const body = JSON.stringify({ ts: isoAt(clock.now()), event, ...fields });
+      const body = Json.of({ ts: isoAt(clock.now()), event, ...fields });
       // A record, not the source of truth: failing to append never stops a delivery.
       await run(db, pg.sql.events.append, { conversation, body, channel }).catch(onError);
     },

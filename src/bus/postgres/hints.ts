@@ -16,6 +16,7 @@
  *   cost each one a full pass per event, on every machine).
  */
 import { createHash } from 'node:crypto';
+import { encodeText } from './sql/codec.js';
 import type { WaitingRow } from './sql/waiting.js';
 
 /**
@@ -72,10 +73,14 @@ function rowOf(c: [string, unknown] | null): WaitingRow | undefined {
 const movedOf = (c: [string, unknown] | null): { version: string; state: unknown } | undefined =>
   c ? { version: c[0], state: c[1] } : undefined;
 
-/** A value as a payload carries it, or null when it would not fit (a notification holds 8000 bytes). */
+/**
+ * A value as a payload carries it, or null when it would not fit (a notification holds 8000 bytes), as
+ * sent: encoded (sql/codec.ts), which may make it longer — a payload over the limit fails its whole
+ * statement, the store of a message with it.
+ */
 const fits = (value: unknown): string | null => {
   const json = JSON.stringify(value);
-  return Buffer.byteLength(json) < 7800 ? json : null;
+  return Buffer.byteLength(encodeText(json)) < 7800 ? json : null;
 };
 
 /** What a stored message's NOTIFY carries after `messages@HOST#SEQ `, or null when it would not fit. */

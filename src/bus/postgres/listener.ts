@@ -9,6 +9,7 @@
  */
 import type pg from 'pg';
 import { client } from './db.js';
+import { decodeText } from './sql/codec.js';
 
 interface Subscriber {
   channel: string;
@@ -66,7 +67,9 @@ class Hub {
       made.on('error', () => this.broke(made));
       made.on('end', () => this.broke(made));
       made.on('notification', (n) => {
-        for (const s of this.subs) if (s.channel === n.channel) s.onNotify(n.payload ?? '');
+        // A payload is text a statement sent (its parameters encoded, sql/codec.ts): decoded like a column.
+        const payload = decodeText(n.payload ?? '');
+        for (const s of this.subs) if (s.channel === n.channel) s.onNotify(payload);
       });
       try {
         await made.connect();

@@ -20,7 +20,7 @@ import { tx, type Db } from './db.js';
 import { run } from './sql/bind.js';
 import { sqlFor } from './sql/index.js';
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 

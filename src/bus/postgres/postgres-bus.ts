@@ -12,20 +12,33 @@ import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';
 import { silent, type Logger } from '../../lib/log.js';
-import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Holder, LeaseHolding, Rejection } from '../bus.js';
+import {
+  PostRejected,
+  type ApprovalView,
+  type ArchiveView,
+  type Bus,
+  type BusCheck,
+  type DeliveryBus,
+  type Holder,
+  type LeaseHolding,
+  type Rejection,
+} from '../bus.js';
 import type { HostView } from '../reader.js';
-import { openPool, redact, type Db } from './db.js';
+import { openPool, redact, unstorable, type Db } from './db.js';
 import { messagesFor } from './hints.js';
 import { PgDelivery } from './delivery.js';
-import { PgEventSource } from './events.js';
+import { pgEventLog, PgEventSource } from './events.js';
 import { acquireLease, STALE_MS } from './lease.js';
 import { leaseHolding } from './lease-holder.js';
+import { agreeOnConfig } from './agreement.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
-import { pgOf, requestHost, stateOf, waitingName, type Pg } from './rows.js';
-import { ensureConversation, ensureSchema, setAside } from './store.js';
+import { pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
+import { relayingCount } from './relay.js';
+import { ensureConversation, ensureSchema, insertRejected, setAside } from './store.js';
 import { insertRequest } from './requests.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
 import { run, type Statement } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 import type pg from 'pg';
 
 export class PostgresBus implements Bus {
@@ -81,6 +94,10 @@ export class PostgresBus implements Bus {
     return (await this.q(this.pg.sql.rejected.count, this.c))[0]!.n;
   }
 
+  relaying(): Promise<number> {
+    return relayingCount(relayedHere(this.config));
+  }
+
   async approvalKeys(): Promise<string[]> {
     const rows = await this.q(this.pg.sql.approvals.list, this.c);
     return rows.map((r) => `${r.direction}/${waitingName(r.seq, r.file)}`);
@@ -115,14 +132,8 @@ export class PostgresBus implements Bus {
     const { n, c } = agg!;
     const gaps = c !== n ? `archive has gaps: ${c} records for IDs up to ${formatId(n)}` : null;
     if (n === 0) return { n, last: null, state: initialState(this.config.firstTurn), gaps };
-    const last = await this.record(formatId(n));
-    const state = {
-      current_turn: last!.receiver,
-      last_message_id: last!.id,
-      message_counter: n,
-      pending_reply_to: last!.id,
-    };
-    return { n, last, state, gaps };
+    const last = (await this.record(formatId(n)))!;
+    return { n, last, state: impliedBy(last, n), gaps };
   }
 
   /** This machine's daemon for this conversation: running while its lease's session holds the lock. */
@@ -154,6 +165,7 @@ export class PostgresBus implements Bus {
 
   // ---- client side ----------------------------------------------------------------------------
 
+  /** Stored, or refused for its own data (PostRejected: listed in `rejected` with the reason, never retried). */
   async post(d: Direction, message: Record<string, unknown>): Promise<string> {
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
     const [row] = await this.q(this.pg.sql.waiting.post, {
@@ -162,7 +174,7 @@ export class PostgresBus implements Bus {
       body: JSON.stringify(message),
       channel: this.pg.channel,
       payload: messagesFor(hostOf(this.config, d.to)),
-    });
+    }).catch((err: unknown) => refusedPost({ db: this.db, eventsDb: this.eventsDb, pg: this.pg, d }, err));
     return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
   }
 
@@ -195,8 +207,10 @@ export class PostgresBus implements Bus {
 
   // ---- admin ----------------------------------------------------------------------------------
 
+  /** `baton up`: the conversation made; refused (ConfigError) when this config is not the one its running machines share. */
   async prepare(state: State): Promise<void> {
     await ensureConversation(this.db, this.pg, state);
+    await agreeOnConfig({ db: this.db, pg: this.pg, config: this.config, log: null });
   }
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -214,7 +228,7 @@ export class PostgresBus implements Bus {
   }
 
   async overwriteState(state: State): Promise<void> {
-    await this.q(this.pg.sql.conversations.saveState, { ...this.c, state: JSON.stringify(state) });
+    await this.q(this.pg.sql.conversations.saveState, { ...this.c, state: Json.of(state) });
   }
 
   /** Rename the conversation's rows to `<name>@<time>` (kept, never deleted); the name starts afresh. */
@@ -222,4 +236,25 @@ export class PostgresBus implements Bus {
     await ensureSchema(this.db, this.pg);
     return setAside(this.db, this.pg);
   }
+}
+
+/**
+ * A post that failed: one the server refuses for its own data (a data exception) is listed in `rejected`
+ * with the reason and a `rejected` event, and throws PostRejected — trying again would change nothing.
+ * Any other error is thrown as it is.
+ */
+async function refusedPost(o: { db: Db; eventsDb: Db; pg: Pg; d: Direction }, err: unknown): Promise<never> {
+  const reason = unstorable(err);
+  if (reason === null) throw err;
+  const rejection = { stored_as: `${o.pg.conversation}#post-${new Date().toISOString()}`, direction: o.d.name };
+  await insertRejected(o.db, o.pg, { ...rejection, file: null, reason, body: null });
+  // A one-shot command has no lease and so no sample of the database's clock: its event carries this machine's.
+  const local = { now: () => Date.now() };
+  await pgEventLog(o.eventsDb, o.pg, local, () => {}).emit('rejected', { ...rejection, file: null, reason });
+  throw new PostRejected(reason);
+}
+
+/** The state an archive implies: its last message is the one awaiting a reply, its receiver holds the turn. */
+function impliedBy(last: ArchiveRecord, n: number): State {
+  return { current_turn: last.receiver, last_message_id: last.id, message_counter: n, pending_reply_to: last.id };
 }

@@ -9,11 +9,13 @@ import type { Recovered } from '../bus.js';
 import type { Db } from './db.js';
 import { stateOf, type Pg } from './rows.js';
 import { run } from './sql/bind.js';
+import { gone } from './store.js';
 
 export async function recoverConversation(db: Db, pg: Pg, config: Config): Promise<Recovered> {
   const { conversation } = pg;
   const s = await run(db, pg.sql.conversations.state, { conversation });
-  const state = stateOf(s.rows[0]!.state, pg);
+  if (!s.rows[0]) throw gone(pg);
+  const state = stateOf(s.rows[0].state, pg);
   if (!Object.hasOwn(config.agents, state.current_turn)) {
     throw new StateError(
       `conversation "${pg.conversation}": current_turn "${state.current_turn}" is not an agent of this config`,

@@ -17,6 +17,10 @@
  * the WAL writer within a fraction of a second, gets it there). Should the server restart in between (its
  * start time changes), the file is stored again, durably, and the key makes that a no-op if the first
  * insert survived.
+ *
+ * A store that fails leaves its file in `.relaying/`, tried again while the daemon runs (relay-stranded.ts);
+ * one the server refuses for the message's own data (a data exception: it never could be stored) is
+ * rejected on this machine with the reason instead, like a file that is not a message.
  */
 import { readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,18 +28,24 @@ import { ensureDir, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
 import type { EventLog } from '../events.js';
-import { isFenced, type Lease } from '../lease.js';
+import { FencedError } from '../lease.js';
 import { examine } from '../files/inbox.js';
 import { Intake } from '../files/intake.js';
-import { hostOf, type Config, type Direction } from '../../config/config.js';
-import type { Db } from './db.js';
-import { messagesFor, rowHint } from './hints.js';
-import { relayedHere, type Pg } from './rows.js';
-import { run } from './sql/bind.js';
-import { wal } from './sql/relay.js';
-import { insertRejected } from './store.js';
+import type { Direction } from '../../config/config.js';
+import { unstorable } from './db.js';
+import { type ClaimedFile, Stranded } from './relay-stranded.js';
 
 const RELAYING = '.relaying';
+
+/** How many files this machine's folders have in `.relaying/`: claimed and not yet known stored for good. */
+export async function relayingCount(directions: readonly Direction[]): Promise<number> {
+  let n = 0;
+  for (const d of directions) n += (await readdir(join(d.dir, RELAYING)).catch(() => [] as string[])).length;
+  return n;
+}
+
+/** What storing one claimed file came to: stored; dropped (gone, changed, or rejected); failed (kept, retried). */
+type Relayed = 'stored' | 'dropped' | 'failed';
 
 /**
  * Claims in this process, counted across every relay in it: with the conversation in the key too, no two
@@ -94,42 +104,12 @@ export interface Wal {
   asked: number;
 }
 
-/**
- * The WAL's position, asked at most every 250 ms per pool however many relays (conversations) a process
- * runs: an answer asked before a commit says nothing of it, so such a commit waits for the next one. (A
- * claimed file only waits longer to be removed; asked every 50 ms, the question ran beside nearly every
- * delivery on a busy machine, on the same two cores as the receiver's turn step.)
- */
-const WAL_EVERY_MS = 250;
-const walAnswers = new WeakMap<Db, Promise<Wal>>();
-async function walOf(db: Db): Promise<Wal> {
-  const last = walAnswers.get(db);
-  if (last) {
-    const w = await last.catch(() => null);
-    if (w && performance.now() - w.asked < WAL_EVERY_MS) return w;
-    if (walAnswers.get(db) !== last) return walOf(db); // another relay asked meanwhile
-  }
-  const asked = performance.now();
-  const p = run(db, wal, {}).then(({ rows: [row] }) => ({
-    inserted: lsnOf(row!.inserted),
-    flushed: lsnOf(row!.flushed),
-    epoch: row!.epoch,
-    asked,
-  }));
-  walAnswers.set(db, p);
-  return p;
-}
-
-/** `16/B374D848` as a number. */
-export const lsnOf = (text: string): bigint => {
-  const [hi = '0', lo = '0'] = text.split('/');
-  return (BigInt(`0x${hi}`) << 32n) | BigInt(`0x${lo}`);
-};
-
 export class Relay {
   private readonly intake: Intake;
   /** Claimed files stored without waiting for the disk: removed once their insert is durable. */
   private pending: Array<{ d: Direction; dir: string; as: string; at: Written }> = [];
+  /** Claimed files whose store failed: stored again, oldest first, with backoff. */
+  private readonly stranded: Stranded;
 
   constructor(
     private readonly directions: readonly Direction[],
@@ -143,6 +123,7 @@ export class Relay {
       events: opts.events,
       log: opts.log,
     });
+    this.stranded = new Stranded(opts.log);
   }
 
   async ensureFolders(): Promise<void> {
@@ -151,11 +132,18 @@ export class Relay {
   }
 
   watch(hint: (h: Hint) => void): Promise<void> {
+    this.stranded.wakeWith(hint);
     return this.intake.watch(hint);
   }
 
   unwatch(): Promise<void> {
+    this.stranded.stop();
     return this.intake.unwatch();
+  }
+
+  /** How many of these folders' messages wait in `.relaying/` for a store that failed. */
+  strandedIn(directions: readonly string[]): number {
+    return this.stranded.count(directions);
   }
 
   rescan(): Promise<void> {
@@ -166,14 +154,20 @@ export class Relay {
   async resume(): Promise<void> {
     for (const d of this.directions) {
       const dir = join(d.dir, RELAYING);
-      for (const name of await readdir(dir).catch(() => [] as string[])) await this.storeClaimed(d, dir, name, true);
+      for (const as of await readdir(dir).catch(() => [] as string[])) await this.storeClaimed({ d, dir, as }, true);
     }
   }
 
   /** Move every valid file into the database, oldest first per folder. Returns how many. */
   async run(): Promise<number> {
     let n = 0;
+    for (const f of this.stranded.due()) {
+      const r = await this.storeClaimed(f, true);
+      if (r === 'stored') n++;
+      if (r === 'failed') break; // the rest wait for the next try
+    }
     for (const q of await this.intake.queues()) {
+      if (this.stranded.holds(q.direction)) continue; // its stranded file goes first: messages keep their order
       for (const w of q.items) {
         if (!w.ready) break; // a file still being written keeps its place in line
         const claimed = join(q.direction.dir, RELAYING);
@@ -185,7 +179,9 @@ export class Relay {
         } finally {
           this.intake.folderOf(q.direction.name).entries.delete(w.name);
         }
-        if (await this.storeClaimed(q.direction, claimed, as, false)) n++;
+        const r = await this.storeClaimed({ d: q.direction, dir: claimed, as }, false);
+        if (r === 'stored') n++;
+        if (r === 'failed') break;
       }
     }
     // Last, not first: asking where the WAL is costs a round trip, which sat between a file's arrival and
@@ -195,25 +191,49 @@ export class Relay {
   }
 
   /** Store a claimed file, or put it back in its folder when it is no longer valid (it changed). */
-  private async storeClaimed(d: Direction, dir: string, as: string, durable: boolean): Promise<boolean> {
+  private async storeClaimed(f: ClaimedFile, durable: boolean): Promise<Relayed> {
+    const { d, dir, as } = f;
     const name = as.replace(/^\d+-\d+-\d+-/, '');
     const e = await examine({ dir, name: as, route: d, maxBytes: this.opts.maxBytes });
-    if (e.kind === 'gone') return false;
     if (e.kind !== 'valid') {
-      const back = await moveNoClobber(join(dir, as), d.dir, name);
-      this.intake.folderOf(d.name).dirty.add(back);
-      return false;
+      if (e.kind !== 'gone') this.intake.folderOf(d.name).dirty.add(await moveNoClobber(join(dir, as), d.dir, name));
+      this.stranded.done(f);
+      return 'dropped';
     }
-    const at = await this.opts.store({
-      d,
-      file: name,
-      body: JSON.stringify(e.message),
-      key: `${this.opts.conversation}/${this.opts.host}/${d.name}/${as}`,
-      durable,
-    });
+    let at: Written | null;
+    try {
+      at = await this.opts.store({
+        d,
+        file: name,
+        body: JSON.stringify(e.message),
+        key: `${this.opts.conversation}/${this.opts.host}/${d.name}/${as}`,
+        durable,
+      });
+    } catch (err) {
+      return this.failed(f, name, err);
+    }
+    this.stranded.done(f);
     if (at) this.pending.push({ d, dir, as, at });
     else await unlink(join(dir, as)).catch(() => {});
-    return true;
+    return 'stored';
+  }
+
+  /**
+   * A store that threw: the message refused by the server for its own data is rejected here with the
+   * reason (never retried: it held the conversation for ever); anything else keeps the file in
+   * `.relaying/`, tried again. A lost or unproven lease is the daemon's to handle: thrown on.
+   */
+  private async failed(f: ClaimedFile, name: string, err: unknown): Promise<Relayed> {
+    const reason = unstorable(err);
+    if (reason !== null) {
+      await this.intake.reject(this.intake.folderOf(f.d.name), name, reason, { src: join(f.dir, f.as) });
+      this.stranded.done(f);
+      return 'dropped';
+    }
+    const fenced = err instanceof FencedError;
+    this.stranded.add(f, fenced ? null : err instanceof Error ? err.message : String(err));
+    if (fenced) throw err;
+    return 'failed';
   }
 
   /** Remove the claimed files whose insert is durable now; store again, durably, those a server restart may have lost. */
@@ -222,75 +242,11 @@ export class Relay {
     const now = await this.opts.wal();
     const left: typeof this.pending = [];
     for (const p of this.pending.splice(0)) {
-      if (p.at.epoch !== now.epoch) await this.storeClaimed(p.d, p.dir, p.as, true);
+      if (p.at.epoch !== now.epoch) await this.storeClaimed(p, true);
       else if (p.at.lsn === null) left.push(now.asked > p.at.at ? { ...p, at: { ...p.at, lsn: now.inserted } } : p);
       else if (p.at.lsn > now.flushed) left.push(p);
       else await unlink(join(p.dir, p.as)).catch(() => {});
     }
     this.pending.push(...left);
   }
-}
-
-export interface RelayInto {
-  config: Config;
-  /** Durable sessions: a store after a restart, the WAL's position. */
-  db: Db;
-  /** Sessions that commit without waiting for the disk (synchronous_commit off): the usual store. */
-  fastDb?: Db;
-  pg: Pg;
-  events: EventLog;
-  log: Logger;
-  /** The daemon's lease, checked before every store. */
-  held: () => Lease | null;
-}
-
-/**
- * This machine's relay into the conversation: its agents' folders, rejections kept on its disk (rejected/,
- * with their notes) and listed in the database, every store fenced by the daemon's lease.
- */
-export function relayInto({ config, db, fastDb = db, pg, events, log, held }: RelayInto): Relay {
-  const rejectedDir = `${config.messageDir}/rejected`;
-  const relayEvents: EventLog = {
-    emit: async (event, fields = {}) => {
-      if (event === 'rejected' && !isFenced(held())) {
-        const row = {
-          stored_as: `${pg.host}:${rejectedDir}/${String(fields.stored_as)}`,
-          file: String(fields.file ?? ''),
-          direction: String(fields.direction ?? ''),
-          reason: String(fields.reason),
-          body: null,
-        };
-        await insertRejected(db, pg, row).catch((err: unknown) =>
-          log.warn(`cannot list a rejection in the database: ${String(err)}`),
-        );
-      }
-      await events.emit(event, fields);
-    },
-  };
-  return new Relay(relayedHere(config), {
-    conversation: pg.conversation,
-    host: pg.host,
-    maxBytes: config.inbox.max_bytes,
-    settleMs: config.inbox.settle_ms,
-    rejectedDir,
-    events: relayEvents,
-    log,
-    store: async ({ d, file, body, key, durable }) => {
-      held()?.check();
-      // fastDb's sessions commit without waiting for the disk (synchronous_commit off).
-      const r = await run(durable ? db : fastDb, pg.sql.relay.store, {
-        conversation: pg.conversation,
-        direction: d.name,
-        file,
-        body,
-        key,
-        channel: pg.channel,
-        payload: messagesFor(hostOf(config, d.to)),
-        hint: rowHint(d.name, file, body),
-      });
-      // Not stored now (the key was there: an earlier store of this very file) or stored durably: done.
-      return durable || !r.rows[0]!.stored ? null : { lsn: null, epoch: r.rows[0]!.epoch, at: performance.now() };
-    },
-    wal: () => walOf(db),
-  });
 }

@@ -12,6 +12,7 @@ import { RequestSchema, type Reply, type Request } from '../../core/requests.js'
 import type { Conn, Db } from './db.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 
 export async function requestsFor(db: Db, pg: Pg): Promise<string[]> {
   const r = await run(db, pg.sql.requests.forHost, { conversation: pg.conversation, host: pg.host });
@@ -30,7 +31,7 @@ export async function takeRequest(c: Conn, pg: Pg, name: string) {
 }
 
 export async function answer(c: Conn, pg: Pg, name: string, reply: Reply): Promise<void> {
-  await run(c, pg.sql.requests.answer, { name, reply: JSON.stringify(reply), conversation: pg.conversation });
+  await run(c, pg.sql.requests.answer, { name, reply: Json.of(reply), conversation: pg.conversation });
   await run(c, pg.sql.conversations.notify, { channel: pg.channel, payload: 'reply' });
 }
 
@@ -41,7 +42,7 @@ export async function insertRequest(db: Db, pg: Pg, host: string, request: Reque
     conversation: pg.conversation,
     name,
     host,
-    body: JSON.stringify(request),
+    body: Json.of(request),
     channel: pg.channel,
   });
   return name;
@@ -72,7 +73,7 @@ export async function archivePersonMessage(
     counter,
     receiver: record.receiver,
     request: typeof record.request === 'string' ? record.request : null,
-    record: JSON.stringify(record),
+    record: Json.of(record),
   });
   return record;
 }

@@ -4,9 +4,11 @@ import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import { redact, type Conn, type Db } from './db.js';
 import { fenceUnless } from './lease.js';
-import { migrate } from './migrate.js';
+import { migrate, SCHEMA_VERSION, schemaVersion } from './migrate.js';
+import { StoreChanged } from '../turns.js';
 import { seqOf, stateOf, type Pg } from './rows.js';
 import { run, type Queryable } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 
 const migrated = new WeakMap<Db, Map<string, Promise<number>>>();
 
@@ -24,12 +26,35 @@ export function ensureSchema(db: Db, pg: Pg): Promise<number> {
   return p;
 }
 
+/**
+ * Throws StoreChanged when the schema in the database is now newer than this baton knows: another baton
+ * migrated it while this one runs, and its statements may no longer fit. Asked at most every 5 s per pool
+ * and schema, however many conversations a process serves (a running daemon used to go on writing).
+ */
+export async function checkSchema(db: Db, pg: Pg): Promise<void> {
+  const schema = pg.sql.schema;
+  let known = asked.get(db);
+  if (!known) asked.set(db, (known = new Map()));
+  let last = known.get(schema);
+  if (!last || performance.now() - last.at > 5000) {
+    last = { at: performance.now(), version: schemaVersion(db, schema) };
+    known.set(schema, last);
+    last.version.catch(() => known.delete(schema));
+  }
+  const found = await last.version;
+  if (found > SCHEMA_VERSION)
+    throw new StoreChanged(
+      `the database's schema "${schema}" is now version ${found}, newer than this baton knows (${SCHEMA_VERSION}): upgrade baton`,
+    );
+}
+const asked = new WeakMap<Db, Map<string, { at: number; version: Promise<number> }>>();
+
 /** The conversation's row, made with `state` when there is none (a new conversation). */
 export async function ensureConversation(db: Db, pg: Pg, state: State): Promise<void> {
   await ensureSchema(db, pg);
   await run(db, pg.sql.conversations.ensure, {
     conversation: pg.conversation,
-    state: JSON.stringify(state),
+    state: Json.of(state),
     gen: randomUUID(),
   });
 }
@@ -75,7 +100,7 @@ export async function rejectWaiting(
 
 /** Merge daemon-owned fields into an archived record (a hook's receipt). False when there is none. */
 export async function amendRecord(c: Conn, pg: Pg, id: string, fields: Record<string, unknown>): Promise<boolean> {
-  const r = await run(c, pg.sql.archive.amend, { conversation: pg.conversation, id, fields: JSON.stringify(fields) });
+  const r = await run(c, pg.sql.archive.amend, { conversation: pg.conversation, id, fields: Json.of(fields) });
   return (r.rowCount ?? 0) > 0;
 }
 
@@ -103,7 +128,7 @@ export async function stampRecord(db: Db, pg: Pg, record: ArchiveRecord, generat
     conversation: pg.conversation,
     host: pg.host,
     id: record.id,
-    record: JSON.stringify(record),
+    record: Json.of(record),
     generation,
   });
   fenceUnless(r.rows[0], pg, generation);
@@ -113,11 +138,19 @@ export async function stampRecord(db: Db, pg: Pg, record: ArchiveRecord, generat
 export async function updateState(c: Conn, pg: Pg, change: (state: State) => State): Promise<State> {
   const { conversations } = pg.sql;
   const s = await run(c, conversations.lockState, { conversation: pg.conversation });
-  const next = change(stateOf(s.rows[0]!.state, pg));
-  await run(c, conversations.saveState, { conversation: pg.conversation, state: JSON.stringify(next) });
+  if (!s.rows[0]) throw gone(pg);
+  const next = change(stateOf(s.rows[0].state, pg));
+  await run(c, conversations.saveState, { conversation: pg.conversation, state: Json.of(next) });
   await run(c, conversations.notify, { channel: pg.channel, payload: 'messages' });
   return next;
 }
+
+/** The conversation's row is not there any more while a daemon runs (docs/protocol.md §10). */
+export const gone = (pg: Pg): StoreChanged =>
+  new StoreChanged(
+    `conversation "${pg.conversation}" is gone from ${redact(pg.url)}: its row was deleted, or set aside by ` +
+      '"baton up --fresh" on another machine',
+  );
 
 /**
  * Rename the conversation's rows to `<name>@<time>` (kept, never deleted), in one transaction; the name

@@ -22,7 +22,8 @@
  *   COMMIT
  *
  * Killed before COMMIT: nothing happened, the message waits. After it: archived and the turn passed, not
- * stamped; recovery types it again flagged. The "claimed" and "archived" failpoints sit after each
+ * stamped; recovery types it again flagged. Refused by the server for the message's own data (a data
+ * exception): nothing happened, and the outcome is `invalid` — it is rejected, never retried. The "claimed" and "archived" failpoints sit after each
  * statement, inside the transaction, so the contract suite proves a kill there loses and repeats nothing.
  */
 import { turnTaken } from '../../core/conversation.js';
@@ -31,11 +32,12 @@ import { messageRecord, type ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Approval, Commit, Step, Waiting } from '../bus.js';
-import { tx, type Conn, type Db } from './db.js';
+import { tx, unstorable, type Conn, type Db } from './db.js';
 import { movedBy, stateHint } from './hints.js';
 import { fenceUnless } from './lease.js';
 import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
 import { run } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 
 /** `version`: the stored state's version after a commit, when the step knows it. */
 export type StepOutcome = (Commit & { version?: string }) | { kind: 'invalid'; reason: string };
@@ -115,8 +117,8 @@ const archived = (pg: Pg, record: ArchiveRecord, next: State) => ({
   id: record.id,
   counter: parseId(record.id),
   receiver: record.receiver,
-  record: JSON.stringify(record),
-  state: JSON.stringify(next),
+  record: Json.of(record),
+  state: Json.of(next),
   channel: pg.channel,
   moved: movedBy(pg.host),
 });
@@ -139,7 +141,8 @@ export async function casStep(on: StepOn, input: StepInput & { w: Waiting }, see
     generation,
     body: seen.body,
     hint: stateHint(next),
-  });
+  }).catch(refusedData);
+  if ('kind' in r) return r;
   const row = r.rows[0]!;
   fenceUnless(row, pg, generation);
   if (!row.locked) return { kind: 'changed' }; // the state moved since it was read: read it again
@@ -161,8 +164,19 @@ export async function turnStep(on: StepOn, input: StepInput): Promise<StepOutcom
     return await tx(on.db, (c) => steps(c, on, input));
   } catch (err) {
     if (err instanceof Undo) return err.outcome;
-    throw err;
+    return refusedData(err);
   }
+}
+
+/**
+ * A step the server refused for the message's own data (db.ts, unstorable): rolled back, and `invalid` —
+ * the message is rejected with the reason, as one that can never be stored. Any other error is thrown
+ * (retried by the loop).
+ */
+function refusedData(err: unknown): StepOutcome {
+  const reason = unstorable(err);
+  if (reason === null) throw err;
+  return { kind: 'invalid', reason };
 }
 
 async function steps(c: Conn, on: StepOn, input: StepInput): Promise<StepOutcome> {

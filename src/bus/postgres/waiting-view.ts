@@ -12,14 +12,21 @@ import type { State } from '../../core/state.js';
 import type { Approval, Queue, Waiting } from '../bus.js';
 import type { Db } from './db.js';
 import { stateOf, WaitingRows, type Pg, type WaitingRow } from './rows.js';
-import type { Hint } from './hints.js';
+import { hintOf, type Hint } from './hints.js';
+import { Listener } from './listener.js';
 import type { Expected, StepOutcome } from './turn-step.js';
 import { run } from './sql/bind.js';
+import { gone } from './store.js';
+import { StoreChanged } from '../turns.js';
 
 export class WaitingView {
   private rows: WaitingRow[] | null = null;
   /** The state as stored at `version`, read with the rows (or saved by this daemon's turn step since). */
   private seen: { state: State; version: string } | null = null;
+  /** The conversation's generation as last read (null: it had no row). */
+  private gen: string | null = null;
+  /** Its generation when the daemon recovered it (recovered()): another one means it was made anew. */
+  private recoveredGen: string | null = null;
   private readonly examined: WaitingRows;
   /**
    * Bumped by every change told while the rows were being read: the read's snapshot may predate it, so
@@ -92,8 +99,37 @@ export class WaitingView {
     return row && this.seen ? { ...this.seen, body: row.body, file: row.file } : null;
   }
 
-  /** The queues, examined, and the state as last known stored (null: the conversation has no row). */
-  async look(): Promise<{ state: State | null; queues: Queue[]; invalid: Array<[Waiting, string]> }> {
+  /** The conversation's notifications: news for what it sees, and hints for the daemon. */
+  listen(hint: (h: Pick<Hint, 'kind'>) => void): Listener {
+    return new Listener(
+      this.pg.url,
+      this.pg.channel,
+      (payload) => {
+        const h = hintOf(payload, this.pg.host);
+        if (h?.kind === 'messages') this.told(h);
+        if (h) hint({ kind: h.kind });
+      },
+      () => {
+        this.invalidate();
+        hint({ kind: 'messages' });
+        hint({ kind: 'requests' });
+      },
+    );
+  }
+
+  /** The conversation as the daemon recovered it: the one it must go on seeing. */
+  async recovered(): Promise<void> {
+    const r = await run(this.db, this.pg.sql.conversations.gen, { conversation: this.pg.conversation });
+    this.recoveredGen = r.rows[0]?.gen ?? null;
+  }
+
+  /**
+   * The queues, examined, and the state as last known stored. Throws StoreChanged when the conversation
+   * has no row any more, or one made anew since the daemon recovered it (deleted by hand, set aside by
+   * `baton up --fresh` on another machine): a daemon used to wait in silence, or go on in another
+   * conversation than the one it recovered.
+   */
+  async look(): Promise<{ state: State; queues: Queue[]; invalid: Array<[Waiting, string]> }> {
     if (!this.rows) {
       const changes = this.changes;
       // The state and this machine's waiting rows in one statement (the state repeated on each row).
@@ -102,11 +138,24 @@ export class WaitingView {
         directions: this.here.map((d) => d.name),
       });
       const seen = r.rows[0] ? { state: stateOf(r.rows[0].state, this.pg), version: r.rows[0].version } : null;
+      const gen = r.rows[0]?.gen ?? null;
       const rows = r.rows.filter((x): x is typeof x & WaitingRow => x.seq !== null);
-      if (changes !== this.changes) return { state: seen?.state ?? null, ...this.examined.examine(rows) }; // not kept: read again next time
+      if (changes !== this.changes) return { state: this.same(seen, gen), ...this.examined.examine(rows) }; // not kept: read again next time
       this.seen = seen;
+      this.gen = gen;
       this.rows = rows;
     }
-    return { state: this.seen?.state ?? null, ...this.examined.examine(this.rows) };
+    return { state: this.same(this.seen, this.gen), ...this.examined.examine(this.rows) };
+  }
+
+  /** The state read, when it is still the conversation recovered. */
+  private same(seen: { state: State } | null, gen: string | null): State {
+    if (!seen) throw gone(this.pg);
+    if (this.recoveredGen !== null && gen !== this.recoveredGen)
+      throw new StoreChanged(
+        `conversation "${this.pg.conversation}" was made anew in the database (set aside by "baton up --fresh" ` +
+          'on another machine, or deleted and made again)',
+      );
+    return seen.state;
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { ArchiveRecord } from '../../../core/record.js';
 import { statement } from './bind.js';
+import type { Json } from './codec.js';
 
 type Conversation = { conversation: string };
 
@@ -26,7 +27,7 @@ export const archiveSql = (s: string) => ({
     `SELECT coalesce(max(counter), 0)::int AS n, count(*)::int AS c FROM ${s}.archive WHERE conversation = :conversation AND NOT person`,
   ),
   /** Fields a hook reports (a receipt, a turn's tokens) merged into a record. */
-  amend: statement<Conversation & { id: string; fields: string }>(
+  amend: statement<Conversation & { id: string; fields: Json }>(
     'archive.amend',
     `UPDATE ${s}.archive SET record = record || :fields::jsonb WHERE conversation = :conversation AND id = :id`,
   ),

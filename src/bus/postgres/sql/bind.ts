@@ -8,9 +8,14 @@
  * Not a name: `::type` casts, anything inside '…' or "…" (a literal, a quoted identifier), a `--`
  * comment. Every name must get a value (null is a value; undefined is a mistake) and every value a
  * name: a key the statement does not use is a typo, and fails at once rather than binding nothing.
+ *
+ * run() is also where values cross into the database and back: every parameter is encoded and every text
+ * or JSON column decoded there (codec.ts), so what PostgreSQL cannot hold — NUL, a lone surrogate — is
+ * stored and read back as written, whatever the statement.
  */
 import type pg from 'pg';
-import type { Conn, Db } from '../db.js';
+import { defaultParser, type Conn, type Db } from '../db.js';
+import { decodeJson, decodeText, encodeParam } from './codec.js';
 
 /** A statement with named parameters, compiled: P the values it takes, R the row it returns. */
 export interface Statement<P extends object, R extends pg.QueryResultRow = pg.QueryResultRow> {
@@ -52,9 +57,24 @@ export function bind<P extends object>(s: Statement<P, pg.QueryResultRow>, param
   return s.names.map((n) => {
     const v = given[n];
     if (v === undefined) throw new Error(`${s.name}: no value for :${n}`);
-    return v;
+    return encodeParam(v);
   });
 }
+
+/** The type OIDs read as text (text, varchar, char, name) and as JSON (json, jsonb): decoded (codec.ts). */
+const TEXT_TYPES = new Set([25, 1043, 1042, 19]);
+const JSON_TYPES = new Set([114, 3802]);
+const decodeTextValue = (value: string): string => decodeText(value);
+const parseJson = (value: string): unknown => JSON.parse(decodeJson(value));
+
+/** How run() reads a column: text and JSON decoded, every other type as node-postgres reads it. */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if (format !== 'binary' && TEXT_TYPES.has(oid)) return decodeTextValue;
+    if (format !== 'binary' && JSON_TYPES.has(oid)) return parseJson;
+    return defaultParser(oid, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
 
 /** Run `s` with `params` on `c`. */
 export function run<P extends object, R extends pg.QueryResultRow>(
@@ -62,7 +82,7 @@ export function run<P extends object, R extends pg.QueryResultRow>(
   s: Statement<P, R>,
   params: P,
 ): Promise<pg.QueryResult<R>> {
-  return c.query<R>(s.text, bind(s, params));
+  return c.query<R>({ text: s.text, values: bind(s, params), types });
 }
 
 /** A statement that takes no values. */

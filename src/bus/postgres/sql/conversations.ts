@@ -3,6 +3,7 @@
  * generation — and the notifications that say it changed. `s` is the schema, quoted.
  */
 import { statement } from './bind.js';
+import type { Json } from './codec.js';
 
 type Conversation = { conversation: string };
 
@@ -11,7 +12,7 @@ const TABLES = ['waiting', 'archive', 'rejected', 'requests', 'events', 'leases'
 
 export const conversationsSql = (s: string) => ({
   /** Made with its first state, unless it exists. */
-  ensure: statement<Conversation & { state: string; gen: string }>(
+  ensure: statement<Conversation & { state: Json; gen: string }>(
     'conversations.ensure',
     `INSERT INTO ${s}.conversations (name, state, gen) VALUES (:conversation, :state, :gen) ON CONFLICT (name) DO NOTHING`,
   ),
@@ -24,13 +25,28 @@ export const conversationsSql = (s: string) => ({
     'conversations.lockState',
     `SELECT state FROM ${s}.conversations WHERE name = :conversation FOR UPDATE`,
   ),
-  saveState: statement<Conversation & { state: string }>(
+  saveState: statement<Conversation & { state: Json }>(
     'conversations.saveState',
     `UPDATE ${s}.conversations SET state = :state, version = version + 1 WHERE name = :conversation`,
   ),
   gen: statement<Conversation, { gen: string }>(
     'conversations.gen',
     `SELECT gen FROM ${s}.conversations WHERE name = :conversation`,
+  ),
+  /**
+   * Inside a transaction: the config fingerprint recorded for it (config/fingerprint.ts), by which machine
+   * and when, its row locked (machines joining at once agree one after the other).
+   */
+  config: statement<
+    Conversation,
+    { config: Record<string, unknown> | null; config_host: string | null; config_at: Date | null }
+  >(
+    'conversations.config',
+    `SELECT config, config_host, config_at FROM ${s}.conversations WHERE name = :conversation FOR UPDATE`,
+  ),
+  recordConfig: statement<Conversation & { config: Json; host: string }>(
+    'conversations.recordConfig',
+    `UPDATE ${s}.conversations SET config = :config, config_host = :host, config_at = now() WHERE name = :conversation`,
   ),
   notify: statement<{ channel: string; payload: string }>(
     'conversations.notify',

@@ -1,10 +1,11 @@
 /** The event log (events.ts): appended with a NOTIFY, read in pages. `s` is the schema, quoted. */
 import { statement } from './bind.js';
+import type { Json } from './codec.js';
 
 type Conversation = { conversation: string };
 
 export const eventsSql = (s: string) => ({
-  append: statement<Conversation & { body: string; channel: string }>(
+  append: statement<Conversation & { body: Json; channel: string }>(
     'events.append',
     `WITH e AS (INSERT INTO ${s}.events (conversation, body) VALUES (:conversation, :body) RETURNING seq)
      SELECT pg_notify(:channel, 'events') FROM e`,

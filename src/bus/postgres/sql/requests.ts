@@ -6,12 +6,13 @@
 import type { ArchiveRecord } from '../../../core/record.js';
 import type { Reply } from '../../../core/requests.js';
 import { statement } from './bind.js';
+import type { Json } from './codec.js';
 
 type Named = { name: string };
 
 export const requestsSql = (s: string) => ({
   /** A request for the daemon of `host`, and a NOTIFY that wakes it. */
-  insert: statement<{ conversation: string; name: string; host: string; body: string; channel: string }>(
+  insert: statement<{ conversation: string; name: string; host: string; body: Json; channel: string }>(
     'requests.insert',
     `WITH r AS (INSERT INTO ${s}.requests (conversation, name, host, body) VALUES (:conversation, :name, :host, :body)
                 RETURNING seq)
@@ -26,7 +27,7 @@ export const requestsSql = (s: string) => ({
     'requests.take',
     `UPDATE ${s}.requests SET taken = true WHERE name = :name AND conversation = :conversation AND reply IS NULL RETURNING body`,
   ),
-  answer: statement<Named & { conversation: string; reply: string }>(
+  answer: statement<Named & { conversation: string; reply: Json }>(
     'requests.answer',
     `UPDATE ${s}.requests SET reply = :reply, answered_at = now() WHERE name = :name AND conversation = :conversation`,
   ),
@@ -60,7 +61,7 @@ export const requestsSql = (s: string) => ({
     counter: number;
     receiver: string;
     request: string | null;
-    record: string;
+    record: Json;
   }>(
     'requests.archivePerson',
     `INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, request, record)

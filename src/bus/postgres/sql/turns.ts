@@ -3,6 +3,7 @@
  * shaped so). `s` is the schema, quoted.
  */
 import { statement } from './bind.js';
+import type { Json } from './codec.js';
 
 /** The lease row as a write reads it under FOR SHARE (nulls: no row). */
 interface Fence {
@@ -28,8 +29,8 @@ export const turnsSql = (s: string) => ({
       /** The record's ID as a number (parseId: null for an ID that is none, refused by NOT NULL). */
       counter: number | null;
       receiver: string;
-      record: string;
-      state: string;
+      record: Json;
+      state: Json;
       channel: string;
       moved: string;
       hint: string | null;
@@ -74,8 +75,8 @@ export const turnsSql = (s: string) => ({
     id: string;
     counter: number | null;
     receiver: string;
-    record: string;
-    state: string;
+    record: Json;
+    state: Json;
     channel: string;
     moved: string;
   }>(
@@ -87,10 +88,7 @@ export const turnsSql = (s: string) => ({
   ),
 
   /** A record stamped delivered once, merged with what was added to it, under the lease's generation. */
-  stamp: statement<
-    { conversation: string; host: string; id: string; record: string; generation: number | null },
-    Fence
-  >(
+  stamp: statement<{ conversation: string; host: string; id: string; record: Json; generation: number | null }, Fence>(
     'turns.stamp',
     `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
           u AS (UPDATE ${s}.archive SET record = record || :record::jsonb, delivered = true

@@ -26,13 +26,16 @@ export const waitingSql = (s: string) => ({
                 RETURNING seq)
      SELECT seq, pg_notify(:channel, :payload) FROM w`,
   ),
-  /** What a daemon sees (waiting-view.ts): the state and its version, on each of its waiting rows. */
+  /**
+   * What a daemon sees (waiting-view.ts): the state, its version and the conversation's generation (a new
+   * one when it was made anew), on each of its waiting rows; no row at all when the conversation has none.
+   */
   view: statement<
     Conversation & { directions: string[] },
-    { state: unknown; version: string } & { [K in keyof WaitingRow]: WaitingRow[K] | null }
+    { state: unknown; version: string; gen: string } & { [K in keyof WaitingRow]: WaitingRow[K] | null }
   >(
     'waiting.view',
-    `SELECT c.state, c.version, w.seq, w.direction, w.file, w.body FROM ${s}.conversations c
+    `SELECT c.state, c.version, c.gen, w.seq, w.direction, w.file, w.body FROM ${s}.conversations c
        LEFT JOIN ${s}.waiting w ON w.conversation = c.name AND w.status = 'waiting' AND w.direction = ANY(:directions)
       WHERE c.name = :conversation ORDER BY w.seq`,
   ),

@@ -3,7 +3,7 @@
  * real error (it stops, saying why). A daemon that took a pool's connect timeout for a bug exited in the
  * middle of a database restart and left the conversation without a daemon.
  */
-import { lsnOf } from '../../../../src/bus/postgres/relay.js';
+import { lsnOf } from '../../../../src/bus/postgres/relay-into.js';
 import { describe, expect, it } from 'vitest';
 import { isConnectionError, redact } from '../../../../src/bus/postgres/db.js';
 

@@ -13,6 +13,7 @@ const SHIPPED: Record<string, string> = {
   '001-initial.sql': '21b8f0a0688836d8',
   '002-relayed.sql': '1b2a5586b6125196',
   '003-state-version.sql': '10a5cd5af9fbf9bf',
+  '004-config-fingerprint.sql': '1923a5f5dd10e4b5',
 };
 
 describe('the schema migrations', () => {
