@@ -72,7 +72,7 @@ export function wire(w: Wiring): Parts {
     config,
     bus,
     rules,
-    intake: new SpoolIntake(config.messageDir),
+    intake: new SpoolIntake(config, log),
     post: (d, m) => w.bus.post(d, m),
     log,
     finish: (reason) => conductor.finish(reason),
