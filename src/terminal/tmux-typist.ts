@@ -25,9 +25,9 @@ import { guard, raiseFence, refusal, skipReport, type Refusal, type TmuxFence } 
 import { KINDS } from './kinds.js';
 import { findPane, paneRef, probe, samePane, type PaneInfo, type PaneRef } from './pane.js';
 import { intakeOf, readScreen, screenRead, whyNotReady } from './readiness.js';
-import { isOurPaste, screenProblem, type Screen } from './screen.js';
+import { copyInBox, isOurPaste, screenProblem, type Screen } from './screen.js';
 import { SKIPPED, type Tmux } from './tmux.js';
-import type { Intake, Ready, Typed, Typist } from './typist.js';
+import type { Box, Intake, Ready, Typed, Typist } from './typist.js';
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
 const fail = (error: string, maybeTyped: boolean, refused?: Refusal): Failure => ({
@@ -95,6 +95,15 @@ export class TmuxTypist implements Typist {
     const oursInBox = screen?.state === 'holding' && ours !== undefined && isOurPaste(screen.input, ours);
     if (pane && (!notReady || oursInBox)) return { ok: true, pane };
     return { ok: false, reason: notReady?.reason ?? 'no pane', ...(screen ? { screen } : {}) };
+  }
+
+  async box(agent: Agent, pane: PaneInfo, copies: readonly string[]): Promise<Box> {
+    if (!screenRead(agent, pane)) return { kind: 'unread' };
+    const screen = await readScreen(this.tmux, agent, pane);
+    if (screen?.state === 'ready') return { kind: 'empty' };
+    const copy = screen?.state === 'holding' ? copyInBox(screen.input, copies) : undefined;
+    if (copy) return { kind: 'copy', which: copy.which };
+    return { kind: 'other', detail: screen ? (screenProblem(screen) ?? '') : 'screen unreadable' };
   }
 
   intake(agent: Agent, pane: PaneInfo): Promise<Intake> {
