@@ -135,7 +135,9 @@ export class Courier {
     if (d.phase === 'committed' && d.typed) {
       // It may be in the box already, unsubmitted (leftover.ts): never pasted behind itself.
       const left = await leftover(this.p, {
-        delivery: d,
+        id: r.id,
+        receiver: r.receiver,
+        leftover: d.leftover,
         agent,
         pane,
         copies: [textOf(this.p.config, r, false), textOf(this.p.config, r, true)],

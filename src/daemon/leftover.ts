@@ -15,7 +15,6 @@
  */
 import type { Events } from '../bus/bus.js';
 import type { Agent } from '../config/config.js';
-import type { Delivery } from '../core/delivery.js';
 import type { Logger } from '../lib/log.js';
 import { paneRef, type PaneInfo } from '../terminal/pane.js';
 import type { Typed, Typist } from '../terminal/typist.js';
@@ -38,19 +37,22 @@ export interface LeftoverParts {
   log: Logger;
 }
 
-/** A delivery that may have been typed, in the pane it would be typed into now. */
+/** A message that may have been typed (a delivery, or a person's message), and the pane it would go into now. */
 export interface Look {
-  delivery: Extract<Delivery, { phase: 'committed' }>;
+  id: string;
+  receiver: string;
+  /** An earlier paste of it may sit in this pane: for a pane baton cannot see, Enter alone goes first. */
+  leftover: boolean;
   agent: Agent;
   pane: PaneInfo;
   /** Its text unflagged and flagged, as either paste would have put it there. */
   copies: readonly [string, string];
 }
 
-/** Look for what an earlier paste of the delivery left in the pane, and deal with it. */
+/** Look for what an earlier paste of the message left in the pane, and deal with it. */
 export async function leftover(p: LeftoverParts, look: Look): Promise<Leftover> {
-  const { delivery: d, agent, pane, copies } = look;
-  const r = d.record;
+  const { agent, pane, copies } = look;
+  const r = { id: look.id, receiver: look.receiver };
   const box = await p.typist.box(agent, pane, copies);
   if (box.kind === 'empty') return { kind: 'none' };
   if (box.kind === 'other')
@@ -68,7 +70,7 @@ export async function leftover(p: LeftoverParts, look: Look): Promise<Leftover> 
     await p.bus.events.emit('leftover_paste', { id: r.id, to: r.receiver, action: 'submitted', copy });
     return { kind: 'found', flagged: box.which !== 0 };
   }
-  if (!d.leftover) return { kind: 'none' };
+  if (!look.leftover) return { kind: 'none' };
   const e = await p.typist.enter(paneRef(pane), 0);
   if (!e.ok) return { kind: 'failed', failure: e };
   p.log.info(`${r.id} → ${r.receiver}: Enter alone first (an earlier paste may be in its input), then typed again`);

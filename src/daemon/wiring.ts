@@ -108,7 +108,7 @@ export function wire(w: Wiring): Parts {
     stopping: () => lifecycle.stopping(),
     deliveringTo: () => underway.to,
     take: (waiting, extra) => taker.take(waiting, extra),
-    ready: (agent) => availability.check(agent),
+    ready: (agent, ours) => availability.check(agent, ours),
     typeInto,
     receiptFor: (id) => receipts.takeEarly(id),
     finish: (reason, note) => conductor.finish(reason, note),

@@ -20,6 +20,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from '../config/config.js';
 import { inertLine, oneLine } from '../core/compose.js';
+import { failpoint } from '../lib/failpoint.js';
 import type { Confirmation } from '../core/record.js';
 import { guard, raiseFence, refusal, skipReport, type Refusal, type TmuxFence } from './fence.js';
 import { KINDS } from './kinds.js';
@@ -192,6 +193,7 @@ export class TmuxTypist implements Typist {
     const typed = intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text;
     const pasted = await this.paste(pane, typed);
     if (!pasted.ok) return pasted;
+    failpoint('pasted');
     const ref = paneRef(pane);
     if (!(await this.shown(agent, ref))) return fail(`the paste never showed in ${pane.id}'s input box`, true);
     const entered = await this.enter(ref, Math.max(0, delayMs - (performance.now() - pasted.value)), agent);

@@ -497,6 +497,31 @@ describe('a daemon killed between a paste and its Enter', () => {
     ).toEqual(['entered']);
   }, 60_000);
 
+  it("a person's message (baton send) to a generic agent: answered after the kill, Enter alone first, each submit one copy", async () => {
+    p = new Project({ delivery: { enter_delay_ms: 100 } });
+    await p.recorder('claude1');
+    const log = await p.recorder('claude2');
+    const { proc } = await p.startDaemon({ BATON_FAILPOINT: 'pasted' });
+    const sending = p.cli(['send', '--to', 'claude2', 'a word from a person']);
+    await waitFor('the daemon killed right after its paste', () => proc.signalCode, 15_000);
+    // No daemon now: the command answers its own request once the lease is free, as the daemon would.
+    const sent = await sending;
+    expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);
+    await waitFor('the flagged copy read, and its Enter', () =>
+      /\(redelivered\)[\s\S]*\r$/.test(readRecorder(log).raw.toString()),
+    );
+    const raw = readRecorder(log).raw.toString('utf8');
+    const perSubmit = raw.split('\r').map((s) => (s.match(/\[baton\] user_0001 /g) ?? []).length);
+    expect(
+      perSubmit.every((n) => n <= 1),
+      JSON.stringify(perSubmit),
+    ).toBe(true);
+    expect(readRecorder(log).pastes.map((t) => t.split('\n')[0])).toEqual([
+      '[baton] user_0001 from user',
+      '[baton] user_0001 from user (redelivered)',
+    ]);
+  }, 60_000);
+
   /** As killedAfterPaste, checking that the box shows the stand-in's marker for a big paste before the restart. */
   async function killedAfterPasteShowingMarker(content: string): Promise<void> {
     p.send('c1_to_c2', 'm.json', { content });
