@@ -5,14 +5,25 @@
  * what it holds — and nothing of it blocks (a FIFO) or fills memory (/dev/zero).
  */
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../../../src/config/config.js';
 import { silent } from '../../../../src/lib/log.js';
 import { SpoolIntake } from '../../../../src/terminal/hooks/intake.js';
 import { noteLabel, readNotes, removeNote, spoolDir } from '../../../../src/terminal/hooks/spool.js';
+import { writeNote } from '../../../../src/terminal/hooks/write-note.js';
+import type { HookNote } from '../../../../src/core/hook-note.js';
 
 let dir = '';
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,6 +81,25 @@ describe('readNotes', () => {
     writeFileSync(join(dir, name(1)), JSON.stringify(note));
     chownSync(join(dir, name(1)), 65534, 65534);
     expect(await readNotes(dir, 1000)).toEqual([{ name: name(1), invalid: 'owned by another user (uid 65534)' }]);
+  });
+});
+
+describe('writeNote', () => {
+  it('never writes through a link left at its temp name: it fails instead, the linked file untouched', () => {
+    dir = mkdtempSync(join(tmpdir(), 'baton-spool-'));
+    const target = join(dir, 'victim.txt');
+    writeFileSync(target, 'untouched');
+    vi.spyOn(Date, 'now').mockReturnValue(1234);
+    try {
+      const first = writeNote(dir, note as HookNote); // learns the name scheme: time, pid, count, event
+      const [, count] = /^0+1234-\d+-(\d+)-prompt\.json$/.exec(first)!;
+      const next = `.${String(1234).padStart(15, '0')}-${process.pid}-${Number(count) + 1}-prompt.json.tmp`;
+      symlinkSync(target, join(dir, next));
+      expect(() => writeNote(dir, note as HookNote)).toThrow(/EEXIST/);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(readFileSync(target, 'utf8')).toBe('untouched');
   });
 });
 
