@@ -8,7 +8,7 @@
  * makes opening a FIFO return at once, and the handle's own fstat decides — so a name swapped between a
  * look and the open changes nothing. The reasons given never quote what the file holds.
  */
-import { constants, type Stats } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 
 export type OwnFile =
@@ -90,5 +90,30 @@ export async function readOwnFile(path: string, maxBytes: number): Promise<OwnFi
     return { ok: false, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
   } finally {
     await o.fh.close().catch(() => {});
+  }
+}
+
+/**
+ * readOwnFile for a caller that cannot wait (status, the dashboard reading the agents' states): the same
+ * checks, synchronously. Null when it is not such a file, or cannot be read.
+ */
+export function readOwnFileSync(path: string, maxBytes: number): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || st.size > maxBytes) return null;
+    const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1); // one more: a file that grew is seen
+    let got = 0;
+    for (let n = 1; n > 0 && got < buf.length; got += n) n = readSync(fd, buf, got, buf.length - got, got);
+    return got > maxBytes ? null : buf.subarray(0, got);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
   }
 }

@@ -8,13 +8,13 @@
  * Also here: the agents' states as the daemon last derived them from their hooks (`agents.json`), for
  * `baton status` and the dashboard.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HookNote } from '../../core/hook-note.js';
 import { HookNoteSchema, type AgentHookState } from '../../core/receipt.js';
 import { writeAtomic } from '../../lib/fsx.js';
-import { readOwnFile } from '../../lib/own-file.js';
+import { readOwnFile, readOwnFileSync } from '../../lib/own-file.js';
 
 export const spoolRoot = (messageDir: string): string => join(messageDir, '.hooks');
 export const spoolDir = (messageDir: string, agent: string): string => join(spoolRoot(messageDir), agent);
@@ -91,10 +91,15 @@ export async function writeAgentStates(messageDir: string, states: AgentStates):
   await writeAtomic(statesFile(messageDir), `${JSON.stringify(states, null, 2)}\n`);
 }
 
-/** The agents' hook-derived states (empty when no hook has reported yet). */
+/**
+ * The agents' hook-derived states (empty when no hook has reported yet). `.hooks/` is writable by the
+ * agents: a FIFO put in the file's place would hold `baton status` and the dashboard, so it is read as
+ * any file there is (lib/own-file.ts).
+ */
 export function readAgentStates(messageDir: string): AgentStates {
+  const data = readOwnFileSync(statesFile(messageDir), 1 << 20);
   try {
-    return JSON.parse(readFileSync(statesFile(messageDir), 'utf8')) as AgentStates;
+    return data ? (JSON.parse(data.toString('utf8')) as AgentStates) : {};
   } catch {
     return {};
   }

@@ -21,7 +21,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../../../src/config/config.js';
 import { silent } from '../../../../src/lib/log.js';
 import { SpoolIntake } from '../../../../src/terminal/hooks/intake.js';
-import { noteLabel, readNotes, removeNote, spoolDir } from '../../../../src/terminal/hooks/spool.js';
+import { noteLabel, readAgentStates, readNotes, removeNote, spoolDir } from '../../../../src/terminal/hooks/spool.js';
 import { writeNote } from '../../../../src/terminal/hooks/write-note.js';
 import type { HookNote } from '../../../../src/core/hook-note.js';
 
@@ -81,6 +81,22 @@ describe('readNotes', () => {
     writeFileSync(join(dir, name(1)), JSON.stringify(note));
     chownSync(join(dir, name(1)), 65534, 65534);
     expect(await readNotes(dir, 1000)).toEqual([{ name: name(1), invalid: 'owned by another user (uid 65534)' }]);
+  });
+});
+
+describe('readAgentStates', () => {
+  it('the states file replaced by a FIFO or a link reads as no states, at once', () => {
+    dir = mkdtempSync(join(tmpdir(), 'baton-spool-'));
+    mkdirSync(join(dir, '.hooks'));
+    const file = join(dir, '.hooks', 'agents.json');
+    writeFileSync(file, JSON.stringify({ a: { state: 'idle', since: 'now' } }));
+    expect(readAgentStates(dir)).toEqual({ a: { state: 'idle', since: 'now' } });
+    rmSync(file);
+    execFileSync('mkfifo', [file]);
+    expect(readAgentStates(dir)).toEqual({});
+    rmSync(file);
+    symlinkSync('/dev/zero', file);
+    expect(readAgentStates(dir)).toEqual({});
   });
 });
 
