@@ -3,14 +3,15 @@
  * answers with a tool instead of a shell command — so its CLI's tool permissions (`mcp__baton__post`)
  * replace `--allowedTools 'Bash(baton post:*)'`. Tools: post (its reply, as `baton post` writes it),
  * status (whose turn, what waits), transcript (the conversation so far). The agent is `--as`, else
- * $BATON_AGENT. Loaded only when `baton mcp` runs: the SDK is not on any other command's path.
+ * $BATON_AGENT. Loaded only when `baton mcp` runs: the SDK is not on any other command's path. Its stdio
+ * transport (mcp-stdio.ts) answers a request too large and refuses tools before the handshake.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
 import { openBus } from '../bus/open.js';
 import type { Config } from '../config/config.js';
 import { MESSAGE_TYPES } from '../core/message.js';
+import { GuardedStdioTransport } from './mcp-stdio.js';
 import { VERSION } from './paths.js';
 import { composePost } from './post.js';
 import { collectStatus, formatStatus } from './status.js';
@@ -77,10 +78,17 @@ export function mcpServer(config: Config, agent: string | undefined): McpServer 
   return server;
 }
 
+/**
+ * The longest request line read: a post of a message of inbox.max_bytes, every byte of it escaped, with
+ * room to spare (a longer one is answered with an error, mcp-stdio.ts).
+ */
+export const requestLimit = (config: Pick<Config, 'inbox'>): number =>
+  Math.max(8 << 20, 2 * config.inbox.max_bytes + (1 << 20));
+
 /** Serve on stdin/stdout until the client closes it. */
 export async function serveMcp(config: Config, agent: string | undefined): Promise<void> {
   const server = mcpServer(config, agent);
   const closed = new Promise<void>((resolve) => (server.server.onclose = resolve));
-  await server.connect(new StdioServerTransport());
+  await server.connect(new GuardedStdioTransport(requestLimit(config)));
   await closed;
 }

@@ -11,6 +11,7 @@ export type EventName =
   | 'held'
   | 'rejected'
   | 'redelivered'
+  | 'leftover_paste'
   | 'pane_unavailable'
   | 'pane_available'
   | 'nudged'

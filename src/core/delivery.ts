@@ -39,8 +39,12 @@ interface Base {
 export type Delivery =
   /** Archived, but the state has not been saved yet: nothing may be typed until it is. */
   | (Base & { phase: 'archived'; typed: false })
-  /** The turn step is durable; the text is to be pasted (flagged when `typed`). */
-  | (Base & { phase: 'committed'; typed: boolean })
+  /**
+   * The turn step is durable; the text is to be pasted (flagged when `typed`). `leftover`: an earlier
+   * paste of it may still sit unsubmitted in the receiver's pane (a daemon killed between a paste and its
+   * Enter, a paste that timed out), so it is looked for, or cleared, before anything is pasted behind it.
+   */
+  | (Base & { phase: 'committed'; typed: boolean; leftover: boolean })
   /** Pasted into `pane` (this paste carried "(redelivered)" when `redelivered`). */
   | (Base & { phase: 'pasted'; typed: true; redelivered: boolean; pane: PaneRef; pastedAt: number })
   /**
@@ -64,12 +68,30 @@ export type Phase = Delivery['phase'];
 /** A delivery whose turn step was just committed (or found cut short at start-up, maybe typed). */
 export function begin(record: ArchiveRecord, timing: Timing, opts: { typed: boolean; saved: boolean }): Delivery {
   return opts.saved
-    ? { phase: 'committed', record, timing, typed: opts.typed }
+    ? { phase: 'committed', record, timing, typed: opts.typed, leftover: opts.typed }
     : { phase: 'archived', record, timing, typed: false };
 }
 
 export function saved(d: Extract<Delivery, { phase: 'archived' }>): Delivery {
-  return { ...d, phase: 'committed', typed: false };
+  return { ...d, phase: 'committed', typed: false, leftover: false };
+}
+
+/**
+ * An earlier paste of it was found unsubmitted in `pane`'s input box: it is submitted as it is (never
+ * pasted behind). `redelivered`: that copy carried the flag (or may have: a client's paste marker cannot tell).
+ */
+export function found(
+  d: Extract<Delivery, { phase: 'committed' }>,
+  pane: PaneRef,
+  at: number,
+  redelivered: boolean,
+): Delivery {
+  return { record: d.record, timing: d.timing, phase: 'pasted', typed: true, redelivered, pane, pastedAt: at };
+}
+
+/** Enter was pressed alone in the pane: whatever was left there went as a submit of its own. */
+export function cleared(d: Extract<Delivery, { phase: 'committed' }>): Delivery {
+  return { ...d, leftover: false };
 }
 
 export function pasted(d: Extract<Delivery, { phase: 'committed' }>, pane: PaneRef, at: number): Delivery {
@@ -90,11 +112,13 @@ export function confirmed(d: Extract<Delivery, { phase: 'entered' }>, confirmati
  * that failed stays where it is, to be tried again.
  */
 export function failed(d: Delivery, how: { maybeTyped: boolean; pasteLost?: boolean }): Delivery {
-  if (d.phase === 'committed') return { ...d, typed: d.typed || how.maybeTyped };
+  if (d.phase === 'committed')
+    return { ...d, typed: d.typed || how.maybeTyped, leftover: !how.pasteLost && (d.leftover || how.maybeTyped) };
+  // Lost to the pane (another instance now, or never shown): nothing of it is left there to submit.
   if (how.pasteLost && d.phase !== 'archived' && d.phase !== 'confirmed')
-    return { record: d.record, timing: d.timing, phase: 'committed', typed: true };
+    return { record: d.record, timing: d.timing, phase: 'committed', typed: true, leftover: false };
   return d;
 }
 
-/** Does the text of this delivery start with `[baton] <id> `, i.e. is text in a box possibly its own? */
+/** May text in the box be this delivery's own (pasted earlier, not submitted)? */
 export const mayBeInBox = (d: Delivery): boolean => d.typed;

@@ -28,8 +28,8 @@ export interface BudgetParts {
   config: Config;
   bus: Records & TurnState;
   log: Logger;
-  /** A transcript, read on from where the last look ended (terminal/hooks/intake.ts). */
-  transcript(path: string): Transcript;
+  /** The agent's transcript, read on from where the last look ended (terminal/hooks/intake.ts). */
+  transcript(agent: string, path: string): Transcript;
   /** The message whose receipt carried this prompt (null: a prompt that was no message of baton's). */
   messageOf(agent: string, promptId: string): string | null;
   finish(reason: FinishReason): Promise<void>;
@@ -53,9 +53,16 @@ export class Budget {
   async run(): Promise<void> {
     for (const t of [...this.turns]) {
       const age = performance.now() - t.since;
-      let tail = this.tails.get(t.path);
-      if (!tail) this.tails.set(t.path, (tail = this.p.transcript(t.path)));
+      const key = `${t.agent}\n${t.path}`;
+      let tail = this.tails.get(key);
+      if (!tail) this.tails.set(key, (tail = this.p.transcript(t.agent, t.path)));
       const { complete, usage } = turnUsage(await tail.read(), t.promptId);
+      if (tail.refused) {
+        // The path came from the agent's own note: said in baton's words, never the note's.
+        this.turns.splice(this.turns.indexOf(t), 1);
+        this.p.log.warn(`${t.agent}'s transcript is not read (${tail.refused}): the turn's tokens are not counted`);
+        continue;
+      }
       if (!usage && age < GIVE_UP_MS) {
         this.p.wakeIn(250);
         continue;
@@ -66,14 +73,13 @@ export class Budget {
       }
       this.turns.splice(this.turns.indexOf(t), 1);
       if (!usage) {
-        this.p.log.warn(
-          `${t.agent}'s turn (prompt ${t.promptId}) is not in its transcript ${t.path}: its tokens are not counted`,
-        );
+        this.p.log.warn(`${t.agent}'s turn is not in its transcript: its tokens are not counted`);
         continue;
       }
       await this.count(t, usage);
     }
-    for (const path of this.tails.keys()) if (!this.turns.some((t) => t.path === path)) this.tails.delete(path);
+    for (const key of this.tails.keys())
+      if (!this.turns.some((t) => `${t.agent}\n${t.path}` === key)) this.tails.delete(key);
   }
 
   private async count(t: Turn, usage: Usage): Promise<void> {

@@ -14,17 +14,22 @@
  * in full, flagged, into the pane there is now; never an Enter alone. A person scrolling (copy mode) holds
  * the Enter until they stop. A keystroke tmux refuses because another daemon holds the conversation stops
  * this daemon (FencedError).
+ * Before a message that may have been typed is typed again, what an earlier paste left in the pane is looked
+ * for (leftover.ts): found in the box, it is submitted, not pasted behind itself.
  * A failure is reported once per distinct error (`delivery_failed`) and retried with the receiver's
  * backoff; it is never stamped delivered.
  */
 import { FencedError, isoAt, type Clock, type Events, type Records, type TurnStep } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { headerPrefix, inertLine, oneLine, render, replyHint } from '../core/compose.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   begin,
+  cleared,
   confirmed,
   entered,
   failed,
+  found,
   mayBeInBox,
   pasted,
   saved,
@@ -32,11 +37,13 @@ import {
   type Timing,
 } from '../core/delivery.js';
 import { stamped, withReceipt, type ArchiveRecord } from '../core/record.js';
+import { failpoint } from '../lib/failpoint.js';
 import type { Logger } from '../lib/log.js';
 import type { Received } from '../core/receipt.js';
 import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
 import type { Typed, Typist } from '../terminal/typist.js';
 import type { Availability } from './availability.js';
+import { leftover } from './leftover.js';
 import type { Underway } from './underway.js';
 
 export interface CourierParts {
@@ -55,6 +62,16 @@ export interface CourierParts {
     takeEarly(id: string): Received | undefined;
     stamped(id: string, agent: string, received: boolean): void;
   };
+}
+
+/** The message as pasted: with "(redelivered)" in its header when it may have been typed before. */
+function textOf(config: Config, r: ArchiveRecord, redelivered: boolean): string {
+  const { id, sender: from, receiver: to, reply_to, type, subject, content } = r;
+  return render(
+    { id, from, to, reply_to, type, subject, content, redelivered },
+    config.delivery.template,
+    replyHint(config, r.receiver),
+  );
 }
 
 export class Courier {
@@ -117,21 +134,29 @@ export class Courier {
         { maybeTyped: true, pasteLost: true },
       );
     }
+    if (d.phase === 'committed' && d.typed) {
+      // It may be in the box already, unsubmitted (leftover.ts): never pasted behind itself.
+      const left = await leftover(this.p, {
+        id: r.id,
+        receiver: r.receiver,
+        leftover: d.leftover,
+        agent,
+        pane,
+        copies: [textOf(this.p.config, r, false), textOf(this.p.config, r, true)],
+      });
+      if (left.kind === 'other') return this.failed(d, left.error, { maybeTyped: true });
+      if (left.kind === 'failed') {
+        const gone = left.failure.refused === 'moved' || left.failure.refused === 'dead';
+        return this.refusedOr(d, left.failure, { maybeTyped: true, pasteLost: gone });
+      }
+      if (left.kind === 'found') d = this.set(found(d, paneRef(pane), performance.now(), left.flagged));
+      else if (left.kind === 'entered') {
+        d = this.set(cleared(d));
+        await sleep(this.p.typist.enterDelay(agent)); // its submit first, then the paste
+      }
+    }
     if (d.phase === 'committed') {
-      const text = render(
-        {
-          id: r.id,
-          from: r.sender,
-          to: r.receiver,
-          reply_to: r.reply_to,
-          type: r.type,
-          subject: r.subject,
-          content: r.content,
-          redelivered: d.typed,
-        },
-        this.p.config.delivery.template,
-        replyHint(this.p.config, r.receiver),
-      );
+      const text = textOf(this.p.config, r, d.typed);
       const intake = await this.p.typist.intake(agent, pane);
       const p = await this.p.typist.paste(
         pane,
@@ -139,6 +164,7 @@ export class Courier {
       );
       if (!p.ok) return this.refusedOr(d, p, { maybeTyped: p.maybeTyped });
       d = this.set(pasted(d, paneRef(pane), p.value));
+      failpoint('pasted');
     }
     if (d.phase === 'pasted') {
       if (!(await this.p.typist.shown(agent, d.pane))) {

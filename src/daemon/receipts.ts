@@ -27,7 +27,7 @@ import { idsIn, isIntact, type Received } from '../core/receipt.js';
 import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
-import type { AgentStates } from '../terminal/hooks/spool.js';
+import { type AgentStates, noteLabel } from '../terminal/hooks/spool.js';
 import { Budget } from './budget.js';
 import { type Post, TurnEnds } from './turn-ends.js';
 import { RECEIPT_BOUND_MS, Unconfirmed } from './unconfirmed.js';
@@ -87,7 +87,7 @@ export class Receipts {
     this.unconfirmed = new Unconfirmed(this.agents);
     this.budget = new Budget({
       ...p,
-      transcript: (path) => p.intake.transcript(path),
+      transcript: (agent, path) => p.intake.transcript(agent, path),
       messageOf: (agent, promptId) => this.carried(agent, promptId)[0] ?? null,
     });
     this.turnEnds = new TurnEnds({ ...p, budget: this.budget, carried: (a, id) => this.carried(a, id) });
@@ -153,7 +153,7 @@ export class Receipts {
             }
           }
           this.failures.delete(s.name);
-        } else this.log.warn(`${agent}'s hook spool: ${s.name} is not a hook note (${s.invalid}); removed`);
+        } else this.log.warn(`${agent}'s hook spool: ${noteLabel(s.name)} is not a hook note (${s.invalid}); removed`);
         await this.intake.take(agent, s.name);
         any = true;
       }

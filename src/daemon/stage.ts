@@ -36,8 +36,8 @@ export interface Stage {
   deliveringTo(): string | null;
   /** Deliver a waiting message or an approval now; `extra` goes into its record. */
   take(w: Waiting | Approval, extra?: Record<string, unknown>): Promise<Take>;
-  /** The agent's pane when it can take text now, else why not. */
-  ready(agent: string): Promise<Ready>;
+  /** The agent's pane when it can take text now, else why not. `ours`: as in Availability.check. */
+  ready(agent: string, ours?: string): Promise<Ready>;
   /** Type text of baton's own into an agent's pane (paste, Enter, confirm). Null when typed, else why not. */
   typeInto(agent: string, text: string): Promise<string | null>;
   /** A receipt the agent's hook gave before the message's stamp (taken: the stamp records it). */

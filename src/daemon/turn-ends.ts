@@ -49,7 +49,8 @@ export class TurnEnds {
     const s = bus.state();
     const last = s.last_message_id ? await bus.record(s.last_message_id) : null;
     const opening = !s.last_message_id && s.message_counter === 0;
-    const reply = facts.replyFrom === 'payload' ? facts.reply : await this.p.intake.transcriptReply(facts.transcript);
+    const reply =
+      facts.replyFrom === 'payload' ? facts.reply : await this.p.intake.transcriptReply(agent, facts.transcript);
     const promptId = facts.turn;
     // The messages the ended turn began with: by its ID where the CLI gives one, else from its prompt.
     const carried = promptId ? this.p.carried(agent, promptId) : idsIn(facts.prompt ?? '');

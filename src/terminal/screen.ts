@@ -44,3 +44,38 @@ export function screenProblem(screen: Screen): string | null {
       return `the screen is not one baton recognises (${screen.detail})`;
   }
 }
+
+/** What a client's marker for a big paste says of its size. */
+function markerSize(input: string): { lines: number } | { chars: number } | null {
+  const m = /^\[Pasted text #\d+ \+(\d+) lines\]$/.exec(input) ?? /^\[Pasted Text: (\d+) lines\]$/.exec(input) ?? null;
+  if (m) return { lines: Number(m[1]) };
+  const c = /^\[Pasted Content (\d+) chars\]$/.exec(input) ?? /^\[Pasted Text: (\d+) chars\]$/.exec(input);
+  return c ? { chars: Number(c[1]) } : null;
+}
+
+/** Whether a marker's size is that of `text` (the clients count lines or line breaks, characters or UTF-16 units). */
+function sizeFits(size: { lines: number } | { chars: number }, text: string): boolean {
+  if ('lines' in size) {
+    const lines = text.split('\n').length;
+    return size.lines === lines || size.lines === lines - 1;
+  }
+  return [text.length, [...text].length].some((n) => Math.abs(size.chars - n) <= 2);
+}
+
+const squash = (s: string) => s.replace(/\s+/g, '');
+
+/**
+ * Which of `copies` (one message's text as it may have been pasted: plain, flagged) the input box holds,
+ * alone — after a daemon was killed between a paste and its Enter, its next start finds the paste there.
+ * The text itself, whitespace aside (the box wraps and indents long lines), names its copy; a client's
+ * marker for a big paste names a copy only by its size: `which` is null when the size fits several (a flag
+ * adds no line). Undefined when the box holds anything else — other text, two pastes, text typed after it.
+ */
+export function copyInBox(input: string, copies: readonly string[]): { which: number | null } | undefined {
+  const text = copies.findIndex((c) => squash(c) === squash(input));
+  if (text >= 0) return { which: text };
+  const size = markerSize(input.trim());
+  if (!size) return undefined;
+  const fits = copies.flatMap((c, i) => (sizeFits(size, c) ? [i] : []));
+  return fits.length === 0 ? undefined : { which: fits.length === 1 ? fits[0]! : null };
+}

@@ -20,14 +20,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from '../config/config.js';
 import { inertLine, oneLine } from '../core/compose.js';
+import { failpoint } from '../lib/failpoint.js';
 import type { Confirmation } from '../core/record.js';
 import { guard, raiseFence, refusal, skipReport, type Refusal, type TmuxFence } from './fence.js';
 import { KINDS } from './kinds.js';
 import { findPane, paneRef, probe, samePane, type PaneInfo, type PaneRef } from './pane.js';
 import { intakeOf, readScreen, screenRead, whyNotReady } from './readiness.js';
-import { isOurPaste, screenProblem, type Screen } from './screen.js';
+import { copyInBox, isOurPaste, screenProblem, type Screen } from './screen.js';
 import { SKIPPED, type Tmux } from './tmux.js';
-import type { Intake, Ready, Typed, Typist } from './typist.js';
+import type { Box, Intake, Ready, Typed, Typist } from './typist.js';
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
 const fail = (error: string, maybeTyped: boolean, refused?: Refusal): Failure => ({
@@ -95,6 +96,15 @@ export class TmuxTypist implements Typist {
     const oursInBox = screen?.state === 'holding' && ours !== undefined && isOurPaste(screen.input, ours);
     if (pane && (!notReady || oursInBox)) return { ok: true, pane };
     return { ok: false, reason: notReady?.reason ?? 'no pane', ...(screen ? { screen } : {}) };
+  }
+
+  async box(agent: Agent, pane: PaneInfo, copies: readonly string[]): Promise<Box> {
+    if (!screenRead(agent, pane)) return { kind: 'unread' };
+    const screen = await readScreen(this.tmux, agent, pane);
+    if (screen?.state === 'ready') return { kind: 'empty' };
+    const copy = screen?.state === 'holding' ? copyInBox(screen.input, copies) : undefined;
+    if (copy) return { kind: 'copy', which: copy.which };
+    return { kind: 'other', detail: screen ? (screenProblem(screen) ?? '') : 'screen unreadable' };
   }
 
   intake(agent: Agent, pane: PaneInfo): Promise<Intake> {
@@ -183,6 +193,7 @@ export class TmuxTypist implements Typist {
     const typed = intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text;
     const pasted = await this.paste(pane, typed);
     if (!pasted.ok) return pasted;
+    failpoint('pasted');
     const ref = paneRef(pane);
     if (!(await this.shown(agent, ref))) return fail(`the paste never showed in ${pane.id}'s input box`, true);
     const entered = await this.enter(ref, Math.max(0, delayMs - (performance.now() - pasted.value)), agent);

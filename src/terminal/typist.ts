@@ -29,6 +29,17 @@ export type Intake =
   /** Nothing of the content: a shell would run it. Only a line naming the message (`baton show ID`). */
   | 'inert';
 
+/**
+ * What an agent's input box holds, against the copies of a message that may already be there: `unread`
+ * for a kind whose box baton does not read, `empty`, `copy` (`which` copy, null when the client's paste
+ * marker cannot tell), or `other` (anything else, said in `detail`).
+ */
+export type Box =
+  | { kind: 'unread' }
+  | { kind: 'empty' }
+  | { kind: 'copy'; which: number | null }
+  | { kind: 'other'; detail: string };
+
 export interface Typist {
   /**
    * The agent's pane when text may be typed into it now, else why not. `ours`: how a delivery that may
@@ -37,6 +48,8 @@ export interface Typist {
   ready(agent: Agent, ours?: string): Promise<Ready>;
   /** How this pane takes text now. */
   intake(agent: Agent, pane: PaneInfo): Promise<Intake>;
+  /** What this pane's input box holds (kinds whose screen is read), against `copies` of a message. */
+  box(agent: Agent, pane: PaneInfo, copies: readonly string[]): Promise<Box>;
   /** Paste `text` as one unit, into this very pane instance. Resolves with performance.now() when done. */
   paste(pane: PaneInfo, text: string): Promise<Typed<number>>;
   /** Does the paste show in the input box yet? (True at once where the screen is not read.) */

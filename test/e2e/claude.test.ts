@@ -20,7 +20,7 @@ import type { Config } from '../../src/config/config.js';
 import { installClaudeHooks } from '../../src/terminal/hooks/claude-settings.js';
 import { spoolDir } from '../../src/terminal/hooks/spool.js';
 import { alive, CLI, Project, waitFor } from '../helpers/harness.js';
-import { claudeAgent, installClient, VERSIONS } from './clients.js';
+import { claudeAgent, declareEnv, installClient, VERSIONS } from './clients.js';
 import { MockAnthropic, shq, type LoggedRequest } from './mock-anthropic.js';
 import { enterToReceipt, spread, tally } from './report.js';
 
@@ -73,8 +73,16 @@ function replyTo(incoming: string): number | null {
 
 const installClaude = (): string => installClient('claude');
 
-/** A private HOME that lets Claude Code start without a dialog, in bypass mode, talking only to the mock. */
-const agentEnv = (p: Project, name: Name, mock: MockAnthropic) => claudeAgent(p.dir, p.configFile, name, mock.url);
+/**
+ * A private HOME that lets Claude Code start without a dialog, in bypass mode, talking only to the mock —
+ * named in the agent's config `env` too, as a user's would be: the daemon reads a Claude Code transcript
+ * (a turn's tokens) only under that agent's own ~/.claude/projects/.
+ */
+const agentEnv = (p: Project, name: Name, mock: MockAnthropic) => {
+  const agent = claudeAgent(p.dir, p.configFile, name, mock.url);
+  declareEnv(p, name, { HOME: agent.env.HOME! });
+  return agent;
+};
 
 /** What a Claude Code screen shows: its input box (and what is typed in it), and whether a turn runs. */
 interface Screen {

@@ -6,7 +6,7 @@
  * real clients.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../helpers/harness.js';
 
@@ -28,6 +28,13 @@ export function installClient(client: Client): string {
   const bin = out.trim().split('\n').at(-1) ?? '';
   if (!existsSync(bin)) throw new Error(`scripts/agent-cli.mjs ${client} printed "${bin}", which does not exist`);
   return bin;
+}
+
+/** Add `env` to an agent's entry in the project's config (an agent the test starts itself, with that environment). */
+export function declareEnv(project: { configFile: string }, name: string, env: Record<string, string>): void {
+  const c = JSON.parse(readFileSync(project.configFile, 'utf8')) as { agents: Record<string, { env?: object }> };
+  c.agents[name]!.env = { ...c.agents[name]!.env, ...env };
+  writeFileSync(project.configFile, JSON.stringify(c, null, 2));
 }
 
 export const CLAUDE_KEY = 'sk-ant-test-baton-e2e-0123456789abcdefghij';

@@ -129,13 +129,14 @@ export class Project {
   }
 
   /**
-   * Start `baton daemon` and wait until it has written its `started` event (or exited). Returned inside
+   * Start `baton daemon` (with `env` added: BATON_FAILPOINT, say) and wait until it has written its
+   * `started` event (or exited). Returned inside
    * an object: the subprocess is a thenable, and returning it bare would wait for it to exit.
    */
-  async startDaemon(): Promise<{ proc: ResultPromise }> {
+  async startDaemon(env: Record<string, string> = {}): Promise<{ proc: ResultPromise }> {
     const before = this.events().filter((e) => e.event === 'started').length;
     const p = execa('node', [CLI, 'daemon', '--config', this.configFile], {
-      env: this.env,
+      env: { ...this.env, ...env },
       reject: false,
       cwd: this.dir,
       all: true,

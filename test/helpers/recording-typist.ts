@@ -7,10 +7,11 @@ import type { Agent } from '../../src/config/config.js';
 import type { Confirmation } from '../../src/core/record.js';
 import type { Refusal, TmuxFence } from '../../src/terminal/fence.js';
 import type { PaneInfo, PaneRef } from '../../src/terminal/pane.js';
-import type { Intake, Ready, Typed, Typist } from '../../src/terminal/typist.js';
+import type { Box, Intake, Ready, Typed, Typist } from '../../src/terminal/typist.js';
 
 export type Call =
   | { step: 'ready'; agent: string; ours?: string | undefined }
+  | { step: 'box'; pane: string; copies: readonly string[] }
   | { step: 'paste'; pane: string; text: string }
   | { step: 'shown'; pane: string }
   | { step: 'enter'; pane: string; delayMs: number }
@@ -40,12 +41,13 @@ export class RecordingTypist implements Typist {
   /** Scripted answers, consumed in order per step; a step with none left answers ok. */
   readonly script: {
     ready: Ready[];
+    box: Box[];
     intake: Intake[];
     paste: Failure[];
     shown: boolean[];
     enter: Failure[];
     confirm: Array<Failure | Confirmation>;
-  } = { ready: [], intake: [], paste: [], shown: [], enter: [], confirm: [] };
+  } = { ready: [], box: [], intake: [], paste: [], shown: [], enter: [], confirm: [] };
   fenced: TmuxFence | null = null;
   private clock = 0;
 
@@ -54,6 +56,12 @@ export class RecordingTypist implements Typist {
   async ready(agent: Agent, ours?: string): Promise<Ready> {
     this.calls.push({ step: 'ready', agent: agent.name, ours });
     return this.script.ready.shift() ?? { ok: true, pane: pane() };
+  }
+
+  /** A kind whose box is not read, unless the script says what the box holds. */
+  async box(_agent: Agent, p: PaneInfo, copies: readonly string[]): Promise<Box> {
+    this.calls.push({ step: 'box', pane: p.id, copies });
+    return this.script.box.shift() ?? { kind: 'unread' };
   }
 
   async intake(): Promise<Intake> {

@@ -17,6 +17,17 @@ afterEach(async () => {
   p = undefined;
 });
 
+/**
+ * Each agent's Claude Code folder inside the test's own (CLAUDE_CONFIG_DIR in its env, as a user would set
+ * it): the stand-in keeps its transcript there, the one place baton reads a Claude Code transcript.
+ */
+function claudeFolders(project: Project): void {
+  const c = JSON.parse(readFileSync(project.configFile, 'utf8'));
+  for (const [name, a] of Object.entries(c.agents as Record<string, { env?: Record<string, string> }>))
+    a.env = { ...a.env, CLAUDE_CONFIG_DIR: join(project.dir, 'claude-config', name) };
+  project.writeConfig(c);
+}
+
 const fake = (name: string, flags = '') =>
   `node ${JSON.stringify(FAKE_CLAUDE)} ${JSON.stringify(`../../${name}.log`)} --hooks ${flags}`.trim();
 
@@ -165,6 +176,7 @@ describe('hook receipts and automatic replies', () => {
       turns: { policy: 'alternate', max_tokens: 500 },
       delivery: { enter_delay_ms: 100 },
     });
+    claudeFolders(p);
     const up = await p.cli(['up', '--topic', 'a budget']);
     expect(up.exitCode, up.stderr).toBe(0);
     await waitFor(

@@ -1,8 +1,12 @@
 /**
  * `baton mcp` through the official SDK's own client, over stdio as an agent CLI runs it: the
  * tools it lists, a reply posted with the post tool and delivered by the daemon, status and the
- * transcript, and a misuse answered as a tool error (never a crash of the server).
+ * transcript, and a misuse answered as a tool error (never a crash of the server). Then raw JSON-RPC lines,
+ * as a hostile or broken client writes them: a request too large (the server used to exit 0 in silence,
+ * and the agent lost its tools), lines that are not JSON-RPC, and tools called before the handshake.
  */
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,9 +14,12 @@ import { CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
 
 let p: Project | undefined;
 let client: Client | undefined;
+let raw: RawClient | undefined;
 afterEach(async () => {
   await client?.close();
   client = undefined;
+  raw?.proc.kill('SIGKILL');
+  raw = undefined;
   await p?.stop();
   p = undefined;
 });
@@ -66,5 +73,115 @@ describe('baton mcp', () => {
     expect(textOf(wrong)).toContain('not posted: a has no folder for messages to nobody');
     // Still serving after the error.
     expect((await client.listTools()).tools).toHaveLength(3);
+  }, 60_000);
+});
+
+/** `baton mcp` spoken to in raw JSON-RPC lines: what it answers, and whether it still runs. */
+class RawClient {
+  readonly proc: ChildProcessWithoutNullStreams;
+  readonly answers: Array<{ id: unknown; result?: unknown; error?: { code: number; message: string } }> = [];
+  private rest = '';
+
+  constructor(project: Project) {
+    const env = Object.fromEntries(
+      Object.entries({ ...process.env, ...project.env }).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
+    this.proc = spawn(process.execPath, [CLI, 'mcp', '--as', 'a', '--config', project.configFile], { env });
+    this.proc.stdin.on('error', () => {}); // a server that died: the test says so, not an EPIPE
+    this.proc.stdout.on('data', (c: Buffer) => {
+      const lines = (this.rest + c.toString('utf8')).split('\n');
+      this.rest = lines.pop()!;
+      for (const l of lines) this.answers.push(JSON.parse(l));
+    });
+  }
+
+  send(line: string | object): void {
+    this.proc.stdin.write(`${typeof line === 'string' ? line : JSON.stringify({ jsonrpc: '2.0', ...line })}\n`);
+  }
+
+  /** The answer to request `id` (the first, in order, for null). */
+  answer(id: unknown, after = 0) {
+    return waitFor(
+      `the answer to ${JSON.stringify(id)}`,
+      () => this.answers.slice(after).find((a) => a.id === id),
+      15_000,
+    );
+  }
+
+  get alive(): boolean {
+    return this.proc.exitCode === null && this.proc.signalCode === null;
+  }
+
+  async handshake(): Promise<void> {
+    this.send({ id: 'init', method: 'initialize', params: INIT });
+    expect((await this.answer('init')).result).toBeTruthy();
+    this.send({ method: 'notifications/initialized' });
+  }
+}
+
+const INIT = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1.0.0' } };
+const mcpProject = () =>
+  new Project({
+    agents: { a: { kind: 'generic', command: 'x' }, b: { kind: 'generic', command: 'x' } },
+    directions: undefined,
+  });
+/** Every message file waiting in a direction folder. */
+const posted = (project: Project) =>
+  (existsSync(project.messages) ? readdirSync(project.messages, { withFileTypes: true }) : [])
+    .filter((d) => d.isDirectory() && /_to_/.test(d.name))
+    .flatMap((d) => project.ls(d.name).filter((n) => n.endsWith('.json')));
+
+describe('baton mcp, spoken to in raw JSON-RPC', () => {
+  it('a request too large is answered with an error (its id, wherever it is; null when it has none), and the server stays up', async () => {
+    p = mcpProject();
+    raw = new RawClient(p);
+    await raw.handshake();
+    const big = 'x'.repeat(11 * 1024 * 1024); // over the 10 MB the SDK's own transport dies at
+    const call = (content: string) => ({ name: 'post', arguments: { content } });
+    raw.send({ id: 2, method: 'tools/call', params: call(big) });
+    const first = await raw.answer(2);
+    expect(first.error?.code).toBe(-32600);
+    expect(first.error?.message).toMatch(/^request too large: \d+ bytes, over the limit of 8388608; it was not read$/);
+    raw.send(`{"jsonrpc":"2.0","method":"tools/call","params":${JSON.stringify(call(big))},"id":"after-params"}`);
+    expect((await raw.answer('after-params')).error?.code).toBe(-32600);
+    raw.send(big); // not even JSON
+    expect((await raw.answer(null)).error?.message).toMatch(/^request too large/);
+    // Still serving, and nothing of those was posted.
+    raw.send({ id: 3, method: 'tools/list' });
+    expect(((await raw.answer(3)).result as { tools: unknown[] }).tools).toHaveLength(3);
+    expect(posted(p)).toEqual([]);
+    // Lines that are not JSON-RPC are answered too, never dropped in silence.
+    const before = raw.answers.length;
+    raw.send('{"this is": not json');
+    expect((await raw.answer(null, before)).error?.code).toBe(-32700);
+    raw.send({ id: 4, method: 42 });
+    expect((await raw.answer(4)).error?.code).toBe(-32600);
+    raw.send({ id: 5, method: 'tools/call', params: call('small enough') });
+    expect(JSON.stringify((await raw.answer(5)).result)).toContain('posted to b');
+    expect(posted(p)).toHaveLength(1);
+    expect(raw.alive).toBe(true);
+  }, 60_000);
+
+  it('tools are refused before the handshake (initialize, then notifications/initialized); ping is not', async () => {
+    p = mcpProject();
+    raw = new RawClient(p);
+    raw.send({ id: 1, method: 'tools/call', params: { name: 'post', arguments: { content: 'before any handshake' } } });
+    const refused = await raw.answer(1);
+    expect(refused.error?.code).toBe(-32002);
+    expect(refused.error?.message).toContain('not initialized');
+    raw.send({ id: 2, method: 'tools/list' });
+    expect((await raw.answer(2)).error?.code).toBe(-32002);
+    raw.send({ id: 3, method: 'ping' });
+    expect((await raw.answer(3)).result).toEqual({});
+    raw.send({ id: 4, method: 'initialize', params: INIT });
+    expect((await raw.answer(4)).result).toBeTruthy();
+    raw.send({ id: 5, method: 'tools/call', params: { name: 'post', arguments: { content: 'between the two' } } });
+    expect((await raw.answer(5)).error?.code).toBe(-32002); // initialized not sent yet
+    expect(posted(p)).toEqual([]);
+    raw.send({ method: 'notifications/initialized' });
+    raw.send({ id: 6, method: 'tools/call', params: { name: 'post', arguments: { content: 'after the handshake' } } });
+    expect(JSON.stringify((await raw.answer(6)).result)).toContain('posted to b');
+    expect(posted(p)).toHaveLength(1);
+    expect(raw.alive).toBe(true);
   }, 60_000);
 });

@@ -140,11 +140,14 @@ describe('a daemon that lost its lease', () => {
     expect(r1.exitCode, String(r1.all)).toBe(3); // fenced; another daemon holds the lease
     await sleep(1000);
     expect(readFileSync(p.path('archive', 'msg_0001.json'), 'utf8')).toBe(record); // untouched
-    expect(enters(log2)).toBe(1); // the second daemon's Enter only
-    expect(readRecorder(log2).typed.map((t) => t.split('\n')[0])).toEqual([
+    // The second daemon's two Enters only: one alone first, so the paste the first left unsubmitted goes
+    // on its own (leftover.ts: never two copies in one submit), then the flagged copy's.
+    expect(enters(log2)).toBe(2);
+    expect(readRecorder(log2).pastes.map((t) => t.split('\n')[0])).toEqual([
       '[baton] msg_0001 from claude1',
       '[baton] msg_0001 from claude1 (redelivered)',
     ]);
+    expect(readRecorder(log2).stray).toBe('');
     expect(d2.proc.exitCode).toBeNull();
     p.send('c2_to_c1', 'r.json', { content: 'still delivering' });
     await waitFor('msg_0002', () => p!.archive()[1]?.delivered_at);

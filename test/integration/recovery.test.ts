@@ -1,8 +1,9 @@
 import { execa } from 'execa';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { Project, readRecorder, ROOT, waitFor } from '../helpers/harness.js';
 
 let p: Project;
 afterEach(async () => {
@@ -372,4 +373,164 @@ describe('start-up recovery after a crash mid-delivery', () => {
           : ''),
     );
   }, 180_000);
+});
+
+/**
+ * A daemon killed between a paste and its Enter (the `pasted` failpoint: SIGKILL right after the paste).
+ * Its next start used to type the message again, flagged, behind the paste still sitting in the agent's
+ * input — and the agent submitted both copies in one go. Now the next start looks at what is there.
+ */
+describe('a daemon killed between a paste and its Enter', () => {
+  const FAKE_CLAUDE = join(ROOT, 'test', 'fixtures', 'fake-claude.mjs');
+  const screenOf = async (name: string) => (await p.tmux(['capture-pane', '-p', '-t', `=${name}:`])).stdout;
+  /** What the stand-in Claude Code's model got: one entry per submit. */
+  const submits = (log: string) =>
+    readFileSync(log, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => (JSON.parse(l) as { text: string }).text);
+  /** Each copy of a message in a submit: a second copy pasted behind the first starts mid-line. */
+  const headers = (text: string) => text.match(/\[baton\] msg_\d+ from \w+(?: \(redelivered\))?/g) ?? [];
+
+  /** The daemon pastes msg_0001 and is killed before its Enter; then a daemon starts again. */
+  async function killedAfterPaste(content: string): Promise<void> {
+    p.send('c1_to_c2', 'm.json', { content });
+    const { proc } = await p.startDaemon({ BATON_FAILPOINT: 'pasted' });
+    await waitFor('the daemon killed right after its paste', () => proc.exitCode !== null || proc.signalCode, 15_000);
+    expect(proc.signalCode).toBe('SIGKILL');
+    expect(p.archive()[0]!.delivered_at).toBeNull();
+    await p.startDaemon();
+    await waitFor('delivered after the restart', () => p.archive()[0]?.delivered_at, 20_000);
+  }
+
+  async function claudeReceiver(): Promise<string> {
+    p = new Project({
+      agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'claude', command: 'x' } },
+      delivery: { enter_delay_ms: 100 },
+    });
+    await p.recorder('claude1');
+    const log = join(p.dir, 'claude2.log');
+    const cmd = `exec node ${JSON.stringify(FAKE_CLAUDE)} ${JSON.stringify(log)}`;
+    expect((await p.tmux(['new-session', '-d', '-s', 'claude2', '-x', '200', '-y', '50', cmd])).exitCode).toBe(0);
+    await waitFor("claude2's box", async () => (await screenOf('claude2')).includes('❯'));
+    return log;
+  }
+
+  it('Claude Code (its box read), the text shown in the box: that paste is submitted, the model gets the message once', async () => {
+    const log = await claudeReceiver();
+    await killedAfterPaste('one short line');
+    const got = submits(log);
+    expect(got).toHaveLength(1);
+    expect(headers(got[0]!)).toEqual(['[baton] msg_0001 from claude1']);
+    expect(got[0]).toContain('one short line');
+    expect(p.archive()[0]!.redelivered).toBeUndefined(); // it got one copy, unflagged
+    const found = p.events().filter((e) => e.event === 'leftover_paste');
+    expect(found.map((e) => [e.id, e.action, e.copy])).toEqual([['msg_0001', 'submitted', 'unflagged']]);
+    expect(p.events().filter((e) => e.event === 'redelivered')).toEqual([]);
+  }, 60_000);
+
+  it('Claude Code, a long paste the box shows as "[Pasted text #1 +N lines]": submitted once, stamped redelivered (the marker cannot say which copy)', async () => {
+    const log = await claudeReceiver();
+    const long = Array.from({ length: 12 }, (_, i) => `line ${i + 1} of a long message`).join('\n');
+    await killedAfterPasteShowingMarker(long);
+    const got = submits(log);
+    expect(got).toHaveLength(1);
+    expect(headers(got[0]!)).toHaveLength(1);
+    expect(got[0]).toContain('line 12 of a long message');
+    expect(p.archive()[0]!.redelivered).toBe(true);
+    expect(
+      p
+        .events()
+        .filter((e) => e.event === 'leftover_paste')
+        .map((e) => e.copy),
+    ).toEqual(['unknown']);
+  }, 60_000);
+
+  it('Claude Code, its box holding more than that paste (a person typed after it): nothing typed behind it until the box is empty', async () => {
+    const log = await claudeReceiver();
+    p.send('c1_to_c2', 'm.json', { content: 'one short line' });
+    const { proc } = await p.startDaemon({ BATON_FAILPOINT: 'pasted' });
+    await waitFor('the daemon killed right after its paste', () => proc.signalCode, 15_000);
+    await p.tmux(['send-keys', '-t', '=claude2:', '-l', ' and a person typed on']);
+    await waitFor('their text in the box', async () => (await screenOf('claude2')).includes('a person typed on'));
+    await p.startDaemon();
+    await waitFor('the wait reported', () =>
+      p
+        .events()
+        .some((e) => e.event === 'delivery_failed' && String(e.error).includes('holds something other than msg_0001')),
+    );
+    await sleep(1500);
+    expect(submits(log)).toEqual([]); // nothing submitted, and
+    expect((await screenOf('claude2')).match(/\[baton\] msg_0001/g)).toHaveLength(1); // nothing pasted behind it
+    await p.tmux(['send-keys', '-t', '=claude2:', 'C-u']); // the person clears the box
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at, 20_000);
+    const got = submits(log);
+    expect(got.map(headers)).toEqual([['[baton] msg_0001 from claude1 (redelivered)']]);
+    expect(p.archive()[0]!.redelivered).toBe(true);
+  }, 60_000);
+
+  it('a generic agent (its box unseen): Enter alone first, so the two copies never go in one submit', async () => {
+    p = new Project({ delivery: { enter_delay_ms: 100 } });
+    await p.recorder('claude1');
+    const log = await p.recorder('claude2');
+    await killedAfterPaste('are you there?');
+    await waitFor('the flagged copy read, and its Enter', () =>
+      /\(redelivered\)[\s\S]*\r$/.test(readRecorder(log).raw.toString()),
+    );
+    const raw = readRecorder(log).raw.toString('utf8');
+    // Each submit (the text up to each Enter) holds at most one copy of the message.
+    const perSubmit = raw.split('\r').map((s) => (s.match(/\[baton\] msg_0001 /g) ?? []).length);
+    expect(
+      perSubmit.every((n) => n <= 1),
+      JSON.stringify(perSubmit),
+    ).toBe(true);
+    expect(readRecorder(log).pastes.map((t) => t.split('\n')[0])).toEqual([
+      '[baton] msg_0001 from claude1',
+      '[baton] msg_0001 from claude1 (redelivered)',
+    ]);
+    expect(p.archive()[0]!.redelivered).toBe(true);
+    expect(
+      p
+        .events()
+        .filter((e) => e.event === 'leftover_paste')
+        .map((e) => e.action),
+    ).toEqual(['entered']);
+  }, 60_000);
+
+  it("a person's message (baton send) to a generic agent: answered after the kill, Enter alone first, each submit one copy", async () => {
+    p = new Project({ delivery: { enter_delay_ms: 100 } });
+    await p.recorder('claude1');
+    const log = await p.recorder('claude2');
+    const { proc } = await p.startDaemon({ BATON_FAILPOINT: 'pasted' });
+    const sending = p.cli(['send', '--to', 'claude2', 'a word from a person']);
+    await waitFor('the daemon killed right after its paste', () => proc.signalCode, 15_000);
+    // No daemon now: the command answers its own request once the lease is free, as the daemon would.
+    const sent = await sending;
+    expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);
+    await waitFor('the flagged copy read, and its Enter', () =>
+      /\(redelivered\)[\s\S]*\r$/.test(readRecorder(log).raw.toString()),
+    );
+    const raw = readRecorder(log).raw.toString('utf8');
+    const perSubmit = raw.split('\r').map((s) => (s.match(/\[baton\] user_0001 /g) ?? []).length);
+    expect(
+      perSubmit.every((n) => n <= 1),
+      JSON.stringify(perSubmit),
+    ).toBe(true);
+    expect(readRecorder(log).pastes.map((t) => t.split('\n')[0])).toEqual([
+      '[baton] user_0001 from user',
+      '[baton] user_0001 from user (redelivered)',
+    ]);
+  }, 60_000);
+
+  /** As killedAfterPaste, checking that the box shows the stand-in's marker for a big paste before the restart. */
+  async function killedAfterPasteShowingMarker(content: string): Promise<void> {
+    p.send('c1_to_c2', 'm.json', { content });
+    const { proc } = await p.startDaemon({ BATON_FAILPOINT: 'pasted' });
+    await waitFor('the daemon killed right after its paste', () => proc.exitCode !== null || proc.signalCode, 15_000);
+    await waitFor('the marker in the box', async () =>
+      /❯.\[Pasted text #1 \+\d+ lines\]/.test(await screenOf('claude2')),
+    );
+    await p.startDaemon();
+    await waitFor('delivered after the restart', () => p.archive()[0]?.delivered_at, 20_000);
+  }
 });

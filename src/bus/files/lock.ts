@@ -138,7 +138,10 @@ export async function acquireLock(
     },
     async release() {
       if (readHolder(l)?.pid === me.pid) await rm(l.pidFile, { force: true });
-      await release().catch(() => {});
+      // A lease known lost (another daemon took over, or the lock is gone): the lock there is not ours, and
+      // proper-lockfile's release would remove it all the same — a daemon woken from a pause removed its
+      // successor's lock this way before its own lock's compromise was noticed, then took the lease back.
+      if (lost === null) await release().catch(() => {});
     },
   };
 }

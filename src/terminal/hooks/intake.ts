@@ -4,15 +4,33 @@
  * the dashboard, and the transcripts a note points to (a Gemini turn's reply, a turn's tokens). The daemon
  * (daemon/receipts.ts) sees only this interface, so what it makes of the notes is unit-tested against a
  * fake; SpoolIntake is the real one, on the files.
+ *
+ * Everything here is read as something an agent may have written to harm the daemon (it can write its own
+ * spool): notes and transcripts only as regular files this user owns, never through a link, capped
+ * (lib/own-file.ts, transcript.ts), a transcript only under its client's own folders (client-folders.ts).
  */
 import { type FSWatcher, watch } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { type AgentStates, readNotes, removeNote, type Spooled, spoolDir, writeAgentStates } from './spool.js';
+import { lstat, mkdir, unlink } from 'node:fs/promises';
+import type { Config } from '../../config/config.js';
+import type { Logger } from '../../lib/log.js';
+import { fileType } from '../../lib/own-file.js';
+import { clientFolders } from './client-folders.js';
+import {
+  type AgentStates,
+  readNotes,
+  removeNote,
+  type Spooled,
+  spoolDir,
+  spoolRoot,
+  writeAgentStates,
+} from './spool.js';
 import { TranscriptTail, transcriptReply } from './transcript.js';
 
 /** A transcript read on from where the last look ended. */
 export interface Transcript {
   read(): Promise<readonly unknown[]>;
+  /** Why it is not read (for good): not a regular file, not under its client's folders… Null or absent while it may be. */
+  readonly refused?: string | null;
 }
 
 export interface HookIntake {
@@ -28,15 +46,25 @@ export interface HookIntake {
   take(agent: string, name: string): Promise<void>;
   /** The agents' hook-derived states, for `baton status` and the dashboard. */
   saveStates(states: AgentStates): Promise<void>;
-  /** A turn's final reply from a Gemini CLI transcript (null: none found). */
-  transcriptReply(path: string | null): Promise<string | null>;
-  transcript(path: string): Transcript;
+  /** A turn's final reply from the agent's Gemini CLI transcript (null: none found, or not read). */
+  transcriptReply(agent: string, path: string | null): Promise<string | null>;
+  /** The agent's transcript at `path`, read on from where the last look ended. */
+  transcript(agent: string, path: string): Transcript;
 }
+
+/** The largest hook note read: a prompt of inbox.max_bytes, JSON-escaped, with room to spare. */
+export const noteLimit = (config: Pick<Config, 'inbox'>): number => Math.max(8 << 20, 4 * config.inbox.max_bytes);
 
 export class SpoolIntake implements HookIntake {
   private readonly watchers: FSWatcher[] = [];
+  private readonly messageDir: string;
 
-  constructor(private readonly messageDir: string) {}
+  constructor(
+    private readonly config: Pick<Config, 'messageDir' | 'agents' | 'inbox'>,
+    private readonly log: Logger,
+  ) {
+    this.messageDir = config.messageDir;
+  }
 
   async ensure(agent: string): Promise<void> {
     await mkdir(spoolDir(this.messageDir, agent), { recursive: true });
@@ -54,8 +82,18 @@ export class SpoolIntake implements HookIntake {
     for (const w of this.watchers.splice(0)) w.close();
   }
 
-  notes(agent: string): Promise<Spooled[]> {
-    return readNotes(spoolDir(this.messageDir, agent));
+  async notes(agent: string): Promise<Spooled[]> {
+    const dir = spoolDir(this.messageDir, agent);
+    // The spool (or .hooks/) replaced by a link — to /proc, to another folder: never listed through it.
+    for (const d of [spoolRoot(this.messageDir), dir]) {
+      const st = await lstat(d).catch(() => null);
+      if (!st || st.isDirectory()) continue;
+      this.log.warn(`${agent}'s hook spool: ${d} is ${fileType(st)}, not a folder; removed, and made again`);
+      await unlink(d).catch(() => {});
+      await mkdir(dir, { recursive: true }).catch(() => {});
+      return [];
+    }
+    return readNotes(dir, noteLimit(this.config));
   }
 
   take(agent: string, name: string): Promise<void> {
@@ -66,11 +104,18 @@ export class SpoolIntake implements HookIntake {
     return writeAgentStates(this.messageDir, states);
   }
 
-  transcriptReply(path: string | null): Promise<string | null> {
-    return transcriptReply(path);
+  async transcriptReply(agent: string, path: string | null): Promise<string | null> {
+    const { reply, refused } = await transcriptReply(path, this.folders(agent));
+    if (refused) this.log.warn(`${agent}'s transcript (named by its hook) is not read: ${refused}`);
+    return reply;
   }
 
-  transcript(path: string): Transcript {
-    return new TranscriptTail(path);
+  transcript(agent: string, path: string): Transcript {
+    return new TranscriptTail(path, this.folders(agent));
+  }
+
+  private folders(agent: string): string[] {
+    const a = this.config.agents[agent];
+    return a ? clientFolders(a) : [];
   }
 }

@@ -8,12 +8,13 @@
  * Also here: the agents' states as the daemon last derived them from their hooks (`agents.json`), for
  * `baton status` and the dashboard.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
-import { readdir, readFile, unlink } from 'node:fs/promises';
+import { mkdirSync } from 'node:fs';
+import { readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HookNote } from '../../core/hook-note.js';
 import { HookNoteSchema, type AgentHookState } from '../../core/receipt.js';
 import { writeAtomic } from '../../lib/fsx.js';
+import { readOwnFile, readOwnFileSync } from '../../lib/own-file.js';
 
 export const spoolRoot = (messageDir: string): string => join(messageDir, '.hooks');
 export const spoolDir = (messageDir: string, agent: string): string => join(spoolRoot(messageDir), agent);
@@ -21,26 +22,66 @@ const statesFile = (messageDir: string) => join(spoolRoot(messageDir), 'agents.j
 
 export type Spooled = { name: string; note: HookNote } | { name: string; invalid: string };
 
-/** The notes waiting in an agent's spool, oldest first. */
-export async function readNotes(dir: string): Promise<Spooled[]> {
+/** The names `baton hook` gives its notes (write-note.ts): the time, its pid, a count, the event. */
+const NOTE_NAME = /^\d{15}-\d+-\d+-(?:prompt|stop|permission)\.json$/;
+
+/**
+ * A note's name as the log may show it: one `baton hook` wrote, else no name at all — a file an agent
+ * put there may be named anything (terminal escapes, another file's contents), and nothing a note says
+ * reaches the log.
+ */
+export const noteLabel = (name: string): string =>
+  NOTE_NAME.test(name) ? name : 'a file not named as baton hook names its notes';
+
+/**
+ * The notes waiting in an agent's spool, oldest first. Each is read only if it is a regular file this user
+ * owns, not through a link, and at most `maxBytes` long (lib/own-file.ts says what an adversarial run found
+ * without these); anything else is invalid, with a reason that never quotes what it holds.
+ */
+export async function readNotes(dir: string, maxBytes: number): Promise<Spooled[]> {
   const names = (await readdir(dir).catch(() => [] as string[]))
     .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
     .sort();
   const out: Spooled[] = [];
   for (const name of names) {
-    try {
-      const parsed = HookNoteSchema.safeParse(JSON.parse(await readFile(join(dir, name), 'utf8')));
-      out.push(parsed.success ? { name, note: parsed.data } : { name, invalid: parsed.error.message });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      out.push({ name, invalid: String(err) });
+    if (!NOTE_NAME.test(name)) {
+      out.push({ name, invalid: 'not a name baton hook gives its notes' });
+      continue;
     }
+    const file = await readOwnFile(join(dir, name), maxBytes);
+    if (!file.ok) {
+      if (!file.gone) out.push({ name, invalid: file.reason });
+      continue;
+    }
+    out.push(parseNote(name, file.data));
   }
   return out;
 }
 
+function parseNote(name: string, data: Buffer): Spooled {
+  let value: unknown;
+  try {
+    value = JSON.parse(data.toString('utf8'));
+  } catch {
+    return { name, invalid: 'not JSON' }; // the parser's message would quote the file
+  }
+  const parsed = HookNoteSchema.safeParse(value);
+  if (!parsed.success) return { name, invalid: `not a hook note (${parsed.error.issues.map(where).join(', ')})` };
+  return { name, note: parsed.data };
+}
+
+/** Where a note fails the schema: its field path only (the issue's message may quote a value). */
+const where = (i: { path: PropertyKey[] }): string =>
+  i.path.length
+    ? i.path.map((k) => (typeof k === 'number' ? k : String(k).replace(/[^\w-]/g, '?'))).join('.')
+    : 'the note';
+
+/** Remove a note, or whatever took a note's name (a folder too: it would be listed again at every look). */
 export async function removeNote(dir: string, name: string): Promise<void> {
-  await unlink(join(dir, name)).catch(() => {});
+  await unlink(join(dir, name)).catch(async (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EISDIR' || err.code === 'EPERM')
+      await rm(join(dir, name), { recursive: true, force: true }).catch(() => {});
+  });
 }
 
 export type AgentStates = Record<string, AgentHookState>;
@@ -50,10 +91,15 @@ export async function writeAgentStates(messageDir: string, states: AgentStates):
   await writeAtomic(statesFile(messageDir), `${JSON.stringify(states, null, 2)}\n`);
 }
 
-/** The agents' hook-derived states (empty when no hook has reported yet). */
+/**
+ * The agents' hook-derived states (empty when no hook has reported yet). `.hooks/` is writable by the
+ * agents: a FIFO put in the file's place would hold `baton status` and the dashboard, so it is read as
+ * any file there is (lib/own-file.ts).
+ */
 export function readAgentStates(messageDir: string): AgentStates {
+  const data = readOwnFileSync(statesFile(messageDir), 1 << 20);
   try {
-    return JSON.parse(readFileSync(statesFile(messageDir), 'utf8')) as AgentStates;
+    return data ? (JSON.parse(data.toString('utf8')) as AgentStates) : {};
   } catch {
     return {};
   }

@@ -8,12 +8,15 @@ import type { HookNote } from '../../core/hook-note.js';
 
 let seq = 0;
 
-/** Leave one note, whole or not at all (synchronous: the hook process does nothing else). */
+/**
+ * Leave one note, whole or not at all (synchronous: the hook process does nothing else). Its temp file is
+ * created new (`wx`): a name taken already — a link someone left there — fails instead of writing through it.
+ */
 export function writeNote(dir: string, note: HookNote): string {
   const name = `${String(Date.now()).padStart(15, '0')}-${process.pid}-${seq++}-${note.event}.json`;
   const tmp = join(dir, `.${name}.tmp`);
   try {
-    writeFileSync(tmp, JSON.stringify(note));
+    writeFileSync(tmp, JSON.stringify(note), { flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     // The message folder, .hooks/ and the spool only: a recursive mkdir can spin for ever on some paths (/proc).
@@ -24,7 +27,7 @@ export function writeNote(dir: string, note: HookNote): string {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       }
     }
-    writeFileSync(tmp, JSON.stringify(note));
+    writeFileSync(tmp, JSON.stringify(note), { flag: 'wx' });
   }
   renameSync(tmp, join(dir, name));
   return name;

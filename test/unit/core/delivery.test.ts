@@ -5,10 +5,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   begin,
+  cleared,
   confirmed,
   type Delivery,
   entered,
   failed,
+  found,
   mayBeInBox,
   type PaneRef,
   type Phase,
@@ -41,15 +43,21 @@ describe('beginning a delivery', () => {
       record,
       timing,
       typed: false,
+      leftover: false,
     });
-    expect(begin(record, timing, { typed: true, saved: true })).toMatchObject({ phase: 'committed', typed: true });
+    // Found cut short at start-up, maybe typed: what that paste left in the pane is looked for first.
+    expect(begin(record, timing, { typed: true, saved: true })).toMatchObject({
+      phase: 'committed',
+      typed: true,
+      leftover: true,
+    });
   });
 
   it('a state not saved yet starts at archived, where nothing is typed, and saving it moves to committed', () => {
     const d = inPhase(begin(record, timing, { typed: false, saved: false }), 'archived');
     expect(d).toEqual({ phase: 'archived', record, timing, typed: false });
     expect(mayBeInBox(d)).toBe(false);
-    expect(saved(d)).toEqual({ phase: 'committed', record, timing, typed: false });
+    expect(saved(d)).toEqual({ phase: 'committed', record, timing, typed: false, leftover: false });
   });
 });
 
@@ -95,6 +103,19 @@ describe('the steps of a delivery', () => {
   });
 });
 
+describe('a paste an earlier daemon left in the pane', () => {
+  it('found in the box: submitted as it is, from the pane it is in, flagged as that copy was', () => {
+    const d = found(committed(true), pane, 40, false);
+    expect(d).toEqual({ phase: 'pasted', record, timing, typed: true, redelivered: false, pane, pastedAt: 40 });
+    expect(found(committed(true), pane, 40, true)).toMatchObject({ phase: 'pasted', redelivered: true });
+  });
+
+  it('cleared by an Enter alone: still to be pasted, flagged, with nothing left before it', () => {
+    expect(cleared(committed(true))).toEqual({ ...committed(true), leftover: false });
+    expect(inPhase(pasted(inPhase(cleared(committed(true)), 'committed'), pane, 50), 'pasted').redelivered).toBe(true);
+  });
+});
+
 describe('a failed step', () => {
   it('a paste that failed before anything may have been typed stays untyped', () => {
     expect(failed(committed(false), { maybeTyped: false })).toEqual(committed(false));
@@ -102,15 +123,17 @@ describe('a failed step', () => {
 
   it('a paste that may have reached the pane marks the delivery typed, for good', () => {
     const d = failed(committed(false), { maybeTyped: true });
-    expect(d).toMatchObject({ phase: 'committed', typed: true });
+    expect(d).toMatchObject({ phase: 'committed', typed: true, leftover: true });
     expect(failed(d, { maybeTyped: false })).toMatchObject({ phase: 'committed', typed: true });
     expect(inPhase(pasted(inPhase(d, 'committed'), pane, 30), 'pasted').redelivered).toBe(true);
   });
 
   it('a lost paste goes back to committed, typed, and forgets the pane it went to', () => {
-    const expected = { phase: 'committed', record, timing, typed: true };
+    // Lost to that pane: nothing of it is left there to submit.
+    const expected = { phase: 'committed', record, timing, typed: true, leftover: false };
     expect(failed(pastedOnce(), { maybeTyped: true, pasteLost: true })).toStrictEqual(expected);
     expect(failed(enteredOnce(), { maybeTyped: false, pasteLost: true })).toStrictEqual(expected);
+    expect(failed(committed(true), { maybeTyped: true, pasteLost: true })).toStrictEqual(expected);
   });
 
   it('a failed Enter or look stays where it is, to be tried again', () => {

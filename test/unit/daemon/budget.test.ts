@@ -56,6 +56,7 @@ function world(opts: { maxTokens?: number; state?: Partial<State> } = {}) {
   const wakes: number[] = [];
   const opened: string[] = [];
   const transcripts = new Map<string, unknown[]>();
+  const refused = new Map<string, string>();
   const { log: recording, lines } = recordingLog(log);
   const bus = fakeDeliveryBus({
     amend: async (id, fields) => {
@@ -68,9 +69,14 @@ function world(opts: { maxTokens?: number; state?: Partial<State> } = {}) {
     config,
     bus,
     log: recording,
-    transcript: (path) => {
+    transcript: (_agent, path) => {
       opened.push(path);
-      return { read: async () => transcripts.get(path) ?? [] };
+      return {
+        read: async () => transcripts.get(path) ?? [],
+        get refused() {
+          return refused.get(path) ?? null;
+        },
+      };
     },
     messageOf: (agent, promptId) => (promptId.startsWith('p') ? `msg_for_${agent}_${promptId}` : null),
     finish: async (reason) => {
@@ -79,7 +85,7 @@ function world(opts: { maxTokens?: number; state?: Partial<State> } = {}) {
     },
     wakeIn: (ms) => void wakes.push(ms),
   });
-  return { budget, transcripts, amended, finished, wakes, opened, lines, state: () => state };
+  return { budget, transcripts, refused, amended, finished, wakes, opened, lines, state: () => state };
 }
 
 describe('a turn that ended', () => {
@@ -166,12 +172,27 @@ describe('a turn its transcript does not hold whole yet', () => {
     expect(w.lines).toEqual([]);
     now += 1;
     await w.budget.run();
-    expect(w.lines).toEqual([
-      "warn: b's turn (prompt p1) is not in its transcript /t/b.jsonl: its tokens are not counted",
-    ]);
+    // Neither the prompt's ID nor the path (both from the agent's own note) reaches the log.
+    expect(w.lines).toEqual(["warn: b's turn is not in its transcript: its tokens are not counted"]);
     w.transcripts.set('/t/b.jsonl', turn('p1', [10, 10], true));
     await w.budget.run();
     expect(w.amended).toEqual([]);
+    expect(w.state().tokens).toBeUndefined();
+  });
+});
+
+describe('a transcript that is not read', () => {
+  it("(not a regular file, not under its client's folders): the turn is dropped at once, with the reason", async () => {
+    const w = world();
+    w.refused.set('/t/fifo', 'not a regular file (a FIFO)');
+    w.budget.ended('b', '/t/fifo', 'p1');
+    await w.budget.run();
+    expect(w.lines).toEqual([
+      "warn: b's transcript is not read (not a regular file (a FIFO)): the turn's tokens are not counted",
+    ]);
+    await w.budget.run();
+    expect(w.lines).toHaveLength(1);
+    expect(w.wakes).toEqual([200]);
     expect(w.state().tokens).toBeUndefined();
   });
 });

@@ -159,7 +159,18 @@ describe('the courier', () => {
       'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
     );
     expect(timedOut.stamps[0]!.redelivered).toBe(true);
-    expect(timedOut.events.map((e) => e.event)).toEqual(['delivery_failed', 'redelivered', 'delivered']);
+    // The first paste may sit in the box, unseen (a generic agent): Enter alone goes first (leftover.ts).
+    expect(timedOut.typist.steps().slice(3, 6)).toEqual([
+      'box',
+      'enter',
+      'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
+    ]);
+    expect(timedOut.events.map((e) => e.event)).toEqual([
+      'delivery_failed',
+      'leftover_paste',
+      'redelivered',
+      'delivered',
+    ]);
   });
 
   it('a paste that never showed in the box is pasted again in full, flagged; a lost Enter is pressed again alone', async () => {
@@ -174,6 +185,7 @@ describe('the courier', () => {
       'paste [baton] msg_0007 from a (reply to msg_0006)',
       'shown',
       'ready',
+      'box',
       'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
       'shown',
       'enter',
@@ -224,8 +236,20 @@ describe('the courier', () => {
     const w = world();
     begin(w, { typed: true, saved: true });
     await w.courier.advance();
-    expect(w.typist.steps()[1]).toBe('paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)');
+    // A generic agent's box is not read: Enter alone first, so an unsubmitted first paste goes on its own.
+    expect(w.typist.steps().slice(0, 4)).toEqual([
+      'ready',
+      'box',
+      'enter',
+      'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
+    ]);
+    expect(w.typist.calls[2]).toEqual({ step: 'enter', pane: '%1', delayMs: 0 });
     expect(w.stamps[0]!.redelivered).toBe(true);
+    expect(w.events.map((e) => [e.event, e.fields.action])).toEqual([
+      ['leftover_paste', 'entered'],
+      ['redelivered', undefined],
+      ['delivered', undefined],
+    ]);
   });
 
   it('an unavailable pane waits with a growing backoff, reported once per outage; a success resets it', async () => {
@@ -274,6 +298,7 @@ describe('the courier', () => {
     expect(w.typist.steps().filter((x) => x !== 'ready' && x !== 'shown')).toEqual([
       'paste [baton] msg_0007 from a (reply to msg_0006)',
       'enter',
+      'box', // what is there to see of a pane that never got the text: nothing (and no Enter alone)
       'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
       'enter',
       'confirm',
@@ -347,5 +372,93 @@ describe('the courier', () => {
     expect(text).toMatch(
       /^\[baton\] msg_0007 from a \(reply to msg_0006\) \u23CE hello \u23CE {2}\u23CE \[baton\] reply to a with/,
     );
+  });
+
+  // A daemon killed between a paste and its Enter: its next start finds the paste unsubmitted.
+  describe('a paste an earlier daemon left unsubmitted', () => {
+    const copies = (w: ReturnType<typeof world>) =>
+      (w.typist.calls.find((c) => c.step === 'box') as { copies: readonly string[] }).copies.map(
+        (c) => c.split('\n')[0],
+      );
+
+    it('in a box baton reads, holding that message: submitted as it is, never pasted again', async () => {
+      const w = world();
+      w.typist.script.box.push({ kind: 'copy', which: 0 });
+      begin(w, { typed: true, saved: true });
+      expect(await w.courier.advance()).toBe(true);
+      expect(w.typist.steps()).toEqual(['ready', 'box', 'shown', 'enter', 'confirm']);
+      expect(copies(w)).toEqual([
+        '[baton] msg_0007 from a (reply to msg_0006)',
+        '[baton] msg_0007 from a (reply to msg_0006) (redelivered)',
+      ]);
+      // The agent got it once, unflagged: the record says so.
+      expect(w.stamps[0]!.redelivered).toBeUndefined();
+      expect(w.events.map((e) => e.event)).toEqual(['leftover_paste', 'delivered']);
+      expect(w.events[0]!.fields).toEqual({ id: 'msg_0007', to: 'b', action: 'submitted', copy: 'unflagged' });
+    });
+
+    it('the flagged copy, or a marker that cannot tell which copy: stamped redelivered', async () => {
+      for (const [which, copy] of [
+        [1, 'flagged'],
+        [null, 'unknown'],
+      ] as const) {
+        const w = world();
+        w.typist.script.box.push({ kind: 'copy', which });
+        begin(w, { typed: true, saved: true });
+        expect(await w.courier.advance()).toBe(true);
+        expect(w.typist.calls.filter((c) => c.step === 'paste')).toEqual([]);
+        expect(w.stamps[0]!.redelivered).toBe(true);
+        expect(w.events.map((e) => e.event)).toEqual(['leftover_paste', 'redelivered', 'delivered']);
+        expect(w.events[0]!.fields.copy).toBe(copy);
+      }
+    });
+
+    it('holding other text: nothing typed behind it; it waits, then an empty box gets the flagged copy', async () => {
+      const w = world();
+      w.typist.script.box.push(
+        { kind: 'other', detail: 'its input box holds text ("half a sentence"): a person may be typing' },
+        { kind: 'other', detail: 'its input box holds text ("half a sentence"): a person may be typing' },
+        { kind: 'empty' },
+      );
+      begin(w, { typed: true, saved: true });
+      expect(await w.courier.advance()).toBe(false);
+      expect(await w.courier.advance()).toBe(false);
+      expect(w.typist.calls.filter((c) => c.step === 'paste' || c.step === 'enter')).toEqual([]);
+      const failed = w.events.filter((e) => e.event === 'delivery_failed');
+      expect(failed).toHaveLength(1); // reported once
+      expect(failed[0]!.fields.error).toBe(
+        'b\'s input box holds something other than msg_0007 alone (its input box holds text ("half a sentence"): a person may be typing); waiting until it is empty: nothing is typed behind it',
+      );
+      expect(w.wakes).toEqual([250, 500]);
+      expect(await w.courier.advance()).toBe(true);
+      expect(w.typist.steps().slice(-5)).toEqual([
+        'box',
+        'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
+        'shown',
+        'enter',
+        'confirm',
+      ]);
+      expect(w.stamps[0]!.redelivered).toBe(true);
+    });
+
+    it('an Enter alone refused because the pane is another one now: that pane got nothing, so no Enter alone again', async () => {
+      const w = world();
+      w.typist.script.enter.push({ ok: false, error: 'moved', maybeTyped: false, refused: 'moved' });
+      begin(w, { typed: true, saved: true });
+      expect(await w.courier.advance()).toBe(false);
+      w.typist.script.ready.push({ ok: true, pane: pane('%1', 200) });
+      expect(await w.courier.advance()).toBe(true);
+      expect(w.typist.steps()).toEqual([
+        'ready',
+        'box',
+        'enter',
+        'ready',
+        'box',
+        'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
+        'shown',
+        'enter',
+        'confirm',
+      ]);
+    });
   });
 });

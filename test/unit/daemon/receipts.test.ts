@@ -72,7 +72,7 @@ class FakeIntake implements HookIntake {
   async transcriptReply(): Promise<string | null> {
     return null;
   }
-  transcript(path: string) {
+  transcript(_agent: string, path: string) {
     return { read: async () => this.transcripts.get(path) ?? [] };
   }
 }

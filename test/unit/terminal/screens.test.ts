@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT } from '../../../test/helpers/harness.js';
-import { isOurPaste, type Screen } from '../../../src/terminal/screen.js';
+import { copyInBox, isOurPaste, type Screen } from '../../../src/terminal/screen.js';
 import { readCodexScreen } from '../../../src/terminal/screens/codex.js';
 import { readGeminiScreen } from '../../../src/terminal/screens/gemini.js';
 import { dimAt, plain } from '../../../src/terminal/screens/sgr.js';
@@ -108,5 +108,37 @@ describe("a client's marker for a big paste is baton's own text in the box", () 
     ])
       expect(isOurPaste(m, '[baton] msg_0001 '), m).toBe(true);
     expect(isOurPaste('half a sentence', '[baton] msg_0001 ')).toBe(false);
+  });
+});
+
+describe('which copy of a message the box holds, alone (a paste an earlier daemon left there)', () => {
+  const plainCopy = '[baton] msg_0001 from a\nhello there\n\n[baton] reply to a with: baton post "<your reply>"';
+  const flagged = plainCopy.replace('from a', 'from a (redelivered)');
+  const copies = [plainCopy, flagged];
+
+  it('its text, as the box wraps and indents it: that copy', () => {
+    expect(copyInBox(plainCopy, copies)).toEqual({ which: 0 });
+    expect(copyInBox(flagged.replace('hello there', 'hello\n  there'), copies)).toEqual({ which: 1 });
+  });
+
+  it("a client's marker for a paste of its size: that copy when only one fits, null when the flag changes nothing", () => {
+    const lines = plainCopy.split('\n').length;
+    expect(copyInBox(`[Pasted text #3 +${lines} lines]`, copies)).toEqual({ which: null });
+    expect(copyInBox(`[Pasted text #3 +${lines - 1} lines]`, copies)).toEqual({ which: null });
+    expect(copyInBox(`[Pasted Text: ${lines} lines]`, copies)).toEqual({ which: null });
+    expect(copyInBox(`[Pasted Content ${plainCopy.length} chars]`, copies)).toEqual({ which: 0 });
+    expect(copyInBox(`[Pasted Text: ${flagged.length + 1} chars]`, copies)).toEqual({ which: 1 });
+  });
+
+  it('anything else is not the message alone: other text, text after it, two pastes, a marker of another size', () => {
+    for (const input of [
+      'half a sentence',
+      `${plainCopy} and more`,
+      `${plainCopy}${flagged}`,
+      '[Pasted text #1 +40 lines]',
+      `[Pasted text #1 +${plainCopy.split('\n').length} lines] and more`,
+      '[Pasted Content 21046 chars]',
+    ])
+      expect(copyInBox(input, copies), input).toBeUndefined();
   });
 });

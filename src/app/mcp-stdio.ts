@@ -1,0 +1,169 @@
+/**
+ * `baton mcp`'s stdio transport: newline-delimited JSON-RPC on stdin and stdout, as the SDK's
+ * StdioServerTransport speaks it, with two guards that transport lacks (an adversarial run found both):
+ *
+ * - **A request too large.** The SDK's read buffer throws past 10 MB and the transport closes itself: the
+ *   server exited with code 0, saying nothing, and the agent lost its tools. Here a line over `limit` is
+ *   never buffered: its bytes stream through a scanner that finds its `id` (request-id.ts), the rest of the
+ *   line is discarded, the request is answered with a JSON-RPC error (-32600, id null when it cannot be
+ *   read), and the server goes on. A line that is not JSON is answered -32700, one that is not JSON-RPC
+ *   -32600 — never a silent drop the client waits on for ever.
+ * - **The handshake first.** Until the client has sent `initialize` and then `notifications/initialized`,
+ *   every request but those and `ping` is refused (-32002), so no tool runs for a client that never said
+ *   who it is and what protocol it speaks.
+ *
+ * It implements the SDK's Transport interface (the SDK's own way to bring a transport), so the server is
+ * the SDK's unchanged; messages are read and written with the SDK's own schema and serializer.
+ */
+import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  ErrorCode,
+  isJSONRPCNotification,
+  isJSONRPCRequest,
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { RequestIdScan } from './request-id.js';
+
+/** JSON-RPC's code for a server that has not been initialized (as the Language Server Protocol uses it). */
+export const NOT_INITIALIZED = -32002;
+
+type Id = string | number | null;
+
+export class GuardedStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  /** The line read so far (under the limit), or the scan of one over it. */
+  private pieces: Buffer[] = [];
+  private length = 0;
+  private over: RequestIdScan | null = null;
+  private handshake: 'none' | 'initializing' | 'done' = 'none';
+  private closed = false;
+
+  constructor(
+    /** The longest line read, in bytes. */
+    private readonly limit: number,
+    private readonly stdin: NodeJS.ReadableStream = process.stdin,
+    private readonly stdout: NodeJS.WritableStream = process.stdout,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stdin.on('data', this.onData);
+    this.stdin.on('end', this.onEnd);
+    this.stdin.on('error', this.onError);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    return this.write(serializeMessage(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.off('end', this.onEnd);
+    this.stdin.off('error', this.onError);
+    this.pieces = [];
+    this.over = null;
+    this.onclose?.();
+  }
+
+  private readonly onEnd = () => void this.close();
+  private readonly onError = (err: Error) => this.onerror?.(err);
+
+  private readonly onData = (chunk: Buffer | string) => {
+    const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    for (let start = 0; start < data.length; ) {
+      const nl = data.indexOf(0x0a, start);
+      this.take(data.subarray(start, nl < 0 ? data.length : nl));
+      if (nl < 0) return;
+      this.lineEnded();
+      start = nl + 1;
+    }
+  };
+
+  /** Part of the current line: kept while under the limit, else only scanned for its id. */
+  private take(piece: Buffer): void {
+    this.length += piece.length;
+    if (!this.over && this.length > this.limit) {
+      this.over = new RequestIdScan();
+      for (const p of this.pieces) this.over.scan(p);
+      this.pieces = [];
+    }
+    if (this.over) this.over.scan(piece);
+    else if (piece.length) this.pieces.push(piece);
+  }
+
+  private lineEnded(): void {
+    const over = this.over;
+    const length = this.length;
+    const line = over ? null : Buffer.concat(this.pieces);
+    this.pieces = [];
+    this.length = 0;
+    this.over = null;
+    if (over) {
+      void this.refuse(
+        over.id(),
+        ErrorCode.InvalidRequest,
+        `request too large: ${length} bytes, over the limit of ${this.limit}; it was not read`,
+      );
+      return;
+    }
+    this.line(line!.toString('utf8').replace(/\r$/, ''));
+  }
+
+  private line(text: string): void {
+    if (!text.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      void this.refuse(null, ErrorCode.ParseError, 'parse error: the line is not JSON');
+      return;
+    }
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    if (!parsed.success) {
+      const v = (value && typeof value === 'object' ? value : {}) as { id?: unknown; method?: unknown };
+      const id = typeof v.id === 'string' || typeof v.id === 'number' ? v.id : null;
+      // A malformed response (it has no method) answers nothing of ours: not answered either.
+      if (v.method !== undefined || !('result' in v || 'error' in v))
+        void this.refuse(id, ErrorCode.InvalidRequest, 'invalid request: not a JSON-RPC 2.0 message');
+      return;
+    }
+    if (this.admitted(parsed.data)) this.onmessage?.(parsed.data);
+  }
+
+  /** The handshake before anything else: a request that comes before it is refused here. */
+  private admitted(message: JSONRPCMessage): boolean {
+    if (isJSONRPCRequest(message)) {
+      if (message.method === 'initialize') {
+        if (this.handshake === 'none') this.handshake = 'initializing';
+        return true;
+      }
+      if (message.method === 'ping' || this.handshake === 'done') return true;
+      void this.refuse(
+        message.id,
+        NOT_INITIALIZED,
+        `not initialized: send "initialize", then "notifications/initialized", before "${message.method}"`,
+      );
+      return false;
+    }
+    if (isJSONRPCNotification(message) && message.method === 'notifications/initialized' && this.handshake !== 'none')
+      this.handshake = 'done';
+    return true;
+  }
+
+  private refuse(id: Id, code: number, message: string): Promise<void> {
+    return this.write(`${JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })}\n`);
+  }
+
+  private write(line: string): Promise<void> {
+    return new Promise((resolve) => {
+      if (this.stdout.write(line)) resolve();
+      else this.stdout.once('drain', resolve);
+    });
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Reading a file someone else may have put there (an agent can write its own hook spool, and names its
+ * own transcript): only a regular file this user owns, never through a symbolic link, never more than a
+ * cap. An adversarial run found each of these: a FIFO named like a hook note hung the daemon's loop for
+ * good (a plain open waits for a writer, and the daemon then ignored SIGTERM), a note that was a symbolic
+ * link to /dev/zero took the daemon to 645 MB, and one linked to another file put that file's first bytes
+ * into the daemon's log (through the JSON parser's error message). O_NOFOLLOW refuses the link, O_NONBLOCK
+ * makes opening a FIFO return at once, and the handle's own fstat decides — so a name swapped between a
+ * look and the open changes nothing. The reasons given never quote what the file holds.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
+
+export type OwnFile =
+  | { ok: true; data: Buffer }
+  /** Not there (any more): nothing to say about it. */
+  | { ok: false; gone: true }
+  /** Refused, and why — in baton's words, never the file's. */
+  | { ok: false; gone?: false; reason: string };
+
+/** What a file is, when it is not a regular file. */
+export function fileType(
+  st: Pick<Stats, 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isSymbolicLink'>,
+): string {
+  if (st.isSymbolicLink()) return 'a symbolic link';
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+const uid = process.getuid?.();
+
+/**
+ * Open `path` for reading only if it is a regular file owned by this user (not followed when it is a
+ * link). The handle's fstat has decided; the caller reads and closes it.
+ */
+export async function openOwnFile(
+  path: string,
+): Promise<{ ok: true; fh: FileHandle; size: number } | Exclude<OwnFile, { ok: true }>> {
+  let fh: FileHandle;
+  try {
+    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, gone: true };
+    if (code === 'ELOOP') return { ok: false, reason: 'a symbolic link (never followed)' };
+    return { ok: false, reason: `cannot open it (${code ?? 'error'})` };
+  }
+  try {
+    const st = await fh.stat();
+    if (!st.isFile()) throw new Refused(`not a regular file (${fileType(st)})`);
+    if (uid !== undefined && st.uid !== uid) throw new Refused(`owned by another user (uid ${st.uid})`);
+    return { ok: true, fh, size: st.size };
+  } catch (err) {
+    await fh.close().catch(() => {});
+    if (err instanceof Refused) return { ok: false, reason: err.message };
+    return { ok: false, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
+  }
+}
+
+class Refused extends Error {}
+
+/** Read `length` bytes (fewer at the end of the file) from `position`, in a loop: one read may return less. */
+export async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
+  const buf = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const { bytesRead } = await fh.read(buf, got, length - got, position + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  return buf.subarray(0, got);
+}
+
+/**
+ * The whole of a regular file this user owns, if it is at most `maxBytes` long — never more than
+ * `maxBytes + 1` read, even when it grows while it is read.
+ */
+export async function readOwnFile(path: string, maxBytes: number): Promise<OwnFile> {
+  const o = await openOwnFile(path);
+  if (!o.ok) return o;
+  try {
+    if (o.size > maxBytes) return { ok: false, reason: `${o.size} bytes, over the limit of ${maxBytes}` };
+    const data = await readAt(o.fh, 0, Math.min(o.size, maxBytes) + 1);
+    if (data.length > maxBytes) return { ok: false, reason: `over the limit of ${maxBytes} bytes while being read` };
+    return { ok: true, data };
+  } catch (err) {
+    return { ok: false, reason: `cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})` };
+  } finally {
+    await o.fh.close().catch(() => {});
+  }
+}
+
+/**
+ * readOwnFile for a caller that cannot wait (status, the dashboard reading the agents' states): the same
+ * checks, synchronously. Null when it is not such a file, or cannot be read.
+ */
+export function readOwnFileSync(path: string, maxBytes: number): Buffer | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || (uid !== undefined && st.uid !== uid) || st.size > maxBytes) return null;
+    const buf = Buffer.alloc(Math.min(st.size, maxBytes) + 1); // one more: a file that grew is seen
+    let got = 0;
+    for (let n = 1; n > 0 && got < buf.length; got += n) n = readSync(fd, buf, got, buf.length - got, got);
+    return got > maxBytes ? null : buf.subarray(0, got);
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
