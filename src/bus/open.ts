@@ -1,7 +1,8 @@
-/** The bus a config names (docs/protocol.md §10: `bus.kind`, files by default). */
-import type { Config } from '../config/config.js';
-import type { Bus } from './bus.js';
+/** The bus a config names (docs/protocol.md §10: `bus.kind`, files by default), and the way a post goes. */
+import { isLocal, type Config } from '../config/config.js';
+import type { Bus, Posting } from './bus.js';
 import { FilesBus } from './files/files-bus.js';
+import { postToFolder } from './files/outbox.js';
 import { isConnectionError } from './postgres/db.js';
 import { PostgresBus } from './postgres/postgres-bus.js';
 
@@ -10,4 +11,20 @@ export const isBusUnavailable = (err: unknown): boolean => isConnectionError(err
 
 export function openBus(config: Config): Bus {
   return config.bus.kind === 'postgres' ? new PostgresBus({ ...config, bus: config.bus }) : new FilesBus(config);
+}
+
+/**
+ * How an agent's message is posted: into its outgoing folder when the agent runs on this machine — on the
+ * files bus that is the conversation; on the PostgreSQL bus this machine's daemon relays the folder into
+ * the database exactly once (relay keys), so an agent's `baton post` needs neither the database nor its
+ * password, and a database that is away only delays it — else (an agent of another machine, posted from a
+ * person's shell that reaches the database) straight into the database, under a key of its own.
+ */
+export function postingFor(config: Config, sender: string): { via: 'folder' | 'database'; posting: Posting } {
+  if (config.bus.kind === 'postgres' && !isLocal(config, sender))
+    return { via: 'database', posting: new PostgresBus({ ...config, bus: config.bus }) };
+  return {
+    via: 'folder',
+    posting: { post: (d, message) => postToFolder(d, message, config.inbox.max_bytes) },
+  };
 }

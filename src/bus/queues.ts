@@ -60,12 +60,37 @@ export interface Queues {
   waitingFrom(agent: string): Promise<number>;
 }
 
+/** What became of a post: stored (and under which name), or refused before anything was stored. */
+export type Posted =
+  | {
+      kind: 'posted';
+      /**
+       * The post's own name: the archive record's `source_file` once it is delivered, the `file` of its
+       * rejection if it is rejected — what `baton post --wait` follows.
+       */
+      name: string;
+      /** Where it went, for a person: a file's path, or the conversation and row. */
+      where: string;
+    }
+  | { kind: 'refused'; reason: string }
+  /**
+   * The database went away after the message was sent and did not come back while the post kept trying
+   * (30 s): it may or may not have been stored, under `name` (the archive's `source_file` if it was).
+   */
+  | { kind: 'uncertain'; name: string; reason: string };
+
 /** An agent's side: `baton post`, the MCP server's post, a final reply posted for an agent. */
 export interface Posting {
   /**
    * An agent's message into a direction, stored whole or not at all (a reader never sees half of it; a
    * crash leaves nothing or all of it). Any number of processes may post at once: each message is stored
-   * under a name of its own, none overwrites another. Returns where it went (a file path, a row).
+   * under a name of its own, none overwrites another. It is checked first as the daemon will check it (the
+   * bytes stored against inbox.max_bytes, a valid message for its direction): one the daemon would reject
+   * for good is refused with the daemon's reason, and nothing is stored.
+   *
+   * Every post carries a key of its own (on the files bus, its file name; in the database, a relay key kept
+   * for good, as the relay's are): a store retried after an answer that never came — the server died right
+   * after its commit — is recognised, and the message is never stored twice.
    */
-  post(direction: Direction, message: Record<string, unknown>): Promise<string>;
+  post(direction: Direction, message: Record<string, unknown>): Promise<Posted>;
 }

@@ -5,22 +5,24 @@
  */
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hostOf, type Config, type Direction } from '../../config/config.js';
+import type { Config, Direction } from '../../config/config.js';
 import { formatId } from '../../core/ids.js';
 import type { ArchiveRecord } from '../../core/record.js';
 import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';
 import { silent, type Logger } from '../../lib/log.js';
-import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Holder, Rejection } from '../bus.js';
+import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, Holder, Posted, Rejection } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { openPool, redact, type Db } from './db.js';
-import { messagesFor } from './hints.js';
+import { noDatabase, NoDatabaseUrl } from './no-database.js';
 import { PgDelivery } from './delivery.js';
 import { PgEventSource } from './events.js';
 import { acquireLease } from './lease.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
-import { pgOf, requestHost, stateOf, waitingName, type Pg } from './rows.js';
+import { checkBody, pgOf, requestHost, stateOf, waitingName, type Pg } from './rows.js';
+import { storePost } from './post.js';
+import { fileName } from '../files/outbox.js';
 import { ensureConversation, ensureSchema, setAside } from './store.js';
 import { insertRequest } from './requests.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
@@ -37,8 +39,8 @@ export class PostgresBus implements Bus {
   constructor(private readonly config: Config & { bus: { kind: 'postgres' } }) {
     const { url, conversation, schema } = config.bus;
     this.pg = pgOf({ url, conversation, schema, host: config.host });
-    this.db = openPool(url);
-    this.eventsDb = openPool(url, { durable: false });
+    this.db = url ? openPool(url) : noDatabase();
+    this.eventsDb = url ? openPool(url, { durable: false }) : this.db;
     this.events = new PgEventSource(this.db, this.pg);
   }
 
@@ -48,6 +50,7 @@ export class PostgresBus implements Bus {
   }
 
   delivery(log: Logger = silent): DeliveryBus {
+    if (!this.pg.url) throw new NoDatabaseUrl();
     return new PgDelivery({ config: this.config, db: this.db, eventsDb: this.eventsDb, pg: this.pg, log });
   }
 
@@ -147,16 +150,14 @@ export class PostgresBus implements Bus {
 
   // ---- client side ----------------------------------------------------------------------------
 
-  async post(d: Direction, message: Record<string, unknown>): Promise<string> {
-    await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
-    const [row] = await this.q(this.pg.sql.waiting.post, {
-      ...this.c,
-      direction: d.name,
-      body: JSON.stringify(message),
-      channel: this.pg.channel,
-      payload: messagesFor(hostOf(this.config, d.to)),
-    });
-    return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
+  async post(d: Direction, message: Record<string, unknown>): Promise<Posted> {
+    const body = JSON.stringify(message);
+    const checked = checkBody(body, d, this.config.inbox.max_bytes);
+    if (!checked.ok) return { kind: 'refused', reason: checked.reason };
+    const name = fileName();
+    const unsure = await storePost({ db: this.db, pg: this.pg, config: this.config, d, body, name });
+    if (unsure) return { kind: 'uncertain', name, reason: unsure };
+    return { kind: 'posted', name, where: `${this.pg.conversation}:${d.name}/${name}` };
   }
 
   async submit(request: Request): Promise<string> {
@@ -193,6 +194,7 @@ export class PostgresBus implements Bus {
   }
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.pg.url) throw new NoDatabaseUrl();
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
     const lease = await acquireLease(
       this.pg,

@@ -141,7 +141,7 @@ async function world(
     intake,
     post: async (d: Direction, message: Record<string, unknown>) => {
       posted.push({ direction: d.name, message });
-      return 'posted.json';
+      return { kind: 'posted' as const, name: 'posted.json', where: `${d.dir}/posted.json` };
     },
     log: log.create({ level: 0 }),
     finish: async (reason) => void finished.push(reason),
