@@ -51,7 +51,7 @@ export {
   type Tenure,
 } from './lease.js';
 export type { PersonMessages } from './person.js';
-export type { Posted, Posting, Queue, Queues, Waiting } from './queues.js';
+export type { Posted, Posting, Queue, Queues, Rejected, Waiting } from './queues.js';
 export type {
   ApprovalView,
   Archive,

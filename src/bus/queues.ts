@@ -58,6 +58,22 @@ export interface Queues {
    * posted for a turn it answered itself. It counts a file written a moment ago, before its hint came.
    */
   waitingFrom(agent: string): Promise<number>;
+  /**
+   * The agents' messages this side rejected since the last call, each once, oldest first — whatever
+   * rejected them: a file that can never be valid, a stored body that is not a message, `reject()`. Their
+   * senders are to be told why. A person's refusal of a pending message (Moderation.refuse) is not among
+   * them: the request that refused it tells the sender itself. Kept in memory only: a daemon killed before
+   * it told them does not tell them after its restart (the rejection itself is kept with its reason).
+   */
+  takeRejected(): Rejected[];
+}
+
+/** An agent's message rejected on the way: whom to tell (its direction's sender), and why. */
+export interface Rejected {
+  direction: Direction;
+  /** Its name as its sender wrote it: the file's name (or the post's, in the database). */
+  file: string;
+  reason: string;
 }
 
 /** What became of a post: stored (and under which name), or refused before anything was stored. */

@@ -85,7 +85,8 @@ export class TurnEnds {
       type: plan.replyTo ? 'response' : 'message',
       auto: true,
     });
-    if (posted.kind === 'refused') return this.p.log.warn(`${agent}'s final reply not posted: ${posted.reason}`);
+    if (posted.kind === 'refused')
+      return this.p.log.warn(`${agent}'s final reply not posted: ${posted.reason} (its agent is told)`);
     if (posted.kind === 'uncertain') return this.p.log.warn(`${agent}'s final reply: ${posted.reason}`);
     this.p.log.info(
       `${agent}'s final reply posted for it${plan.replyTo ? ` (reply to ${plan.replyTo})` : ' (it opens the conversation)'}`,

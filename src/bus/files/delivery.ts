@@ -13,6 +13,7 @@ import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
+import type { Rejected } from '../queues.js';
 import type { EventLog } from '../events.js';
 import { fencedEvents } from '../lease.js';
 import { Approvals } from './approvals.js';
@@ -116,6 +117,8 @@ export class FilesDelivery implements DeliveryBus {
     this.guard();
     await this.intake.reject(this.intake.folderOf(w.direction.name), w.name, reason);
   }
+
+  readonly takeRejected = (): Rejected[] => this.intake.rejected.take();
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
     this.guard();

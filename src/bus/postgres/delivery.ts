@@ -18,6 +18,7 @@ import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
+import type { Rejected } from '../queues.js';
 import type { EventLog } from '../events.js';
 import { tx, type Db } from './db.js';
 import { hintOf } from './hints.js';
@@ -28,7 +29,7 @@ import { pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { relayInto, type Relay } from './relay.js';
-import { deliveredHere, requestHost, type Pg } from './rows.js';
+import { deliveredHere, fileOf, requestHost, type Pg } from './rows.js';
 import { WaitingView } from './waiting-view.js';
 import {
   amendRecord,
@@ -75,6 +76,7 @@ export class PgDelivery implements DeliveryBus {
   private listener: Listener | null = null;
   private readonly view: WaitingView;
   private rescans = 0;
+  readonly takeRejected = (): Rejected[] => this.relay.intake.rejected.take();
 
   constructor({ config, db, eventsDb = db, pg, log }: DeliveryOptions) {
     this.config = config;
@@ -156,6 +158,7 @@ export class PgDelivery implements DeliveryBus {
   async reject(w: Waiting, reason: string): Promise<void> {
     if (!(await this.write((c) => rejectWaiting(c, this.pg, w, reason)))) return;
     this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
+    this.relay.intake.rejected.add({ direction: w.direction, file: fileOf(w.name), reason });
     await this.events.emit('rejected', {
       file: w.name,
       direction: w.direction.name,

@@ -127,7 +127,8 @@ export const lsnOf = (text: string): bigint => {
 };
 
 export class Relay {
-  private readonly intake: Intake;
+  /** Its agents' folders, read as the files bus reads them (what it rejects: `intake.rejected`). */
+  readonly intake: Intake;
   /** Claimed files stored without waiting for the disk: removed once their insert is durable. */
   private pending: Array<{ d: Direction; dir: string; as: string; at: Written }> = [];
 

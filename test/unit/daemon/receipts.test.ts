@@ -130,6 +130,9 @@ async function world(
     reject: async () => {
       throw new Error('receipts never reject');
     },
+    takeRejected: () => {
+      throw new Error('receipts never take rejections');
+    },
     state: () => state,
     waitingFrom: async () => 0,
     update: async (change) => (state = change(state)),
