@@ -6,8 +6,9 @@
  * only rejection a sender heard of. Now each is typed back into its sender's pane, as that one is.
  *
  * A notice, never a message: it takes no turn and no ID. It is typed only while no delivery is under way
- * (so never between a paste and its Enter), and an agent is not flooded: what was rejected since its last
- * notice goes in one notice, naming at most a few. An agent of another machine is told by that machine's
+ * (so never between a paste and its Enter), and an agent is not flooded: what was rejected within a second
+ * goes in one notice, naming at most a few, and an agent gets one notice every ten seconds at most (what
+ * piles up meanwhile goes in the next). An agent of another machine is told by that machine's
  * daemon (the notice is forwarded, as every notice is). A notice that cannot be typed now (its pane is
  * busy or gone) waits for a later pass; a daemon that stops forgets the ones it had not typed yet — the
  * rejections themselves are kept, with their reasons, where `baton status` counts them.
@@ -22,6 +23,8 @@ import type { Logger } from '../lib/log.js';
  * start-up, an agent writing several at once) is one notice, not one per file.
  */
 export const GATHER_MS = 1000;
+/** And an agent is told at most this often: a stream of bad files is a notice every ten seconds, not a flood. */
+export const SPACING_MS = 10_000;
 /** How many rejections one notice names; the rest are counted. */
 const NAMED = 5;
 /** How many are kept for an agent that cannot be told now; older ones are only counted. */
@@ -55,11 +58,18 @@ export class RejectionNotices {
     string,
     { items: Untold[]; dropped: number; failing: string | null; since: number }
   >();
+  /** When each agent was last told (performance.now()). */
+  private readonly told = new Map<string, number>();
 
   constructor(private readonly p: RejectionNoticeParts) {}
 
   private now(): number {
     return this.p.now ? this.p.now() : performance.now();
+  }
+
+  /** When what `agent` was not told since `since` may be told: gathered a second, ten since its last notice. */
+  private due(agent: string, since: number): number {
+    return Math.max(since + GATHER_MS, (this.told.get(agent) ?? -Infinity) + SPACING_MS);
   }
 
   /** A message of `agent`'s that was refused outside the bus's queues (an automatic reply). */
@@ -68,7 +78,7 @@ export class RejectionNotices {
     let e = this.untold.get(agent);
     if (!e) {
       this.untold.set(agent, (e = { items: [], dropped: 0, failing: null, since: this.now() }));
-      this.p.wakeIn(GATHER_MS + 5);
+      this.p.wakeIn(this.due(agent, e.since) - this.now() + 5);
     }
     e.items.push(u);
     if (e.items.length > KEPT) {
@@ -79,15 +89,15 @@ export class RejectionNotices {
 
   /**
    * Take what the bus rejected since the last pass; when `free` (no delivery under way), tell each sender
-   * whose rejections have gathered for GATHER_MS, one notice each. Returns how many notices were typed or
-   * handed on.
+   * whose notice is due (gathered GATHER_MS, SPACING_MS after its last one), one notice each. Returns how
+   * many notices were typed or handed on.
    */
   async tell(free: boolean): Promise<number> {
     for (const r of this.p.bus.takeRejected()) this.add(r.direction.from, fromRejected(r));
     if (!free) return 0;
     let told = 0;
     for (const [agent, e] of [...this.untold]) {
-      if (this.now() - e.since < GATHER_MS) continue; // its wake-up comes then
+      if (this.now() < this.due(agent, e.since)) continue; // its wake-up comes then
       const text = noticeText(e.items, e.dropped, this.p.bus.state().current_turn === agent);
       const err = await this.p.typeInto(agent, text).catch((x: unknown) => {
         if (x instanceof FencedError) throw x; // the lease is the daemon's to handle
@@ -95,6 +105,7 @@ export class RejectionNotices {
       });
       if (err === null) {
         this.untold.delete(agent);
+        this.told.set(agent, this.now());
         told++;
         this.p.log.info(`${agent} was told that ${e.items.length + e.dropped} of its messages were not delivered`);
       } else if (e.failing !== err) {

@@ -188,9 +188,10 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     expect(told).toContain('[baton] it is still your turn; write a new message.');
     expect(p.archive()).toEqual([]); // a notice takes no ID …
     expect(p.state()).toMatchObject({ current_turn: 'claude1', message_counter: 0 }); // … and no turn
-    // One more later: a notice of its own, naming it alone; the first is not repeated.
+    // One more later: a notice of its own (ten seconds after the first at the soonest), naming it alone;
+    // the first is not repeated.
     p.send('c1_to_c2', 'array.json', '[1, 2, 3]');
-    await waitFor('claude1 told again', () => notices(log1).length >= 2);
+    await waitFor('claude1 told again', () => notices(log1).length >= 2, 30_000);
     expect(notices(log1)[1]).toMatch(
       /^\[baton\] your message array\.json to claude2 was not delivered: the message must be a JSON object/,
     );

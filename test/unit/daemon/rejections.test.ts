@@ -1,14 +1,14 @@
 /**
  * daemon/rejections.ts: the sender of a rejected message is told why, in one notice for what gathered
- * within a second, never while a delivery is under way, once (a notice that could not be typed waits and
- * is typed later, its cause logged once). Against a fake clock, a bus that hands over rejections, and a
+ * within a second, one notice every ten seconds at most, never while a delivery is under way, once (a
+ * notice that could not be typed waits and is typed later, its cause logged once). Against a fake clock, a bus that hands over rejections, and a
  * typeInto that records what it was asked to type.
  */
 import { describe, expect, it } from 'vitest';
 import { FencedError, type Rejected } from '../../../src/bus/bus.js';
 import { parseConfig } from '../../../src/config/config.js';
 import type { State } from '../../../src/core/state.js';
-import { GATHER_MS, noticeText, RejectionNotices } from '../../../src/daemon/rejections.js';
+import { GATHER_MS, noticeText, RejectionNotices, SPACING_MS } from '../../../src/daemon/rejections.js';
 import { log } from '../../../src/lib/log.js';
 import { fakeDeliveryBus, recordingLog } from './fake-delivery-bus.js';
 
@@ -85,6 +85,31 @@ describe('telling a sender its message was rejected', () => {
     expect(w.typed).toHaveLength(1);
   });
 
+  it('one notice every ten seconds at most: what is rejected meanwhile goes in the next', async () => {
+    const w = world();
+    w.reject({ direction: aToB, file: 'one.json', reason: 'r1' });
+    await w.notices.tell(true);
+    w.later(GATHER_MS);
+    expect(await w.notices.tell(true)).toBe(1);
+    w.later(2000);
+    w.reject(
+      { direction: aToB, file: 'two.json', reason: 'r2' },
+      { direction: aToB, file: 'three.json', reason: 'r3' },
+    );
+    await w.notices.tell(true);
+    expect(w.wakes.at(-1)).toBe(SPACING_MS - 2000 + 5); // asked to look again when it is due
+    w.later(GATHER_MS);
+    expect(await w.notices.tell(true)).toBe(0);
+    w.later(SPACING_MS - 2000 - GATHER_MS);
+    expect(await w.notices.tell(true)).toBe(1);
+    expect(w.typed.map((t) => t.text.split('\n')[0])).toEqual([
+      '[baton] your message one.json to b was not delivered: r1',
+      '[baton] 2 of your messages were not delivered:',
+    ]);
+  });
+});
+
+describe('when a notice is typed', () => {
   it('never while a delivery is under way: what is taken from the bus waits for a free pass', async () => {
     const w = world();
     w.reject({ direction: bToA, file: 'x.json', reason: 'expired: its expires_at passed' });
