@@ -4,6 +4,7 @@ import type { Bus, Posting } from './bus.js';
 import { FilesBus } from './files/files-bus.js';
 import { postToFolder } from './files/outbox.js';
 import { isConnectionError } from './postgres/db.js';
+import { NoDatabaseUrl } from './postgres/no-database.js';
 import { PostgresBus } from './postgres/postgres-bus.js';
 
 /** The bus's storage cannot be reached now (the database is down or cut off): try again later. */
@@ -21,8 +22,13 @@ export function openBus(config: Config): Bus {
  * person's shell that reaches the database) straight into the database, under a key of its own.
  */
 export function postingFor(config: Config, sender: string): { via: 'folder' | 'database'; posting: Posting } {
-  if (config.bus.kind === 'postgres' && !isLocal(config, sender))
+  if (config.bus.kind === 'postgres' && !isLocal(config, sender)) {
+    if (!config.bus.url) {
+      const reason = new NoDatabaseUrl().message; // an agent's pane posting for another machine's agent
+      return { via: 'database', posting: { post: async () => ({ kind: 'refused', reason }) } };
+    }
     return { via: 'database', posting: new PostgresBus({ ...config, bus: config.bus }) };
+  }
   return {
     via: 'folder',
     posting: { post: (d, message) => postToFolder(d, message, config.inbox.max_bytes) },

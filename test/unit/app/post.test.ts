@@ -52,6 +52,12 @@ describe('where a post goes', () => {
     expect(postingFor(config, 'a').via).toBe('folder');
     expect(postingFor(config, 'b').via).toBe('database'); // b runs on "far"
     expect(postingFor(three({ message_dir: dir }), 'b').via).toBe('folder'); // the files bus: always
+    // With no URL (an agent's pane): its own messages go as ever; one for another machine's agent cannot.
+    const paneConfig = { ...config, bus: { ...config.bus, url: '' } };
+    expect(await postMessage(paneConfig, composePost(paneConfig, { from: 'b', text: 'for far' }))).toMatchObject({
+      kind: 'refused',
+      reason: expect.stringMatching(/^this shell has no URL for the database/),
+    });
     const posted = await postMessage(config, composePost(config, { from: 'a', text: 'kept on this machine' }));
     expect(posted).toMatchObject({ kind: 'posted', via: 'folder', direction: { name: 'a_to_b' } });
     if (posted.kind !== 'posted') return;
