@@ -76,7 +76,7 @@ export class PgDelivery implements DeliveryBus {
   private listener: Listener | null = null;
   private readonly view: WaitingView;
   private rescans = 0;
-  readonly takeRejected = (): Rejected[] => this.relay.intake.rejected.take();
+  readonly takeRejected = (): Rejected[] => this.relay.intake.rejected.take(); // its own reject()s added there
 
   constructor({ config, db, eventsDb = db, pg, log }: DeliveryOptions) {
     this.config = config;
