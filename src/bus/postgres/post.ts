@@ -18,7 +18,7 @@ import { initialState } from '../../core/turns.js';
 import { isConnectionError, type Db } from './db.js';
 import { messagesFor, rowHint } from './hints.js';
 import type { Pg } from './rows.js';
-import { bind } from './sql/bind.js';
+import { run } from './sql/bind.js';
 import { ensureConversation } from './store.js';
 
 /** How long a post keeps trying while the server is away (a restart takes a few seconds). */
@@ -46,8 +46,7 @@ export async function storePost(p: DirectPost): Promise<string | null> {
   const { db, pg, config, d, body, name } = p;
   const key = `${pg.conversation}/${pg.host}/post/${randomUUID()}`;
   const deadline = performance.now() + (p.patienceMs ?? POST_PATIENCE_MS);
-  const s = pg.sql.relay.store;
-  const params = bind(s, {
+  const params = {
     conversation: pg.conversation,
     direction: d.name,
     file: name,
@@ -56,7 +55,7 @@ export async function storePost(p: DirectPost): Promise<string | null> {
     channel: pg.channel,
     payload: messagesFor(hostOf(config, d.to)),
     hint: rowHint(d.name, name, body),
-  });
+  };
   /** The last error of an attempt that reached the server (it may have committed): from then on, a maybe. */
   let sent = null as Error | null;
   for (let attempt = 0; ; attempt++) {
@@ -64,7 +63,7 @@ export async function storePost(p: DirectPost): Promise<string | null> {
       await ensureConversation(db, pg, initialState(config.firstTurn));
       const c = await db.connect();
       try {
-        await c.query(s.text, params);
+        await run(c, pg.sql.relay.store, params);
         c.release();
         return null; // stored now, or (the key was there) by an attempt whose answer was lost: either way, once
       } catch (err) {
