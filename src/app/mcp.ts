@@ -13,7 +13,7 @@ import type { Config } from '../config/config.js';
 import { MESSAGE_TYPES } from '../core/message.js';
 import { GuardedStdioTransport } from './mcp-stdio.js';
 import { VERSION } from './paths.js';
-import { composePost } from './post.js';
+import { composePost, postMessage } from './post.js';
 import { collectStatus, formatStatus } from './status.js';
 import { formatText, transcript } from './transcript.js';
 
@@ -41,16 +41,16 @@ export function mcpServer(config: Config, agent: string | undefined): McpServer 
     },
     async (args) => {
       try {
-        const { direction, message } = composePost(config, {
-          from: agent,
-          text: args.content,
-          to: args.to,
-          type: args.type,
-          subject: args.subject,
-        });
-        const where = await bus.post(direction, message);
+        // Checked as the daemon will check it (receiver, policy, size) before it is said to be posted; an
+        // agent's own message goes into its folder, never needing the database (app/post.ts).
+        const posted = await postMessage(
+          config,
+          composePost(config, { from: agent, text: args.content, to: args.to, type: args.type, subject: args.subject }),
+        );
+        if (posted.kind === 'refused') return text(`not posted: ${posted.reason} (nothing was written)`, true);
+        if (posted.kind === 'uncertain') return text(posted.reason, true);
         return text(
-          `posted to ${direction.to} (${where}); baton delivers it when it is your turn. ` +
+          `posted to ${posted.direction.to} (${posted.where}); baton delivers it when it is your turn. ` +
             'Stop now and wait for the next message.',
         );
       } catch (err) {

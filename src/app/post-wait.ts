@@ -1,12 +1,19 @@
 /**
- * `baton post --wait` (receipts for scripts): after posting, follow the message until it reaches
- * a stage — `delivered` (stamped: typed and its submit confirmed) or `received` (the receiver's hook said its
- * model got it) — and say its ID; or say why not (rejected, timed out and what it waits for).
+ * `baton post --wait` (receipts for scripts): after posting, follow the message itself — by the name its
+ * post was stored under, which its archive record keeps as `source_file` and its rejection as `file` —
+ * until it reaches a stage: `delivered` (stamped: typed and its submit confirmed) or `received` (the
+ * receiver's hook said its model got it); or say why not, with what it saw when the time ran out.
+ *
+ * It once walked the archive by counter from the one before the post, and sat until its time ran out
+ * when a person had deleted the newest record (the next message then has an ID the walk never reaches):
+ * now any record it had not seen before the post is looked at, whatever the counters say. A bus that
+ * cannot be reached for a while (the database restarting) is waited for, up to the same time.
  */
-import { basename } from 'node:path';
+import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Archive, Listings, Liveness, Status } from '../bus/bus.js';
-import { formatId } from '../core/ids.js';
+import { isBusUnavailable } from '../bus/open.js';
+import type { Direction } from '../config/config.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { State } from '../core/state.js';
 
@@ -14,53 +21,105 @@ export type Stage = 'delivered' | 'received';
 
 export type Waited = { ok: true; record: ArchiveRecord } | { ok: false; why: string; record: ArchiveRecord | null };
 
-export interface Following {
-  /** Where the message was stored (what post() returned). */
+export type FollowBus = Archive & Listings & Status & Liveness;
+
+/** A post to follow: what it was stored as. */
+export interface PostRef {
+  direction: Direction;
+  /** Its name: the archive record's `source_file`, its rejection's `file`. */
+  name: string;
+  /** Where it went (a file's path when it went into a folder). */
   where: string;
-  /** The archive counter before it was posted: its record is a newer one. */
-  after: number;
+  via: 'folder' | 'database';
+}
+
+export interface Following {
+  post: PostRef;
+  /** The archive's IDs before it was posted; null when the bus could not be read then (every ID is new). */
+  before: ReadonlySet<string> | null;
   until: Stage;
   timeoutMs: number;
 }
 
-/** Follow a posted message through the archive until it reaches `until`, is rejected, or time runs out. */
-export async function followPost(bus: Archive & Listings & Status & Liveness, o: Following): Promise<Waited> {
-  const { until } = o;
-  const source = basename(o.where);
-  const deadline = performance.now() + o.timeoutMs;
-  let next = o.after + 1;
-  let found: ArchiveRecord | null = null;
-  for (;;) {
-    // The archive grows in counter order: look only at records newer than the last one seen.
-    while (!found) {
-      const r = await bus.record(formatId(next));
-      if (!r) break;
-      if (r.source_file === source) found = r;
-      else next++;
-    }
-    if (found) {
-      found = (await bus.record(found.id)) ?? found;
-      if (until === 'delivered' ? found.delivered_at : found.received) return { ok: true, record: found };
-    } else {
-      const rejected = (await bus.rejections(50)).items.find(
-        (x) => x.file === source || x.stored_as.endsWith(`#${source}`),
-      );
-      if (rejected) return { ok: false, why: `rejected: ${rejected.reason}`, record: null };
-    }
-    if (performance.now() >= deadline) {
-      const state = await bus.readState();
-      const why = found ? notYet(found) : `not delivered yet (${whoHolds(state)}${await daemonNote(bus)})`;
-      return { ok: false, why, record: found };
-    }
-    await sleep(100);
+const EVERY_MS = 150;
+
+/** The archive's IDs now, to tell a record made after the post from one made before; null when unreadable. */
+export async function archivedIds(bus: Archive): Promise<Set<string> | null> {
+  try {
+    return new Set(await bus.recordIds());
+  } catch (err) {
+    if (isBusUnavailable(err)) return null;
+    throw err;
   }
 }
 
-/** An archived message that has not reached its stage: where it stopped. */
-function notYet(found: ArchiveRecord): string {
-  return found.delivered_at
-    ? `${found.id} was delivered at ${found.delivered_at}, but no receipt from ${found.receiver}'s hooks came`
-    : `${found.id} was archived but not yet delivered to ${found.receiver}`;
+/** Follow a posted message until it reaches `until`, is rejected, or time runs out. */
+export async function followPost(bus: FollowBus, o: Following): Promise<Waited> {
+  const deadline = performance.now() + o.timeoutMs;
+  const seen = new Set(o.before ?? []);
+  let found: ArchiveRecord | null = null;
+  let away: { since: Date; error: string } | null = null;
+  for (;;) {
+    try {
+      found = found ? ((await bus.record(found.id)) ?? found) : await findRecord(bus, o.post, seen);
+      away = null;
+      if (found && (o.until === 'delivered' ? found.delivered_at : found.received)) return { ok: true, record: found };
+      if (!found) {
+        const why = await rejection(bus, o.post);
+        if (why !== null) return { ok: false, why: `rejected: ${why}`, record: null };
+      }
+      if (performance.now() >= deadline) return { ok: false, why: await notYet(bus, o.post, found), record: found };
+    } catch (err) {
+      if (!isBusUnavailable(err)) throw err;
+      away ??= { since: new Date(), error: (err as Error).message };
+      if (performance.now() >= deadline) return { ok: false, why: unreachable(o.post, found, away), record: found };
+    }
+    await sleep(EVERY_MS);
+  }
+}
+
+/** Its archive record among those not looked at yet (the newest first), or null. */
+async function findRecord(bus: Archive, post: PostRef, seen: Set<string>): Promise<ArchiveRecord | null> {
+  const fresh = (await bus.recordIds()).filter((id) => !seen.has(id) && id.startsWith('msg_'));
+  fresh.sort((a, b) => b.length - a.length || (a < b ? 1 : -1));
+  for (const id of fresh) {
+    const r = await bus.record(id);
+    if (!r) continue; // being written: looked at again next time
+    seen.add(id);
+    if (r.source_file === post.name && r.direction === post.direction.name) return r;
+  }
+  return null;
+}
+
+/** Its rejection's reason, or null when it was not rejected. */
+async function rejection(bus: Listings, post: PostRef): Promise<string | null> {
+  const hit = (await bus.rejections(50)).items.find(
+    (x) => x.file === post.name && (x.direction === null || x.direction === post.direction.name),
+  );
+  return hit ? (hit.reason ?? 'no reason was written') : null;
+}
+
+/** Where the message is when the time runs out, and why it is there. */
+async function notYet(bus: Status & Liveness, post: PostRef, found: ArchiveRecord | null): Promise<string> {
+  if (found)
+    return found.delivered_at
+      ? `${found.id} was delivered at ${found.delivered_at}, but no receipt from ${found.receiver}'s hooks came`
+      : `${found.id} was archived but not yet delivered to ${found.receiver}`;
+  const daemon = (await bus.daemon()).running;
+  if (post.via === 'folder' && existsSync(post.where))
+    return `not delivered yet: it waits in ${post.direction.name} on this machine${
+      daemon ? ` (${whoHolds(await bus.readState())})` : '; no daemon is running on this machine: baton up'
+    }`;
+  return `not delivered yet (${whoHolds(await bus.readState())}${daemon ? '' : '; no daemon is running: baton up'})`;
+}
+
+function unreachable(post: PostRef, found: ArchiveRecord | null, away: { since: Date; error: string }): string {
+  const where = found
+    ? `${found.id} was archived; `
+    : post.via === 'folder' && existsSync(post.where)
+      ? `it waits in ${post.direction.name} on this machine; `
+      : '';
+  return `not delivered yet: ${where}the conversation could not be read since ${away.since.toISOString()} (${away.error})`;
 }
 
 /** Why a message not archived yet waits: the conversation is over, paused, or another agent holds the turn. */
@@ -68,8 +127,4 @@ function whoHolds(state: State | null): string {
   if (state?.finished) return 'the conversation has finished';
   if (state?.paused) return 'the conversation is paused';
   return `${state?.current_turn ?? '?'} holds the turn`;
-}
-
-async function daemonNote(bus: Liveness): Promise<string> {
-  return (await bus.daemon()).running ? '' : '; no daemon is running: baton up';
 }

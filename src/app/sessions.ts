@@ -17,26 +17,51 @@ import type { Tmux } from '../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
 import { BIN_DIR, CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from './paths.js';
 
-/** The environment every pane gets, so `baton post` and send.sh find this conversation. */
-export function paneEnv(config: Config, agent?: Agent): Record<string, string> {
+/**
+ * The database's address and secrets (docs/protocol.md §10): the daemon's, never an agent's. An agent's
+ * messages go through its machine (its folder, relayed by the daemon), so it never needs them — and an
+ * agent that has them can read and write every conversation in the database (docs/trust.md).
+ */
+export const DATABASE_ENV = ['BATON_BUS_URL', 'PGPASSWORD', 'PGPASSFILE', 'PGSSLMODE', 'PGSSLROOTCERT'] as const;
+
+/**
+ * The environment a pane gets, so `baton post` finds this conversation: the agent's (`agent`), or the
+ * daemon's (none). `database`: the database's variables too — the daemon's pane, and the bundled demo
+ * agents (baton's own program, which reads whose turn it is); never an agent's.
+ */
+export function paneEnv(config: Config, agent?: Agent, opts: { database?: boolean } = {}): Record<string, string> {
   const env: Record<string, string> = {
     PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
     ...(config.file ? { BATON_CONFIG: config.file } : { BATON_HOME: config.baseDir }),
   };
-  // This machine's name and the database (docs/protocol.md §10) reach the daemon and `baton post` in the panes
-  // (a tmux server started earlier does not have this shell's environment).
-  for (const k of [
-    'BATON_TMUX_SOCKET',
-    'BATON_HOST',
-    'BATON_BUS_URL',
-    'PGPASSWORD',
-    'PGPASSFILE',
-    'PGSSLMODE',
-    'PGSSLROOTCERT',
-  ])
+  // This machine's name reaches `baton post` in the panes, the database the daemon (a tmux server started
+  // earlier does not have this shell's environment).
+  const database = opts.database ?? !agent;
+  for (const k of ['BATON_TMUX_SOCKET', 'BATON_HOST', ...(database ? DATABASE_ENV : [])])
     if (process.env[k]) env[k] = process.env[k]!;
   if (agent) Object.assign(env, agent.env, { BATON_AGENT: agent.name });
   return env;
+}
+
+/**
+ * The database's variables that a tmux server started before (from a shell that had them) holds in its
+ * global environment, which every pane inherits: blanked for an agent's pane (tmux cannot unset one for a
+ * single session), and said once.
+ */
+export async function inheritedDatabaseEnv(t: Tmux): Promise<Record<string, string>> {
+  const r = await t.run(['show-environment', '-g']);
+  if (!r.ok) return {}; // no server yet: the one baton starts never gets them (newSession's withhold)
+  const held = r.stdout
+    .split('\n')
+    .map((l) => l.slice(0, l.indexOf('=')))
+    .filter((k): k is (typeof DATABASE_ENV)[number] => (DATABASE_ENV as readonly string[]).includes(k));
+  if (held.length)
+    log.warn(
+      `this tmux server holds ${held.join(', ')} in its global environment (it was started from a shell that ` +
+        "had them): baton blanks them in the agents' panes, but any pane of this server can read them " +
+        '(tmux show-environment -g); start tmux from a shell without them to keep them from every pane',
+    );
+  return Object.fromEntries(held.map((k) => [k, '']));
 }
 
 /** A session name unique to this project: `<folder>-<agent>`, within tmux's rules. */
@@ -60,6 +85,8 @@ export async function startAgent(
     sessions: Map<string, { owner: string }>;
     demo: boolean;
     topic: string | undefined;
+    /** The database's variables the tmux server's global environment holds: blanked in an agent's pane. */
+    blank?: Record<string, string>;
   },
 ): Promise<boolean> {
   const { config, agent, command, launch, demo, topic } = o;
@@ -95,7 +122,8 @@ export async function startAgent(
   const started = withLaunch(command, agent, launch);
   if (started.skipped) log.warn(`${agent.name}: ${started.skipped}; add them to agents.${agent.name}.command yourself`);
   const env = {
-    ...paneEnv(config, agent),
+    ...(demo ? {} : o.blank),
+    ...paneEnv(config, agent, { database: demo }),
     ...launch?.env,
     ...(demo ? { BATON_DEMO: '1', ...(topic !== undefined ? { BATON_DEMO_WAIT_TOPIC: '1' } : {}) } : {}),
   };
@@ -107,6 +135,7 @@ export async function startAgent(
     owner: root,
     demo,
     pasteTracker: PASTE_TRACKER,
+    withhold: DATABASE_ENV,
   });
   if (!r.ok) {
     log.error(`${agent.name}: cannot start session "${agent.session}": ${r.stderr}`);
@@ -202,6 +231,7 @@ export async function startWatcher(
       command,
       env: paneEnv(config),
       owner: root,
+      withhold: DATABASE_ENV,
     });
     if (r.ok) break;
     // Another conversation's `up` took "watcher" between our look and our start: look again, once.

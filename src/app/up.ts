@@ -21,7 +21,15 @@ import { writeInstructions } from './instructions.js';
 import { installHooks, type Launch } from './hooks.js';
 import { DEMO_JS } from './paths.js';
 import { request, startRequest } from './requests.js';
-import { sessionSuggestion, startAgent, startWatcher, stopAll, waitForDaemon, warnMissingTargets } from './sessions.js';
+import {
+  inheritedDatabaseEnv,
+  sessionSuggestion,
+  startAgent,
+  startWatcher,
+  stopAll,
+  waitForDaemon,
+  warnMissingTargets,
+} from './sessions.js';
 
 /** How a conversation on disk relates to the `up` being asked for (pure: tested without tmux). */
 export type Continuation =
@@ -100,9 +108,10 @@ export async function up(
   if (!(await settleConversation(config, bus, t, opts))) return failed(1);
   const launches = await prepare(config, bus, plan.agents, demo);
   const sessions = await t.sessions();
+  const blank = demo || config.bus.kind !== 'postgres' ? {} : await inheritedDatabaseEnv(t);
   for (const planned of plan.agents) {
     const launch = launches.get(planned.agent.name);
-    if (!(await startAgent(t, { config, ...planned, launch, sessions, demo, topic }))) return failed(1);
+    if (!(await startAgent(t, { config, ...planned, launch, sessions, demo, topic, blank }))) return failed(1);
   }
   await warnMissingTargets(config, t);
 

@@ -55,8 +55,7 @@ export {
   type Tenure,
 } from './lease.js';
 export type { PersonMessages } from './person.js';
-export type { Posting, Queue, Queues, Waiting } from './queues.js';
-export { PostRejected } from './queues.js';
+export type { Posted, Posting, Queue, Queues, Rejected, Waiting } from './queues.js';
 export type {
   ApprovalView,
   Archive,

@@ -1,8 +1,10 @@
-/** The bus a config names (docs/protocol.md §10: `bus.kind`, files by default). */
-import type { Config } from '../config/config.js';
-import type { Bus } from './bus.js';
+/** The bus a config names (docs/protocol.md §10: `bus.kind`, files by default), and the way a post goes. */
+import { isLocal, type Config } from '../config/config.js';
+import type { Bus, Posting } from './bus.js';
 import { FilesBus } from './files/files-bus.js';
+import { postToFolder } from './files/outbox.js';
 import { isConnectionError } from './postgres/db.js';
+import { NoDatabaseUrl } from './postgres/no-database.js';
 import { PostgresBus } from './postgres/postgres-bus.js';
 
 /** The bus's storage cannot be reached now (the database is down or cut off): try again later. */
@@ -10,4 +12,25 @@ export const isBusUnavailable = (err: unknown): boolean => isConnectionError(err
 
 export function openBus(config: Config): Bus {
   return config.bus.kind === 'postgres' ? new PostgresBus({ ...config, bus: config.bus }) : new FilesBus(config);
+}
+
+/**
+ * How an agent's message is posted: into its outgoing folder when the agent runs on this machine — on the
+ * files bus that is the conversation; on the PostgreSQL bus this machine's daemon relays the folder into
+ * the database exactly once (relay keys), so an agent's `baton post` needs neither the database nor its
+ * password, and a database that is away only delays it — else (an agent of another machine, posted from a
+ * person's shell that reaches the database) straight into the database, under a key of its own.
+ */
+export function postingFor(config: Config, sender: string): { via: 'folder' | 'database'; posting: Posting } {
+  if (config.bus.kind === 'postgres' && !isLocal(config, sender)) {
+    if (!config.bus.url) {
+      const reason = new NoDatabaseUrl().message; // an agent's pane posting for another machine's agent
+      return { via: 'database', posting: { post: async () => ({ kind: 'refused', reason }) } };
+    }
+    return { via: 'database', posting: new PostgresBus({ ...config, bus: config.bus }) };
+  }
+  return {
+    via: 'folder',
+    posting: { post: (d, message) => postToFolder(d, message, config.inbox.max_bytes) },
+  };
 }

@@ -58,25 +58,55 @@ export interface Queues {
    * posted for a turn it answered itself. It counts a file written a moment ago, before its hint came.
    */
   waitingFrom(agent: string): Promise<number>;
+  /**
+   * The agents' messages this side rejected since the last call, each once, oldest first — whatever
+   * rejected them: a file that can never be valid, a stored body that is not a message, `reject()`. Their
+   * senders are to be told why. A person's refusal of a pending message (Moderation.refuse) is not among
+   * them: the request that refused it tells the sender itself. Kept in memory only: a daemon killed before
+   * it told them does not tell them after its restart (the rejection itself is kept with its reason).
+   */
+  takeRejected(): Rejected[];
 }
+
+/** An agent's message rejected on the way: whom to tell (its direction's sender), and why. */
+export interface Rejected {
+  direction: Direction;
+  /** Its name as its sender wrote it: the file's name (or the post's, in the database). */
+  file: string;
+  reason: string;
+}
+
+/** What became of a post: stored (and under which name), or refused before anything was stored. */
+export type Posted =
+  | {
+      kind: 'posted';
+      /**
+       * The post's own name: the archive record's `source_file` once it is delivered, the `file` of its
+       * rejection if it is rejected — what `baton post --wait` follows.
+       */
+      name: string;
+      /** Where it went, for a person: a file's path, or the conversation and row. */
+      where: string;
+    }
+  | { kind: 'refused'; reason: string }
+  /**
+   * The database went away after the message was sent and did not come back while the post kept trying
+   * (30 s): it may or may not have been stored, under `name` (the archive's `source_file` if it was).
+   */
+  | { kind: 'uncertain'; name: string; reason: string };
 
 /** An agent's side: `baton post`, the MCP server's post, a final reply posted for an agent. */
 export interface Posting {
   /**
    * An agent's message into a direction, stored whole or not at all (a reader never sees half of it; a
    * crash leaves nothing or all of it). Any number of processes may post at once: each message is stored
-   * under a name of its own, none overwrites another. Returns where it went (a file path, a row).
+   * under a name of its own, none overwrites another. It is checked first as the daemon will check it (the
+   * bytes stored against inbox.max_bytes, a valid message for its direction): one the daemon would reject
+   * for good is refused with the daemon's reason, and nothing is stored.
+   *
+   * Every post carries a key of its own (on the files bus, its file name; in the database, a relay key kept
+   * for good, as the relay's are): a store retried after an answer that never came — the server died right
+   * after its commit — is recognised, and the message is never stored twice.
    */
-  post(direction: Direction, message: Record<string, unknown>): Promise<string>;
-}
-
-/**
- * A post the store refused for the message itself (the PostgreSQL server's data exception): nothing was
- * stored, the rejection is listed with its reason (a `rejected` event), and trying again changes nothing.
- */
-export class PostRejected extends Error {
-  override name = 'PostRejected';
-  constructor(readonly reason: string) {
-    super(`the message was rejected: ${reason}`);
-  }
+  post(direction: Direction, message: Record<string, unknown>): Promise<Posted>;
 }

@@ -2,7 +2,7 @@
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from '../app/input.js';
 import type { Config } from '../config/config.js';
-import { loadConfig, locateConfig } from '../config/load.js';
+import { loadConfig, locateConfig, type LoadOptions } from '../config/load.js';
 import type { Tmux } from '../terminal/tmux.js';
 
 export { UsageError };
@@ -23,8 +23,8 @@ export interface CommandSpec {
   run(inv: Invocation): Promise<number>;
 }
 
-export function configFrom(inv: Invocation): Config {
-  return loadConfig(locateConfig(inv.values.config as string | undefined));
+export function configFrom(inv: Invocation, opts: LoadOptions = {}): Config {
+  return loadConfig(locateConfig(inv.values.config as string | undefined), opts);
 }
 
 export function noPositionals(inv: Invocation): void {

@@ -5,7 +5,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../app/paths.js';
-import { LeaseHeldError, PostRejected, StoreChanged } from '../bus/bus.js';
+import { LeaseHeldError, StoreChanged } from '../bus/bus.js';
 import { isBusUnavailable } from '../bus/open.js';
 import { ConfigError } from '../config/config.js';
 import { StateError } from '../core/state.js';
@@ -145,7 +145,7 @@ export async function main(argv: string[]): Promise<number> {
       log.error(err.message);
       return 3;
     }
-    if (err instanceof StateError || err instanceof PostRejected || err instanceof StoreChanged) {
+    if (err instanceof StateError || err instanceof StoreChanged) {
       log.error(err.message);
       return 1;
     }

@@ -102,6 +102,9 @@ const LEGACY_AGENTS = {
   claude2: { kind: 'claude', cwd: './agents/claude2', command: 'claude' },
 } as const;
 
+/** The problem of a PostgreSQL config with no URL (an agent's `baton post` loads one anyway: load.ts). */
+export const NO_URL_PROBLEM = 'bus.url: the postgres bus needs a URL';
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
   constructor(
@@ -216,7 +219,7 @@ export function parseConfig(
   let bus: BusConfig = { kind: 'files' };
   if (c.bus.kind === 'postgres') {
     const url = env.BATON_BUS_URL || c.bus.url;
-    if (!url) problems.push('bus.url: the postgres bus needs a URL (here, or in BATON_BUS_URL)');
+    if (!url) problems.push(`${NO_URL_PROBLEM} (here, or in BATON_BUS_URL)`);
     bus = {
       kind: 'postgres',
       url: url ?? '',

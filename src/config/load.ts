@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { ConfigError, DEFAULT_CONFIG, parseConfig, type Config } from './config.js';
+import { ConfigError, DEFAULT_CONFIG, NO_URL_PROBLEM, parseConfig, type Config } from './config.js';
 
 export interface ConfigSource {
   /** The config file, or null: no file, use the embedded default. */
@@ -24,7 +24,16 @@ export function locateConfig(flag: string | undefined, cwd = process.cwd(), env 
   return existsSync(local) ? { file: local, baseDir: home } : { file: null, baseDir: home };
 }
 
-export function loadConfig(source: ConfigSource): Config {
+export interface LoadOptions {
+  /**
+   * 'optional': a command that runs in an agent's pane (`post`, `mcp`), where the database's URL is kept
+   * from the agent — its messages go through its machine's daemon — loads a PostgreSQL config with no URL
+   * as one whose URL is empty; opening the database then says why it cannot.
+   */
+  busUrl?: 'required' | 'optional';
+}
+
+export function loadConfig(source: ConfigSource, opts: LoadOptions = {}): Config {
   const { file, baseDir } = source;
   if (file === null) return parseConfig(DEFAULT_CONFIG, null, baseDir);
   let text: string;
@@ -46,7 +55,15 @@ export function loadConfig(source: ConfigSource): Config {
   } catch (err) {
     throw new ConfigError(file, [`not valid JSON: ${jsonError(text, (err as Error).message)}`]);
   }
-  return parseConfig(raw, file, baseDir);
+  if (opts.busUrl !== 'optional') return parseConfig(raw, file, baseDir);
+  try {
+    return parseConfig(raw, file, baseDir);
+  } catch (err) {
+    if (!(err instanceof ConfigError) || !err.problems.some((p) => p.startsWith(NO_URL_PROBLEM))) throw err;
+    // The URL is the only thing missing (else the same problems come back): parsed with a stand-in, then blanked.
+    const c = parseConfig(raw, file, baseDir, { ...process.env, BATON_BUS_URL: 'postgres://' });
+    return c.bus.kind === 'postgres' ? { ...c, bus: { ...c.bus, url: '' } } : c;
+  }
 }
 
 /** JSON.parse's "… at position 57" as "… at line 3, column 5" (a person opens the file in an editor). */

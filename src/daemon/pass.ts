@@ -2,8 +2,8 @@
  * One pass of the delivery loop, as named stages over one context, in order: what the agents' hooks
  * reported; the delivery cut short (until it is done nothing else is delivered); a person's requests;
  * reminders and endings; a message whose receipt never came, typed again if provably lost; the queues
- * (scan.ts: held, rejected, the one whose turn it is); and taking that one. At most one message is
- * delivered per pass.
+ * (scan.ts: held, rejected, the one whose turn it is); telling the senders of rejected messages why; and
+ * taking that one. At most one message is delivered per pass.
  */
 import type { Moderation, Queues, Records, TurnState, Waiting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
@@ -12,6 +12,7 @@ import type { Availability } from './availability.js';
 import type { Conductor } from './conductor.js';
 import type { Courier } from './courier.js';
 import type { Receipts } from './receipts.js';
+import type { RejectionNotices } from './rejections.js';
 import type { QueueScan } from './scan.js';
 import type { Steering } from './steering.js';
 import type { Taker } from './take.js';
@@ -26,6 +27,7 @@ export interface PassParts {
   steering: Steering;
   conductor: Conductor;
   scan: QueueScan;
+  rejections: RejectionNotices;
   taker: Taker;
 }
 
@@ -76,6 +78,11 @@ const scanQueues: PassStage = async (p, ctx) => {
   ctx.best = await p.scan.next();
 };
 
+/** Senders told why their messages were rejected (rejections.ts), never while a delivery is under way. */
+const tellRejected: PassStage = async (p, ctx) => {
+  await p.rejections.tell(ctx.free);
+};
+
 /** Deliver that message (or hold it for a person's approval in moderated mode), unless a delivery is stuck. */
 const takeBest: PassStage = async (p, ctx) => {
   const best = ctx.best;
@@ -98,6 +105,7 @@ const STAGES: readonly PassStage[] = [
   conduct,
   retypeLost,
   scanQueues,
+  tellRejected,
   takeBest,
 ];
 

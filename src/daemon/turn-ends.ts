@@ -4,7 +4,7 @@
  * holds the turn and posted nothing since its message came (core/receipt.ts says when), never two for
  * one turn.
  */
-import type { Events, Queues, Records, TurnState } from '../bus/bus.js';
+import type { Events, Posted, Queues, Records, TurnState } from '../bus/bus.js';
 import type { Config, Direction } from '../config/config.js';
 import type { HookNote } from '../core/hook-note.js';
 import { factsOf } from '../core/hook-payload.js';
@@ -14,7 +14,7 @@ import type { Logger } from '../lib/log.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
 import type { Budget } from './budget.js';
 
-export type Post = (d: Direction, message: Record<string, unknown>) => Promise<string>;
+export type Post = (d: Direction, message: Record<string, unknown>) => Promise<Posted>;
 
 export interface TurnEndsParts {
   config: Config;
@@ -78,7 +78,7 @@ export class TurnEnds {
       return this.p.log.warn(`${agent}'s reply not posted: it may write to several agents (give it reply "post")`);
     this.p.checkLease();
     this.answered.set(agent, plan.replyTo ?? 'opening');
-    await this.p.post(d, {
+    const posted = await this.p.post(d, {
       timestamp: note.at,
       sender: agent,
       receiver: d.to,
@@ -86,6 +86,9 @@ export class TurnEnds {
       type: plan.replyTo ? 'response' : 'message',
       auto: true,
     });
+    if (posted.kind === 'refused')
+      return this.p.log.warn(`${agent}'s final reply not posted: ${posted.reason} (its agent is told)`);
+    if (posted.kind === 'uncertain') return this.p.log.warn(`${agent}'s final reply: ${posted.reason}`);
     this.p.log.info(
       `${agent}'s final reply posted for it${plan.replyTo ? ` (reply to ${plan.replyTo})` : ' (it opens the conversation)'}`,
     );

@@ -2,8 +2,9 @@
  * The daemon's parts, made in the order they depend on one another — nothing is used before it exists:
  *
  *   scheduler (when to look) → availability (is a pane there) → notices → the delivery under way →
- *   conductor (reminders, endings) → receipts (what the hooks report) → courier (typing one message) →
- *   queue scan → taker (taking one message) → steering (a person's requests) → pass (one look at it all)
+ *   conductor (reminders, endings) → rejection notices → receipts (what the hooks report) → courier
+ *   (typing one message) → queue scan → taker (taking one message) → steering (a person's requests) →
+ *   pass (one look at it all)
  *
  * The one loop is the scheduler's: a pass's parts ask it for wake-ups, so it is made first, and it is
  * given the pass last (scheduler.drive). The conductor and steering do not know the pass: what they need
@@ -21,6 +22,7 @@ import { Courier } from './courier.js';
 import { typeNotice } from './notice.js';
 import { Pass } from './pass.js';
 import { Receipts } from './receipts.js';
+import { RejectionNotices } from './rejections.js';
 import { QueueScan } from './scan.js';
 import { Scheduler } from './scheduler.js';
 import { Steering } from './steering.js';
@@ -68,12 +70,19 @@ export function wire(w: Wiring): Parts {
   const typeInto = (agent: string, text: string) => typeNotice({ config, bus, availability, typist }, agent, text);
   const underway = new Underway();
   const conductor = new Conductor({ config, bus, log, underway, typeInto, wakeIn });
+  const rejections = new RejectionNotices({ config, bus, log, typeInto, wakeIn });
   const receipts = new Receipts({
     config,
     bus,
     rules,
     intake: new SpoolIntake(config, log),
-    post: (d, m) => w.bus.post(d, m),
+    post: async (d, m) => {
+      const posted = await w.bus.post(d, m);
+      // A final reply the daemon would reject (over inbox.max_bytes): stored nowhere, and its agent is told.
+      if (posted.kind === 'refused')
+        rejections.add(d.from, { what: 'your final reply', to: d.to, reason: posted.reason });
+      return posted;
+    },
     log,
     finish: (reason) => conductor.finish(reason),
     wakeIn,
@@ -118,7 +127,19 @@ export function wire(w: Wiring): Parts {
       scheduler.kick();
     },
   });
-  const pass = new Pass({ config, bus, log, availability, receipts, courier, steering, conductor, scan, taker });
+  const pass = new Pass({
+    config,
+    bus,
+    log,
+    availability,
+    receipts,
+    courier,
+    steering,
+    conductor,
+    scan,
+    rejections,
+    taker,
+  });
   scheduler.drive(() => pass.run());
   return { bus, scheduler, receipts, courier, conductor, steering };
 }

@@ -6,7 +6,7 @@
  */
 import { ControlClient, type ControlReply } from './control.js';
 import type { ProcessEngine } from './process-engine.js';
-import type { RunOptions, TmuxEngine, TmuxResult } from './tmux-engine.js';
+import type { ClientEnv, RunOptions, TmuxEngine, TmuxResult } from './tmux-engine.js';
 
 /** How long to wait before trying to attach a control client again after a failed attempt. */
 const CONTROL_RETRY_MS = 1000;
@@ -71,7 +71,7 @@ export class ControlEngine implements TmuxEngine {
     return set.ok || set.lost ? fromReply(pasted) : fromReply(set);
   }
 
-  spawn(args: readonly string[], opts: RunOptions & { env?: Record<string, string> } = {}): Promise<TmuxResult> {
+  spawn(args: readonly string[], opts: RunOptions & { env?: ClientEnv } = {}): Promise<TmuxResult> {
     return this.processes.spawn(args, opts);
   }
 

@@ -4,12 +4,12 @@
  * (`load-buffer -`), so no argument quoting is involved; a paste is both steps in one process.
  */
 import { execa } from 'execa';
-import type { RunOptions, TmuxEngine, TmuxResult } from './tmux-engine.js';
+import type { ClientEnv, RunOptions, TmuxEngine, TmuxResult } from './tmux-engine.js';
 
 /** What running one tmux process needs (execa's answer, narrowed): replaced by a recording fake in tests. */
 export type Exec = (
   args: readonly string[],
-  opts: { input: string; timeoutMs: number; env?: Record<string, string> },
+  opts: { input: string; timeoutMs: number; env?: ClientEnv },
 ) => Promise<TmuxResult>;
 
 export function execTmux(prefix: readonly string[]): Exec {
@@ -56,7 +56,7 @@ export class ProcessEngine implements TmuxEngine {
     return this.spawn(['load-buffer', '-b', buffer, '-', ';', ...pasteCmd], { input: text });
   }
 
-  spawn(args: readonly string[], opts: RunOptions & { env?: Record<string, string> } = {}): Promise<TmuxResult> {
+  spawn(args: readonly string[], opts: RunOptions & { env?: ClientEnv } = {}): Promise<TmuxResult> {
     return this.exec(args, {
       input: opts.input ?? '',
       timeoutMs: opts.timeoutMs ?? this.timeoutMs,

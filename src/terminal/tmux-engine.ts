@@ -16,6 +16,12 @@ export interface TmuxResult {
   timedOut: boolean;
 }
 
+/**
+ * What the tmux process gets beside this process's own environment; a variable set to undefined is not
+ * passed on at all (a server that process starts never holds it).
+ */
+export type ClientEnv = Record<string, string | undefined>;
+
 export interface RunOptions {
   /** Text for the command's stdin (a process is needed for it: the control client has no stdin per command). */
   input?: string;
@@ -35,7 +41,7 @@ export interface TmuxEngine {
    * A command in a tmux process of its own, whatever the engine: `new-session` takes the environment
    * (PATH) of the client that asks for it.
    */
-  spawn(args: readonly string[], opts?: RunOptions & { env?: Record<string, string> }): Promise<TmuxResult>;
+  spawn(args: readonly string[], opts?: RunOptions & { env?: ClientEnv }): Promise<TmuxResult>;
   /** Detach the control client for good (nothing to do for processes). */
   close(): void;
 }

@@ -118,6 +118,11 @@ export class Tmux {
     owner: string;
     demo?: boolean;
     pasteTracker?: string;
+    /**
+     * Variables the tmux client that asks for the session does not pass on: when that client starts the
+     * tmux server, the server's global environment — which every pane inherits — never holds them.
+     */
+    withhold?: readonly string[];
   }): Promise<TmuxResult> {
     const envArgs = Object.entries(o.env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     // The bracketed-paste tracker (scripts/paste-mode.pl) is attached in this same command list, before
@@ -164,7 +169,12 @@ export class Tmux {
         ...(o.demo ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_demo', '1'] : []),
         ...tracker,
       ],
-      o.env.PATH ? { env: { PATH: o.env.PATH } } : {},
+      {
+        env: {
+          ...Object.fromEntries((o.withhold ?? []).map((k) => [k, undefined])),
+          ...(o.env.PATH ? { PATH: o.env.PATH } : {}),
+        },
+      },
     );
   }
 

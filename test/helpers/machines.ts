@@ -5,6 +5,7 @@
  * the database and the recorders' logs.
  */
 import { execa, type ResultPromise } from 'execa';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterEach, expect } from 'vitest';
 import { CLI, Project, readRecorder, waitFor } from './harness.js';
@@ -71,6 +72,26 @@ export class Machine extends Project {
     await Promise.all(this.procs.map((d) => d.catch(() => {})));
     await super.stop();
   }
+}
+
+/**
+ * The messages a machine still holds in its direction folders, written and not stored yet: the files
+ * there, and the claimed ones in `.relaying/` whose relay key the database does not have (one it has is
+ * stored, and only waits there for its insert to reach the server's disk).
+ */
+function queued(m: Machine, conversation: string, stored: Set<string>): string[] {
+  const { directions } = JSON.parse(readFileSync(m.configFile, 'utf8')) as { directions: Record<string, unknown> };
+  const content = (f: string) => (JSON.parse(readFileSync(f, 'utf8')) as { content: string }).content;
+  return Object.keys(directions).flatMap((d) => [
+    ...m
+      .ls(d)
+      .filter((n) => !n.startsWith('.'))
+      .map((n) => content(m.path(d, n))),
+    ...m
+      .ls(d, '.relaying')
+      .filter((n) => !stored.has(`${conversation}/${m.host}/${d}/${n}`))
+      .map((n) => content(m.path(d, '.relaying', n))),
+  ]);
 }
 
 /** Machines for a test file: each made by the returned function is stopped after its test. */
@@ -176,8 +197,9 @@ export async function invariants(
   url: string,
   conversation: string,
   logs: Record<string, string>,
-  opening: string,
+  o: { opening: string; machines: Machine[] },
 ): Promise<{ n: number; redelivered: number; waiting: number }> {
+  const { opening } = o;
   const archive = await archived(url, conversation);
   const n = archive.length;
   expect(archive.map((r) => r.id)).toEqual(
@@ -205,7 +227,9 @@ export async function invariants(
     archive.every((r) => readRecorder(logs[r.receiver]!).pastes.some((t) => t.startsWith(`[baton] ${r.id} `)));
   await waitFor('every delivered message submitted in its pane', submittedAll, 60_000).catch(() => {});
 
-  // What the agents wrote (the opening, one reply per submitted paste they read) is each in one place.
+  // What the agents wrote (the opening, one reply per submitted paste they read) is each in one place: the
+  // archive, the database's waiting rows, or — an agent's `baton post` is a file its machine's daemon relays,
+  // and the daemons are stopped by now — still in its folder on its machine.
   const written = () =>
     [
       opening,
@@ -216,12 +240,20 @@ export async function invariants(
       ),
     ].sort();
   const found = async () => {
+    const keys = new Set(
+      (
+        await query<{ relay_key: string }>(url, 'SELECT relay_key FROM baton.relayed WHERE conversation = $1', [
+          conversation,
+        ])
+      ).map((r) => r.relay_key),
+    );
     const waiting = await query<{ body: string }>(url, 'SELECT body FROM baton.waiting WHERE conversation = $1', [
       conversation,
     ]);
     return [
       ...archive.map((r) => r.content),
       ...waiting.map((w) => (JSON.parse(w.body) as { content: string }).content),
+      ...o.machines.flatMap((m) => queued(m, conversation, keys)),
     ].sort();
   };
   const allPosted = async () => JSON.stringify(await found()) === JSON.stringify(written());

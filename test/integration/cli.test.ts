@@ -3,7 +3,7 @@
  * against a temp project and a private tmux server. Exit codes, usage, config errors, `post`, `status --json`,
  * `up --demo` / `down` end to end, and `attach`.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -280,6 +280,57 @@ describe('post', () => {
     // No temp files anywhere.
     for (const d of ['c1_to_c2', 'c2_to_c1']) expect(p.ls(d).filter((n) => !/^msg_\d+\.json$/.test(n))).toEqual([]);
   });
+});
+
+describe('post: what baton would reject is refused before anything is written', () => {
+  it('too big for inbox.max_bytes, a folder the policy never delivers, a receiver that does not exist: exit 2', async () => {
+    p = new Project({
+      agents: {
+        claude1: { kind: 'generic', command: 'x' },
+        claude2: { kind: 'generic', command: 'x' },
+        claude3: { kind: 'generic', command: 'x' },
+      },
+      directions: {
+        c1_to_c2: ['claude1', 'claude2'],
+        c2_to_c3: ['claude2', 'claude3'],
+        c3_to_c1: ['claude3', 'claude1'],
+        c1_to_c3: ['claude1', 'claude3'],
+      },
+      turns: { policy: 'round_robin' },
+      inbox: { max_bytes: 2048, settle_ms: 300 },
+    });
+    const big = await p.cli(['post', '--as', 'claude2', 'x'.repeat(3000)]);
+    expect(big.exitCode).toBe(2);
+    expect(big.stderr).toMatch(/not posted: \d+ bytes is over inbox\.max_bytes \(2048\)/);
+    const skip = await p.cli(['post', '--as', 'claude1', '--to', 'claude3', 'claude3, not claude2']);
+    expect(skip.exitCode).toBe(2);
+    expect(skip.stderr).toContain('under the round_robin policy claude1 must send to claude2, not claude3');
+    const nobody = await p.cli(['post', '--as', 'claude1', '--to', 'nobody', 'hello?']);
+    expect(nobody.exitCode).toBe(2);
+    expect(nobody.stderr).toContain('there is no such agent (agents: claude1, claude2, claude3)');
+    for (const d of ['c1_to_c2', 'c2_to_c3', 'c3_to_c1', 'c1_to_c3']) expect(p.ls(d)).toEqual([]);
+    // Just under the limit: posted.
+    const fits = await p.cli(['post', '--as', 'claude2', 'x'.repeat(1500)]);
+    expect(fits.exitCode, fits.stderr).toBe(0);
+    expect(p.ls('c2_to_c3')).toHaveLength(1);
+  });
+});
+
+describe('post --wait', () => {
+  it('follows its own message, whatever the archive says: a person deleted the newest record', async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    await p.recorder('claude2', { reply: true }); // answers each message through baton post
+    await p.startDaemon();
+    const first = await p.cli(['post', '--as', 'claude1', '--wait', '--timeout', '20', 'first']);
+    expect([first.exitCode, first.stdout.trim()], first.stderr).toEqual([0, 'msg_0001']);
+    await waitFor('msg_0002 (the reply) delivered', () => p!.archive()[1]?.delivered_at);
+    rmSync(p.path('archive', 'msg_0002.json')); // the newest record, by hand
+    const next = await p.cli(['post', '--as', 'claude1', '--wait', '--timeout', '20', 'after the deletion']);
+    expect(next.stderr).toBe('');
+    expect([next.exitCode, next.stdout.trim()]).toEqual([0, 'msg_0003']);
+    expect(readJson(p.path('archive', 'msg_0003.json'))).toMatchObject({ content: 'after the deletion' });
+  }, 60_000);
 });
 
 describe('post → delivery, and status --json', () => {

@@ -171,6 +171,43 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     expect(p.archive()[0]!.content).toBe('still alive');
   });
 
+  it("a rejected message's sender is told why in its pane — one notice for what piled up, no ID, no turn", async () => {
+    p = new Project({ inbox: { max_bytes: 2000, settle_ms: 300 }, delivery: { enter_delay_ms: 20 } });
+    const log1 = await p.recorder('claude1');
+    const log2 = await p.recorder('claude2');
+    // Two bad files before the daemon starts: rejected in one look, told in one notice.
+    p.send('c1_to_c2', 'empty.json', { content: '' });
+    p.send('c1_to_c2', 'huge.json', { content: 'x'.repeat(5000) });
+    await p.startDaemon();
+    const notices = (log: string) => readRecorder(log).pastes.filter((t) => t.includes('not delivered'));
+    await waitFor('claude1 told', () => notices(log1).length >= 1);
+    const [told] = notices(log1);
+    expect(told).toContain('[baton] 2 of your messages were not delivered:');
+    expect(told).toContain('[baton] - your message empty.json to claude2: content: must not be empty');
+    expect(told).toMatch(/\[baton\] - your message huge\.json to claude2: \d+ bytes is over inbox\.max_bytes \(2000\)/);
+    expect(told).toContain('[baton] it is still your turn; write a new message.');
+    expect(p.archive()).toEqual([]); // a notice takes no ID …
+    expect(p.state()).toMatchObject({ current_turn: 'claude1', message_counter: 0 }); // … and no turn
+    // One more later: a notice of its own (ten seconds after the first at the soonest), naming it alone;
+    // the first is not repeated.
+    p.send('c1_to_c2', 'array.json', '[1, 2, 3]');
+    await waitFor('claude1 told again', () => notices(log1).length >= 2, 30_000);
+    expect(notices(log1)[1]).toMatch(
+      /^\[baton\] your message array\.json to claude2 was not delivered: the message must be a JSON object/,
+    );
+    // A folder the policy never delivers, from an agent whose turn it is not: told, and told it is not its turn.
+    p.send('c2_to_c1', 'bad-sender.json', { sender: 'claude1', content: 'x' });
+    await waitFor('claude2 told', () => notices(log2).length >= 1);
+    expect(notices(log2)[0]).toContain('your message bad-sender.json to claude1 was not delivered: sender: ');
+    expect(notices(log2)[0]).toContain('write it again, corrected, if it still matters');
+    await sleep(1000);
+    expect([notices(log1).length, notices(log2).length]).toEqual([2, 1]);
+    expect(p.archive()).toEqual([]);
+    // Still delivering.
+    p.send('c1_to_c2', 'good.json', { content: 'a good one' });
+    await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+  });
+
   it('odd file names are delivered; over-long and non-UTF-8 names and too-deep data are rejected with a note', async () => {
     await twoRecorders();
     const odd = ['with space.json', 'q"uo\'te.json', 'new\nline.json', 'ねこ🐈.json', `${'x'.repeat(240)}.json`];

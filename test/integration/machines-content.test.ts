@@ -96,12 +96,11 @@ describe('content across machines (PostgreSQL bus)', () => {
       await waitFor('rejected by the relay', async () => (await rejected()).length === 2, 30_000);
       expect(b.ls('rejected')).toEqual(['venom.json', 'venom.json.error.json']);
       expect(b.ls('c2_to_c1')).toEqual(['.relaying']);
-      // A post: refused with the reason (exit 1), listed; nothing stored.
-      const post = await b.cli(['post', '--as', 'claude2', 'venom in a post']);
-      expect(post.exitCode).toBe(1);
-      expect(post.stderr).toMatch(
-        /the message was rejected: the database cannot store it: the test refuses this value/,
-      );
+      // A post stored directly (from alpha, for beta's agent: an agent's own post goes through its folder, as
+      // above): refused with the reason (exit 2), listed; nothing stored.
+      const post = await a.cli(['post', '--as', 'claude2', 'venom in a post']);
+      expect(post.exitCode).toBe(2);
+      expect(post.stderr).toMatch(/not posted: the database cannot store it: the test refuses this value/);
       const all = await rejected();
       expect(all).toHaveLength(3);
       for (const r of all) expect(r.reason).toMatch(why);

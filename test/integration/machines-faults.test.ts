@@ -58,7 +58,7 @@ async function settle(t: Awaited<ReturnType<typeof pingPong>>, target: number) {
     const r = await d;
     expect(r.exitCode, `a daemon's exit after SIGTERM: ${String(r.all).slice(-2000)}`).toBe(0);
   }
-  return invariants(server.url, t.conv, t.logs, 'ping');
+  return invariants(server.url, t.conv, t.logs, { opening: 'ping', machines: [t.a, t.b] });
 }
 
 describe('faults across machines (PostgreSQL bus)', () => {

@@ -94,7 +94,7 @@ describe.skipIf(process.getuid?.() !== 0)('a machine in its own network namespac
     );
     for (const m of [a, b]) for (const d of m.procs) d.kill('SIGTERM');
     for (const m of [a, b]) for (const d of m.procs) expect((await d).exitCode).toBe(0);
-    const r = await invariants(server.url, conv, logs, 'ping');
+    const r = await invariants(server.url, conv, logs, { opening: 'ping', machines: [a, b] });
     expect(r.n).toBeGreaterThanOrEqual(12);
   }, 240_000);
 });

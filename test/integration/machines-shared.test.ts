@@ -82,7 +82,8 @@ describe('one daemon per machine for many conversations', () => {
       });
     }
     for (const [k, conv] of convs.entries()) {
-      const r = await invariants(server.url, conv, logs[k]!, `opening ${k}`);
+      // Their daemons still run: every reply is in the database.
+      const r = await invariants(server.url, conv, logs[k]!, { opening: `opening ${k}`, machines: [] });
       expect(r.n, conv).toBe(6);
       expect(r.redelivered, conv).toBe(0);
     }

@@ -181,6 +181,27 @@ describe('the PostgreSQL bus across machines', () => {
     120_000,
   );
 
+  it("a message rejected on the receiver's machine is told to its sender's pane on the other machine", async () => {
+    const conv = conversation();
+    const config = machinesConfig(server.url, conv);
+    const [a, b] = [machine('alpha', config), machine('beta', config)];
+    await a.recorder('claude1');
+    const logB = await b.recorder('claude2');
+    await a.daemon();
+    await b.daemon();
+    // Out of turn (claude1 holds it), held on alpha until its expires_at passes: alpha rejects it, and beta's
+    // daemon types the notice into claude2's pane.
+    const expires = new Date(Date.now() + 3000).toISOString();
+    b.send('c2_to_c1', 'late.json', { content: 'too late', expires_at: expires });
+    await waitFor('claude2 told on beta', () => readRecorder(logB).pastes.some((t) => t.includes('late.json')), 30_000);
+    const told = readRecorder(logB).pastes.find((t) => t.includes('late.json'))!;
+    expect(told).toContain(
+      `[baton] your message late.json to claude1 was not delivered: expired: its expires_at (${expires})`,
+    );
+    expect(told).toContain('write it again, corrected, if it still matters');
+    expect(await archived(server.url, conv)).toEqual([]);
+  }, 60_000);
+
   it('an invalid file is rejected on its machine with its reason, listed in the database; a bad post too', async () => {
     const conv = conversation();
     const config = machinesConfig(server.url, conv);

@@ -74,6 +74,26 @@ describe('baton mcp', () => {
     // Still serving after the error.
     expect((await client.listTools()).tools).toHaveLength(3);
   }, 60_000);
+
+  it('post refuses what the daemon would reject (over inbox.max_bytes) instead of saying "posted"', async () => {
+    p = new Project({ inbox: { max_bytes: 4096, settle_ms: 300 } });
+    const env = Object.fromEntries(
+      Object.entries(p.env).filter((e): e is [string, string] => typeof e[1] === 'string'),
+    );
+    client = new Client({ name: 'baton-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp', '--as', 'claude1', '--config', p.configFile],
+        env,
+        stderr: 'pipe',
+      }),
+    );
+    const big = await client.callTool({ name: 'post', arguments: { content: 'x'.repeat(5000) } });
+    expect(big.isError).toBe(true);
+    expect(textOf(big)).toMatch(/^not posted: \d+ bytes is over inbox\.max_bytes \(4096\)/);
+    expect(p.ls('c1_to_c2')).toEqual([]);
+  }, 30_000);
 });
 
 /** `baton mcp` spoken to in raw JSON-RPC lines: what it answers, and whether it still runs. */

@@ -13,6 +13,7 @@ import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
+import type { Rejected } from '../queues.js';
 import type { EventLog } from '../events.js';
 import { fencedEvents } from '../lease.js';
 import { Approvals } from './approvals.js';
@@ -120,6 +121,8 @@ export class FilesDelivery implements DeliveryBus {
     await this.intake.reject(this.intake.folderOf(w.direction.name), w.name, reason);
   }
 
+  readonly takeRejected = (): Rejected[] => this.intake.rejected.take();
+
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
     this.guard();
     const decision = step(this.st);
@@ -191,13 +194,8 @@ export class FilesDelivery implements DeliveryBus {
     return this.approvalQueue.examine(a, this.config.inbox.max_bytes);
   }
 
-  async findPersonMessage(request: string): Promise<ArchiveRecord | null> {
-    const counters = await archivedCounters(this.l.archive, 'user');
-    for (const n of counters.slice(-20).reverse()) {
-      const r = await readRecord(this.l.archive, formatId(n, 'user'));
-      if (r?.request === request) return r;
-    }
-    return null;
+  findPersonMessage(request: string): Promise<ArchiveRecord | null> {
+    return personMessageOf(this.l.archive, request);
   }
 
   async archivePersonMessage(make: (id: string) => ArchiveRecord): Promise<ArchiveRecord> {
@@ -238,4 +236,14 @@ export class FilesDelivery implements DeliveryBus {
   async close(): Promise<void> {
     await this.intake.unwatch();
   }
+}
+
+/** The person's message a request made, among the last 20 (a request is answered soon after it is made). */
+async function personMessageOf(archive: string, request: string): Promise<ArchiveRecord | null> {
+  const counters = await archivedCounters(archive, 'user');
+  for (const n of counters.slice(-20).reverse()) {
+    const r = await readRecord(archive, formatId(n, 'user'));
+    if (r?.request === request) return r;
+  }
+  return null;
 }

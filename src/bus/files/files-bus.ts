@@ -11,7 +11,7 @@ import type { ArchiveRecord } from '../../core/record.js';
 import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import { silent, type Logger } from '../../lib/log.js';
-import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, LeaseHolding, Rejection } from '../bus.js';
+import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, LeaseHolding, Posted, Rejection } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { listApprovals, listRejected } from './listings.js';
 import type { EventSource } from '../events.js';
@@ -19,7 +19,8 @@ import { Approvals } from './approvals.js';
 import { archivedCounters, readRecord, recordIds } from './archive.js';
 import { FilesDelivery } from './delivery.js';
 import { FileEventSource } from './event-log.js';
-import { createAtomic, ensureDir } from '../../lib/fsx.js';
+import { ensureDir } from '../../lib/fsx.js';
+import { postToFolder } from './outbox.js';
 import { listInbox } from './inbox.js';
 import { layout, type Layout } from './layout.js';
 import { acquireLock, daemonStatus } from './lock.js';
@@ -27,12 +28,6 @@ import { readArchiveView } from './recovery.js';
 import { storedRejections } from './rejected.js';
 import { awaitReply, pendingRequests, submitRequest, withdrawRequest } from './requests.js';
 import { readStateFile, writeStateFile } from './state-file.js';
-
-/** `msg_<epoch-ns>.json`: sorts by time, as docs/protocol.md §3 suggests. */
-function fileName(): string {
-  const ns = BigInt(Math.round((performance.timeOrigin + performance.now()) * 1000)) * 1000n;
-  return `msg_${ns}.json`;
-}
 
 export class FilesBus implements Bus {
   readonly kind = 'files' as const;
@@ -155,12 +150,8 @@ export class FilesBus implements Bus {
 
   // ---- client side ----------------------------------------------------------------------------
 
-  async post(d: Direction, message: Record<string, unknown>): Promise<string> {
-    await ensureDir(d.dir);
-    let file: string;
-    do file = join(d.dir, fileName());
-    while (!(await createAtomic(file, `${JSON.stringify(message, null, 2)}\n`)));
-    return file;
+  post(d: Direction, message: Record<string, unknown>): Promise<Posted> {
+    return postToFolder(d, message, this.config.inbox.max_bytes);
   }
 
   submit(request: Request): Promise<string> {

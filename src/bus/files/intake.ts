@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Hint, Queue } from '../bus.js';
+import { RejectedSince } from '../rejected-since.js';
 import type { EventLog } from '../events.js';
 import { ensureDir, isErrno } from '../../lib/fsx.js';
 import { byName, examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
@@ -31,6 +32,8 @@ export interface IntakeOptions {
 
 export class Intake {
   readonly folders: Folder[];
+  /** What it rejected, until the daemon takes it to tell the senders (Queues.takeRejected). */
+  readonly rejected = new RejectedSince();
   private readonly hints: FolderWatch;
   private hint: (h: Hint) => void = () => {};
 
@@ -196,6 +199,7 @@ export class Intake {
     });
     if (!moved) return;
     this.opts.log.warn(`rejected ${direction.name}/${name}: ${reason}`);
+    this.rejected.add({ direction, file: name, reason });
     await this.opts.events.emit('rejected', { file: name, direction: direction.name, reason, stored_as: moved.name });
   }
 

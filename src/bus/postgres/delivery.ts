@@ -18,6 +18,7 @@ import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
+import type { Rejected } from '../queues.js';
 import type { EventLog } from '../events.js';
 import { tx, type Db } from './db.js';
 import type { Listener } from './listener.js';
@@ -30,7 +31,7 @@ import { DbClock } from './db-clock.js';
 import { agreeOnConfig } from './agreement.js';
 import type { Relay } from './relay.js';
 import { relayInto } from './relay-into.js';
-import { deliveredHere, requestHost, type Pg } from './rows.js';
+import { deliveredHere, fileOf, requestHost, type Pg } from './rows.js';
 import { WaitingView } from './waiting-view.js';
 import {
   amendRecord,
@@ -91,11 +92,17 @@ abstract class FencedWrites {
   }
 
   /** Moved to `rejected` by `take` (false: it was gone meanwhile), then logged and told as an event. */
-  protected async rejected(w: Waiting | Approval, reason: string, take: (c: pg.PoolClient) => Promise<boolean>) {
-    if (!(await this.write(take))) return;
+  /** False when it was gone already (nothing rejected). */
+  protected async rejected(
+    w: Waiting | Approval,
+    reason: string,
+    take: (c: pg.PoolClient) => Promise<boolean>,
+  ): Promise<boolean> {
+    if (!(await this.write(take))) return false;
     this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
     const stored_as = `${this.pg.conversation}#${w.name}`;
     await this.events.emit('rejected', { file: w.name, direction: w.direction.name, reason, stored_as });
+    return true;
   }
 }
 
@@ -109,6 +116,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
   private rescans = 0;
   private readonly clock = new DbClock(); // the conversation's clock: the database's time (db-clock.ts)
   readonly now = (): number => this.clock.now();
+  readonly takeRejected = (): Rejected[] => this.relay.intake.rejected.take(); // its own reject()s added there
 
   constructor({ config, db, eventsDb = db, pg, log }: DeliveryOptions) {
     const here = deliveredHere(config);
@@ -182,7 +190,8 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
   }
 
   async reject(w: Waiting, reason: string): Promise<void> {
-    await this.rejected(w, reason, (c) => rejectWaiting(c, this.pg, w, reason));
+    if (await this.rejected(w, reason, (c) => rejectWaiting(c, this.pg, w, reason)))
+      this.relay.intake.rejected.add({ direction: w.direction, file: fileOf(w.name), reason }); // its sender told
   }
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
@@ -201,7 +210,8 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
       // Rolled back: still waiting (or waiting for approval), and refused with its reason like any invalid
       // message — never tried again (one the server cannot store held the conversation for ever).
       if (waiting) await this.reject(waiting, out.reason);
-      else await this.rejected(w, out.reason, (c) => refuse(c, this.pg, w, out.reason));
+      else if (await this.rejected(w, out.reason, (c) => refuse(c, this.pg, w, out.reason)))
+        this.relay.intake.rejected.add({ direction: w.direction, file: fileOf(w.name), reason: out.reason });
       return { kind: waiting ? 'changed' : 'gone' };
     }
     if (out.kind === 'committed') {

@@ -5,35 +5,37 @@
  */
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { hostOf, type Config, type Direction } from '../../config/config.js';
+import type { Config, Direction } from '../../config/config.js';
 import { formatId } from '../../core/ids.js';
 import type { ArchiveRecord } from '../../core/record.js';
 import type { Request, Reply } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';
 import { silent, type Logger } from '../../lib/log.js';
-import {
-  PostRejected,
-  type ApprovalView,
-  type ArchiveView,
-  type Bus,
-  type BusCheck,
-  type DeliveryBus,
-  type Holder,
-  type LeaseHolding,
-  type Rejection,
+import type {
+  ApprovalView,
+  ArchiveView,
+  Bus,
+  BusCheck,
+  DeliveryBus,
+  Holder,
+  LeaseHolding,
+  Posted,
+  Rejection,
 } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { openPool, redact, unstorable, type Db } from './db.js';
-import { messagesFor } from './hints.js';
+import { noDatabase, NoDatabaseUrl } from './no-database.js';
 import { PgDelivery } from './delivery.js';
 import { pgEventLog, PgEventSource } from './events.js';
 import { acquireLease, STALE_MS } from './lease.js';
 import { leaseHolding } from './lease-holder.js';
 import { agreeOnConfig } from './agreement.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
-import { pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
+import { checkBody, pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
 import { relayingCount } from './relay.js';
+import { storePost } from './post.js';
+import { fileName } from '../files/outbox.js';
 import { ensureConversation, ensureSchema, insertRejected, setAside } from './store.js';
 import { insertRequest } from './requests.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
@@ -51,8 +53,8 @@ export class PostgresBus implements Bus {
   constructor(private readonly config: Config & { bus: { kind: 'postgres' } }) {
     const { url, conversation, schema } = config.bus;
     this.pg = pgOf({ url, conversation, schema, host: config.host });
-    this.db = openPool(url);
-    this.eventsDb = openPool(url, { durable: false });
+    this.db = url ? openPool(url) : noDatabase();
+    this.eventsDb = url ? openPool(url, { durable: false }) : this.db;
     this.events = new PgEventSource(this.db, this.pg);
   }
 
@@ -62,6 +64,7 @@ export class PostgresBus implements Bus {
   }
 
   delivery(log: Logger = silent): DeliveryBus {
+    if (!this.pg.url) throw new NoDatabaseUrl();
     return new PgDelivery({ config: this.config, db: this.db, eventsDb: this.eventsDb, pg: this.pg, log });
   }
 
@@ -165,17 +168,9 @@ export class PostgresBus implements Bus {
 
   // ---- client side ----------------------------------------------------------------------------
 
-  /** Stored, or refused for its own data (PostRejected: listed in `rejected` with the reason, never retried). */
-  async post(d: Direction, message: Record<string, unknown>): Promise<string> {
-    await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
-    const [row] = await this.q(this.pg.sql.waiting.post, {
-      ...this.c,
-      direction: d.name,
-      body: JSON.stringify(message),
-      channel: this.pg.channel,
-      payload: messagesFor(hostOf(this.config, d.to)),
-    }).catch((err: unknown) => refusedPost({ db: this.db, eventsDb: this.eventsDb, pg: this.pg, d }, err));
-    return `${this.pg.conversation}:${d.name}/${waitingName(row!.seq, null)}`;
+  /** A post from a shell that reaches the database (another machine's agent): postOnce. */
+  post(d: Direction, message: Record<string, unknown>): Promise<Posted> {
+    return postOnce({ db: this.db, eventsDb: this.eventsDb, pg: this.pg, config: this.config }, d, message);
   }
 
   async submit(request: Request): Promise<string> {
@@ -214,6 +209,7 @@ export class PostgresBus implements Bus {
   }
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (!this.pg.url) throw new NoDatabaseUrl();
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
     const lease = await acquireLease(
       this.pg,
@@ -240,10 +236,10 @@ export class PostgresBus implements Bus {
 
 /**
  * A post that failed: one the server refuses for its own data (a data exception) is listed in `rejected`
- * with the reason and a `rejected` event, and throws PostRejected — trying again would change nothing.
+ * with the reason and a `rejected` event, and its reason returned — trying again would change nothing.
  * Any other error is thrown as it is.
  */
-async function refusedPost(o: { db: Db; eventsDb: Db; pg: Pg; d: Direction }, err: unknown): Promise<never> {
+async function refusedPost(o: { db: Db; eventsDb: Db; pg: Pg; d: Direction }, err: unknown): Promise<string> {
   const reason = unstorable(err);
   if (reason === null) throw err;
   const rejection = { stored_as: `${o.pg.conversation}#post-${new Date().toISOString()}`, direction: o.d.name };
@@ -251,10 +247,34 @@ async function refusedPost(o: { db: Db; eventsDb: Db; pg: Pg; d: Direction }, er
   // A one-shot command has no lease and so no sample of the database's clock: its event carries this machine's.
   const local = { now: () => Date.now() };
   await pgEventLog(o.eventsDb, o.pg, local, () => {}).emit('rejected', { ...rejection, file: null, reason });
-  throw new PostRejected(reason);
+  return reason;
 }
 
 /** The state an archive implies: its last message is the one awaiting a reply, its receiver holds the turn. */
 function impliedBy(last: ArchiveRecord, n: number): State {
   return { current_turn: last.receiver, last_message_id: last.id, message_counter: n, pending_reply_to: last.id };
+}
+
+/**
+ * A post stored directly: under a key of its own (tried again with it while the server is away: post.ts),
+ * refused before anything is stored (checkBody, as the daemon would), or refused by the server for its own
+ * data (refusedPost).
+ */
+async function postOnce(
+  o: { db: Db; eventsDb: Db; pg: Pg; config: Config },
+  d: Direction,
+  message: Record<string, unknown>,
+): Promise<Posted> {
+  const body = JSON.stringify(message);
+  const checked = checkBody(body, d, o.config.inbox.max_bytes);
+  if (!checked.ok) return { kind: 'refused', reason: checked.reason };
+  const name = fileName();
+  let unsure: string | null;
+  try {
+    unsure = await storePost({ db: o.db, pg: o.pg, config: o.config, d, body, name });
+  } catch (err) {
+    return { kind: 'refused', reason: await refusedPost({ ...o, d }, err) };
+  }
+  if (unsure) return { kind: 'uncertain', name, reason: unsure };
+  return { kind: 'posted', name, where: `${o.pg.conversation}:${d.name}/${name}` };
 }

@@ -105,7 +105,8 @@ export interface Wal {
 }
 
 export class Relay {
-  private readonly intake: Intake;
+  /** Its agents' folders, read as the files bus reads them (what it rejects: `intake.rejected`). */
+  readonly intake: Intake;
   /** Claimed files stored without waiting for the disk: removed once their insert is durable. */
   private pending: Array<{ d: Direction; dir: string; as: string; at: Written }> = [];
   /** Claimed files whose store failed: stored again, oldest first, with backoff. */

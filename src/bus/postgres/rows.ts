@@ -39,6 +39,8 @@ export function pgOf(t: { url: string; conversation: string; host: string; schem
 export const waitingName = (seq: string | number, file: string | null): string =>
   `${String(seq).padStart(10, '0')}.${file ?? 'posted.json'}`;
 export const seqOf = (name: string): number => Number.parseInt(name, 10);
+/** The name its sender gave a waiting row's message (`waitingName`'s file), as a rejection names it. */
+export const fileOf = (name: string): string => name.replace(/^\d{10,}\./, '');
 
 export type Checked = { ok: true; message: Message } | { ok: false; reason: string };
 

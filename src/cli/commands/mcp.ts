@@ -17,7 +17,7 @@ command line (-c mcp_servers.baton=…). Its tools:
   --as AGENT   the agent it speaks for (default: $BATON_AGENT)`,
   async run(inv) {
     noPositionals(inv);
-    const config = configFrom(inv);
+    const config = configFrom(inv, { busUrl: 'optional' }); // an agent's pane has no database URL
     const agent = (inv.values.as as string | undefined) ?? process.env.BATON_AGENT;
     if (agent !== undefined && !config.agents[agent])
       throw new UsageError(`unknown agent "${agent}" (agents: ${config.order.join(', ')})`);

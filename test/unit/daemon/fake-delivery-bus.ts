@@ -22,6 +22,7 @@ export function fakeDeliveryBus(own: Partial<DeliveryBus>): DeliveryBus {
     rescan: unused('rescan'),
     queues: unused('queues'),
     reject: unused('reject'),
+    takeRejected: unused('takeRejected'),
     commit: unused('commit'),
     saveState: unused('saveState'),
     update: unused('update'),

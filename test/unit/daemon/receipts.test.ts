@@ -130,6 +130,9 @@ async function world(
     reject: async () => {
       throw new Error('receipts never reject');
     },
+    takeRejected: () => {
+      throw new Error('receipts never take rejections');
+    },
     state: () => state,
     waitingFrom: async () => 0,
     update: async (change) => (state = change(state)),
@@ -141,7 +144,7 @@ async function world(
     intake,
     post: async (d: Direction, message: Record<string, unknown>) => {
       posted.push({ direction: d.name, message });
-      return 'posted.json';
+      return { kind: 'posted' as const, name: 'posted.json', where: `${d.dir}/posted.json` };
     },
     log: log.create({ level: 0 }),
     finish: async (reason) => void finished.push(reason),

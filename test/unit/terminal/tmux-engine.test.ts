@@ -33,7 +33,8 @@ describe('the engine a Tmux uses', () => {
 
 /** A process engine whose tmux processes are recorded, each answering ok. */
 function processes() {
-  const calls: Array<{ args: string[]; input: string; timeoutMs: number; env?: Record<string, string> }> = [];
+  const calls: Array<{ args: string[]; input: string; timeoutMs: number; env?: Record<string, string | undefined> }> =
+    [];
   const exec: Exec = async (args, opts) => {
     calls.push({ args: [...args], ...opts });
     return { ok: true, stdout: '', stderr: '', exitCode: 0, timedOut: false };

@@ -1,0 +1,87 @@
+/**
+ * A post stored in the database directly — `baton post` from a person's shell for an agent of another
+ * machine, a final reply posted for an agent — exactly once. (An agent's own `baton post` writes a file
+ * into its folder, which its machine's daemon relays: bus/open.ts says which.)
+ *
+ * Every post carries a key made here — the conversation, this machine, `post`, a random UUID — stored by
+ * the relay's own statement (sql/relay.ts): kept in `relayed` for good, the waiting row only if the key
+ * is new. When the server goes away after the statement was sent, nobody knows whether it committed: the
+ * store is tried again, with the same key, until the server answers, so a retry of a post that did commit
+ * stores nothing. Without the key, 8 of 104,549 posts in a run with 12 immediate stops of the server were
+ * stored twice: the client was told the connection broke after the server had committed, and the retry
+ * stored the message again. The store waits for the disk (the durable pool): an answer means it is kept.
+ */
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hostOf, type Config, type Direction } from '../../config/config.js';
+import { initialState } from '../../core/turns.js';
+import { isConnectionError, type Db } from './db.js';
+import { messagesFor, rowHint } from './hints.js';
+import type { Pg } from './rows.js';
+import { run } from './sql/bind.js';
+import { ensureConversation } from './store.js';
+
+/** How long a post keeps trying while the server is away (a restart takes a few seconds). */
+export const POST_PATIENCE_MS = 30_000;
+const BACKOFF_MS = [100, 250, 500, 1000, 2000];
+
+export interface DirectPost {
+  db: Db;
+  pg: Pg;
+  config: Config;
+  d: Direction;
+  /** The message as stored (JSON), checked already. */
+  body: string;
+  /** The post's name: its waiting row's `file`, the archive's `source_file`. */
+  name: string;
+  patienceMs?: number;
+}
+
+/**
+ * Store one post under a key of its own, trying again while the server is away; never twice. Returns null
+ * when it is stored, else why it may have been: the server went away after the statement was sent and did
+ * not come back in time. Throws the server's error when no attempt reached it (nothing was stored).
+ */
+export async function storePost(p: DirectPost): Promise<string | null> {
+  const { db, pg, config, d, body, name } = p;
+  const key = `${pg.conversation}/${pg.host}/post/${randomUUID()}`;
+  const deadline = performance.now() + (p.patienceMs ?? POST_PATIENCE_MS);
+  const params = {
+    conversation: pg.conversation,
+    direction: d.name,
+    file: name,
+    body,
+    key,
+    channel: pg.channel,
+    payload: messagesFor(hostOf(config, d.to)),
+    hint: rowHint(d.name, name, body),
+  };
+  /** The last error of an attempt that reached the server (it may have committed): from then on, a maybe. */
+  let sent = null as Error | null;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ensureConversation(db, pg, initialState(config.firstTurn));
+      const c = await db.connect();
+      try {
+        await run(c, pg.sql.relay.store, params);
+        c.release();
+        return null; // stored now, or (the key was there) by an attempt whose answer was lost: either way, once
+      } catch (err) {
+        sent = err as Error; // it reached the server: it may have committed
+        c.release(err as Error);
+        throw err;
+      }
+    } catch (err) {
+      if (!isConnectionError(err)) throw err;
+      if (performance.now() >= deadline) {
+        if (!sent) throw err; // never reached the server: nothing was stored
+        return (
+          `the database went away after the message was sent (${sent.message}) and did not come back ` +
+          `within ${Math.round((p.patienceMs ?? POST_PATIENCE_MS) / 1000)} s: it may have been stored ` +
+          `as ${name} — "baton log" shows it if it was`
+        );
+      }
+      await sleep(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!);
+    }
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * An agent hears why its message was not delivered: a file that can never be valid, a folder the turn
+ * policy never delivers, an `expires_at` that passed while it waited, a final reply too big to store.
+ * Each was moved aside with its reason (docs/protocol.md §6) and nobody told the sender, which then waited
+ * for an answer that could not come, and the conversation stalled; `baton reject` (moderation) was the
+ * only rejection a sender heard of. Now each is typed back into its sender's pane, as that one is.
+ *
+ * A notice, never a message: it takes no turn and no ID. It is typed only while no delivery is under way
+ * (so never between a paste and its Enter), and an agent is not flooded: what was rejected within a second
+ * goes in one notice, naming at most a few, and an agent gets one notice every ten seconds at most (what
+ * piles up meanwhile goes in the next). An agent of another machine is told by that machine's
+ * daemon (the notice is forwarded, as every notice is). A notice that cannot be typed now (its pane is
+ * busy or gone) waits for a later pass; a daemon that stops forgets the ones it had not typed yet — the
+ * rejections themselves are kept, with their reasons, where `baton status` counts them.
+ */
+import { FencedError, type Queues, type Rejected, type TurnState } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
+import { sanitize } from '../core/compose.js';
+import type { Logger } from '../lib/log.js';
+
+/**
+ * How long rejections are gathered before one notice tells them: a burst (a folder of bad files found at
+ * start-up, an agent writing several at once) is one notice, not one per file.
+ */
+export const GATHER_MS = 1000;
+/** And an agent is told at most this often: a stream of bad files is a notice every ten seconds, not a flood. */
+export const SPACING_MS = 10_000;
+/** How many rejections one notice names; the rest are counted. */
+const NAMED = 5;
+/** How many are kept for an agent that cannot be told now; older ones are only counted. */
+const KEPT = 20;
+/** A reason longer than this is cut (the whole of it is in the rejection's note). */
+const REASON_CHARS = 300;
+
+/** One message to tell its sender about. */
+export interface Untold {
+  /** What it was, as its sender knows it: `your message msg_….json`, `your final reply`. */
+  what: string;
+  to: string;
+  reason: string;
+}
+
+export interface RejectionNoticeParts {
+  config: Config;
+  bus: Queues & TurnState;
+  log: Logger;
+  /** Type text of baton's own into an agent's pane, or hand it to its machine (notice.ts): null when done. */
+  typeInto(agent: string, text: string): Promise<string | null>;
+  /** Ask the loop for a pass at most `ms` from now. */
+  wakeIn(ms: number): void;
+  /** performance.now(), or a test's clock. */
+  now?: () => number;
+}
+
+export class RejectionNotices {
+  /** By sender: what it has not been told yet, and how many more beyond those. */
+  private readonly untold = new Map<
+    string,
+    { items: Untold[]; dropped: number; failing: string | null; since: number }
+  >();
+  /** When each agent was last told (performance.now()). */
+  private readonly told = new Map<string, number>();
+
+  constructor(private readonly p: RejectionNoticeParts) {}
+
+  private now(): number {
+    return this.p.now ? this.p.now() : performance.now();
+  }
+
+  /** When what `agent` was not told since `since` may be told: gathered a second, ten since its last notice. */
+  private due(agent: string, since: number): number {
+    return Math.max(since + GATHER_MS, (this.told.get(agent) ?? -Infinity) + SPACING_MS);
+  }
+
+  /** A message of `agent`'s that was refused outside the bus's queues (an automatic reply). */
+  add(agent: string, u: Untold): void {
+    if (!this.p.config.agents[agent]) return;
+    let e = this.untold.get(agent);
+    if (!e) {
+      this.untold.set(agent, (e = { items: [], dropped: 0, failing: null, since: this.now() }));
+      this.p.wakeIn(this.due(agent, e.since) - this.now() + 5);
+    }
+    e.items.push(u);
+    if (e.items.length > KEPT) {
+      e.items.shift();
+      e.dropped++;
+    }
+  }
+
+  /**
+   * Take what the bus rejected since the last pass; when `free` (no delivery under way), tell each sender
+   * whose notice is due (gathered GATHER_MS, SPACING_MS after its last one), one notice each. Returns how
+   * many notices were typed or handed on.
+   */
+  async tell(free: boolean): Promise<number> {
+    for (const r of this.p.bus.takeRejected()) this.add(r.direction.from, fromRejected(r));
+    if (!free) return 0;
+    let told = 0;
+    for (const [agent, e] of [...this.untold]) {
+      if (this.now() < this.due(agent, e.since)) continue; // its wake-up comes then
+      const text = noticeText(e.items, e.dropped, this.p.bus.state().current_turn === agent);
+      const err = await this.p.typeInto(agent, text).catch((x: unknown) => {
+        if (x instanceof FencedError) throw x; // the lease is the daemon's to handle
+        return String(x instanceof Error ? x.message : x); // (a notice forwarded while the database is away)
+      });
+      if (err === null) {
+        this.untold.delete(agent);
+        this.told.set(agent, this.now());
+        told++;
+        this.p.log.info(`${agent} was told that ${e.items.length + e.dropped} of its messages were not delivered`);
+      } else if (e.failing !== err) {
+        e.failing = err; // said once per cause, not at every pass
+        this.p.log.warn(`${agent} is not told yet that a message of its was not delivered: ${err}`);
+      }
+    }
+    return told;
+  }
+}
+
+const fromRejected = (r: Rejected): Untold => ({
+  what: `your message ${r.file}`,
+  to: r.direction.to,
+  reason: r.reason,
+});
+
+const cut = (reason: string): string => {
+  const one = sanitize(reason).replace(/\s+/g, ' ').trim();
+  return one.length > REASON_CHARS ? `${one.slice(0, REASON_CHARS)}…` : one;
+};
+
+/** The notice: each rejected message, its receiver and why; and that the turn is still the sender's. */
+export function noticeText(items: readonly Untold[], dropped: number, holdsTurn: boolean): string {
+  const n = items.length + dropped;
+  const lines =
+    n === 1
+      ? [`[baton] ${items[0]!.what} to ${items[0]!.to} was not delivered: ${cut(items[0]!.reason)}`]
+      : [
+          `[baton] ${n} of your messages were not delivered:`,
+          ...items.slice(-NAMED).map((u) => `[baton] - ${u.what} to ${u.to}: ${cut(u.reason)}`),
+          ...(n > NAMED ? [`[baton] - and ${n - NAMED} more (baton status counts the rejected ones)`] : []),
+        ];
+  lines.push(
+    holdsTurn
+      ? '[baton] it is still your turn; write a new message.'
+      : '[baton] nothing was delivered for it; write it again, corrected, if it still matters.',
+  );
+  return sanitize(lines.join('\n')); // a file's name is the sender's own text too
+}
