@@ -480,6 +480,10 @@ describe('big and many', () => {
       const messages = () => readRecorder(log).pastes.filter((t) => !notice.test(t));
       await waitFor(`${agent} read 50`, () => messages().length >= 50, 15_000).catch(() => {});
       expect(messages().map((t) => /^\[baton\] (msg_\d+) /.exec(t)?.[1])).toEqual(mine);
+      // The notices are typed between deliveries, the first within a second of the burst's end.
+      await waitFor(`${agent} told`, () => readRecorder(log).pastes.some((t) => notice.test(t)), 15_000).catch(
+        () => {},
+      );
       const told = readRecorder(log).pastes.filter((t) => notice.test(t));
       expect(told.length, `${agent} was told ${told.length} times`).toBeGreaterThanOrEqual(1);
       expect(told.length, `${agent} was told ${told.length} times`).toBeLessThanOrEqual(2 + rejectedIn / 10_000);

@@ -57,7 +57,8 @@ describe('the store changing under a running daemon (PostgreSQL bus)', () => {
     await waitFor('recovered', () => a.output.includes('watching'));
     // What `baton up --fresh` does on beta: the old rows renamed, a new conversation of the same name.
     await query(server.url, `UPDATE baton.conversations SET name = name || '@old' WHERE name = $1`, [conv]);
-    expect((await b.cli(['post', '--as', 'claude2', 'a new conversation'])).exitCode).toBe(0);
+    // A post for alpha's agent from beta goes straight into the database (an agent's own goes to its folder).
+    expect((await b.cli(['post', '--as', 'claude1', 'a new conversation'])).exitCode).toBe(0);
     await waitFor('the daemon stopped', () => proc.exitCode !== null, 30_000);
     expect(proc.exitCode).toBe(1);
     expect(a.output).toContain(`conversation "${conv}" was made anew in the database`);

@@ -33,7 +33,7 @@ import { leaseHolding } from './lease-holder.js';
 import { agreeOnConfig } from './agreement.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
 import { checkBody, pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
-import { relayingCount } from './relay.js';
+import { relayingCount, unrelayedCounts } from './relay.js';
 import { storePost } from './post.js';
 import { fileName } from '../files/outbox.js';
 import { ensureConversation, ensureSchema, insertRejected, setAside } from './store.js';
@@ -86,10 +86,13 @@ export class PostgresBus implements Bus {
     return row ? stateOf(row.state, this.pg) : null;
   }
 
+  /** Waiting in the database, and in this machine's folders not yet moved there (its daemon away, say). */
   async waitingCounts(): Promise<Record<string, number>> {
     const rows = await this.q(this.pg.sql.waiting.countByDirection, this.c);
+    const local = await unrelayedCounts(relayedHere(this.config));
     const held: Record<string, number> = {};
-    for (const d of this.config.directions) held[d.name] = rows.find((r) => r.direction === d.name)?.n ?? 0;
+    for (const d of this.config.directions)
+      held[d.name] = (rows.find((r) => r.direction === d.name)?.n ?? 0) + (local[d.name] ?? 0);
     return held;
   }
 

@@ -29,7 +29,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
 import type { EventLog } from '../events.js';
 import { FencedError } from '../lease.js';
-import { examine } from '../files/inbox.js';
+import { examine, isCandidateName } from '../files/inbox.js';
 import { Intake } from '../files/intake.js';
 import type { Direction } from '../../config/config.js';
 import { unstorable } from './db.js';
@@ -38,6 +38,14 @@ import { type ClaimedFile, Stranded } from './relay-stranded.js';
 const RELAYING = '.relaying';
 
 /** How many files this machine's folders have in `.relaying/`: claimed and not yet known stored for good. */
+/** Messages written into this machine's folders and not yet claimed by a relay, per direction. */
+export async function unrelayedCounts(directions: readonly Direction[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const d of directions)
+    counts[d.name] = (await readdir(d.dir).catch(() => [] as string[])).filter(isCandidateName).length;
+  return counts;
+}
+
 export async function relayingCount(directions: readonly Direction[]): Promise<number> {
   let n = 0;
   for (const d of directions) n += (await readdir(join(d.dir, RELAYING)).catch(() => [] as string[])).length;
