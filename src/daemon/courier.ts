@@ -54,7 +54,14 @@ export interface CourierParts {
   receipts?: {
     takeEarly(id: string): Received | undefined;
     stamped(id: string, agent: string, received: boolean): void;
+    /** The text pasted for a message: its receipt is compared with all of it (a catch-up included). */
+    typed?(id: string, text: string): void;
   };
+  /**
+   * What the receiver missed since its last turn (daemon/catch-up.ts, docs/protocol.md §11): typed after
+   * the header, in the same paste. From the archive, so a message typed again carries the same.
+   */
+  catchUp?(record: ArchiveRecord): Promise<string>;
 }
 
 export class Courier {
@@ -131,12 +138,12 @@ export class Courier {
         },
         this.p.config.delivery.template,
         replyHint(this.p.config, r.receiver),
+        (await this.p.catchUp?.(r)) ?? '',
       );
       const intake = await this.p.typist.intake(agent, pane);
-      const p = await this.p.typist.paste(
-        pane,
-        intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text,
-      );
+      const typed = intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text;
+      this.p.receipts?.typed?.(r.id, typed);
+      const p = await this.p.typist.paste(pane, typed);
       if (!p.ok) return this.refusedOr(d, p, { maybeTyped: p.maybeTyped });
       d = this.set(pasted(d, paneRef(pane), p.value));
     }

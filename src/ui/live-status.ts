@@ -6,7 +6,7 @@
  * its window (capturing every pane every 2.5 s raised the daemon's own p99 to 80–110 ms on 2 cores).
  */
 import { collectStatus, type StatusReport } from '../app/status.js';
-import type { Liveness, Status } from '../bus/bus.js';
+import type { Archive, Liveness, Status } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
 import { capture, findPane } from '../terminal/pane.js';
@@ -31,7 +31,7 @@ export class LiveStatus {
 
   constructor(
     private readonly config: Config,
-    private readonly bus: Status & Liveness,
+    private readonly bus: Status & Liveness & Pick<Archive, 'record'>,
     private readonly hooks: {
       /** Send an SSE chunk to every tab. */
       push(chunk: string): void;
