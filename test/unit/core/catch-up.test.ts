@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { type CatchUpRules, catchUp, cutTo, missedBy, type Said } from '../../../src/core/catch-up.js';
 import { CATCH_UP_CLOSER, CATCH_UP_OPENER, CATCH_UP_OPENER_NAMES, render } from '../../../src/core/compose.js';
 import { formatId } from '../../../src/core/ids.js';
+import type { ArchiveRecord } from '../../../src/core/record.js';
 import { aRecord } from '../records.js';
 
 const FULL: CatchUpRules = { mode: 'full', maxBytes: 8192, messageMaxBytes: 2048 };
@@ -27,7 +28,7 @@ function msg(n: number, from: string, to: string, content = `m${n} ${from}→${t
 const unstamped = (r: Said): Said => ({ ...r, delivered_at: null });
 
 /** A person's message user_000n to `to` at second `s` (a topic when `kickoff`). */
-function person(n: number, to: string, s: number, extra: Partial<Said> = {}): Said {
+function person(n: number, to: string, s: number, extra: Partial<ArchiveRecord> = {}): Said {
   return aRecord({
     id: formatId(n, 'user'),
     reply_to: null,
