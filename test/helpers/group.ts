@@ -5,11 +5,17 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { CATCH_UP_MAX_BYTES, CATCH_UP_MESSAGE_MAX_BYTES } from '../../src/config/schema.js';
 import { catchUp, type CatchUpRules } from '../../src/core/catch-up.js';
 import { render, replyHint } from '../../src/core/compose.js';
 import type { ArchiveRecord } from '../../src/core/record.js';
 
-export const DEFAULT_RULES: CatchUpRules = { mode: 'full', maxBytes: 8192, messageMaxBytes: 2048 };
+/** The catch-up rules of a config that says nothing about them. */
+export const DEFAULT_RULES: CatchUpRules = {
+  mode: 'full',
+  maxBytes: CATCH_UP_MAX_BYTES,
+  messageMaxBytes: CATCH_UP_MESSAGE_MAX_BYTES,
+};
 
 /** Every record of a files-bus archive (agents' and a person's). */
 export function allRecords(messageDir: string): ArchiveRecord[] {
