@@ -16,15 +16,20 @@ import type { AgentStatus, StatusReport } from './report.js';
 
 export type { AgentStatus, StatusReport };
 export { formatStatus } from './status-text.js';
+/** For a caller that keeps a person's records between status reads (the dashboard). */
+export { PersonRecords };
 
-/** `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question. */
+/**
+ * `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question;
+ * `people`: a person's records kept between calls (the dashboard's), so each call reads only what is new.
+ */
 export async function collectStatus(
   config: Config,
   t: Tmux = new Tmux(),
   bus: Status & Liveness & Pick<Archive, 'record'> = openBus(config),
+  people: PersonRecords = new PersonRecords(bus, config.order),
 ): Promise<StatusReport> {
   const state = await bus.readState();
-  const people = new PersonRecords(bus, config.order);
   const catchUp = await new CatchUps(config, bus, people).counts(state?.message_counter ?? 0);
   const held = await bus.waitingCounts();
   const rejected = await bus.rejectedCount();

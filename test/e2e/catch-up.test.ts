@@ -2,7 +2,8 @@
  * Catch-ups (docs/protocol.md §11) into the real clients — Claude Code, Codex CLI and Gemini CLI, each against
  * its own local API mock — and what they cost. Two recorder agents talk under handoff while the real client
  * waits; then one of them hands it the turn, so the message that gives it the turn carries their last ten
- * messages. The catch-up's size is set by their messages: about 2, 8 and 32 KB, and none (the baseline).
+ * messages. The catch-up's size is set by their messages: about 2, 8 and 32 KB, and none (the first message to
+ * the client, and one more once it is warm: the baseline).
  *
  * For each one the mock is the truth: the model received the whole typed text — header, catch-up, message,
  * hint — exactly as baton typed it, in one user turn (submitted once); and the client's prompt hook reported
@@ -99,12 +100,14 @@ async function measure(kind: Client): Promise<Measured[]> {
   const stamped = (n: number) => waitFor(`msg ${n} stamped`, () => project.archive()[n - 1]?.delivered_at, 120_000, 50);
   const out: Measured[] = [];
   try {
-    // Baseline: the first message to x, nothing missed.
+    // The first message to x (nothing missed: the client's first prompt), the three gaps, and nothing missed
+    // again (the baseline, with the client warm).
     const gaps: Array<[string, number]> = [
-      ['none', 0],
+      ['first', 0],
       ['2 KB', 2048],
       ['8 KB', 8192],
       ['32 KB', 32768],
+      ['none', 0],
     ];
     for (const [gap, bytes] of gaps) {
       // Ten messages between the talkers (t1 holds the turn here), then t1 hands x the turn.
