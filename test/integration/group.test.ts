@@ -263,5 +263,14 @@ describe("a person's note to all", () => {
         .filter((l) => /^> (msg|user)_/.test(l)),
     ).toEqual(['> msg_0001 a → b:']);
     expect((await p.cli(['send', '--to', 'nobody', 'x'])).exitCode).toBe(2);
+    // No daemon running: the command types it itself where it can, and says so.
+    await execa('kill', ['-TERM', String(json(readFileSync(p.path('daemon.pid'), 'utf8')).pid)]);
+    await waitFor(
+      'daemon stopped',
+      async () => !(json((await p.cli(['status', '--json'])).stdout).daemon as { running: boolean }).running,
+    );
+    const alone = await p.cli(['send', '--to', 'all', 'third note']);
+    expect(alone.exitCode, alone.stdout + alone.stderr).toBe(0);
+    expect(alone.stdout).toBe('user_0003 typed into a, b, c');
   }, 90_000);
 });
