@@ -27,11 +27,13 @@ function wireControls(): void {
       text.focus();
       return;
     }
-    const ok = await act($<HTMLButtonElement>('send'), 'send', {
-      to: $<HTMLSelectElement>('send-to').value,
-      type: $<HTMLSelectElement>('send-type').value,
-      content: text.value,
-    });
+    // A note to all is archived even when some panes still wait for it (the daemon keeps trying): not sent twice.
+    const ok = await act(
+      $<HTMLButtonElement>('send'),
+      'send',
+      { to: $<HTMLSelectElement>('send-to').value, type: $<HTMLSelectElement>('send-type').value, content: text.value },
+      (r) => r.ok || typeof r.id === 'string',
+    );
     if (ok) text.value = '';
   });
   text.addEventListener('keydown', (ev) => {
@@ -122,6 +124,7 @@ async function start(retry = 0): Promise<void> {
   resetTranscript(snap.conversation.agents, snap.messages.items, snap.messages.start);
   $<HTMLSelectElement>('send-to').replaceChildren(
     ...snap.conversation.agents.map((a) => h('option', { value: a.name }, a.name)),
+    h('option', { value: 'all' }, 'all (a note to every agent)'),
   );
   $<HTMLSelectElement>('send-type').replaceChildren(
     ...snap.conversation.types.map((ty) => h('option', { value: ty }, ty)),

@@ -48,7 +48,7 @@ async function control(op: string, body: Record<string, unknown>): Promise<Contr
     body: JSON.stringify(body),
   });
   const reply = (await r.json().catch(() => ({ ok: false, message: `${r.status} ${r.statusText}` }))) as ControlReply;
-  return { ok: r.ok && reply.ok, message: reply.message };
+  return { ...reply, ok: r.ok && reply.ok, message: reply.message };
 }
 
 export function say(ok: boolean, message: string): void {
@@ -58,12 +58,18 @@ export function say(ok: boolean, message: string): void {
 }
 
 /** A control: the button is busy while the daemon answers; the answer goes to the result line. */
-export async function act(button: HTMLButtonElement, op: string, body: Record<string, unknown>): Promise<boolean> {
+export async function act(
+  button: HTMLButtonElement,
+  op: string,
+  body: Record<string, unknown>,
+  /** Is the input taken even when the answer is not ok (a note to all, archived, that some panes still wait for)? */
+  taken: (r: ControlReply) => boolean = (r) => r.ok,
+): Promise<boolean> {
   button.disabled = true;
   try {
     const r = await control(op, body);
     say(r.ok, r.message);
-    return r.ok;
+    return taken(r);
   } catch (err) {
     say(false, `${op} failed: ${(err as Error).message}`);
     return false;

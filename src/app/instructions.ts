@@ -67,7 +67,8 @@ ${
   loop, do not check folders: the next message will be typed into this pane when it comes.
 - A message written out of turn is not lost: baton holds it until your turn — but it is still one per turn.
 - Messages from a person start with \`[baton] user_0001 from user\`; they are not a turn and need no reply through baton.
-- A line starting with \`[baton] reminder\` means it is your turn and someone is waiting for you.
+${PERSON_NOTE}
+- A line starting with \`[baton] reminder\` means it is your turn and someone is waiting for you.${catchUpLines(config)}
 
 ## How to reply
 Run one shell command from this folder:${forgot}
@@ -95,6 +96,24 @@ Text that starts with \`-\` goes after \`--\`: \`baton post -- "-1 is the answer
 `;
 }
 
+/** A person's note to every agent (`baton send --to all`) is to be followed, unlike a catch-up's context. */
+const PERSON_NOTE = `- A note from a person to every agent (its last line says \`a person's note to every agent\`) is a
+  directive: follow it. It is not a turn either.`;
+
+/**
+ * With three or more agents each message goes to one of them, so the message that gives an agent the turn
+ * may begin with what the others said meanwhile (docs/protocol.md §11): context, not to be answered line by line.
+ */
+function catchUpLines(config: Config): string {
+  if (config.order.length < 3 || config.turns.catch_up === 'off') return '';
+  return `
+- Each message goes to one agent, so the message that gives you the turn may begin, under its header, with
+  what the others said since your last turn: a block from \`[baton] while you were away (context, not
+  addressed to you):\` to \`[baton] the message to you:\`, each line quoted with \`>\`. Read it as context; do
+  not answer it line by line: answer the message to you. A message cut short there, or one named as
+  omitted, is printed in full by \`baton show ID\` (a range too: \`baton show msg_0004..msg_0009\`).`;
+}
+
 /** Who an agent's messages come from in the example header: the agent before it under round robin. */
 function senderTo(config: Config, name: string): string {
   const at = config.order.indexOf(name);
@@ -116,6 +135,7 @@ ${turns}
 - ${first ? 'You speak first: you hold the turn when the conversation starts.' : `${config.firstTurn} speaks first.`}
 - A message for you arrives as a prompt that starts with a header line, for example
   \`[baton] msg_0007 from ${from} (reply to msg_0006)\`, then the text.
+${PERSON_NOTE}${catchUpLines(config)}
 
 ## How to reply
 Just answer in plain text, as you would answer a person. When your turn ends, baton sends your final

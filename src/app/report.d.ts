@@ -40,6 +40,8 @@ export interface StatusReport {
   pending: string[];
   /** Why each direction's waiting files cannot go now, when its receiver's pane is the reason. */
   waiting: Record<string, string>;
+  /** A person's notes to all (`send --to all`) that some agents have not got yet: ID → those agents. */
+  notes: Record<string, string[]>;
   /** Where the conversation lives (docs/protocol.md §10). */
   bus: { kind: 'files' | 'postgres'; conversation: string | null };
   /** Each machine of the conversation: its daemon alive or not, its last heartbeat, its agents. */
@@ -87,4 +89,9 @@ export interface AgentStatus {
    * turn runs. Null when the kind's screen is not read, or there is no live pane.
    */
   screen: { state: 'ready' | 'holding' | 'dialog' | 'unknown'; busy?: boolean; detail?: string } | null;
+  /**
+   * How many messages it would be caught up on if it got the turn now: what the others said since its
+   * last turn (docs/protocol.md §11; 0 with fewer than three agents or `turns.catch_up` "off").
+   */
+  catch_up: number;
 }

@@ -65,9 +65,9 @@ export function endRequest(reason?: string): Request {
 }
 
 export function sendRequest(config: Config, to: string | undefined, content: string, type = 'message'): Request {
-  if (!to) throw new UsageError('who gets it? give --to AGENT');
-  if (!Object.hasOwn(config.agents, to))
-    throw new UsageError(`unknown agent "${to}" (agents: ${config.order.join(', ')})`);
+  if (!to) throw new UsageError('who gets it? give --to AGENT (or --to all)');
+  if (to !== 'all' && !Object.hasOwn(config.agents, to))
+    throw new UsageError(`unknown agent "${to}" (agents: ${config.order.join(', ')}, or all)`);
   if (!content.trim()) throw new UsageError('the message text is empty');
   if (!(MESSAGE_TYPES as readonly string[]).includes(type))
     throw new UsageError(`--type must be one of ${MESSAGE_TYPES.join(', ')}`);

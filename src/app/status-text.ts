@@ -86,7 +86,8 @@ function agentLine(n: string, a: AgentStatus): string {
     hooks = `  hooks: ${state} since ${ago(a.hooks.since)}${a.hooks.detail ? ` (${a.hooks.detail})` : ''}`;
   }
   const problem = a.problem && a.pane ? `  ! ${a.problem}` : '';
-  return `  ${n.padEnd(12)} ${life}  ${kind}  ${a.target}${pane}${screen}${hooks}${problem}`;
+  const missed = a.catch_up ? `  catch-up: ${a.catch_up} message${a.catch_up === 1 ? '' : 's'}` : '';
+  return `  ${n.padEnd(12)} ${life}  ${kind}  ${a.target}${pane}${screen}${hooks}${missed}${problem}`;
 }
 
 export function formatStatus(s: StatusReport): string {
@@ -101,6 +102,7 @@ export function formatStatus(s: StatusReport): string {
     `messages      ${messagesLine(s)}`,
     `waiting       ${waitingLine(s)}`,
     ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),
+    ...Object.entries(s.notes).map(([id, who]) => `note          ${id} to all: not yet typed into ${who.join(', ')}`),
     `rejected      ${s.rejected}`,
     ...(s.bus.kind === 'postgres'
       ? [`relaying      ${s.relaying} (claimed from this machine's folders, not yet stored)`]

@@ -3,10 +3,11 @@
  * pane from tmux. Reads only; a long-lived Tmux (the dashboard's control client) can be passed in
  * instead of one tmux process per question.
  */
-import type { Liveness, Status } from '../bus/bus.js';
+import type { Archive, Liveness, Status } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
 import { hostOf, isLocal, type Config } from '../config/config.js';
 import { rulesFor } from '../core/conversation.js';
+import { CatchUps, PersonRecords, settled } from '../daemon/catch-up.js';
 import { readAgentStates } from '../terminal/hooks/spool.js';
 import { findPane, targetOf } from '../terminal/pane.js';
 import { readScreen, whyNotReady } from '../terminal/readiness.js';
@@ -15,14 +16,21 @@ import type { AgentStatus, StatusReport } from './report.js';
 
 export type { AgentStatus, StatusReport };
 export { formatStatus } from './status-text.js';
+/** For a caller that keeps a person's records between status reads (the dashboard). */
+export { PersonRecords };
 
-/** `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question. */
+/**
+ * `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question;
+ * `people`: a person's records kept between calls (the dashboard's), so each call reads only what is new.
+ */
 export async function collectStatus(
   config: Config,
   t: Tmux = new Tmux(),
-  bus: Status & Liveness = openBus(config),
+  bus: Status & Liveness & Pick<Archive, 'record'> = openBus(config),
+  people: PersonRecords = new PersonRecords(bus, config.order),
 ): Promise<StatusReport> {
   const state = await bus.readState();
+  const catchUp = await new CatchUps(config, bus, people).counts(state?.message_counter ?? 0);
   const held = await bus.waitingCounts();
   const rejected = await bus.rejectedCount();
   const relaying = await bus.relaying();
@@ -30,10 +38,19 @@ export async function collectStatus(
   const hooked = readAgentStates(config.messageDir);
   await Promise.all(
     config.order.map(async (name) => {
-      agents[name] = isLocal(config, name)
-        ? await localAgent(config, t, name, hooksOf(hooked, name))
-        : remoteAgent(config, name);
+      agents[name] = {
+        ...(isLocal(config, name)
+          ? await localAgent(config, t, name, hooksOf(hooked, name))
+          : remoteAgent(config, name)),
+        catch_up: catchUp[name] ?? 0,
+      };
     }),
+  );
+  // A person's notes to all that some pane has not got yet (the daemons keep trying).
+  const notes = Object.fromEntries(
+    (await people.all())
+      .filter((r) => r.receiver === 'all' && !settled(r, config.order))
+      .map((r) => [r.id, config.order.filter((a) => !r.deliveries?.[a]?.at)]),
   );
   const pending = await bus.approvalKeys();
   const waiting: Record<string, string> = {};
@@ -66,6 +83,7 @@ export async function collectStatus(
     demo: Boolean(state?.demo),
     pending,
     waiting,
+    notes,
     bus: { kind: config.bus.kind, conversation: config.bus.kind === 'postgres' ? config.bus.conversation : null },
     hosts: await hostsOf(bus),
   };
@@ -77,8 +95,11 @@ function hooksOf(hooked: ReturnType<typeof readAgentStates>, name: string): Agen
   return h ? { state: h.state, since: h.since, ...('detail' in h && h.detail ? { detail: h.detail } : {}) } : null;
 }
 
+/** What an agent's pane and hooks say (its catch-up is the archive's). */
+type PaneStatus = Omit<AgentStatus, 'catch_up'>;
+
 /** An agent of this machine: its pane and screen, from tmux. */
-async function localAgent(config: Config, t: Tmux, name: string, hooks: AgentStatus['hooks']): Promise<AgentStatus> {
+async function localAgent(config: Config, t: Tmux, name: string, hooks: AgentStatus['hooks']): Promise<PaneStatus> {
   const agent = config.agents[name]!;
   const pane = await findPane(t, agent);
   const screen = pane && !pane.dead && !pane.demo ? await readScreen(t, agent, pane) : null;
@@ -105,7 +126,7 @@ async function localAgent(config: Config, t: Tmux, name: string, hooks: AgentSta
 }
 
 /** Another machine's agent: its pane is on that machine's tmux (status there shows it). */
-function remoteAgent(config: Config, name: string): AgentStatus {
+function remoteAgent(config: Config, name: string): PaneStatus {
   const host = hostOf(config, name);
   return {
     alive: false,

@@ -3,6 +3,7 @@
  * the key path (`turns.policy: ...`). Resolving paths and defaults into a `Config` is config.ts.
  */
 import { z } from 'zod';
+import { CATCH_UP_MODES } from '../core/catch-up.js';
 import { REPLY_MODES } from '../core/receipt.js';
 import { POLICIES } from '../core/turns.js';
 import { CONVERSATION_NAME } from './conversation-name.js';
@@ -14,7 +15,8 @@ export const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'requests', '
 const agentName = z
   .string()
   .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'agent names use letters, digits, "_" and "-" (max 64)')
-  .refine((n) => n !== 'user', '"user" is reserved for messages from a person');
+  .refine((n) => n !== 'user', '"user" is reserved for messages from a person')
+  .refine((n) => n !== 'all', '"all" is reserved for a person\'s note to every agent (baton send --to all)');
 
 const folderName = z
   .string()
@@ -82,6 +84,10 @@ const AgentSchema = z.strictObject({
   reply: z.enum(REPLY_MODES).default('post'),
 });
 
+/** The whole catch-up, and one missed message in it, at most (bytes): measured, docs/protocol.md §11. */
+export const CATCH_UP_MAX_BYTES = 8192;
+export const CATCH_UP_MESSAGE_MAX_BYTES = 2048;
+
 const TurnsSchema = z.strictObject({
   policy: z.enum(POLICIES).default('alternate'),
   max_turns: z.int().min(0).default(0),
@@ -93,6 +99,14 @@ const TurnsSchema = z.strictObject({
   moderated: z.boolean().default(false),
   /** End the conversation once its agents used this many tokens (from their hooks' transcripts; 0: no limit). */
   max_tokens: z.int().min(0).default(0),
+  /**
+   * With three or more agents, what the text that gives an agent its turn carries of what the others said
+   * since its last turn (docs/protocol.md §11): each missed message ("full"), one line each ("names"), or
+   * nothing ("off"); the defaults are measured (docs/protocol.md §11 says how).
+   */
+  catch_up: z.enum(CATCH_UP_MODES).default('full'),
+  catch_up_max_bytes: z.int().min(512).max(1_048_576).default(CATCH_UP_MAX_BYTES),
+  catch_up_message_max_bytes: z.int().min(128).max(1_048_576).default(CATCH_UP_MESSAGE_MAX_BYTES),
 });
 
 const InboxSchema = z.strictObject({

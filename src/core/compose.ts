@@ -38,6 +38,15 @@ export interface Envelope {
 
 export const DEFAULT_TEMPLATE = '{header}\n{content}\n\n{hint}';
 
+/**
+ * A catch-up's first line (core/catch-up.ts builds the block): the agent's model reads what follows as
+ * context, not as its message. The block's last line says the message to the agent follows.
+ */
+export const CATCH_UP_OPENER = '[baton] while you were away (context, not addressed to you):';
+export const CATCH_UP_OPENER_NAMES =
+  '[baton] while you were away (context, not addressed to you; baton show ID prints one):';
+export const CATCH_UP_CLOSER = '[baton] the message to you:';
+
 /** How every text baton types starts: `[baton] msg_0007 ` (a screen check recognises its own paste by it). */
 export const headerPrefix = (id: string): string => `[baton] ${id} `;
 
@@ -111,6 +120,14 @@ export function userHint(state: { current_turn: string }): string {
   return `[baton] this is from a person, not a turn (it is ${state.current_turn}'s turn)`;
 }
 
+/**
+ * The hint under a person's note to every agent (`baton send --to all`): what a person says to all of them is
+ * a directive to follow, not background like a catch-up, and it is nobody's turn because of it.
+ */
+export function noteHint(state: { current_turn: string }): string {
+  return `[baton] a person's note to every agent: follow it; it is not a turn (it is ${state.current_turn}'s turn)`;
+}
+
 // Claude Code runs a prompt that starts with "/" or "!" as a command even after spaces, NBSP or
 // zero-width characters, and treats a trailing "\" as "newline, do not submit".
 const LEADING_COMMAND = /^[\s\u00A0\u200B-\u200D\u2060\uFEFF]*[/!]/;
@@ -118,8 +135,12 @@ const LEADING_COMMAND = /^[\s\u00A0\u200B-\u200D\u2060\uFEFF]*[/!]/;
 /**
  * Render the text typed into the pane. Every field an agent wrote is sanitized; the result never
  * starts with "/" or "!" and never ends with "\" or a newline, whatever the template says.
+ *
+ * `catchUp` (core/catch-up.ts: what the agent missed, docs/protocol.md §11) goes where the template says
+ * `{catch_up}`; a template without it gets the block right after the header line (before everything when
+ * it has no `{header}` either), so the message that gives the turn stays one paste.
  */
-export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: string): string {
+export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: string, catchUp = ''): string {
   const clean: Envelope = {
     ...e,
     content: sanitize(e.content),
@@ -137,8 +158,14 @@ export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: stri
     content: clean.content,
     redelivered: clean.redelivered ? '(redelivered)' : '',
   };
+  const block = sanitize(catchUp);
+  let form = template;
+  if (!block) form = form.replace(/\{catch_up\}\n?/g, '');
+  else if (form.includes('{catch_up}')) fields.catch_up = block;
+  else if (form.includes('{header}')) fields.header = `${fields.header}\n${block}`;
+  else form = `${block}\n${form}`;
   // One pass, so a "{hint}" written inside content is never expanded.
-  let text = sanitize(template.replace(/\{(\w+)\}/g, (m, key: string) => fields[key] ?? m));
+  let text = sanitize(form.replace(/\{(\w+)\}/g, (m, key: string) => fields[key] ?? m));
   text = text.replace(/\s+$/, '');
   if (LEADING_COMMAND.test(text)) text = `[baton] ${text.trimStart()}`;
   if (text.endsWith('\\')) text += ' [end]';

@@ -25,3 +25,32 @@ export const isRecordId = (id: string): boolean => parseId(id) !== null || parse
 export const MESSAGE_ID_SOURCE = 'msg_\\d{4,}';
 /** Either kind of ID, as a pattern source. */
 export const RECORD_ID_SOURCE = '(?:msg|user)_\\d{4,}';
+
+/**
+ * An ID as a person types it: `msg_0007`, `msg_7` or `7` (an agent's message), `user_0001` or `user_1` (a
+ * person's); the ID as stored, or null.
+ */
+export function recordIdOf(typed: string): string | null {
+  const m = /^(?:(msg|user)_)?(\d{1,9})$/.exec(typed.trim());
+  if (!m) return null;
+  return formatId(Number(m[2]), (m[1] ?? 'msg') as IdPrefix);
+}
+
+/**
+ * What `baton show` takes: one ID, or a range `msg_0004..msg_0009` (either end as recordIdOf reads it, both
+ * of one kind, the first not after the last): the IDs in order, or why not.
+ */
+export function recordIdsOf(typed: string): { ok: true; ids: string[] } | { ok: false; why: string } {
+  const [a, b, ...more] = typed.split('..');
+  if (more.length) return { ok: false, why: `"${typed}" is not an ID or a range (msg_0004..msg_0009)` };
+  const from = recordIdOf(a ?? '');
+  if (!from) return { ok: false, why: `"${a}" is not a message ID (msg_0007, 7, user_0001)` };
+  if (b === undefined) return { ok: true, ids: [from] };
+  const to = recordIdOf(/^\d+$/.test(b.trim()) ? `${from.split('_')[0]}_${b.trim()}` : b);
+  if (!to) return { ok: false, why: `"${b}" is not a message ID (msg_0007, 7, user_0001)` };
+  const prefix = from.split('_')[0] as IdPrefix;
+  if (to.split('_')[0] !== prefix) return { ok: false, why: `a range is of one kind: ${from}..${to}` };
+  const [lo, hi] = [parseId(from, prefix)!, parseId(to, prefix)!];
+  if (lo > hi) return { ok: false, why: `${from} comes after ${to}` };
+  return { ok: true, ids: Array.from({ length: hi - lo + 1 }, (_, i) => formatId(lo + i, prefix)) };
+}

@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 
+import { CATCH_UP_CLOSER, CATCH_UP_OPENER, CATCH_UP_OPENER_NAMES } from './compose.js';
 import { HOOK_EVENTS, type HookNote } from './hook-note.js';
 
 /** A spooled note as read back: anything else in the spool is not baton's and is set aside. */
@@ -78,9 +79,24 @@ export function isIntact(id: string, content: string, prompt: string): boolean {
   const p = comparable(prompt);
   const at = p.search(new RegExp(`^\\[baton\\] ${id}\\b.*$`, 'm'));
   if (at < 0) return p.includes(c);
-  const afterHeader = p.slice(p.indexOf('\n', at) + 1);
+  let afterHeader = p.slice(p.indexOf('\n', at) + 1);
+  // A catch-up (docs/protocol.md §11) between the header and the content: the content starts after it.
+  if (afterHeader.startsWith(`${CATCH_UP_OPENER}\n`) || afterHeader.startsWith(`${CATCH_UP_OPENER_NAMES}\n`)) {
+    const close = afterHeader.indexOf(`\n${CATCH_UP_CLOSER}\n`);
+    if (close < 0) return false;
+    afterHeader = afterHeader.slice(close + CATCH_UP_CLOSER.length + 2);
+  }
   const end = afterHeader.indexOf('\n\n[baton] ');
   return comparable(end < 0 ? afterHeader : afterHeader.slice(0, end)) === c || (end < 0 && afterHeader.startsWith(c));
+}
+
+/**
+ * Did the prompt the model got hold the whole text baton typed — header, catch-up, content and hint —
+ * after the client's documented rewrites? What the daemon checks when it knows what it typed.
+ */
+export function holdsTyped(typed: string, prompt: string): boolean {
+  const t = comparable(typed);
+  return t !== '' && comparable(prompt).includes(t);
 }
 
 /** How an agent's turns reach the conversation (config `agents.<name>.reply`). */

@@ -43,10 +43,38 @@ export type ArchiveRecord = Message & {
   auto?: boolean;
   /** What the turn this message opened cost its receiver (its model's usage, from the transcript). */
   turn_tokens?: Usage;
+  /**
+   * A person's note to every agent (`receiver: "all"`, docs/protocol.md §11): each agent's delivery, by
+   * name. `at` null: its typing began and was not confirmed (typed again, it is flagged `(redelivered)`).
+   */
+  deliveries?: Record<string, NoteDelivery>;
 };
 
+/** One agent's delivery of a person's note to all. */
+export interface NoteDelivery {
+  at: string | null;
+  confirmed?: Confirmation;
+  redelivered?: boolean;
+  received?: Received;
+}
+
 /** What may be added to an archived record after it was written (a hook's receipt, a turn's tokens). */
-export type Amendment = Partial<Pick<ArchiveRecord, 'received' | 'confirmed' | 'turn_tokens' | 'redelivered'>>;
+export type Amendment = Partial<
+  Pick<ArchiveRecord, 'received' | 'confirmed' | 'turn_tokens' | 'redelivered' | 'deliveries'>
+>;
+
+/**
+ * A record with an amendment merged in: its fields replace the record's, but `deliveries` are merged
+ * agent by agent, so two machines' daemons recording their own agents' deliveries of one note never
+ * undo each other (the PostgreSQL bus does the same in SQL).
+ */
+export function amended(r: ArchiveRecord, fields: Amendment): ArchiveRecord {
+  return {
+    ...r,
+    ...fields,
+    ...(fields.deliveries ? { deliveries: { ...r.deliveries, ...fields.deliveries } } : {}),
+  };
+}
 
 type Delivery = Extract<Decision, { action: 'deliver' }>;
 

@@ -19,6 +19,8 @@ export const RequestSchema = z.discriminatedUnion('op', [
     content: z.string().min(1),
     type: z.enum(MESSAGE_TYPES).default('message'),
   }),
+  // baton's own, across machines: type a person's note to all (archived already) into one agent of this machine.
+  z.strictObject({ op: z.literal('note'), id: z.string().regex(/^user_\d{4,}$/), to: z.string().min(1) }),
   z.strictObject({ op: z.literal('approve'), file: z.string().min(1).optional(), all: z.boolean().optional() }),
   z.strictObject({ op: z.literal('reject'), file: z.string().min(1), reason: z.string().min(1) }),
   // baton's own, across machines (docs/protocol.md §10): a notice (finished, resumed, …) for an agent on another

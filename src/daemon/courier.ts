@@ -61,16 +61,25 @@ export interface CourierParts {
   receipts?: {
     takeEarly(id: string): Received | undefined;
     stamped(id: string, agent: string, received: boolean): void;
+    /** The text pasted for a message: its receipt is compared with all of it (a catch-up included). */
+    typed?(id: string, text: string): void;
   };
+  /**
+   * What the receiver missed since its last turn (daemon/catch-up.ts, docs/protocol.md §11): typed after
+   * the header, in the same paste. From the archive, so a message typed again carries the same.
+   */
+  catchUp?(record: ArchiveRecord): Promise<string>;
 }
 
 /** The message as pasted: with "(redelivered)" in its header when it may have been typed before. */
-function textOf(config: Config, r: ArchiveRecord, redelivered: boolean): string {
+/** The text a message is typed as; `catchUp`: what its receiver missed (docs/protocol.md §11), or ''. */
+function textOf(config: Config, r: ArchiveRecord, m: { redelivered: boolean; catchUp: string }): string {
   const { id, sender: from, receiver: to, reply_to, type, subject, content } = r;
   return render(
-    { id, from, to, reply_to, type, subject, content, redelivered },
+    { id, from, to, reply_to, type, subject, content, redelivered: m.redelivered },
     config.delivery.template,
     replyHint(config, r.receiver),
+    m.catchUp,
   );
 }
 
@@ -134,6 +143,8 @@ export class Courier {
         { maybeTyped: true, pasteLost: true },
       );
     }
+    // The same for a message typed again: its receiver's place moves only past what was delivered to it.
+    const catchUp = d.phase === 'committed' ? ((await this.p.catchUp?.(r)) ?? '') : '';
     if (d.phase === 'committed' && d.typed) {
       // It may be in the box already, unsubmitted (leftover.ts): never pasted behind itself.
       const left = await leftover(this.p, {
@@ -142,7 +153,10 @@ export class Courier {
         leftover: d.leftover,
         agent,
         pane,
-        copies: [textOf(this.p.config, r, false), textOf(this.p.config, r, true)],
+        copies: [
+          textOf(this.p.config, r, { redelivered: false, catchUp }),
+          textOf(this.p.config, r, { redelivered: true, catchUp }),
+        ],
       });
       if (left.kind === 'other') return this.failed(d, left.error, { maybeTyped: true });
       if (left.kind === 'failed') {
@@ -156,12 +170,11 @@ export class Courier {
       }
     }
     if (d.phase === 'committed') {
-      const text = textOf(this.p.config, r, d.typed);
+      const text = textOf(this.p.config, r, { redelivered: d.typed, catchUp });
       const intake = await this.p.typist.intake(agent, pane);
-      const p = await this.p.typist.paste(
-        pane,
-        intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text,
-      );
+      const typed = intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text;
+      this.p.receipts?.typed?.(r.id, typed);
+      const p = await this.p.typist.paste(pane, typed);
       if (!p.ok) return this.refusedOr(d, p, { maybeTyped: p.maybeTyped });
       d = this.set(pasted(d, paneRef(pane), p.value));
       failpoint('pasted');
@@ -202,7 +215,7 @@ export class Courier {
     if (r.delivered_at && d.redelivered) await this.p.bus.amend(r.id, { redelivered: true });
     this.p.receipts?.stamped(r.id, r.receiver, Boolean(done.received));
     this.delivery = null;
-    await this.report(done, d);
+    await report(this.p, done, d);
     await this.p.delivered(done);
     return true;
   }
@@ -246,30 +259,36 @@ export class Courier {
    * held, which is not delivery time (a message held 9 s for its turn was logged "msg_0009 … in 9220.9 ms",
    * as if typing it had been slow), so the two are told apart.
    */
-  private async report(r: ArchiveRecord, d: Extract<Delivery, { phase: 'confirmed' }>): Promise<void> {
-    const round = (ms: number) => Math.round(ms * 10) / 10;
-    const { firstSeen, turnSince } = d.timing;
-    const latency = round(d.pastedAt - firstSeen);
-    const held = round(Math.max(0, turnSince - firstSeen));
-    const typing = round(d.pastedAt - Math.max(firstSeen, turnSince));
-    const flag = d.redelivered ? { redelivered: true } : {};
-    if (d.redelivered) await this.p.bus.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
-    // How the submit was confirmed on the screen (a receipt from the agent's hook may replace it on the record).
-    await this.p.bus.events.emit('delivered', {
-      id: r.id,
-      from: r.sender,
-      to: r.receiver,
-      reply_to: r.reply_to,
-      latency_ms: latency,
-      held_ms: held,
-      delivery_ms: typing,
-      submit: d.confirmation,
-      entered_at: new Date(d.enteredAt).toISOString(),
-      ...flag,
-    });
-    const heldNote = held >= 1000 ? ` (held ${(held / 1000).toFixed(1)} s before its turn)` : '';
-    this.p.log.success(
-      `${r.id} ${r.sender} → ${r.receiver}${d.redelivered ? ' (redelivered)' : ''} in ${typing} ms${heldNote}`,
-    );
-  }
+}
+
+/** A confirmed delivery's `delivered` (and `redelivered`) event and log line: held time apart from typing time. */
+async function report(
+  p: Pick<CourierParts, 'bus' | 'log'>,
+  r: ArchiveRecord,
+  d: Extract<Delivery, { phase: 'confirmed' }>,
+): Promise<void> {
+  const round = (ms: number) => Math.round(ms * 10) / 10;
+  const { firstSeen, turnSince } = d.timing;
+  const latency = round(d.pastedAt - firstSeen);
+  const held = round(Math.max(0, turnSince - firstSeen));
+  const typing = round(d.pastedAt - Math.max(firstSeen, turnSince));
+  const flag = d.redelivered ? { redelivered: true } : {};
+  if (d.redelivered) await p.bus.events.emit('redelivered', { id: r.id, from: r.sender, to: r.receiver });
+  // How the submit was confirmed on the screen (a receipt from the agent's hook may replace it on the record).
+  await p.bus.events.emit('delivered', {
+    id: r.id,
+    from: r.sender,
+    to: r.receiver,
+    reply_to: r.reply_to,
+    latency_ms: latency,
+    held_ms: held,
+    delivery_ms: typing,
+    submit: d.confirmation,
+    entered_at: new Date(d.enteredAt).toISOString(),
+    ...flag,
+  });
+  const heldNote = held >= 1000 ? ` (held ${(held / 1000).toFixed(1)} s before its turn)` : '';
+  p.log.success(
+    `${r.id} ${r.sender} → ${r.receiver}${d.redelivered ? ' (redelivered)' : ''} in ${typing} ms${heldNote}`,
+  );
 }

@@ -1,9 +1,9 @@
 /**
  * One pass of the delivery loop, as named stages over one context, in order: what the agents' hooks
  * reported; the delivery cut short (until it is done nothing else is delivered); a person's requests;
- * reminders and endings; a message whose receipt never came, typed again if provably lost; the queues
- * (scan.ts: held, rejected, the one whose turn it is); telling the senders of rejected messages why; and
- * taking that one. At most one message is delivered per pass.
+ * a person's notes to all still on their way; reminders and endings; a message whose receipt never came,
+ * typed again if provably lost; the queues (scan.ts: held, rejected, the one whose turn it is); telling the
+ * senders of rejected messages why; and taking that one. At most one message is delivered per pass.
  */
 import type { Moderation, Queues, Records, TurnState, Waiting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
@@ -11,6 +11,7 @@ import type { Logger } from '../lib/log.js';
 import type { Availability } from './availability.js';
 import type { Conductor } from './conductor.js';
 import type { Courier } from './courier.js';
+import type { Notes } from './notes.js';
 import type { Receipts } from './receipts.js';
 import type { RejectionNotices } from './rejections.js';
 import type { QueueScan } from './scan.js';
@@ -29,6 +30,7 @@ export interface PassParts {
   scan: QueueScan;
   rejections: RejectionNotices;
   taker: Taker;
+  notes: Pick<Notes, 'run'>;
 }
 
 /** What a pass has found so far. */
@@ -60,6 +62,11 @@ const finishCutShort: PassStage = async (p, ctx) => {
  */
 const answerRequests: PassStage = async (p) => {
   if (p.steering.expecting) await p.steering.answer();
+};
+
+/** A person's notes to every agent that a pane of this machine still waits for (notes.ts). */
+const deliverNotes: PassStage = async (p, ctx) => {
+  if (ctx.free) await p.notes.run();
 };
 
 /** Reminders, stalls and the end by max_duration (conductor.ts). */
@@ -102,6 +109,7 @@ const STAGES: readonly PassStage[] = [
   readHooks,
   finishCutShort,
   answerRequests,
+  deliverNotes,
   conduct,
   retypeLost,
   scanQueues,

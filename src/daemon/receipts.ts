@@ -23,7 +23,8 @@ import { sanitize } from '../core/compose.js';
 import type { FinishReason } from '../core/conversation.js';
 import { hasHooks, type HookNote } from '../core/hook-note.js';
 import { factsOf } from '../core/hook-payload.js';
-import { idsIn, isIntact, type Received } from '../core/receipt.js';
+import { holdsTyped, idsIn, isIntact, type Received } from '../core/receipt.js';
+import type { ArchiveRecord } from '../core/record.js';
 import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
@@ -55,6 +56,8 @@ export interface ReceiptsParts {
 export class Receipts {
   /** Receipts for records not yet stamped (the hook was faster than the screen). */
   private readonly early = new Map<string, Received>();
+  /** The text last pasted for each message not yet received (its catch-up included), newest last. */
+  private readonly texts = new Map<string, string>();
   /** Stamped deliveries whose receipt has not come yet. */
   private readonly unconfirmed: Unconfirmed;
   private readonly states: AgentStates = {};
@@ -113,6 +116,13 @@ export class Receipts {
     const r = this.early.get(id);
     this.early.delete(id);
     return r;
+  }
+
+  /** The text pasted for a message: its receipt is compared with all of it (kept for the last 64). */
+  typed(id: string, text: string): void {
+    this.texts.delete(id);
+    this.texts.set(id, text);
+    if (this.texts.size > 64) this.texts.delete(this.texts.keys().next().value!);
   }
 
   /** A delivery was stamped: its receipt is expected (agents with hooks only). */
@@ -195,10 +205,17 @@ export class Receipts {
     if (promptId && ids.length) this.prompts.set(key, [...(this.prompts.get(key) ?? []), ...ids]);
     for (const id of ids) {
       const record = await this.bus.record(id);
+      if (record?.receiver === 'all') {
+        await this.noteReceived(agent, record, note.at, prompt);
+        continue;
+      }
       if (!record || record.receiver !== agent || record.received) continue;
+      // What was typed, when this daemon typed it (a catch-up with it); else the content after the header.
+      const typed = this.texts.get(id);
+      this.texts.delete(id);
       const received: Received = {
         at: note.at,
-        intact: isIntact(id, sanitize(record.content), prompt),
+        intact: typed !== undefined ? holdsTyped(typed, prompt) : isIntact(id, sanitize(record.content), prompt),
         ...(promptId ? { prompt_id: promptId } : {}),
       };
       this.unconfirmed.received(id, agent);
@@ -208,6 +225,15 @@ export class Receipts {
         this.log.warn(`${id} → ${agent}: the prompt its model got does not hold the text baton typed`);
       await this.bus.events.emit('received', { id, agent, intact: received.intact });
     }
+  }
+
+  /** A person's note to all (notes.ts): the receipt goes on this agent's delivery of it, once. */
+  private async noteReceived(agent: string, r: ArchiveRecord, at: string, prompt: string): Promise<void> {
+    const mine = r.deliveries?.[agent];
+    if (!mine || mine.received) return;
+    const received = { at, intact: isIntact(r.id, sanitize(r.content), prompt) };
+    await this.bus.amend(r.id, { deliveries: { [agent]: { ...mine, received } } });
+    await this.bus.events.emit('received', { id: r.id, agent, intact: received.intact });
   }
 
   /** Report once each stamped delivery whose receipt is overdue while its agent is not busy. */

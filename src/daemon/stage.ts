@@ -20,6 +20,7 @@ import type { Received } from '../core/receipt.js';
 import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 import type { Ready, Typist } from '../terminal/typist.js';
+import type { Notes } from './notes.js';
 import type { Take } from './take.js';
 
 export interface Stage {
@@ -46,4 +47,6 @@ export interface Stage {
   finish(reason: FinishReason, note?: string): Promise<void>;
   /** The conversation was resumed or its turn clock restarted: plan again, look at held messages again. */
   resumed(): void;
+  /** A person's notes to every agent (`send --to all`). */
+  readonly notes: Pick<Notes, 'send' | 'forwarded'>;
 }

@@ -76,7 +76,10 @@ export class Steering {
       case 'start':
         return kickoff(this.stage, req.topic, name);
       case 'send':
+        if (req.to === 'all') return this.stage.notes.send({ content: req.content, type: req.type }, name);
         return send(this.stage, { to: req.to, content: req.content, type: req.type, request: name });
+      case 'note':
+        return this.stage.notes.forwarded(req.id, req.to);
       case 'approve':
         return approveAll(this.stage, req, name);
       case 'reject':

@@ -17,8 +17,10 @@ import type { Logger } from '../lib/log.js';
 import { SpoolIntake } from '../terminal/hooks/intake.js';
 import type { Typist } from '../terminal/typist.js';
 import { Availability } from './availability.js';
+import { CatchUps, PersonRecords } from './catch-up.js';
 import { Conductor } from './conductor.js';
 import { Courier } from './courier.js';
+import { Notes } from './notes.js';
 import { typeNotice } from './notice.js';
 import { Pass } from './pass.js';
 import { Receipts } from './receipts.js';
@@ -88,6 +90,9 @@ export function wire(w: Wiring): Parts {
     wakeIn,
     checkLease: () => lifecycle.checkLease(),
   });
+  // A person's records, read once and shared: the topics a catch-up names, the notes still on their way.
+  const people = new PersonRecords(bus, config.order);
+  const catchUps = new CatchUps(config, bus, people);
   const courier = new Courier({
     config,
     bus,
@@ -97,6 +102,17 @@ export function wire(w: Wiring): Parts {
     underway,
     receipts,
     delivered: (record) => conductor.afterDelivery(record),
+    catchUp: (record) => catchUps.text(record),
+  });
+  const notes = new Notes({
+    config,
+    bus,
+    typist,
+    availability,
+    log,
+    people,
+    deliveringTo: () => underway.to,
+    oneshot,
   });
   const scan = new QueueScan({ bus, rules, log, wakeIn });
   const taker = new Taker({
@@ -121,6 +137,7 @@ export function wire(w: Wiring): Parts {
     typeInto,
     receiptFor: (id) => receipts.takeEarly(id),
     finish: (reason, note) => conductor.finish(reason, note),
+    notes,
     resumed: () => {
       conductor.replan();
       scan.forgetHeld();
@@ -138,6 +155,7 @@ export function wire(w: Wiring): Parts {
     conductor,
     scan,
     rejections,
+    notes,
     taker,
   });
   scheduler.drive(() => pass.run());

@@ -84,4 +84,6 @@ export interface Snapshot {
 export interface ControlReply {
   ok: boolean;
   message: string;
+  /** The message a send made (user_NNNN); a note to all has it even when some panes still wait for it. */
+  id?: string;
 }

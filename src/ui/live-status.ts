@@ -5,8 +5,8 @@
  * per pane each time (1.5% of a core at idle). A pane is captured again only after tmux saw activity in
  * its window (capturing every pane every 2.5 s raised the daemon's own p99 to 80–110 ms on 2 cores).
  */
-import { collectStatus, type StatusReport } from '../app/status.js';
-import type { Liveness, Status } from '../bus/bus.js';
+import { collectStatus, PersonRecords, type StatusReport } from '../app/status.js';
+import type { Archive, Liveness, Status } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
 import { capture, findPane } from '../terminal/pane.js';
@@ -19,6 +19,8 @@ const SCREEN_STALE_MS = 15_000;
 
 export class LiveStatus {
   private readonly tmux = new Tmux({ control: true });
+  /** A person's records, read once and then only what is new (status counts catch-ups and notes from them). */
+  private readonly people: PersonRecords;
   private last: StatusReport | null = null;
   private statusKey = '';
   private statusBusy = false;
@@ -31,7 +33,7 @@ export class LiveStatus {
 
   constructor(
     private readonly config: Config,
-    private readonly bus: Status & Liveness,
+    private readonly bus: Status & Liveness & Pick<Archive, 'record'>,
     private readonly hooks: {
       /** Send an SSE chunk to every tab. */
       push(chunk: string): void;
@@ -39,7 +41,9 @@ export class LiveStatus {
       watched(): boolean;
       onError(err: unknown): void;
     },
-  ) {}
+  ) {
+    this.people = new PersonRecords(bus, config.order);
+  }
 
   get status(): StatusReport | null {
     return this.last;
@@ -73,7 +77,7 @@ export class LiveStatus {
     this.statusBusy = true;
     this.statusAgain = false;
     try {
-      const s = await collectStatus(this.config, this.tmux, this.bus);
+      const s = await collectStatus(this.config, this.tmux, this.bus, this.people);
       // seconds_in_turn ticks every second; the page counts it from turn_started_at itself.
       const key = JSON.stringify({ ...s, seconds_in_turn: null });
       this.last = s;

@@ -3,7 +3,7 @@
  * record (bus/records.ts): a receipt is added, the stamp kept.
  */
 import { describe, expect, it } from 'vitest';
-import { stamped } from '../../src/core/record.js';
+import { personRecord, stamped } from '../../src/core/record.js';
 import { waitFor } from '../helpers/harness.js';
 import type { Contract } from './world.js';
 
@@ -38,6 +38,24 @@ export function recordsContract(c: Contract): void {
         confirmed: 'hook',
       });
       expect(await d.amend('msg_0099', { received })).toBe(false);
+    });
+
+    it("a note to all: each agent's delivery is merged in, agent by agent; a stamp without them keeps them", async () => {
+      const { bus } = await c.setup();
+      const d = await c.deliverer(bus);
+      const note = await d.archivePersonMessage((id) =>
+        personRecord({ id, to: 'all', content: 'hi all', type: 'message', request: 'r1', receivedAt: 'T0' }),
+      );
+      expect(await d.amend(note.id, { deliveries: { claude1: { at: null } } })).toBe(true);
+      expect(await d.amend(note.id, { deliveries: { claude2: { at: 'T2', confirmed: 'screen' } } })).toBe(true);
+      expect(await d.amend(note.id, { deliveries: { claude1: { at: 'T1', confirmed: 'screen' } } })).toBe(true);
+      const { deliveries: _none, ...bare } = (await bus.record(note.id))!;
+      await d.stamp(stamped(bare as typeof note, 'screen', false, 'T1'));
+      expect(await bus.record(note.id)).toMatchObject({
+        receiver: 'all',
+        delivered_at: 'T1',
+        deliveries: { claude1: { at: 'T1', confirmed: 'screen' }, claude2: { at: 'T2', confirmed: 'screen' } },
+      });
     });
   });
 }

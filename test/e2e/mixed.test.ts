@@ -8,6 +8,10 @@
  * baton and typed into another real client — or, for an agent with `reply: "auto"`, is its model's plain
  * final answer, which baton posts for it from its hooks.
  *
+ * With three agents (the round robin) each message after the first carries what its receiver missed since its
+ * last turn (docs/protocol.md §11) — the topic, the others' messages, the 20 KB one cut and named, the hostile
+ * ones quoted — and each receiver's model is shown to get it whole, its hook's receipt intact.
+ *
  * The hostile set travels through every kind: 20 KB, a leading `/clear`, ` /quit` after a space (Gemini
  * runs it), a leading `!` (Codex runs it), a trailing `\` (Gemini drops it and takes Enter as a newline),
  * control bytes, CRLF, and a message to a busy agent (Codex: Tab queues it as a turn of its own, where an
@@ -22,9 +26,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { kickoffHint, render, replyHint } from '../../src/core/compose.js';
+import { catchUp } from '../../src/core/catch-up.js';
+import { CATCH_UP_OPENER, kickoffHint, render, replyHint } from '../../src/core/compose.js';
 import type { Config } from '../../src/config/config.js';
 import { endGroups } from '../../src/lib/process.js';
+import { allRecords, DEFAULT_RULES } from '../helpers/group.js';
 import { Project, waitFor } from '../helpers/harness.js';
 import { claudeAgent, codexAgent, geminiAgent, installClient, VERSIONS, type Client } from './clients.js';
 import { MockAnthropic, shq, type Delivered } from './mock-anthropic.js';
@@ -259,6 +265,10 @@ async function converse(s: Scenario): Promise<void> {
       type: 'task',
       content: KICKOFF,
     };
+    // With three agents a message that gives the turn carries what its receiver missed (docs/protocol.md §11),
+    // computed from the whole archive (the topic included) with the default budgets.
+    const history = allRecords(project.messages);
+    const caughtUp = new Map<string, number>();
     for (const a of s.agents) {
       const mine = [user, ...archive].filter((r) => r.receiver === a.name);
       const mock = mocks.get(a.name)!;
@@ -277,13 +287,28 @@ async function converse(s: Scenario): Promise<void> {
           type: r.type ?? 'message',
           content: r.content,
         };
+        const block =
+          r.id === 'user_0001'
+            ? ''
+            : catchUp({ history, agent: a.name, current: r.id, agents: order.length, rules: DEFAULT_RULES }).text;
+        if (block) caughtUp.set(a.name, (caughtUp.get(a.name) ?? 0) + 1);
         const typed = render(
           env,
           undefined,
           r.id === 'user_0001' ? kickoffHint(rules, a.name, null) : replyHint(rules, a.name),
+          block,
         );
         expect(got[i]!.text, `${a.name} received ${r.id} intact`).toBe(asSent(a.kind, typed));
       });
+    }
+    // Each receiver's model got its catch-ups (every message after the first round carries one); two agents none.
+    for (const a of s.agents) {
+      const got = mocks
+        .get(a.name)!
+        .received()
+        .filter((d) => d.text.includes(`\n${CATCH_UP_OPENER}\n`));
+      expect(got.length, `${a.name}'s model received a catch-up`).toBe(caughtUp.get(a.name) ?? 0);
+      if (s.agents.length >= 3) expect(got.length, a.name).toBeGreaterThanOrEqual(2);
     }
 
     // ── nothing typed ran as a command, and every client is still there

@@ -5,7 +5,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseId, type IdPrefix } from '../../core/ids.js';
-import { isRecordName, type ArchiveRecord } from '../../core/record.js';
+import { amended, isRecordName, type Amendment, type ArchiveRecord } from '../../core/record.js';
 import { createAtomic, isErrno, writeAtomic } from '../../lib/fsx.js';
 
 export function recordPath(dir: string, id: string): string {
@@ -57,10 +57,10 @@ export async function recordIds(dir: string): Promise<string[]> {
 }
 
 /** Merge daemon-owned fields into an archived record (a hook's receipt). False when there is none. */
-export async function amendRecord(dir: string, id: string, fields: Partial<ArchiveRecord>): Promise<boolean> {
+export async function amendRecord(dir: string, id: string, fields: Amendment): Promise<boolean> {
   const r = await readRecord(dir, id);
   if (!r) return false;
-  await archiveUpdate(dir, { ...r, ...fields });
+  await archiveUpdate(dir, amended(r, fields));
   return true;
 }
 

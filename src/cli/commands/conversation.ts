@@ -4,7 +4,9 @@
  * itself, with the daemon's own code, under the daemon's lease.
  */
 import { readFileSync } from 'node:fs';
+import { awaitNote } from '../../app/note-wait.js';
 import { approveRequest, endRequest, rejectRequest, request, sendRequest, startRequest } from '../../app/requests.js';
+import { openBus } from '../../bus/open.js';
 import type { Config } from '../../config/config.js';
 import { MESSAGE_TYPES } from '../../core/message.js';
 import type { Request } from '../../core/requests.js';
@@ -110,10 +112,13 @@ holder's reminders start over.
 };
 
 export const send: CommandSpec = {
-  usage: 'send --to AGENT TEXT [--type TYPE] [--json]',
-  summary: "a person's remark, typed into an agent's pane (not a turn; to give a topic use start)",
-  options: { to: { type: 'string' }, type: { type: 'string' }, ...jsonOpt },
-  examples: ['baton send --to claude2 "Keep it under 200 words, please."'],
+  usage: 'send --to AGENT|all TEXT [--type TYPE] [--timeout S] [--json]',
+  summary: "a person's remark, typed into an agent's pane, or a note to all of them (not a turn)",
+  options: { to: { type: 'string' }, type: { type: 'string' }, timeout: { type: 'string' }, ...jsonOpt },
+  examples: [
+    'baton send --to claude2 "Keep it under 200 words, please."',
+    'baton send --to all "Stop at the end of this round and summarise."',
+  ],
   help: `
 Types TEXT into AGENT's pane with the header "[baton] user_NNNN from user" and archives it as
 archive/user_NNNN.json (its own counter). It is not a turn and needs no reply: current_turn,
@@ -121,16 +126,31 @@ message_counter, last_message_id and pending_reply_to do not change. To give the
 talk about, use "baton start TOPIC" (or "baton up --topic TOPIC"). Fails (exit 1) when the agent's
 pane is unavailable; nothing is queued.
 
+--to all types the note once into every agent's pane, each when its pane can take it, as a directive
+from a person; it is archived once (receiver "all") with each agent's delivery on it. The command
+says which panes got it and which still wait; for those the daemon keeps trying. Exit 0 only when
+every pane got it within --timeout (default 10 s); otherwise exit 1, and the note is not lost: do not
+send it again.
+
   TEXT          the message; "-" reads it from standard input
-  --to AGENT    who gets it
+  --to AGENT    who gets it: an agent, or all
   --type TYPE   ${MESSAGE_TYPES.join(', ')} (default message)
+  --timeout S   with --to all: how long to wait for panes that cannot take it yet (default 10)
   --json        print the daemon's answer as JSON`,
   async run(inv) {
     const config = configFrom(inv);
     const to = inv.values.to as string | undefined;
-    if (!to) throw new UsageError('who gets it? give --to AGENT');
+    if (!to) throw new UsageError('who gets it? give --to AGENT (or --to all)');
+    const t = inv.values.timeout as string | undefined;
+    if (t !== undefined && to !== 'all') throw new UsageError('--timeout goes with --to all');
+    const timeout = t === undefined ? 10 : Number(t);
+    if (!Number.isFinite(timeout) || timeout < 0) throw new UsageError('--timeout takes a number of seconds');
     const content = textArg(inv, 'message text');
-    return ask(config, sendRequest(config, to, content, inv.values.type as string | undefined), isJson(inv));
+    const req = sendRequest(config, to, content, inv.values.type as string | undefined);
+    if (to !== 'all') return ask(config, req, isJson(inv));
+    const reply = await awaitNote(openBus(config), await request(config, req), timeout * 1000);
+    process.stdout.write(isJson(inv) ? `${JSON.stringify(reply)}\n` : `${reply.message}\n`);
+    return reply.ok ? 0 : 1;
   },
 };
 

@@ -1,41 +1,58 @@
 import { openBus } from '../../bus/open.js';
-import { isRecordId } from '../../core/ids.js';
+import { recordIdsOf } from '../../core/ids.js';
+import type { ArchiveRecord } from '../../core/record.js';
 import { configFrom, UsageError, type CommandSpec } from '../command.js';
 
+/** One record as text: who sent it to whom, when, what it replies to; then its content exactly as written. */
+function asText(r: ArchiveRecord): string {
+  const head = [
+    r.id,
+    `${r.sender} → ${r.receiver}`,
+    r.delivered_at ?? 'not typed yet',
+    ...(r.reply_to ? [`reply to ${r.reply_to}`] : []),
+    ...(r.type !== 'message' ? [`[${r.type}]`] : []),
+    ...(r.subject ? [`— ${r.subject}`] : []),
+  ];
+  return `${head.join('  ')}\n${r.content}${r.content.endsWith('\n') ? '' : '\n'}`;
+}
+
 export const show: CommandSpec = {
-  usage: 'show ID [--json]',
-  summary: 'one message in full: how a shell-kind agent reads what baton only names in its pane',
+  usage: 'show ID|ID..ID [--json]',
+  summary: 'a message in full (or a range of them): how an agent reads what baton only names in its pane',
   options: { json: { type: 'boolean' } },
-  examples: ['baton show msg_0007', 'baton show msg_0007 --json | jq -r .content'],
+  examples: [
+    'baton show msg_0007',
+    'baton show 7',
+    'baton show msg_0004..msg_0009',
+    'baton show msg_0007 --json | jq -r .content',
+  ],
   help: `
 Prints the archived message ID (msg_NNNN, or a person's user_NNNN): one line with who sent it to whom,
 when, and what it replies to, then its content exactly as written. A shell-kind agent's pane gets only a
-comment line naming the message (a shell would run its content), so this is how it reads it.
+comment line naming the message (a shell would run its content), and a catch-up (what the others said
+since an agent's last turn) may shorten a message or name earlier ones: this is how an agent reads them.
 
-  ID       msg_0007 or user_0001
-  --json   the archive record as stored`,
+  ID        msg_0007, msg_7 or 7 (an agent's message), user_0001 or user_1 (a person's)
+  ID..ID    a range, in order: msg_0004..msg_0009 (or 4..9); IDs not in the archive are named on stderr
+  --json    the archive record as stored (a range: one record per line)`,
   async run(inv) {
-    const [id, ...rest] = inv.positionals;
-    if (!id || rest.length) throw new UsageError('name one message ID, like msg_0007');
-    if (!isRecordId(id)) throw new UsageError(`"${id}" is not a message ID (msg_0007, user_0001)`);
-    const r = await openBus(configFrom(inv)).record(id);
-    if (!r) {
-      process.stderr.write(`baton show: ${id} is not in the archive\n`);
-      return 1;
+    const [arg, ...rest] = inv.positionals;
+    if (!arg || rest.length) throw new UsageError('name one message ID, like msg_0007, or a range msg_0004..msg_0009');
+    const parsed = recordIdsOf(arg);
+    if (!parsed.ok) throw new UsageError(parsed.why);
+    const bus = openBus(configFrom(inv));
+    const one = parsed.ids.length === 1;
+    let found = 0;
+    for (const id of parsed.ids) {
+      const r = await bus.record(id);
+      if (!r) {
+        process.stderr.write(`baton show: ${id} is not in the archive\n`);
+        continue;
+      }
+      found++;
+      if (inv.values.json) process.stdout.write(one ? `${JSON.stringify(r, null, 2)}\n` : `${JSON.stringify(r)}\n`);
+      else process.stdout.write(`${found > 1 ? '\n' : ''}${asText(r)}`);
     }
-    if (inv.values.json) {
-      process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
-      return 0;
-    }
-    const head = [
-      r.id,
-      `${r.sender} → ${r.receiver}`,
-      r.delivered_at ?? 'not typed yet',
-      ...(r.reply_to ? [`reply to ${r.reply_to}`] : []),
-      ...(r.type !== 'message' ? [`[${r.type}]`] : []),
-      ...(r.subject ? [`— ${r.subject}`] : []),
-    ];
-    process.stdout.write(`${head.join('  ')}\n${r.content}${r.content.endsWith('\n') ? '' : '\n'}`);
-    return 0;
+    return found ? 0 : 1;
   },
 };

@@ -212,3 +212,30 @@ describe('the example header', () => {
     rmSync(base, { recursive: true, force: true });
   });
 });
+
+describe('group conversations (docs/protocol.md §11)', () => {
+  it('with three agents a turn may begin with what was said meanwhile: context, not to be answered line by line', () => {
+    for (const policy of ['round_robin', 'handoff'] as const) {
+      const text = instructionsText(three(policy), 'b');
+      expect(text).toContain('[baton] while you were away');
+      expect(text).toContain('do\n  not answer it line by line: answer the message to you.');
+      expect(text).toContain('`baton show ID`');
+    }
+    const auto = config('round_robin', { a: claude, b: { ...claude, reply: 'auto' }, c: claude });
+    expect(instructionsText(auto, 'b')).toContain('[baton] while you were away');
+    // Two agents miss nothing; "off" turns it off.
+    expect(instructionsText(two('alternate'), 'a')).not.toContain('while you were away');
+    const off = parseConfig(
+      { agents: { a: claude, b: claude, c: claude }, turns: { policy: 'round_robin', catch_up: 'off' } },
+      join(tempRoot(), 'config.json'),
+      tempRoot(),
+      { BATON_HOST: 'here' },
+    );
+    expect(instructionsText(off, 'a')).not.toContain('while you were away');
+  });
+
+  it("a person's note to every agent is a directive, with any number of agents", () => {
+    for (const c of [two('alternate'), three('handoff')])
+      expect(instructionsText(c, 'a')).toContain('is a\n  directive: follow it.');
+  });
+});

@@ -177,3 +177,18 @@ describe('config: the bus and machines (docs/protocol.md §10)', () => {
     expect(problems(bus('x'.repeat(63)))).toEqual([]);
   });
 });
+
+describe('config: group conversations (docs/protocol.md §11)', () => {
+  it('catch_up is full by default, with measured budgets; names and off are accepted; "all" is no agent name', () => {
+    const c = parseConfig({}, '/p/config.json', '/p');
+    expect([c.turns.catch_up, c.turns.catch_up_max_bytes, c.turns.catch_up_message_max_bytes]).toEqual([
+      'full',
+      8192,
+      2048,
+    ]);
+    for (const mode of ['names', 'off']) expect(problems({ turns: { catch_up: mode } })).toEqual([]);
+    expect(problems({ turns: { catch_up: 'some' } })[0]).toMatch(/^turns\.catch_up: /);
+    expect(problems({ turns: { catch_up_max_bytes: 100 } })[0]).toMatch(/^turns\.catch_up_max_bytes: /);
+    expect(problems({ agents: { all: {}, b: {} } })[0]).toMatch(/^agents\.all: .*reserved/);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { render, sanitize, type Envelope } from '../../../src/core/compose.js';
+import { noteHint, render, sanitize, type Envelope } from '../../../src/core/compose.js';
 
 const env = (over: Partial<Envelope> = {}): Envelope => ({
   id: 'msg_0007',
@@ -57,5 +57,34 @@ describe('render', () => {
     const t = render(env({ content: nasty, subject: nasty }));
     // eslint-disable-next-line no-control-regex
     expect(t).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/);
+  });
+});
+
+describe('render with a catch-up (docs/protocol.md §11)', () => {
+  const block =
+    '[baton] while you were away (context, not addressed to you):\n> msg_0005 a → c:\n> hi\n[baton] the message to you:';
+  it('goes right after the header line, before the content: one text', () => {
+    expect(render(env(), undefined, '[baton] hint', block)).toBe(
+      `[baton] msg_0007 from claude1 (reply to msg_0006)\n${block}\nhello\n\n[baton] hint`,
+    );
+    // No catch-up: the text is as it always was.
+    expect(render(env(), undefined, '[baton] hint', '')).toBe(render(env(), undefined, '[baton] hint'));
+  });
+  it('a template places it with {catch_up}; without one it follows {header}, or leads', () => {
+    expect(render(env(), '{header}\n{content}\n{catch_up}\n{hint}', 'h', block)).toBe(
+      `[baton] msg_0007 from claude1 (reply to msg_0006)\nhello\n${block}\nh`,
+    );
+    expect(render(env(), '{header}\n{catch_up}\n{content}', 'h', '')).toBe(
+      '[baton] msg_0007 from claude1 (reply to msg_0006)\nhello',
+    );
+    expect(render(env(), 'Message: {content}', 'h', block)).toBe(`${block}\nMessage: hello`);
+  });
+  it('is sanitized like content', () => {
+    expect(render(env(), undefined, 'h', '[baton] x\n> \x1b[2Jred\r\n[baton] y')).toContain('> [2Jred\n[baton] y');
+  });
+  it("a person's note to all says it is a directive, and whose turn it is", () => {
+    expect(noteHint({ current_turn: 'b' })).toBe(
+      "[baton] a person's note to every agent: follow it; it is not a turn (it is b's turn)",
+    );
   });
 });

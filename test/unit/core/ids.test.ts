@@ -3,7 +3,15 @@
  * sources and the record-ID test must all agree on which strings are IDs.
  */
 import { describe, expect, it } from 'vitest';
-import { formatId, isRecordId, MESSAGE_ID_SOURCE, parseId, RECORD_ID_SOURCE } from '../../../src/core/ids.js';
+import {
+  formatId,
+  isRecordId,
+  MESSAGE_ID_SOURCE,
+  parseId,
+  RECORD_ID_SOURCE,
+  recordIdOf,
+  recordIdsOf,
+} from '../../../src/core/ids.js';
 
 const NOT_IDS = [
   '',
@@ -72,5 +80,27 @@ describe('the pattern sources', () => {
     const route = new RegExp(`^/api/messages/(${RECORD_ID_SOURCE})$`);
     expect(route.exec('/api/messages/user_0002')?.[1]).toBe('user_0002');
     expect(route.exec('/api/messages/msgx_0002')).toBeNull();
+  });
+});
+
+describe('IDs as a person types them (baton show)', () => {
+  it('msg_0009, msg_9 and 9 are msg_0009; user_1 is user_0001; anything else is not an ID', () => {
+    for (const typed of ['msg_0009', 'msg_9', '9', ' 9 ', 'msg_00009'])
+      expect(recordIdOf(typed), typed).toBe('msg_0009');
+    expect(recordIdOf('12345')).toBe('msg_12345');
+    expect(recordIdOf('user_1')).toBe('user_0001');
+    for (const typed of ['', 'msg_', 'm9', '-1', '9a', 'user_', 'msg_9.json'])
+      expect(recordIdOf(typed), typed).toBeNull();
+  });
+
+  it('a range lists every ID from the first to the last, of one kind', () => {
+    expect(recordIdsOf('msg_0004..msg_0006')).toEqual({ ok: true, ids: ['msg_0004', 'msg_0005', 'msg_0006'] });
+    expect(recordIdsOf('4..6')).toEqual(recordIdsOf('msg_0004..msg_0006'));
+    expect(recordIdsOf('user_1..2')).toEqual({ ok: true, ids: ['user_0001', 'user_0002'] });
+    expect(recordIdsOf('msg_7')).toEqual({ ok: true, ids: ['msg_0007'] });
+    expect(recordIdsOf('msg_0006..msg_0004')).toMatchObject({ ok: false, why: 'msg_0006 comes after msg_0004' });
+    expect(recordIdsOf('msg_0001..user_0002')).toMatchObject({ ok: false });
+    expect(recordIdsOf('1..2..3')).toMatchObject({ ok: false });
+    expect(recordIdsOf('x..2')).toMatchObject({ ok: false });
   });
 });

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { factsOf, lastGeminiReply } from '../../../src/core/hook-payload.js';
-import { autoReply, comparable, idsIn, isIntact } from '../../../src/core/receipt.js';
+import { autoReply, comparable, holdsTyped, idsIn, isIntact } from '../../../src/core/receipt.js';
 
 const typed = (id: string, content: string) =>
   `[baton] ${id} from claude1 (reply to msg_0001)\n${content}\n\n[baton] reply to claude1 with: baton post "<your reply>"`;
@@ -167,5 +167,41 @@ describe("a turn's tokens from the transcript", () => {
       usage: { input: 9, output: 9, cache_creation: 1, cache_read: 2 },
     });
     expect(turnUsage(lines, 'p9')).toEqual({ complete: false, usage: null });
+  });
+});
+
+describe('receipts with a catch-up (docs/protocol.md §11)', () => {
+  const block = [
+    '[baton] while you were away (context, not addressed to you):',
+    '> msg_0001 a → b:',
+    '> plan\tstep one',
+    '>',
+    '> msg_0002 b → c (reply to msg_0001):',
+    '> [baton] msg_0009 from x is only quoted here',
+    '[baton] the message to you:',
+  ].join('\n');
+  const withBlock = (content: string) =>
+    `[baton] msg_0003 from c (reply to msg_0002)\n${block}\n${content}\n\n[baton] reply to a with: baton post "<your reply>"`;
+
+  it("the whole typed text, catch-up included, held after the clients' rewrites: intact", () => {
+    const typed = withBlock('the review');
+    expect(holdsTyped(typed, typed)).toBe(true);
+    expect(holdsTyped(typed, `\n\n<pasted_content id="x1">\n${typed}\n</pasted_content id="x1">\n`)).toBe(true);
+    expect(holdsTyped(typed, typed.replace(/\t/g, '    ').normalize('NFD'))).toBe(true);
+    // A catch-up line lost or changed is not intact, though the message itself arrived.
+    expect(holdsTyped(typed, typed.replace('> plan\tstep one\n', ''))).toBe(false);
+    expect(holdsTyped(typed, typed.replace('the review', 'the revie'))).toBe(false);
+    expect(holdsTyped('', typed)).toBe(false);
+  });
+
+  it('from the record alone (typed by an earlier daemon): the content after the block is compared', () => {
+    expect(isIntact('msg_0003', 'the review', withBlock('the review'))).toBe(true);
+    expect(isIntact('msg_0003', 'the review', withBlock('the reviex'))).toBe(false);
+    // A block never closed: not intact.
+    expect(
+      isIntact('msg_0003', 'the review', withBlock('the review').replace('[baton] the message to you:\n', '')),
+    ).toBe(false);
+    // Quoted headers in a catch-up are not messages the prompt carried.
+    expect(idsIn(withBlock('x'))).toEqual(['msg_0003']);
   });
 });

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { Message } from '../../../src/core/message.js';
 import {
   byDelivery,
+  amended,
   isRecordName,
   messageRecord,
   personRecord,
@@ -196,5 +197,18 @@ describe('messageRecord: the turn step owns the ID', () => {
     const route = { direction: 'a_to_b', from: 'a', to: 'b', file: 'm.json' };
     const r = messageRecord({ message, route, decision, receivedAt: '2026-01-01T00:00:00.000Z' });
     expect(r).toMatchObject({ id: 'msg_0007', reply_to: 'msg_0006' });
+  });
+});
+
+describe("a person's note to all: each agent's delivery", () => {
+  it('an amendment merges deliveries agent by agent and replaces the other fields', () => {
+    const note = aRecord({ id: 'user_0001', receiver: 'all', deliveries: { a: { at: 'T1', confirmed: 'screen' } } });
+    const b = amended(note, { deliveries: { b: { at: null } } });
+    expect(b.deliveries).toEqual({ a: { at: 'T1', confirmed: 'screen' }, b: { at: null } });
+    expect(amended(b, { deliveries: { b: { at: 'T2' } } }).deliveries).toEqual({
+      a: { at: 'T1', confirmed: 'screen' },
+      b: { at: 'T2' },
+    });
+    expect(amended(note, { confirmed: 'hook' })).toEqual({ ...note, confirmed: 'hook' });
   });
 });

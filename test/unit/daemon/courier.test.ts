@@ -28,7 +28,9 @@ const unexpected = (name: string) => async (): Promise<never> => {
   throw new Error(`the courier called ${name}, which these tests never expect`);
 };
 
-function world(opts: { stampFails?: number; now?: () => number } = {}) {
+function world(
+  opts: { stampFails?: number; now?: () => number; catchUp?: string; typed?: (id: string, text: string) => void } = {},
+) {
   const typist = new RecordingTypist();
   const stamps: ArchiveRecord[] = [];
   const events: Array<{ event: string; fields: Record<string, unknown> }> = [];
@@ -69,6 +71,8 @@ function world(opts: { stampFails?: number; now?: () => number } = {}) {
     log: quiet,
     underway: new Underway(),
     delivered: async (r) => void delivered.push(r),
+    ...(opts.catchUp !== undefined ? { catchUp: async () => opts.catchUp! } : {}),
+    ...(opts.typed ? { receipts: { takeEarly: () => undefined, stamped: () => {}, typed: opts.typed } } : {}),
   });
   return { typist, stamps, events, wakes, courier, delivered, saves: () => saves };
 }
@@ -110,6 +114,22 @@ describe('the courier', () => {
     expect(w.stamps[0]!.delivered_at).toBe('2026-01-01T00:00:00.000Z');
     // entered_at stays on this machine's clock: the agent's hook writes its receipt with that one.
     expect(Date.parse(String(w.events[0]!.fields.entered_at))).toBeGreaterThan(Date.now() - 10_000);
+  });
+
+  it('types what the receiver missed after the header, in the same paste, and tells the receipts what it typed', async () => {
+    const typed: Array<[string, string]> = [];
+    const block =
+      '[baton] while you were away (context, not addressed to you):\n> msg_0005 c → a:\n> x\n[baton] the message to you:';
+    const w = world({ catchUp: block, typed: (id, text) => void typed.push([id, text]) });
+    begin(w);
+    expect(await w.courier.advance()).toBe(true);
+    const pastes = w.typist.calls.filter((c) => c.step === 'paste');
+    expect(pastes).toHaveLength(1);
+    const text = (pastes[0] as { text: string }).text;
+    expect(text.startsWith(`[baton] msg_0007 from a (reply to msg_0006)\n${block}\nhello\n\n[baton] reply to`)).toBe(
+      true,
+    );
+    expect(typed).toEqual([['msg_0007', text]]);
   });
 
   // A message held 9 s for its turn was once logged as "msg_0009 … in 9220.9 ms", as if typing it had been slow.

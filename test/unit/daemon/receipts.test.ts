@@ -195,6 +195,56 @@ describe('receipts from the agents’ hooks', () => {
     expect(w.events.map((e) => e.fields)).toEqual([{ id: 'msg_0001', agent: 'b', intact: false }]);
   });
 
+  it('compares the whole text this daemon typed, a catch-up included: a lost line of it is not intact', async () => {
+    const typed = [
+      '[baton] msg_0003 from a',
+      '[baton] while you were away (context, not addressed to you):',
+      '> msg_0002 c → a:',
+      '> the plan',
+      '[baton] the message to you:',
+      'hello there',
+      '',
+      '[baton] reply with baton post',
+    ].join('\n');
+    const w = await world({ records: [record('msg_0003'), record('msg_0004')] });
+    w.receipts.typed('msg_0003', typed);
+    w.receipts.typed('msg_0004', typed.replace(/msg_0003/, 'msg_0004'));
+    w.intake.leave('b', { event: 'prompt', payload: { prompt: typed, prompt_id: 'p1' } });
+    const lost = typed.replace(/msg_0003/, 'msg_0004').replace('> the plan\n', '');
+    w.intake.leave('b', { event: 'prompt', payload: { prompt: lost, prompt_id: 'p2' } });
+    await w.receipts.run();
+    expect(w.events.map((e) => e.fields)).toEqual([
+      { id: 'msg_0003', agent: 'b', intact: true },
+      { id: 'msg_0004', agent: 'b', intact: false },
+    ]);
+  });
+
+  it("a person's note to all: the receipt goes on that agent's delivery, once", async () => {
+    const note = record('user_0001', {
+      sender: 'user',
+      receiver: 'all',
+      deliveries: { a: { at: 'T0' }, b: { at: 'T1', confirmed: 'screen' } },
+    });
+    const w = await world({ records: [note] });
+    const text = (n: number) => ({
+      event: 'prompt' as const,
+      payload: { prompt: prompt('user_0001'), prompt_id: `p${n}` },
+    });
+    w.intake.leave('b', text(1));
+    w.intake.leave('b', text(2));
+    await w.receipts.run();
+    expect(w.amended).toEqual([
+      {
+        id: 'user_0001',
+        fields: {
+          deliveries: {
+            b: { at: 'T1', confirmed: 'screen', received: { at: '2026-01-01T00:00:01.000Z', intact: true } },
+          },
+        },
+      },
+    ]);
+  });
+
   it('keeps a receipt that came before the stamp for whoever stamps it, once', async () => {
     const w = await world({ records: [record('msg_0001', { delivered_at: null })] });
     w.intake.leave('b', { event: 'prompt', payload: { prompt: prompt('msg_0001'), prompt_id: 'p1' } });

@@ -26,10 +26,18 @@ export const archiveSql = (s: string) => ({
     'archive.summary',
     `SELECT coalesce(max(counter), 0)::int AS n, count(*)::int AS c FROM ${s}.archive WHERE conversation = :conversation AND NOT person`,
   ),
-  /** Fields a hook reports (a receipt, a turn's tokens) merged into a record. */
+  /**
+   * Fields a hook reports (a receipt, a turn's tokens) merged into a record; a note's `deliveries` agent by
+   * agent (core/record.ts `amended`), so two machines recording their own agents' deliveries keep both.
+   */
   amend: statement<Conversation & { id: string; fields: Json }>(
     'archive.amend',
-    `UPDATE ${s}.archive SET record = record || :fields::jsonb WHERE conversation = :conversation AND id = :id`,
+    `UPDATE ${s}.archive SET record = record || :fields::jsonb
+       || CASE WHEN :fields::jsonb ? 'deliveries'
+            THEN jsonb_build_object('deliveries',
+                   coalesce(record->'deliveries', '{}'::jsonb) || (:fields::jsonb->'deliveries'))
+            ELSE '{}'::jsonb END
+      WHERE conversation = :conversation AND id = :id`,
   ),
 
   // Recovery (recovery.ts).

@@ -1,0 +1,25 @@
+/**
+ * `baton send --to all`: the daemon answers with the panes that got the note and those that could not take
+ * it yet (docs/protocol.md §11). It keeps trying those; the command follows the note's record a little
+ * while, so a pane that frees up a moment later — or another machine's daemon typing into its agents —
+ * is reported as it is, and the command never says "sent" while one still waits.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Archive } from '../bus/bus.js';
+import type { Reply } from '../core/requests.js';
+import { noteReply } from '../daemon/notes.js';
+
+/** The daemon's reply to a note to all, followed until every pane has it or `timeoutMs` has passed. */
+export async function awaitNote(bus: Pick<Archive, 'record'>, reply: Reply, timeoutMs: number): Promise<Reply> {
+  const id = reply.id;
+  const first = (reply.waiting ?? {}) as Record<string, string>;
+  if (reply.ok || typeof id !== 'string' || !Object.keys(first).length || reply.daemon === false) return reply;
+  const until = performance.now() + timeoutMs;
+  for (;;) {
+    const r = await bus.record(id);
+    const waiting = Object.fromEntries(Object.entries(first).filter(([a]) => !r?.deliveries?.[a]?.at));
+    const delivered = Object.keys(r?.deliveries ?? {}).filter((a) => r?.deliveries?.[a]?.at);
+    if (!Object.keys(waiting).length || performance.now() >= until) return noteReply(id, { delivered, waiting }, false);
+    await sleep(250);
+  }
+}

@@ -1,0 +1,218 @@
+/**
+ * Catching up (docs/protocol.md §11): with three or more agents each message goes to one receiver, so an
+ * agent given the turn may have missed what the others said since its own last turn — seen with three
+ * agents under round robin, where the reviewer answered the coder without ever having seen the planner's
+ * plan. The text that gives it the turn carries what it missed, as context, in the same paste.
+ *
+ * Pure functions of the archive: the same records give the same catch-up, so a message typed again
+ * `(redelivered)` carries the same one, and both buses (and every machine's daemon) compute the same.
+ *
+ * - An agent's place: the last agent's message stamped delivered to it before the one that gives it the
+ *   turn. It moves only past what really reached it.
+ * - Missed: the agents' messages after its place that it neither wrote nor received, and a person's
+ *   topic (`baton start`, archived with `kickoff`) typed to another agent after its place. Never a person's
+ *   remark to one agent (it stays with that agent), never a note to all (everyone got it), never its own.
+ *   With fewer than three agents nothing is ever missed.
+ * - Shown: oldest first, each message's content cut to `messageMaxBytes` (its start kept, the rest named
+ *   by its ID for `baton show`), the whole block within `maxBytes`: over it the newest are kept and the
+ *   rest named ("3 earlier messages omitted: baton show msg_0002..msg_0004") — never dropped silently, and
+ *   never so much that it buries the message it comes with.
+ *
+ * The block's lines after its first are quoted ("> "), so nothing in it can start a line as a baton
+ * header (`[baton] msg_…`, which receipts and agents look for), a command (`/`, `!`) or a prompt's end.
+ */
+import { CATCH_UP_CLOSER, CATCH_UP_OPENER, CATCH_UP_OPENER_NAMES, sanitize } from './compose.js';
+import { formatId, parseId } from './ids.js';
+import type { ArchiveRecord } from './record.js';
+
+export const CATCH_UP_MODES = ['full', 'names', 'off'] as const;
+export type CatchUpMode = (typeof CATCH_UP_MODES)[number];
+
+/** `turns.catch_up`, `turns.catch_up_max_bytes`, `turns.catch_up_message_max_bytes`. */
+export interface CatchUpRules {
+  mode: CatchUpMode;
+  /** The whole block (its first and last lines included), in UTF-8 bytes. */
+  maxBytes: number;
+  /** One missed message's content, in UTF-8 bytes, before it is cut. */
+  messageMaxBytes: number;
+}
+
+/** What the rule reads of an archived record. */
+export type Said = Pick<
+  ArchiveRecord,
+  'id' | 'sender' | 'receiver' | 'type' | 'content' | 'reply_to' | 'delivered_at' | 'received_at'
+> &
+  Partial<Pick<ArchiveRecord, 'subject' | 'kickoff'>>;
+
+export interface CatchUp {
+  /** Every message the agent missed, oldest first (status counts them). */
+  missed: Said[];
+  /** The ones the block shows, oldest first; `cut` when its content was shortened. */
+  shown: Array<{ said: Said; cut: boolean }>;
+  /** The older ones left out for the budget, named in the block. */
+  omitted: Said[];
+  /** The block as typed ('' when there is nothing to catch up on). */
+  text: string;
+}
+
+const NONE: CatchUp = { missed: [], shown: [], omitted: [], text: '' };
+
+/** Is `r` an agent's message stamped delivered to `agent` (a place in the conversation)? */
+export const isPlace = (r: Said, agent: string): boolean =>
+  parseId(r.id) !== null && r.receiver === agent && r.delivered_at !== null;
+
+const when = (r: Said) => r.delivered_at ?? r.received_at;
+
+/**
+ * What `agent` missed before it gets `current` (an agent's message ID), from `history`: archived records
+ * in any order — the agents' messages back to its place at least, and the person's messages.
+ */
+export function missedBy(a: { history: readonly Said[]; agent: string; current: string; agents: number }): Said[] {
+  const { history, agent, agents } = a;
+  const before = parseId(a.current);
+  if (agents < 3 || before === null) return [];
+  const messages = history
+    .filter((r) => {
+      const n = parseId(r.id);
+      return n !== null && n < before;
+    })
+    .sort((x, y) => parseId(x.id)! - parseId(y.id)!);
+  let place = -1;
+  messages.forEach((r, i) => {
+    if (isPlace(r, agent)) place = i;
+  });
+  const since = place >= 0 ? messages[place]!.delivered_at! : null;
+  const missed = messages.slice(place + 1).filter((r) => r.sender !== agent && r.receiver !== agent);
+  // A topic typed to another agent after this one's place; placed among the messages by when it was typed.
+  const topics = history
+    .filter(
+      (r) =>
+        parseId(r.id, 'user') !== null &&
+        r.kickoff === true &&
+        r.delivered_at !== null &&
+        r.receiver !== agent &&
+        (since === null || r.delivered_at > since),
+    )
+    .sort((x, y) => (x.delivered_at! < y.delivered_at! ? -1 : x.delivered_at! > y.delivered_at! ? 1 : 0));
+  const out: Said[] = [];
+  let t = 0;
+  for (const m of missed) {
+    while (t < topics.length && topics[t]!.delivered_at! <= when(m)) out.push(topics[t++]!);
+    out.push(m);
+  }
+  return [...out, ...topics.slice(t)];
+}
+
+const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
+
+/** `text` cut to at most `max` UTF-8 bytes, on a character boundary, preferably at a line or word end. */
+export function cutTo(text: string, max: number): string {
+  if (bytes(text) <= max) return text;
+  let cut = Buffer.from(text, 'utf8').subarray(0, Math.max(0, max)).toString('utf8');
+  if (cut.endsWith('\uFFFD')) cut = cut.slice(0, -1); // half a character
+  const floor = Math.floor(cut.length * 0.7);
+  const line = cut.lastIndexOf('\n');
+  const word = cut.search(/\s\S*$/);
+  const at = line >= floor ? line : word >= floor ? word : cut.length;
+  return cut.slice(0, at).trimEnd();
+}
+
+const quote = (line: string) => (line === '' ? '>' : `> ${line}`);
+
+function title(r: Said): string {
+  const parts = [`${r.id} ${r.sender} → ${r.receiver}`];
+  if (r.reply_to) parts.push(`(reply to ${r.reply_to})`);
+  if (r.type !== 'message') parts.push(`[${r.type}]`);
+  if (r.subject) parts.push(`— ${sanitize(r.subject).replace(/\n/g, ' ')}`);
+  if (r.kickoff) parts.push('(the topic a person set)');
+  return parts.join(' ');
+}
+
+/** A message's first words on one line (names mode). */
+function firstWords(content: string): string {
+  const flat = sanitize(content).replace(/\s+/g, ' ').trim();
+  if (flat.length <= 80) return flat;
+  const cut = flat.slice(0, 80);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > 40 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** One missed message as block lines; `cap`: its content's bytes at most (full mode). */
+function entry(r: Said, mode: 'full' | 'names', cap: number): { lines: string[]; cut: boolean } {
+  if (mode === 'names') return { lines: [quote(`${title(r)}: ${firstWords(r.content)}`)], cut: false };
+  const content = sanitize(r.content).replace(/\s+$/, '');
+  const kept = cutTo(content, cap);
+  const cut = kept !== content;
+  const lines = [quote(`${title(r)}:`), ...(kept ? kept.split('\n').map(quote) : [])];
+  if (cut) lines.push(quote(`[… cut here: baton show ${r.id} prints all ${bytes(r.content)} bytes]`));
+  return { lines, cut };
+}
+
+/** "3 earlier messages omitted: baton show msg_0002..msg_0004" (a person's topics named one by one). */
+function omittedLine(omitted: Said[]): string {
+  const msgs = omitted.filter((r) => parseId(r.id) !== null).map((r) => parseId(r.id)!);
+  const names = omitted.filter((r) => parseId(r.id) === null).map((r) => r.id);
+  if (msgs.length) {
+    const lo = Math.min(...msgs);
+    const hi = Math.max(...msgs);
+    names.push(lo === hi ? formatId(lo) : `${formatId(lo)}..${formatId(hi)}`);
+  }
+  const n = omitted.length;
+  return quote(`${n} earlier message${n === 1 ? '' : 's'} omitted: baton show ${names.join(' ')}`);
+}
+
+/** The smallest room a cut message keeps for its content before it is shown by its title alone. */
+const MIN_CONTENT = 64;
+
+/**
+ * The catch-up for `agent` getting the message `current`: what it missed, and the block that shows it
+ * within the rules' budgets ('' with mode "off", fewer than three agents, or nothing missed).
+ */
+export function catchUp(a: {
+  history: readonly Said[];
+  agent: string;
+  current: string;
+  agents: number;
+  rules: CatchUpRules;
+}): CatchUp {
+  const { rules } = a;
+  if (rules.mode === 'off') return NONE;
+  const missed = missedBy(a);
+  if (!missed.length) return NONE;
+  const mode = rules.mode;
+  const opener = mode === 'names' ? CATCH_UP_OPENER_NAMES : CATCH_UP_OPENER;
+  const sep = mode === 'full' ? ['>'] : [];
+  const block = (shown: string[][], omitted: Said[]) => {
+    const body = shown.flatMap((l, i) => (i ? [...sep, ...l] : l));
+    const head = omitted.length ? [omittedLine(omitted), ...(shown.length ? sep : [])] : [];
+    return [opener, ...head, ...body, CATCH_UP_CLOSER].join('\n');
+  };
+  const measure = (shown: string[][], omitted: Said[]) => bytes(block(shown, omitted));
+  // Newest first, while the block stays within the budget.
+  const kept: Array<{ said: Said; lines: string[]; cut: boolean }> = [];
+  for (let i = missed.length - 1; i >= 0; i--) {
+    const r = missed[i]!;
+    const older = missed.slice(0, i);
+    let e = entry(r, mode, rules.messageMaxBytes);
+    const fits = (x: { lines: string[] }) => measure([x.lines, ...kept.map((k) => k.lines)], older) <= rules.maxBytes;
+    if (!fits(e)) {
+      if (kept.length || mode === 'names') break;
+      // The newest alone is over the budget: cut it to what is left, or name it by its title alone.
+      const over = measure([e.lines], older) - rules.maxBytes;
+      const room = bytes(cutTo(sanitize(r.content).replace(/\s+$/, ''), rules.messageMaxBytes)) - over - 80;
+      e = room >= MIN_CONTENT ? entry(r, mode, room) : { lines: entry(r, 'names', 0).lines, cut: true };
+      if (!fits(e)) break;
+    }
+    kept.unshift({ said: r, ...e });
+  }
+  const omitted = missed.slice(0, missed.length - kept.length);
+  return {
+    missed,
+    shown: kept.map((k) => ({ said: k.said, cut: k.cut })),
+    omitted,
+    text: block(
+      kept.map((k) => k.lines),
+      omitted,
+    ),
+  };
+}

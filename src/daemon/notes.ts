@@ -1,0 +1,164 @@
+/**
+ * A person's note to every agent (`baton send --to all`, the dashboard's "all", docs/protocol.md §11): typed
+ * once into each agent's pane, each when its pane can take it; no turn moves and no `msg_` ID is taken.
+ * It is archived once, as user_NNNN with `receiver: "all"`, and each agent's delivery is recorded on it
+ * (`deliveries`), so the archive says who has it and who still waits — and a daemon that starts, or another
+ * machine's, carries on from there: a pane that could not take it is tried again until it can.
+ *
+ * One agent's delivery: its entry is written with `at: null` before the typing and with the time after it,
+ * so a daemon killed in between types it again flagged `(redelivered)` — never silently twice. The record
+ * is stamped (`delivered_at`) at the first pane that got it: from then on it is part of the transcript.
+ * Across machines the note is archived by the machine that took the request, and each other machine's
+ * daemon is asked (a `note` request) to type it into its own agents.
+ */
+import type { Events, PersonMessages, Records, Requests, TurnState } from '../bus/bus.js';
+import { isLocal, type Config } from '../config/config.js';
+import { noteHint, render } from '../core/compose.js';
+import type { ArchiveRecord, NoteDelivery } from '../core/record.js';
+import { personRecord, stamped } from '../core/record.js';
+import type { Reply } from '../core/requests.js';
+import type { Logger } from '../lib/log.js';
+import type { Typist } from '../terminal/typist.js';
+import type { Availability } from './availability.js';
+import { type PersonRecords, settled } from './catch-up.js';
+
+export interface NotesParts {
+  config: Config;
+  bus: PersonMessages & Records & Requests & Events & TurnState;
+  typist: Typist;
+  availability: Availability;
+  log: Logger;
+  /** A person's records (catch-up.ts), for the notes some pane still waits for. */
+  people: PersonRecords;
+  /** The agent a delivery not yet stamped is for: nothing else is typed into its pane before its Enter. */
+  deliveringTo(): string | null;
+  /** No daemon runs: the command answers its own request and stops; the next daemon carries on. */
+  oneshot: boolean;
+}
+
+/** Who got a note and who still waits for it (and why), for the person who sent it. */
+export interface NoteOutcome {
+  delivered: string[];
+  waiting: Record<string, string>;
+}
+
+export class Notes {
+  /** A note may be waiting for a pane of this machine: set at start, by a note, while one waits. */
+  private looking = true;
+
+  constructor(private readonly p: NotesParts) {}
+
+  /** `baton send --to all`: archive the note once (a request answered again finds it), type it where it can go. */
+  async send(m: { content: string; type: string }, request: string): Promise<Reply> {
+    const { bus } = this.p;
+    const receivedAt = new Date().toISOString();
+    const record =
+      (await bus.findPersonMessage(request)) ??
+      (await bus.archivePersonMessage((id) =>
+        personRecord({ id, to: 'all', content: m.content, type: m.type, request, receivedAt }),
+      ));
+    this.looking = true;
+    const outcome = await this.deliver(record, this.p.config.order);
+    return noteReply(record.id, outcome, this.p.oneshot);
+  }
+
+  /** Another machine's daemon asks this one to type note `id` into its agent `to`. */
+  async forwarded(id: string, to: string): Promise<Reply> {
+    const record = await this.p.bus.record(id);
+    if (record?.receiver !== 'all') return { ok: false, message: `${id} is not a note to all` };
+    this.looking = true;
+    return noteReply(id, await this.deliver(record, [to]), this.p.oneshot);
+  }
+
+  /** Type every note a pane of this machine still waits for, where it can go now. True when one was typed. */
+  async run(): Promise<boolean> {
+    if (!this.looking || this.p.oneshot) return false;
+    const { order } = this.p.config;
+    const open = (await this.p.people.all()).filter((r) => r.receiver === 'all' && !settled(r, order));
+    let typed = false;
+    let waits = false;
+    for (const r of open) {
+      const mine = order.filter((a) => isLocal(this.p.config, a) && !r.deliveries?.[a]?.at);
+      const o = await this.deliver(r, mine, false);
+      typed ||= o.delivered.length > 0;
+      waits ||= Object.keys(o.waiting).length > 0;
+    }
+    this.looking = waits; // the panes that could not take it are tried again (availability's backoff wakes the loop)
+    return typed;
+  }
+
+  /** Type `r` into each of `agents` that has not got it: this machine's here, the others' by their daemons. */
+  private async deliver(r: ArchiveRecord, agents: readonly string[], forward = true): Promise<NoteOutcome> {
+    const out: NoteOutcome = { delivered: [], waiting: {} };
+    let record = r;
+    for (const a of agents) {
+      if (record.deliveries?.[a]?.at) {
+        out.delivered.push(a);
+        continue;
+      }
+      if (!isLocal(this.p.config, a)) {
+        if (forward) await this.p.bus.forward({ op: 'note', id: record.id, to: a });
+        out.waiting[a] = `runs on ${this.p.config.agents[a]!.host}: its daemon types it`;
+        continue;
+      }
+      const why = await this.typeInto(record, a);
+      if (why) out.waiting[a] = why;
+      else out.delivered.push(a);
+      record = (await this.p.bus.record(record.id)) ?? record;
+    }
+    return out;
+  }
+
+  /** One agent's delivery: null when typed, else why not (it waits). */
+  private async typeInto(r: ArchiveRecord, agentName: string): Promise<string | null> {
+    const { bus, config, typist } = this.p;
+    if (this.p.deliveringTo() === agentName) return 'a message to it is being delivered';
+    const ready = await this.p.availability.check(agentName);
+    if (!ready.ok) return ready.reason;
+    const before = r.deliveries?.[agentName];
+    const redelivered = before !== undefined; // its typing began before and was never confirmed
+    await bus.amend(r.id, { deliveries: { [agentName]: { at: null, ...(redelivered ? { redelivered } : {}) } } });
+    const text = render(
+      { id: r.id, from: 'user', to: agentName, reply_to: null, type: r.type, content: r.content, redelivered },
+      config.delivery.template,
+      noteHint(bus.state()),
+    );
+    const agent = config.agents[agentName]!;
+    const typed = await typist.type(agent, ready.pane, text, typist.enterDelay(agent));
+    if (!typed.ok) {
+      this.p.availability.retryLater(agentName);
+      return `its typing was not confirmed (${typed.error})`;
+    }
+    this.p.availability.succeeded(agentName);
+    const now = (await bus.record(r.id)) ?? r;
+    const at = new Date().toISOString();
+    const entry: NoteDelivery = { ...now.deliveries?.[agentName], at, confirmed: typed.value };
+    await bus.amend(r.id, { deliveries: { [agentName]: entry } });
+    if (!now.delivered_at) {
+      const { deliveries: _kept, ...rest } = now; // stamped without them: another machine's stay as they are
+      await bus.stamp(stamped(rest as ArchiveRecord, typed.value, false, at));
+    }
+    await bus.events.emit('sent', { id: r.id, to: agentName, all: true, ...(redelivered ? { redelivered } : {}) });
+    this.p.log.success(`${r.id} user → ${agentName} (a note to all)`);
+    return null;
+  }
+}
+
+/** The answer to `send --to all`: who got it, who waits and why; ok only when every pane got it. */
+export function noteReply(id: string, o: NoteOutcome, oneshot: boolean): Reply {
+  const waiting = Object.entries(o.waiting);
+  const got = o.delivered.length ? `typed into ${o.delivered.join(', ')}` : 'typed into no pane yet';
+  // `daemon`: a running daemon keeps trying the panes that wait (false: the next one will).
+  const known = { id, delivered: o.delivered, waiting: o.waiting, daemon: !oneshot };
+  if (!waiting.length) return { ok: true, message: `${id} ${got}`, ...known };
+  const later = oneshot
+    ? 'no daemon is running: the next one types it there ("baton up")'
+    : 'baton types it there as soon as it can';
+  return {
+    ok: false,
+    message:
+      `${id} ${got}; not yet into ${waiting.map(([a, why]) => `${a} (${why})`).join(', ')}: ${later}; ` +
+      'do not send it again (baton log shows it once)',
+    ...known,
+  };
+}
