@@ -23,8 +23,9 @@
  *
  * Killed before COMMIT: nothing happened, the message waits. After it: archived and the turn passed, not
  * stamped; recovery types it again flagged. Refused by the server for the message's own data (a data
- * exception): nothing happened, and the outcome is `invalid` — it is rejected, never retried. The "claimed" and "archived" failpoints sit after each
- * statement, inside the transaction, so the contract suite proves a kill there loses and repeats nothing.
+ * exception): nothing happened, and the outcome is `invalid` — it is rejected, never retried. The "claimed"
+ * and "archived" failpoints sit after each statement, inside the transaction, so the contract suite proves a
+ * kill there loses and repeats nothing.
  */
 import { turnTaken } from '../../core/conversation.js';
 import { parseId } from '../../core/ids.js';

@@ -140,7 +140,8 @@ export class WaitingView {
       const seen = r.rows[0] ? { state: stateOf(r.rows[0].state, this.pg), version: r.rows[0].version } : null;
       const gen = r.rows[0]?.gen ?? null;
       const rows = r.rows.filter((x): x is typeof x & WaitingRow => x.seq !== null);
-      if (changes !== this.changes) return { state: this.same(seen, gen), ...this.examined.examine(rows) }; // not kept: read again next time
+      // Something changed while it was read: not kept, read again next time.
+      if (changes !== this.changes) return { state: this.same(seen, gen), ...this.examined.examine(rows) };
       this.seen = seen;
       this.gen = gen;
       this.rows = rows;
