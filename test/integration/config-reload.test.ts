@@ -103,7 +103,7 @@ describe('config.json edited while the daemon runs', () => {
     expect(reloaded.restart).toEqual(['agent order', 'agents.claude3']);
     const text = (await q.cli(['status'])).stdout;
     expect(text).toContain('! changed: restart to apply agent order, agents.claude3');
-    expect((await status(q)).running_config.file).toEqual({
+    expect((await status(q)).running_config?.file).toEqual({
       state: 'restart',
       keys: ['agent order', 'agents.claude3'],
     });
