@@ -49,25 +49,22 @@ export async function stopWhatRuns(configFile: string, t: Tmux): Promise<Stopped
   return { kind: 'stopped', stopped, notes };
 }
 
-/** `status` with a config that does not load: the error in one line, then what runs (text and --json). */
-export function brokenStatus(configFile: string, error: string, runs: WhatRuns) {
+/**
+ * `status` with a config that does not load: the error in one line, then what runs — all on stderr, so
+ * stdout (a script's `status --json`) stays empty, as for every config error, and the exit code says it.
+ */
+export function brokenStatus(error: string, runs: WhatRuns): string {
   const running = Boolean(runs.daemon?.alive);
-  const json = {
-    config: configFile,
-    config_error: error,
-    daemon: { running, pid: running ? runs.daemon!.pid : null },
-    sessions: runs.sessions,
-  };
   const daemon = !runs.record
     ? 'unknown (no daemon recorded what it runs for this file on this machine)'
     : running
       ? `running (pid ${runs.daemon!.pid}) with its last good config`
       : 'not running';
-  const text = [
+  const lines = [
     `config        ${error}`,
     `daemon        ${daemon}`,
     `sessions      ${runs.sessions.join(', ') || '-'}`,
     'fix the config, or stop what runs with "baton down"',
   ];
-  return { json, text: `${text.join('\n')}\n` };
+  return `${lines.join('\n')}\n`;
 }

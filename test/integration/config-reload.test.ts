@@ -120,7 +120,8 @@ describe('config.json edited while the daemon runs', () => {
     // Status reads the running conversation through the broken file: the error, and what runs.
     const r = await q.cli(['status']);
     expect(r.exitCode).toBe(2);
-    expect(r.stdout.split('\n').slice(0, 3)).toEqual([
+    expect(r.stdout).toBe('');
+    expect(r.stderr.split('\n').slice(0, 3)).toEqual([
       `config        ${q.configFile}: invalid config: not valid JSON: Expected double-quoted property name at line 1, column 32`,
       `daemon        running (pid ${pid}) with its last good config`,
       'sessions      -',

@@ -27,14 +27,13 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
 
 The config is found as for every command (--config, BATON_CONFIG, config.json here or in the nearest
 folder above); with none, it shows the built-in default and says so. A config.json that does not load:
-it prints the error in one line and what runs (the daemon that recorded itself beside the file, the
-sessions of its message folder; --json: config, config_error, daemon, sessions) and exits 2.`,
+it prints on stderr the error in one line and what runs (the daemon that recorded itself beside the
+file, the sessions of its message folder), nothing on stdout, and exits 2.`,
   async run(inv) {
     noPositionals(inv);
     const loaded = configOrBroken(inv, { fallback: 'default' });
     if (!loaded.ok) {
-      const shown = brokenStatus(loaded.file, loaded.error.line, await whatRuns(loaded.file, new Tmux()));
-      process.stdout.write(inv.values.json ? `${JSON.stringify(shown.json, null, 2)}\n` : shown.text);
+      process.stderr.write(brokenStatus(loaded.error.line, await whatRuns(loaded.file, new Tmux())));
       return 2;
     }
     const report = await collectStatus(loaded.config);
