@@ -46,6 +46,24 @@ export interface StatusReport {
   bus: { kind: 'files' | 'postgres'; conversation: string | null };
   /** Each machine of the conversation: its daemon alive or not, its last heartbeat, its agents. */
   hosts: Record<string, HostStatus>;
+  /** What this machine's daemon runs against the config file on disk; null: no daemon has said (app/running.ts). */
+  running_config: RunningConfig | null;
+}
+
+/** What this machine's daemon runs (its run record), against config.json as it is now. */
+export interface RunningConfig {
+  pid: number;
+  /** The turn rules it runs (`max_turns` is the one `status` shows). */
+  turns: Record<string, unknown>;
+  /**
+   * The file on disk: what the daemon runs (`same`), changed and not read by it yet (`unread`: it looks every
+   * 2 s), changed in keys only a restart applies (`restart`), or not valid (`invalid`: it runs its last good one).
+   */
+  file:
+    | { state: 'same' }
+    | { state: 'unread' }
+    | { state: 'restart'; keys: string[] }
+    | { state: 'invalid'; error: string };
 }
 
 export interface HostStatus {

@@ -3,6 +3,7 @@
  * `--json` prints the StatusReport itself (report.d.ts).
  */
 import type { AgentStatus, StatusReport } from './report.js';
+import { runningConfigLine } from './running.js';
 
 const ago = (iso: string | null) => {
   if (!iso) return '-';
@@ -93,6 +94,7 @@ function agentLine(n: string, a: AgentStatus): string {
 export function formatStatus(s: StatusReport): string {
   const lines = [
     `config        ${configLine(s)}`,
+    ...[runningConfigLine(s.running_config)].filter((l) => l !== null).map((l) => `              ! ${l}`),
     `message_dir   ${s.message_dir}`,
     `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running'}`,
     `policy        ${s.policy}`,

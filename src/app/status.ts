@@ -13,6 +13,7 @@ import { findPane, targetOf } from '../terminal/pane.js';
 import { readScreen, whyNotReady } from '../terminal/readiness.js';
 import { Tmux } from '../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
+import { runningConfig } from './running.js';
 
 export type { AgentStatus, StatusReport };
 export { formatStatus } from './status-text.js';
@@ -59,6 +60,9 @@ export async function collectStatus(
     if (held[d.name] && problem) waiting[d.name] = `${d.to}: ${problem}`;
   }
   const started = state?.turn_started_at ?? null;
+  // The turn rules this machine's daemon runs, which a config.json edited meanwhile may not be (running.ts).
+  const running = runningConfig(config);
+  const turns = running ? ({ ...config.turns, ...running.turns } as Config['turns']) : config.turns;
   return {
     config: config.file,
     message_dir: bus.where,
@@ -72,8 +76,8 @@ export async function collectStatus(
     relaying,
     daemon: await bus.daemon().then((d) => ({ running: d.running, pid: d.pid })),
     agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
-    max_turns: rulesFor(config.turns, state ?? {}).max_turns,
-    tokens: { total: state?.tokens?.total ?? 0, by_agent: state?.tokens?.by_agent ?? {}, max: config.turns.max_tokens },
+    max_turns: rulesFor(turns, state ?? {}).max_turns,
+    tokens: { total: state?.tokens?.total ?? 0, by_agent: state?.tokens?.by_agent ?? {}, max: turns.max_tokens },
     turn_started_at: started,
     seconds_in_turn: started ? Math.max(0, Math.round((Date.now() - Date.parse(started)) / 1000)) : null,
     nudges: state?.nudges ?? 0,
@@ -86,6 +90,7 @@ export async function collectStatus(
     notes,
     bus: { kind: config.bus.kind, conversation: config.bus.kind === 'postgres' ? config.bus.conversation : null },
     hosts: await hostsOf(bus),
+    running_config: running,
   };
 }
 

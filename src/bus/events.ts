@@ -27,7 +27,9 @@ export type EventName =
   | 'recovered'
   | 'received'
   | 'delivery_unconfirmed'
-  | 'auto_replied';
+  | 'auto_replied'
+  | 'config_reloaded'
+  | 'config_rejected';
 
 export interface EventLog {
   /**

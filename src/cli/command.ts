@@ -1,7 +1,7 @@
 /** What every command shares: its spec, loading the config, usage errors, output to a closed pipe. */
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from '../app/input.js';
-import type { Config } from '../config/config.js';
+import { ConfigError, type Config } from '../config/config.js';
 import { loadConfig, locateConfig, type LoadOptions } from '../config/load.js';
 import type { Tmux } from '../terminal/tmux.js';
 
@@ -23,8 +23,26 @@ export interface CommandSpec {
   run(inv: Invocation): Promise<number>;
 }
 
+/** The command's config (load.ts finds it); none found: exit 2 unless `opts.fallback` is 'default'. */
 export function configFrom(inv: Invocation, opts: LoadOptions = {}): Config {
   return loadConfig(locateConfig(inv.values.config as string | undefined), opts);
+}
+
+/**
+ * For the commands that must work when config.json is broken (`down`, `status`, `doctor`: they act on what
+ * runs): the config, or the file that failed to load and its error. No file found is still an error.
+ */
+export function configOrBroken(
+  inv: Invocation,
+  opts: LoadOptions = {},
+): { ok: true; config: Config } | { ok: false; file: string; error: ConfigError } {
+  const source = locateConfig(inv.values.config as string | undefined);
+  try {
+    return { ok: true, config: loadConfig(source, opts) };
+  } catch (err) {
+    if (!(err instanceof ConfigError) || source.file === null) throw err;
+    return { ok: false, file: source.file, error: err };
+  }
 }
 
 export function noPositionals(inv: Invocation): void {

@@ -119,6 +119,11 @@ export class ConfigError extends Error {
         : `${source}: ${problems.join('; ')}`,
     );
   }
+
+  /** The whole error in one line (`baton status` with a broken config.json, the daemon's log). */
+  get line(): string {
+    return `${this.source}: ${this.invalid ? 'invalid config: ' : ''}${this.problems.join('; ')}`;
+  }
 }
 
 /** Parse and resolve a config object. `file` is used in error messages and to resolve relative paths. */

@@ -1,9 +1,13 @@
 /**
- * Where the config comes from and reading it: `--config`, else `BATON_CONFIG` (set in every agent pane by
- * `baton up`), else `./config.json`, else the embedded default rooted at `BATON_HOME` or the current folder.
+ * Where the config comes from and reading it, found as git finds its repository: `--config`, else
+ * `BATON_CONFIG` (set in every agent pane by `baton up`), else `config.json` in `BATON_HOME`, else
+ * `config.json` in the current folder or the nearest folder above it. `baton post` in an agent's folder
+ * (agents/claude1/) once found nothing there, fell back to the embedded default and wrote a message into
+ * ./messages/ that no daemon would ever deliver: so only `status` and `doctor` fall back to the embedded
+ * default (rooted at `BATON_HOME` or the current folder); every other command refuses (`fallback`).
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { ConfigError, DEFAULT_CONFIG, NO_URL_PROBLEM, parseConfig, type Config } from './config.js';
 
 export interface ConfigSource {
@@ -19,10 +23,37 @@ export function locateConfig(flag: string | undefined, cwd = process.cwd(), env 
     const file = resolve(cwd, explicit);
     return { file, baseDir: dirname(file) };
   }
-  const home = env.BATON_HOME ? resolve(cwd, env.BATON_HOME) : cwd;
-  const local = resolve(home, 'config.json');
-  return existsSync(local) ? { file: local, baseDir: home } : { file: null, baseDir: home };
+  if (env.BATON_HOME) {
+    const home = resolve(cwd, env.BATON_HOME);
+    const file = join(home, 'config.json');
+    return isFile(file) ? { file, baseDir: home } : { file: null, baseDir: home };
+  }
+  const start = resolve(cwd);
+  for (let dir = start; ; dir = dirname(dir)) {
+    const file = join(dir, 'config.json');
+    if (isFile(file)) return { file, baseDir: dir };
+    if (dirname(dir) === dir) return { file: null, baseDir: start };
+  }
 }
+
+const isFile = (path: string): boolean => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** What a command that needs a config says when none was found (one line: exit 2). */
+export const noConfigFound = (source: ConfigSource): ConfigError =>
+  new ConfigError(
+    'baton',
+    [
+      `no config.json in ${source.baseDir} or any folder above it: "baton init" makes one, ` +
+        'or give --config FILE (or BATON_CONFIG)',
+    ],
+    false,
+  );
 
 export interface LoadOptions {
   /**
@@ -31,11 +62,19 @@ export interface LoadOptions {
    * as one whose URL is empty; opening the database then says why it cannot.
    */
   busUrl?: 'required' | 'optional';
+  /**
+   * No config file found: 'default' loads the embedded default (`status`, `doctor`: they say so); 'refuse'
+   * (the default) throws ConfigError, so a command that writes never writes where nothing delivers.
+   */
+  fallback?: 'default' | 'refuse';
 }
 
 export function loadConfig(source: ConfigSource, opts: LoadOptions = {}): Config {
   const { file, baseDir } = source;
-  if (file === null) return parseConfig(DEFAULT_CONFIG, null, baseDir);
+  if (file === null) {
+    if (opts.fallback !== 'default') throw noConfigFound(source);
+    return parseConfig(DEFAULT_CONFIG, null, baseDir);
+  }
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -49,6 +88,16 @@ export function loadConfig(source: ConfigSource, opts: LoadOptions = {}): Config
       throw new ConfigError(file, ['cannot read it: permission denied'], false);
     throw new ConfigError(file, [`cannot read the file (${code ?? String(err)})`], false);
   }
+  return configFromText(text, { file, baseDir }, opts);
+}
+
+/** A config file's text, read already (the daemon hashes what it reads, then parses that same text). */
+export function configFromText(
+  text: string,
+  source: { file: string; baseDir: string },
+  opts: LoadOptions = {},
+): Config {
+  const { file, baseDir } = source;
   let raw: unknown;
   try {
     raw = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);

@@ -50,8 +50,18 @@ export class Conductor {
     if (record) this.owed = { id: record.id, timeout_s: turnTimeout(record, this.p.config.turns.timeout_s) };
   }
 
-  /** The message the current turn answers, and its reminder timeout (its own deadline, if any), by ID. */
-  private owed: { id: string | null; timeout_s: number } = { id: null, timeout_s: 0 };
+  /**
+   * The turn rules changed under it (config.json reloaded, daemon/reload.ts): plan again, the owed message's
+   * timeout too, and end the conversation now if the last delivery reaches a new limit.
+   */
+  async reconfigured(): Promise<void> {
+    this.at = 0;
+    this.owed = { id: undefined, timeout_s: 0 };
+    await this.finishIfDue();
+  }
+
+  /** The message the current turn answers (undefined: not known yet), and its reminder timeout, by ID. */
+  private owed: { id: string | null | undefined; timeout_s: number } = { id: null, timeout_s: 0 };
 
   /** The turn rules now: reminders follow the owed message's own deadline when it has one. */
   private async turnsNow() {

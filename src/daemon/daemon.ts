@@ -22,6 +22,7 @@ import { tmuxFence } from '../terminal/fence.js';
 import { Tmux } from '../terminal/tmux.js';
 import { TmuxTypist } from '../terminal/tmux-typist.js';
 import type { Typist } from '../terminal/typist.js';
+import { ConfigWatch } from './reload.js';
 import { type Parts, wire } from './wiring.js';
 
 export interface DaemonOptions {
@@ -46,6 +47,8 @@ export class Daemon {
   private readonly log: Logger;
   /** The daemon's parts, made in wiring.ts. */
   private readonly parts: Parts;
+  /** config.json edited while it runs: applied, or said to need a restart (reload.ts). */
+  private readonly configWatch: ConfigWatch;
   private lease: Lease | null = null;
   private rescanTimer: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -62,7 +65,7 @@ export class Daemon {
     this.log = opts.log ?? defaultLog;
     this.typist =
       opts.typist ??
-      new TmuxTypist(opts.tmux ?? new Tmux({ control: true }), config.delivery.enter_delay_ms, !opts.tmux);
+      new TmuxTypist(opts.tmux ?? new Tmux({ control: true }), () => config.delivery.enter_delay_ms, !opts.tmux);
     this.stopped = new Promise((r) => (this.resolveStopped = r));
     const oneshot = Boolean(opts.oneshot);
     this.parts = wire({
@@ -78,6 +81,16 @@ export class Daemon {
       },
     });
     this.bus = this.parts.bus;
+    this.configWatch = new ConfigWatch({
+      config,
+      events: this.bus.events,
+      log: this.log,
+      serves: opts.serves ?? 1,
+      applied: async () => {
+        await this.parts.conductor.reconfigured();
+        this.parts.scheduler.kick();
+      },
+    });
   }
 
   /** Take the lease, reconcile state with the archive, start watching. Throws LeaseHeldError or StateError. */
@@ -140,6 +153,7 @@ export class Daemon {
       this.log.info(
         `watching ${this.config.directions.length} folders in ${this.config.messageDir}; ${st.current_turn} has the turn`,
       );
+      await this.lookAtConfig(); // publishes what it runs (config/run-record.ts)
       this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanMs ?? 2000);
       await this.rescan();
     } catch (err) {
@@ -181,8 +195,17 @@ export class Daemon {
     this.resolveStopped(reason);
   }
 
+  private async lookAtConfig(): Promise<void> {
+    try {
+      await this.configWatch.check();
+    } catch (err) {
+      if (!this.fenced(err)) this.log.warn(`looking at the config failed: ${String(err)}`);
+    }
+  }
+
   private async rescan(): Promise<void> {
     if (this.stopping) return;
+    await this.lookAtConfig();
     try {
       await this.bus.rescan();
       if (!this.parts.steering.expecting && (await this.bus.requests()).length > 0) this.parts.steering.expect();

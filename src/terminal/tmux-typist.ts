@@ -52,7 +52,8 @@ export class TmuxTypist implements Typist {
 
   constructor(
     readonly tmux: Tmux,
-    private readonly configuredDelay: number | undefined,
+    /** `delivery.enter_delay_ms` as it is now (a config reloaded while the daemon runs changes it). */
+    private readonly configuredDelay: () => number | undefined,
     /** False when the tmux client is shared (one daemon process serving many conversations): close() leaves it open. */
     private readonly ownsTmux = true,
   ) {}
@@ -202,7 +203,7 @@ export class TmuxTypist implements Typist {
   }
 
   enterDelay(agent: Agent): number {
-    return this.configuredDelay ?? KINDS[agent.kind].enterDelayMs;
+    return this.configuredDelay() ?? KINDS[agent.kind].enterDelayMs;
   }
 
   close(): void {

@@ -4,9 +4,10 @@
  * never mixing demo and real agents in one conversation or one session.
  */
 import { execa } from 'execa';
-import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { CLI, Project, RECORDER, readRecorder, waitFor } from '../helpers/harness.js';
 
 let p: Project | undefined;
@@ -270,8 +271,9 @@ describe('from the demo to real agents', () => {
 
   it('status in a folder with no config.json says it shows the built-in default; init gives every project its own session names', async () => {
     p = new Project();
-    const empty = join(p.dir, 'empty');
-    mkdirSync(empty);
+    // Outside the project: config.json is found in the nearest folder above, as git finds its repository.
+    const empty = mkdtempSync(join(tmpdir(), 'baton-empty-'));
+    onTestFinished(() => rmSync(empty, { recursive: true, force: true }));
     const r = await execa('node', [CLI, 'status'], { cwd: empty, env: p.env, reject: false });
     expect(r.exitCode).toBe(0);
     expect(r.stdout.split('\n')[0]).toBe(

@@ -1,6 +1,8 @@
-import { diagnose, repair } from '../../app/doctor.js';
+import { diagnose, repair, type Check } from '../../app/doctor.js';
+import { whatRuns } from '../../app/what-runs.js';
 import { openBus } from '../../bus/open.js';
-import { configFrom, noPositionals, type CommandSpec } from '../command.js';
+import { Tmux } from '../../terminal/tmux.js';
+import { configOrBroken, noPositionals, type CommandSpec, type Invocation } from '../command.js';
 
 export const doctor: CommandSpec = {
   usage: 'doctor [--repair] [--json]',
@@ -16,22 +18,47 @@ last_message_id = pending_reply_to = msg_N, current_turn = the receiver of msg_N
              it). Refused with exit 3 while a live daemon holds the message folder: stop it first.
   --json     print {"ok", "checks": [{"name", "level": "ok"|"warn"|"fail", "detail"}], "repaired"}
 
-Only "fail" checks (tmux missing, state.json corrupt or disagreeing with the archive) make it exit 1;
-an agent CLI that is not installed or a folder not created yet is a warning.`,
+Only "fail" checks (tmux missing, state.json corrupt or disagreeing with the archive, a config.json that
+does not load) make it exit 1; an agent CLI that is not installed or a folder not created yet is a warning.
+With no config found it checks the built-in default and says so. A config.json that does not load: the
+"config" check fails naming the error, and the "daemon" check says what runs for that file.`,
   async run(inv) {
     noPositionals(inv);
-    const config = configFrom(inv);
+    const loaded = configOrBroken(inv, { fallback: 'default' });
+    if (!loaded.ok) return brokenDoctor(inv, loaded.file, loaded.error.line);
+    const config = loaded.config;
     const bus = openBus(config);
     const repaired = inv.values.repair ? await repair(bus) : null;
-    const checks = await diagnose(config, bus);
-    const ok = checks.every((c) => c.level !== 'fail');
-    if (inv.values.json) {
-      process.stdout.write(`${JSON.stringify({ ok, checks, repaired }, null, 2)}\n`);
-    } else {
-      for (const c of checks)
-        process.stdout.write(`${{ ok: 'ok  ', warn: 'warn', fail: 'FAIL' }[c.level]}  ${c.name}: ${c.detail}\n`);
-      if (repaired) process.stdout.write(`${repaired}\n`);
-    }
-    return ok ? 0 : 1;
+    const checks = [
+      ...(config.file ? [] : [check('config', 'warn', 'none found: checking the built-in default (baton init)')]),
+      ...(await diagnose(config, bus)),
+    ];
+    return report(inv, checks, repaired);
   },
 };
+
+const check = (name: string, level: Check['level'], detail: string): Check => ({ name, level, detail });
+
+function report(inv: Invocation, checks: Check[], repaired: string | null): number {
+  const ok = checks.every((c) => c.level !== 'fail');
+  if (inv.values.json) {
+    process.stdout.write(`${JSON.stringify({ ok, checks, repaired }, null, 2)}\n`);
+  } else {
+    for (const c of checks)
+      process.stdout.write(`${{ ok: 'ok  ', warn: 'warn', fail: 'FAIL' }[c.level]}  ${c.name}: ${c.detail}\n`);
+    if (repaired) process.stdout.write(`${repaired}\n`);
+  }
+  return ok ? 0 : 1;
+}
+
+/** A config.json that does not load: that check fails, and what runs for it is said (what-runs.ts). */
+async function brokenDoctor(inv: Invocation, file: string, error: string): Promise<number> {
+  const runs = await whatRuns(file, new Tmux());
+  const daemon = !runs.record
+    ? check('daemon', 'warn', 'no daemon recorded what it runs for this file on this machine')
+    : runs.daemon?.alive
+      ? check('daemon', 'ok', `running (pid ${runs.daemon.pid}) with its last good config`)
+      : check('daemon', 'ok', 'not running');
+  const sessions = check('sessions', 'ok', runs.sessions.join(', ') || 'none');
+  return report(inv, [check('config', 'fail', error), daemon, sessions], null);
+}

@@ -1,7 +1,9 @@
 import { stopAll } from '../../app/sessions.js';
+import { stopWhatRuns } from '../../app/what-runs.js';
 import { openBus } from '../../bus/open.js';
+import { log } from '../../lib/log.js';
 import { Tmux } from '../../terminal/tmux.js';
-import { configFrom, noPositionals, type CommandSpec } from '../command.js';
+import { configOrBroken, noPositionals, type CommandSpec } from '../command.js';
 
 export const down: CommandSpec = {
   usage: 'down',
@@ -13,11 +15,25 @@ export const down: CommandSpec = {
 Sends the daemon SIGTERM (it finishes the delivery in progress and releases its lock), then kills
 the sessions "baton up" started for this conversation (agents and watcher). Sessions it did not
 start, other conversations' sessions and panes given as "target" in config.json are left alone. ` +
-    'Messages, state and archive stay where they are: "baton up" continues the conversation.',
+    'Messages, state and archive stay where they are: "baton up" continues the conversation.\n\n' +
+    'With a config.json that does not load (a typo), it still stops what runs: the daemon that recorded ' +
+    'itself beside that file (.baton/) and the sessions of its message folder; it names the error and exits 0, ' +
+    'or 2 when nothing recorded what runs for that file.',
   async run(inv) {
     noPositionals(inv);
-    const config = configFrom(inv);
-    await stopAll(config, openBus(config), new Tmux(), { quiet: false });
+    const loaded = configOrBroken(inv);
+    if (loaded.ok) {
+      await stopAll(loaded.config, openBus(loaded.config), new Tmux(), { quiet: false });
+      return 0;
+    }
+    log.warn(loaded.error.line);
+    const r = await stopWhatRuns(loaded.file, new Tmux());
+    if (r.kind === 'unknown') {
+      log.error(`no daemon recorded what runs for ${loaded.file} on this machine: fix the config, then "baton down"`);
+      return 2;
+    }
+    for (const note of r.notes) log.warn(note);
+    log.info(r.stopped.length ? `stopped ${r.stopped.join(', ')}` : 'nothing was running');
     return 0;
   },
 };

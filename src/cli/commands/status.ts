@@ -1,5 +1,7 @@
 import { collectStatus, formatStatus } from '../../app/status.js';
-import { configFrom, noPositionals, type CommandSpec } from '../command.js';
+import { brokenStatus, whatRuns } from '../../app/what-runs.js';
+import { Tmux } from '../../terminal/tmux.js';
+import { configOrBroken, noPositionals, type CommandSpec } from '../command.js';
 
 export const status: CommandSpec = {
   usage: 'status [--json]',
@@ -19,10 +21,22 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
                    hooks: {state: busy|idle|permission, since} or null,
                    screen: {state: ready|holding|dialog|unknown, busy?, detail?} or null}),
            message_dir (on the PostgreSQL bus: the database, password hidden), bus {kind, conversation},
-           hosts (machine → {alive, pid, last_heartbeat, since, agents})`,
+           hosts (machine → {alive, pid, last_heartbeat, since, agents}),
+           running_config (what this machine's daemon runs: {pid, turns, file: {state: same|unread|
+                   restart|invalid, keys?, error?}}, or null)
+
+The config is found as for every command (--config, BATON_CONFIG, config.json here or in the nearest
+folder above); with none, it shows the built-in default and says so. A config.json that does not load:
+it prints on stderr the error in one line and what runs (the daemon that recorded itself beside the
+file, the sessions of its message folder), nothing on stdout, and exits 2.`,
   async run(inv) {
     noPositionals(inv);
-    const report = await collectStatus(configFrom(inv));
+    const loaded = configOrBroken(inv, { fallback: 'default' });
+    if (!loaded.ok) {
+      process.stderr.write(brokenStatus(loaded.error.line, await whatRuns(loaded.file, new Tmux())));
+      return 2;
+    }
+    const report = await collectStatus(loaded.config);
     process.stdout.write(inv.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatStatus(report));
     return 0;
   },

@@ -1,0 +1,70 @@
+/**
+ * What runs for a config file that does not load (invalid JSON, a schema error, deleted): `down`, `status`
+ * and `doctor` still act on it. A typo in config.json once made `baton down` refuse (exit 2), so baton could
+ * not stop what it had started. What runs is found from the file's path alone: the daemon's run record beside
+ * it (config/run-record.ts: its pid and its message folder), and the tmux sessions `baton up` tagged with that
+ * message folder (@baton_config, sessions.ts).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { readRunRecord, type RunRecord } from '../config/run-record.js';
+import { pidAlive } from '../lib/process.js';
+import type { Tmux } from '../terminal/tmux.js';
+
+export interface WhatRuns {
+  /** Null: no daemon ever recorded what it runs for this file on this machine. */
+  record: RunRecord | null;
+  daemon: { pid: number; alive: boolean } | null;
+  /** This conversation's sessions on this machine's tmux server. */
+  sessions: string[];
+}
+
+export async function whatRuns(configFile: string, t: Tmux): Promise<WhatRuns> {
+  const record = readRunRecord(configFile); // this machine's (each machine's daemon writes its own)
+  if (!record) return { record, daemon: null, sessions: [] };
+  const sessions = [...(await t.sessions())].filter(([, s]) => s.owner === record.message_dir).map(([n]) => n);
+  return { record, daemon: { pid: record.daemon.pid, alive: pidAlive(record.daemon.pid) }, sessions };
+}
+
+export type Stopped = { kind: 'unknown' } | { kind: 'stopped'; stopped: string[]; notes: string[] };
+
+/** As `stopAll` (sessions.ts) does, from the run record: SIGTERM to the daemon, then its sessions. */
+export async function stopWhatRuns(configFile: string, t: Tmux): Promise<Stopped> {
+  const runs = await whatRuns(configFile, t);
+  if (!runs.record) return { kind: 'unknown' };
+  const stopped: string[] = [];
+  const notes: string[] = [];
+  const { daemon } = runs.record;
+  if (runs.daemon?.alive && daemon.serves > 1) {
+    notes.push(`the daemon (pid ${daemon.pid}) also serves other conversations; it is left running`);
+  } else if (runs.daemon?.alive) {
+    try {
+      process.kill(daemon.pid, 'SIGTERM');
+      for (let i = 0; i < 100 && pidAlive(daemon.pid); i++) await sleep(100);
+      stopped.push(`daemon (pid ${daemon.pid})`);
+    } catch (err) {
+      notes.push(`cannot signal the daemon (pid ${daemon.pid}): ${(err as Error).message}`);
+    }
+  }
+  for (const name of runs.sessions) if (await t.killSession(name)) stopped.push(`session ${name}`);
+  return { kind: 'stopped', stopped, notes };
+}
+
+/**
+ * `status` with a config that does not load: the error in one line, then what runs — all on stderr, so
+ * stdout (a script's `status --json`) stays empty, as for every config error, and the exit code says it.
+ */
+export function brokenStatus(error: string, runs: WhatRuns): string {
+  const running = Boolean(runs.daemon?.alive);
+  const daemon = !runs.record
+    ? 'unknown (no daemon recorded what it runs for this file on this machine)'
+    : running
+      ? `running (pid ${runs.daemon!.pid}) with its last good config`
+      : 'not running';
+  const lines = [
+    `config        ${error}`,
+    `daemon        ${daemon}`,
+    `sessions      ${runs.sessions.join(', ') || '-'}`,
+    'fix the config, or stop what runs with "baton down"',
+  ];
+  return `${lines.join('\n')}\n`;
+}

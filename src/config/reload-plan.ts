@@ -1,0 +1,76 @@
+/**
+ * A config.json edited while its daemon runs: which of the differences the daemon can take on the spot and
+ * which only a restart applies (pure: the running config and the file's, in; key paths, out). Someone
+ * lowered `turns.max_turns` while a conversation ran; the daemon went on with the old limit while `status`
+ * read the new one ("messages 21 of max 5", still running): the two must not disagree silently.
+ *
+ * Live: what the daemon reads each time it uses it — the turn rules' limits and reminders (`turns.*` but the
+ * policy, whose folders and order are wired into the daemon), how text is typed (`delivery.*`) and how each
+ * agent's turns reach the conversation (`agents.<name>.reply`). Everything else — agents added or removed,
+ * an agent's kind, host, cwd, command, session, target or env, the folders, `first_turn`, `inbox.*`,
+ * `message_dir`, `bus` — is what the daemon was started with (its panes, folders, watches and database):
+ * only a restart applies it. On the PostgreSQL bus the turn rules are part of what every machine of the
+ * conversation must share (fingerprint.ts, docs/protocol.md §10): one machine applying a new max_turns alone
+ * would end the conversation on one machine and not the other, so there they also need a restart (of every
+ * machine's daemon).
+ */
+import type { Config } from './config.js';
+import { differences } from './fingerprint.js';
+
+export interface ReloadPlan {
+  /** Key paths the daemon applies now (`turns.max_turns`, `agents.claude1.reply`). */
+  live: string[];
+  /** Key paths that differ but apply only after a restart (`agents.c3`, `bus.kind`). */
+  restart: string[];
+}
+
+/** The config as its keys compare: resolved values, each under the key a person edits. */
+function keyed(c: Config): Record<string, unknown> {
+  return {
+    message_dir: c.messageDir,
+    agents: c.agents,
+    'agent order': c.order,
+    directions: Object.fromEntries(c.directions.map((d) => [d.name, [d.from, d.to, d.dir]])),
+    first_turn: c.firstTurn,
+    turns: c.turns,
+    inbox: c.inbox,
+    delivery: c.delivery,
+    bus: c.bus,
+  };
+}
+
+const LIVE = [/^turns\.(?!policy$)/, /^delivery\./, /^agents\.[^.]+\.reply$/];
+/** On the PostgreSQL bus every machine must agree on the turn rules (see the module's comment). */
+const LIVE_SHARED = [/^delivery\./, /^agents\.[^.]+\.reply$/];
+
+export function reloadPlan(running: Config, next: Config): ReloadPlan {
+  const rules = running.bus.kind === 'postgres' ? LIVE_SHARED : LIVE;
+  const plan: ReloadPlan = { live: [], restart: [] };
+  // An agent added or removed differs as a whole (`agents.c3`), which no live rule matches.
+  for (const path of differences(keyed(running), keyed(next)))
+    (rules.some((r) => r.test(path)) ? plan.live : plan.restart).push(path);
+  return plan;
+}
+
+/** Take the live part of `next` into `running`, in place: the daemon's parts read these at each use. */
+export function applyLive(running: Config, next: Config): void {
+  running.turns = next.turns;
+  running.delivery = next.delivery;
+  for (const name of running.order) {
+    const agent = next.agents[name];
+    if (agent) running.agents[name]!.reply = agent.reply;
+  }
+}
+
+/** The running config's part a person compares with the file (`status`): no secrets, no paths. */
+export function runningSettings(c: Config): {
+  turns: Config['turns'];
+  delivery: Config['delivery'];
+  replies: Record<string, string>;
+} {
+  return {
+    turns: c.turns,
+    delivery: c.delivery,
+    replies: Object.fromEntries(c.order.map((n) => [n, c.agents[n]!.reply])),
+  };
+}

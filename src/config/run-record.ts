@@ -1,0 +1,78 @@
+/**
+ * What a daemon runs, written by the daemon beside its config file (`.baton/<file>.<host>.json`) for the
+ * commands of this machine to read: its pid, its message folder (whose tmux sessions `baton up` tagged), the
+ * settings it runs, and how the file on disk stands against them (changed, needing a restart, invalid).
+ *
+ * Why beside the config and not in the conversation's store: a typo in config.json made `baton down` and
+ * `baton doctor` refuse (exit 2) — baton could not stop what it had started, since where the message folder
+ * or the database is was written in the very file that did not load. The record is found from the config
+ * file's path alone. One per machine (`<host>`): on the PostgreSQL bus each machine's daemon reads its own
+ * config file, and a folder shared by two machines must not mix their records.
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join } from 'node:path';
+
+export interface RunRecord {
+  config: string;
+  host: string;
+  message_dir: string;
+  bus: 'files' | 'postgres';
+  daemon: {
+    pid: number;
+    started_at: string;
+    /** How many conversations its process serves (`baton daemon A B`): `down` of one leaves it running. */
+    serves: number;
+  };
+  /** sha256 of the file text the daemon last read (null: not read since it started). */
+  seen: string | null;
+  /** The settings it runs (reload-plan.ts runningSettings). */
+  running: Record<string, unknown>;
+  /** Keys of the file on disk it does not run until restarted. */
+  restart: string[];
+  /** Why the file on disk was not loaded (it runs its last good config), or null. */
+  invalid: string | null;
+  updated_at: string;
+}
+
+/** This machine's name as the config resolves it (config.ts), for a file that may not load. */
+export const thisHost = (env: NodeJS.ProcessEnv = process.env): string => env.BATON_HOST || hostname();
+
+export const recordPath = (configFile: string, host = thisHost()): string =>
+  join(dirname(configFile), '.baton', `${basename(configFile)}.${host}.json`);
+
+export const textHash = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** Write it atomically (a reader never sees half of it); the folder gets a .gitignore of its own. */
+export function writeRunRecord(r: RunRecord): void {
+  const file = recordPath(r.config, r.host);
+  mkdirSync(dirname(file), { recursive: true });
+  try {
+    writeFileSync(join(dirname(file), '.gitignore'), '# what baton runs on this machine\n*\n', { flag: 'wx' });
+  } catch {
+    /* there already */
+  }
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(r, null, 2)}\n`);
+  renameSync(tmp, file);
+}
+
+/** The record for this config file on this machine, or null (none, or unreadable). */
+export function readRunRecord(configFile: string, host = thisHost()): RunRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(recordPath(configFile, host), 'utf8')) as RunRecord;
+    return typeof r.daemon?.pid === 'number' && typeof r.message_dir === 'string' ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The config file's text as it is now (its hash), or null when it cannot be read. */
+export function diskHash(configFile: string): string | null {
+  try {
+    return textHash(readFileSync(configFile, 'utf8'));
+  } catch {
+    return null;
+  }
+}
