@@ -11,8 +11,9 @@ import { CatchUps, PersonRecords, settled } from '../daemon/catch-up.js';
 import { readAgentStates } from '../terminal/hooks/spool.js';
 import { findPane, targetOf } from '../terminal/pane.js';
 import { readScreen, whyNotReady } from '../terminal/readiness.js';
-import { Tmux } from '../terminal/tmux.js';
+import type { Tmux } from '../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
+import { conversationTmux } from './tmux-server.js';
 
 export type { AgentStatus, StatusReport };
 export { formatStatus } from './status-text.js';
@@ -25,7 +26,7 @@ export { PersonRecords };
  */
 export async function collectStatus(
   config: Config,
-  t: Tmux = new Tmux(),
+  t: Tmux = conversationTmux(config),
   bus: Status & Liveness & Pick<Archive, 'record'> = openBus(config),
   people: PersonRecords = new PersonRecords(bus, config.order),
 ): Promise<StatusReport> {

@@ -1,6 +1,6 @@
 import { stopAll } from '../../app/sessions.js';
+import { conversationTmux } from '../../app/tmux-server.js';
 import { openBus } from '../../bus/open.js';
-import { Tmux } from '../../terminal/tmux.js';
 import { configFrom, noPositionals, type CommandSpec } from '../command.js';
 
 export const down: CommandSpec = {
@@ -17,7 +17,7 @@ start, other conversations' sessions and panes given as "target" in config.json 
   async run(inv) {
     noPositionals(inv);
     const config = configFrom(inv);
-    await stopAll(config, openBus(config), new Tmux(), { quiet: false });
+    await stopAll(config, openBus(config), conversationTmux(config), { quiet: false });
     return 0;
   },
 };
