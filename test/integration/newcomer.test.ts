@@ -5,7 +5,7 @@
  */
 import { execa } from 'execa';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, Project, RECORDER, readRecorder, waitFor } from '../helpers/harness.js';
 
@@ -266,6 +266,18 @@ describe('from the demo to real agents', () => {
       'not sent: claude2 cannot take it now (there is no tmux session "claude2"): nothing is running for this conversation; start it with "baton up"',
     );
     expect(send.stderr).toBe('');
+  });
+
+  it('up in a folder with no config.json says once that it uses the built-in default', async () => {
+    p = new Project();
+    const empty = join(p.dir, 'empty');
+    mkdirSync(empty);
+    // Only node and tmux on the PATH: the default's claude agents are missing, so up stops before it starts anything.
+    const tmux = (await execa('sh', ['-c', 'command -v tmux'])).stdout.trim();
+    const PATH = [dirname(process.execPath), dirname(tmux)].join(':');
+    const r = await execa('node', [CLI, 'up'], { cwd: empty, env: { ...p.env, PATH }, reject: false });
+    const said = `${r.stdout}\n${r.stderr}`;
+    expect(said.match(/using the built-in default/g), said).toHaveLength(1);
   });
 
   it('status in a folder with no config.json says it shows the built-in default; init gives every project its own session names', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { CLI_JS } from '../../app/paths.js';
 import { startRequest } from '../../app/requests.js';
-import { defaultConfigNote, up as start } from '../../app/up.js';
+import { up as start } from '../../app/up.js';
 import { DEMO_TURNS } from '../../core/conversation.js';
 import { log } from '../../lib/log.js';
 import { onPath } from '../../terminal/program.js';
@@ -50,7 +50,6 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
     const topicArg = inv.values.topic as string | undefined;
     const topic = topicArg === '-' ? readFileSync(0, 'utf8') : topicArg;
     if (topic !== undefined) startRequest(topic); // an empty topic is a usage error before anything starts
-    if (!config.file) log.info(defaultConfigNote(config));
     const t = new Tmux();
     const r = await start(config, t, { demo: Boolean(inv.values.demo), fresh: Boolean(inv.values.fresh), topic });
     if (!r.ok) return r.code;
