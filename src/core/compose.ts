@@ -203,13 +203,10 @@ export function inertLine(text: string): string {
 
 /** Text that means nothing but itself inside single quotes, in every shell SHELLS lists. */
 function quotable(text: string): string {
-  return (
-    text
-      .replace(/'/g, '\u2019')
-      .replace(/\\/g, '\u29F5')
-      .replace(/!/g, '\u01C3')
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it removes
-      .replace(/[\u0000-\u001F\u007F-\u009F]/g, ' ')
-      .trim()
-  );
+  return text
+    .replace(/'/g, '\u2019')
+    .replace(/\\/g, '\u29F5')
+    .replace(/!/g, '\u01C3')
+    .replace(/[\u0000-\u001F\u007F-\u009F]/g, ' ')
+    .trim();
 }
