@@ -13,6 +13,7 @@ import { findPane, targetOf } from '../terminal/pane.js';
 import { readScreen, whyNotReady } from '../terminal/readiness.js';
 import type { Tmux } from '../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
+import { waitingOf } from './status-waiting.js';
 import { conversationTmux } from './tmux-server.js';
 
 export type { AgentStatus, StatusReport };
@@ -54,11 +55,9 @@ export async function collectStatus(
       .map((r) => [r.id, config.order.filter((a) => !r.deliveries?.[a]?.at)]),
   );
   const pending = await bus.approvalKeys();
-  const waiting: Record<string, string> = {};
-  for (const d of config.directions) {
-    const problem = agents[d.to]?.problem;
-    if (held[d.name] && problem) waiting[d.name] = `${d.to}: ${problem}`;
-  }
+  const daemon = await bus.daemon().then((d) => ({ running: d.running, pid: d.pid }));
+  const hosts = await hostsOf(bus);
+  const waiting = waitingOf(config, { state, held, agents, daemon: daemon.running, hosts, pending });
   const started = state?.turn_started_at ?? null;
   return {
     config: config.file,
@@ -71,7 +70,7 @@ export async function collectStatus(
     held,
     rejected,
     relaying,
-    daemon: await bus.daemon().then((d) => ({ running: d.running, pid: d.pid })),
+    daemon,
     agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
     max_turns: rulesFor(config.turns, state ?? {}).max_turns,
     tokens: { total: state?.tokens?.total ?? 0, by_agent: state?.tokens?.by_agent ?? {}, max: config.turns.max_tokens },
@@ -86,7 +85,7 @@ export async function collectStatus(
     waiting,
     notes,
     bus: { kind: config.bus.kind, conversation: config.bus.kind === 'postgres' ? config.bus.conversation : null },
-    hosts: await hostsOf(bus),
+    hosts,
   };
 }
 
