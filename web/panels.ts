@@ -59,8 +59,8 @@ function renderFacts(): void {
         ...held.map(([d, n], i) =>
           h(
             'span',
-            { class: 'held', title: s.waiting[d] ?? '' },
-            `${i ? ', ' : ''}${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`,
+            { class: 'held', title: s.waiting[d]?.text ?? '' },
+            `${i ? ', ' : ''}${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d].text})` : ''}`,
           ),
         ),
       )

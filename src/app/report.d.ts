@@ -38,8 +38,11 @@ export interface StatusReport {
   demo: boolean;
   /** Moderated mode: files waiting for approval, as "<direction>/<name>". */
   pending: string[];
-  /** Why each direction's waiting files cannot go now, when its receiver's pane is the reason. */
-  waiting: Record<string, string>;
+  /**
+   * Why each direction's waiting files (`held`) have not gone, by the daemon's own rules: only directions
+   * with files waiting. docs/reference.md ("baton status") lists the reasons.
+   */
+  waiting: Record<string, WaitingStatus>;
   /** A person's notes to all (`send --to all`) that some agents have not got yet: ID → those agents. */
   notes: Record<string, string[]>;
   /** Where the conversation lives (docs/protocol.md §10). */
@@ -65,6 +68,19 @@ export interface RunningConfig {
     | { state: 'restart'; keys: string[] }
     | { state: 'invalid'; error: string };
 }
+
+/** One direction's waiting files: how many, why they wait (the first reason the daemon meets), in words. */
+export type WaitingStatus = { count: number; text: string } & (
+  | { reason: 'not_allowed'; detail: string }
+  | { reason: 'finished'; finished: string }
+  | { reason: 'paused'; since: string }
+  | { reason: 'out_of_turn'; turn: string }
+  | { reason: 'awaiting_approval' }
+  | { reason: 'other_machine'; receiver: string; host: string; daemon: boolean }
+  | { reason: 'no_daemon' }
+  | { reason: 'receiver_not_ready'; receiver: string; detail: string }
+  | { reason: 'in_turn' }
+);
 
 export interface HostStatus {
   alive: boolean;

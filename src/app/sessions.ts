@@ -16,6 +16,7 @@ import { findPane } from '../terminal/pane.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
 import { BIN_DIR, CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from './paths.js';
+import { recordServer } from './tmux-server.js';
 
 /**
  * The database's address and secrets (docs/protocol.md §10): the daemon's, never an agent's. An agent's
@@ -217,6 +218,7 @@ export async function startWatcher(
   const d = await bus.daemon();
   if (d.running) {
     log.info(`daemon already running (pid ${d.pid}), left alone`);
+    await recordServer(config, t);
     return [...sessions].find(([n, s]) => s.owner === root && n.startsWith(WATCHER_SESSION))?.[0] ?? null;
   }
   const configArg = config.file ? ` --config ${JSON.stringify(config.file)}` : '';
@@ -240,6 +242,7 @@ export async function startWatcher(
     sessions = await t.sessions(); // (a concurrent `up` took the name first)
     name = watcherName(root, sessions);
   }
+  await recordServer(config, t);
   log.success(`daemon started in session ${name}`);
   return name;
 }

@@ -58,7 +58,7 @@ function messagesLine(s: StatusReport): string {
 }
 
 function waitingLine(s: StatusReport): string {
-  const each = Object.entries(s.held).map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d]})` : ''}`);
+  const each = Object.entries(s.held).map(([d, n]) => `${d}: ${n}${s.waiting[d] ? ` (${s.waiting[d].text})` : ''}`);
   return each.join(', ') || '-';
 }
 

@@ -11,9 +11,11 @@ import { CatchUps, PersonRecords, settled } from '../daemon/catch-up.js';
 import { readAgentStates } from '../terminal/hooks/spool.js';
 import { findPane, targetOf } from '../terminal/pane.js';
 import { readScreen, whyNotReady } from '../terminal/readiness.js';
-import { Tmux } from '../terminal/tmux.js';
+import type { Tmux } from '../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
 import { runningConfig } from './running.js';
+import { waitingOf } from './status-waiting.js';
+import { conversationTmux } from './tmux-server.js';
 
 export type { AgentStatus, StatusReport };
 export { formatStatus } from './status-text.js';
@@ -26,7 +28,7 @@ export { PersonRecords };
  */
 export async function collectStatus(
   config: Config,
-  t: Tmux = new Tmux(),
+  t: Tmux = conversationTmux(config),
   bus: Status & Liveness & Pick<Archive, 'record'> = openBus(config),
   people: PersonRecords = new PersonRecords(bus, config.order),
 ): Promise<StatusReport> {
@@ -54,11 +56,9 @@ export async function collectStatus(
       .map((r) => [r.id, config.order.filter((a) => !r.deliveries?.[a]?.at)]),
   );
   const pending = await bus.approvalKeys();
-  const waiting: Record<string, string> = {};
-  for (const d of config.directions) {
-    const problem = agents[d.to]?.problem;
-    if (held[d.name] && problem) waiting[d.name] = `${d.to}: ${problem}`;
-  }
+  const daemon = await bus.daemon().then((d) => ({ running: d.running, pid: d.pid }));
+  const hosts = await hostsOf(bus);
+  const waiting = waitingOf(config, { state, held, agents, daemon: daemon.running, hosts, pending });
   const started = state?.turn_started_at ?? null;
   // The turn rules this machine's daemon runs, which a config.json edited meanwhile may not be (running.ts).
   const running = runningConfig(config);
@@ -74,7 +74,7 @@ export async function collectStatus(
     held,
     rejected,
     relaying,
-    daemon: await bus.daemon().then((d) => ({ running: d.running, pid: d.pid })),
+    daemon,
     agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
     max_turns: rulesFor(turns, state ?? {}).max_turns,
     tokens: { total: state?.tokens?.total ?? 0, by_agent: state?.tokens?.by_agent ?? {}, max: turns.max_tokens },
@@ -89,7 +89,7 @@ export async function collectStatus(
     waiting,
     notes,
     bus: { kind: config.bus.kind, conversation: config.bus.kind === 'postgres' ? config.bus.conversation : null },
-    hosts: await hostsOf(bus),
+    hosts,
     running_config: running,
   };
 }

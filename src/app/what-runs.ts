@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunRecord, type RunRecord } from '../config/run-record.js';
 import { pidAlive } from '../lib/process.js';
 import type { Tmux } from '../terminal/tmux.js';
+import { conversationTmux } from './tmux-server.js';
 
 export interface WhatRuns {
   /** Null: no daemon ever recorded what it runs for this file on this machine. */
@@ -18,9 +19,11 @@ export interface WhatRuns {
   sessions: string[];
 }
 
-export async function whatRuns(configFile: string, t: Tmux): Promise<WhatRuns> {
+/** `t`: the tmux server to look on; by default the one `baton up` recorded for the record's message folder. */
+export async function whatRuns(configFile: string, tmux?: Tmux): Promise<WhatRuns> {
   const record = readRunRecord(configFile); // this machine's (each machine's daemon writes its own)
   if (!record) return { record, daemon: null, sessions: [] };
+  const t = tmux ?? conversationTmux({ messageDir: record.message_dir });
   const sessions = [...(await t.sessions())].filter(([, s]) => s.owner === record.message_dir).map(([n]) => n);
   return { record, daemon: { pid: record.daemon.pid, alive: pidAlive(record.daemon.pid) }, sessions };
 }
@@ -28,8 +31,9 @@ export async function whatRuns(configFile: string, t: Tmux): Promise<WhatRuns> {
 export type Stopped = { kind: 'unknown' } | { kind: 'stopped'; stopped: string[]; notes: string[] };
 
 /** As `stopAll` (sessions.ts) does, from the run record: SIGTERM to the daemon, then its sessions. */
-export async function stopWhatRuns(configFile: string, t: Tmux): Promise<Stopped> {
-  const runs = await whatRuns(configFile, t);
+export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Stopped> {
+  const runs = await whatRuns(configFile, tmux);
+  const t = tmux ?? conversationTmux({ messageDir: runs.record?.message_dir ?? '' });
   if (!runs.record) return { kind: 'unknown' };
   const stopped: string[] = [];
   const notes: string[] = [];

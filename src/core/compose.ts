@@ -182,15 +182,31 @@ export function oneLine(text: string): string {
  * comment line naming it, made of characters no shell gives a meaning to in any position — no quote,
  * bracket, `$`, backtick, `;`, `&`, `|`, `<`, `>`, `*`, `?`, `!`, `\`, `#` after the first — so nothing of
  * it can run, even in a shell without interactive comments. The content is read with `baton show ID`.
+ *
+ * Baton's own notices (no message header: a reminder, the end of the conversation, why a message was
+ * rejected) are meant to be read in the pane, so they keep their punctuation — stripped, "finished
+ * (max_turns); \"baton resume\" continues it" read as "finished max_turns baton resume continues it". They go
+ * as one single-quoted word after the comment sign, where sh, bash, dash, zsh, fish and the csh family give no
+ * character a meaning but the quote itself, fish's backslash and csh's `!` (history, even inside quotes):
+ * those three become look-alikes (’ ⧵ ǃ), and control characters (a TAB would complete) spaces.
  */
 export function inertLine(text: string): string {
   const h = parseHeader(text);
+  if (!h) return `# baton: '${quotable(oneLine(text).replace(/^\[baton\] /, ''))}'`;
   const first = text.split('\n')[0] ?? '';
-  const said = h
-    ? `${first.replace(/^\[baton\] /, '')} - read it with: baton show ${h.id}`
-    : oneLine(text).replace(/^\[baton\] /, '');
+  const said = `${first.replace(/^\[baton\] /, '')} - read it with: baton show ${h.id}`;
   return `# baton: ${said
     .replace(/[^A-Za-z0-9 _.,:@/+=%-]+/g, ' ')
     .replace(/ {2,}/g, ' ')
     .trim()}`;
+}
+
+/** Text that means nothing but itself inside single quotes, in every shell SHELLS lists. */
+function quotable(text: string): string {
+  return text
+    .replace(/'/g, '\u2019')
+    .replace(/\\/g, '\u29F5')
+    .replace(/!/g, '\u01C3')
+    .replace(/[\u0000-\u001F\u007F-\u009F]/g, ' ')
+    .trim();
 }

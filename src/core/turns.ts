@@ -52,6 +52,27 @@ export function allowedPairs(rules: Rules): [string, string][] {
   );
 }
 
+/** Why a message the policy allows must wait in its folder now: what `decide` holds it for, as data. */
+export type Hold =
+  | { kind: 'finished'; reason: string }
+  | { kind: 'paused'; since: string }
+  | { kind: 'out_of_turn'; turn: string };
+
+/** Why a message from `from` must wait now (the conversation's state only), or null when it is its turn. */
+export function whyHeld(state: TurnState, from: string): Hold | null {
+  if (state.finished) return { kind: 'finished', reason: state.finished.reason };
+  if (state.paused) return { kind: 'paused', since: state.paused.at };
+  if (state.current_turn !== from) return { kind: 'out_of_turn', turn: state.current_turn };
+  return null;
+}
+
+/** A hold in words: what the daemon logs with a `held` event, and `baton status` shows. */
+export function holdText(h: Hold, from: string): string {
+  if (h.kind === 'finished') return `the conversation has finished (${h.reason}); "baton resume" continues it`;
+  if (h.kind === 'paused') return 'the conversation is paused; "baton resume" continues it';
+  return `it is ${h.turn}'s turn, not ${from}'s`;
+}
+
 export function decide(state: TurnState, msg: { from: string; to: string }, rules: Rules): Decision {
   const { from, to } = msg;
   if (!rules.agents.includes(from)) return { action: 'reject', reason: `unknown sender "${from}"` };
@@ -67,18 +88,8 @@ export function decide(state: TurnState, msg: { from: string; to: string }, rule
     };
   }
 
-  if (state.finished) {
-    return {
-      action: 'hold',
-      reason: `the conversation has finished (${state.finished.reason}); "baton resume" continues it`,
-    };
-  }
-  if (state.paused) {
-    return { action: 'hold', reason: 'the conversation is paused; "baton resume" continues it' };
-  }
-  if (state.current_turn !== from) {
-    return { action: 'hold', reason: `it is ${state.current_turn}'s turn, not ${from}'s` };
-  }
+  const held = whyHeld(state, from);
+  if (held) return { action: 'hold', reason: holdText(held, from) };
 
   const counter = state.message_counter + 1;
   const id = formatId(counter);

@@ -62,6 +62,10 @@ function startsShell(command: string): boolean {
  * - `whole` otherwise: one bracketed paste.
  */
 export async function intakeOf(agent: Pick<Agent, 'kind'>, pane: PaneInfo): Promise<Intake> {
+  // The bundled demo agent stands in for every kind (`baton up --demo`) and reads a paste like a generic
+  // program; a `--kind shell` demo that got the inert line never read msg_0001 and stalled. A shell in
+  // its place is judged by the configured kind, as below.
+  if (pane.demo && !SHELLS.has(pane.command)) return pane.bracketed === false ? 'one_line' : 'whole';
   if (
     agent.kind === 'shell' ||
     (!KINDS[agent.kind].agentCli && SHELLS.has(pane.command) && startsShell(pane.startCommand))

@@ -19,6 +19,8 @@ export type { TmuxResult } from './tmux-engine.js';
 export interface TmuxOptions {
   /** `tmux -L <socket>`; default: $BATON_TMUX_SOCKET, else tmux's own default. */
   socket?: string | undefined;
+  /** `tmux -S <path>`: a server by its socket's path (as `baton up` recorded it); wins over `socket`. */
+  socketPath?: string | undefined;
   timeoutMs?: number;
   /** Use a control-mode client when a session exists to attach it to (default false: short-lived CLIs). */
   control?: boolean;
@@ -29,11 +31,13 @@ export const SKIPPED = 'baton-skipped';
 
 export class Tmux {
   readonly socket: string | undefined;
+  readonly socketPath: string | undefined;
   readonly timeoutMs: number;
   readonly engine: TmuxEngine;
 
   constructor(opts: TmuxOptions = {}) {
     this.socket = opts.socket ?? (process.env.BATON_TMUX_SOCKET || undefined);
+    this.socketPath = opts.socketPath;
     this.timeoutMs = opts.timeoutMs ?? 5000;
     const processes = new ProcessEngine(execTmux(this.prefix), this.timeoutMs);
     this.engine =
@@ -44,6 +48,7 @@ export class Tmux {
 
   /** The argv prefix that selects this server, for printing commands a person can run. */
   get prefix(): string[] {
+    if (this.socketPath) return ['-S', this.socketPath];
     return this.socket ? ['-L', this.socket] : [];
   }
 

@@ -83,7 +83,7 @@ describe('the installable package', () => {
       (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version,
     );
 
-    const init = await run(['init', 'proj', '--kind', 'claude'], p.dir);
+    const init = await run(['init', 'proj', '--kind', 'shell'], p.dir);
     expect(init.exitCode, init.stderr).toBe(0);
     const proj = join(p.dir, 'proj');
     const up = await run(['up', '--demo'], proj);

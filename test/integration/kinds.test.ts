@@ -139,10 +139,11 @@ describe('claude kind: readiness gate and submit confirmation', () => {
     expect(p.ls('c1_to_c2')).toEqual(['a.json']);
     expect(p.archive()).toHaveLength(0);
     const s = JSON.parse((await p.cli(['status', '--json'])).stdout) as {
-      waiting: Record<string, string>;
+      waiting: Record<string, { text: string; reason: string }>;
       agents: Record<string, { problem: string }>;
     };
-    expect(s.waiting.c1_to_c2).toMatch(/^claude2: pane %\d+: a dialog is open \(Do you trust/);
+    expect(s.waiting.c1_to_c2!.text).toMatch(/^claude2: pane %\d+: a dialog is open \(Do you trust/);
+    expect(s.waiting.c1_to_c2!.reason).toBe('receiver_not_ready');
     await p.tmux(['send-keys', '-t', '=claude2:', '1']);
     await waitFor('delivered', () => p.archive()[0]?.delivered_at, 15_000);
     expect(submitted(c2)).toHaveLength(1);

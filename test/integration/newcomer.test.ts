@@ -269,6 +269,18 @@ describe('from the demo to real agents', () => {
     expect(send.stderr).toBe('');
   });
 
+  it('up in a folder with no config.json (nor above it) says once what to do, and starts nothing', async () => {
+    p = new Project();
+    const empty = mkdtempSync(join(tmpdir(), 'baton-empty-'));
+    onTestFinished(() => rmSync(empty, { recursive: true, force: true }));
+    const r = await execa('node', [CLI, 'up'], { cwd: empty, env: p.env, reject: false });
+    expect(r.exitCode).toBe(2);
+    const said = `${r.stdout}\n${r.stderr}`;
+    expect(said.match(/no config\.json/g), said).toHaveLength(1);
+    expect(said).not.toContain('built-in default');
+    expect(readdirSync(empty)).toEqual([]);
+  });
+
   it('status in a folder with no config.json says it shows the built-in default; init gives every project its own session names', async () => {
     p = new Project();
     // Outside the project: config.json is found in the nearest folder above, as git finds its repository.

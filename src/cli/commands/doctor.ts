@@ -1,7 +1,6 @@
 import { diagnose, repair, type Check } from '../../app/doctor.js';
 import { whatRuns } from '../../app/what-runs.js';
 import { openBus } from '../../bus/open.js';
-import { Tmux } from '../../terminal/tmux.js';
 import { configOrBroken, noPositionals, type CommandSpec, type Invocation } from '../command.js';
 
 export const doctor: CommandSpec = {
@@ -53,7 +52,7 @@ function report(inv: Invocation, checks: Check[], repaired: string | null): numb
 
 /** A config.json that does not load: that check fails, and what runs for it is said (what-runs.ts). */
 async function brokenDoctor(inv: Invocation, file: string, error: string): Promise<number> {
-  const runs = await whatRuns(file, new Tmux());
+  const runs = await whatRuns(file);
   const daemon = !runs.record
     ? check('daemon', 'warn', 'no daemon recorded what it runs for this file on this machine')
     : runs.daemon?.alive

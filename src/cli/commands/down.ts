@@ -1,8 +1,8 @@
 import { stopAll } from '../../app/sessions.js';
+import { conversationTmux } from '../../app/tmux-server.js';
 import { stopWhatRuns } from '../../app/what-runs.js';
 import { openBus } from '../../bus/open.js';
 import { log } from '../../lib/log.js';
-import { Tmux } from '../../terminal/tmux.js';
 import { configOrBroken, noPositionals, type CommandSpec } from '../command.js';
 
 export const down: CommandSpec = {
@@ -23,11 +23,11 @@ start, other conversations' sessions and panes given as "target" in config.json 
     noPositionals(inv);
     const loaded = configOrBroken(inv);
     if (loaded.ok) {
-      await stopAll(loaded.config, openBus(loaded.config), new Tmux(), { quiet: false });
+      await stopAll(loaded.config, openBus(loaded.config), conversationTmux(loaded.config), { quiet: false });
       return 0;
     }
     log.warn(loaded.error.line);
-    const r = await stopWhatRuns(loaded.file, new Tmux());
+    const r = await stopWhatRuns(loaded.file);
     if (r.kind === 'unknown') {
       log.error(`no daemon recorded what runs for ${loaded.file} on this machine: fix the config, then "baton down"`);
       return 2;

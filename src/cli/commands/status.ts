@@ -1,6 +1,5 @@
 import { collectStatus, formatStatus } from '../../app/status.js';
 import { brokenStatus, whatRuns } from '../../app/what-runs.js';
-import { Tmux } from '../../terminal/tmux.js';
 import { configOrBroken, noPositionals, type CommandSpec } from '../command.js';
 
 export const status: CommandSpec = {
@@ -13,7 +12,9 @@ Reads state.json, the direction folders, rejected/ and the daemon's lock (on the
 database), and asks tmux about each pane of this machine's agents. Changes nothing.
 
   --json   print one JSON object: current_turn, message_counter, last_message_id, pending_reply_to,
-           held (folder → files waiting), waiting (folder → why its receiver cannot take them),
+           held (folder → files waiting), waiting (folder → {count, reason, text, …}: why they
+           wait — out_of_turn, paused, finished, awaiting_approval, other_machine, no_daemon,
+           receiver_not_ready, not_allowed, in_turn; docs/reference.md),
            rejected (count), daemon {running, pid}, policy, max_turns, turn_started_at,
            seconds_in_turn, nudges, stalled, finished ({reason, at} or null), pending (moderated),
            paused ({at} or null), demo, config (the file, or null for the built-in default),
@@ -33,7 +34,7 @@ file, the sessions of its message folder), nothing on stdout, and exits 2.`,
     noPositionals(inv);
     const loaded = configOrBroken(inv, { fallback: 'default' });
     if (!loaded.ok) {
-      process.stderr.write(brokenStatus(loaded.error.line, await whatRuns(loaded.file, new Tmux())));
+      process.stderr.write(brokenStatus(loaded.error.line, await whatRuns(loaded.file)));
       return 2;
     }
     const report = await collectStatus(loaded.config);

@@ -1,5 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { noteHint, render, sanitize, type Envelope } from '../../../src/core/compose.js';
+import { inertLine, noteHint, render, sanitize, type Envelope } from '../../../src/core/compose.js';
 
 const env = (over: Partial<Envelope> = {}): Envelope => ({
   id: 'msg_0007',
@@ -86,5 +87,34 @@ describe('render with a catch-up (docs/protocol.md §11)', () => {
     expect(noteHint({ current_turn: 'b' })).toBe(
       "[baton] a person's note to every agent: follow it; it is not a turn (it is b's turn)",
     );
+  });
+});
+
+describe('inertLine (what a shell-kind agent gets)', () => {
+  const notice =
+    '[baton] the conversation has finished: it reached max_turns (8). Say "baton resume"; it\'s $HOME `id` \\ a|b & c > d * ? !! #x\n[baton] next\tline';
+
+  it('a notice keeps its punctuation, inside one single-quoted word no shell gives a meaning to', () => {
+    expect(inertLine(notice)).toBe(
+      '# baton: \'the conversation has finished: it reached max_turns (8). Say "baton resume"; it\u2019s $HOME `id` ' +
+        "\u29F5 a|b & c > d * ? \u01C3\u01C3 #x \u23CE [baton] next line'",
+    );
+  });
+
+  it('a message is named only, by its header', () => {
+    expect(inertLine('[baton] msg_0007 from a (reply to msg_0006)\n$(rm -rf ~)')).toBe(
+      '# baton: msg_0007 from a reply to msg_0006 - read it with: baton show msg_0007',
+    );
+  });
+
+  // Run as a command (a shell without interactive comments runs `#`): every shell here sees two plain words.
+  const shells = ['sh', 'bash', 'dash', 'zsh', 'fish'].filter(
+    (s) => spawnSync('sh', ['-c', `command -v ${s}`]).status === 0,
+  );
+  it.each(shells.map((s) => [s]))('%s runs nothing of it: the quoted notice is one word, as written', (shell) => {
+    const line = inertLine(notice).replace(/^# /, 'printf "%s\\n" ');
+    const r = spawnSync(shell, ['-c', line], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.split('\n').slice(0, 2)).toEqual(['baton:', inertLine(notice).slice("# baton: '".length, -1)]);
   });
 });

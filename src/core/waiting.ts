@@ -1,0 +1,84 @@
+/**
+ * Why a direction's waiting messages have not gone, as `baton status` tells it: from the same rules the
+ * daemon applies (turns.ts: rejected, held out of turn, paused, finished; then, in turn, the approval
+ * queue, whose machine delivers it, whether a daemon runs, and whether the receiver's pane can take it
+ * now). Status used to show only the receiver's pane problem, and said `(sh1: runs on alpha)` for a file
+ * that was simply out of turn; `--json` had `waiting: {}` while the text counted a waiting file.
+ */
+import { decide, holdText, whyHeld, type Rules, type TurnState } from './turns.js';
+
+/** Why the messages of one direction wait (the first of its reasons, in the order the daemon meets them). */
+export type WaitReason =
+  /** The policy never allows it: the daemon rejects it (docs/protocol.md §4). */
+  | { reason: 'not_allowed'; detail: string }
+  | { reason: 'finished'; finished: string }
+  | { reason: 'paused'; since: string }
+  | { reason: 'out_of_turn'; turn: string }
+  /** Moderated mode: its sender already has a message waiting for a person's approval. */
+  | { reason: 'awaiting_approval' }
+  /** In turn, for another machine's daemon to deliver (docs/protocol.md §10); is a daemon alive there? */
+  | { reason: 'other_machine'; receiver: string; host: string; daemon: boolean }
+  /** In turn, and no daemon runs here to deliver it. */
+  | { reason: 'no_daemon' }
+  /** In turn; the receiver's pane cannot take it now, and why (pane missing, busy, its box not empty…). */
+  | { reason: 'receiver_not_ready'; receiver: string; detail: string }
+  /** In turn, and nothing stands in its way: it goes on the daemon's next pass. */
+  | { reason: 'in_turn' };
+
+/** What only the caller can look up: the daemon, the receiver's machine and pane, the approval queue. */
+export interface WaitFacts {
+  /** A daemon runs on this machine (it delivers to this machine's agents). */
+  daemon: boolean;
+  /** The receiver runs on another machine: which, and whether a daemon is alive there. Null: this one. */
+  remote: { host: string; alive: boolean } | null;
+  /** Why the receiver's pane cannot be typed into now (the readiness gate's answer), or null. */
+  problem: string | null;
+  /** Moderated mode, and the sender has a message waiting for approval. */
+  approval: boolean;
+}
+
+export function whyWaiting(
+  state: TurnState,
+  d: { from: string; to: string },
+  rules: Rules,
+  facts: WaitFacts,
+): WaitReason {
+  const decision = decide(state, d, rules);
+  if (decision.action === 'reject') return { reason: 'not_allowed', detail: decision.reason };
+  const held = whyHeld(state, d.from);
+  if (held?.kind === 'finished') return { reason: 'finished', finished: held.reason };
+  if (held?.kind === 'paused') return { reason: 'paused', since: held.since };
+  if (held) return { reason: 'out_of_turn', turn: held.turn };
+  if (facts.approval) return { reason: 'awaiting_approval' };
+  if (facts.remote)
+    return { reason: 'other_machine', receiver: d.to, host: facts.remote.host, daemon: facts.remote.alive };
+  if (!facts.daemon) return { reason: 'no_daemon' };
+  if (facts.problem) return { reason: 'receiver_not_ready', receiver: d.to, detail: facts.problem };
+  return { reason: 'in_turn' };
+}
+
+/** A reason in words, for `baton status` (the daemon's own words where it logs one). */
+export function waitText(w: WaitReason, d: { from: string; to: string }): string {
+  switch (w.reason) {
+    case 'not_allowed':
+      return `not allowed (${w.detail}): the daemon rejects it`;
+    case 'finished':
+      return holdText({ kind: 'finished', reason: w.finished }, d.from);
+    case 'paused':
+      return holdText({ kind: 'paused', since: w.since }, d.from);
+    case 'out_of_turn':
+      return holdText({ kind: 'out_of_turn', turn: w.turn }, d.from);
+    case 'awaiting_approval':
+      return `${d.from} already has a message waiting for approval (baton approve / baton reject)`;
+    case 'other_machine':
+      return w.daemon
+        ? `${w.receiver} runs on ${w.host}: its daemon delivers it ("baton status" there shows its pane)`
+        : `${w.receiver} runs on ${w.host}, where no daemon is running ("baton up" there starts it)`;
+    case 'no_daemon':
+      return 'its turn, but no daemon is running ("baton up" starts it)';
+    case 'receiver_not_ready':
+      return `${w.receiver}: ${w.detail}`;
+    case 'in_turn':
+      return 'its turn: the daemon delivers it next';
+  }
+}
