@@ -5,7 +5,7 @@
  * never saw): real agents after a demo start a new conversation (the demo's is kept aside), the demo
  * refuses real agents' conversation.
  */
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LeaseHeldError, type Admin, type Archive, type Liveness, type Status } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
@@ -19,6 +19,7 @@ import { onPath, programOf } from '../terminal/program.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { writeInstructions } from './instructions.js';
 import { installHooks, type Launch } from './hooks.js';
+import { nameHeld, noAgentsHere } from './machine.js';
 import { DEMO_JS } from './paths.js';
 import { request, startRequest } from './requests.js';
 import {
@@ -74,10 +75,10 @@ export function continuation(state: State | null, messages: number, demo: boolea
 
 export type UpResult =
   | { ok: true; watcher: string | null; kicked: Reply | null; holder: string }
-  | { ok: false; code: 1 | 2 };
+  | { ok: false; code: 1 | 2 | 3 };
 
 type Failed = Extract<UpResult, { ok: false }>;
-const failed = (code: 1 | 2): Failed => ({ ok: false, code });
+const failed = (code: 1 | 2 | 3): Failed => ({ ok: false, code });
 
 /** What `baton up` says when it found no config.json. */
 export const defaultConfigNote = (config: Config): string =>
@@ -102,6 +103,12 @@ export async function up(
     return failed(1);
   }
   if (!config.file) log.info(defaultConfigNote(config));
+  // Across machines: this machine must be one the config names, and its name not another machine's.
+  const problem = noAgentsHere(config) ?? (await nameHeld(config, bus));
+  if (problem) {
+    log.error(problem.message);
+    return failed(problem.code);
+  }
   const plan = planCommands(config, demo);
   if (!plan.ok) return plan;
   if (!(await sessionsAreOurs(config, t, plan.agents))) return failed(1);
@@ -197,7 +204,9 @@ async function settleConversation(
     const d = await bus.daemon();
     if (d.running) throw new LeaseHeldError(bus.where, d.holder);
     const moved = await bus.setAside();
-    if (moved) log.info(`previous conversation moved to ${relative(process.cwd(), moved) || moved}`);
+    // A folder (files bus) reads better relative; a database's conversation is no path (relative() mangled its URL).
+    const where = moved && isAbsolute(moved) ? relative(process.cwd(), moved) || moved : moved;
+    if (where) log.info(`previous conversation moved to ${where}`);
   }
   return true;
 }

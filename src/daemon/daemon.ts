@@ -86,6 +86,7 @@ export class Daemon {
       pid: process.pid,
       host: hostname(),
       started_at: new Date().toISOString(),
+      dir: this.config.messageDir,
       ...(this.opts.serves ? { serves: this.opts.serves } : {}),
     };
     this.lease = await this.bus.lease(me, (why) => {
