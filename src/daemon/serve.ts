@@ -14,7 +14,7 @@
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FencedError, LeaseHeldError } from '../bus/bus.js';
-import { isBusUnavailable, openBus } from '../bus/open.js';
+import { explainBusError, isBusUnavailable, openBus } from '../bus/open.js';
 import { ConfigError, type Config } from '../config/config.js';
 import type { Logger } from '../lib/log.js';
 import { Tmux } from '../terminal/tmux.js';
@@ -57,7 +57,7 @@ export class Service {
       this.configs.map((config) => {
         const log = this.log.withTag(labelOf(config)); // "[baton:review-42] …"
         return this.keep(config, log).catch((err: unknown) => {
-          log.error(err instanceof Error ? err.message : String(err));
+          log.error(explainBusError(err) ?? (err instanceof Error ? err.message : String(err)));
           return err instanceof LeaseHeldError ? 3 : err instanceof ConfigError ? 2 : 1;
         });
       }),
@@ -87,7 +87,9 @@ export class Service {
         // mid-recovery): type nothing until it is back, then take the lease again, recover and go on.
         if ((isBusUnavailable(err) || err instanceof FencedError) && !this.stopping) {
           if (unreachable++ % 15 === 0)
-            log.warn(`the bus cannot be reached (${(err as Error).message}); trying again every 2 s`);
+            log.warn(
+              `${explainBusError(err) ?? `the bus cannot be reached (${(err as Error).message})`}; trying again every 2 s`,
+            );
           await sleep(2000);
           continue;
         }
