@@ -203,13 +203,19 @@ async function settleConversation(
     await stopAll(config, bus, t, { quiet: !opts.fresh });
     const d = await bus.daemon();
     if (d.running) throw new LeaseHeldError(bus.where, d.holder);
-    const moved = await bus.setAside();
+    const moved = await bus.setAside(firstState(config, opts.demo));
     // A folder (files bus) reads better relative; a database's conversation is no path (relative() mangled its URL).
     const where = moved && isAbsolute(moved) ? relative(process.cwd(), moved) || moved : moved;
     if (where) log.info(`previous conversation moved to ${where}`);
   }
   return true;
 }
+
+/** A new conversation's state (a demo's says so). */
+const firstState = (config: Config, demo: boolean): State => ({
+  ...initialState(config.firstTurn),
+  ...(demo ? { demo: true } : {}),
+});
 
 /** The agents' instructions, their hooks and the message folders, all in place before any agent starts. */
 async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolean): Promise<Map<string, Launch>> {
@@ -223,7 +229,7 @@ async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolea
         config,
         plan.map((p) => p.agent),
       );
-  await bus.prepare({ ...initialState(config.firstTurn), ...(demo ? { demo: true } : {}) });
+  await bus.prepare(firstState(config, demo));
   return launches;
 }
 
