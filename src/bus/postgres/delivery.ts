@@ -231,10 +231,8 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
 
   async stamp(record: ArchiveRecord): Promise<void> {
     this.held?.check();
-    await stampRecord(this.db, this.pg, record, {
-      generation: this.held?.generation ?? null,
-      gen: this.view.generation,
-    });
+    const fence = { generation: this.held?.generation ?? null, gen: this.view.generation };
+    await stampRecord(this.db, this.pg, record, fence);
     failpoint('stamped');
   }
 
