@@ -9,6 +9,7 @@
 import {
   FencedError,
   isoAt,
+  NewGeneration,
   StoreChanged,
   type Delivering,
   type DeliveryBus,
@@ -24,6 +25,9 @@ import { TmuxTypist } from '../terminal/tmux-typist.js';
 import type { Typist } from '../terminal/typist.js';
 import { ConfigWatch } from './reload.js';
 import { type Parts, wire } from './wiring.js';
+
+/** Why a daemon stopped when its conversation was started anew: `baton daemon` follows the new one. */
+export const NEW_GENERATION = 'new generation';
 
 export interface DaemonOptions {
   typist?: Typist;
@@ -99,6 +103,7 @@ export class Daemon {
       pid: process.pid,
       host: hostname(),
       started_at: new Date().toISOString(),
+      dir: this.config.messageDir,
       ...(this.opts.serves ? { serves: this.opts.serves } : {}),
     };
     this.lease = await this.bus.lease(me, (why) => {
@@ -187,11 +192,13 @@ export class Daemon {
     this.parts.receipts.unwatch();
     await this.parts.scheduler.stop();
     this.typist.close();
-    if (reason !== 'oneshot') await this.bus.events.emit('stopped', { pid: process.pid, reason });
+    // (A conversation started anew is not this daemon's to log into: it goes on in it at once.)
+    if (reason !== 'oneshot' && reason !== NEW_GENERATION)
+      await this.bus.events.emit('stopped', { pid: process.pid, reason });
     await this.bus.close();
     await this.lease?.release();
     this.lease = null;
-    this.log.info(`stopped (${reason})`);
+    if (reason !== NEW_GENERATION) this.log.info(`stopped (${reason})`); // (it goes on in the new one)
     this.resolveStopped(reason);
   }
 
@@ -218,9 +225,18 @@ export class Daemon {
   /**
    * A write or keystroke was refused. Lost: stop at once (`baton daemon` takes the lease again or exits).
    * Unproven (not renewed in time, say after a pause): do nothing until the renewal settles it. The store
-   * changed under it (StoreChanged: a newer schema, its conversation gone): stop, and say why.
+   * changed under it (StoreChanged: a newer schema, its conversation gone): stop, and say why. Its
+   * conversation started anew (NewGeneration): stop this daemon — what it held is the old one's — and
+   * `baton daemon` goes on in the new one at once (serve.ts), the panes untouched.
    */
   private fenced(err: unknown): boolean {
+    if (err instanceof NewGeneration) {
+      if (!this.stopping) {
+        this.log.info(err.message);
+        void this.stop(NEW_GENERATION);
+      }
+      return true;
+    }
     if (err instanceof StoreChanged) {
       if (!this.failed) {
         this.failed = err;
