@@ -1,6 +1,6 @@
 /**
- * The direction folders as queues: watchers say which names changed (folder-watch.ts: chokidar, and a
- * raw fs.watch beside it that is faster), a full listing every few seconds is the safety net, and each
+ * The direction folders as queues: watchers say which names changed (folder-watch.ts: fs.watch on each
+ * folder), a full listing every few seconds is the safety net, and each
  * changed name is examined once (inbox.ts: never following a link, never opening a FIFO, never reading
  * past max_bytes). A file that can never be valid is moved to rejected/ at once; one that does not parse
  * yet waits until it has been unchanged for settle_ms (a slow writer pausing mid-file is not rejected),
@@ -36,6 +36,8 @@ export class Intake {
   readonly rejected = new RejectedSince();
   private readonly hints: FolderWatch;
   private hint: (h: Hint) => void = () => {};
+  /** Folders whose watcher gave a hint without a name: listed in full at the next look. */
+  private readonly toList = new Set<Folder>();
 
   constructor(
     directions: readonly Direction[],
@@ -47,7 +49,7 @@ export class Intake {
       dirty: new Set(),
       undecodable: [],
     }));
-    this.hints = new FolderWatch(this.folders, opts);
+    this.hints = new FolderWatch(this.folders, { ...opts, relist: (f) => this.toList.add(f) });
   }
 
   async ensureFolders(): Promise<void> {
@@ -71,37 +73,42 @@ export class Intake {
 
   /** List every folder in full: new names become dirty, vanished ones are forgotten. */
   async rescan(): Promise<void> {
-    for (const f of this.folders) {
-      let names: string[];
-      try {
-        const st = await lstat(f.direction.dir);
-        if (f.ino !== undefined && st.ino !== f.ino) {
-          // Removed and made again between two looks: the watcher still watches the old folder.
-          this.opts.log.warn(`${f.direction.dir} was replaced; watching the new folder`);
-          this.hints.rewatch(f.direction.dir);
-        }
-        f.ino = st.ino;
-        const listing = await listInbox(f.direction.dir);
-        names = listing.names;
-        f.undecodable = listing.undecodable; // moved by the next look: only the loop moves files
-      } catch (err) {
-        if (!isErrno(err, 'ENOENT')) throw err;
-        // The folder was removed under us: make it again and watch the new one.
-        this.opts.log.warn(`${f.direction.dir} disappeared; re-creating it`);
-        await this.ensureFolders();
-        f.ino = (await lstat(f.direction.dir)).ino;
+    for (const f of this.folders) await this.list(f);
+    this.hints.heal();
+  }
+
+  private async list(f: Folder): Promise<void> {
+    this.toList.delete(f);
+    let names: string[];
+    try {
+      const st = await lstat(f.direction.dir);
+      if (f.ino !== undefined && st.ino !== f.ino) {
+        // Removed and made again between two looks: the watcher still watches the old folder.
+        this.opts.log.warn(`${f.direction.dir} was replaced; watching the new folder`);
         this.hints.rewatch(f.direction.dir);
-        names = [];
       }
-      const present = new Set(names);
-      for (const n of names) if (!f.entries.has(n)) f.dirty.add(n);
-      for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
+      f.ino = st.ino;
+      const listing = await listInbox(f.direction.dir);
+      names = listing.names;
+      f.undecodable = listing.undecodable; // moved by the next look: only the loop moves files
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+      // The folder was removed under us: make it again and watch the new one.
+      this.opts.log.warn(`${f.direction.dir} disappeared; re-creating it`);
+      await this.ensureFolders();
+      f.ino = (await lstat(f.direction.dir)).ino;
+      this.hints.rewatch(f.direction.dir);
+      names = [];
     }
+    const present = new Set(names);
+    for (const n of names) if (!f.entries.has(n)) f.dirty.add(n);
+    for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
   }
 
   /** Examine what changed, reject what can never be valid; every folder's entries, oldest first. */
   async queues(): Promise<Queue[]> {
     for (const f of this.folders) {
+      if (this.toList.has(f)) await this.list(f);
       for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
       await this.refresh(f);
     }
