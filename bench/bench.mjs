@@ -563,6 +563,11 @@ if (runs[0].flood)
       `${med((r) => r.flood.valid_write_to_pane_ms)} (${x(med((r) => r.flood.ratio_valid))}) (${allOk((r) => r.flood.archived === 1 && r.flood.sender_told)})`,
       '≤ 1000',
     ],
+    [
+      'flood: daemon CPU (s), ÷ before',
+      `${med((r) => r.flood.daemon_cpu_s)} (${x(med((r) => r.flood.ratio_cpu))})`,
+      '',
+    ],
   );
 if (runs[0].held)
   rows.push([

@@ -20,6 +20,7 @@ import { Rig, now, pad4, pct, round, stats } from './rig.mjs';
 export const BASELINE = {
   flood_all_rejected_s: null,
   flood_valid_ms: null,
+  flood_cpu_s: null,
   cpu_ms_per_message: null,
 };
 
@@ -32,6 +33,7 @@ export async function flood({ bad = 2000, settleMs = 1000 } = {}) {
     await rig.recorders();
     await rig.daemon();
     const dir = rig.outDir.claude1;
+    const c0 = procTimes(rig.proc.pid);
     const t0 = now();
     for (let i = 0; i < bad; i++) {
       const name = `msg_${process.hrtime.bigint()}_${i}.json`;
@@ -50,6 +52,7 @@ export async function flood({ bad = 2000, settleMs = 1000 } = {}) {
       else await sleep(50);
     }
     const valid = await got;
+    const c1 = procTimes(rig.proc.pid);
     // Told to its sender: a notice of baton's own typed into claude1's pane.
     const told = await rig
       .note((x) => x.agent === 'claude1' && !/^msg_/.test(x.id), 30_000, true)
@@ -65,10 +68,12 @@ export async function flood({ bad = 2000, settleMs = 1000 } = {}) {
       write_s: round((written - t0) / 1000, 2),
       all_rejected_s,
       valid_write_to_pane_ms: valid_ms,
+      daemon_cpu_s: round((c1.self - c0.self) / 1000, 2),
       archived: rig.archive().length,
       sender_told: told,
       ratio_all_rejected: ratio(all_rejected_s, BASELINE.flood_all_rejected_s),
       ratio_valid: ratio(valid_ms, BASELINE.flood_valid_ms),
+      ratio_cpu: ratio(round((c1.self - c0.self) / 1000, 2), BASELINE.flood_cpu_s),
     };
   } finally {
     await rig.stop();

@@ -16,8 +16,10 @@ import type { Hint, Queue } from '../bus.js';
 import { RejectedSince } from '../rejected-since.js';
 import type { EventLog } from '../events.js';
 import { ensureDir, isErrno } from '../../lib/fsx.js';
-import { byName, examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
+import { examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
+import { Entries } from './entries.js';
 import { FolderWatch } from './folder-watch.js';
+import { Settling } from './settling.js';
 import { quarantine } from './rejected.js';
 
 export interface IntakeOptions {
@@ -30,12 +32,22 @@ export interface IntakeOptions {
   log: Logger;
 }
 
+/**
+ * How many files are moved to rejected/ at once. Each move is a rename and a note written and fsynced
+ * (several thread-pool round trips); one at a time, 2,000 bad files took ~3 s of the flood after the
+ * settle time had passed, waiting on each fsync in turn. A few at once share the journal's commits and
+ * keep the thread pool (4 threads) busy; every file still gets its own note and its own `rejected` event.
+ */
+const REJECTING = 8;
+
 export class Intake {
   readonly folders: Folder[];
   /** What it rejected, until the daemon takes it to tell the senders (Queues.takeRejected). */
   readonly rejected = new RejectedSince();
   private readonly hints: FolderWatch;
   private hint: (h: Hint) => void = () => {};
+  /** When each folder's files that are not valid yet are looked at again. */
+  private readonly settling = new Settling((f) => this.hint({ kind: 'messages', direction: f.direction.name }));
   /** Folders whose watcher gave a hint without a name: listed in full at the next look. */
   private readonly toList = new Set<Folder>();
 
@@ -45,7 +57,7 @@ export class Intake {
   ) {
     this.folders = directions.map((direction) => ({
       direction,
-      entries: new Map(),
+      entries: new Entries(),
       dirty: new Set(),
       undecodable: [],
     }));
@@ -68,6 +80,7 @@ export class Intake {
   }
 
   async unwatch(): Promise<void> {
+    this.settling.clear();
     await this.hints.close();
   }
 
@@ -114,7 +127,7 @@ export class Intake {
     }
     return this.folders.map((f) => ({
       direction: f.direction,
-      items: [...f.entries.keys()].sort(byName).map((n) => f.entries.get(n)!),
+      items: f.entries.ordered(),
     }));
   }
 
@@ -122,10 +135,18 @@ export class Intake {
     return this.folders.find((f) => f.direction.name === direction)!;
   }
 
-  /** Examine the names the watcher or a rescan marked as changed. */
+  /**
+   * Examine the names the watcher or a rescan marked as changed; then move what can never be valid to
+   * rejected/, each with its note, a few at a time (see REJECTING).
+   */
   private async refresh(f: Folder): Promise<void> {
     const { dir } = f.direction;
     const now = performance.now();
+    const doomed: Array<{ name: string; reason: string }> = [];
+    const doom = (name: string, reason: string) => {
+      f.entries.delete(name); // out of the queue now; moved below
+      doomed.push({ name, reason });
+    };
     for (const name of [...f.dirty]) {
       f.dirty.delete(name);
       if (!isCandidateName(name)) continue;
@@ -149,7 +170,7 @@ export class Intake {
         f.entries.set(name, entry);
       }
       if (res.kind === 'bad') {
-        await this.reject(f, name, res.reason);
+        doom(name, res.reason);
         continue;
       }
       const prev = entry.result;
@@ -161,26 +182,35 @@ export class Intake {
         const waited = now - entry.unchangedSince;
         const settle = this.opts.settleMs;
         if (waited >= settle) {
-          await this.reject(f, name, res.reason);
+          doom(name, res.reason);
         } else if (now - entry.firstSeen > Math.max(10 * settle, 10_000)) {
           // A file that never stops changing must not hold its folder's queue forever.
-          await this.reject(
-            f,
-            name,
-            `${res.reason} (still changing ${Math.round((now - entry.firstSeen) / 1000)} s after it appeared)`,
-          );
+          const still = Math.round((now - entry.firstSeen) / 1000);
+          doom(name, `${res.reason} (still changing ${still} s after it appeared)`);
         } else {
           // Look again once it has been still for settle_ms; a change (watcher event) looks sooner.
-          setTimeout(
-            () => {
-              f.dirty.add(name);
-              this.hint({ kind: 'messages', direction: f.direction.name });
-            },
-            settle - waited + 5,
-          ).unref();
+          this.settling.lookAt(f, name, entry.unchangedSince + settle + 5);
         }
       }
     }
+    await this.rejectEach(f, doomed);
+  }
+
+  /** Reject `doomed`, REJECTING at a time; a name whose move failed is looked at again, and the error thrown. */
+  private async rejectEach(f: Folder, doomed: Array<{ name: string; reason: string }>): Promise<void> {
+    let next = 0;
+    let failure: unknown = null;
+    const worker = async () => {
+      while (next < doomed.length) {
+        const { name, reason } = doomed[next++]!;
+        await this.reject(f, name, reason).catch((err: unknown) => {
+          f.dirty.add(name);
+          failure ??= err;
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(REJECTING, doomed.length) }, worker));
+    if (failure) throw failure;
   }
 
   /**
