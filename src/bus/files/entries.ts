@@ -5,11 +5,13 @@
  * file arriving (node --cpu-prof: the passes over the queue were the daemon's largest cost). A name is
  * inserted into the order, or removed from it, where a binary search finds it.
  */
-import { byName, type Entry } from './inbox.js';
+/** The order files are taken in: by name (docs/protocol.md §3). */
+export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 const before = (a: string, b: string): boolean => byName(a, b) < 0;
 
-export class Entries extends Map<string, Entry> {
+/** By name, in name order: a folder's tracked files (what inbox.ts calls an Entry). */
+export class Entries<Entry extends { name: string }> extends Map<string, Entry> {
   /** The entries in name order; null until first asked for (a Map's constructor calls set() before it is made). */
   private order: Entry[] | null = null;
 

@@ -193,24 +193,13 @@ export class Intake {
         }
       }
     }
-    await this.rejectEach(f, doomed);
-  }
-
-  /** Reject `doomed`, REJECTING at a time; a name whose move failed is looked at again, and the error thrown. */
-  private async rejectEach(f: Folder, doomed: Array<{ name: string; reason: string }>): Promise<void> {
-    let next = 0;
-    let failure: unknown = null;
-    const worker = async () => {
-      while (next < doomed.length) {
-        const { name, reason } = doomed[next++]!;
-        await this.reject(f, name, reason).catch((err: unknown) => {
-          f.dirty.add(name);
-          failure ??= err;
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(REJECTING, doomed.length) }, worker));
-    if (failure) throw failure;
+    // A name whose move failed is looked at again; the first error is thrown once the others are done.
+    await eachFew(doomed, REJECTING, ({ name, reason }) =>
+      this.reject(f, name, reason).catch((err: unknown) => {
+        f.dirty.add(name);
+        throw err;
+      }),
+    );
   }
 
   /**
@@ -249,6 +238,22 @@ export class Intake {
       extra: { file_name_base64: raw.toString('base64') },
     });
   }
+}
+
+/** Run `fn` on every item, `n` at a time; once all are done, throw the first error if any failed. */
+async function eachFew<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | null = null;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await fn(item).catch((err: unknown) => {
+        failure ??= { err };
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  if (failure) throw (failure as { err: unknown }).err;
 }
 
 export type { Entry, Folder };
