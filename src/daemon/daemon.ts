@@ -122,16 +122,7 @@ export class Daemon {
           { firstSeen: performance.now(), turnSince: performance.now() },
           { typed: r.unfinished.typed, saved: true },
         );
-      const s = this.bus.state();
-      if (!s.turn_started_at || !s.started_at) {
-        // Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json).
-        const now = isoAt(this.bus.now()); // the conversation's clock: the lease has read it by now
-        await this.bus.update((st) => ({
-          ...st,
-          turn_started_at: st.turn_started_at ?? now,
-          started_at: st.started_at ?? now,
-        }));
-      }
+      await recordStarts(this.bus);
       await this.parts.conductor.finishIfDue();
       if (this.opts.oneshot) {
         await this.parts.steering.answer();
@@ -147,17 +138,7 @@ export class Daemon {
         await this.bus.unwatch(); // lost the lease while starting
         return;
       }
-      const st = this.bus.state();
-      await this.bus.events.emit('started', {
-        pid: process.pid,
-        config: this.config.file,
-        message_dir: this.config.messageDir,
-        current_turn: st.current_turn,
-        message_counter: st.message_counter,
-      });
-      this.log.info(
-        `watching ${this.config.directions.length} folders in ${this.config.messageDir}; ${st.current_turn} has the turn`,
-      );
+      await announce(this.bus, this.config, this.log);
       await this.lookAtConfig(); // publishes what it runs (config/run-record.ts)
       this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanMs ?? 2000);
       await this.rescan();
@@ -255,4 +236,25 @@ export class Daemon {
     void this.stop('fenced');
     return true;
   }
+}
+
+/** Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json). */
+async function recordStarts(bus: DeliveryBus): Promise<void> {
+  const s = bus.state();
+  if (s.turn_started_at && s.started_at) return;
+  const now = isoAt(bus.now()); // the conversation's clock: the lease has read it by now
+  await bus.update((st) => ({ ...st, turn_started_at: st.turn_started_at ?? now, started_at: st.started_at ?? now }));
+}
+
+/** The `started` event and log line, once the daemon watches. */
+async function announce(bus: DeliveryBus, config: Config, log: Logger): Promise<void> {
+  const st = bus.state();
+  await bus.events.emit('started', {
+    pid: process.pid,
+    config: config.file,
+    message_dir: config.messageDir,
+    current_turn: st.current_turn,
+    message_counter: st.message_counter,
+  });
+  log.info(`watching ${config.directions.length} folders in ${config.messageDir}; ${st.current_turn} has the turn`);
 }
