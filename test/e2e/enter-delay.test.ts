@@ -102,6 +102,8 @@ describe.skipIf(CLIENTS.length === 0)('paste → Enter: how soon each real clien
         client === 'codex'
           ? ` -c ${shq(`projects={${JSON.stringify(realpathSync(cwd))}={trust_level="trusted"}}`)}`
           : '';
+      // As `baton up` trusts a Gemini agent's folder, for this session only.
+      if (client === 'gemini') env.GEMINI_CLI_TRUST_WORKSPACE = 'true';
       const envArgs = Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
       const cmd = `${shq(bin)} ${FLAGS[client]}${trust}`;
       const started = await project.tmux([
@@ -131,8 +133,10 @@ describe.skipIf(CLIENTS.length === 0)('paste → Enter: how soon each real clien
       };
       try {
         await waitFor(`${client} pane`, async () => (pane = await probe(tmux, '=x:')), 30_000, 100);
+        // Ready and staying so: a client may draw its empty box before a dialog or while it still starts.
         await waitFor(`${client} ready`, idle, 60_000, 200);
-        await sleep(1000);
+        await sleep(3000);
+        await waitFor(`${client} still ready`, idle, 60_000, 200);
         let n = 0;
         const shownAfter: number[] = [];
         const trial = async (mode: Mode, d: number): Promise<'submit' | 'in_box' | 'other'> => {
@@ -156,7 +160,12 @@ describe.skipIf(CLIENTS.length === 0)('paste → Enter: how soon each real clien
           if (!got()) {
             // Not submitted: the Enter became a newline (or was lost). Submit what is there, to clear the box.
             await typist.enter(ref, 0);
-            await waitFor(`${id} cleared`, () => got() !== undefined, 15_000, 50);
+            await waitFor(`${id} cleared`, () => got() !== undefined, 15_000, 50).catch(async (err: Error) => {
+              const screen = (await project.tmux(['capture-pane', '-p', '-t', pane!.id])).stdout;
+              throw new Error(
+                `${err.message}; the screen:\n${screen}\nrequests: ${JSON.stringify(mock.requests.slice(-3))}`,
+              );
+            });
           }
           await waitFor(`${client} idle after ${id}`, idle, 30_000, 50);
           await sleep(150);
