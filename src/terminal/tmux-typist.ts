@@ -27,7 +27,7 @@ import { KINDS } from './kinds.js';
 import { findPane, paneRef, probe, samePane, type PaneInfo, type PaneRef } from './pane.js';
 import { intakeOf, readScreen, screenRead, whyNotReady } from './readiness.js';
 import { copyInBox, isOurPaste, screenProblem, type Screen } from './screen.js';
-import { SKIPPED, type Tmux } from './tmux.js';
+import { SKIPPED, type IfOutcome, type Tmux } from './tmux.js';
 import type { Box, Intake, Ready, Typed, Typist } from './typist.js';
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
@@ -71,9 +71,17 @@ export class TmuxTypist implements Typist {
     return r.ran === 'then';
   }
 
-  /** Run `command` only if the pane instance is the one meant and the fence holds; else say why not. */
-  private async guarded(pane: PaneRef, command: string, retried = false): Promise<{ ok: true } | Failure> {
-    const r = await this.tmux.runIf(pane.id, guard(this.fenceNow, pane), command, skipReport(this.fenceNow));
+  /**
+   * Run `command` only if the pane instance is the one meant and the fence holds; else say why not.
+   * `first`: tmux's answer to that very line, already sent (a paste goes with its set-buffer).
+   */
+  private async guarded(
+    pane: PaneRef,
+    command: string,
+    opts: { retried?: boolean; first?: IfOutcome } = {},
+  ): Promise<{ ok: true } | Failure> {
+    const r =
+      opts.first ?? (await this.tmux.runIf(pane.id, guard(this.fenceNow, pane), command, skipReport(this.fenceNow)));
     if (r.ran === 'then') return { ok: true };
     if (r.ran === 'error') {
       if (r.timedOut) return fail(`tmux timed out on ${pane.id}`, true);
@@ -81,7 +89,8 @@ export class TmuxTypist implements Typist {
     }
     const why = refusal(r.output, this.fenceNow, pane);
     // A new tmux server has no token yet: give it ours (unless it has a newer one), then try once more.
-    if (why === 'unfenced' && !retried && (await this.raise())) return this.guarded(pane, command, true);
+    if (why === 'unfenced' && !opts.retried && (await this.raise()))
+      return this.guarded(pane, command, { retried: true });
     return fail(
       `${pane.id}: ${REFUSED[why === 'unfenced' ? 'fenced' : why]}`,
       false,
@@ -114,15 +123,24 @@ export class TmuxTypist implements Typist {
 
   async paste(pane: PaneInfo, text: string): Promise<Typed<number>> {
     const buffer = `baton-${process.pid}-${++bufferSeq}`;
-    const set = await this.tmux.setBuffer(buffer, text);
-    if (!set.ok)
-      return fail(
-        `paste into ${pane.id} failed: ${set.timedOut ? 'tmux timed out' : set.stderr || `exit ${set.exitCode}`}`,
-        false,
-      );
     // -p: bracketed, when the program asked for it; -r: newlines stay LF, so the text arrives byte for
     // byte. -d: the buffer goes with the paste.
-    const r = await this.guarded(paneRef(pane), `paste-buffer -p -r -d -b ${buffer} -t ${pane.id}`);
+    const command = `paste-buffer -p -r -d -b ${buffer} -t ${pane.id}`;
+    const ref = paneRef(pane);
+    const sent = await this.tmux.setBufferThenIf(buffer, text, {
+      target: pane.id,
+      condition: guard(this.fenceNow, ref),
+      command,
+      skipped: skipReport(this.fenceNow),
+    });
+    if (!sent.set.ok) {
+      // Timed out, the guarded paste sent behind it may have run all the same; otherwise it had no buffer.
+      const maybe = sent.set.timedOut && sent.guarded !== null;
+      const why = sent.set.timedOut ? 'tmux timed out' : sent.set.stderr || `exit ${sent.set.exitCode}`;
+      if (!maybe) await this.tmux.run(['delete-buffer', '-b', buffer]);
+      return fail(`paste into ${pane.id} failed: ${why}`, maybe);
+    }
+    const r = await this.guarded(ref, command, sent.guarded ? { first: sent.guarded } : {});
     const at = performance.now();
     if (!r.ok) {
       await this.tmux.run(['delete-buffer', '-b', buffer]);
