@@ -5,7 +5,7 @@
  *
  *     BATON_ENTER_DELAY=1 npx vitest run test/e2e/enter-delay.test.ts
  *     BATON_ENTER_DELAY=claude,gemini BATON_ENTER_TRIALS=40 BATON_CLAUDE_VERSION=2.1.332 npx vitest run …
- *     (BATON_ENTER_DELAYS=0,10,… and BATON_ENTER_SHOWN_DELAYS=0,25,… choose the delays)
+ *     (BATON_ENTER_DELAYS=0,10,… and BATON_ENTER_SHOWN_DELAYS=0,25,… choose the delays; `none`: no such trials)
  *
  * Each client runs alone in a pane of a private tmux server against its API mock, without a daemon. A trial
  * pastes a message shaped as baton types one (a header, ten lines, the hint) the way the daemon does —
@@ -39,8 +39,10 @@ const ASKED = process.env.BATON_ENTER_DELAY ?? '';
 const CLIENTS = (['claude', 'codex', 'gemini'] as const).filter((c) => ASKED === '1' || ASKED.split(',').includes(c));
 const TRIALS = Number(process.env.BATON_ENTER_TRIALS || 20);
 /** Delays measured from the paste, and from the screen showing it. */
-const AFTER_PASTE = (process.env.BATON_ENTER_DELAYS || '0,10,25,50,75,100,150').split(',').map(Number);
-const AFTER_SHOWN = (process.env.BATON_ENTER_SHOWN_DELAYS || '0,25,50').split(',').map(Number);
+/** `none`: no such trials. */
+const delays = (v: string): number[] => (v === 'none' ? [] : v.split(',').map(Number));
+const AFTER_PASTE = delays(process.env.BATON_ENTER_DELAYS || '0,10,25,50,75,100,150');
+const AFTER_SHOWN = delays(process.env.BATON_ENTER_SHOWN_DELAYS || '0,25,50');
 const FLAGS: Record<Client, string> = {
   claude: '--dangerously-skip-permissions',
   codex: '--dangerously-bypass-approvals-and-sandbox',
