@@ -6,9 +6,11 @@
  * copy mode, alive — so a paste is never followed by an Enter into another pane, a swallowed Enter is
  * pressed again once the person stops scrolling, and a daemon that lost its lease presses nothing.
  *
- * For kinds whose screen is read (claude), Enter waits until the box shows the paste — read too early,
- * the box still looks empty because the paste is not drawn yet (seen with the real Claude Code at
- * enter_delay_ms 0) — and "submitted" means the box is empty again; still holding the text after 1.5 s,
+ * For kinds whose screen is read (claude, codex, gemini), Enter waits until the box shows the paste — read
+ * too early, the box still looks empty because the paste is not drawn yet (seen with the real Claude Code at
+ * enter_delay_ms 0), and an Enter before Claude Code has drawn it stays in the box — then for the kind's
+ * settleMs, and at least the enter delay after the paste (kinds.ts has the measured table); "submitted"
+ * means the box is empty again; still holding the text after 1.5 s,
  * it gets one more Enter (never caused a double submit in measurements), and only on baton's own text.
  *
  * A kind may submit with another key while its agent is busy: Codex takes an Enter then as a *steer* into
@@ -163,7 +165,11 @@ export class TmuxTypist implements Typist {
     if (!pane) return false;
     if (!screenRead(agent, pane)) return true;
     for (const until = performance.now() + boundMs; performance.now() < until; await sleep(25)) {
-      if ((await readScreen(this.tmux, agent, pane))?.state === 'holding') return true;
+      if ((await readScreen(this.tmux, agent, pane))?.state !== 'holding') continue;
+      // Drawn is not yet taken: Gemini CLI makes an Enter within 40 ms of handling a paste a newline (kinds.ts).
+      const settle = KINDS[agent.kind].settleMs ?? 0;
+      if (settle > 0) await sleep(settle);
+      return true;
     }
     return false;
   }
