@@ -13,17 +13,17 @@
  * bytes) pasted as the daemon pastes it, Enter d ms later, the API mock counting the turns that carry the whole
  * text; on a 2-core machine shared with other test runs. submits/trials:
  *
- *     d (ms) after the paste     0      10     25     50     60     75     100    150
- *     claude 2.1.197            18/20  20/20  20/20  20/20   -     19/20  20/20  20/20
- *     claude 2.1.332            20/20  20/20  20/20  20/20   -     20/20  20/20  20/20
- *     codex 0.169.0             20/20  20/20  20/20  20/20   -     20/20  20/20  20/20
- *     gemini 0.61.0              0/20   0/20   3/20  12/20  15/20  14/20  19/20  20/20
+ *     d (ms) after the paste     0      10     25     50     60     75     100    150    300
+ *     claude 2.1.197            18/20  20/20  20/20  20/20   -     19/20  20/20  20/20   -
+ *     claude 2.1.332            20/20  20/20  20/20  20/20   -     20/20  20/20  20/20   -
+ *     codex 0.169.0             20/20  20/20  20/20  20/20   -     20/20  20/20  20/20   -
+ *     gemini 0.61.0              0/20   0/20   3/20  12/20  15/20  14/20  19/20  20/20  29/30
  *
- *     d (ms) after shown         0      25     50     75         paste → shown, p50
- *     claude 2.1.197            80/80  20/20   -      -          37–91 ms
- *     claude 2.1.332            80/80  20/20  20/20   -          26–74 ms
- *     codex 0.169.0             20/20  20/20   -      -          27–29 ms
- *     gemini 0.61.0              4/20  12/20  19/20  20/20       32–52 ms
+ *     d (ms) after shown         0      25     50     75     100    150    200     paste → shown, p50
+ *     claude 2.1.197            80/80  20/20   -      -      -      -      -       37–91 ms
+ *     claude 2.1.332            80/80  20/20  20/20   -      -      -      -       26–74 ms
+ *     codex 0.169.0             20/20  20/20   -      -      -      -      -       27–29 ms
+ *     gemini 0.61.0              4/20  12/20  19/20  20/20  30/30  30/30  30/30   32–136 ms
  *
  * Claude Code takes an Enter that comes before it has drawn the paste as part of it (the misses at 0 and 75 ms
  * above: the text stayed in the box), never one after: shown is its gate, and 50 ms from the paste a floor
@@ -31,9 +31,12 @@
  * paste-buffer -r): 25 ms, about when its screen shows the paste anyway. Gemini CLI makes an Enter within
  * 40 ms of handling a paste a newline (its InputPrompt's recentUnsafePasteTime, plus a 30 ms "fast return"
  * for any Enter right after typed text) — counted from when it handles the paste, which under load is late:
- * 100 ms after the paste still missed once, and so did 50 ms after the screen showed it. So Enter waits 100 ms
- * after its screen shows the paste and at least 150 ms after the paste (earlier: 0/56 at 0 ms, 25/28 at 50 ms,
- * 56/56 from 150 ms). `delivery.enter_delay_ms` replaces `enterDelayMs`, never `settleMs`.
+ * 100 ms after the paste still missed once, so did 50 ms after the screen showed it, and with the machine so
+ * busy that the paste took ~135 ms to show, once 300 ms after the paste (the old default) and once 100 ms
+ * after it showed (69/70 at 150 ms / shown + 100). So Enter waits 150 ms after its screen shows the paste and
+ * at least 150 ms after the paste (earlier: 0/56 at 0 ms, 25/28 at 50 ms, 56/56 from 150 ms); a miss left
+ * the text in the box, where confirm() gives it its second Enter. `delivery.enter_delay_ms` replaces
+ * `enterDelayMs`, never `settleMs`.
  */
 import type { AgentKind } from '../config/config.js';
 import { readClaudeScreen } from './screens/claude.js';
@@ -84,7 +87,7 @@ export const KINDS: Record<AgentKind, KindSpec> = {
     command: 'gemini',
     instructions: 'GEMINI.md',
     enterDelayMs: 150,
-    settleMs: 100,
+    settleMs: 150,
     agentCli: true,
     readScreen: readGeminiScreen,
   },
