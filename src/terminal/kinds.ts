@@ -35,8 +35,8 @@
  * busy that the paste took ~135 ms to show, once 300 ms after the paste (the old default) and once 100 ms
  * after it showed (69/70 at 150 ms / shown + 100). So Enter waits 150 ms after its screen shows the paste and
  * at least 150 ms after the paste (earlier: 0/56 at 0 ms, 25/28 at 50 ms, 56/56 from 150 ms); a miss left
- * the text in the box, where confirm() gives it its second Enter. At these defaults: 40/40 for each client. `delivery.enter_delay_ms` replaces
- * `enterDelayMs`, never `settleMs`.
+ * the text in the box, where confirm() gives it its second Enter. At these defaults: 40/40 for each client.
+ * `delivery.enter_delay_ms` replaces `enterDelayMs`, never `settleMs`.
  */
 import type { AgentKind } from '../config/config.js';
 import { readClaudeScreen } from './screens/claude.js';

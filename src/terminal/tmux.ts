@@ -89,8 +89,9 @@ export class Tmux {
   }
 
   /**
-   * Put `text` in a named buffer, then runIf (`command` pastes it; `skipped` is the refusing branch) in the same round trip where the engine
-   * allows. `guarded` is null when the buffer could not be set and nothing else was sent.
+   * Put `text` in a named buffer, then runIf (`command` pastes it; `skipped` is the refusing branch), in the
+   * same round trip where the engine allows. `guarded` is null when the buffer could not be set and nothing
+   * else was sent.
    */
   async setBufferThenIf(
     buffer: string,
