@@ -50,7 +50,7 @@ import {
   dropStaleReplies,
   findPersonMessage,
   insertRequest,
-  requestsFor,
+  RequestLooks,
   takeRequest,
 } from './requests.js';
 import type { Request } from '../../core/requests.js';
@@ -91,8 +91,7 @@ abstract class FencedWrites {
     return touches === 'view' ? done.finally(() => this.view.invalidate()) : done;
   }
 
-  /** Moved to `rejected` by `take` (false: it was gone meanwhile), then logged and told as an event. */
-  /** False when it was gone already (nothing rejected). */
+  /** Moved to `rejected` by `take`, then logged and told as an event. False when it was gone already. */
   protected async rejected(
     w: Waiting | Approval,
     reason: string,
@@ -114,6 +113,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
   private st!: State;
   private listener: Listener | null = null;
   private rescans = 0;
+  private readonly asked = new RequestLooks();
   private readonly clock = new DbClock(); // the conversation's clock: the database's time (db-clock.ts)
   readonly now = (): number => this.clock.now();
   readonly takeRejected = (): Rejected[] => this.relay.intake.rejected.take(); // its own reject()s added there
@@ -155,7 +155,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
 
   async watch(hint: (h: Hint) => void): Promise<void> {
     await this.relay.watch(hint);
-    this.listener = this.view.listen(hint);
+    this.listener = this.view.listen(this.asked.hearing(hint));
     await this.listener.start();
   }
 
@@ -276,7 +276,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
   }
 
   requests(): Promise<string[]> {
-    return requestsFor(this.db, this.pg);
+    return this.asked.list(this.db, this.pg, this.listener !== null);
   }
 
   async takeRequest(name: string) {
