@@ -177,7 +177,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
     if (this.rescans++ % 5 !== 0) return;
     await checkSchema(this.db, this.pg);
     this.view.invalidate();
-    await dropStaleReplies(this.db, this.pg);
+    if (this.rescans % 30 === 1) await dropStaleReplies(this.db, this.pg); // a minute: a stale answer only takes room
   }
 
   async queues(): Promise<Queue[]> {
