@@ -4,7 +4,8 @@
  * Two things hold it, because each alone fails one way:
  * - a session advisory lock on the lease's own connection: freed by the server the moment that
  *   connection closes, so a daemon killed with -9 frees it at once (the next one starts without waiting);
- * - a row in `leases` with a generation (one more at every take-over) and a heartbeat: a daemon that
+ * - a row in `leases` with a generation (one more at every take-over) and a heartbeat (renewed with every
+ *   other lease the process holds in the database, in one statement: heartbeats.ts): a daemon that
  *   is paused keeps its connection (and its lock) open, so once its heartbeat is older than the stale
  *   time the next taker ends that session (pg_terminate_backend) and takes over with a new generation.
  * Every write transaction checks the generation (checkGeneration), so a daemon that wakes up after
