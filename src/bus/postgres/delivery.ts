@@ -25,6 +25,7 @@ import type { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
 import { stepOf } from './turn-step.js';
 import { pgEventLog } from './events.js';
+import { flushEvents } from './carried-events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { DbClock } from './db-clock.js';
@@ -123,8 +124,8 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
     super(db, pg, new WaitingView({ db, pg, here, maxBytes: config.inbox.max_bytes }), log);
     this.config = config;
     this.here = here;
-    const events = pgEventLog(eventsDb, pg, this.clock, (err) => log.warn(`cannot store an event: ${String(err)}`));
-    this.events = fencedEvents(events, () => this.held);
+    const onError = (err: unknown) => log.warn(`cannot store an event: ${String(err)}`);
+    this.events = fencedEvents(pgEventLog(eventsDb, pg, this.clock, { onError, carried: true }), () => this.held);
     this.relay = relayInto({ config, db, fastDb: eventsDb, pg, events: this.events, log, held: () => this.held });
   }
 
@@ -294,5 +295,6 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
 
   async close(): Promise<void> {
     await this.unwatch();
+    await flushEvents(this.pg); // its last events (carried-events.ts) stored before it goes
   }
 }
