@@ -7,6 +7,8 @@
 import { LogReplaced, NO_LOG, type EventLog, type EventName, type EventSource } from '../events.js';
 import { isoAt, type Clock } from '../clock.js';
 import { carryEvent, flushEvents } from './carried-events.js';
+
+export { flushEvents };
 import { client, type Db } from './db.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
