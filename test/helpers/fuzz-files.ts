@@ -637,8 +637,11 @@ function throwHardLink(r: Rand, f: Throw): Thrown | null {
 }
 
 function throwRegular(r: Rand, f: Throw): Thrown {
-  const c = content(r, f.dir);
+  const drawn = content(r, f.dir);
   const mode = r.pick(['rename', 'rename', 'write', 'two writes']);
+  // Written in place, an over-size file may be judged while it is still being written: the reason names the
+  // size the daemon saw then — over the limit, and no more than the whole — or that it grew while being read.
+  const c = mode !== 'rename' && drawn.bytes!.length > MAX_BYTES ? { ...drawn, reason: overSizeSeen() } : drawn;
   if (mode === 'rename') {
     // The well-behaved writer: a temp file elsewhere on the same file system, then rename(2).
     const s = join(f.stage, `f${f.i}`);
@@ -665,6 +668,12 @@ function throwRegular(r: Rand, f: Throw): Thrown {
   if (c.routeFree) f.linkable.push(t);
   return t;
 }
+
+/** The reason for an over-size file judged at any point of its write (the size is checked in checkRejected). */
+const overSizeSeen = (): RegExp =>
+  new RegExp(
+    `^(?:\\d+ bytes is over inbox\\.max_bytes \\(${MAX_BYTES}\\)|over inbox\\.max_bytes \\(${MAX_BYTES}\\) while being read)$`,
+  );
 
 /** Archived records, as a bus gives them back. */
 export type Archive = ReadonlyArray<{ id: string; [field: string]: unknown }>;
@@ -729,6 +738,12 @@ export function checkRejected(rejectedDir: string, stored: Stored, { byKey, put 
     expect(t, `rejected/${storedAs} (${JSON.stringify(note)}) was never thrown`).toBeDefined();
     expect(t!.fate, `${label(t!)} (${t!.kind}) was rejected: ${note.reason}`).toBe('reject');
     expect(note.reason, `${label(t!)} (${t!.kind})`).toMatch(t!.reason!);
+    const seen = /^(\d+) bytes is over/.exec(String(note.reason));
+    if (seen && t!.bytes) {
+      // The size the daemon saw: over the limit, and never more than what was written.
+      expect(Number(seen[1]), `${label(t!)}: ${note.reason}`).toBeGreaterThan(MAX_BYTES);
+      expect(Number(seen[1]), `${label(t!)}: ${note.reason}`).toBeLessThanOrEqual(t!.bytes.length);
+    }
     expect(note.stored_as).toBe(storedAs);
     put(k, `rejected/${storedAs}`);
     const st = lstatSync(join(rejectedDir, storedAs));
