@@ -18,6 +18,7 @@ import { KINDS } from '../terminal/kinds.js';
 import { onPath, programOf } from '../terminal/program.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { writeInstructions } from './instructions.js';
+import { joinMachineDaemon, machineMode } from './machine/join.js';
 import { installHooks, type Launch } from './hooks.js';
 import { DEMO_JS } from './paths.js';
 import { request, startRequest } from './requests.js';
@@ -115,7 +116,9 @@ export async function up(
   }
   await warnMissingTargets(config, t);
 
-  const watcher = await startWatcher(config, bus, t, sessions);
+  const watcher = machineMode()
+    ? await joinMachineDaemon(config, bus, t)
+    : await startWatcher(config, bus, t, sessions);
   if (!(await waitForDaemon(bus, 10_000))) {
     const screen = watcher ? await t.run(['capture-pane', '-p', '-t', `=${watcher}:`]) : null;
     log.error(`the daemon did not start${screen ? `; its pane shows:\n${screen.stdout.trim()}` : ''}`);
