@@ -107,7 +107,7 @@ async function edit(dir: string, change: (list: Entry[]) => Entry[]): Promise<En
     lockfilePath: join(dir, 'registry.lock'),
     stale: 5000,
     realpath: false,
-    retries: { retries: 60, factor: 1, minTimeout: 100, maxTimeout: 100 },
+    retries: { retries: 100, factor: 1, minTimeout: 100, maxTimeout: 100 },
   });
   try {
     sweepDeadTemps(dir);

@@ -13,6 +13,7 @@ import { log } from './log.js';
 import { ui } from './ui.js';
 import { hook } from './hook.js';
 import { mcp } from './mcp.js';
+import { ls } from './ls.js';
 
 export type { CommandSpec };
 export const COMMANDS: Record<string, CommandSpec> = {
@@ -21,6 +22,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   start,
   daemon,
   status,
+  ls,
   post,
   send,
   log,
