@@ -14,6 +14,7 @@ import { ui } from './ui.js';
 import { hook } from './hook.js';
 import { mcp } from './mcp.js';
 import { ls } from './ls.js';
+import { service } from './service.js';
 
 export type { CommandSpec };
 export const COMMANDS: Record<string, CommandSpec> = {
@@ -38,4 +39,5 @@ export const COMMANDS: Record<string, CommandSpec> = {
   ui,
   mcp,
   hook,
+  service,
 };
