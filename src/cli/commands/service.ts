@@ -17,7 +17,7 @@ export const service: CommandSpec = {
   usage: 'service install [--user] | service uninstall',
   summary: "run the machine's daemon as a service that survives reboots",
   options: { user: { type: 'boolean' } },
-  examples: ['baton service install --user', 'systemctl --user enable --now baton.service', 'baton service uninstall'],
+  examples: ['baton service install --user', 'baton service uninstall'],
   help: `
 install: writes a systemd user unit, $XDG_CONFIG_HOME/systemd/user/baton.service (default
 ~/.config/…), running "baton daemon --machine --stay" (restarted on failure), and prints how to enable
