@@ -8,29 +8,16 @@
 // Workloads (see README "Performance"): latency, ping-pong, burst, idle, floor; scaling with 1,000 and
 // 10,000 archived messages and with 2, 4 and 8 agents. Nothing here is a pass/fail test: it reports.
 import { execFile, spawn } from 'node:child_process';
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir, cpus } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { PASTE_TRACKER } from '../dist/app/paths.js';
-import { pasteTrackerCommands } from '../dist/terminal/tmux.js';
+import { CLI, ROOT, Rig, median, now, pad4, pct, round, run, say, stats } from './rig.mjs';
+import { daemonCpu, flood, held } from './intake.mjs';
 
-const ROOT = resolve(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist', 'cli.js');
-const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
 const USAGE =
-  'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui scaling';
+  'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE] [--cpu-prof DIR]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui flood held daemon_cpu scaling\n  --cpu-prof DIR: each daemon writes a CPU profile (node --cpu-prof) into DIR';
 
 const { values: opt } = (() => {
   try {
@@ -44,6 +31,7 @@ const { values: opt } = (() => {
         'skip-scaling': { type: 'boolean' },
         only: { type: 'string' },
         out: { type: 'string' },
+        'cpu-prof': { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -63,6 +51,7 @@ if (opt.bus === 'postgres') {
   process.stderr.write(`--bus: "files" or "postgres"\n${USAGE}\n`);
   process.exit(2);
 }
+if (opt['cpu-prof']) process.env.BENCH_DAEMON_NODE_FLAGS = `--cpu-prof --cpu-prof-dir=${resolve(opt['cpu-prof'])}`;
 const RUNS = Math.max(1, Number(opt.runs) || 1);
 const QUICK = !!opt.quick;
 const N_LATENCY = QUICK ? 60 : 200;
@@ -74,233 +63,6 @@ if (!existsSync(CLI)) {
   process.stderr.write('dist/cli.js is missing: run "npm run build" first (npm run bench does)\n');
   process.exit(1);
 }
-
-const now = () => performance.timeOrigin + performance.now();
-const say = (s) => process.stderr.write(`${s}\n`);
-const pct = (xs, p) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)] : NaN;
-};
-const median = (xs) => pct(xs, 50);
-const round = (x, d = 1) => Math.round(x * 10 ** d) / 10 ** d;
-const pad4 = (n) => `msg_${String(n).padStart(4, '0')}`;
-const run = (cmd, args, env) =>
-  new Promise((res) => execFile(cmd, args, { env }, (err, stdout, stderr) => res({ ok: !err, stdout, stderr })));
-
-/** One conversation folder, a private tmux server, recorder panes, and the daemon. */
-class Rig {
-  constructor({ agents = ['claude1', 'claude2'], policy = 'alternate', enterDelay = 0 } = {}) {
-    this.dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
-    this.tmuxDir = join(this.dir, 'tmux');
-    mkdirSync(this.tmuxDir);
-    this.env = {
-      ...process.env,
-      TMUX_TMPDIR: this.tmuxDir,
-      TMUX: '',
-      BATON_CONFIG: '',
-      BATON_AGENT: '',
-      BATON_TMUX_SOCKET: '',
-      CONSOLA_LEVEL: '1',
-    };
-    this.agents = agents;
-    this.messages = join(this.dir, 'messages');
-    const dirs = {};
-    this.outDir = {};
-    agents.forEach((a, i) => {
-      const to = agents[(i + 1) % agents.length];
-      dirs[`${a}_to_${to}`] = [a, to];
-      this.outDir[a] = join(this.messages, `${a}_to_${to}`);
-    });
-    this.config = join(this.dir, 'config.json');
-    writeFileSync(
-      this.config,
-      JSON.stringify({
-        message_dir: './messages',
-        agents: Object.fromEntries(agents.map((a) => [a, { kind: 'generic', command: 'x' }])),
-        directions: dirs,
-        turns: { policy },
-        inbox: { settle_ms: 300 },
-        delivery: { enter_delay_ms: enterDelay },
-      }),
-    );
-    for (const d of Object.values(this.outDir)) mkdirSync(d, { recursive: true });
-    this.notes = [];
-    this.waiters = [];
-    this.sockPath = join(this.dir, 'notify.sock');
-  }
-
-  async listen() {
-    this.server = createServer((s) => {
-      let buf = '';
-      s.on('data', (d) => {
-        buf += d;
-        let nl;
-        while ((nl = buf.indexOf('\n')) >= 0) {
-          const note = JSON.parse(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          this.notes.push(note);
-          for (const w of this.waiters.splice(0)) if (!w(note)) this.waiters.push(w);
-        }
-      });
-    });
-    await new Promise((r) => this.server.listen(this.sockPath, r));
-  }
-
-  /** Resolve with the first note that `pred` accepts (from now on, or already received when `past`). */
-  note(pred, timeoutMs = 20_000, past = false) {
-    if (past) {
-      const n = this.notes.find(pred);
-      if (n) return Promise.resolve(n);
-    }
-    return new Promise((res, rej) => {
-      const t = setTimeout(() => rej(new Error('timed out waiting for a recorder')), timeoutMs);
-      this.waiters.push((n) => {
-        if (!pred(n)) return false;
-        clearTimeout(t);
-        res(n);
-        return true;
-      });
-    });
-  }
-
-  tmux(args) {
-    return run('tmux', args, this.env);
-  }
-
-  async recorders({ reply = false, until = Infinity } = {}) {
-    await this.listen();
-    for (const a of this.agents) {
-      const flags = [
-        '--agent',
-        a,
-        '--notify',
-        this.sockPath,
-        ...(reply ? ['--reply-dir', this.outDir[a], '--reply-until', String(until)] : []),
-      ];
-      const cmd = ['exec', 'node', RECORDER, ...flags].map((x) => (x === 'exec' ? x : JSON.stringify(x))).join(' ');
-      // As `baton up` starts an agent's pane: with the bracketed-paste tracker (scripts/paste-mode.pl) beside it,
-      // so baton knows the pane takes pastes without asking the terminal (stty) — tmux 3.3 cannot say.
-      const r = await this.tmux([
-        'new-session',
-        '-d',
-        '-s',
-        a,
-        '-x',
-        '200',
-        '-y',
-        '50',
-        cmd,
-        ';',
-        ...pasteTrackerCommands(a, PASTE_TRACKER),
-      ]);
-      if (!r.ok) throw new Error(`new-session ${a}: ${r.stderr}`);
-    }
-    for (const a of this.agents) {
-      for (let i = 0; ; i++) {
-        if ((await this.tmux(['capture-pane', '-p', '-t', `=${a}:`])).stdout.includes('recorder ready')) break;
-        if (i > 200) throw new Error(`recorder ${a} did not start`);
-        await sleep(25);
-      }
-    }
-  }
-
-  /** Start the daemon; resolves once its `started` event is written. */
-  async daemon(env = {}) {
-    const t0 = now();
-    this.proc = spawn(process.execPath, [CLI, 'daemon', '--config', this.config], {
-      env: { ...this.env, ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    this.stderr = '';
-    this.proc.stderr.on('data', (d) => (this.stderr += d));
-    this.exited = new Promise((r) => this.proc.once('exit', r));
-    for (let i = 0; !this.events().some((e) => e.event === 'started'); i++) {
-      if (this.proc.exitCode !== null || i > 800) throw new Error(`daemon did not start: ${this.stderr}`);
-      await sleep(5);
-    }
-    return t0;
-  }
-
-  events() {
-    const f = join(this.messages, 'events.jsonl');
-    return existsSync(f)
-      ? readFileSync(f, 'utf8')
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l))
-      : [];
-  }
-
-  archive() {
-    const d = join(this.messages, 'archive');
-    return readdirSync(d)
-      .filter((n) => /^msg_\d+\.json$/.test(n))
-      .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
-      .map((n) => JSON.parse(readFileSync(join(d, n), 'utf8')));
-  }
-
-  /** Write a message as a well-behaved agent does; returns the time just after the rename. */
-  send(agent, content, name = `msg_${process.hrtime.bigint()}.json`) {
-    const dir = this.outDir[agent];
-    const tmp = join(dir, `.${name}.tmp`);
-    writeFileSync(tmp, JSON.stringify({ content }));
-    renameSync(tmp, join(dir, name));
-    return now();
-  }
-
-  /** Pre-populate archive/ and state.json with `n` delivered messages, as a long conversation leaves them. */
-  seedArchive(n) {
-    const d = join(this.messages, 'archive');
-    mkdirSync(d, { recursive: true });
-    const k = this.agents.length;
-    for (let i = 1; i <= n; i++) {
-      const from = this.agents[(i - 1) % k];
-      const to = this.agents[i % k];
-      const rec = {
-        id: pad4(i),
-        reply_to: i > 1 ? pad4(i - 1) : null,
-        sender: from,
-        receiver: to,
-        type: 'message',
-        content: `old message ${i}`,
-        direction: `${from}_to_${to}`,
-        source_file: `old_${i}.json`,
-        received_at: new Date().toISOString(),
-        delivered_at: new Date().toISOString(),
-      };
-      writeFileSync(join(d, `${pad4(i)}.json`), `${JSON.stringify(rec, null, 2)}\n`);
-    }
-    const last = pad4(n);
-    writeFileSync(
-      join(this.messages, 'state.json'),
-      JSON.stringify({
-        current_turn: this.agents[n % k],
-        last_message_id: last,
-        message_counter: n,
-        pending_reply_to: last,
-      }),
-    );
-  }
-
-  async stop() {
-    if (this.proc && this.proc.exitCode === null) {
-      this.proc.kill('SIGTERM');
-      await this.exited;
-    }
-    this.server?.close();
-    const sock = join(this.tmuxDir, `tmux-${process.getuid()}`, 'default');
-    if (existsSync(sock)) await run('tmux', ['-S', sock, 'kill-server'], this.env);
-    rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
-  }
-}
-
-const stats = (xs) => ({
-  n: xs.length,
-  p50: round(pct(xs, 50), 2),
-  p90: round(pct(xs, 90), 2),
-  p99: round(pct(xs, 99), 2),
-  max: round(Math.max(...xs), 2),
-});
 
 /** rename → first byte in the receiving pane, one message at a time, senders alternating (round robin for N agents). */
 async function latency({ n = N_LATENCY, enterDelay = 0, agents, policy, seed = 0, env = {} } = {}) {
@@ -669,6 +431,13 @@ const WORKLOADS = [
   ['burst', 'burst', () => burst()],
   ['idle', `idle ${IDLE_S} s`, () => idle()],
   ['ui', 'the dashboard (baton ui) over a long archive', () => ui()],
+  ['flood', '2,000 invalid files at once, then a valid one (bench/intake.mjs)', () => flood()],
+  [
+    'held',
+    `${QUICK ? '2,000' : '10,000'} files held out of turn in a folder`,
+    () => held(QUICK ? { files: 2000, n: 60 } : {}),
+  ],
+  ['daemon_cpu', "the daemon's CPU per delivered message, 300-message ping-pong", () => daemonCpu()],
   [
     'scaling',
     'scaling: 1,000 and 10,000 archived messages; 2, 4 and 8 agents',
@@ -781,6 +550,37 @@ const rows = [
     '',
   ],
 ];
+const x = (v) => (v === '-' || v === null ? '-' : `${v}×`);
+if (runs[0].flood)
+  rows.push(
+    [
+      'flood: 2,000 invalid → all rejected (s), ÷ before',
+      `${med((r) => r.flood.all_rejected_s)} (${x(med((r) => r.flood.ratio_all_rejected))})`,
+      '≤ 3',
+    ],
+    [
+      'flood: valid one written after → pane (ms), ÷ before',
+      `${med((r) => r.flood.valid_write_to_pane_ms)} (${x(med((r) => r.flood.ratio_valid))}) (${allOk((r) => r.flood.archived === 1 && r.flood.sender_told)})`,
+      '≤ 1000',
+    ],
+    [
+      'flood: daemon CPU (s), ÷ before',
+      `${med((r) => r.flood.daemon_cpu_s)} (${x(med((r) => r.flood.ratio_cpu))})`,
+      '',
+    ],
+  );
+if (runs[0].held)
+  rows.push([
+    `held ${runs[0].held.files}: latency p50 / p99 (ms), ÷ empty folder p50`,
+    `${med((r) => r.held.full.p50)} / ${med((r) => r.held.full.p99)} (${x(med((r) => r.held.ratio_p50))}; empty ${med((r) => r.held.empty.p50)}) (${allOk((r) => r.held.intact)})`,
+    '≈ 1×',
+  ]);
+if (runs[0].daemon_cpu)
+  rows.push([
+    'daemon CPU per message, ping-pong 300 (ms), ÷ before; children',
+    `${med((r) => r.daemon_cpu.cpu_ms_per_message)} (${x(med((r) => r.daemon_cpu.ratio))}); ${med((r) => r.daemon_cpu.children_cpu_ms_per_message)} (${allOk((r) => r.daemon_cpu.correct)})`,
+    '≤ 2.5',
+  ]);
 if (runs[0].scaling) {
   for (const seed of [1000, 10000]) {
     rows.push([

@@ -8,7 +8,7 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { openBus } from '../bus/open.js';
+import { explainBusError, openBus } from '../bus/open.js';
 import type { Config } from '../config/config.js';
 import { MESSAGE_TYPES } from '../core/message.js';
 import { GuardedStdioTransport } from './mcp-stdio.js';
@@ -21,6 +21,17 @@ const text = (t: string, isError = false) => ({
   content: [{ type: 'text' as const, text: t }],
   ...(isError ? { isError: true } : {}),
 });
+
+/** A tool's answer, or the database's error as one line (never node-postgres's stack). */
+async function oneLine(answer: () => Promise<ReturnType<typeof text>>): Promise<ReturnType<typeof text>> {
+  try {
+    return await answer();
+  } catch (err) {
+    const explained = explainBusError(err);
+    if (explained) return text(explained, true);
+    throw err;
+  }
+}
 
 export function mcpServer(config: Config, agent: string | undefined): McpServer {
   const server = new McpServer({ name: 'baton', version: VERSION });
@@ -54,14 +65,14 @@ export function mcpServer(config: Config, agent: string | undefined): McpServer 
             'Stop now and wait for the next message.',
         );
       } catch (err) {
-        return text(`not posted: ${(err as Error).message}`, true);
+        return text(`not posted: ${explainBusError(err) ?? (err as Error).message}`, true);
       }
     },
   );
   server.registerTool(
     'status',
     { description: 'Whose turn it is in the baton conversation, what waits and why, and each agent.', inputSchema: {} },
-    async () => text(formatStatus(await collectStatus(config, undefined, bus))),
+    async () => oneLine(async () => text(formatStatus(await collectStatus(config, undefined, bus)))),
   );
   server.registerTool(
     'transcript',
@@ -69,11 +80,12 @@ export function mcpServer(config: Config, agent: string | undefined): McpServer 
       description: 'The baton conversation so far, oldest first.',
       inputSchema: { last: z.number().int().positive().optional().describe('only the last N messages') },
     },
-    async (args) => {
-      const all = await transcript(bus);
-      const shown = args.last ? all.slice(-args.last) : all;
-      return text(shown.length ? shown.map(formatText).join('\n\n') : 'no messages yet');
-    },
+    async (args) =>
+      oneLine(async () => {
+        const all = await transcript(bus);
+        const shown = args.last ? all.slice(-args.last) : all;
+        return text(shown.length ? shown.map(formatText).join('\n\n') : 'no messages yet');
+      }),
   );
   return server;
 }

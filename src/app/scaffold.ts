@@ -54,17 +54,36 @@ export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Recor
   };
 }
 
+/** A conversation across machines (PostgreSQL bus): its database, and the machine of each agent named. */
+export interface Machines {
+  url: string | undefined;
+  /** agent → machine (BATON_HOST there); an agent not named runs on the machine that runs `up`. */
+  hosts: Record<string, string>;
+}
+
+/** The scaffold with its bus and each agent's machine (docs/protocol.md §10). */
+export function acrossMachines(config: Record<string, unknown>, machines: Machines): Record<string, unknown> {
+  const agents = config.agents as Record<string, Record<string, unknown>>;
+  const placed = Object.fromEntries(
+    Object.entries(agents).map(([name, a]) => [name, machines.hosts[name] ? { ...a, host: machines.hosts[name] } : a]),
+  );
+  const bus = { kind: 'postgres', ...(machines.url ? { url: machines.url } : {}) };
+  return { ...config, agents: placed, bus };
+}
+
 export async function makeProject(
   dir: string,
   kinds: AgentKind[],
   policy: Policy,
-  force: boolean,
+  opts: { force: boolean; machines?: Machines | undefined },
 ): Promise<
   { ok: true; file: string; config: Config; notes: { written: string[]; kept: string[] } } | { ok: false; file: string }
 > {
+  const { force, machines } = opts;
   await ensureDir(dir);
   const file = join(dir, 'config.json');
-  const body = `${JSON.stringify(scaffold(kinds, policy, dir), null, 2)}\n`;
+  const draft = scaffold(kinds, policy, dir);
+  const body = `${JSON.stringify(machines ? acrossMachines(draft, machines) : draft, null, 2)}\n`;
   if (force) await writeFile(file, body);
   else if (!(await createAtomic(file, body))) return { ok: false, file };
   const config = loadConfig(locateConfig(file));

@@ -5,7 +5,7 @@
  * never saw): real agents after a demo start a new conversation (the demo's is kept aside), the demo
  * refuses real agents' conversation.
  */
-import { relative } from 'node:path';
+import { isAbsolute, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LeaseHeldError, type Admin, type Archive, type Liveness, type Status } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
@@ -20,6 +20,7 @@ import type { Tmux } from '../terminal/tmux.js';
 import { writeInstructions } from './instructions.js';
 import { joinMachineDaemon, machineMode } from './machine/join.js';
 import { installHooks, type Launch } from './hooks.js';
+import { nameHeld, noAgentsHere } from './machine.js';
 import { DEMO_JS } from './paths.js';
 import { request, startRequest } from './requests.js';
 import {
@@ -75,10 +76,10 @@ export function continuation(state: State | null, messages: number, demo: boolea
 
 export type UpResult =
   | { ok: true; watcher: string | null; kicked: Reply | null; holder: string }
-  | { ok: false; code: 1 | 2 };
+  | { ok: false; code: 1 | 2 | 3 };
 
 type Failed = Extract<UpResult, { ok: false }>;
-const failed = (code: 1 | 2): Failed => ({ ok: false, code });
+const failed = (code: 1 | 2 | 3): Failed => ({ ok: false, code });
 
 /** What `baton up` says when it found no config.json. */
 export const defaultConfigNote = (config: Config): string =>
@@ -103,6 +104,12 @@ export async function up(
     return failed(1);
   }
   if (!config.file) log.info(defaultConfigNote(config));
+  // Across machines: this machine must be one the config names, and its name not another machine's.
+  const problem = noAgentsHere(config) ?? (await nameHeld(config, bus));
+  if (problem) {
+    log.error(problem.message);
+    return failed(problem.code);
+  }
   const plan = planCommands(config, demo);
   if (!plan.ok) return plan;
   if (!(await sessionsAreOurs(config, t, plan.agents))) return failed(1);
@@ -199,11 +206,19 @@ async function settleConversation(
     await stopAll(config, bus, t, { quiet: !opts.fresh });
     const d = await bus.daemon();
     if (d.running) throw new LeaseHeldError(bus.where, d.holder);
-    const moved = await bus.setAside();
-    if (moved) log.info(`previous conversation moved to ${relative(process.cwd(), moved) || moved}`);
+    const moved = await bus.setAside(firstState(config, opts.demo));
+    // A folder (files bus) reads better relative; a database's conversation is no path (relative() mangled its URL).
+    const where = moved && isAbsolute(moved) ? relative(process.cwd(), moved) || moved : moved;
+    if (where) log.info(`previous conversation moved to ${where}`);
   }
   return true;
 }
+
+/** A new conversation's state (a demo's says so). */
+const firstState = (config: Config, demo: boolean): State => ({
+  ...initialState(config.firstTurn),
+  ...(demo ? { demo: true } : {}),
+});
 
 /** The agents' instructions, their hooks and the message folders, all in place before any agent starts. */
 async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolean): Promise<Map<string, Launch>> {
@@ -217,7 +232,7 @@ async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolea
         config,
         plan.map((p) => p.agent),
       );
-  await bus.prepare({ ...initialState(config.firstTurn), ...(demo ? { demo: true } : {}) });
+  await bus.prepare(firstState(config, demo));
   return launches;
 }
 

@@ -17,8 +17,9 @@ export interface Admin {
   /** Rewrite the state, whole or not at all. Only inside exclusive(): nothing else may write it then. */
   overwriteState(state: State): Promise<void>;
   /**
-   * Move the conversation aside (kept, never deleted), so the next start begins a new one; returns where it
-   * went, or null if there was nothing. Only while no daemon runs (`up --fresh` stops them first).
+   * Move the conversation aside (kept, never deleted), so the next start begins a new one with `fresh`;
+   * returns where it went, or null if there was nothing. Only while this machine's daemon is stopped (`up
+   * --fresh` stops it first); on the PostgreSQL bus the other machines' daemons follow the new one.
    */
-  setAside(): Promise<string | null>;
+  setAside(fresh: State): Promise<string | null>;
 }

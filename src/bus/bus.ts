@@ -72,7 +72,7 @@ export type {
 export type { Records } from './records.js';
 export type { Asking, Requests } from './requests.js';
 export type { Commit, Step, TurnState, TurnStep } from './turns.js';
-export { StoreChanged } from './turns.js';
+export { NewGeneration, StoreChanged } from './turns.js';
 
 /** The daemon's side, whole: what one daemon uses of one conversation. */
 export type DeliveryBus = Tenure &

@@ -14,6 +14,11 @@ export interface Holder {
   started_at: string;
   /** How many conversations the holder's process serves (`baton daemon A B C`); absent: one. */
   serves?: number;
+  /**
+   * The message folder of the daemon's config: with its host name, what tells `baton up` the daemon is this
+   * project's own and not one of another folder that claims the same machine name (absent: an older daemon).
+   */
+  dir?: string;
 }
 
 /**

@@ -28,12 +28,23 @@ export type Commit =
 /**
  * The conversation's store changed under a running daemon in a way it cannot follow — on the PostgreSQL
  * bus: its schema is newer than this baton knows (another baton migrated it), or its conversation's row
- * is gone or was made anew (deleted by hand, or set aside by `baton up --fresh` on another machine). Its
- * statements may no longer fit, or its conversation is no longer the one it recovered: the daemon writes
- * nothing more and stops, saying why (a running daemon used to go on writing, or wait in silence).
+ * is gone (deleted by hand). Its statements may no longer fit, or its conversation is gone: the daemon
+ * writes nothing more and stops, saying why (a running daemon used to go on writing, or wait in silence).
  */
 export class StoreChanged extends Error {
   override name = 'StoreChanged';
+}
+
+/**
+ * The conversation was started anew under a running daemon (`baton up --fresh` on another machine of the
+ * PostgreSQL bus: the old one set aside, a new generation under the same name). The daemon drops what it
+ * held of the old one — never typing an old message into the new one — and follows the new one, keeping
+ * its machine's lease and its panes. Stopping instead left that machine out of the new conversation until
+ * someone restarted it; before that, it was fenced, restarted, and typed the new first message flagged
+ * `(redelivered)`.
+ */
+export class NewGeneration extends Error {
+  override name = 'NewGeneration';
 }
 
 /** The conversation's state: the daemon's copy, and changes to it (nearly every part of the daemon). */

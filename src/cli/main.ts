@@ -6,7 +6,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../app/paths.js';
 import { LeaseHeldError, StoreChanged } from '../bus/bus.js';
-import { isBusUnavailable } from '../bus/open.js';
+import { explainBusError } from '../bus/open.js';
 import { ConfigError } from '../config/config.js';
 import { StateError } from '../core/state.js';
 import { log } from '../lib/log.js';
@@ -149,11 +149,10 @@ export async function main(argv: string[]): Promise<number> {
       log.error(err.message);
       return 1;
     }
-    if (isBusUnavailable(err)) {
-      log.error(
-        `the bus cannot be reached: ${(err as Error).message} ` +
-          '(check bus.url or BATON_BUS_URL, and that the database is running)',
-      );
+    // The database's errors, each one line a person can act on: never a stack trace, never the password.
+    const explained = explainBusError(err);
+    if (explained) {
+      log.error(explained);
       return 1;
     }
     log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
@@ -175,3 +174,6 @@ for (const stream of [process.stdout, process.stderr]) {
 const code = await main(process.argv.slice(2));
 // Let stdout drain before leaving; the daemon command returns only once it has stopped.
 process.exitCode = code;
+// A command that failed is done: a connection left half-open by the failure (node-postgres keeps the socket
+// of a refused SCRAM exchange) must not keep it waiting — it hung past 30 s after printing its error.
+if (code !== 0) setTimeout(() => process.exit(code), 500).unref();

@@ -9,6 +9,7 @@
 import {
   FencedError,
   isoAt,
+  NewGeneration,
   StoreChanged,
   type Delivering,
   type DeliveryBus,
@@ -24,6 +25,9 @@ import { TmuxTypist } from '../terminal/tmux-typist.js';
 import type { Typist } from '../terminal/typist.js';
 import { ConfigWatch } from './reload.js';
 import { type Parts, wire } from './wiring.js';
+
+/** Why a daemon stopped when its conversation was started anew: `baton daemon` follows the new one. */
+export const NEW_GENERATION = 'new generation';
 
 export interface DaemonOptions {
   typist?: Typist;
@@ -99,6 +103,7 @@ export class Daemon {
       pid: process.pid,
       host: hostname(),
       started_at: new Date().toISOString(),
+      dir: this.config.messageDir,
       ...(this.opts.serves ? { serves: this.opts.serves } : {}),
     };
     this.lease = await this.bus.lease(me, (why) => {
@@ -117,16 +122,7 @@ export class Daemon {
           { firstSeen: performance.now(), turnSince: performance.now() },
           { typed: r.unfinished.typed, saved: true },
         );
-      const s = this.bus.state();
-      if (!s.turn_started_at || !s.started_at) {
-        // Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json).
-        const now = isoAt(this.bus.now()); // the conversation's clock: the lease has read it by now
-        await this.bus.update((st) => ({
-          ...st,
-          turn_started_at: st.turn_started_at ?? now,
-          started_at: st.started_at ?? now,
-        }));
-      }
+      await recordStarts(this.bus);
       await this.parts.conductor.finishIfDue();
       if (this.opts.oneshot) {
         await this.parts.steering.answer();
@@ -142,17 +138,7 @@ export class Daemon {
         await this.bus.unwatch(); // lost the lease while starting
         return;
       }
-      const st = this.bus.state();
-      await this.bus.events.emit('started', {
-        pid: process.pid,
-        config: this.config.file,
-        message_dir: this.config.messageDir,
-        current_turn: st.current_turn,
-        message_counter: st.message_counter,
-      });
-      this.log.info(
-        `watching ${this.config.directions.length} folders in ${this.config.messageDir}; ${st.current_turn} has the turn`,
-      );
+      await announce(this.bus, this.config, this.log);
       await this.lookAtConfig(); // publishes what it runs (config/run-record.ts)
       this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanMs ?? 2000);
       await this.rescan();
@@ -187,11 +173,13 @@ export class Daemon {
     this.parts.receipts.unwatch();
     await this.parts.scheduler.stop();
     this.typist.close();
-    if (reason !== 'oneshot') await this.bus.events.emit('stopped', { pid: process.pid, reason });
+    // (A conversation started anew is not this daemon's to log into: it goes on in it at once.)
+    if (reason !== 'oneshot' && reason !== NEW_GENERATION)
+      await this.bus.events.emit('stopped', { pid: process.pid, reason });
     await this.bus.close();
     await this.lease?.release();
     this.lease = null;
-    this.log.info(`stopped (${reason})`);
+    if (reason !== NEW_GENERATION) this.log.info(`stopped (${reason})`); // (it goes on in the new one)
     this.resolveStopped(reason);
   }
 
@@ -218,9 +206,18 @@ export class Daemon {
   /**
    * A write or keystroke was refused. Lost: stop at once (`baton daemon` takes the lease again or exits).
    * Unproven (not renewed in time, say after a pause): do nothing until the renewal settles it. The store
-   * changed under it (StoreChanged: a newer schema, its conversation gone): stop, and say why.
+   * changed under it (StoreChanged: a newer schema, its conversation gone): stop, and say why. Its
+   * conversation started anew (NewGeneration): stop this daemon — what it held is the old one's — and
+   * `baton daemon` goes on in the new one at once (serve.ts), the panes untouched.
    */
   private fenced(err: unknown): boolean {
+    if (err instanceof NewGeneration) {
+      if (!this.stopping) {
+        this.log.info(err.message);
+        void this.stop(NEW_GENERATION);
+      }
+      return true;
+    }
     if (err instanceof StoreChanged) {
       if (!this.failed) {
         this.failed = err;
@@ -239,4 +236,25 @@ export class Daemon {
     void this.stop('fenced');
     return true;
   }
+}
+
+/** Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json). */
+async function recordStarts(bus: DeliveryBus): Promise<void> {
+  const s = bus.state();
+  if (s.turn_started_at && s.started_at) return;
+  const now = isoAt(bus.now()); // the conversation's clock: the lease has read it by now
+  await bus.update((st) => ({ ...st, turn_started_at: st.turn_started_at ?? now, started_at: st.started_at ?? now }));
+}
+
+/** The `started` event and log line, once the daemon watches. */
+async function announce(bus: DeliveryBus, config: Config, log: Logger): Promise<void> {
+  const st = bus.state();
+  await bus.events.emit('started', {
+    pid: process.pid,
+    config: config.file,
+    message_dir: config.messageDir,
+    current_turn: st.current_turn,
+    message_counter: st.message_counter,
+  });
+  log.info(`watching ${config.directions.length} folders in ${config.messageDir}; ${st.current_turn} has the turn`);
 }

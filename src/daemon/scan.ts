@@ -10,7 +10,7 @@
 import type { Clock, Events, Queues, TurnState, Waiting } from '../bus/bus.js';
 import type { Timing } from '../core/delivery.js';
 import { hasExpired } from '../core/message.js';
-import { decide, type Rules } from '../core/turns.js';
+import { type Decision, decide, type Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 
 export interface QueueScanParts {
@@ -47,12 +47,20 @@ export class QueueScan {
     const { bus, rules, log } = this.p;
     let best: Waiting | null = null;
     const queues = await bus.queues();
-    const waiting = new Set(queues.flatMap((q) => q.items.map((w) => w.key)));
-    for (const key of this.seen.keys()) if (!waiting.has(key)) this.seen.delete(key);
+    // Forget what no longer waits; only once the records outnumber the waiting files (a stale record is
+    // never used: a file seen afresh has another firstSeen), so a pass over a long queue builds no set.
+    const total = queues.reduce((n, q) => n + q.items.length, 0);
+    if (this.seen.size > total) {
+      const waiting = new Set(queues.flatMap((q) => q.items.map((w) => w.key)));
+      for (const key of this.seen.keys()) if (!waiting.has(key)) this.seen.delete(key);
+    }
     const now = bus.now(); // the conversation's clock: expires_at was written on another machine's
     let expiry = Infinity;
+    const state = bus.state();
     for (const q of queues) {
       let head = true;
+      // The same for every message of a folder (its direction and the state decide): asked once per folder.
+      let d: Decision | null = null;
       for (const w of q.items) {
         // Still waiting when its expires_at passed: refused with that reason, never dropped silently.
         if (w.ready && hasExpired(w.message, now)) {
@@ -64,7 +72,7 @@ export class QueueScan {
           head = false; // an earlier file still being written keeps its place in the order
           continue;
         }
-        const d = decide(bus.state(), w.direction, rules);
+        d ??= decide(state, w.direction, rules);
         if (d.action === 'reject') {
           await bus.reject(w, d.reason);
         } else if (d.action === 'hold') {

@@ -13,12 +13,12 @@
  */
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FencedError, LeaseHeldError } from '../bus/bus.js';
-import { isBusUnavailable, openBus } from '../bus/open.js';
+import { FencedError, LeaseHeldError, NewGeneration } from '../bus/bus.js';
+import { explainBusError, isBusUnavailable, openBus } from '../bus/open.js';
 import { ConfigError, type Config } from '../config/config.js';
 import type { Logger } from '../lib/log.js';
 import { Tmux } from '../terminal/tmux.js';
-import { Daemon } from './daemon.js';
+import { Daemon, NEW_GENERATION } from './daemon.js';
 
 /** How a conversation is named in a shared daemon's log lines. */
 function labelOf(config: Config): string {
@@ -62,7 +62,7 @@ export class Service {
       this.configs.map((config) => {
         const log = this.log.withTag(labelOf(config)); // "[baton:review-42] …"
         return this.keep(config, log).catch((err: unknown) => {
-          log.error(err instanceof Error ? err.message : String(err));
+          log.error(explainBusError(err) ?? (err instanceof Error ? err.message : String(err)));
           return err instanceof LeaseHeldError ? 3 : err instanceof ConfigError ? 2 : 1;
         });
       }),
@@ -84,6 +84,7 @@ export class Service {
       } catch (err) {
         // Fenced and another daemon holds it now: that one delivers, and this one exits (a woken daemon takes its
         // lease again or exits, so a conversation is never left without a daemon nor typed into by two).
+        if (err instanceof NewGeneration && !this.stopping) continue; // started anew while it started: again
         if (attempt > 0 && err instanceof LeaseHeldError) {
           log.warn(`${err.message}: it delivers from now on; this daemon exits`);
           return 3;
@@ -92,7 +93,9 @@ export class Service {
         // mid-recovery): type nothing until it is back, then take the lease again, recover and go on.
         if ((isBusUnavailable(err) || err instanceof FencedError) && !this.stopping) {
           if (unreachable++ % 15 === 0)
-            log.warn(`the bus cannot be reached (${(err as Error).message}); trying again every 2 s`);
+            log.warn(
+              `${explainBusError(err) ?? `the bus cannot be reached (${(err as Error).message})`}; trying again every 2 s`,
+            );
           await sleep(2000);
           continue;
         }
@@ -105,6 +108,7 @@ export class Service {
       const reason = await d.done;
       this.current.delete(d);
       if (d.failure) throw d.failure; // its store changed under it: nothing to take again
+      if (reason === NEW_GENERATION && !this.stopping) continue; // started anew elsewhere: recover the new one
       if (reason !== 'fenced' || this.stopping) return 0;
       // The lease was lost: take it again when it can be had — recovery then finds whatever the other holder did.
       log.warn('the lease was lost; taking it again');

@@ -4,7 +4,16 @@
  * (initdb refuses root). stop() stops only this server and removes its folder.
  */
 import { execa } from 'execa';
-import { appendFileSync, chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,24 +56,73 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** `listen`: addresses to listen on (default 127.0.0.1); `trust`: a CIDR whose clients connect without a password (a test's private link). */
-export async function startPostgres(opts: { listen?: string; trust?: string } = {}): Promise<Postgres> {
+export interface PostgresOptions {
+  /** Addresses to listen on (default 127.0.0.1). */
+  listen?: string;
+  /** A CIDR whose clients connect without a password (a test's private link). */
+  trust?: string;
+  /**
+   * The superuser's password: TCP clients must give it (scram-sha-256, set by initdb --pwfile), as on a
+   * real server. The socket in the folder stays trusted. `url` then carries it.
+   */
+  password?: string;
+  /** With `password`: TLS only (a self-signed certificate made with openssl; a plain TCP client is refused). */
+  tls?: boolean;
+}
+
+/** A self-signed certificate for the server, in its data folder (ssl_cert_file and ssl_key_file's defaults). */
+async function selfSigned(data: string): Promise<void> {
+  await execa('openssl', [
+    'req',
+    '-new',
+    '-x509',
+    '-days',
+    '2',
+    '-nodes',
+    '-subj',
+    '/CN=127.0.0.1',
+    '-keyout',
+    join(data, 'server.key'),
+    '-out',
+    join(data, 'server.crt'),
+  ]);
+  chmodSync(join(data, 'server.key'), 0o600);
+}
+
+export async function startPostgres(opts: PostgresOptions = {}): Promise<Postgres> {
   const bin = binDir();
   const dir = mkdtempSync(join(tmpdir(), 'baton-pg-'));
   const data = join(dir, 'data');
   const root = process.getuid?.() === 0;
+  const ids = async (): Promise<[number, number]> => [
+    Number((await execa('id', ['-u', 'postgres'])).stdout),
+    Number((await execa('id', ['-g', 'postgres'])).stdout),
+  ];
   if (root) {
     chmodSync(dir, 0o755);
-    chownSync(
-      dir,
-      Number((await execa('id', ['-u', 'postgres'])).stdout),
-      Number((await execa('id', ['-g', 'postgres'])).stdout),
-    );
+    chownSync(dir, ...(await ids()));
   }
   const as = (cmd: string, args: string[]) =>
     root ? execa('runuser', ['-u', 'postgres', '--', cmd, ...args]) : execa(cmd, args);
-  await as(join(bin, 'initdb'), ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
+  const auth = opts.password === undefined ? ['-A', 'trust'] : ['--auth-local=trust', '--auth-host=scram-sha-256'];
+  if (opts.password !== undefined) {
+    writeFileSync(join(dir, 'pwfile'), `${opts.password}\n`);
+    if (root) chownSync(join(dir, 'pwfile'), ...(await ids()));
+  }
+  const pwfile = opts.password === undefined ? [] : [`--pwfile=${join(dir, 'pwfile')}`];
+  await as(join(bin, 'initdb'), ['-D', data, ...auth, ...pwfile, '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
   if (opts.trust) appendFileSync(join(data, 'pg_hba.conf'), `host all all ${opts.trust} trust\n`);
+  if (opts.tls) {
+    // Only TLS over TCP: the rules read first win, so these go before initdb's own.
+    const hba = join(data, 'pg_hba.conf');
+    const rules = 'local all all trust\nhostssl all all all scram-sha-256\nhostnossl all all all reject\n';
+    writeFileSync(hba, rules);
+    await selfSigned(data);
+    if (root) {
+      const [uid, gid] = await ids();
+      for (const f of ['pg_hba.conf', 'server.key', 'server.crt']) chownSync(join(data, f), uid, gid);
+    }
+  }
   const port = await freePort();
   const listen = opts.listen ?? '127.0.0.1';
   const start = async () => {
@@ -77,7 +135,7 @@ export async function startPostgres(opts: { listen?: string; trust?: string } = 
       '-t',
       '30',
       '-o',
-      `-p ${port} -k ${dir} -c listen_addresses=${listen} -c max_connections=200`,
+      `-p ${port} -k ${dir} -c listen_addresses=${listen} -c max_connections=200${opts.tls ? ' -c ssl=on' : ''}`,
       'start',
     ]);
   };
@@ -86,7 +144,7 @@ export async function startPostgres(opts: { listen?: string; trust?: string } = 
   };
   await start();
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url: `postgres://postgres${opts.password === undefined ? '' : `:${encodeURIComponent(opts.password)}`}@127.0.0.1:${port}/postgres`,
     port,
     dir,
     start,
@@ -102,7 +160,7 @@ export async function startPostgres(opts: { listen?: string; trust?: string } = 
  * One server for a test file: started before its first test, destroyed after its last. The returned
  * object reads through to it (using it before beforeAll ran is an error that says so).
  */
-export function usePostgres(opts: { listen?: string; trust?: string } = {}): Postgres {
+export function usePostgres(opts: PostgresOptions = {}): Postgres {
   let pg: Postgres | null = null;
   beforeAll(async () => {
     pg = await startPostgres(opts);

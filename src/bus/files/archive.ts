@@ -2,6 +2,7 @@
  * archive/<id>.json on the files bus: one file per record (core/record.ts says what a record holds).
  * A new record never replaces a file (link(2), not rename(2)): a reused ID would fail loudly.
  */
+import { readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseId, type IdPrefix } from '../../core/ids.js';
@@ -56,9 +57,22 @@ export async function recordIds(dir: string): Promise<string[]> {
   return names.filter(isRecordName).map((n) => n.slice(0, -5));
 }
 
+/**
+ * The daemon's read of a record it is about to rewrite: synchronous, as its writes are (lib/fsx.ts), so
+ * a stamp is not four more round trips through the thread pool.
+ */
+function readRecordNow(dir: string, id: string): ArchiveRecord | null {
+  try {
+    return JSON.parse(readFileSync(recordPath(dir, id), 'utf8')) as ArchiveRecord;
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return null;
+    throw err;
+  }
+}
+
 /** Merge daemon-owned fields into an archived record (a hook's receipt). False when there is none. */
 export async function amendRecord(dir: string, id: string, fields: Amendment): Promise<boolean> {
-  const r = await readRecord(dir, id);
+  const r = readRecordNow(dir, id);
   if (!r) return false;
   await archiveUpdate(dir, amended(r, fields));
   return true;
@@ -69,7 +83,7 @@ export async function amendRecord(dir: string, id: string, fields: Amendment): P
  * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept. False when it was stamped.
  */
 export async function stampRecord(dir: string, record: ArchiveRecord): Promise<boolean> {
-  const stored = await readRecord(dir, record.id);
+  const stored = readRecordNow(dir, record.id);
   if (stored?.delivered_at) return false;
   await archiveUpdate(dir, { ...stored, ...record });
   return true;

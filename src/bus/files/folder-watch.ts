@@ -1,83 +1,91 @@
 /**
- * The hints that something changed in the direction folders: chokidar watches them (and the other folders
- * whose changes are hints, requests/), and a raw fs.watch on each direction folder is a faster hint beside
- * it (chokidar reports a rename ~2 ms after inotify: it stats first; measured p50 2.1 ms vs 0.3 ms here,
- * about a fifth of a delivery). A hint only ever marks a name to look at: intake.ts looks.
+ * The hints that something changed in the direction folders (and the other folders whose changes are
+ * hints, requests/): one fs.watch (inotify) on each folder, which names the entry that changed and reads
+ * nothing. A hint only ever marks a name to look at: intake.ts looks, and its full listing every few
+ * seconds is the safety net for a hint that never came (an event queue that overflowed, a folder replaced).
+ *
+ * Not chokidar, which this was: on every change in a folder it listed the whole folder again and lstat'ed
+ * each entry (its _handleRead, throttled to once a second and then repeated; no option turns it off), and
+ * watched each file on its own. With 2,000 bad files dropped at once, rejecting them took 28 s, 29% of the
+ * daemon's CPU in lstat and most of the rest in chokidar's path handling (node --cpu-prof); in a ping-pong
+ * it was an inotify watch added and removed and a folder listed per message. It also reported a rename
+ * ~2 ms after inotify did (it stats first), so a raw fs.watch was already beside it as the fast hint.
  */
-import { watch as rawWatch, type FSWatcher as RawWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
 import { isCandidateName, type Folder } from './inbox.js';
 
 export class FolderWatch {
-  private chokidar: FSWatcher | null = null;
-  /** The fast hint per direction folder (inotify, no stat): only ever marks a name to look at. */
-  private readonly fast = new Map<string, RawWatcher>();
-  private hint: (h: Hint) => void = () => {};
+  /** By folder path: direction folders and the other watched folders. */
+  private readonly watchers = new Map<string, FSWatcher>();
+  private hint: ((h: Hint) => void) | null = null;
   private readonly byDir: ReadonlyMap<string, Folder>;
+  private readonly extra: ReadonlyMap<string, Hint>;
 
   constructor(
     folders: readonly Folder[],
-    private readonly opts: { alsoWatch: Array<{ dir: string; hint: Hint }>; log: Logger },
+    private readonly opts: {
+      alsoWatch: Array<{ dir: string; hint: Hint }>;
+      log: Logger;
+      /** A folder's hints cannot be trusted (an event without a name): list it in full at the next look. */
+      relist(folder: Folder): void;
+    },
   ) {
     this.byDir = new Map(folders.map((f) => [f.direction.dir, f]));
+    this.extra = new Map(opts.alsoWatch.map((w) => [w.dir, w.hint]));
   }
 
   async start(hint: (h: Hint) => void): Promise<void> {
     this.hint = hint;
-    const extra = new Map(this.opts.alsoWatch.map((w) => [w.dir, w.hint]));
-    const watcher = watch([...this.byDir.keys(), ...extra.keys()], {
-      depth: 0,
-      ignoreInitial: true,
-      // Dot-files and temp files are never read (docs/protocol.md §3); directories named *.json are (to reject them).
-      ignored: (p: string) => !this.byDir.has(p) && !extra.has(p) && !isCandidateName(basename(p)),
-    });
-    watcher.on('all', (_event, path) => {
-      const other = extra.get(dirname(path));
-      if (other) return hint(other);
-      const folder = this.byDir.get(dirname(path));
-      if (!folder) return;
-      folder.dirty.add(basename(path));
-      hint({ kind: 'messages', direction: folder.direction.name });
-    });
-    watcher.on('error', (err) => this.opts.log.warn(`watcher: ${String(err)}`));
-    await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
-    this.chokidar = watcher;
-    for (const dir of this.byDir.keys()) this.watchFast(dir);
+    for (const dir of [...this.byDir.keys(), ...this.extra.keys()]) this.attach(dir);
   }
 
-  /** A name changed in a direction folder: look at it now (chokidar will say so too, a little later). */
-  private watchFast(dir: string): void {
-    this.fast.get(dir)?.close();
-    this.fast.delete(dir);
-    const folder = this.byDir.get(dir)!;
+  private attach(dir: string): void {
+    this.watchers.get(dir)?.close();
+    this.watchers.delete(dir);
+    const folder = this.byDir.get(dir);
+    const other = this.extra.get(dir);
     try {
-      const w = rawWatch(dir, (_event, name) => {
-        if (typeof name !== 'string' || !isCandidateName(name)) return;
-        folder.dirty.add(name);
-        this.hint({ kind: 'messages', direction: folder.direction.name });
+      const w = watch(dir, (_event, name) => {
+        const hint = this.hint;
+        if (!hint) return;
+        if (other) return hint(other);
+        if (!folder) return;
+        if (typeof name !== 'string') {
+          this.opts.relist(folder); // no name given: look at all of it
+        } else if (isCandidateName(name)) {
+          folder.dirty.add(name);
+        } else return; // a dot-file or temp file is never read (docs/protocol.md §3)
+        hint({ kind: 'messages', direction: folder.direction.name });
       });
-      w.on('error', () => this.fast.delete(dir)); // the folder went away: the rescan makes it again and rewatches
-      this.fast.set(dir, w);
-    } catch {
-      /* no folder now: chokidar and the rescan carry on, and rewatch() tries again */
+      w.on('error', (err) => {
+        // The folder went away: the rescan makes it again and watches it (rewatch()).
+        this.opts.log.debug(`watcher of ${dir}: ${String(err)}`);
+        w.close();
+        if (this.watchers.get(dir) === w) this.watchers.delete(dir);
+      });
+      this.watchers.set(dir, w);
+    } catch (err) {
+      // No folder now: the rescan carries on, and makes and watches it again.
+      this.opts.log.debug(`cannot watch ${dir}: ${String(err)}`);
     }
   }
 
-  /** A folder was made again: watch the new one. */
+  /** A folder was made again (or its watch was lost): watch the folder there now. */
   rewatch(dir: string): void {
-    this.chokidar?.unwatch(dir);
-    this.chokidar?.add(dir);
-    if (this.chokidar) this.watchFast(dir);
+    if (this.hint) this.attach(dir);
+  }
+
+  /** Watch again any folder whose watch was lost (it was removed, and made again since). */
+  heal(): void {
+    if (!this.hint) return;
+    for (const dir of [...this.byDir.keys(), ...this.extra.keys()]) if (!this.watchers.has(dir)) this.attach(dir);
   }
 
   async close(): Promise<void> {
-    const w = this.chokidar;
-    this.chokidar = null;
-    for (const f of this.fast.values()) f.close();
-    this.fast.clear();
-    await w?.close().catch(() => {});
+    this.hint = null;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
   }
 }

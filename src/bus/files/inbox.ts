@@ -10,6 +10,7 @@ import type { Direction } from '../../config/config.js';
 import { validateMessage, type Message } from '../../core/message.js';
 import type { Waiting } from '../bus.js';
 import { isErrno } from '../../lib/fsx.js';
+import { byName, type Entries } from './entries.js';
 
 /** Names the daemon looks at: `*.json`, but not dot-files or editor/temp leftovers (docs/protocol.md §3). */
 export function isCandidateName(name: string): boolean {
@@ -49,7 +50,7 @@ export async function listInbox(dir: string): Promise<Listing> {
   return { names: names.sort(byName), undecodable };
 }
 
-export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+export { byName };
 
 export type Examined =
   /** The file vanished (another process took or removed it). */
@@ -168,7 +169,8 @@ export interface Entry extends Waiting {
 /** A direction folder and the files tracked in it. */
 export interface Folder {
   direction: Direction;
-  entries: Map<string, Entry>;
+  /** By name, kept in name order (entries.ts). */
+  entries: Entries<Entry>;
   dirty: Set<string>;
   /** Names found by a rescan that are not valid UTF-8 (rejected by the next look). */
   undecodable: Buffer[];

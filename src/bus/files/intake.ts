@@ -1,6 +1,6 @@
 /**
- * The direction folders as queues: watchers say which names changed (folder-watch.ts: chokidar, and a
- * raw fs.watch beside it that is faster), a full listing every few seconds is the safety net, and each
+ * The direction folders as queues: watchers say which names changed (folder-watch.ts: fs.watch on each
+ * folder), a full listing every few seconds is the safety net, and each
  * changed name is examined once (inbox.ts: never following a link, never opening a FIFO, never reading
  * past max_bytes). A file that can never be valid is moved to rejected/ at once; one that does not parse
  * yet waits until it has been unchanged for settle_ms (a slow writer pausing mid-file is not rejected),
@@ -16,8 +16,10 @@ import type { Hint, Queue } from '../bus.js';
 import { RejectedSince } from '../rejected-since.js';
 import type { EventLog } from '../events.js';
 import { ensureDir, isErrno } from '../../lib/fsx.js';
-import { byName, examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
+import { examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
+import { Entries } from './entries.js';
 import { FolderWatch } from './folder-watch.js';
+import { Settling } from './settling.js';
 import { quarantine } from './rejected.js';
 
 export interface IntakeOptions {
@@ -30,12 +32,24 @@ export interface IntakeOptions {
   log: Logger;
 }
 
+/**
+ * How many files are moved to rejected/ at once. Each move is a rename and a note written and fsynced
+ * (several thread-pool round trips); one at a time, 2,000 bad files took ~3 s of the flood after the
+ * settle time had passed, waiting on each fsync in turn. A few at once share the journal's commits and
+ * keep the thread pool (4 threads) busy; every file still gets its own note and its own `rejected` event.
+ */
+const REJECTING = 8;
+
 export class Intake {
   readonly folders: Folder[];
   /** What it rejected, until the daemon takes it to tell the senders (Queues.takeRejected). */
   readonly rejected = new RejectedSince();
   private readonly hints: FolderWatch;
   private hint: (h: Hint) => void = () => {};
+  /** When each folder's files that are not valid yet are looked at again. */
+  private readonly settling = new Settling((f) => this.hint({ kind: 'messages', direction: f.direction.name }));
+  /** Folders whose watcher gave a hint without a name: listed in full at the next look. */
+  private readonly toList = new Set<Folder>();
 
   constructor(
     directions: readonly Direction[],
@@ -43,11 +57,11 @@ export class Intake {
   ) {
     this.folders = directions.map((direction) => ({
       direction,
-      entries: new Map(),
+      entries: new Entries(),
       dirty: new Set(),
       undecodable: [],
     }));
-    this.hints = new FolderWatch(this.folders, opts);
+    this.hints = new FolderWatch(this.folders, { ...opts, relist: (f) => this.toList.add(f) });
   }
 
   async ensureFolders(): Promise<void> {
@@ -66,48 +80,54 @@ export class Intake {
   }
 
   async unwatch(): Promise<void> {
+    this.settling.clear();
     await this.hints.close();
   }
 
   /** List every folder in full: new names become dirty, vanished ones are forgotten. */
   async rescan(): Promise<void> {
-    for (const f of this.folders) {
-      let names: string[];
-      try {
-        const st = await lstat(f.direction.dir);
-        if (f.ino !== undefined && st.ino !== f.ino) {
-          // Removed and made again between two looks: the watcher still watches the old folder.
-          this.opts.log.warn(`${f.direction.dir} was replaced; watching the new folder`);
-          this.hints.rewatch(f.direction.dir);
-        }
-        f.ino = st.ino;
-        const listing = await listInbox(f.direction.dir);
-        names = listing.names;
-        f.undecodable = listing.undecodable; // moved by the next look: only the loop moves files
-      } catch (err) {
-        if (!isErrno(err, 'ENOENT')) throw err;
-        // The folder was removed under us: make it again and watch the new one.
-        this.opts.log.warn(`${f.direction.dir} disappeared; re-creating it`);
-        await this.ensureFolders();
-        f.ino = (await lstat(f.direction.dir)).ino;
+    for (const f of this.folders) await this.list(f);
+    this.hints.heal();
+  }
+
+  private async list(f: Folder): Promise<void> {
+    this.toList.delete(f);
+    let names: string[];
+    try {
+      const st = await lstat(f.direction.dir);
+      if (f.ino !== undefined && st.ino !== f.ino) {
+        // Removed and made again between two looks: the watcher still watches the old folder.
+        this.opts.log.warn(`${f.direction.dir} was replaced; watching the new folder`);
         this.hints.rewatch(f.direction.dir);
-        names = [];
       }
-      const present = new Set(names);
-      for (const n of names) if (!f.entries.has(n)) f.dirty.add(n);
-      for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
+      f.ino = st.ino;
+      const listing = await listInbox(f.direction.dir);
+      names = listing.names;
+      f.undecodable = listing.undecodable; // moved by the next look: only the loop moves files
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+      // The folder was removed under us: make it again and watch the new one.
+      this.opts.log.warn(`${f.direction.dir} disappeared; re-creating it`);
+      await this.ensureFolders();
+      f.ino = (await lstat(f.direction.dir)).ino;
+      this.hints.rewatch(f.direction.dir);
+      names = [];
     }
+    const present = new Set(names);
+    for (const n of names) if (!f.entries.has(n)) f.dirty.add(n);
+    for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
   }
 
   /** Examine what changed, reject what can never be valid; every folder's entries, oldest first. */
   async queues(): Promise<Queue[]> {
     for (const f of this.folders) {
+      if (this.toList.has(f)) await this.list(f);
       for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
       await this.refresh(f);
     }
     return this.folders.map((f) => ({
       direction: f.direction,
-      items: [...f.entries.keys()].sort(byName).map((n) => f.entries.get(n)!),
+      items: f.entries.ordered(),
     }));
   }
 
@@ -115,10 +135,18 @@ export class Intake {
     return this.folders.find((f) => f.direction.name === direction)!;
   }
 
-  /** Examine the names the watcher or a rescan marked as changed. */
+  /**
+   * Examine the names the watcher or a rescan marked as changed; then move what can never be valid to
+   * rejected/, each with its note, a few at a time (see REJECTING).
+   */
   private async refresh(f: Folder): Promise<void> {
     const { dir } = f.direction;
     const now = performance.now();
+    const doomed: Array<{ name: string; reason: string }> = [];
+    const doom = (name: string, reason: string) => {
+      f.entries.delete(name); // out of the queue now; moved below
+      doomed.push({ name, reason });
+    };
     for (const name of [...f.dirty]) {
       f.dirty.delete(name);
       if (!isCandidateName(name)) continue;
@@ -142,7 +170,7 @@ export class Intake {
         f.entries.set(name, entry);
       }
       if (res.kind === 'bad') {
-        await this.reject(f, name, res.reason);
+        doom(name, res.reason);
         continue;
       }
       const prev = entry.result;
@@ -154,26 +182,24 @@ export class Intake {
         const waited = now - entry.unchangedSince;
         const settle = this.opts.settleMs;
         if (waited >= settle) {
-          await this.reject(f, name, res.reason);
+          doom(name, res.reason);
         } else if (now - entry.firstSeen > Math.max(10 * settle, 10_000)) {
           // A file that never stops changing must not hold its folder's queue forever.
-          await this.reject(
-            f,
-            name,
-            `${res.reason} (still changing ${Math.round((now - entry.firstSeen) / 1000)} s after it appeared)`,
-          );
+          const still = Math.round((now - entry.firstSeen) / 1000);
+          doom(name, `${res.reason} (still changing ${still} s after it appeared)`);
         } else {
           // Look again once it has been still for settle_ms; a change (watcher event) looks sooner.
-          setTimeout(
-            () => {
-              f.dirty.add(name);
-              this.hint({ kind: 'messages', direction: f.direction.name });
-            },
-            settle - waited + 5,
-          ).unref();
+          this.settling.lookAt(f, name, entry.unchangedSince + settle + 5);
         }
       }
     }
+    // A name whose move failed is looked at again; the first error is thrown once the others are done.
+    await eachFew(doomed, REJECTING, ({ name, reason }) =>
+      this.reject(f, name, reason).catch((err: unknown) => {
+        f.dirty.add(name);
+        throw err;
+      }),
+    );
   }
 
   /**
@@ -212,6 +238,22 @@ export class Intake {
       extra: { file_name_base64: raw.toString('base64') },
     });
   }
+}
+
+/** Run `fn` on every item, `n` at a time; once all are done, throw the first error if any failed. */
+async function eachFew<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { err: unknown } | null = null;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++]!;
+      await fn(item).catch((err: unknown) => {
+        failure ??= { err };
+      });
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
+  if (failure) throw (failure as { err: unknown }).err;
 }
 
 export type { Entry, Folder };

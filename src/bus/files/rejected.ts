@@ -27,6 +27,14 @@ function cut(stem: string, bytes: number): string {
   return out;
 }
 
+/**
+ * Paths in rejected/ being moved into right now, and their notes': moves run a few at once (intake.ts), and
+ * two names may want the same free name (`m.json` and `m.1.json`, or `m.json` whose note is another file's
+ * name, `m.json.error.json`) before either is on disk. Picked and reserved with no await in between.
+ */
+const reserved = new Set<string>();
+const taken = (path: string) => reserved.has(path) || existsSync(path);
+
 function freeName(dir: string, name: string): string {
   const ext = extname(name).length <= 16 ? extname(name) : '';
   let stem = name.slice(0, name.length - ext.length);
@@ -37,7 +45,7 @@ function freeName(dir: string, name: string): string {
   }
   for (let i = 0; ; i++) {
     const candidate = i === 0 ? `${stem}${ext}` : `${stem}.${i}${ext}`;
-    if (!existsSync(join(dir, candidate)) && !existsSync(join(dir, `${candidate}${NOTE}`))) return candidate;
+    if (!taken(join(dir, candidate)) && !taken(join(dir, `${candidate}${NOTE}`))) return candidate;
   }
 }
 
@@ -54,14 +62,20 @@ export async function quarantine(
 ): Promise<Rejection | null> {
   const target = freeName(rejectedDir, name);
   const path = join(rejectedDir, target);
+  const held = [path, notePath(rejectedDir, target)];
+  for (const p of held) reserved.add(p);
   try {
-    await rename(src, path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw err;
+    try {
+      await rename(src, path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw err;
+    }
+    await writeNote(rejectedDir, target, { file: name, ...details, rejected_at: new Date().toISOString() });
+    return { name: target, path };
+  } finally {
+    for (const p of held) reserved.delete(p);
   }
-  await writeNote(rejectedDir, target, { file: name, ...details, rejected_at: new Date().toISOString() });
-  return { name: target, path };
 }
 
 /**

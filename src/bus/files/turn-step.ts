@@ -9,15 +9,19 @@
  * Killed in ARCHIVED: state.json lags the archive by one; at start-up it is rebuilt from the last record,
  * the leftover claim is removed, and the message is typed (nothing was typed yet). Typing starts only
  * once state.json says COMMITTED (core/delivery.ts has the rest of the way to the stamp).
+ *
+ * The claim's folder and rename, and the claim's removal, are synchronous calls: small and local, and
+ * each async one was a round trip through libuv's thread pool on every message's path (lib/fsx.ts says
+ * the same of the writes; only their fsyncs are waited for off the loop).
  */
-import { readdir, rename, rmdir, unlink } from 'node:fs/promises';
+import { mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { messageRecord, type ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import type { Decision } from '../../core/turns.js';
 import { failpoint } from '../../lib/failpoint.js';
-import { isErrno, makeDir, moveNoClobber } from '../../lib/fsx.js';
+import { isErrno, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import { archiveNew } from './archive.js';
 import { examine, type Examined, type Folder } from './inbox.js';
@@ -47,20 +51,20 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   const d = folder.direction;
   const unclaim = async (claimDir: string, name: string) => {
     const back = await moveNoClobber(join(claimDir, name), d.dir, name);
-    await rmdir(claimDir).catch(() => {}); // not empty: another stray, handled on the next attempt
+    rmdirQuietly(claimDir); // not empty: another stray, handled on the next attempt
     folder.dirty.add(back);
   };
   // Claim: one atomic rename out of the inbox, so a writer replacing the name from now on makes a new
   // message instead of having its file deleted with ours. What is archived is what was claimed.
   const claimDir = join(l.claims, d.name, s.decision.id);
   // A claim stranded by an earlier failed attempt at this ID goes back to its inbox first.
-  if (!(await makeDir(claimDir))) for (const stray of await readdir(claimDir)) await unclaim(claimDir, stray);
+  if (!makeClaimDir(claimDir)) for (const stray of readdirSync(claimDir)) await unclaim(claimDir, stray);
   folder.entries.delete(s.name);
   try {
-    await rename(join(s.from, s.name), join(claimDir, s.name));
+    renameSync(join(s.from, s.name), join(claimDir, s.name));
     failpoint('claimed');
   } catch (err) {
-    await rmdir(claimDir).catch(() => {});
+    rmdirQuietly(claimDir);
     folder.dirty.add(s.name); // look again: gone (someone else took it), or there after all
     if (isErrno(err, 'ENOENT')) return { kind: 'gone' };
     throw err;
@@ -99,21 +103,43 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   }
   const state = s.advance();
   // The claim is now a copy of the archived message (a leftover is removed at the next start), so it
-  // goes while state.json is written: neither order matters to recovery.
-  const [, saved] = await Promise.all([
-    unlink(join(claimDir, s.name))
-      .then(() => rmdir(claimDir))
-      .catch((err) => s.log.warn(`cannot remove the claim ${claimDir}: ${String(err)}`)),
-    writeStateFile(l.state, state).then(
-      () => {
-        failpoint('state_saved');
-        return true;
-      },
-      (err: unknown) => {
-        s.log.warn(`cannot write state.json: ${String(err)}; it is written again before typing`);
-        return false;
-      },
-    ),
-  ]);
+  // goes before state.json is written: either order is the same to recovery.
+  try {
+    unlinkSync(join(claimDir, s.name));
+    rmdirSync(claimDir);
+  } catch (err) {
+    s.log.warn(`cannot remove the claim ${claimDir}: ${String(err)}`);
+  }
+  const saved = await writeStateFile(l.state, state).then(
+    () => {
+      failpoint('state_saved');
+      return true;
+    },
+    (err: unknown) => {
+      s.log.warn(`cannot write state.json: ${String(err)}; it is written again before typing`);
+      return false;
+    },
+  );
   return { kind: 'committed', record, saved };
+}
+
+/** Make the claim's folder (and its parents). True when it was made, false when it was there already. */
+function makeClaimDir(dir: string): boolean {
+  try {
+    mkdirSync(dir);
+    return true;
+  } catch (err) {
+    if (isErrno(err, 'EEXIST')) return false;
+    if (!isErrno(err, 'ENOENT')) throw err;
+  }
+  mkdirSync(join(dir, '..'), { recursive: true });
+  return makeClaimDir(dir);
+}
+
+function rmdirQuietly(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    /* not empty, or gone */
+  }
 }

@@ -66,7 +66,12 @@ const SESSION = {
  */
 const pools = new Map<string, Db>();
 
+/** The database this process opened last: what an error's message names (db-errors.ts). */
+let opened: string | null = null;
+export const lastUrl = (): string | null => opened;
+
 export function openPool(url: string, { durable = true } = {}): Db {
+  opened = url;
   const key = `${durable ? 'd' : 'n'} ${url}`;
   const known = pools.get(key);
   if (known && !known.ending) return known; // one ended (by a test) is made again
@@ -85,6 +90,7 @@ export function openPool(url: string, { durable = true } = {}): Db {
 }
 
 export function client(url: string): pg.Client {
+  opened = url;
   return new (lib().Client)({ connectionString: url, ...SESSION });
 }
 

@@ -85,7 +85,7 @@ abstract class FencedWrites {
   protected write<T>(fn: (c: pg.PoolClient) => Promise<T>, touches: 'view' | 'other' = 'view'): Promise<T> {
     this.held?.check(); // throws while the lease is lost or unproven (as before every write and stamp here)
     const done = tx(this.db, async (c) => {
-      if (this.held) await checkGeneration(c, this.pg, this.held.generation);
+      if (this.held) await checkGeneration(c, this.pg, this.held.generation, this.view.generation);
       return fn(c);
     });
     return touches === 'view' ? done.finally(() => this.view.invalidate()) : done;
@@ -231,7 +231,8 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
 
   async stamp(record: ArchiveRecord): Promise<void> {
     this.held?.check();
-    await stampRecord(this.db, this.pg, record, this.held?.generation ?? null);
+    const fence = { generation: this.held?.generation ?? null, gen: this.view.generation };
+    await stampRecord(this.db, this.pg, record, fence);
     failpoint('stamped');
   }
 

@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../lease.js';
+import { NewGeneration } from '../turns.js';
 import { isoAt } from '../clock.js';
 import { client, isConnectionError, type Conn } from './db.js';
 import { DbClock } from './db-clock.js';
@@ -34,11 +35,23 @@ export type LeaseKey = Pick<Pg, 'conversation' | 'host'>;
 
 const where = (k: LeaseKey) => `conversation "${k.conversation}" on host "${k.host}"`;
 
-/** Inside a write transaction: throws FencedError unless `generation` is still the newest for this machine. */
-export async function checkGeneration(c: Conn, pg: Pg, generation: number): Promise<void> {
+/**
+ * Inside a write transaction: throws FencedError unless `generation` is still the newest for this machine,
+ * and NewGeneration when the conversation is no longer the generation `gen` the daemon recovered (null: not
+ * checked) — a write decided on the old one (ending it, a note's delivery) must not land in the new one.
+ */
+export async function checkGeneration(c: Conn, pg: Pg, generation: number, gen: string | null = null): Promise<void> {
   const r = await run(c, pg.sql.lease.fence, { conversation: pg.conversation, host: pg.host });
   fenceUnless(r.rows[0], pg, generation);
+  if (gen !== null && r.rows[0]!.gen !== gen) throw startedAnew(pg);
 }
+
+/** The conversation was started anew under a running daemon (up --fresh on another machine). */
+export const startedAnew = (k: LeaseKey): NewGeneration =>
+  new NewGeneration(
+    `conversation "${k.conversation}" was started anew (by "baton up --fresh" on another machine, the old one ` +
+      'set aside): following the new one',
+  );
 
 /** The lease row as a write read it under FOR SHARE (nulls: no row). */
 export interface LeaseRow {

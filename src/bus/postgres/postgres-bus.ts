@@ -231,9 +231,9 @@ export class PostgresBus implements Bus {
   }
 
   /** Rename the conversation's rows to `<name>@<time>` (kept, never deleted); the name starts afresh. */
-  async setAside(): Promise<string | null> {
+  async setAside(fresh: State): Promise<string | null> {
     await ensureSchema(this.db, this.pg);
-    return setAside(this.db, this.pg);
+    return setAside(this.db, this.pg, fresh);
   }
 }
 

@@ -121,15 +121,24 @@ export async function countWaiting(db: Db, pg: Pg, directions: string[]): Promis
  * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept — merged, not replaced.
  * One statement (its own transaction) with the lease checked inside it, as a write transaction would:
  * a stamp is on every delivery's path, and BEGIN, check, update, COMMIT were four round trips.
- * `generation` null: no lease to check.
+ * `generation` null: no lease to check. `gen`: the conversation's generation the record was committed in
+ * (null: not checked) — a delivery that ends after the conversation was started anew must not stamp the
+ * new one's record of the same ID.
  */
-export async function stampRecord(db: Db, pg: Pg, record: ArchiveRecord, generation: number | null): Promise<void> {
+export async function stampRecord(
+  db: Db,
+  pg: Pg,
+  record: ArchiveRecord,
+  fence: { generation: number | null; gen: string | null },
+): Promise<void> {
+  const { generation } = fence;
   const r = await run(db, pg.sql.turns.stamp, {
     conversation: pg.conversation,
     host: pg.host,
     id: record.id,
     record: Json.of(record),
     generation,
+    gen: fence.gen,
   });
   fenceUnless(r.rows[0], pg, generation);
 }
@@ -153,10 +162,14 @@ export const gone = (pg: Pg): StoreChanged =>
   );
 
 /**
- * Rename the conversation's rows to `<name>@<time>` (kept, never deleted), in one transaction; the name
- * starts afresh. Says where they went, or null when there was no conversation.
+ * Rename the conversation's rows to `<name>@<time>` (kept, never deleted) and start the name afresh with
+ * `fresh`, a new generation, in one transaction: another machine's daemon never finds the name missing
+ * (it would stop), and is told to look (NOTIFY) — it finds the new generation and follows it. The
+ * machines' leases stay with the name: their generations, and so the tmux fence tokens, keep rising (a
+ * lease made anew at generation 1 was refused by the token its old one had raised). Says where the old
+ * rows went, or null when there was no conversation.
  */
-export async function setAside(db: Db, pg: Pg): Promise<string | null> {
+export async function setAside(db: Db, pg: Pg, fresh: State): Promise<string | null> {
   const c = await db.connect();
   try {
     await c.query('BEGIN');
@@ -165,6 +178,10 @@ export async function setAside(db: Db, pg: Pg): Promise<string | null> {
     const { conversations } = pg.sql;
     const r = await run(c, conversations.rename, { from: old, to });
     for (const rows of conversations.renameRows) await run(c, rows, { from: old, to });
+    if (r.rowCount) {
+      await run(c, conversations.ensure, { conversation: old, state: Json.of(fresh), gen: randomUUID() });
+      await run(c, conversations.notify, { channel: pg.channel, payload: 'messages' });
+    }
     await c.query('COMMIT');
     return r.rowCount ? `conversation "${to}" in ${redact(pg.url)}` : null;
   } catch (err) {

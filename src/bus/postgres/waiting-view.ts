@@ -17,7 +17,7 @@ import { Listener } from './listener.js';
 import type { Expected, StepOutcome } from './turn-step.js';
 import { run } from './sql/bind.js';
 import { gone } from './store.js';
-import { StoreChanged } from '../turns.js';
+import { startedAnew } from './lease.js';
 
 export class WaitingView {
   private rows: WaitingRow[] | null = null;
@@ -27,6 +27,11 @@ export class WaitingView {
   private gen: string | null = null;
   /** Its generation when the daemon recovered it (recovered()): another one means it was made anew. */
   private recoveredGen: string | null = null;
+
+  /** The conversation's generation this daemon recovered (null before): its writes by ID check it. */
+  get generation(): string | null {
+    return this.recoveredGen;
+  }
   private readonly examined: WaitingRows;
   /**
    * Bumped by every change told while the rows were being read: the read's snapshot may predate it, so
@@ -125,9 +130,9 @@ export class WaitingView {
 
   /**
    * The queues, examined, and the state as last known stored. Throws StoreChanged when the conversation
-   * has no row any more, or one made anew since the daemon recovered it (deleted by hand, set aside by
-   * `baton up --fresh` on another machine): a daemon used to wait in silence, or go on in another
-   * conversation than the one it recovered.
+   * has no row any more (deleted by hand: a daemon used to wait in silence), NewGeneration when it was made
+   * anew since the daemon recovered it (`baton up --fresh` on another machine): the daemon follows the new
+   * one, and nothing read of the old one is used.
    */
   async look(): Promise<{ state: State; queues: Queue[]; invalid: Array<[Waiting, string]> }> {
     if (!this.rows) {
@@ -152,11 +157,10 @@ export class WaitingView {
   /** The state read, when it is still the conversation recovered. */
   private same(seen: { state: State } | null, gen: string | null): State {
     if (!seen) throw gone(this.pg);
-    if (this.recoveredGen !== null && gen !== this.recoveredGen)
-      throw new StoreChanged(
-        `conversation "${this.pg.conversation}" was made anew in the database (set aside by "baton up --fresh" ` +
-          'on another machine, or deleted and made again)',
-      );
+    if (this.recoveredGen !== null && gen !== this.recoveredGen) {
+      this.invalidate(); // what was read is the new one's: never decided on by this daemon
+      throw startedAnew(this.pg);
+    }
     return seen.state;
   }
 }

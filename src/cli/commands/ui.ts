@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { log } from '../../lib/log.js';
 import { startUi } from '../../ui/server.js';
 import { configFrom, noPositionals, UsageError, type CommandSpec } from '../command.js';
+import { explainBusError } from '../../bus/open.js';
 
 export const DEFAULT_UI_PORT = 7420;
 
@@ -59,7 +60,7 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
         port,
         allowRemote: Boolean(v['allow-remote']),
         accessToken: token,
-        onError: (err) => log.warn(err instanceof Error ? err.message : String(err)),
+        onError: (err) => log.warn(explainBusError(err) ?? (err instanceof Error ? err.message : String(err))),
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;

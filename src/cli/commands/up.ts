@@ -3,6 +3,7 @@ import { relative } from 'node:path';
 import { CLI_JS } from '../../app/paths.js';
 import { startRequest } from '../../app/requests.js';
 import { up as start } from '../../app/up.js';
+import { isLocal } from '../../config/config.js';
 import { DEMO_TURNS } from '../../core/conversation.js';
 import { log } from '../../lib/log.js';
 import { onPath } from '../../terminal/program.js';
@@ -64,7 +65,10 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
       log.info(`when ${r.holder} is ready: ${withConfig('start "…"')}`);
       return 1;
     }
-    const first = config.agents[config.order[0]!]!;
+    // Only this machine's agents can be watched from here (another machine's pane is in its own tmux).
+    const here = config.order.filter((a) => isLocal(config, a));
+    const elsewhere = config.order.filter((a) => !isLocal(config, a));
+    const first = config.agents[here[0] ?? config.order[0]!]!;
     const demo = Boolean(inv.values.demo);
     const watch = first.target ? withConfig(`attach ${first.name}`) : attachHint(t, first.session);
     process.stdout.write(
@@ -77,6 +81,7 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
             ? []
             : [`  give them a topic: ${withConfig(`start "…"`)}   (typed to ${r.holder}, who opens)`]),
         `  watch an agent:   ${watch}   (detach: Ctrl-b d)`,
+        ...elsewhere.map((a) => `  ${a} runs on ${config.agents[a]!.host}: watch it there`),
         ...(r.watcher ? [`  the daemon:       ${attachHint(t, r.watcher)}`] : []),
         `  status:           ${withConfig('status')}`,
         `  in a browser:     ${withConfig('ui')}   (a live dashboard on http://127.0.0.1:${DEFAULT_UI_PORT}/)`,

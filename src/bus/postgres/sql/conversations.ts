@@ -7,8 +7,11 @@ import type { Json } from './codec.js';
 
 type Conversation = { conversation: string };
 
-/** Every table whose rows name their conversation: what setting a conversation aside renames. */
-const TABLES = ['waiting', 'archive', 'rejected', 'requests', 'events', 'leases', 'relayed'] as const;
+/**
+ * Every table whose rows belong to one generation of a conversation: what setting it aside renames. Not
+ * `leases`: a machine's lease is of the name, across generations (store.ts setAside).
+ */
+const TABLES = ['waiting', 'archive', 'rejected', 'requests', 'events', 'relayed'] as const;
 
 export const conversationsSql = (s: string) => ({
   /** Made with its first state, unless it exists. */

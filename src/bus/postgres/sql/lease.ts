@@ -73,9 +73,10 @@ export const leaseSql = (s: string) => ({
   ),
 
   /** Inside a write transaction: the generation, read FOR SHARE so no take-over commits meanwhile. */
-  fence: statement<Key, { generation: string | null; released: boolean | null }>(
+  fence: statement<Key, { generation: string | null; released: boolean | null; gen: string | null }>(
     'lease.fence',
-    `SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE`,
+    `SELECT generation, released, (SELECT gen FROM ${s}.conversations WHERE name = :conversation) AS gen
+       FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE`,
   ),
 
   /** Every machine's lease of a conversation: alive while its session holds an advisory lock and beats. */

@@ -88,12 +88,16 @@ export const turnsSql = (s: string) => ({
   ),
 
   /** A record stamped delivered once, merged with what was added to it, under the lease's generation. */
-  stamp: statement<{ conversation: string; host: string; id: string; record: Json; generation: number | null }, Fence>(
+  stamp: statement<
+    { conversation: string; host: string; id: string; record: Json; generation: number | null; gen: string | null },
+    Fence
+  >(
     'turns.stamp',
     `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
           u AS (UPDATE ${s}.archive SET record = record || :record::jsonb, delivered = true
                  WHERE conversation = :conversation AND id = :id AND NOT delivered
-                   AND (:generation::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = :generation AND NOT released)))
+                   AND (:generation::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = :generation AND NOT released))
+                   AND (:gen::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.conversations WHERE name = :conversation AND gen = :gen)))
      SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released`,
   ),
 });

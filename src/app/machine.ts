@@ -1,0 +1,68 @@
+/**
+ * This machine's place in a conversation across machines (PostgreSQL bus, docs/protocol.md §10), decided
+ * before `baton up` starts anything. Two mistakes used to pass in silence, with "baton is running" and exit 0:
+ * - a machine whose name (BATON_HOST, else its hostname) matches no agent's `host` — nothing would ever
+ *   run there;
+ * - a machine claiming a name whose lease a live daemon elsewhere holds (`BATON_HOST=alpha` twice) — it
+ *   started a second copy of alpha's agents, panes no message would ever reach, and only its daemon was
+ *   refused (exit 3).
+ */
+import { hostname } from 'node:os';
+import type { Holder, Liveness } from '../bus/bus.js';
+import { isLocal, type Config } from '../config/config.js';
+
+/** Why `up` must not go on here: exit 2 (the config names no agent for this machine) or 3 (the name is held). */
+export type MachineProblem = { code: 2 | 3; message: string };
+
+/** How a machine got its name, for a person who must change it. */
+const named = (config: Config): string =>
+  `this machine is "${config.host}" (${process.env.BATON_HOST ? 'BATON_HOST' : 'its hostname; BATON_HOST is not set'})`;
+
+/** Each machine the config names and its agents: `alpha (claude1), beta (claude2, claude3)`. */
+export function machinesOf(config: Config): string {
+  const by = new Map<string, string[]>();
+  for (const name of config.order) {
+    const host = config.agents[name]!.host;
+    by.set(host, [...(by.get(host) ?? []), name]);
+  }
+  return [...by].map(([host, agents]) => `${host} (${agents.join(', ')})`).join(', ');
+}
+
+/** The machine runs none of the conversation's agents: nothing for its `up` to start. */
+export function noAgentsHere(config: Config): MachineProblem | null {
+  if (config.bus.kind !== 'postgres' || config.order.some((a) => isLocal(config, a))) return null;
+  return {
+    code: 2,
+    message:
+      `${named(config)} and runs none of this conversation's agents — they run on ${machinesOf(config)}; ` +
+      'set BATON_HOST to the machine this one is (agents.<name>.host in config.json names them)',
+  };
+}
+
+/**
+ * A daemon is this project's own — the one its `up` started before, left alone — when it runs on this host
+ * for this message folder. Another folder (or machine) claiming the same machine name is not.
+ */
+const ours = (config: Config, holder: Holder | null): boolean =>
+  holder !== null && holder.host === hostname() && (holder.dir === undefined || holder.dir === config.messageDir);
+
+/**
+ * The machine's name is held by a live daemon that is not this project's: proven by the database
+ * (`leaseHolder`, what a daemon's own take-over decides on), never by a local look at a pid.
+ */
+export async function nameHeld(config: Config, bus: Liveness): Promise<MachineProblem | null> {
+  if (config.bus.kind !== 'postgres') return null;
+  const d = await bus.daemon();
+  if (!d.running || ours(config, d.holder)) return null;
+  const h = await bus.leaseHolder();
+  if (h.kind !== 'alive') return null; // gone or stale: this machine's daemon takes the lease over
+  const who = h.holder
+    ? `a live daemon (pid ${h.holder.pid} on ${h.holder.host}, since ${h.holder.started_at})`
+    : 'a live daemon';
+  return {
+    code: 3,
+    message:
+      `machine name "${config.host}" of conversation "${config.bus.conversation}" is held by ${who}; ` +
+      `${named(config)}: give this machine its own name (BATON_HOST), or stop that daemon first`,
+  };
+}
