@@ -4,12 +4,20 @@
  * its pid is gone); a file that does not parse reads as a problem, never as a crash.
  */
 import { execa } from 'execa';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { entryOf, keyOf, readRegistry, register, stateDir, unregister } from '../../../src/app/machine/registry.js';
+import {
+  entryOf,
+  keyOf,
+  readRegistry,
+  register,
+  registryFile,
+  stateDir,
+  unregister,
+} from '../../../src/app/machine/registry.js';
 import type { Config } from '../../../src/config/config.js';
 
 const ROOT = resolve(import.meta.dirname, '..', '..', '..');
@@ -52,9 +60,14 @@ describe('the machine registry', () => {
     const script = `
       const { register, entryOf } = await import(${JSON.stringify(mod)});
       for (let i = 0; ; i++) await register(process.argv[1], entryOf({ file: '/w/' + i + '/' + 'x'.repeat(20000), baseDir: '/w/' + i, messageDir: '/w/' + i + '/m', bus: { kind: 'files' } }, null));`;
+    const written = () => (existsSync(registryFile(dir)) ? statSync(registryFile(dir)).ino : 0);
     for (let round = 0; round < 4; round++) {
       const w = execa('node', ['--input-type=module', '-e', script, dir], { reject: false });
-      await sleep(300 + round * 70);
+      // Kill it mid-stream, not before its first write: node's start-up alone can take 300 ms on a busy machine,
+      // and from the second round on the writer first waits out the killed one's lock (stale after 5 s).
+      const before = written();
+      for (let t = 0; t < 400 && written() === before; t++) await sleep(25);
+      await sleep(40 + round * 70);
       w.kill('SIGKILL');
       await w;
       const read = readRegistry(dir);
@@ -68,7 +81,7 @@ describe('the machine registry', () => {
     await register(dir, entryOf(config(7), null));
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect(readRegistry(dir).registry.conversations.at(-1)?.home).toBe('/p/7');
-  }, 30_000);
+  }, 60_000);
 
   it('reads a file that does not parse as a problem', () => {
     dir = mkdtempSync(join(tmpdir(), 'baton-reg-'));
