@@ -3,6 +3,7 @@
  * its holder) and `daemon.json` saying who holds it. A daemon killed with `kill -9` stops refreshing the lock;
  * after 3 s the next daemon takes it over (the same rule as a conversation's files-bus lease, bus/files/lock.ts).
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -19,6 +20,20 @@ export interface MachineHolder {
   started_at: string;
   /** Started to stay when it serves nothing (`baton daemon --machine --stay`, the service). */
   stay: boolean;
+  /** sha256 of the database's variables it was started with (databaseEnvHash); absent from older daemons. */
+  database_env?: string;
+}
+
+/**
+ * The database's variables of an environment (BATON_BUS_URL, PGPASSWORD, …), hashed: a PostgreSQL
+ * conversation joins the machine's daemon only when this shell's hash is the daemon's. BATON_BUS_URL
+ * overrides a config's bus.url, so a daemon started from a shell with another URL would serve the
+ * conversation on the wrong database, and one started without it would not reach the database at all.
+ * Hashed, so daemon.json never holds a password.
+ */
+export function databaseEnvHash(keys: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+  const vars = keys.map((k) => [k, env[k] ?? '']);
+  return createHash('sha256').update(JSON.stringify(vars)).digest('hex');
 }
 
 const lockPath = (dir: string) => join(dir, 'daemon.lock');
@@ -54,13 +69,14 @@ export type Taken =
 /** Take the machine's lock; one held by a live daemon is refused, one left by a killed daemon taken over. */
 export async function takeMachineLock(
   dir: string,
-  opts: { stay: boolean; onLost: (why: string) => void },
+  opts: { stay: boolean; databaseEnv: string; onLost: (why: string) => void },
 ): Promise<Taken> {
   const me: MachineHolder = {
     pid: process.pid,
     host: hostname(),
     started_at: new Date().toISOString(),
     stay: opts.stay,
+    database_env: opts.databaseEnv,
   };
   const base = {
     lockfilePath: lockPath(dir),

@@ -17,13 +17,32 @@ import type { Tmux } from '../../terminal/tmux.js';
 import { CLI_JS } from '../paths.js';
 import { DATABASE_ENV, paneEnv } from '../sessions.js';
 import { recordedServer, recordServer } from '../tmux-server.js';
-import { machineDaemon } from './daemon-lock.js';
+import { databaseEnvHash, machineDaemon } from './daemon-lock.js';
 import { entryOf, register, stateDir } from './registry.js';
 
 export const MACHINE_SESSION = 'baton-daemon';
 
 /** One daemon per machine unless BATON_DAEMON=conversation asks for the former daemon per conversation. */
 export const machineMode = (env: NodeJS.ProcessEnv = process.env): boolean => env.BATON_DAEMON !== 'conversation';
+
+export type Joinable = { ok: true } | { ok: false; why: string };
+
+/**
+ * Whether this conversation can be served by the machine's daemon that runs: always on the files bus; on the
+ * PostgreSQL bus only when the daemon was started with this shell's database variables (daemon-lock.ts
+ * databaseEnvHash) — else it gets a daemon of its own, as before, which has them.
+ */
+export function joinable(config: Config, dir = stateDir()): Joinable {
+  if (config.bus.kind !== 'postgres') return { ok: true };
+  const machine = machineDaemon(dir);
+  if (!machine || machine.database_env === databaseEnvHash(DATABASE_ENV)) return { ok: true };
+  return {
+    ok: false,
+    why:
+      `the machine's daemon (pid ${machine.pid}) was started with other database settings (${DATABASE_ENV.join(', ')}) ` +
+      'than this shell has: this conversation gets a daemon of its own, in the session "watcher"',
+  };
+}
 
 /** "baton-daemon", unless that session belongs to another registry (another XDG_STATE_HOME) on this server. */
 function sessionName(dir: string, sessions: Map<string, { owner: string }>): string {

@@ -18,7 +18,8 @@ import { loadConfig } from '../../config/load.js';
 import { Service } from '../../daemon/serve.js';
 import type { Logger } from '../../lib/log.js';
 import { Tmux } from '../../terminal/tmux.js';
-import { takeMachineLock } from './daemon-lock.js';
+import { DATABASE_ENV } from '../sessions.js';
+import { databaseEnvHash, takeMachineLock } from './daemon-lock.js';
 import { type Entry, keyOf, readRegistry } from './registry.js';
 
 interface Served {
@@ -52,6 +53,7 @@ export class MachineDaemon {
   async run(): Promise<number> {
     const lock = await takeMachineLock(this.dir, {
       stay: this.opts.stay,
+      databaseEnv: databaseEnvHash(DATABASE_ENV),
       onLost: (why) => {
         this.log.error(`${why}; stopping so two machine daemons never serve at once`);
         this.stop('lost its lock');
