@@ -16,7 +16,7 @@ import { findPane } from '../terminal/pane.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
 import { BIN_DIR, CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from './paths.js';
-import { leaveMachineDaemon } from './machine/leave.js';
+import { leaveMachineDaemon, leftLabel } from './machine/leave.js';
 import { recordServer } from './tmux-server.js';
 
 /**
@@ -172,7 +172,7 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
   const left = await leaveMachineDaemon(config, bus);
   const d = left.left ? { running: false, holder: null } : await bus.daemon();
   const holder = d.holder;
-  if (left.left && left.released) stopped.push(`its place in the machine's daemon (pid ${left.pid ?? '-'})`);
+  if (left.left && left.released) stopped.push(leftLabel(left));
   if (left.left && !left.released) log.warn(`the machine's daemon (pid ${left.pid}) has not let go of it yet`);
   // A daemon on another host (a shared folder) cannot be signalled from here.
   if (d.running && holder && holder.host !== hostname()) {

@@ -5,7 +5,7 @@
  * conversation's own server (the one its `up` recorded).
  */
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,7 +42,7 @@ async function ls(p: Project) {
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as {
     daemon: { pid: number } | null;
-    conversations: Array<{ folder: string; run: string }>;
+    conversations: Array<{ folder: string; run: string; skipped: string | null }>;
   };
 }
 
@@ -138,5 +138,58 @@ describe("the machine's daemon", () => {
     expect((await b.p.cli(['down'])).exitCode).toBe(0);
     await waitFor('the daemon exited', () => !alive(pid), 5000);
     expect((await ls(a.p)).daemon).toBeNull();
+  }, 90_000);
+
+  it('skips and reports a conversation whose config broke; the others flow; down with that config leaves', async () => {
+    const a = await conversation('ra');
+    const b = await conversation('rb', a.p);
+    expect((await a.p.cli(['up'])).exitCode).toBe(0);
+    expect((await b.p.cli(['up'])).exitCode).toBe(0);
+    const pid = machinePid(a.p);
+    await waitFor('both served', async () => (await statusOf(b.p)).daemon.pid === pid);
+
+    // B's config breaks, then the daemon dies: the one `up` in A brings back serves A and reports B skipped.
+    writeFileSync(b.p.configFile, '{ "agents": ');
+    process.kill(pid, 'SIGKILL');
+    await waitFor('daemon gone', () => !alive(pid));
+    const back = await a.p.cli(['up']);
+    expect(back.exitCode, back.stderr + back.stdout).toBe(0);
+    const pid2 = machinePid(a.p);
+    await waitFor('B reported skipped', async () => {
+      const row = (await ls(a.p)).conversations.find((c) => c.folder === b.p.dir);
+      return row?.skipped?.includes('does not') || row?.skipped?.includes('JSON');
+    });
+    const lsText = await execa('node', [CLI, 'ls'], { env: a.p.env, cwd: tmpdir(), reject: false });
+    expect(lsText.stdout).toMatch(/skipped: /);
+    a.p.send('c1_to_c2', 'a1.json', { content: 'A flows beside a broken B' });
+    await waitFor('A delivered', () => typedIn(a.logs.claude2, 'A flows beside a broken B'));
+
+    // `down` in B, its config still broken: B leaves the registry, the daemon and A go on.
+    const downB = await b.p.cli(['down']);
+    expect(downB.exitCode, downB.stderr + downB.stdout).toBe(0);
+    expect((await ls(a.p)).conversations.map((c) => c.folder)).toEqual([a.p.dir]);
+    expect(alive(pid2)).toBe(true);
+    a.p.send('c2_to_c1', 'a2.json', { content: 'A after B left' });
+    await waitFor('A still delivered', () => typedIn(a.logs.claude1, 'A after B left'));
+  }, 120_000);
+
+  it('down with a broken config lets the daemon go of a conversation it serves, not the daemon', async () => {
+    const a = await conversation('sa');
+    const b = await conversation('sb', a.p);
+    expect((await a.p.cli(['up'])).exitCode).toBe(0);
+    expect((await b.p.cli(['up'])).exitCode).toBe(0);
+    const pid = machinePid(a.p);
+    await waitFor('both served', async () => (await statusOf(b.p)).daemon.pid === pid);
+    // A's config breaks while it is served: the daemon runs its last good config; `down` finds it by its record.
+    writeFileSync(a.p.configFile, '{ "agents": ');
+    const downA = await a.p.cli(['down']);
+    expect(downA.exitCode, downA.stderr + downA.stdout).toBe(0);
+    expect(downA.stdout + downA.stderr).toMatch(/its place in the machine's daemon/);
+    expect(alive(pid)).toBe(true);
+    expect((await ls(b.p)).conversations.map((c) => c.folder)).toEqual([b.p.dir]);
+    // `down` waited for the daemon to let go: A's lease is released already.
+    expect(existsSync(join(a.p.dir, 'messages', 'daemon.lock'))).toBe(false);
+    b.p.send('c1_to_c2', 'b1.json', { content: 'B after A left' });
+    await waitFor('B delivered', () => typedIn(b.logs.claude2, 'B after A left'));
   }, 90_000);
 });

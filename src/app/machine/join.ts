@@ -18,7 +18,8 @@ import { CLI_JS } from '../paths.js';
 import { DATABASE_ENV, paneEnv } from '../sessions.js';
 import { recordedServer, recordServer } from '../tmux-server.js';
 import { databaseEnvHash, machineDaemon } from './daemon-lock.js';
-import { entryOf, register, stateDir } from './registry.js';
+import { entryOf, keyOf, register, stateDir } from './registry.js';
+import { readServed } from './served.js';
 
 export const MACHINE_SESSION = 'baton-daemon';
 
@@ -90,8 +91,14 @@ export async function joinMachineDaemon(config: Config, bus: Liveness, t: Tmux):
     return null;
   }
   let started: string | null = null;
+  const key = keyOf(entryOf(config, null));
   for (let waited = 0; waited < 15_000; waited += 100) {
     if ((await bus.daemon()).running) return started;
+    const skipped = waited >= 1000 ? readServed(dir)?.skipped.find((s) => s.key === key) : undefined;
+    if (skipped) {
+      log.error(`the machine's daemon skipped this conversation: ${skipped.problem}`);
+      return started;
+    }
     // Every 5 s (a daemon starting takes a second or two on a busy machine): it exited as this one was added.
     if (waited % 5000 === 0 && !machineDaemon(dir)) {
       started = await startMachineDaemon(config, t, dir);

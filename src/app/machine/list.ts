@@ -6,7 +6,8 @@
 import { loadConfig } from '../../config/load.js';
 import { collectStatus, type StatusReport } from '../status.js';
 import { machineDaemon, type MachineHolder } from './daemon-lock.js';
-import { type Entry, readRegistry, stateDir } from './registry.js';
+import { type Entry, keyOf, readRegistry, stateDir } from './registry.js';
+import { readServed, type Served } from './served.js';
 
 export type Run = 'running' | 'paused' | 'finished' | 'stalled' | 'stopped';
 
@@ -15,6 +16,8 @@ export type Row = {
   config: string | null;
   message_dir: string;
   bus: Entry['bus'];
+  /** Why the machine's daemon skipped it (served.ts), or null. */
+  skipped: string | null;
 } & (
   | {
       ok: true;
@@ -44,8 +47,9 @@ export function runOf(s: Pick<StatusReport, 'finished' | 'paused' | 'stalled' | 
   return s.stalled ? 'stalled' : 'running';
 }
 
-async function rowOf(e: Entry): Promise<Row> {
-  const base = { folder: e.home, config: e.config, message_dir: e.message_dir, bus: e.bus };
+async function rowOf(e: Entry, served: Served | null): Promise<Row> {
+  const skipped = served?.skipped.find((s) => s.key === keyOf(e))?.problem ?? null;
+  const base = { folder: e.home, config: e.config, message_dir: e.message_dir, bus: e.bus, skipped };
   try {
     const config = loadConfig({ file: e.config, baseDir: e.home }, { fallback: 'default' });
     const s = await collectStatus(config);
@@ -68,11 +72,14 @@ async function rowOf(e: Entry): Promise<Row> {
 
 export async function listConversations(dir = stateDir()): Promise<Listing> {
   const read = readRegistry(dir);
+  const daemon = machineDaemon(dir);
+  const served = readServed(dir);
+  const current = daemon && served?.pid === daemon.pid ? served : null;
   return {
     registry: dir,
-    daemon: machineDaemon(dir),
+    daemon,
     problem: read.ok ? null : read.problem,
-    conversations: await Promise.all(read.registry.conversations.map(rowOf)),
+    conversations: await Promise.all(read.registry.conversations.map((e) => rowOf(e, current))),
   };
 }
 
@@ -87,10 +94,11 @@ export function formatListing(l: Listing): string {
   if (!l.conversations.length) return `${[...lines, `no conversation registered in ${l.registry}`].join('\n')}\n`;
   const table = [['FOLDER', 'BUS', 'POLICY', 'TURN', 'FOR', 'MSGS', 'STATE', 'WAITING']];
   for (const r of l.conversations) {
-    if (!r.ok) table.push([r.folder, r.bus, '-', '-', '-', '-', `unreadable: ${r.problem}`, '-']);
+    if (!r.ok) table.push([r.folder, r.bus, '-', '-', '-', '-', `unreadable: ${r.skipped ?? r.problem}`, '-']);
     else {
       const bus = r.conversation ? `${r.bus}:${r.conversation}` : r.bus;
-      const row = [r.folder, bus, r.policy, r.turn ?? '-', age(r.seconds_in_turn), String(r.messages), r.run];
+      const run = r.skipped ? `skipped: ${r.skipped}` : r.run;
+      const row = [r.folder, bus, r.policy, r.turn ?? '-', age(r.seconds_in_turn), String(r.messages), run];
       table.push([...row, String(r.waiting)]);
     }
   }

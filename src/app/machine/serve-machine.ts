@@ -21,6 +21,7 @@ import { Tmux } from '../../terminal/tmux.js';
 import { DATABASE_ENV } from '../sessions.js';
 import { databaseEnvHash, takeMachineLock } from './daemon-lock.js';
 import { type Entry, keyOf, readRegistry } from './registry.js';
+import { servedWriter } from './served.js';
 
 interface Served {
   entry: Entry;
@@ -31,10 +32,18 @@ interface Served {
 /** Served again only when what it runs on changed: its config file or its tmux server. */
 const same = (a: Entry, b: Entry) => a.config === b.config && a.tmux === b.tmux && a.home === b.home;
 
+/** Why a conversation's Service stopped on its own, by its exit code (daemon/serve.ts; the log says more). */
+const STOPPED: Record<number, string> = {
+  1: "it stopped on an error (the machine daemon's log says which)",
+  2: 'its config does not load',
+  3: 'another daemon holds its lease',
+};
+
 export class MachineDaemon {
   private readonly served = new Map<string, Served>();
-  /** Conversations that could not be served, by key: skipped until their entry changes. */
-  private readonly skipped = new Map<string, Entry>();
+  /** Conversations that could not be served, by key, and why: skipped until their entry changes. */
+  private readonly skipped = new Map<string, { entry: Entry; problem: string }>();
+  private readonly publish: ReturnType<typeof servedWriter>;
   private readonly tmuxes = new Map<string, Tmux>();
   private stopping: string | null = null;
   private lastProblem = '';
@@ -43,7 +52,9 @@ export class MachineDaemon {
     private readonly dir: string,
     private readonly log: Logger,
     private readonly opts: { stay: boolean; pollMs?: number },
-  ) {}
+  ) {
+    this.publish = servedWriter(dir);
+  }
 
   stop(reason: string): void {
     this.stopping ??= reason;
@@ -67,6 +78,11 @@ export class MachineDaemon {
     try {
       while (!this.stopping) {
         this.sync();
+        await this.publish({
+          pid: process.pid,
+          serving: [...this.served.keys()],
+          skipped: [...this.skipped].map(([key, s]) => ({ key, problem: s.problem })),
+        }).catch((err: unknown) => this.log.warn(`cannot write served.json: ${(err as Error).message}`));
         if (!this.opts.stay && this.served.size === 0) {
           this.log.info('it serves no conversation: exiting');
           break;
@@ -96,7 +112,7 @@ export class MachineDaemon {
     }
     for (const [key, entry] of wanted) {
       const skipped = this.skipped.get(key);
-      if (this.served.has(key) || (skipped && skipped.added_at === entry.added_at)) continue;
+      if (this.served.has(key) || (skipped && skipped.entry.added_at === entry.added_at)) continue;
       this.skipped.delete(key);
       this.take(key, entry);
     }
@@ -115,8 +131,9 @@ export class MachineDaemon {
     try {
       config = loadConfig({ file: entry.config, baseDir: entry.home }, { fallback: 'default' });
     } catch (err) {
-      log.error(`${label}: skipped (${(err as Error).message}); "baton up" there tries again`);
-      this.skipped.set(key, entry);
+      const problem = (err as Error).message.split('\n')[0]!;
+      log.error(`${label}: skipped (${problem}); "baton up" there tries again`);
+      this.skipped.set(key, { entry, problem });
       return;
     }
     const service = new Service([config], log, { tmux: this.tmuxOf(entry.tmux), serves: this.served.size + 1 });
@@ -134,7 +151,7 @@ export class MachineDaemon {
       if (this.served.get(key) === served) this.served.delete(key);
       // Stopped on its own (its lease held elsewhere, its store changed): not taken again until its entry changes.
       if (!this.stopping && readRegistry(this.dir).registry.conversations.some((e) => same(e, entry))) {
-        if (code !== 0) this.skipped.set(key, entry);
+        if (code !== 0) this.skipped.set(key, { entry, problem: STOPPED[code] ?? STOPPED[1]! });
       }
     });
   }
