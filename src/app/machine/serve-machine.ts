@@ -131,7 +131,13 @@ export class MachineDaemon {
     try {
       config = loadConfig({ file: entry.config, baseDir: entry.home }, { fallback: 'default' });
     } catch (err) {
-      const problem = (err as Error).message.split('\n')[0]!;
+      // One line (served.json, ls): a config error's detail is on the lines after its first.
+      const problem = (err as Error).message
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join('; ')
+        .slice(0, 400);
       log.error(`${label}: skipped (${problem}); "baton up" there tries again`);
       this.skipped.set(key, { entry, problem });
       return;
