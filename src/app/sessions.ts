@@ -16,7 +16,7 @@ import { findPane } from '../terminal/pane.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
 import { BIN_DIR, CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from './paths.js';
-import { leaveMachineDaemon, leftLabel } from './machine/leave.js';
+import { isMachineDaemon, leaveMachineDaemon, leftLabel } from './machine/leave.js';
 import { recordServer } from './tmux-server.js';
 
 /**
@@ -177,6 +177,9 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
   // A daemon on another host (a shared folder) cannot be signalled from here.
   if (d.running && holder && holder.host !== hostname()) {
     log.warn(`the daemon runs on ${holder.host} (pid ${holder.pid}); stop it there`);
+  } else if (d.running && holder && isMachineDaemon(holder.pid)) {
+    // Served by the machine's daemon, though no longer in its list: it lets go of it by itself.
+    log.warn(`the machine's daemon (pid ${holder.pid}) still serves it; it is left running for the others`);
   } else if (d.running && holder && (holder.serves ?? 1) > 1) {
     // One process serving several conversations (`baton daemon A B C`): stopping it for this one would
     // stop the others too.

@@ -64,6 +64,9 @@ export async function leaveByRecord(record: RunRecord): Promise<Left> {
   return { left: true, pid, released: false, exited: false };
 }
 
+/** The machine's daemon's pid: never signalled for one conversation, since it serves the others too. */
+export const isMachineDaemon = (pid: number): boolean => machineDaemon(stateDir())?.pid === pid;
+
 /** The last conversation left: the daemon (not started to stay) exits; wait for it, so `down` leaves nothing. */
 async function exitWhenIdle(dir: string): Promise<boolean> {
   if (readRegistry(dir).registry.conversations.length) return false;

@@ -37,7 +37,7 @@ export interface Registry {
 
 /** `$XDG_STATE_HOME/baton`, else `~/.local/state/baton`. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME && env.XDG_STATE_HOME.startsWith('/') ? env.XDG_STATE_HOME : null;
+  const base = env.XDG_STATE_HOME?.startsWith('/') ? env.XDG_STATE_HOME : null;
   return resolve(base ?? join(homedir(), '.local', 'state'), 'baton');
 }
 
