@@ -170,7 +170,10 @@ class Fleet {
 
   spawnDaemon(args) {
     const flags = process.env.BENCH_DAEMON_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-    const p = spawn(process.execPath, [...flags, CLI, 'daemon', ...args], { env: this.env, stdio: ['ignore', 'ignore', 'pipe'] });
+    const p = spawn(process.execPath, [...flags, CLI, 'daemon', ...args], {
+      env: this.env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     p.err = '';
     p.stderr.on('data', (d) => (p.err = (p.err + d).slice(-4000)));
     p.exited = new Promise((r) => p.once('exit', r));
