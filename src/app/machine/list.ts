@@ -94,8 +94,10 @@ export function formatListing(l: Listing): string {
   if (!l.conversations.length) return `${[...lines, `no conversation registered in ${l.registry}`].join('\n')}\n`;
   const table = [['FOLDER', 'BUS', 'POLICY', 'TURN', 'FOR', 'MSGS', 'STATE', 'WAITING']];
   for (const r of l.conversations) {
-    if (!r.ok) table.push([r.folder, r.bus, '-', '-', '-', '-', `unreadable: ${r.skipped ?? r.problem}`, '-']);
-    else {
+    if (!r.ok) {
+      const state = r.skipped ? `skipped: ${r.skipped}` : `unreadable: ${r.problem}`;
+      table.push([r.folder, r.bus, '-', '-', '-', '-', state, '-']);
+    } else {
       const bus = r.conversation ? `${r.bus}:${r.conversation}` : r.bus;
       const run = r.skipped ? `skipped: ${r.skipped}` : r.run;
       const row = [r.folder, bus, r.policy, r.turn ?? '-', age(r.seconds_in_turn), String(r.messages), run];
