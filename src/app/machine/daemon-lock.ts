@@ -4,7 +4,7 @@
  * after 3 s the next daemon takes it over (the same rule as a conversation's files-bus lease, bus/files/lock.ts).
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +84,8 @@ export async function takeMachineLock(
     realpath: false,
     onCompromised: (err: Error) => opts.onLost(`lost the machine daemon's lock (${err.message})`),
   };
+  // The service's first start may come before any `baton up` wrote the registry (and its folder).
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   let release: () => Promise<void>;
   try {
     release = await lockfile.lock(dir, base);
