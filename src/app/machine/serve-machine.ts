@@ -13,7 +13,6 @@
  * another daemon) is logged and skipped until its entry changes (a new `baton up`); the others go on.
  * With nothing left to serve it exits, unless started with --stay (the service).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { loadConfig } from '../../config/load.js';
 import { Service } from '../../daemon/serve.js';
 import type { Logger } from '../../lib/log.js';
@@ -46,6 +45,7 @@ export class MachineDaemon {
   private readonly publish: ReturnType<typeof servedWriter>;
   private readonly tmuxes = new Map<string, Tmux>();
   private stopping: string | null = null;
+  private wake: (() => void) | null = null;
   private lastProblem = '';
 
   constructor(
@@ -58,6 +58,7 @@ export class MachineDaemon {
 
   stop(reason: string): void {
     this.stopping ??= reason;
+    this.wake?.();
   }
 
   /** Resolves with the exit code once it has stopped: 3 when another machine daemon runs. */
@@ -87,7 +88,15 @@ export class MachineDaemon {
           this.log.info('it serves no conversation: exiting');
           break;
         }
-        for (let waited = 0; waited < (this.opts.pollMs ?? 500) && !this.stopping; waited += 100) await sleep(100);
+        // One timer per poll, cut short by stop(): an idle daemon wakes twice a second, not ten times.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.opts.pollMs ?? 500);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
       }
     } finally {
       const reason = this.stopping ?? 'nothing to serve';
