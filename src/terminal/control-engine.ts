@@ -60,6 +60,25 @@ export class ControlEngine implements TmuxEngine {
     return fromReply(await client.run(['set-buffer', '-b', buffer, '--', text], this.timeoutMs));
   }
 
+  /**
+   * Both lines in one write (the client writes a tick's commands together), answered in order: one round
+   * trip where a delivery's paste took two. The server runs the if-shell after the set-buffer, so its
+   * condition is looked at when the keystroke is made, exactly as alone.
+   */
+  async setBufferThenIf(
+    buffer: string,
+    text: string,
+    ifArgs: readonly string[],
+  ): Promise<{ set: TmuxResult; guarded: TmuxResult | null }> {
+    const client = await this.attached();
+    if (!client) return this.processes.setBufferThenIf(buffer, text, ifArgs);
+    const [set, guarded] = await Promise.all([
+      client.run(['set-buffer', '-b', buffer, '--', text], this.timeoutMs),
+      client.run(ifArgs, this.timeoutMs, 2),
+    ]);
+    return { set: fromReply(set), guarded: fromReply(guarded) };
+  }
+
   async paste(buffer: string, text: string, pasteCmd: readonly string[]): Promise<TmuxResult> {
     const client = await this.attached();
     if (!client) return this.processes.paste(buffer, text, pasteCmd);

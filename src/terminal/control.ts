@@ -119,7 +119,13 @@ export class ControlClient {
         outputs: [],
       };
       this.waiting.push(w);
-      this.proc.stdin!.write(`${args.map(quoteArg).join(' ')}\n`);
+      // Commands asked for in the same tick (a paste's set-buffer and its guarded paste-buffer) go in one write.
+      const stdin = this.proc.stdin!;
+      if (!stdin.writableCorked) {
+        stdin.cork();
+        process.nextTick(() => stdin.uncork());
+      }
+      stdin.write(`${args.map(quoteArg).join(' ')}\n`);
     });
   }
 

@@ -6,6 +6,37 @@
  *
  * For the other kinds (aider, shell, generic) baton checks the process (alive, not a bare shell, not in
  * copy mode) but does not read the screen, and says so (`confirmed: "not_checked"`).
+ *
+ * Paste → Enter. For a kind whose screen is read, Enter waits until the box shows the paste (tmux-typist.ts
+ * shown()), then for `settleMs` more, and is never sooner than `enterDelayMs` after the paste. Measured with
+ * test/e2e/enter-delay.test.ts (BATON_ENTER_DELAY=1): a baton-shaped message (header, ten lines, hint, ~650
+ * bytes) pasted as the daemon pastes it, Enter d ms later, the API mock counting the turns that carry the whole
+ * text; on a 2-core machine shared with other test runs. submits/trials:
+ *
+ *     d (ms) after the paste     0      10     25     50     60     75     100    150    300
+ *     claude 2.1.197            18/20  20/20  20/20  20/20   -     19/20  20/20  20/20   -
+ *     claude 2.1.332            20/20  20/20  20/20  20/20   -     20/20  20/20  20/20   -
+ *     codex 0.169.0             20/20  20/20  20/20  20/20   -     20/20  20/20  20/20   -
+ *     gemini 0.61.0              0/20   0/20   3/20  12/20  15/20  14/20  19/20  20/20  29/30
+ *
+ *     d (ms) after shown         0      25     50     75     100    150    200     paste → shown, p50
+ *     claude 2.1.197            80/80  20/20   -      -      -      -      -       37–91 ms
+ *     claude 2.1.332            80/80  20/20  20/20   -      -      -      -       26–74 ms
+ *     codex 0.169.0             20/20  20/20   -      -      -      -      -       27–29 ms
+ *     gemini 0.61.0              4/20  12/20  19/20  20/20  30/30  30/30  30/30   32–136 ms
+ *
+ * Claude Code takes an Enter that comes before it has drawn the paste as part of it (the misses at 0 and 75 ms
+ * above: the text stayed in the box), never one after: shown is its gate, and 50 ms from the paste a floor
+ * that costs nothing at its p50. Codex took every Enter, even at 0 ms (earlier runs: 56/56, and 50/50 with
+ * paste-buffer -r): 25 ms, about when its screen shows the paste anyway. Gemini CLI makes an Enter within
+ * 40 ms of handling a paste a newline (its InputPrompt's recentUnsafePasteTime, plus a 30 ms "fast return"
+ * for any Enter right after typed text) — counted from when it handles the paste, which under load is late:
+ * 100 ms after the paste still missed once, so did 50 ms after the screen showed it, and with the machine so
+ * busy that the paste took ~135 ms to show, once 300 ms after the paste (the old default) and once 100 ms
+ * after it showed (69/70 at 150 ms / shown + 100). So Enter waits 150 ms after its screen shows the paste and
+ * at least 150 ms after the paste (earlier: 0/56 at 0 ms, 25/28 at 50 ms, 56/56 from 150 ms); a miss left
+ * the text in the box, where confirm() gives it its second Enter. At these defaults: 40/40 for each client.
+ * `delivery.enter_delay_ms` replaces `enterDelayMs`, never `settleMs`.
  */
 import type { AgentKind } from '../config/config.js';
 import { readClaudeScreen } from './screens/claude.js';
@@ -18,8 +49,10 @@ export interface KindSpec {
   command: string | undefined;
   /** The instructions file the agent reads from its working folder. */
   instructions: string;
-  /** Pause between the paste and Enter when delivery.enter_delay_ms is not set. */
+  /** Pause between the paste and Enter when delivery.enter_delay_ms is not set: the least, not the whole wait. */
   enterDelayMs: number;
+  /** For a kind whose screen is read: the least time between its screen first showing the paste and Enter. */
+  settleMs?: number;
   /** A known agent CLI: a bare shell in its place means the agent is gone (text would run as commands). */
   agentCli: boolean;
   /** Read the screen (capture-pane lines); absent when this kind's screen is not known. */
@@ -37,25 +70,24 @@ export const KINDS: Record<AgentKind, KindSpec> = {
   claude: {
     command: 'claude',
     instructions: 'CLAUDE.md',
-    enterDelayMs: 150,
+    enterDelayMs: 50,
     agentCli: true,
     readScreen: readClaudeScreen,
   },
-  // Codex submits a bracketed paste on an Enter even at 0 ms (56/56, and 50/50 with paste-buffer -r).
   codex: {
     command: 'codex',
     instructions: 'AGENTS.md',
-    enterDelayMs: 150,
+    enterDelayMs: 25,
     agentCli: true,
     readScreen: readCodexScreen,
     colours: true,
     busySubmit: 'Tab',
   },
-  // Gemini takes an Enter within ~50 ms of a paste as a newline (0/56 at 0 ms, 25/28 at 50 ms, 56/56 from 150 ms).
   gemini: {
     command: 'gemini',
     instructions: 'GEMINI.md',
-    enterDelayMs: 300,
+    enterDelayMs: 150,
+    settleMs: 150,
     agentCli: true,
     readScreen: readGeminiScreen,
   },

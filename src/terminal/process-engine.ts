@@ -52,6 +52,16 @@ export class ProcessEngine implements TmuxEngine {
     return this.spawn(['load-buffer', '-b', buffer, '-'], { input: text });
   }
 
+  /** Two processes, one after the other: the condition is looked at once the buffer is there. */
+  async setBufferThenIf(
+    buffer: string,
+    text: string,
+    ifArgs: readonly string[],
+  ): Promise<{ set: TmuxResult; guarded: TmuxResult | null }> {
+    const set = await this.setBuffer(buffer, text);
+    return { set, guarded: set.ok ? await this.runIf(ifArgs) : null };
+  }
+
   paste(buffer: string, text: string, pasteCmd: readonly string[]): Promise<TmuxResult> {
     return this.spawn(['load-buffer', '-b', buffer, '-', ';', ...pasteCmd], { input: text });
   }

@@ -35,6 +35,15 @@ export interface TmuxEngine {
   runIf(args: readonly string[]): Promise<TmuxResult>;
   /** Put `text` in a named buffer. */
   setBuffer(buffer: string, text: string): Promise<TmuxResult>;
+  /**
+   * Put `text` in a named buffer, then run an `if-shell -F` line (`ifArgs`, which may paste it) right after
+   * it, in the server's order. `guarded` is null when the buffer was not set and the line was not sent.
+   */
+  setBufferThenIf(
+    buffer: string,
+    text: string,
+    ifArgs: readonly string[],
+  ): Promise<{ set: TmuxResult; guarded: TmuxResult | null }>;
   /** Put `text` in a named buffer and run `pasteCmd` (a `paste-buffer … -d -b buffer`) right after it. */
   paste(buffer: string, text: string, pasteCmd: readonly string[]): Promise<TmuxResult>;
   /**

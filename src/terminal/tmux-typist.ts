@@ -6,9 +6,11 @@
  * copy mode, alive — so a paste is never followed by an Enter into another pane, a swallowed Enter is
  * pressed again once the person stops scrolling, and a daemon that lost its lease presses nothing.
  *
- * For kinds whose screen is read (claude), Enter waits until the box shows the paste — read too early,
- * the box still looks empty because the paste is not drawn yet (seen with the real Claude Code at
- * enter_delay_ms 0) — and "submitted" means the box is empty again; still holding the text after 1.5 s,
+ * For kinds whose screen is read (claude, codex, gemini), Enter waits until the box shows the paste — read
+ * too early, the box still looks empty because the paste is not drawn yet (seen with the real Claude Code at
+ * enter_delay_ms 0), and an Enter before Claude Code has drawn it stays in the box — then for the kind's
+ * settleMs, and at least the enter delay after the paste (kinds.ts has the measured table); "submitted"
+ * means the box is empty again; still holding the text after 1.5 s,
  * it gets one more Enter (never caused a double submit in measurements), and only on baton's own text.
  *
  * A kind may submit with another key while its agent is busy: Codex takes an Enter then as a *steer* into
@@ -27,7 +29,7 @@ import { KINDS } from './kinds.js';
 import { findPane, paneRef, probe, samePane, type PaneInfo, type PaneRef } from './pane.js';
 import { intakeOf, readScreen, screenRead, whyNotReady } from './readiness.js';
 import { copyInBox, isOurPaste, screenProblem, type Screen } from './screen.js';
-import { SKIPPED, type Tmux } from './tmux.js';
+import { SKIPPED, type IfOutcome, type Tmux } from './tmux.js';
 import type { Box, Intake, Ready, Typed, Typist } from './typist.js';
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
@@ -71,9 +73,17 @@ export class TmuxTypist implements Typist {
     return r.ran === 'then';
   }
 
-  /** Run `command` only if the pane instance is the one meant and the fence holds; else say why not. */
-  private async guarded(pane: PaneRef, command: string, retried = false): Promise<{ ok: true } | Failure> {
-    const r = await this.tmux.runIf(pane.id, guard(this.fenceNow, pane), command, skipReport(this.fenceNow));
+  /**
+   * Run `command` only if the pane instance is the one meant and the fence holds; else say why not.
+   * `first`: tmux's answer to that very line, already sent (a paste goes with its set-buffer).
+   */
+  private async guarded(
+    pane: PaneRef,
+    command: string,
+    opts: { retried?: boolean; first?: IfOutcome } = {},
+  ): Promise<{ ok: true } | Failure> {
+    const r =
+      opts.first ?? (await this.tmux.runIf(pane.id, guard(this.fenceNow, pane), command, skipReport(this.fenceNow)));
     if (r.ran === 'then') return { ok: true };
     if (r.ran === 'error') {
       if (r.timedOut) return fail(`tmux timed out on ${pane.id}`, true);
@@ -81,7 +91,8 @@ export class TmuxTypist implements Typist {
     }
     const why = refusal(r.output, this.fenceNow, pane);
     // A new tmux server has no token yet: give it ours (unless it has a newer one), then try once more.
-    if (why === 'unfenced' && !retried && (await this.raise())) return this.guarded(pane, command, true);
+    if (why === 'unfenced' && !opts.retried && (await this.raise()))
+      return this.guarded(pane, command, { retried: true });
     return fail(
       `${pane.id}: ${REFUSED[why === 'unfenced' ? 'fenced' : why]}`,
       false,
@@ -114,15 +125,24 @@ export class TmuxTypist implements Typist {
 
   async paste(pane: PaneInfo, text: string): Promise<Typed<number>> {
     const buffer = `baton-${process.pid}-${++bufferSeq}`;
-    const set = await this.tmux.setBuffer(buffer, text);
-    if (!set.ok)
-      return fail(
-        `paste into ${pane.id} failed: ${set.timedOut ? 'tmux timed out' : set.stderr || `exit ${set.exitCode}`}`,
-        false,
-      );
     // -p: bracketed, when the program asked for it; -r: newlines stay LF, so the text arrives byte for
     // byte. -d: the buffer goes with the paste.
-    const r = await this.guarded(paneRef(pane), `paste-buffer -p -r -d -b ${buffer} -t ${pane.id}`);
+    const command = `paste-buffer -p -r -d -b ${buffer} -t ${pane.id}`;
+    const ref = paneRef(pane);
+    const sent = await this.tmux.setBufferThenIf(buffer, text, {
+      target: pane.id,
+      condition: guard(this.fenceNow, ref),
+      command,
+      skipped: skipReport(this.fenceNow),
+    });
+    if (!sent.set.ok) {
+      // Timed out, the guarded paste sent behind it may have run all the same; otherwise it had no buffer.
+      const maybe = sent.set.timedOut && sent.guarded !== null;
+      const why = sent.set.timedOut ? 'tmux timed out' : sent.set.stderr || `exit ${sent.set.exitCode}`;
+      if (!maybe) await this.tmux.run(['delete-buffer', '-b', buffer]);
+      return fail(`paste into ${pane.id} failed: ${why}`, maybe);
+    }
+    const r = await this.guarded(ref, command, sent.guarded ? { first: sent.guarded } : {});
     const at = performance.now();
     if (!r.ok) {
       await this.tmux.run(['delete-buffer', '-b', buffer]);
@@ -138,11 +158,18 @@ export class TmuxTypist implements Typist {
   }
 
   async shown(agent: Agent, ref: PaneRef, boundMs = 1500): Promise<boolean> {
+    // A kind whose screen is not read has nothing to wait for, and asking tmux whether the pane is still
+    // the same instance would be a round trip for nothing: its Enter checks that inside tmux (fence.ts).
+    if (!KINDS[agent.kind].readScreen) return true;
     const pane = await this.same(ref);
     if (!pane) return false;
     if (!screenRead(agent, pane)) return true;
     for (const until = performance.now() + boundMs; performance.now() < until; await sleep(25)) {
-      if ((await readScreen(this.tmux, agent, pane))?.state === 'holding') return true;
+      if ((await readScreen(this.tmux, agent, pane))?.state !== 'holding') continue;
+      // Drawn is not yet taken: Gemini CLI makes an Enter within 40 ms of handling a paste a newline (kinds.ts).
+      const settle = KINDS[agent.kind].settleMs ?? 0;
+      if (settle > 0) await sleep(settle);
+      return true;
     }
     return false;
   }
@@ -168,6 +195,8 @@ export class TmuxTypist implements Typist {
   }
 
   async confirm(agent: Agent, ref: PaneRef, ours: string, boundMs = 1500): Promise<Typed<Confirmation>> {
+    // Not read, whatever the pane is now: no round trip to find out.
+    if (!KINDS[agent.kind].readScreen) return { ok: true, value: 'not_checked' };
     const pane = await this.same(ref);
     // The Enter reached the instance that had the text; if it is gone since, there is no screen to read.
     if (!pane || !screenRead(agent, pane)) return { ok: true, value: 'not_checked' };

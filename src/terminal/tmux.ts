@@ -29,6 +29,28 @@ export interface TmuxOptions {
 /** What the `otherwise` branch of runIf() prints first. */
 export const SKIPPED = 'baton-skipped';
 
+/** Which branch of an `if-shell -F` ran, from what it printed (Tmux.runIf). */
+export interface IfOutcome {
+  ran: 'then' | 'otherwise' | 'error';
+  output: string;
+  timedOut: boolean;
+}
+
+function ifOutcome(r: TmuxResult): IfOutcome {
+  if (!r.ok) return { ran: 'error', output: r.stderr || r.stdout, timedOut: r.timedOut };
+  const out = r.stdout.trim();
+  return { ran: out.startsWith(SKIPPED) ? 'otherwise' : 'then', output: out, timedOut: false };
+}
+
+const ifArgs = (target: string | null, condition: string, then: string, otherwise: string): string[] => [
+  'if-shell',
+  '-F',
+  ...(target ? ['-t', target] : []),
+  condition,
+  then,
+  otherwise,
+];
+
 export class Tmux {
   readonly socket: string | undefined;
   readonly socketPath: string | undefined;
@@ -62,23 +84,23 @@ export class Tmux {
    * else `otherwise`. `ran` says which, from what the branch printed: `otherwise` must print a line
    * starting with SKIPPED, `then` must print nothing. `target` missing: `ran` is 'error'.
    */
-  async runIf(
-    target: string | null,
-    condition: string,
-    then: string,
-    otherwise: string,
-  ): Promise<{ ran: 'then' | 'otherwise' | 'error'; output: string; timedOut: boolean }> {
-    const r = await this.engine.runIf([
-      'if-shell',
-      '-F',
-      ...(target ? ['-t', target] : []),
-      condition,
-      then,
-      otherwise,
-    ]);
-    if (!r.ok) return { ran: 'error', output: r.stderr || r.stdout, timedOut: r.timedOut };
-    const out = r.stdout.trim();
-    return { ran: out.startsWith(SKIPPED) ? 'otherwise' : 'then', output: out, timedOut: false };
+  async runIf(target: string | null, condition: string, then: string, otherwise: string): Promise<IfOutcome> {
+    return ifOutcome(await this.engine.runIf(ifArgs(target, condition, then, otherwise)));
+  }
+
+  /**
+   * Put `text` in a named buffer, then runIf (`command` pastes it; `skipped` is the refusing branch), in the
+   * same round trip where the engine allows. `guarded` is null when the buffer could not be set and nothing
+   * else was sent.
+   */
+  async setBufferThenIf(
+    buffer: string,
+    text: string,
+    guarded: { target: string; condition: string; command: string; skipped: string },
+  ): Promise<{ set: TmuxResult; guarded: IfOutcome | null }> {
+    const { target, condition, command, skipped } = guarded;
+    const r = await this.engine.setBufferThenIf(buffer, text, ifArgs(target, condition, command, skipped));
+    return { set: r.set, guarded: r.guarded ? ifOutcome(r.guarded) : null };
   }
 
   /** Put `text` in a named buffer: a quoted `set-buffer` argument through the control client, stdin otherwise. */

@@ -52,7 +52,10 @@ export interface Typist {
   box(agent: Agent, pane: PaneInfo, copies: readonly string[]): Promise<Box>;
   /** Paste `text` as one unit, into this very pane instance. Resolves with performance.now() when done. */
   paste(pane: PaneInfo, text: string): Promise<Typed<number>>;
-  /** Does the paste show in the input box yet? (True at once where the screen is not read.) */
+  /**
+   * Does the paste show in the input box? Waits for it (and then the kind's settleMs) up to a bound; true at
+   * once where the screen is not read.
+   */
   shown(agent: Agent, pane: PaneRef): Promise<boolean>;
   /**
    * Press Enter after `delayMs`, into the pane instance that got the paste and only into it. Given the

@@ -24,7 +24,7 @@ import { tx, type Db } from './db.js';
 import type { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
 import { stepOf } from './turn-step.js';
-import { pgEventLog } from './events.js';
+import { flushEvents, pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { DbClock } from './db-clock.js';
@@ -50,7 +50,7 @@ import {
   dropStaleReplies,
   findPersonMessage,
   insertRequest,
-  requestsFor,
+  RequestLooks,
   takeRequest,
 } from './requests.js';
 import type { Request } from '../../core/requests.js';
@@ -91,8 +91,7 @@ abstract class FencedWrites {
     return touches === 'view' ? done.finally(() => this.view.invalidate()) : done;
   }
 
-  /** Moved to `rejected` by `take` (false: it was gone meanwhile), then logged and told as an event. */
-  /** False when it was gone already (nothing rejected). */
+  /** Moved to `rejected` by `take`, then logged and told as an event. False when it was gone already. */
   protected async rejected(
     w: Waiting | Approval,
     reason: string,
@@ -114,6 +113,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
   private st!: State;
   private listener: Listener | null = null;
   private rescans = 0;
+  private readonly asked = new RequestLooks();
   private readonly clock = new DbClock(); // the conversation's clock: the database's time (db-clock.ts)
   readonly now = (): number => this.clock.now();
   readonly takeRejected = (): Rejected[] => this.relay.intake.rejected.take(); // its own reject()s added there
@@ -123,8 +123,8 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
     super(db, pg, new WaitingView({ db, pg, here, maxBytes: config.inbox.max_bytes }), log);
     this.config = config;
     this.here = here;
-    const events = pgEventLog(eventsDb, pg, this.clock, (err) => log.warn(`cannot store an event: ${String(err)}`));
-    this.events = fencedEvents(events, () => this.held);
+    const onError = (err: unknown) => log.warn(`cannot store an event: ${String(err)}`);
+    this.events = fencedEvents(pgEventLog(eventsDb, pg, this.clock, { onError, carried: true }), () => this.held);
     this.relay = relayInto({ config, db, fastDb: eventsDb, pg, events: this.events, log, held: () => this.held });
   }
 
@@ -155,7 +155,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
 
   async watch(hint: (h: Hint) => void): Promise<void> {
     await this.relay.watch(hint);
-    this.listener = this.view.listen(hint);
+    this.listener = this.view.listen(this.asked.hearing(hint));
     await this.listener.start();
   }
 
@@ -177,7 +177,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
     if (this.rescans++ % 5 !== 0) return;
     await checkSchema(this.db, this.pg);
     this.view.invalidate();
-    await dropStaleReplies(this.db, this.pg);
+    if (this.rescans % 30 === 1) await dropStaleReplies(this.db, this.pg); // a minute: a stale answer only takes room
   }
 
   async queues(): Promise<Queue[]> {
@@ -276,7 +276,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
   }
 
   requests(): Promise<string[]> {
-    return requestsFor(this.db, this.pg);
+    return this.asked.list(this.db, this.pg, this.listener !== null);
   }
 
   async takeRequest(name: string) {
@@ -294,5 +294,6 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
 
   async close(): Promise<void> {
     await this.unwatch();
+    await flushEvents(this.pg); // its last events (carried-events.ts) stored before it goes
   }
 }

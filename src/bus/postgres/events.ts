@@ -6,19 +6,32 @@
  */
 import { LogReplaced, NO_LOG, type EventLog, type EventName, type EventSource } from '../events.js';
 import { isoAt, type Clock } from '../clock.js';
+import { carryEvent, flushEvents } from './carried-events.js';
+
+export { flushEvents };
 import { client, type Db } from './db.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
 import { Json } from './sql/codec.js';
 
-/** `clock`: the conversation's (the database's time), which an event's `ts` is written with. */
-export function pgEventLog(db: Db, pg: Pg, clock: Clock, onError: (err: unknown) => void): EventLog {
+/**
+ * `clock`: the conversation's (the database's time), which an event's `ts` is written with. `carried`: a
+ * daemon's, whose events ride on its next statements (carried-events.ts) — emit() returns once the event is
+ * queued; otherwise (a command, which may exit at once) once it is stored.
+ */
+export function pgEventLog(
+  db: Db,
+  pg: Pg,
+  clock: Clock,
+  { onError, carried = false }: { onError: (err: unknown) => void; carried?: boolean },
+): EventLog {
   const { conversation, channel } = pg;
   return {
     async emit(event: EventName, fields = {}) {
-      const body = Json.of({ ts: isoAt(clock.now()), event, ...fields });
+      const fieldsOf = { ts: isoAt(clock.now()), event, ...fields };
+      if (carried) return carryEvent(db, pg, fieldsOf, onError);
       // A record, not the source of truth: failing to append never stops a delivery.
-      await run(db, pg.sql.events.append, { conversation, body, channel }).catch(onError);
+      await run(db, pg.sql.events.append, { conversation, body: Json.of(fieldsOf), channel }).catch(onError);
     },
   };
 }
@@ -37,6 +50,7 @@ export class PgEventSource implements EventSource {
   }
 
   async head(): Promise<{ gen: string; end: number }> {
+    await flushEvents(this.pg); // what this process emitted is there to read
     const gen = await this.gen();
     if (gen === NO_LOG) return { gen, end: 0 };
     const r = await run(this.db, this.pg.sql.events.end, { conversation: this.pg.conversation });
@@ -49,6 +63,7 @@ export class PgEventSource implements EventSource {
     until: number,
     each: (e: Record<string, unknown>, end: number) => unknown,
   ): Promise<{ last: number; skipping: boolean }> {
+    await flushEvents(this.pg);
     if ((await this.gen()) !== gen) {
       if (gen === NO_LOG) return { last: from, skipping: false };
       throw new LogReplaced();

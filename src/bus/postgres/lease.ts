@@ -4,7 +4,8 @@
  * Two things hold it, because each alone fails one way:
  * - a session advisory lock on the lease's own connection: freed by the server the moment that
  *   connection closes, so a daemon killed with -9 frees it at once (the next one starts without waiting);
- * - a row in `leases` with a generation (one more at every take-over) and a heartbeat: a daemon that
+ * - a row in `leases` with a generation (one more at every take-over) and a heartbeat (renewed with every
+ *   other lease the process holds in the database, in one statement: heartbeats.ts): a daemon that
  *   is paused keeps its connection (and its lock) open, so once its heartbeat is older than the stale
  *   time the next taker ends that session (pg_terminate_backend) and takes over with a new generation.
  * Every write transaction checks the generation (checkGeneration), so a daemon that wakes up after
@@ -22,13 +23,12 @@ import { NewGeneration } from '../turns.js';
 import { isoAt } from '../clock.js';
 import { client, isConnectionError, type Conn } from './db.js';
 import { DbClock } from './db-clock.js';
+import { joinHeartbeats, STALE_MS, type Beating } from './heartbeats.js';
 import { leaseHolding } from './lease-holder.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
 
-/** How often the heartbeat is written, and how old it may get before another daemon may take over. */
-export const HEARTBEAT_MS = 1000;
-export const STALE_MS = 5000;
+export { HEARTBEAT_MS, STALE_MS } from './heartbeats.js';
 
 /** Whose lease: a conversation, on one machine. */
 export type LeaseKey = Pick<Pg, 'conversation' | 'host'>;
@@ -132,23 +132,23 @@ interface Taken {
   clock: DbClock;
 }
 
-class PgLease implements Lease {
+class PgLease implements Lease, Beating {
   readonly fence;
   readonly holder: Holder;
   readonly generation: number;
-  private readonly c: pg.Client;
+  readonly session: pg.Client;
   private readonly k: Pg;
   private readonly clock: DbClock;
   /** This lease's row (conversation, host, generation): what the heartbeat and the release name. */
-  private readonly row: { conversation: string; host: string; generation: number };
+  readonly row: { conversation: string; host: string; generation: number };
   private lost: string | null = null;
   private lastBeat = performance.now();
-  private readonly timer: NodeJS.Timeout;
+  private readonly leave: () => void;
   private readonly listeners: Array<(why: string) => void> = [];
   private released = false;
 
   constructor({ c, pg, holder, generation, onLost, clock }: Taken) {
-    this.c = c;
+    this.session = c;
     this.clock = clock;
     this.k = pg;
     this.holder = holder;
@@ -162,29 +162,35 @@ class PgLease implements Lease {
     };
     c.on('error', (err) => this.lose(`lost the database connection (${err.message})`));
     c.on('end', () => this.lose('the database connection closed'));
-    this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    // Renewed with every other lease this process holds in the database, one statement a second (heartbeats.ts).
+    this.leave = joinHeartbeats(`${pg.url}\n${pg.sql.schema}`, pg.sql.lease, this);
   }
 
-  /** When the heartbeat in flight was sent (null: none is). */
+  usable(): boolean {
+    return !this.lost && !this.released;
+  }
+
+  renewed(sent: number, dbMs: number, got: number): void {
+    this.clock.sample(dbMs, sent, got);
+    this.lastBeat = sent;
+  }
+
+  skipped(): void {
+    void this.beat();
+  }
+
+  /** When the heartbeat of its own in flight was sent (null: none is). */
   private beating: number | null = null;
 
+  /** Renewed alone, on its own session: when the shared round skipped it (its row held by a write). */
   private async beat(): Promise<void> {
-    if (this.lost || this.released) return;
+    if (this.lost || this.released || this.beating !== null) return;
     const started = performance.now();
-    // One heartbeat at a time. One that has hung past the stale time (a session that neither answers nor
-    // breaks) would leave this daemon alive but unable to prove its lease, forever: it counts as lost, so
-    // the daemon takes the lease again on a fresh connection.
-    if (this.beating !== null) {
-      if (started - this.beating > STALE_MS)
-        this.lose(`the lease's heartbeat got no answer for ${Math.round(started - this.beating)} ms`);
-      return;
-    }
     this.beating = started;
     try {
-      const r = await run(this.c, this.k.sql.lease.heartbeat, this.row);
+      const r = await run(this.session, this.k.sql.lease.heartbeat, this.row);
       if (r.rowCount === 0) return this.lose(`another daemon took over ${where(this.k)}`);
-      this.clock.sample(r.rows[0]!.db_ms, started, performance.now());
-      this.lastBeat = started;
+      this.renewed(started, r.rows[0]!.db_ms, performance.now());
     } catch (err) {
       if ((err as { code?: string }).code === '55P03') return; // lock_timeout: not renewed this time (check() says so after the stale time)
       this.lose(
@@ -197,11 +203,11 @@ class PgLease implements Lease {
     }
   }
 
-  private lose(why: string): void {
+  lose(why: string): void {
     if (this.lost || this.released) return;
     this.lost = why;
-    clearInterval(this.timer);
-    this.c.end().catch(() => {});
+    this.leave();
+    this.session.end().catch(() => {});
     for (const l of this.listeners) l(why);
   }
 
@@ -221,14 +227,15 @@ class PgLease implements Lease {
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    clearInterval(this.timer);
+    this.leave();
     if (!this.lost) {
       const { lease } = this.k.sql;
-      await run(this.c, lease.release, this.row).catch(() => {});
-      await run(this.c, lease.unlock, { scoped: this.k.sql.scoped(this.k.conversation), host: this.k.host }).catch(
-        () => {},
-      );
+      await run(this.session, lease.release, this.row).catch(() => {});
+      await run(this.session, lease.unlock, {
+        scoped: this.k.sql.scoped(this.k.conversation),
+        host: this.k.host,
+      }).catch(() => {});
     }
-    await this.c.end().catch(() => {});
+    await this.session.end().catch(() => {});
   }
 }

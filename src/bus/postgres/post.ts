@@ -19,6 +19,7 @@ import { isConnectionError, type Db } from './db.js';
 import { messagesFor, rowHint } from './hints.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
+import { Json } from './sql/codec.js';
 import { ensureConversation } from './store.js';
 
 /** How long a post keeps trying while the server is away (a restart takes a few seconds). */
@@ -55,6 +56,7 @@ export async function storePost(p: DirectPost): Promise<string | null> {
     channel: pg.channel,
     payload: messagesFor(hostOf(config, d.to)),
     hint: rowHint(d.name, name, body),
+    events: Json.of([]), // a command carries no daemon's events
   };
   /** The last error of an attempt that reached the server (it may have committed): from then on, a maybe. */
   let sent = null as Error | null;

@@ -249,7 +249,11 @@ async function refusedPost(o: { db: Db; eventsDb: Db; pg: Pg; d: Direction }, er
   await insertRejected(o.db, o.pg, { ...rejection, file: null, reason, body: null });
   // A one-shot command has no lease and so no sample of the database's clock: its event carries this machine's.
   const local = { now: () => Date.now() };
-  await pgEventLog(o.eventsDb, o.pg, local, () => {}).emit('rejected', { ...rejection, file: null, reason });
+  await pgEventLog(o.eventsDb, o.pg, local, { onError: () => {} }).emit('rejected', {
+    ...rejection,
+    file: null,
+    reason,
+  });
   return reason;
 }
 

@@ -14,6 +14,7 @@ import { Relay, type Wal } from './relay.js';
 import { relayedHere, type Pg } from './rows.js';
 import { run } from './sql/bind.js';
 import { wal } from './sql/relay.js';
+import { carrying } from './carried-events.js';
 import { insertRejected } from './store.js';
 
 /**
@@ -95,16 +96,19 @@ export function relayInto({ config, db, fastDb = db, pg, events, log, held }: Re
     store: async ({ d, file, body, key, durable }) => {
       held()?.check();
       // fastDb's sessions commit without waiting for the disk (synchronous_commit off).
-      const r = await run(durable ? db : fastDb, pg.sql.relay.store, {
-        conversation: pg.conversation,
-        direction: d.name,
-        file,
-        body,
-        key,
-        channel: pg.channel,
-        payload: messagesFor(hostOf(config, d.to)),
-        hint: rowHint(d.name, file, body),
-      });
+      const r = await carrying(pg, (events) =>
+        run(durable ? db : fastDb, pg.sql.relay.store, {
+          conversation: pg.conversation,
+          direction: d.name,
+          file,
+          body,
+          key,
+          channel: pg.channel,
+          payload: messagesFor(hostOf(config, d.to)),
+          hint: rowHint(d.name, file, body),
+          events,
+        }),
+      );
       // Not stored now (the key was there: an earlier store of this very file) or stored durably: done.
       return durable || !r.rows[0]!.stored ? null : { lsn: null, epoch: r.rows[0]!.epoch, at: performance.now() };
     },

@@ -19,6 +19,35 @@ export async function requestsFor(db: Db, pg: Pg): Promise<string[]> {
   return r.rows.map((x) => x.name);
 }
 
+/**
+ * A daemon's requests, read only when one may have come: a request's insert NOTIFYs the conversation
+ * (`requests`), and a new LISTEN session says so too (waiting-view.ts), so between them there is nothing to
+ * read. The daemon asked at every re-scan (every 2 s, per conversation and machine): at 10–30 conversations
+ * that was a quarter to a third of a statement per turn, for requests that come a few times a day. Still
+ * read every fifth time, as the queue is (delivery.ts): a net under a bug, not under the network.
+ */
+export class RequestLooks {
+  /** A notification (or none heard yet) since the last read that found nothing. */
+  private maybe = true;
+  private looks = 0;
+
+  /** `hint`, which also marks a `requests` notification heard. */
+  hearing<H extends { kind: string }>(hint: (h: H) => void): (h: H) => void {
+    return (h) => {
+      if (h.kind === 'requests') this.maybe = true;
+      hint(h);
+    };
+  }
+
+  async list(db: Db, pg: Pg, listening: boolean): Promise<string[]> {
+    if (listening && !this.maybe && this.looks++ % 5 !== 0) return [];
+    this.maybe = !listening; // one told while this reads is read again next time
+    const names = await requestsFor(db, pg);
+    if (names.length) this.maybe = true; // until they are taken
+    return names;
+  }
+}
+
 export async function takeRequest(c: Conn, pg: Pg, name: string) {
   const r = await run(c, pg.sql.requests.take, { name, conversation: pg.conversation });
   const row = r.rows[0];

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
+import { carrying } from './carried-events.js';
 import { redact, type Conn, type Db } from './db.js';
 import { fenceUnless } from './lease.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './migrate.js';
@@ -119,7 +120,8 @@ export async function countWaiting(db: Db, pg: Pg, directions: string[]): Promis
 /**
  * Stamp a record delivered, once: a record stamped already keeps its stamp (and its redelivered flag);
  * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept — merged, not replaced.
- * One statement (its own transaction) with the lease checked inside it, as a write transaction would:
+ * One statement (its own transaction) with the lease checked inside it, as a write transaction would
+ * (and the process's events waiting to be stored: carried-events.ts):
  * a stamp is on every delivery's path, and BEGIN, check, update, COMMIT were four round trips.
  * `generation` null: no lease to check. `gen`: the conversation's generation the record was committed in
  * (null: not checked) — a delivery that ends after the conversation was started anew must not stamp the
@@ -132,14 +134,17 @@ export async function stampRecord(
   fence: { generation: number | null; gen: string | null },
 ): Promise<void> {
   const { generation } = fence;
-  const r = await run(db, pg.sql.turns.stamp, {
-    conversation: pg.conversation,
-    host: pg.host,
-    id: record.id,
-    record: Json.of(record),
-    generation,
-    gen: fence.gen,
-  });
+  const r = await carrying(pg, (events) =>
+    run(db, pg.sql.turns.stamp, {
+      conversation: pg.conversation,
+      host: pg.host,
+      id: record.id,
+      record: Json.of(record),
+      generation,
+      gen: fence.gen,
+      events,
+    }),
+  );
   fenceUnless(r.rows[0], pg, generation);
 }
 

@@ -8,7 +8,8 @@
  * if the one before it did (lease → conversation row locked at that version → waiting row deleted, if its
  * body is the one read → record archived → state saved with version + 1 → NOTIFY), so a stale view
  * changes nothing and is read again. One round trip (a turn step sat on every delivery's path with four,
- * and held the conversation's row lock across them).
+ * and held the conversation's row lock across them). It also carries the process's events waiting to be
+ * stored (carried-events.ts).
  *
  * **A transaction of four round trips** (turnStep), when the daemon holds no such view (an approval a
  * person approved):
@@ -33,6 +34,7 @@ import { messageRecord, type ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Approval, Commit, Step, Waiting } from '../bus.js';
+import { carrying } from './carried-events.js';
 import { tx, unstorable, type Conn, type Db } from './db.js';
 import { movedBy, stateHint } from './hints.js';
 import { fenceUnless } from './lease.js';
@@ -134,15 +136,18 @@ export async function casStep(on: StepOn, input: StepInput & { w: Waiting }, see
   // statement (the contract suite's atomic-step expectation: nothing happened, the message waits).
   failpoint('claimed');
   failpoint('archived');
-  const r = await run(db, pg.sql.turns.cas, {
-    ...archived(pg, record, next),
-    host: pg.host,
-    seq: seqOf(w.name),
-    version: seen.version,
-    generation,
-    body: seen.body,
-    hint: stateHint(next),
-  }).catch(refusedData);
+  const r = await carrying(pg, (events) =>
+    run(db, pg.sql.turns.cas, {
+      ...archived(pg, record, next),
+      host: pg.host,
+      seq: seqOf(w.name),
+      version: seen.version,
+      generation,
+      body: seen.body,
+      hint: stateHint(next),
+      events,
+    }),
+  ).catch(refusedData);
   if ('kind' in r) return r;
   const row = r.rows[0]!;
   fenceUnless(row, pg, generation);

@@ -67,6 +67,30 @@ export const leaseSql = (s: string) => ({
       WHERE conversation = :conversation AND host = :host AND generation = :generation AND NOT released
       RETURNING ${DB_MS} AS db_ms`,
   ),
+  /**
+   * Every lease of one process renewed in one statement: `i` (1-based, the order given) says which lease
+   * each row is. `renewed`: its heartbeat moved. `ours`: the row is still that generation's and not released
+   * (false: taken over). A row a write transaction holds FOR SHARE is skipped (SKIP LOCKED: neither
+   * renewed nor waited for — one lease's wait must not hold every other's renewal); its lease renews
+   * itself alone (`heartbeat`).
+   */
+  heartbeats: statement<
+    { conversations: string[]; hosts: string[]; generations: number[] },
+    { i: string; renewed: boolean; ours: boolean; db_ms: number }
+  >(
+    'lease.heartbeats',
+    `WITH k AS (SELECT * FROM unnest(:conversations::text[], :hosts::text[], :generations::bigint[])
+                  WITH ORDINALITY AS k(conversation, host, generation, i)),
+          t AS (SELECT l.conversation, l.host FROM ${s}.leases l JOIN k USING (conversation, host, generation)
+                 WHERE NOT l.released FOR NO KEY UPDATE OF l SKIP LOCKED),
+          u AS (UPDATE ${s}.leases l SET heartbeat_at = now() FROM t
+                 WHERE l.conversation = t.conversation AND l.host = t.host RETURNING l.conversation, l.host)
+     SELECT k.i, EXISTS (SELECT 1 FROM u WHERE u.conversation = k.conversation AND u.host = k.host) AS renewed,
+            EXISTS (SELECT 1 FROM ${s}.leases l WHERE l.conversation = k.conversation AND l.host = k.host
+                      AND l.generation = k.generation AND NOT l.released) AS ours,
+            ${DB_MS} AS db_ms
+       FROM k`,
+  ),
   release: statement<Key & { generation: number }>(
     'lease.release',
     `UPDATE ${s}.leases SET released = true WHERE conversation = :conversation AND host = :host AND generation = :generation`,

@@ -3,8 +3,10 @@
  * that says when its insert is durable). `s` is the schema, quoted.
  */
 import { plain, statement } from './bind.js';
+import type { Json } from './codec.js';
+import { carriedSql } from './events.js';
 
-export const relaySql = (s: string) => ({
+export const relaySql = (s: string, carried = carriedSql(s)) => ({
   /**
    * The key kept for good, the waiting row (only if the key was new), NOTIFY carrying the row as `hint`
    * when it fits; `epoch` names the server that committed it (a restart changes it).
@@ -19,16 +21,19 @@ export const relaySql = (s: string) => ({
       channel: string;
       payload: string;
       hint: string | null;
+      /** Events it carries (carried-events.ts), stored whether the file is or not. */
+      events: Json;
     },
-    { epoch: string; stored: number }
+    { epoch: string; stored: number; told: number }
   >(
     'relay.store',
     `WITH k AS (INSERT INTO ${s}.relayed (relay_key, conversation) VALUES (:key, :conversation) ON CONFLICT DO NOTHING RETURNING relay_key),
           w AS (INSERT INTO ${s}.waiting (conversation, direction, file, body, relay_key)
                 SELECT :conversation, :direction, :file, :body, relay_key FROM k RETURNING seq),
           n AS (SELECT pg_notify(:channel, CASE WHEN :hint::text IS NULL THEN :payload
-                                                ELSE :payload || '#' || seq || ' ' || :hint END) FROM w)
-     SELECT pg_postmaster_start_time()::text AS epoch, (SELECT count(*) FROM n)::int AS stored`,
+                                                ELSE :payload || '#' || seq || ' ' || :hint END) FROM w),
+          ${carried.ctes}
+     SELECT pg_postmaster_start_time()::text AS epoch, (SELECT count(*) FROM n)::int AS stored, ${carried.told}`,
   ),
 });
 

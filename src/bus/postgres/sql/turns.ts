@@ -4,6 +4,7 @@
  */
 import { statement } from './bind.js';
 import type { Json } from './codec.js';
+import { carriedSql } from './events.js';
 
 /** The lease row as a write reads it under FOR SHARE (nulls: no row). */
 interface Fence {
@@ -11,11 +12,12 @@ interface Fence {
   released: boolean | null;
 }
 
-export const turnsSql = (s: string) => ({
+export const turnsSql = (s: string, carried = carriedSql(s)) => ({
   /**
    * The one-statement turn step: each part only if the one before it ran — lease → conversation row
    * locked at the version read → waiting row deleted (if its body is the one read) → record archived →
-   * state saved with version + 1 → NOTIFY, carrying `version` and `hint` when there is one.
+   * state saved with version + 1 → NOTIFY, carrying `version` and `hint` when there is one. The events it
+   * carries are stored whatever the step does.
    */
   cas: statement<
     {
@@ -34,8 +36,10 @@ export const turnsSql = (s: string) => ({
       channel: string;
       moved: string;
       hint: string | null;
+      /** Events it carries (carried-events.ts). */
+      events: Json;
     },
-    Fence & { locked: number; deleted: number; version: string | null; notified: number }
+    Fence & { locked: number; deleted: number; version: string | null; notified: number; told: number }
   >(
     'turns.cas',
     `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
@@ -48,9 +52,11 @@ export const turnsSql = (s: string) => ({
           u AS (UPDATE ${s}.conversations SET state = :state, version = version + 1
                  WHERE name = :conversation AND EXISTS (SELECT 1 FROM a) RETURNING version),
           n AS (SELECT pg_notify(:channel, CASE WHEN :hint::text IS NULL THEN :moved
-                                                ELSE :moved || '#' || version || ' ' || :hint END) FROM u)
+                                                ELSE :moved || '#' || version || ' ' || :hint END) FROM u),
+          ${carried.ctes}
      SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, (SELECT count(*) FROM s)::int AS locked,
-            (SELECT count(*) FROM d)::int AS deleted, (SELECT version FROM u) AS version, (SELECT count(*) FROM n)::int AS notified`,
+            (SELECT count(*) FROM d)::int AS deleted, (SELECT version FROM u) AS version, (SELECT count(*) FROM n)::int AS notified,
+            ${carried.told}`,
   ),
 
   /**
@@ -87,18 +93,30 @@ export const turnsSql = (s: string) => ({
      SELECT pg_notify(:channel, :moved)`,
   ),
 
-  /** A record stamped delivered once, merged with what was added to it, under the lease's generation. */
+  /**
+   * A record stamped delivered once, merged with what was added to it, under the lease's generation; and
+   * the events it carries.
+   */
   stamp: statement<
-    { conversation: string; host: string; id: string; record: Json; generation: number | null; gen: string | null },
-    Fence
+    {
+      conversation: string;
+      host: string;
+      id: string;
+      record: Json;
+      generation: number | null;
+      gen: string | null;
+      events: Json;
+    },
+    Fence & { told: number }
   >(
     'turns.stamp',
     `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
           u AS (UPDATE ${s}.archive SET record = record || :record::jsonb, delivered = true
                  WHERE conversation = :conversation AND id = :id AND NOT delivered
                    AND (:generation::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = :generation AND NOT released))
-                   AND (:gen::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.conversations WHERE name = :conversation AND gen = :gen)))
-     SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released`,
+                   AND (:gen::text IS NULL OR EXISTS (SELECT 1 FROM ${s}.conversations WHERE name = :conversation AND gen = :gen))),
+          ${carried.ctes}
+     SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, ${carried.told}`,
   ),
 });
 

@@ -1,0 +1,146 @@
+/**
+ * A daemon's events, carried by the statements it sends anyway. Every delivery's `delivered` event was a
+ * statement and a NOTIFY of its own, after the stamp: one of the five statements a turn cost, and a NOTIFY
+ * that woke every daemon process's LISTEN session (PostgreSQL wakes every listener in the database on every
+ * NOTIFY, and counts a transaction for each). Now an event waits, in the order emitted, for the next turn
+ * step, stamp or stored message of the same process (any conversation: the rows say which), which inserts it
+ * and tells its conversation's channel in the same statement; one that no statement takes within CARRY_MS is
+ * stored on its own, as before. At scale a process sends one of those every few milliseconds.
+ *
+ * The event log stays a record, not the truth (docs/protocol.md §7): a daemon killed -9 may lose the events
+ * of its last CARRY_MS, as a database that crashes may lose its last ones. A daemon that stops stores them
+ * first (PgDelivery.close), and a reader in the same process (PgEventSource) waits for them before it reads.
+ * One batch at a time (carried or on its own), so a process's events are stored in the order it emitted them.
+ * A statement that fails gives its batch back, stored on its own at once and never carried again, and one
+ * the server refused for its data is tried again without them: a message is never rejected for an event's
+ * data. An event too long to ride along (MAX_CARRIED) is stored on its own.
+ */
+import { unstorable, type Db } from './db.js';
+import type { Pg } from './rows.js';
+import { run } from './sql/bind.js';
+import { Json } from './sql/codec.js';
+
+/** How long an event waits for a statement to carry it. */
+export const CARRY_MS = 50;
+/** An event whose JSON is longer does not ride along. */
+const MAX_CARRIED = 16_384;
+
+interface Pending {
+  conversation: string;
+  channel: string;
+  body: Record<string, unknown>;
+  onError: (err: unknown) => void;
+  alone: boolean;
+}
+
+/** What a statement carries (`events`), and what it says once it is done: committed or not. */
+export interface Carried {
+  events: Json;
+  done(committed: boolean): void;
+}
+
+const NOTHING: Carried = { events: Json.of([]), done: () => {} };
+const asJson = (batch: Pending[]) =>
+  Json.of(batch.map(({ conversation, channel, body }) => ({ conversation, channel, body })));
+
+class CarriedEvents {
+  private pending: Pending[] = [];
+  /** The batch in flight (carried or on its own): settled when it is. */
+  private busy: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly db: Db,
+    private readonly pg: Pg,
+  ) {}
+
+  add(e: Omit<Pending, 'alone'>): void {
+    const alone = JSON.stringify(e.body).length > MAX_CARRIED;
+    this.pending.push({ ...e, alone });
+    this.schedule(alone ? 0 : CARRY_MS);
+  }
+
+  take(): Carried {
+    if (this.busy || this.pending.length === 0 || this.pending.some((e) => e.alone)) return NOTHING;
+    const batch = this.pending.splice(0);
+    let settle!: () => void;
+    this.busy = new Promise((r) => (settle = r));
+    return {
+      events: asJson(batch),
+      done: (committed) => {
+        this.busy = null;
+        settle();
+        if (!committed) this.pending.unshift(...batch.map((e) => ({ ...e, alone: true }))); // never carried again
+        if (this.pending.length) this.schedule(committed ? CARRY_MS : 0);
+      },
+    };
+  }
+
+  /** Every event emitted so far stored (or failed to be: told to its log's onError). */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    while (this.busy || this.pending.length) {
+      if (this.busy) {
+        await this.busy;
+        continue;
+      }
+      const batch = this.pending.splice(0);
+      const sent = run(this.db, this.pg.sql.events.carry, { events: asJson(batch) }).then(
+        () => {},
+        (err: unknown) => {
+          for (const f of new Set(batch.map((e) => e.onError))) f(err); // a record: never stops a delivery
+        },
+      );
+      this.busy = sent.then(() => {
+        this.busy = null;
+      });
+      await this.busy;
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer && ms > 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.flush();
+    }, ms);
+  }
+}
+
+/** One queue per process, database and schema. */
+const queues = new Map<string, CarriedEvents>();
+const keyOf = (pg: Pg) => `${pg.url}\n${pg.sql.schema}`;
+
+/** Queue an event of `pg`'s conversation, stored on `db` when no statement carries it. */
+export function carryEvent(db: Db, pg: Pg, body: Record<string, unknown>, onError: (err: unknown) => void): void {
+  let q = queues.get(keyOf(pg));
+  if (!q) queues.set(keyOf(pg), (q = new CarriedEvents(db, pg)));
+  q.add({ conversation: pg.conversation, channel: pg.channel, body, onError });
+}
+
+/**
+ * Run `send` with the events waiting in `pg`'s database and schema for it to carry (an empty array when
+ * there are none, or a batch is in flight); they are given back when it fails.
+ */
+export async function carrying<T>(pg: Pg, send: (events: Json) => Promise<T>): Promise<T> {
+  const c = queues.get(keyOf(pg))?.take() ?? NOTHING;
+  try {
+    const out = await send(c.events);
+    c.done(true);
+    return out;
+  } catch (err) {
+    c.done(false);
+    // Refused for its data while it carried events: perhaps theirs, not its own — so not the final word on
+    // it (a message is rejected for an unstorable value): tried again, without them.
+    if (c !== NOTHING && unstorable(err) !== null)
+      throw new Error(`a statement that carried events failed (${String(err)}): tried again without them`);
+    throw err;
+  }
+}
+
+/** Every event this process emitted in `pg`'s database and schema, stored. */
+export function flushEvents(pg: Pg): Promise<void> {
+  return queues.get(keyOf(pg))?.flush() ?? Promise.resolve();
+}
