@@ -15,9 +15,10 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI, ROOT, Rig, median, now, pad4, pct, round, run, say, stats } from './rig.mjs';
 import { daemonCpu, flood, held } from './intake.mjs';
+import { machineBusy, machineIdle, machineQuiet } from './machine.mjs';
 
 const USAGE =
-  'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE] [--cpu-prof DIR]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui flood held daemon_cpu scaling\n  --cpu-prof DIR: each daemon writes a CPU profile (node --cpu-prof) into DIR';
+  'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE] [--cpu-prof DIR]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui flood held daemon_cpu scaling\n  machine_idle machine_busy machine_quiet: many conversations on one machine (bench/machine.mjs), only when named\n  --cpu-prof DIR: each daemon writes a CPU profile (node --cpu-prof) into DIR';
 
 const { values: opt } = (() => {
   try {
@@ -439,6 +440,21 @@ const WORKLOADS = [
   ],
   ['daemon_cpu', "the daemon's CPU per delivered message, 300-message ping-pong", () => daemonCpu()],
   [
+    'machine_idle',
+    'idle conversations: one machine daemon vs one daemon per conversation (bench/machine.mjs)',
+    () => machineIdle(QUICK ? { counts: [1, 10, 50], seconds: 10 } : {}),
+  ],
+  [
+    'machine_busy',
+    'busy conversations: one machine daemon vs one daemon per conversation',
+    () => machineBusy(QUICK ? { seconds: 10 } : {}),
+  ],
+  [
+    'machine_quiet',
+    "a quiet conversation's latency beside another's burst of 400, one machine daemon",
+    () => machineQuiet(),
+  ],
+  [
     'scaling',
     'scaling: 1,000 and 10,000 archived messages; 2, 4 and 8 agents',
     async () => {
@@ -465,7 +481,10 @@ if (unknown.length) {
   process.stderr.write(`unknown workload: ${unknown.join(', ')}\n${USAGE}\n`);
   process.exit(2);
 }
-const chosen = WORKLOADS.filter(([n]) => (only ? only.includes(n) : n !== 'scaling' || !opt['skip-scaling']));
+// The machine's workloads start up to 100 daemons and 120 recorders: run only when named in --only.
+const chosen = WORKLOADS.filter(([n]) =>
+  only ? only.includes(n) : !n.startsWith('machine_') && (n !== 'scaling' || !opt['skip-scaling']),
+);
 
 const started = new Date();
 const runs = [];
@@ -580,6 +599,24 @@ if (runs[0].daemon_cpu)
     'daemon CPU per message, ping-pong 300 (ms), ÷ before; children',
     `${med((r) => r.daemon_cpu.cpu_ms_per_message)} (${x(med((r) => r.daemon_cpu.ratio))}); ${med((r) => r.daemon_cpu.children_cpu_ms_per_message)} (${allOk((r) => r.daemon_cpu.correct)})`,
     '≤ 2.5',
+  ]);
+for (const m of runs[0].machine_idle ?? [])
+  rows.push([
+    `${m.conversations} idle, ${m.daemons === 'machine' ? 'one machine daemon' : `${m.processes} daemons`}: RSS (MB), CPU (%)`,
+    `${med((r) => r.machine_idle.find((x) => x.conversations === m.conversations && x.daemons === m.daemons).rss_mb)}, ${med((r) => r.machine_idle.find((x) => x.conversations === m.conversations && x.daemons === m.daemons).cpu_percent)}`,
+    m.conversations === 50 && m.daemons === 'machine' ? '≤ 150 MB, ≤ 1%' : '',
+  ]);
+for (const m of runs[0].machine_busy ?? [])
+  rows.push([
+    `${m.conversations} busy, ${m.daemons === 'machine' ? 'one machine daemon' : 'a daemon each'}: turns/s, p50 / p99 (ms)`,
+    `${med((r) => r.machine_busy.find((x) => x.conversations === m.conversations && x.daemons === m.daemons).turns_per_s)}, ${med((r) => r.machine_busy.find((x) => x.conversations === m.conversations && x.daemons === m.daemons).turn_p50_ms)} / ${med((r) => r.machine_busy.find((x) => x.conversations === m.conversations && x.daemons === m.daemons).turn_p99_ms)} (${allOk((r) => r.machine_busy.every((x) => x.strict))})`,
+    '',
+  ]);
+if (runs[0].machine_quiet)
+  rows.push([
+    'quiet conversation p50 / p99 (ms): alone; beside a burst of 400',
+    `${med((r) => r.machine_quiet.alone.p50)} / ${med((r) => r.machine_quiet.alone.p99)}; ${med((r) => r.machine_quiet.beside_burst.p50)} / ${med((r) => r.machine_quiet.beside_burst.p99)} (burst ${med((r) => r.machine_quiet.burst_s)} s, ${allOk((r) => r.machine_quiet.burst_correct)})`,
+    '',
   ]);
 if (runs[0].scaling) {
   for (const seed of [1000, 10000]) {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The test command (`npm test` runs this): set up what the tests need on this machine — npm packages,
 # tmux, Chromium for the dashboard's browser tests, PostgreSQL's server programs for the PostgreSQL bus, iproute2
-# for its network-namespace test —
+# for its network-namespace test, systemd-analyze for the service unit's —
 # then lint, build, type-check and run every test (arguments go to vitest: `npm test -- test/unit`, or `--project integration`: one tier).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,6 +14,7 @@ need_tmux
 need_chromium
 need_postgres
 need_iproute2
+need_systemd_analyze
 say 'formatting and lint (biome)…'
 npm run --silent lint >&2
 say 'building…'

@@ -64,6 +64,13 @@ need_iproute2() {
   command -v ip >/dev/null 2>&1 || _install iproute2 ''
 }
 
+# need_systemd_analyze: `systemd-analyze`, for the test that verifies the unit `baton service install` writes
+# (Linux only: macOS gets a launchd plist, checked as text).
+need_systemd_analyze() {
+  [ "$(uname -s)" = Linux ] || return 0
+  command -v systemd-analyze >/dev/null 2>&1 || _install systemd ''
+}
+
 # need_node_modules: npm ci when node_modules is missing or older than package-lock.json.
 need_node_modules() {
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -16,6 +16,7 @@ import { findPane } from '../terminal/pane.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
 import { BIN_DIR, CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from './paths.js';
+import { isMachineDaemon, leaveMachineDaemon, leftLabel } from './machine/leave.js';
 import { recordServer } from './tmux-server.js';
 
 /**
@@ -167,11 +168,18 @@ export async function waitForDaemon(bus: Liveness, timeoutMs: number): Promise<b
 /** Stop the daemon (SIGTERM, so it finishes a delivery and releases its lock), then the sessions. */
 export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { quiet: boolean }): Promise<string[]> {
   const stopped: string[] = [];
-  const d = await bus.daemon();
+  // Served by the machine's daemon: it lets go of this conversation and serves the others on.
+  const left = await leaveMachineDaemon(config, bus);
+  const d = left.left ? { running: false, holder: null } : await bus.daemon();
   const holder = d.holder;
+  if (left.left && left.released) stopped.push(leftLabel(left));
+  if (left.left && !left.released) log.warn(`the machine's daemon (pid ${left.pid}) has not let go of it yet`);
   // A daemon on another host (a shared folder) cannot be signalled from here.
   if (d.running && holder && holder.host !== hostname()) {
     log.warn(`the daemon runs on ${holder.host} (pid ${holder.pid}); stop it there`);
+  } else if (d.running && holder && isMachineDaemon(holder.pid)) {
+    // Served by the machine's daemon, though no longer in its list: it lets go of it by itself.
+    log.warn(`the machine's daemon (pid ${holder.pid}) still serves it; it is left running for the others`);
   } else if (d.running && holder && (holder.serves ?? 1) > 1) {
     // One process serving several conversations (`baton daemon A B C`): stopping it for this one would
     // stop the others too.

@@ -18,6 +18,7 @@ import { KINDS } from '../terminal/kinds.js';
 import { onPath, programOf } from '../terminal/program.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { writeInstructions } from './instructions.js';
+import { joinable, joinMachineDaemon, machineMode } from './machine/join.js';
 import { installHooks, type Launch } from './hooks.js';
 import { nameHeld, noAgentsHere } from './machine.js';
 import { DEMO_JS } from './paths.js';
@@ -122,7 +123,9 @@ export async function up(
   }
   await warnMissingTargets(config, t);
 
-  const watcher = await startWatcher(config, bus, t, sessions);
+  const join = machineMode() ? joinable(config) : null;
+  if (join && !join.ok) log.warn(join.why);
+  const watcher = join?.ok ? await joinMachineDaemon(config, bus, t) : await startWatcher(config, bus, t, sessions);
   if (!(await waitForDaemon(bus, 10_000))) {
     const screen = watcher ? await t.run(['capture-pane', '-p', '-t', `=${watcher}:`]) : null;
     log.error(`the daemon did not start${screen ? `; its pane shows:\n${screen.stdout.trim()}` : ''}`);

@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunRecord, type RunRecord } from '../config/run-record.js';
 import { pidAlive } from '../lib/process.js';
 import type { Tmux } from '../terminal/tmux.js';
+import { isMachineDaemon, leaveByRecord, leftLabel } from './machine/leave.js';
 import { conversationTmux } from './tmux-server.js';
 
 export interface WhatRuns {
@@ -38,7 +39,14 @@ export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Sto
   const stopped: string[] = [];
   const notes: string[] = [];
   const { daemon } = runs.record;
-  if (runs.daemon?.alive && daemon.serves > 1) {
+  // Served by the machine's daemon: it lets go of this conversation and serves the others on.
+  const left = await leaveByRecord(runs.record);
+  if (left.left) {
+    if (left.released) stopped.push(leftLabel(left));
+    else notes.push(`the machine's daemon (pid ${left.pid}) has not let go of it yet`);
+  } else if (runs.daemon?.alive && isMachineDaemon(daemon.pid)) {
+    notes.push(`the machine's daemon (pid ${daemon.pid}) serves other conversations; it is left running`);
+  } else if (runs.daemon?.alive && daemon.serves > 1) {
     notes.push(`the daemon (pid ${daemon.pid}) also serves other conversations; it is left running`);
   } else if (runs.daemon?.alive) {
     try {

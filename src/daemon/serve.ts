@@ -32,11 +32,16 @@ export class Service {
   /** Shared by every conversation when there are several (one control client per tmux server). */
   private readonly tmux: Tmux | undefined;
 
+  /**
+   * `shared`: a tmux client and the number of conversations of a process that serves a changing set
+   * (the machine's daemon, app/machine/): this Service serves one of them and leaves the client open.
+   */
   constructor(
     private readonly configs: Config[],
     private readonly log: Logger,
+    private readonly shared?: { tmux: Tmux; serves: number },
   ) {
-    this.tmux = configs.length > 1 ? new Tmux({ control: true }) : undefined;
+    this.tmux = shared?.tmux ?? (configs.length > 1 ? new Tmux({ control: true }) : undefined);
   }
 
   /** Finish each delivery in progress, then stop every daemon. */
@@ -62,7 +67,7 @@ export class Service {
         });
       }),
     );
-    this.tmux?.close();
+    if (!this.shared) this.tmux?.close();
     return Math.max(0, ...codes);
   }
 
@@ -72,7 +77,7 @@ export class Service {
     for (let attempt = 0; !this.stopping; attempt++) {
       const d = new Daemon(config, bus, {
         log,
-        ...(this.tmux ? { tmux: this.tmux, serves: this.configs.length } : {}),
+        ...(this.tmux ? { tmux: this.tmux, serves: this.shared?.serves ?? this.configs.length } : {}),
       });
       try {
         await d.start();

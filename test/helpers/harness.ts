@@ -52,6 +52,9 @@ export class Project {
     // TMUX (if the tests run inside tmux) would point tmux at the user's server: drop it.
     this.env = {
       TMUX_TMPDIR: this.tmuxDir,
+      // The machine's daemon and its registry (app/machine/) are per XDG_STATE_HOME: one per test project,
+      // so tests never share a daemon by accident; it runs on this project's tmux server and dies with it.
+      XDG_STATE_HOME: join(this.dir, 'state'),
       TMUX: '',
       BATON_CONFIG: '',
       BATON_AGENT: '',

@@ -450,6 +450,7 @@ describe('up and down', () => {
 
   it('up --demo runs a real alternating conversation; down stops the daemon and the sessions', async () => {
     p = new Project();
+    p.env.BATON_DAEMON = 'conversation'; // the former daemon per conversation, in the "watcher" session
     p.writeConfig(agentsConfig('claude'));
     const up = await p.cli(['up', '--demo'], { env: { BATON_DEMO_DELAY_MS: '100', BATON_DEMO_TURNS: '6' } });
     expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
@@ -519,6 +520,7 @@ describe('up and down', () => {
 
   it('two conversations share a tmux server without touching each other; a stopped demo picks up again', async () => {
     p = new Project();
+    p.env.BATON_DAEMON = 'conversation'; // the former daemon per conversation, in the "watcher" session
     p.writeConfig(agentsConfig('claude'));
     const env = { BATON_DEMO_DELAY_MS: '100', BATON_DEMO_TURNS: '100' };
     expect((await p.cli(['up', '--demo'], { env })).exitCode).toBe(0);
@@ -564,6 +566,7 @@ describe('up and down', () => {
 
   it("a person's own session named watcher is neither replaced by up nor killed by down", async () => {
     p = new Project();
+    p.env.BATON_DAEMON = 'conversation'; // the former daemon per conversation, in the "watcher" session
     p.writeConfig(agentsConfig('claude'));
     await p.tmux(['new-session', '-d', '-s', 'watcher', 'sleep 600']);
     const up = await p.cli(['up', '--demo'], { env: { BATON_DEMO_DELAY_MS: '100', BATON_DEMO_TURNS: '4' } });

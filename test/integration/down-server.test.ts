@@ -21,6 +21,7 @@ afterEach(async () => {
 describe('the tmux server a conversation runs on', () => {
   it('down and status from a shell of another tmux server act on the conversation’s own server', async () => {
     p = new Project();
+    p.env.BATON_DAEMON = 'conversation'; // the former daemon per conversation, in the "watcher" session
     const proj = join(p.dir, 'proj');
     const baton = (args: string[], env: Record<string, string> = {}) =>
       execa('node', [CLI, ...args], { cwd: proj, env: { ...p!.env, ...env }, reject: false });

@@ -99,8 +99,8 @@ describe("an agent's pane on the PostgreSQL bus", () => {
     const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
     expect(environ.filter((e) => /^(BATON_BUS_URL|PGPASSWORD)=/.test(e))).toEqual([]);
     expect(environ).toContain('BATON_AGENT=claude1');
-    // The daemon's has them: it is the one that talks to the database.
-    expect((await a.tmux(['show-environment', '-t', 'watcher'])).stdout).toContain('BATON_BUS_URL=');
+    // The daemon's has them (the machine's daemon, started by this `up`): it is the one that talks to the database.
+    expect((await a.tmux(['show-environment', '-t', 'baton-daemon'])).stdout).toContain('BATON_BUS_URL=');
     // claude1 opens; beta types it to claude2, whose reply comes back to claude1's pane, which answers with
     // `baton post` — no database in its environment: the file goes through alpha's daemon.
     a.send('c1_to_c2', 'opening.json', { content: 'hello from alpha' });

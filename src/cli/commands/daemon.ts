@@ -2,16 +2,19 @@ import type { Config } from '../../config/config.js';
 import { loadConfig, locateConfig } from '../../config/load.js';
 import { Service } from '../../daemon/serve.js';
 import { log } from '../../lib/log.js';
-import { whenOutputCloses, type CommandSpec, type Invocation } from '../command.js';
+import { MachineDaemon } from '../../app/machine/serve-machine.js';
+import { stateDir } from '../../app/machine/registry.js';
+import { UsageError, whenOutputCloses, type CommandSpec, type Invocation } from '../command.js';
 
 export const daemon: CommandSpec = {
-  usage: 'daemon [CONFIG...]',
+  usage: 'daemon [CONFIG...] | daemon --machine [--stay]',
   summary: 'run the delivery daemon in the foreground',
-  options: {},
+  options: { machine: { type: 'boolean' }, stay: { type: 'boolean' } },
   examples: [
     'baton daemon',
     'baton daemon --config ~/work/review/config.json',
     'baton daemon ~/work/review/config.json ~/work/docs/config.json',
+    'baton daemon --machine --stay',
   ],
   help: `
 Watches every direction folder of the config, delivers messages in strict turns, and writes
@@ -35,10 +38,20 @@ Given several configs (--config and CONFIG...), one process serves all those con
 keeps its own lease and turn; they share one tmux client and one set of database connections, which
 is what lets one machine carry many conversations. One that cannot start (another daemon holds it)
 is logged and the rest go on; the exit code is then the worst of them. "baton down" in one of
-those conversations leaves such a process running for the others (it says so).`,
+those conversations leaves such a process running for the others (it says so).
+
+--machine: the machine's daemon, the one "baton up" starts (in the tmux session "baton-daemon"):
+it serves every conversation listed in $XDG_STATE_HOME/baton/conversations.json (default
+~/.local/state/baton/), takes on the ones "baton up" adds and lets go of the ones "baton down"
+removes while it runs, and exits once it serves none — unless --stay (what "baton service" runs).
+Only one runs per user: a second one exits 3.`,
   async run(inv) {
-    const configs = configsFrom(inv);
-    const service = new Service(configs, log);
+    if (inv.values.stay && !inv.values.machine) throw new UsageError('--stay goes with --machine');
+    if (inv.values.machine && (inv.positionals.length || inv.values.config))
+      throw new UsageError('--machine serves the registry: give no config');
+    const service = inv.values.machine
+      ? new MachineDaemon(stateDir(), log, { stay: Boolean(inv.values.stay) })
+      : new Service(configsFrom(inv), log);
     // Handlers go in before start, so a signal during recovery still ends in a clean stop.
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {

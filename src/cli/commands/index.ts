@@ -13,6 +13,8 @@ import { log } from './log.js';
 import { ui } from './ui.js';
 import { hook } from './hook.js';
 import { mcp } from './mcp.js';
+import { ls } from './ls.js';
+import { service } from './service.js';
 
 export type { CommandSpec };
 export const COMMANDS: Record<string, CommandSpec> = {
@@ -21,6 +23,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   start,
   daemon,
   status,
+  ls,
   post,
   send,
   log,
@@ -36,4 +39,5 @@ export const COMMANDS: Record<string, CommandSpec> = {
   ui,
   mcp,
   hook,
+  service,
 };

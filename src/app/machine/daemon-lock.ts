@@ -1,0 +1,115 @@
+/**
+ * One machine daemon per user: a lock in the registry's folder (`daemon.lock`, proper-lockfile, refreshed by
+ * its holder) and `daemon.json` saying who holds it. A daemon killed with `kill -9` stops refreshing the lock;
+ * after 3 s the next daemon takes it over (the same rule as a conversation's files-bus lease, bus/files/lock.ts).
+ */
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { writeAtomic } from '../../lib/fsx.js';
+import { pidAlive } from '../../lib/process.js';
+
+const STALE_MS = 3000;
+
+export interface MachineHolder {
+  pid: number;
+  host: string;
+  started_at: string;
+  /** Started to stay when it serves nothing (`baton daemon --machine --stay`, the service). */
+  stay: boolean;
+  /** sha256 of the database's variables it was started with (databaseEnvHash); absent from older daemons. */
+  database_env?: string;
+}
+
+/**
+ * The database's variables of an environment (BATON_BUS_URL, PGPASSWORD, …), hashed: a PostgreSQL
+ * conversation joins the machine's daemon only when this shell's hash is the daemon's. BATON_BUS_URL
+ * overrides a config's bus.url, so a daemon started from a shell with another URL would serve the
+ * conversation on the wrong database, and one started without it would not reach the database at all.
+ * Hashed, so daemon.json never holds a password.
+ */
+export function databaseEnvHash(keys: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
+  const vars = keys.map((k) => [k, env[k] ?? '']);
+  return createHash('sha256').update(JSON.stringify(vars)).digest('hex');
+}
+
+const lockPath = (dir: string) => join(dir, 'daemon.lock');
+const holderPath = (dir: string) => join(dir, 'daemon.json');
+
+export function readMachineHolder(dir: string): MachineHolder | null {
+  try {
+    const h = JSON.parse(readFileSync(holderPath(dir), 'utf8')) as MachineHolder;
+    return typeof h.pid === 'number' ? h : null;
+  } catch {
+    return null;
+  }
+}
+
+function lockFresh(dir: string): boolean {
+  try {
+    return Date.now() - statSync(lockPath(dir)).mtimeMs < STALE_MS;
+  } catch {
+    return false;
+  }
+}
+
+/** The machine's daemon, when one runs: its lock is kept fresh and its pid is alive. */
+export function machineDaemon(dir: string): MachineHolder | null {
+  const h = readMachineHolder(dir);
+  return h && lockFresh(dir) && pidAlive(h.pid) ? h : null;
+}
+
+export type Taken =
+  | { ok: true; release: () => Promise<void> }
+  | { ok: false; holder: MachineHolder | null; why: string };
+
+/** Take the machine's lock; one held by a live daemon is refused, one left by a killed daemon taken over. */
+export async function takeMachineLock(
+  dir: string,
+  opts: { stay: boolean; databaseEnv: string; onLost: (why: string) => void },
+): Promise<Taken> {
+  const me: MachineHolder = {
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    stay: opts.stay,
+    database_env: opts.databaseEnv,
+  };
+  const base = {
+    lockfilePath: lockPath(dir),
+    stale: STALE_MS,
+    realpath: false,
+    onCompromised: (err: Error) => opts.onLost(`lost the machine daemon's lock (${err.message})`),
+  };
+  // The service's first start may come before any `baton up` wrote the registry (and its folder).
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  let release: () => Promise<void>;
+  try {
+    release = await lockfile.lock(dir, base);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
+    const running = machineDaemon(dir);
+    if (running) return { ok: false, holder: running, why: `the machine's daemon runs already (pid ${running.pid})` };
+    try {
+      release = await lockfile.lock(dir, {
+        ...base,
+        retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 },
+      });
+    } catch (err2) {
+      if ((err2 as NodeJS.ErrnoException).code !== 'ELOCKED') throw err2;
+      const h = readMachineHolder(dir);
+      return { ok: false, holder: h, why: `the machine's daemon runs already (pid ${h?.pid ?? '?'})` };
+    }
+  }
+  await writeAtomic(holderPath(dir), `${JSON.stringify(me)}\n`);
+  return {
+    ok: true,
+    async release() {
+      if (readMachineHolder(dir)?.pid === me.pid) await rm(holderPath(dir), { force: true });
+      await release().catch(() => {});
+    },
+  };
+}

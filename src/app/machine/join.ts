@@ -1,0 +1,110 @@
+/**
+ * `baton up` and `baton down` with the machine's daemon: `up` adds its conversation to the registry and
+ * starts the daemon if none runs — in the tmux session "baton-daemon" of the server this `up` reaches, so it
+ * ends with that server (a test's private server, a person's `tmux kill-server`); `down` removes the
+ * conversation and waits until the daemon has let go of it (released its lease), touching nothing else.
+ *
+ * `BATON_DAEMON=conversation` keeps the former way: a daemon of its own in the "watcher" session.
+ */
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Liveness } from '../../bus/bus.js';
+import type { Config } from '../../config/config.js';
+import { log } from '../../lib/log.js';
+import type { Tmux } from '../../terminal/tmux.js';
+import { CLI_JS } from '../paths.js';
+import { DATABASE_ENV, paneEnv } from '../sessions.js';
+import { recordedServer, recordServer } from '../tmux-server.js';
+import { databaseEnvHash, machineDaemon } from './daemon-lock.js';
+import { entryOf, keyOf, register, stateDir } from './registry.js';
+import { readServed } from './served.js';
+
+export const MACHINE_SESSION = 'baton-daemon';
+
+/** One daemon per machine unless BATON_DAEMON=conversation asks for the former daemon per conversation. */
+export const machineMode = (env: NodeJS.ProcessEnv = process.env): boolean => env.BATON_DAEMON !== 'conversation';
+
+export type Joinable = { ok: true } | { ok: false; why: string };
+
+/**
+ * Whether this conversation can be served by the machine's daemon that runs: always on the files bus; on the
+ * PostgreSQL bus only when the daemon was started with this shell's database variables (daemon-lock.ts
+ * databaseEnvHash) — else it gets a daemon of its own, as before, which has them.
+ */
+export function joinable(config: Config, dir = stateDir()): Joinable {
+  if (config.bus.kind !== 'postgres') return { ok: true };
+  const machine = machineDaemon(dir);
+  if (!machine || machine.database_env === databaseEnvHash(DATABASE_ENV)) return { ok: true };
+  return {
+    ok: false,
+    why:
+      `the machine's daemon (pid ${machine.pid}) was started with other database settings (${DATABASE_ENV.join(', ')}) ` +
+      'than this shell has: this conversation gets a daemon of its own, in the session "watcher"',
+  };
+}
+
+/** "baton-daemon", unless that session belongs to another registry (another XDG_STATE_HOME) on this server. */
+function sessionName(dir: string, sessions: Map<string, { owner: string }>): string {
+  const existing = sessions.get(MACHINE_SESSION);
+  if (!existing || existing.owner === dir) return MACHINE_SESSION;
+  return `${MACHINE_SESSION}-${createHash('sha1').update(dir).digest('hex').slice(0, 6)}`;
+}
+
+/** Start the machine's daemon in a tmux session of `t`'s server. Returns the session's name. */
+async function startMachineDaemon(config: Config, t: Tmux, dir: string): Promise<string> {
+  const sessions = await t.sessions();
+  const name = sessionName(dir, sessions);
+  const r = await t.newSession({
+    name,
+    cwd: homedir(),
+    command: `node ${JSON.stringify(CLI_JS)} daemon --machine`,
+    env: { ...paneEnv(config), XDG_STATE_HOME: dirname(dir) },
+    owner: dir,
+    withhold: DATABASE_ENV,
+  });
+  // Another `up` started it between our look and our start: that one serves.
+  if (!r.ok && !/duplicate session/.test(r.stderr)) throw new Error(`cannot start the machine's daemon: ${r.stderr}`);
+  // Gone when it exits (it serves nothing more): no dead pane left behind in the person's tmux.
+  await t.run(['set-option', '-t', `=${name}:`, 'remain-on-exit', 'off']);
+  return name;
+}
+
+/**
+ * `up`: this conversation in the registry, and a machine daemon serving it (started when none runs, and
+ * again should it exit just as this one was added). A daemon someone runs by hand for this conversation
+ * (`baton daemon`) is left alone, as before. Returns the daemon's session when this `up` started it.
+ */
+export async function joinMachineDaemon(config: Config, bus: Liveness, t: Tmux): Promise<string | null> {
+  const dir = stateDir();
+  const d = await bus.daemon();
+  const machine = machineDaemon(dir);
+  await recordServer(config, t);
+  if (d.running && d.pid !== machine?.pid) {
+    log.info(`daemon already running (pid ${d.pid}), left alone`);
+    return null;
+  }
+  await register(dir, entryOf(config, recordedServer(config)));
+  if (d.running) {
+    log.info(`the machine's daemon (pid ${d.pid}) serves it already`);
+    return null;
+  }
+  let started: string | null = null;
+  const key = keyOf(entryOf(config, null));
+  for (let waited = 0; waited < 15_000; waited += 100) {
+    if ((await bus.daemon()).running) return started;
+    const skipped = waited >= 1000 ? readServed(dir)?.skipped.find((s) => s.key === key) : undefined;
+    if (skipped) {
+      log.error(`the machine's daemon skipped this conversation: ${skipped.problem}`);
+      return started;
+    }
+    // Every 5 s (a daemon starting takes a second or two on a busy machine): it exited as this one was added.
+    if (waited % 5000 === 0 && !machineDaemon(dir)) {
+      started = await startMachineDaemon(config, t, dir);
+      log.success(`the machine's daemon started in session ${started} (it serves ${dir}/conversations.json)`);
+    } else if (waited === 0) log.info(`the machine's daemon (pid ${machine?.pid}) takes it on`);
+    await sleep(100);
+  }
+  return started; // up's own wait then says the daemon did not start
+}

@@ -1,0 +1,80 @@
+/**
+ * `baton down` and `up --fresh` with the machine's daemon (join.ts): this conversation leaves the registry
+ * and the daemon lets go of it — stops its scheduler and watches, releases its lease — while every other
+ * conversation it serves goes on.
+ */
+import { dirname } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Liveness } from '../../bus/bus.js';
+import type { Config } from '../../config/config.js';
+import type { RunRecord } from '../../config/run-record.js';
+import { machineDaemon } from './daemon-lock.js';
+import { entryOf, isRegistered, keyOf, readRegistry, stateDir, unregister } from './registry.js';
+import { readServed } from './served.js';
+
+/** `exited`: it served only this one and has exited since (not started to stay). */
+export type Left = { left: false } | { left: true; pid: number | null; released: boolean; exited: boolean };
+
+/** What `down` says it stopped: the daemon itself when it exited, else this conversation's place in it. */
+export const leftLabel = (l: Left & { left: true }): string =>
+  l.exited ? `daemon (pid ${l.pid ?? '-'})` : `its place in the machine's daemon (pid ${l.pid ?? '-'})`;
+
+/**
+ * `down` (and `up --fresh`): remove this conversation from the registry and wait (up to 10 s) for the daemon
+ * to let go of it. Not registered: nothing done, the caller stops a daemon of its own as before.
+ */
+export async function leaveMachineDaemon(config: Config, bus: Liveness): Promise<Left> {
+  const dir = stateDir();
+  const key = keyOf(entryOf(config, null));
+  if (!isRegistered(dir, key)) return { left: false };
+  const pid = (await bus.daemon()).pid;
+  await unregister(dir, key);
+  for (let i = 0; i < 100; i++) {
+    const d = await bus.daemon();
+    if (!d.running || d.pid !== pid) {
+      return { left: true, pid, released: true, exited: await exitWhenIdle(dir) };
+    }
+    await sleep(100);
+  }
+  return { left: true, pid, released: false, exited: false };
+}
+
+/**
+ * `down` with a config that does not load: no bus to ask, so the conversation is found by its run record
+ * (config/run-record.ts) and the daemon's letting go seen in served.json (served.ts).
+ */
+export async function leaveByRecord(record: RunRecord): Promise<Left> {
+  const dir = stateDir();
+  const key = keyOf({
+    config: record.config,
+    home: dirname(record.config),
+    message_dir: record.message_dir,
+    bus: record.bus,
+  });
+  if (!isRegistered(dir, key)) return { left: false };
+  const pid = machineDaemon(dir)?.pid ?? null;
+  await unregister(dir, key);
+  for (let i = 0; i < 100; i++) {
+    const served = readServed(dir);
+    if (!machineDaemon(dir) || served?.pid !== pid || !served.serving.includes(key)) {
+      return { left: true, pid, released: true, exited: await exitWhenIdle(dir) };
+    }
+    await sleep(100);
+  }
+  return { left: true, pid, released: false, exited: false };
+}
+
+/** The machine's daemon's pid: never signalled for one conversation, since it serves the others too. */
+export const isMachineDaemon = (pid: number): boolean => machineDaemon(stateDir())?.pid === pid;
+
+/** The last conversation left: the daemon (not started to stay) exits; wait for it, so `down` leaves nothing. */
+async function exitWhenIdle(dir: string): Promise<boolean> {
+  if (readRegistry(dir).registry.conversations.length) return false;
+  for (let i = 0; i < 50; i++) {
+    const h = machineDaemon(dir);
+    if (!h) return true;
+    if (h.stay) return false;
+    await sleep(100);
+  }
+  return false;
+}

@@ -1,0 +1,140 @@
+/**
+ * The machine's registry: the conversations this user's machine daemon serves, in
+ * `$XDG_STATE_HOME/baton/conversations.json` (default `~/.local/state/baton/`). `baton up` adds its
+ * conversation, `baton down` removes it; the daemon reads it every half second and takes on or lets go of
+ * conversations to match, and after a crash (`kill -9`) the next daemon reads it to serve them all again.
+ *
+ * Written whole and atomically (a temp file in the same folder, fsync, rename: lib/fsx.ts), under a lock
+ * (`registry.lock`, proper-lockfile, taken over when its holder died), so a process killed mid-write leaves
+ * the old file and at most a temp file — which no reader opens — and two `up`s at once never drop each
+ * other's entry. A file that does not parse (written by hand, a disk that lied) reads as empty and is said.
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import lockfile from 'proper-lockfile';
+import type { Config } from '../../config/config.js';
+import { isOurTemp, writeAtomic } from '../../lib/fsx.js';
+import { pidAlive } from '../../lib/process.js';
+
+/** One conversation the machine's daemon serves. */
+export interface Entry {
+  /** Its config file, or null for the built-in default config of `home`. */
+  config: string | null;
+  /** The folder the config was found for (its baseDir). */
+  home: string;
+  message_dir: string;
+  bus: 'files' | 'postgres';
+  /** The tmux server its sessions run on (socket path, as `up` recorded it): the daemon types there. */
+  tmux: string | null;
+  added_at: string;
+}
+
+export interface Registry {
+  version: 1;
+  conversations: Entry[];
+}
+
+/** `$XDG_STATE_HOME/baton`, else `~/.local/state/baton`. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME?.startsWith('/') ? env.XDG_STATE_HOME : null;
+  return resolve(base ?? join(homedir(), '.local', 'state'), 'baton');
+}
+
+export const registryFile = (dir: string): string => join(dir, 'conversations.json');
+
+/** What makes an entry this conversation: its message folder on the files bus, its config file otherwise. */
+export function keyOf(e: Pick<Entry, 'config' | 'home' | 'message_dir' | 'bus'>): string {
+  return e.bus === 'files' ? `files ${e.message_dir}` : `postgres ${e.config ?? e.home}`;
+}
+
+export function entryOf(config: Config, tmux: string | null, now = new Date()): Entry {
+  return {
+    config: config.file,
+    home: config.baseDir,
+    message_dir: config.messageDir,
+    bus: config.bus.kind,
+    tmux,
+    added_at: now.toISOString(),
+  };
+}
+
+const isEntry = (e: unknown): e is Entry => {
+  const o = e as Partial<Entry> | null;
+  return (
+    typeof o === 'object' &&
+    o !== null &&
+    typeof o.home === 'string' &&
+    typeof o.message_dir === 'string' &&
+    (o.config === null || typeof o.config === 'string') &&
+    (o.bus === 'files' || o.bus === 'postgres')
+  );
+};
+
+export type Read = { ok: true; registry: Registry } | { ok: false; registry: Registry; problem: string };
+
+/** The registry as it is on disk; none yet is an empty one. Never throws. */
+export function readRegistry(dir: string): Read {
+  const empty: Registry = { version: 1, conversations: [] };
+  let text: string;
+  try {
+    text = readFileSync(registryFile(dir), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ok: true, registry: empty };
+    return { ok: false, registry: empty, problem: `cannot read ${registryFile(dir)}: ${(err as Error).message}` };
+  }
+  try {
+    const parsed = JSON.parse(text) as Partial<Registry>;
+    if (!Array.isArray(parsed.conversations)) throw new Error('no "conversations" list');
+    return { ok: true, registry: { version: 1, conversations: parsed.conversations.filter(isEntry) } };
+  } catch (err) {
+    return { ok: false, registry: empty, problem: `${registryFile(dir)} does not parse: ${(err as Error).message}` };
+  }
+}
+
+/** A writer killed mid-write left its temp file (`.baton-<pid>-….tmp`): removed once its pid is gone. */
+function sweepDeadTemps(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    const pid = Number(/^\.baton-(\d+)-/.exec(name)?.[1]);
+    if (isOurTemp(name) && pid && !pidAlive(pid)) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/** Change the registry under its lock; `change` returns the new list. */
+async function edit(dir: string, change: (list: Entry[]) => Entry[]): Promise<Entry[]> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const release = await lockfile.lock(dir, {
+    lockfilePath: join(dir, 'registry.lock'),
+    stale: 5000,
+    realpath: false,
+    retries: { retries: 100, factor: 1, minTimeout: 100, maxTimeout: 100 },
+  });
+  try {
+    sweepDeadTemps(dir);
+    const list = change(readRegistry(dir).registry.conversations);
+    const registry: Registry = { version: 1, conversations: list };
+    await writeAtomic(registryFile(dir), `${JSON.stringify(registry, null, 2)}\n`);
+    return list;
+  } finally {
+    await release().catch(() => {});
+  }
+}
+
+/** Add (or refresh: a new tmux server, say) this conversation. */
+export function register(dir: string, entry: Entry): Promise<Entry[]> {
+  return edit(dir, (list) => [...list.filter((e) => keyOf(e) !== keyOf(entry)), entry]);
+}
+
+/** Remove this conversation; true when it was there. */
+export async function unregister(dir: string, key: string): Promise<boolean> {
+  let found = false;
+  await edit(dir, (list) => {
+    found = list.some((e) => keyOf(e) === key);
+    return list.filter((e) => keyOf(e) !== key);
+  });
+  return found;
+}
+
+export function isRegistered(dir: string, key: string): boolean {
+  return readRegistry(dir).registry.conversations.some((e) => keyOf(e) === key);
+}

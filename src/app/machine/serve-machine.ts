@@ -1,0 +1,183 @@
+/**
+ * The machine's daemon (`baton daemon --machine`, started by `baton up`): one process serving every
+ * conversation in the registry (registry.ts), taking on and letting go of conversations while it runs —
+ * it reads the registry every half second, no restart. Each conversation is a daemon/serve.ts Service of
+ * its own (its own lease, fence, recovery and turn); they share one tmux control client per tmux server,
+ * the server each conversation's `up` recorded, so a conversation started from another tmux server is typed
+ * into on that server.
+ *
+ * Why one process: the bench measured a daemon per conversation at ≈70 MB and its own tmux client and
+ * database connections each; at 30 busy conversations one process made 2.6× the turns per second.
+ *
+ * One conversation that cannot be served (its config broken, its folder unreadable, its lease held by
+ * another daemon) is logged and skipped until its entry changes (a new `baton up`); the others go on.
+ * With nothing left to serve it exits, unless started with --stay (the service).
+ */
+import { loadConfig } from '../../config/load.js';
+import { Service } from '../../daemon/serve.js';
+import type { Logger } from '../../lib/log.js';
+import { Tmux } from '../../terminal/tmux.js';
+import { DATABASE_ENV } from '../sessions.js';
+import { databaseEnvHash, takeMachineLock } from './daemon-lock.js';
+import { type Entry, keyOf, readRegistry } from './registry.js';
+import { servedWriter } from './served.js';
+
+interface Served {
+  entry: Entry;
+  service: Service;
+  done: Promise<number>;
+}
+
+/** Served again only when what it runs on changed: its config file or its tmux server. */
+const same = (a: Entry, b: Entry) => a.config === b.config && a.tmux === b.tmux && a.home === b.home;
+
+/** Why a conversation's Service stopped on its own, by its exit code (daemon/serve.ts; the log says more). */
+const STOPPED: Record<number, string> = {
+  1: "it stopped on an error (the machine daemon's log says which)",
+  2: 'its config does not load',
+  3: 'another daemon holds its lease',
+};
+
+export class MachineDaemon {
+  private readonly served = new Map<string, Served>();
+  /** Conversations that could not be served, by key, and why: skipped until their entry changes. */
+  private readonly skipped = new Map<string, { entry: Entry; problem: string }>();
+  private readonly publish: ReturnType<typeof servedWriter>;
+  private readonly tmuxes = new Map<string, Tmux>();
+  private stopping: string | null = null;
+  private wake: (() => void) | null = null;
+  private lastProblem = '';
+
+  constructor(
+    private readonly dir: string,
+    private readonly log: Logger,
+    private readonly opts: { stay: boolean; pollMs?: number },
+  ) {
+    this.publish = servedWriter(dir);
+  }
+
+  stop(reason: string): void {
+    this.stopping ??= reason;
+    this.wake?.();
+  }
+
+  /** Resolves with the exit code once it has stopped: 3 when another machine daemon runs. */
+  async run(): Promise<number> {
+    const lock = await takeMachineLock(this.dir, {
+      stay: this.opts.stay,
+      databaseEnv: databaseEnvHash(DATABASE_ENV),
+      onLost: (why) => {
+        this.log.error(`${why}; stopping so two machine daemons never serve at once`);
+        this.stop('lost its lock');
+      },
+    });
+    if (!lock.ok) {
+      this.log.error(lock.why);
+      return 3;
+    }
+    this.log.info(`the machine's daemon serves the conversations listed in ${this.dir}/conversations.json`);
+    try {
+      while (!this.stopping) {
+        this.sync();
+        await this.publish({
+          pid: process.pid,
+          serving: [...this.served.keys()],
+          skipped: [...this.skipped].map(([key, s]) => ({ key, problem: s.problem })),
+        }).catch((err: unknown) => this.log.warn(`cannot write served.json: ${(err as Error).message}`));
+        if (!this.opts.stay && this.served.size === 0) {
+          this.log.info('it serves no conversation: exiting');
+          break;
+        }
+        // One timer per poll, cut short by stop(): an idle daemon wakes twice a second, not ten times.
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.opts.pollMs ?? 500);
+          this.wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        this.wake = null;
+      }
+    } finally {
+      const reason = this.stopping ?? 'nothing to serve';
+      for (const s of this.served.values()) s.service.stop(reason);
+      await Promise.all([...this.served.values()].map((s) => s.done));
+      for (const t of this.tmuxes.values()) t.close();
+      await lock.release();
+    }
+    return 0;
+  }
+
+  /** Match what runs to the registry: take on the new, let go of the removed. */
+  private sync(): void {
+    const read = readRegistry(this.dir);
+    if (!read.ok && read.problem !== this.lastProblem) this.log.error(`${read.problem}; serving what runs`);
+    this.lastProblem = read.ok ? '' : read.problem;
+    if (!read.ok) return; // never let go of everything for a file it cannot read
+    const wanted = new Map(read.registry.conversations.map((e) => [keyOf(e), e]));
+    for (const [key, s] of this.served) {
+      const now = wanted.get(key);
+      if (!now || !same(now, s.entry)) s.service.stop(now ? 'its tmux server or config changed' : 'let go');
+    }
+    for (const [key, entry] of wanted) {
+      const skipped = this.skipped.get(key);
+      if (this.served.has(key) || (skipped && skipped.entry.added_at === entry.added_at)) continue;
+      this.skipped.delete(key);
+      this.take(key, entry);
+    }
+    for (const key of this.skipped.keys()) if (!wanted.has(key)) this.skipped.delete(key);
+  }
+
+  private take(key: string, entry: Entry): void {
+    const label = entry.config ?? entry.home;
+    const log = this.log.withTag(
+      label
+        .replace(/\/config\.json$/, '')
+        .split('/')
+        .slice(-1)[0] || label,
+    );
+    let config: ReturnType<typeof loadConfig>;
+    try {
+      config = loadConfig({ file: entry.config, baseDir: entry.home }, { fallback: 'default' });
+    } catch (err) {
+      // One line (served.json, ls): a config error's detail is on the lines after its first.
+      const problem = (err as Error).message
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .join('; ')
+        .slice(0, 400);
+      log.error(`${label}: skipped (${problem}); "baton up" there tries again`);
+      this.skipped.set(key, { entry, problem });
+      return;
+    }
+    const service = new Service([config], log, { tmux: this.tmuxOf(entry.tmux), serves: this.served.size + 1 });
+    log.info(`serving ${label}`);
+    const done = service.run().then(
+      (code) => code,
+      (err: unknown) => {
+        log.error(`${label}: ${err instanceof Error ? err.message : String(err)}; skipped until "baton up" there`);
+        return 1;
+      },
+    );
+    const served: Served = { entry, service, done };
+    this.served.set(key, served);
+    void done.then((code) => {
+      if (this.served.get(key) === served) this.served.delete(key);
+      // Stopped on its own (its lease held elsewhere, its store changed): not taken again until its entry changes.
+      if (!this.stopping && readRegistry(this.dir).registry.conversations.some((e) => same(e, entry))) {
+        if (code !== 0) this.skipped.set(key, { entry, problem: STOPPED[code] ?? STOPPED[1]! });
+      }
+    });
+  }
+
+  private tmuxOf(socketPath: string | null): Tmux {
+    const key = socketPath ?? '';
+    let t = this.tmuxes.get(key);
+    if (!t) {
+      t = new Tmux({ control: true, ...(socketPath ? { socketPath } : {}) });
+      this.tmuxes.set(key, t);
+    }
+    return t;
+  }
+}

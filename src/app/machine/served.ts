@@ -1,0 +1,40 @@
+/**
+ * What the machine's daemon serves right now (`served.json` beside the registry), written by the daemon
+ * whenever it changes: the conversations it serves and those it skipped, with why. The registry says what
+ * should be served; this says what is — `baton ls` shows a skipped conversation's reason (its config broken,
+ * its folder unreadable, its lease held elsewhere) instead of a silent gap, and `baton down` with a config
+ * that does not load waits here for the daemon to let go, having no bus to ask.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeAtomic } from '../../lib/fsx.js';
+
+export interface Served {
+  pid: number;
+  /** Keys (registry.ts keyOf) of the conversations it serves. */
+  serving: string[];
+  skipped: { key: string; problem: string }[];
+  updated_at: string;
+}
+
+const servedPath = (dir: string) => join(dir, 'served.json');
+
+export function readServed(dir: string): Served | null {
+  try {
+    const s = JSON.parse(readFileSync(servedPath(dir), 'utf8')) as Served;
+    return typeof s.pid === 'number' && Array.isArray(s.serving) && Array.isArray(s.skipped) ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Writes only what changed since the last call of this writer. */
+export function servedWriter(dir: string): (s: Omit<Served, 'updated_at'>) => Promise<void> {
+  let last = '';
+  return async (s) => {
+    const text = JSON.stringify(s);
+    if (text === last) return;
+    last = text;
+    await writeAtomic(servedPath(dir), `${JSON.stringify({ ...s, updated_at: new Date().toISOString() }, null, 2)}\n`);
+  };
+}
