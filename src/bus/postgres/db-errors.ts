@@ -74,7 +74,10 @@ export function explainDbError(err: unknown, url: string | null = lastUrl()): st
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN')
     return `cannot reach ${at}: its host name is not known here (${code}) — check bus.url or BATON_BUS_URL`;
   if (TIMED_OUT.test(message) || code === 'ETIMEDOUT')
-    return `${at} did not answer within 10 s (${where}): a firewall, a server that hangs, or the wrong port — check bus.url or BATON_BUS_URL`;
+    return (
+      `${at} did not answer within 10 s (${where}): a firewall, a server that hangs, or the wrong port — ` +
+      'check bus.url or BATON_BUS_URL'
+    );
   if (code === '53300') return `${at} has too many clients now (max_connections): try again, or raise it in the server`;
   if (/^57P0[1-3]$/.test(code)) return `${at} is shutting down or starting up (${code}): try again in a moment`;
   if (isConnectionError(err))
