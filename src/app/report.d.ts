@@ -2,6 +2,7 @@
  * What `baton status --json` prints and the dashboard shows (app/status.ts builds it). Declarations only,
  * so the page's build (web/) can be type-checked against it without compiling server code.
  */
+import type { WaitReason } from '../core/wait-reason.js';
 
 export interface StatusReport {
   /** The config file in use; null when none was found and the built-in default is shown. */
@@ -70,17 +71,7 @@ export interface RunningConfig {
 }
 
 /** One direction's waiting files: how many, why they wait (the first reason the daemon meets), in words. */
-export type WaitingStatus = { count: number; text: string } & (
-  | { reason: 'not_allowed'; detail: string }
-  | { reason: 'finished'; finished: string }
-  | { reason: 'paused'; since: string }
-  | { reason: 'out_of_turn'; turn: string }
-  | { reason: 'awaiting_approval' }
-  | { reason: 'other_machine'; receiver: string; host: string; daemon: boolean }
-  | { reason: 'no_daemon' }
-  | { reason: 'receiver_not_ready'; receiver: string; detail: string }
-  | { reason: 'in_turn' }
-);
+export type WaitingStatus = { count: number; text: string } & WaitReason;
 
 export interface HostStatus {
   alive: boolean;

@@ -6,24 +6,9 @@
  * that was simply out of turn; `--json` had `waiting: {}` while the text counted a waiting file.
  */
 import { decide, holdText, whyHeld, type Rules, type TurnState } from './turns.js';
+import type { WaitReason } from './wait-reason.js';
 
-/** Why the messages of one direction wait (the first of its reasons, in the order the daemon meets them). */
-export type WaitReason =
-  /** The policy never allows it: the daemon rejects it (docs/protocol.md §4). */
-  | { reason: 'not_allowed'; detail: string }
-  | { reason: 'finished'; finished: string }
-  | { reason: 'paused'; since: string }
-  | { reason: 'out_of_turn'; turn: string }
-  /** Moderated mode: its sender already has a message waiting for a person's approval. */
-  | { reason: 'awaiting_approval' }
-  /** In turn, for another machine's daemon to deliver (docs/protocol.md §10); is a daemon alive there? */
-  | { reason: 'other_machine'; receiver: string; host: string; daemon: boolean }
-  /** In turn, and no daemon runs here to deliver it. */
-  | { reason: 'no_daemon' }
-  /** In turn; the receiver's pane cannot take it now, and why (pane missing, busy, its box not empty…). */
-  | { reason: 'receiver_not_ready'; receiver: string; detail: string }
-  /** In turn, and nothing stands in its way: it goes on the daemon's next pass. */
-  | { reason: 'in_turn' };
+export type { WaitReason };
 
 /** What only the caller can look up: the daemon, the receiver's machine and pane, the approval queue. */
 export interface WaitFacts {

@@ -11,8 +11,11 @@ import { CLI, Project } from '../helpers/harness.js';
 let p: Project | undefined;
 let other: { dir: string; env: Record<string, string> } | undefined;
 afterEach(async () => {
-  // Only the server this test started, by its own socket.
-  if (other) await execa('tmux', ['kill-server'], { env: other.env, reject: false });
+  // Only the server this test started, named by its socket under the test's own folder (never $TMUX's).
+  if (other) {
+    const socket = join(other.dir, `tmux-${process.getuid!()}`, 'default');
+    await execa('tmux', ['-S', socket, 'kill-server'], { env: other.env, reject: false });
+  }
   other = undefined;
   await p?.stop();
   p = undefined;
