@@ -26,6 +26,7 @@ import { PASTE_TRACKER } from '../dist/app/paths.js';
 import { pasteTrackerCommands } from '../dist/terminal/tmux.js';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
+import { Notes } from './notes.mjs';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -141,43 +142,6 @@ async function startPostgres() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/** Notes from every recorder (one unix socket for all machines). */
-class Notes {
-  constructor(dir) {
-    this.path = join(dir, 'notify.sock');
-    this.list = [];
-    this.waiters = [];
-    this.server = createServer((s) => {
-      let buf = '';
-      s.on('data', (d) => {
-        buf += d;
-        for (let nl; (nl = buf.indexOf('\n')) >= 0; ) {
-          const note = JSON.parse(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          this.list.push(note);
-          for (const w of this.waiters.splice(0)) if (!w(note)) this.waiters.push(w);
-        }
-      });
-    });
-  }
-  listen() {
-    return new Promise((r) => this.server.listen(this.path, r));
-  }
-  wait(pred, ms = 60_000) {
-    const seen = this.list.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((res, rej) => {
-      const t = setTimeout(() => rej(new Error('timed out waiting for a recorder')), ms);
-      this.waiters.push((n) => {
-        if (!pred(n)) return false;
-        clearTimeout(t);
-        res(n);
-        return true;
-      });
-    });
-  }
 }
 
 /** One conversation of 2 agents, the first on machines[0], the second on machines[1] (or the same one). */
@@ -296,7 +260,7 @@ async function scene(fn) {
     }, notes);
   } finally {
     await Promise.all(convs.map((c) => c.stop()));
-    notes.server.close();
+    notes.close();
     for (const h of new Set(convs.flatMap((c) => Object.keys(c.m)))) {
       const sock = join(root, h, 'tmux', `tmux-${process.getuid()}`, 'default');
       if (existsSync(sock)) await run('tmux', ['-S', sock, 'kill-server']);

@@ -26,13 +26,13 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PASTE_TRACKER } from '../dist/app/paths.js';
 import { pasteTrackerCommands } from '../dist/terminal/tmux.js';
 import { CLI, ROOT, now, pad4, pct, round, run, say, stats } from './rig.mjs';
+import { Notes } from './notes.mjs';
 
 const RECORDER = join(ROOT, 'bench', 'recorder.mjs');
 const AGENTS = ['claude1', 'claude2'];
@@ -89,38 +89,23 @@ class Fleet {
       };
       return { i, dir, tag, out, config: join(dir, 'config.json'), messages: join(dir, 'messages') };
     });
-    this.notes = [];
-    this.waiters = [];
+    this.recv = new Notes(this.root);
     this.procs = [];
   }
 
   async listen() {
-    this.sock = join(this.root, 'notify.sock');
-    this.server = createServer((s) => {
-      let buf = '';
-      s.on('data', (d) => {
-        buf += d;
-        for (let nl; (nl = buf.indexOf('\n')) >= 0; ) {
-          const note = JSON.parse(buf.slice(0, nl));
-          buf = buf.slice(nl + 1);
-          this.notes.push(note);
-          for (const w of this.waiters.splice(0)) if (!w(note)) this.waiters.push(w);
-        }
-      });
-    });
-    await new Promise((r) => this.server.listen(this.sock, r));
+    await this.recv.listen();
+    this.sock = this.recv.path;
   }
 
+  /** The first note from now on that `pred` accepts. */
   note(pred, timeoutMs = 60_000) {
-    return new Promise((res, rej) => {
-      const t = setTimeout(() => rej(new Error('timed out waiting for a recorder')), timeoutMs);
-      this.waiters.push((n) => {
-        if (!pred(n)) return false;
-        clearTimeout(t);
-        res(n);
-        return true;
-      });
-    });
+    return this.recv.wait(pred, timeoutMs, { past: false });
+  }
+
+  /** Every note received so far. */
+  get notes() {
+    return this.recv.list;
   }
 
   /** A recorder pane per agent (`reply`: it answers every message at once, as a fast agent would). */
@@ -215,7 +200,7 @@ class Fleet {
   async stop() {
     for (const p of this.procs) if (p.exitCode === null) p.kill('SIGTERM');
     await Promise.all(this.procs.map((p) => p.exited));
-    this.server?.close();
+    this.recv.close();
     if (existsSync(this.socket)) await run('tmux', ['-S', this.socket, 'kill-server'], this.env);
     rmSync(this.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
