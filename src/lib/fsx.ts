@@ -15,7 +15,8 @@ import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 
 /** Dot-name ending in .tmp: never read by the daemon, and short whatever the target's name length. */
-const tmpName = (file: string) => join(dirname(file), `.baton-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+export const tmpName = (file: string) =>
+  join(dirname(file), `.baton-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
 
 /** Our own temp files left by a killed process: `.baton-<pid>-<hex>.tmp`. */
 export const isOurTemp = (name: string): boolean => /^\.baton-\d+-[0-9a-f]{12}\.tmp$/.test(name);
