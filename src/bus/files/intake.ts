@@ -216,7 +216,6 @@ export class Intake {
   ): Promise<void> {
     const { src = join(f.direction.dir, name), extra = {} } = more;
     f.entries.delete(name);
-    await ensureDir(this.opts.rejectedDir);
     const { direction } = f;
     const moved = await quarantine(this.opts.rejectedDir, src, name, {
       reason,
