@@ -111,7 +111,7 @@ async function writeNote(dir: string, stored: string, note: Record<string, unkno
  * Write `file` atomically (temp file, fsync, rename), creating it off the loop. writeAtomic (lib/fsx.ts)
  * creates its temp file with a synchronous open, the cheaper way for the few files a delivery writes; but
  * notes come in bulk — 2,000 bad files dropped at once — each with its fsync, and each synchronous open
- * creating a file in rejected/ waited for the journal commits of the fsyncs before it: 1.7 s of the loop
+ * creating a file in rejected/ waited for the journal commits of the fsyncs before it: 2.4 s of the loop
  * held in that flood (node --cpu-prof), and the valid message after the bad files with it. The write, the
  * close and the rename stay on the loop (each a few µs there; through the thread pool, each a round trip
  * that the pool's four threads, busy with the fsyncs, made the moves wait for).
