@@ -39,6 +39,7 @@ import type { Asking, Requests } from './requests.js';
 import type { TurnState, TurnStep } from './turns.js';
 
 export type { Admin } from './admin.js';
+export type { Directory, ListedConversation, ListedMachine, StoreListing } from './directory.js';
 export type { Approval, ApprovalContent, Moderation } from './approvals.js';
 export { isoAt, type Clock } from './clock.js';
 export type { EventFeed, EventLog, Events, EventSource } from './events.js';
