@@ -59,7 +59,7 @@ describe('baton ui: every conversation', () => {
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => m.type() === 'error' && !m.text().includes('404') && errors.push(m.text()));
+    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     await page.goto(u.url);
     await page.locator('#live', { hasText: /^live$/ }).waitFor();
     await expect.poll(() => page.locator('#rows tr a').allTextContents()).toEqual([a.p.dir, b.p.dir, c.p.dir]);
