@@ -89,7 +89,10 @@ config.json found), the overview is at / itself.
     }
     const address = token ? `${server.url}?token=${encodeURIComponent(token)}` : server.url;
     if (v.json) process.stdout.write(`${JSON.stringify({ url: address, port: server.port })}\n`);
-    else process.stdout.write(`baton ui: ${address}  (Ctrl-C stops it)\n`);
+    else {
+      const what = config ? '' : 'every conversation of this machine; ';
+      process.stdout.write(`baton ui: ${address}  (${what}Ctrl-C stops it)\n`);
+    }
     if (v.open) openBrowser(address);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
