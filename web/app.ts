@@ -3,9 +3,10 @@
  * reaches the DOM through textContent only: there is no innerHTML anywhere in this page's code, and the
  * server's Content-Security-Policy would refuse an inline script even if there were.
  *
- * Data: one snapshot (/api/snapshot) with a cursor, then one EventSource from that cursor. The browser
- * resends the last event id on reconnect, so the server replays exactly what was missed; bubbles are
- * also keyed by message ID, so a message can never show twice. This module wires the parts together:
+ * Data: one snapshot (api/snapshot) with a cursor, then one EventSource from that cursor. Every API path is
+ * relative, so the page works under any prefix: `/` for the project's conversation, `/c/<id>/` for each one
+ * the overview (/all) lists. The browser resends the last event id on reconnect, so the server replays
+ * exactly what was missed; bubbles are also keyed by message ID, so a message can never show twice. This module wires the parts together:
  * dom.ts (elements, the API, the result line), transcript.ts, panels.ts.
  */
 import type { Bubble, Snapshot, StatusReport as Status } from '../src/ui/api.js';
@@ -74,7 +75,7 @@ function setLive(text: string, ok: boolean): void {
 
 function connect(cursor: string): void {
   source?.close();
-  const es = new EventSource(`/api/stream?from=${encodeURIComponent(cursor)}`);
+  const es = new EventSource(`api/stream?from=${encodeURIComponent(cursor)}`);
   source = es;
   es.addEventListener('open', () => setLive('live', true));
   es.addEventListener('error', () =>
@@ -110,7 +111,7 @@ async function start(retry = 0): Promise<void> {
   starting = true;
   let snap: Snapshot;
   try {
-    snap = await getJson<Snapshot>(`/api/snapshot?limit=${PAGE}`);
+    snap = await getJson<Snapshot>(`api/snapshot?limit=${PAGE}`);
   } catch (err) {
     source?.close();
     starting = false;

@@ -42,7 +42,7 @@ export async function getJson<T>(url: string): Promise<T> {
 }
 
 async function control(op: string, body: Record<string, unknown>): Promise<ControlReply> {
-  const r = await fetch(`/api/${op}`, {
+  const r = await fetch(`api/${op}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-baton-token': token },
     body: JSON.stringify(body),

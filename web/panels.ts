@@ -216,7 +216,7 @@ async function renderPending(): Promise<void> {
     $('pending').replaceChildren();
     return;
   }
-  const { items } = await getJson<{ items: PendingItem[] }>('/api/pending');
+  const { items } = await getJson<{ items: PendingItem[] }>('api/pending');
   if (asked !== pendingAsked) return; // a newer list is on its way
   pendingKey = key;
   $('pending').replaceChildren(
@@ -260,7 +260,7 @@ async function renderPending(): Promise<void> {
 
 async function showRejected(): Promise<void> {
   try {
-    const { count, items } = await getJson<{ count: number; items: RejectedItem[] }>('/api/rejected');
+    const { count, items } = await getJson<{ count: number; items: RejectedItem[] }>('api/rejected');
     const list = h(
       'ul',
       { class: 'rejected' },

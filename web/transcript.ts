@@ -106,7 +106,7 @@ function renderBubble(b: Bubble): HTMLLIElement {
     const more = h('button', { type: 'button', class: 'more' }, `Show all (${b.length.toLocaleString()} characters)`);
     more.addEventListener('click', async () => {
       try {
-        const full = await getJson<Bubble>(`/api/messages/${encodeURIComponent(b.id)}`);
+        const full = await getJson<Bubble>(`api/messages/${encodeURIComponent(b.id)}`);
         content.textContent = full.content;
         more.remove();
       } catch (err) {
@@ -167,7 +167,7 @@ export async function loadOlder(): Promise<void> {
   loadingOlder = true;
   const gen = generation;
   try {
-    const page = await getJson<Page>(`/api/messages?before=${oldest}&limit=${PAGE}`);
+    const page = await getJson<Page>(`api/messages?before=${oldest}&limit=${PAGE}`);
     if (gen !== generation) return; // the page was reloaded meanwhile
     const before = scroller().scrollHeight;
     const frag = document.createDocumentFragment();
@@ -201,7 +201,7 @@ export async function showMessage(id: string): Promise<void> {
     return;
   }
   try {
-    const b = await getJson<Bubble>(`/api/messages/${encodeURIComponent(id)}`);
+    const b = await getJson<Bubble>(`api/messages/${encodeURIComponent(id)}`);
     const li = renderBubble(b);
     li.removeAttribute('id'); // not the transcript's copy: "Load older" may bring that one later
     openDialog(id, h('ol', { class: 'transcript' }, li));

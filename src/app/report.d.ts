@@ -23,6 +23,12 @@ export interface StatusReport {
    */
   relaying: number;
   daemon: { running: boolean; pid: number | null };
+  /**
+   * The machine's daemon has this conversation in its registry (`baton up` handed it over) but skipped it:
+   * its pid and why (its config broken, its folder unreadable, its lease held by another daemon, an error
+   * that stopped it); null otherwise. It tries again at the next `baton up` here.
+   */
+  skipped: { pid: number; problem: string } | null;
   agents: Record<string, AgentStatus>;
   /** Conversation control (docs/protocol.md §9). */
   max_turns: number;

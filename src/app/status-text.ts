@@ -33,7 +33,16 @@ function conversationLine(s: StatusReport): string {
   }
   if (s.paused) return `paused since ${s.paused.at}; "baton resume" continues it${demo}`;
   if (s.stalled) return `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders${demo}`;
+  if (s.skipped && !s.daemon.running) return `not served: the machine's daemon skipped it${demo}`;
   return `${s.daemon.running ? 'running' : 'not running (no daemon: "baton up" starts it)'}${demo}`;
+}
+
+/** The machine's daemon skipped it: why, and what makes it try again. */
+export function skippedLine(skipped: { pid: number; problem: string } | null): string[] {
+  if (!skipped) return [];
+  return [
+    `skipped       by the machine's daemon (pid ${skipped.pid}): ${skipped.problem}; "baton up" here tries again`,
+  ];
 }
 
 function turnLine(s: StatusReport): string {
@@ -97,6 +106,7 @@ export function formatStatus(s: StatusReport): string {
     ...[runningConfigLine(s.running_config)].filter((l) => l !== null).map((l) => `              ! ${l}`),
     `message_dir   ${s.message_dir}`,
     `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running'}`,
+    ...skippedLine(s.skipped),
     `policy        ${s.policy}`,
     `conversation  ${conversationLine(s)}`,
     `turn          ${turnLine(s)}`,

@@ -13,6 +13,7 @@ import { findPane, targetOf } from '../terminal/pane.js';
 import { readScreen, whyNotReady } from '../terminal/readiness.js';
 import type { Tmux } from '../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
+import { skippedConversation } from './machine/skipped.js';
 import { runningConfig } from './running.js';
 import { waitingOf } from './status-waiting.js';
 import { conversationTmux } from './tmux-server.js';
@@ -57,6 +58,7 @@ export async function collectStatus(
   );
   const pending = await bus.approvalKeys();
   const daemon = await bus.daemon().then((d) => ({ running: d.running, pid: d.pid }));
+  const skipped = skippedConversation(config);
   const hosts = await hostsOf(bus);
   const waiting = waitingOf(config, { state, held, agents, daemon: daemon.running, hosts, pending });
   const started = state?.turn_started_at ?? null;
@@ -75,6 +77,7 @@ export async function collectStatus(
     rejected,
     relaying,
     daemon,
+    skipped,
     agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
     max_turns: rulesFor(turns, state ?? {}).max_turns,
     tokens: { total: state?.tokens?.total ?? 0, by_agent: state?.tokens?.by_agent ?? {}, max: turns.max_tokens },

@@ -10,6 +10,8 @@ import { readRunRecord, type RunRecord } from '../config/run-record.js';
 import { pidAlive } from '../lib/process.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { isMachineDaemon, leaveByRecord, leftLabel } from './machine/leave.js';
+import type { Skipped } from './machine/skipped.js';
+import { skippedLine } from './status-text.js';
 import { conversationTmux } from './tmux-server.js';
 
 export interface WhatRuns {
@@ -65,7 +67,7 @@ export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Sto
  * `status` with a config that does not load: the error in one line, then what runs — all on stderr, so
  * stdout (a script's `status --json`) stays empty, as for every config error, and the exit code says it.
  */
-export function brokenStatus(error: string, runs: WhatRuns): string {
+export function brokenStatus(error: string, runs: WhatRuns, skipped: Skipped | null = null): string {
   const running = Boolean(runs.daemon?.alive);
   const daemon = !runs.record
     ? 'unknown (no daemon recorded what it runs for this file on this machine)'
@@ -75,6 +77,7 @@ export function brokenStatus(error: string, runs: WhatRuns): string {
   const lines = [
     `config        ${error}`,
     `daemon        ${daemon}`,
+    ...skippedLine(skipped),
     `sessions      ${runs.sessions.join(', ') || '-'}`,
     'fix the config, or stop what runs with "baton down"',
   ];

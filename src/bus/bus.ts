@@ -18,7 +18,8 @@
  *
  * A command's side (`Bus`): the read side (reader.ts: Status, Liveness, Archive, Listings, Checkup,
  * EventFeed — status, log, doctor, the dashboard), Posting (queues.ts: `baton post`), Asking
- * (requests.ts: a person's request and its reply), Admin (admin.ts: `up`, `doctor --repair`).
+ * (requests.ts: a person's request and its reply), Admin (admin.ts: `up`, `doctor --repair`). Across
+ * conversations: Directory (directory.ts: every conversation of a database, `baton ls --bus`; bus/open.ts).
  *
  * Every method says what it promises when several processes (or machines) act at once, and what a kill -9
  * in the middle leaves behind. The turn rules are not here: `commit` and `update` take pure functions of
@@ -39,6 +40,7 @@ import type { Asking, Requests } from './requests.js';
 import type { TurnState, TurnStep } from './turns.js';
 
 export type { Admin } from './admin.js';
+export type { Directory, ListedConversation, ListedMachine, StoreListing } from './directory.js';
 export type { Approval, ApprovalContent, Moderation } from './approvals.js';
 export { isoAt, type Clock } from './clock.js';
 export type { EventFeed, EventLog, Events, EventSource } from './events.js';

@@ -1,10 +1,12 @@
 /** The bus a config names (docs/protocol.md §10: `bus.kind`, files by default), and the way a post goes. */
 import { isLocal, type Config } from '../config/config.js';
 import type { Bus, Posting } from './bus.js';
+import type { Directory } from './directory.js';
 import { FilesBus } from './files/files-bus.js';
 import { postToFolder } from './files/outbox.js';
 import { isConnectionError } from './postgres/db.js';
 import { explainDbError } from './postgres/db-errors.js';
+import { PgDirectory } from './postgres/directory.js';
 import { NoDatabaseUrl } from './postgres/no-database.js';
 import { PostgresBus } from './postgres/postgres-bus.js';
 
@@ -40,4 +42,12 @@ export function postingFor(config: Config, sender: string): { via: 'folder' | 'd
     via: 'folder',
     posting: { post: (d, message) => postToFolder(d, message, config.inbox.max_bytes) },
   };
+}
+
+/**
+ * Every conversation of the database at `url` (its schema `schema`, default baton), with its machines:
+ * `baton ls --bus`. Reads only. The files bus has none: its conversations are folders (the registry).
+ */
+export function openDirectory(url: string, schema?: string): Directory {
+  return new PgDirectory(url, schema);
 }

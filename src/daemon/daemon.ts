@@ -24,6 +24,7 @@ import { Tmux } from '../terminal/tmux.js';
 import { TmuxTypist } from '../terminal/tmux-typist.js';
 import type { Typist } from '../terminal/typist.js';
 import { ConfigWatch } from './reload.js';
+import { everyTick } from './ticker.js';
 import { type Parts, wire } from './wiring.js';
 
 /** Why a daemon stopped when its conversation was started anew: `baton daemon` follows the new one. */
@@ -54,7 +55,8 @@ export class Daemon {
   /** config.json edited while it runs: applied, or said to need a restart (reload.ts). */
   private readonly configWatch: ConfigWatch;
   private lease: Lease | null = null;
-  private rescanTimer: NodeJS.Timeout | null = null;
+  /** Leaves the process's shared rescan timer (ticker.ts). */
+  private leaveTicks: (() => void) | null = null;
   private stopping = false;
   /** Why it stopped on its own when nothing can make it go on (the store changed under it), for `baton daemon` to exit with. */
   private failed: StoreChanged | null = null;
@@ -140,7 +142,7 @@ export class Daemon {
       }
       await announce(this.bus, this.config, this.log);
       await this.lookAtConfig(); // publishes what it runs (config/run-record.ts)
-      this.rescanTimer = setInterval(() => void this.rescan(), this.opts.rescanMs ?? 2000);
+      this.leaveTicks = everyTick(this.opts.rescanMs ?? 2000, () => this.rescan());
       await this.rescan();
     } catch (err) {
       // The lease may have been lost meanwhile (the database went away mid-recovery): stop() then ran
@@ -168,7 +170,7 @@ export class Daemon {
   async stop(reason = 'signal'): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    if (this.rescanTimer) clearInterval(this.rescanTimer);
+    this.leaveTicks?.();
     await this.bus.unwatch();
     this.parts.receipts.unwatch();
     await this.parts.scheduler.stop();

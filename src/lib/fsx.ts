@@ -14,9 +14,18 @@ import { lstat, mkdir, readdir, rename, unlink, link } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { dirname, join } from 'node:path';
 
-/** Dot-name ending in .tmp: never read by the daemon, and short whatever the target's name length. */
-export const tmpName = (file: string) =>
-  join(dirname(file), `.baton-${process.pid}-${randomBytes(6).toString('hex')}.tmp`);
+/**
+ * Dot-name ending in .tmp: never read by the daemon, and short whatever the target's name length. Unique
+ * within the process by a counter from a random start (randomBytes and process.pid — a getpid call — on
+ * every write were 2% of the daemon's busy time in a ping-pong); a leftover of an earlier process with the
+ * same pid and name only makes one write fail (O_EXCL), and its retry takes the next name.
+ */
+const tmpPrefix = `.baton-${process.pid}-`;
+let tmpCounter = randomBytes(6).readUIntBE(0, 6);
+export const tmpName = (file: string) => {
+  tmpCounter = (tmpCounter + 1) % 2 ** 48;
+  return join(dirname(file), `${tmpPrefix}${tmpCounter.toString(16).padStart(12, '0')}.tmp`);
+};
 
 /** Our own temp files left by a killed process: `.baton-<pid>-<hex>.tmp`. */
 export const isOurTemp = (name: string): boolean => /^\.baton-\d+-[0-9a-f]{12}\.tmp$/.test(name);

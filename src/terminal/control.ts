@@ -13,6 +13,7 @@
  *   `#`, `;` and control characters escaped (`set-buffer` round-trips any text that way, megabytes included).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { UTF8 } from './tmux-engine.js';
 
 export interface ControlReply {
   ok: boolean;
@@ -71,7 +72,7 @@ export class ControlClient {
   ): Promise<ControlClient | null> {
     let proc: ChildProcess;
     try {
-      proc = spawn('tmux', [...argvPrefix, '-C', 'attach-session', '-f', 'ignore-size,no-output'], {
+      proc = spawn('tmux', [UTF8, ...argvPrefix, '-C', 'attach-session', '-f', 'ignore-size,no-output'], {
         stdio: ['pipe', 'pipe', 'ignore'],
         env,
       });

@@ -4,7 +4,7 @@
  * (`load-buffer -`), so no argument quoting is involved; a paste is both steps in one process.
  */
 import { execa } from 'execa';
-import type { ClientEnv, RunOptions, TmuxEngine, TmuxResult } from './tmux-engine.js';
+import { type ClientEnv, type RunOptions, type TmuxEngine, type TmuxResult, UTF8 } from './tmux-engine.js';
 
 /** What running one tmux process needs (execa's answer, narrowed): replaced by a recording fake in tests. */
 export type Exec = (
@@ -14,7 +14,7 @@ export type Exec = (
 
 export function execTmux(prefix: readonly string[]): Exec {
   return async (args, opts) => {
-    const r = await execa('tmux', [...prefix, ...args], {
+    const r = await execa('tmux', [UTF8, ...prefix, ...args], {
       input: opts.input,
       ...(opts.env ? { env: opts.env } : {}),
       timeout: opts.timeoutMs,

@@ -59,3 +59,10 @@ export interface TmuxEngine {
 export function engineFor(wanted: boolean, env: NodeJS.ProcessEnv = process.env): TmuxEngine['kind'] {
   return wanted && env.BATON_TMUX_CONTROL !== '0' ? 'control' : 'process';
 }
+
+/**
+ * `-u`: the client speaks UTF-8 whatever the locale. In a C/POSIX locale — a systemd service's environment,
+ * cron — tmux turned every tab of `display-message -p` into `_`, so no pane's fields parsed and a daemon
+ * started at boot found no pane at all ("there is no pane"), forever.
+ */
+export const UTF8 = '-u';

@@ -87,3 +87,41 @@ export interface ControlReply {
   /** The message a send made (user_NNNN); a note to all has it even when some panes still wait for it. */
   id?: string;
 }
+
+/** One row of the overview: `baton ls --json`'s row, with where its conversation view is on this server. */
+export type OverviewRow = {
+  /** Its id on this server (a hash of its registry key), and its view's address: `/c/<id>/`. */
+  id: string;
+  path: string;
+  folder: string;
+  config: string | null;
+  message_dir: string;
+  bus: 'files' | 'postgres';
+  /** Why the machine's daemon skipped it, or null. */
+  skipped: string | null;
+} & (
+  | {
+      ok: true;
+      conversation: string | null;
+      policy: string;
+      turn: string | null;
+      seconds_in_turn: number | null;
+      messages: number;
+      run: 'running' | 'paused' | 'finished' | 'stalled' | 'stopped';
+      daemon_pid: number | null;
+      waiting: number;
+    }
+  | { ok: false; problem: string }
+);
+
+/** GET /all/api/listing, and each `listing` event of /all/api/stream: every conversation of the machine. */
+export interface Overview {
+  /** The registry's folder ($XDG_STATE_HOME/baton). */
+  registry: string;
+  daemon: { pid: number; host: string; started_at: string; stay: boolean } | null;
+  /** The registry's own problem (it does not parse), or null. */
+  problem: string | null;
+  conversations: OverviewRow[];
+  /** The id of the conversation this server also shows at `/` (baton ui in a project), or null. */
+  home: string | null;
+}

@@ -27,7 +27,7 @@ const BODY_TIMEOUT_MS = 10_000;
 /** The page's modules (web/*.ts, built to dist/web/) and its stylesheet: nothing else is served from disk. */
 const ASSETS: Record<string, { file: string; type: string }> = {
   ...Object.fromEntries(
-    ['app', 'dom', 'transcript', 'panels'].map((m) => [
+    ['app', 'dom', 'transcript', 'panels', 'overview'].map((m) => [
       `/${m}.js`,
       { file: join(PKG_ROOT, 'dist', 'web', `${m}.js`), type: 'text/javascript; charset=utf-8' },
     ]),
@@ -80,29 +80,46 @@ export class Controls {
   }
 }
 
-/** Answer a GET or HEAD; false when nothing here has that path. */
-export async function serveGet(site: Site, req: IncomingMessage, res: ServerResponse, url: URL): Promise<boolean> {
-  const path = url.pathname;
-  const head = req.method === 'HEAD';
-  if (path === '/') {
-    const html = (await readFile(PAGE, 'utf8')).replace('__BATON_TOKEN__', site.pageToken);
-    const headers: Record<string, string> = {
-      ...SECURITY_HEADERS,
-      'content-type': 'text/html; charset=utf-8',
-      'cache-control': 'no-store',
-    };
-    const cookie = site.accessCookie();
-    if (cookie !== undefined) headers['set-cookie'] = cookie;
-    res.writeHead(200, headers);
-    res.end(head ? undefined : html);
-    return true;
-  }
+/** The page (index.html, or the overview's), with the per-run token and the access cookie when there is one. */
+export async function servePage(
+  res: ServerResponse,
+  page: { file: string; pageToken: string; cookie: string | undefined; head: boolean },
+): Promise<void> {
+  const html = (await readFile(page.file, 'utf8')).replace('__BATON_TOKEN__', page.pageToken);
+  const headers: Record<string, string> = {
+    ...SECURITY_HEADERS,
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+  };
+  if (page.cookie !== undefined) headers['set-cookie'] = page.cookie;
+  res.writeHead(200, headers);
+  res.end(page.head ? undefined : html);
+}
+
+/** The pages' modules and stylesheet (the same for every conversation); false when `path` is none of them. */
+export async function serveAsset(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {
   const asset = Object.hasOwn(ASSETS, path) ? ASSETS[path] : undefined;
-  if (asset) {
-    const body = await readFile(asset.file).catch(() => null);
-    if (!body) throw new HttpError(500, `${asset.file} is missing: run npm run build`);
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' });
-    res.end(head ? undefined : body);
+  if (!asset) return false;
+  const body = await readFile(asset.file).catch(() => null);
+  if (!body) throw new HttpError(500, `${asset.file} is missing: run npm run build`);
+  res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': asset.type, 'cache-control': 'no-cache' });
+  res.end(req.method === 'HEAD' ? undefined : body);
+  return true;
+}
+
+/**
+ * Answer a GET or HEAD for one conversation; `path` is under its prefix (`/` is its page). False when
+ * nothing here has that path.
+ */
+export async function serveGet(
+  site: Site,
+  req: IncomingMessage,
+  res: ServerResponse,
+  { url, path }: { url: URL; path: string },
+): Promise<boolean> {
+  if (path === '/') {
+    const page = { file: PAGE, pageToken: site.pageToken, cookie: site.accessCookie(), head: req.method === 'HEAD' };
+    await servePage(res, page);
     return true;
   }
   const api = await apiAnswer(site, path, url);

@@ -9,12 +9,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { openBus } from '../bus/open.js';
+import { entryOf, keyOf, stateDir } from '../app/machine/registry.js';
 import type { Config } from '../config/config.js';
-import { Feed, type FeedOptions } from './feed.js';
+import { conversationId, routeOf } from './conversation-paths.js';
+import { Conversations } from './conversations.js';
+import type { FeedOptions } from './feed.js';
 import { type Access, checkControl, checkListen, checkRequest } from './guard.js';
 import { HttpError } from './http.js';
-import { Controls, json, type Site, serveGet } from './routes.js';
+import { OverviewFeed } from './overview.js';
+import { json, serveAsset } from './routes.js';
+import { ConversationSite, type Shared } from './site.js';
 import { Streams } from './streams.js';
 
 const HEADERS_TIMEOUT_MS = 5000;
@@ -29,6 +33,10 @@ export interface UiOptions {
   /** When given, every request needs it (a shared machine, or another one). */
   accessToken?: string | undefined;
   feed?: FeedOptions;
+  /** The machine's registry (default: $XDG_STATE_HOME/baton): what the overview lists. */
+  registryDir?: string;
+  /** How often the overview's listing is read while a tab shows it (default 1.5 s). */
+  overviewEveryMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -38,7 +46,11 @@ export interface UiServer {
   close(): Promise<void>;
 }
 
-export async function startUi(config: Config, opts: UiOptions): Promise<UiServer> {
+/**
+ * Serve `config`'s conversation at `/` — or, with null, the overview there — and, in both cases, the
+ * overview at `/all` and every conversation of the machine's registry at `/c/<id>/` (conversation-paths.ts).
+ */
+export async function startUi(config: Config | null, opts: UiOptions): Promise<UiServer> {
   checkListen(opts.host, opts);
   const onError = opts.onError ?? (() => {});
   const access: Access = {
@@ -47,20 +59,26 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     pageToken: randomBytes(24).toString('base64url'),
     cookieName: 'baton_token', // named after the port once it is known
   };
-  const bus = openBus(config);
-  const feed = new Feed(config, bus, { onError, ...opts.feed });
-  await feed.start();
-  const streams = new Streams(feed, access.pageToken);
-  const controls = new Controls(config);
-  const site: Site = {
-    config,
-    bus,
-    feed,
-    pageToken: access.pageToken,
-    accessCookie: () =>
-      access.accessToken === undefined
-        ? undefined
-        : `${access.cookieName}=${encodeURIComponent(access.accessToken)}; HttpOnly; SameSite=Strict; Path=/`,
+  const shared: Shared = {
+    access,
+    streams: new Streams(access.pageToken),
+    onError,
+    ...(opts.feed && { feed: opts.feed }),
+  };
+  const registryDir = opts.registryDir ?? stateDir();
+  const home = config
+    ? await ConversationSite.open(config, conversationId(keyOf(entryOf(config, null))), shared)
+    : null;
+  const others = new Conversations(registryDir, shared, home);
+  const overview = new OverviewFeed(shared, {
+    registryDir,
+    home: home?.group ?? null,
+    ...(opts.overviewEveryMs !== undefined && { everyMs: opts.overviewEveryMs }),
+  });
+  const closeAll = async () => {
+    overview.close();
+    await others.close();
+    await home?.close();
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -71,10 +89,21 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
       throw new HttpError(400, 'not a request target');
     }
     checkRequest(req, url, access);
-    if (req.method === 'POST') return controls.handle(req, res, url.pathname, () => checkControl(req, access));
-    if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `${req.method} is not allowed here`);
-    if (url.pathname === '/api/stream') return streams.serve(req, res, url);
-    if (!(await serveGet(site, req, res, url))) throw new HttpError(404, `not found: ${url.pathname}`);
+    const route = routeOf(url.pathname);
+    if (route.kind === 'redirect') return redirect(res, `${route.to}${url.search}`);
+    if (route.kind === 'conversation') {
+      // A control is checked before anything is opened for it: another site's form opens nothing here.
+      if (req.method === 'POST') checkControl(req, access);
+      const site = await others.get(route.id);
+      if (!site)
+        throw new HttpError(404, `no conversation ${route.id} in this machine's registry (baton ls lists them)`);
+      return site.handle(req, res, url, route.rest);
+    }
+    if (route.kind === 'overview') return overview.handle(req, res, url, route.rest);
+    if ((req.method === 'GET' || req.method === 'HEAD') && (await serveAsset(req, res, route.path))) return;
+    if (home) return home.handle(req, res, url, route.path);
+    if (route.path === '/') return overview.handle(req, res, url, '/');
+    throw new HttpError(404, `not found: ${url.pathname} (this dashboard shows every conversation: open /)`);
   };
 
   const server = listenFor(handle, onError);
@@ -85,7 +114,7 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
       resolve();
     });
   }).catch(async (err: unknown) => {
-    await feed.close();
+    await closeAll();
     throw err;
   });
   const addr = server.address();
@@ -96,12 +125,17 @@ export async function startUi(config: Config, opts: UiOptions): Promise<UiServer
     url: `http://${shown}:${port}/`,
     port,
     async close() {
-      streams.endAll();
+      shared.streams.endAll();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await feed.close();
+      await closeAll();
     },
   };
+}
+
+function redirect(res: ServerResponse, to: string): void {
+  res.writeHead(308, { location: to, 'cache-control': 'no-store' });
+  res.end();
 }
 
 /** The http server: errors become JSON with their status, malformed HTTP a 400, and slow clients are cut off. */

@@ -19,7 +19,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type Holder, LeaseHeldError, type Waiting } from '../../src/bus/bus.js';
 import { openBus } from '../../src/bus/open.js';
 import { openPool } from '../../src/bus/postgres/db.js';
-import { migrate, SCHEMA_VERSION } from '../../src/bus/postgres/migrate.js';
+import { migrate, SCHEMA_VERSION, schemaVersion } from '../../src/bus/postgres/migrate.js';
 import { parseConfig, type Config } from '../../src/config/config.js';
 import { stamped } from '../../src/core/record.js';
 import { decide } from '../../src/core/turns.js';
@@ -131,7 +131,10 @@ async function holdLease(): Promise<{ session: pg.Client; holder: Holder }> {
 
 describe('migrating the PostgreSQL schema', () => {
   it('a freshly created schema is the snapshot (BATON_UPDATE_SCHEMA=1 rewrites it)', async () => {
+    // Read only, before there is anything: version 0, nothing made (doctor asks this of a new database).
+    expect(await schemaVersion(openPool(server.url), 'fresh')).toBe(0);
     expect(await migrate(openPool(server.url), { schema: 'fresh' })).toBe(0);
+    expect(await schemaVersion(openPool(server.url), 'fresh')).toBe(SCHEMA_VERSION);
     const text = HEADER + (await describeSchema(server.url, 'fresh'));
     if (process.env.BATON_UPDATE_SCHEMA) writeFileSync(SNAPSHOT, text);
     expect(text).toBe(readFileSync(SNAPSHOT, 'utf8'));

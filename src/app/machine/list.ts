@@ -4,7 +4,7 @@
  * broken, its folder gone or unreadable) is a row with its problem, never the end of the list.
  */
 import { loadConfig } from '../../config/load.js';
-import { collectStatus, type StatusReport } from '../status.js';
+import { collectStatus } from '../status.js';
 import { machineDaemon, type MachineHolder } from './daemon-lock.js';
 import { type Entry, keyOf, readRegistry, stateDir } from './registry.js';
 import { readServed, type Served } from './served.js';
@@ -40,7 +40,13 @@ export interface Listing {
   conversations: Row[];
 }
 
-export function runOf(s: Pick<StatusReport, 'finished' | 'paused' | 'stalled' | 'daemon'>): Run {
+/** What a conversation is doing, from its state and whether a daemon serves it. */
+export function runOf(s: {
+  finished?: unknown;
+  paused?: unknown;
+  stalled?: boolean;
+  daemon: { running: boolean };
+}): Run {
   if (s.finished) return 'finished';
   if (s.paused) return 'paused';
   if (!s.daemon.running) return 'stopped';

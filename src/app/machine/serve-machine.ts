@@ -13,6 +13,8 @@
  * another daemon) is logged and skipped until its entry changes (a new `baton up`); the others go on.
  * With nothing left to serve it exits, unless started with --stay (the service).
  */
+import { LeaseHeldError } from '../../bus/bus.js';
+import { explainBusError } from '../../bus/open.js';
 import { loadConfig } from '../../config/load.js';
 import { Service } from '../../daemon/serve.js';
 import type { Logger } from '../../lib/log.js';
@@ -37,6 +39,10 @@ const STOPPED: Record<number, string> = {
   2: 'its config does not load',
   3: 'another daemon holds its lease',
 };
+
+/** Why it stopped, for served.json: the error's own line when it threw (a lease held names its holder). */
+const stoppedBy = (code: number, why: string | null): string =>
+  why === null ? (STOPPED[code] ?? STOPPED[1]!) : code === 3 ? why : `it stopped: ${why}`;
 
 export class MachineDaemon {
   private readonly served = new Map<string, Served>();
@@ -153,11 +159,16 @@ export class MachineDaemon {
     }
     const service = new Service([config], log, { tmux: this.tmuxOf(entry.tmux), serves: this.served.size + 1 });
     log.info(`serving ${label}`);
+    // What stopped it, in one line for served.json: a folder gone (ENOTDIR), the lease's holder, the database's word.
+    let why: string | null = null;
     const done = service.run().then(
       (code) => code,
       (err: unknown) => {
         log.error(`${label}: ${err instanceof Error ? err.message : String(err)}; skipped until "baton up" there`);
-        return 1;
+        why = (explainBusError(err) ?? (err instanceof Error ? err.message : String(err)))
+          .split('\n')[0]!
+          .slice(0, 400);
+        return err instanceof LeaseHeldError ? 3 : 1;
       },
     );
     const served: Served = { entry, service, done };
@@ -166,7 +177,7 @@ export class MachineDaemon {
       if (this.served.get(key) === served) this.served.delete(key);
       // Stopped on its own (its lease held elsewhere, its store changed): not taken again until its entry changes.
       if (!this.stopping && readRegistry(this.dir).registry.conversations.some((e) => same(e, entry))) {
-        if (code !== 0) this.skipped.set(key, { entry, problem: STOPPED[code] ?? STOPPED[1]! });
+        if (code !== 0) this.skipped.set(key, { entry, problem: stoppedBy(code, why) });
       }
     });
   }

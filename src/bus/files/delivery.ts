@@ -31,8 +31,9 @@ import {
   answer,
   answered,
   dropStaleReplies,
-  pendingRequests,
+  pendingIn,
   readRequest,
+  RequestsListing,
   submitRequest,
   takeRequest,
 } from './requests.js';
@@ -46,6 +47,7 @@ export class FilesDelivery implements DeliveryBus {
   private st!: State;
   /** Held from lease() on: every durable write checks it first (fencing: lock.ts says why). */
   private held: Lease | null = null;
+  private readonly requestsListing: RequestsListing;
 
   constructor(
     private readonly config: Config,
@@ -62,6 +64,7 @@ export class FilesDelivery implements DeliveryBus {
       settleMs: config.inbox.settle_ms,
       alsoWatch: [{ dir: l.requests, hint: { kind: 'requests' } }],
     });
+    this.requestsListing = new RequestsListing(l.requests);
     this.approvalQueue = new Approvals({ ...both, root: l.pending, directions: config.directions });
   }
 
@@ -109,7 +112,7 @@ export class FilesDelivery implements DeliveryBus {
   async rescan(): Promise<void> {
     this.guard();
     await this.intake.rescan();
-    await dropStaleReplies(this.l.requests, 60_000);
+    await dropStaleReplies(this.l.requests, 60_000, await this.requestsListing.names());
   }
 
   queues(): Promise<Queue[]> {
@@ -208,7 +211,7 @@ export class FilesDelivery implements DeliveryBus {
   }
 
   async requests(): Promise<string[]> {
-    return pendingRequests(this.l.requests);
+    return pendingIn(await this.requestsListing.names());
   }
 
   async takeRequest(name: string) {

@@ -12,6 +12,7 @@ import { validateMessage, type Message } from '../../core/message.js';
 import type { Waiting } from '../bus.js';
 import { isErrno } from '../../lib/fsx.js';
 import { byName, type Entries } from './entries.js';
+import type { StatCache } from '../../lib/stat-cache.js';
 
 /** Names the daemon looks at: `*.json`, but not dot-files or editor/temp leftovers (docs/protocol.md §3). */
 export function isCandidateName(name: string): boolean {
@@ -197,4 +198,6 @@ export interface Folder {
   undecodable: Buffer[];
   /** The folder's inode when last listed: a new one means it was replaced and must be watched again. */
   ino?: number;
+  /** Its last listing: read again only when the folder changed (lib/stat-cache.ts). */
+  listing: StatCache<Listing>;
 }

@@ -19,6 +19,7 @@ import { RejectedSince } from '../rejected-since.js';
 import type { EventLog } from '../events.js';
 import { ensureDir, isErrno } from '../../lib/fsx.js';
 import { examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
+import { StatCache } from '../../lib/stat-cache.js';
 import { Entries } from './entries.js';
 import { FolderWatch } from './folder-watch.js';
 import { Settling } from './settling.js';
@@ -41,6 +42,7 @@ const untracked = (direction: Direction): Folder => ({
   entries: new Entries(),
   dirty: new Set(),
   undecodable: [],
+  listing: new StatCache(listInbox),
 });
 
 export class Intake {
@@ -91,26 +93,27 @@ export class Intake {
     await this.rejecting.settled(); // every file judged is in rejected/ with its note, or still in its folder
   }
 
-  /** List every folder in full: new names become dirty, vanished ones are forgotten. */
+  /** List every folder (read again only when it changed): new names become dirty, vanished ones are forgotten. */
   async rescan(): Promise<void> {
     for (const f of this.folders) await this.list(f);
     this.hints.heal();
   }
 
-  private async list(f: Folder): Promise<void> {
+  /** `fresh`: read the folder whatever its stamp (its watcher gave a hint without a name). */
+  private async list(f: Folder, fresh = false): Promise<void> {
     this.toList.delete(f);
-    let names: string[];
+    let names: readonly string[];
+    if (fresh) f.listing.forget();
     try {
-      const st = await lstat(f.direction.dir);
+      const { st, value: listing } = await f.listing.read(f.direction.dir);
       if (f.ino !== undefined && st.ino !== f.ino) {
         // Removed and made again between two looks: the watcher still watches the old folder.
         this.opts.log.warn(`${f.direction.dir} was replaced; watching the new folder`);
         this.hints.rewatch(f.direction.dir);
       }
       f.ino = st.ino;
-      const listing = await listInbox(f.direction.dir);
       names = listing.names;
-      f.undecodable = listing.undecodable; // moved by the next look: only the loop moves files
+      f.undecodable = [...listing.undecodable]; // moved by the next look: only the loop moves files
     } catch (err) {
       if (!isErrno(err, 'ENOENT')) throw err;
       // The folder was removed under us: make it again and watch the new one.
@@ -128,7 +131,7 @@ export class Intake {
   /** Examine what changed, reject what can never be valid; every folder's entries, oldest first. */
   async queues(): Promise<Queue[]> {
     for (const f of this.folders) {
-      if (this.toList.has(f)) await this.list(f);
+      if (this.toList.has(f)) await this.list(f, true);
       for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
       await this.refresh(f);
     }

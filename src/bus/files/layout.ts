@@ -9,7 +9,7 @@ export interface Layout {
   rejected: string;
   events: string;
   /**
-   * Where a file is moved (claimed) while it is being archived: `.claimed/<direction>/<id>/<name>`.
+   * Where a file is moved (claimed) while it is being archived: `.claimed/<direction>/<id>.<name>` (claims.ts).
    * Empty at rest: start-up recovery removes a claim whose message was archived and returns any other.
    */
   claims: string;

@@ -1,9 +1,10 @@
 /**
- * The files bus's lease — one daemon per message folder: a proper-lockfile lock
- * (`message_dir/daemon.lock`, kept fresh by the holder) plus `daemon.pid` saying who holds it. A lock
+ * The files bus's lease — one daemon per message folder: a lock directory (`message_dir/daemon.lock`,
+ * lock-dir.ts: proper-lockfile's form, kept fresh by the holder) plus `daemon.pid` saying who holds it. A lock
  * left by a killed daemon goes stale after STALE_MS and is taken over; a live holder makes the newcomer
  * fail with LeaseHeldError (exit 3). A lock taken less than STALE_MS/2 ago may look fresh up to 1 s longer:
- * proper-lockfile's precision probe sets its mtime to the next full second (+5 ms) until the first refresh.
+ * the precision probe (lock-dir.ts, as proper-lockfile's) sets its mtime to the next full second (+5 ms)
+ * until the first refresh.
  *
  * Fencing (a daemon paused past its lock once woke up, pressed Enter and overwrote a record): every
  * take-over writes a new generation to `daemon.gen`, and check() — called before every durable write —
@@ -20,6 +21,7 @@ import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from
 import { pidAlive } from '../../lib/process.js';
 import { writeAtomic } from '../../lib/fsx.js';
 import type { Layout } from './layout.js';
+import { lockDir } from './lock-dir.js';
 
 export const STALE_MS = 3000;
 
@@ -80,10 +82,10 @@ export async function acquireLock(
     lost = `lost the lock on ${l.root} (${err.message})`;
     for (const f of listeners) f(lost);
   };
-  const opts = { lockfilePath: l.lock, stale: STALE_MS, realpath: false, onCompromised };
+  const opts = { stale: STALE_MS, onCompromised };
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(l.root, opts);
+    release = await lockDir(l.lock, opts);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
     const holder = readHolder(l);
@@ -92,10 +94,7 @@ export async function acquireLock(
     const alive = holder === null || holder.host !== hostname() || pidAlive(holder.pid);
     if (alive && lockFresh(l) && holder?.pid !== me.pid) throw new LeaseHeldError(l.root, holder);
     try {
-      release = await lockfile.lock(l.root, {
-        ...opts,
-        retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 },
-      });
+      release = await lockDir(l.lock, { ...opts, retries: { count: 16, delayMs: 500 } });
     } catch (err2) {
       if ((err2 as NodeJS.ErrnoException).code === 'ELOCKED') throw new LeaseHeldError(l.root, readHolder(l));
       throw err2;

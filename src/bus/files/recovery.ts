@@ -12,6 +12,7 @@ import { StateError, type State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';
 import type { ArchiveView, Recovered } from '../bus.js';
 import { archivedCounters, readRecord } from './archive.js';
+import { listClaims, type Claim } from './claims.js';
 import { moveNoClobber } from '../../lib/fsx.js';
 import type { Layout } from './layout.js';
 import { readStateFile } from './state-file.js';
@@ -109,31 +110,36 @@ function contradicts(stored: State, derived: State, lagsByOne: boolean): string 
 }
 
 /**
- * A claim `.claimed/<direction>/<id>/<name>` whose <id> is archived is a leftover copy: removed. Any other
- * claim was cut short before its archive record existed: the file goes back to its inbox, same name.
+ * A claim whose ID is archived is a leftover copy: removed. Any other claim was cut short before its
+ * archive record existed: the file goes back to its inbox, same name. Both layouts (claims.ts):
+ * `.claimed/<direction>/<id>.<name>` and `.claimed/<direction>/<id>/<name>`.
  */
 async function recoverClaims(config: Config, l: Layout): Promise<string[]> {
   const notes: string[] = [];
+  const archived = async (id: string) => (await readRecord(l.archive, id).catch(() => null)) !== null;
   for (const d of config.directions) {
     const base = join(l.claims, d.name);
-    let ids: string[];
+    let claims: ReturnType<typeof listClaims>;
     try {
-      ids = await readdir(base);
+      claims = listClaims(base);
     } catch {
       continue;
     }
-    for (const id of ids) {
-      const dir = join(base, id);
-      const archived = (await readRecord(l.archive, id).catch(() => null)) !== null;
-      for (const name of await readdir(dir).catch(() => [] as string[])) {
-        if (archived) {
-          // A copy of the archived message.
-          await unlink(join(dir, name)).catch(() => notes.push(`cannot remove ${join(dir, name)}`));
-          continue;
-        }
-        const back = await moveNoClobber(join(dir, name), d.dir, name);
-        notes.push(`${d.name}/${back} was being taken when the daemon stopped; it is back in its folder`);
+    if (!claims) continue;
+    const settle = async (c: Claim) => {
+      if (await archived(c.id)) {
+        // A copy of the archived message.
+        await unlink(c.path).catch(() => notes.push(`cannot remove ${c.path}`));
+        return;
       }
+      const back = await moveNoClobber(c.path, d.dir, c.name);
+      notes.push(`${d.name}/${back} was being taken when the daemon stopped; it is back in its folder`);
+    };
+    for (const c of claims.flat) await settle(c);
+    for (const id of claims.folders) {
+      const dir = join(base, id);
+      for (const name of await readdir(dir).catch(() => [] as string[]))
+        await settle({ path: join(dir, name), id, name });
       await rmdir(dir).catch(() => {});
     }
   }

@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { RequestSchema, type Reply, type Request } from '../../core/requests.js';
 import { createAtomic, ensureDir, isErrno, writeAtomic } from '../../lib/fsx.js';
+import { StatCache } from '../../lib/stat-cache.js';
 
 const REQ = '.req.json';
 const REPLY = '.reply.json';
@@ -57,14 +58,38 @@ export async function withdrawRequest(dir: string, name: string): Promise<boolea
 
 /** Requests waiting, oldest first: new ones, and ones a killed daemon had taken but not answered. */
 export async function pendingRequests(dir: string): Promise<string[]> {
+  return pendingIn(await requestsFolder(dir));
+}
+
+/** The names in requests/ (none when it is not there). */
+export async function requestsFolder(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir))
-      .filter((n) => (n.endsWith(REQ) || n.endsWith(REQ + TAKEN)) && !n.startsWith('.'))
-      .sort();
+    return await readdir(dir);
   } catch (err) {
     if (isErrno(err, 'ENOENT')) return [];
     throw err;
   }
+}
+
+/** requests/'s names, read again only when the folder changed (lib/stat-cache.ts): the rescan looks every 2 s. */
+export class RequestsListing {
+  private readonly cache = new StatCache(requestsFolder);
+
+  constructor(private readonly dir: string) {}
+
+  async names(): Promise<readonly string[]> {
+    try {
+      return (await this.cache.read(this.dir)).value;
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return [];
+      throw err;
+    }
+  }
+}
+
+/** The requests among the names in requests/, oldest first. */
+export function pendingIn(names: readonly string[]): string[] {
+  return names.filter((n) => (n.endsWith(REQ) || n.endsWith(REQ + TAKEN)) && !n.startsWith('.')).sort();
 }
 
 /** Take a request (rename it), so it can no longer be withdrawn. Null when it was withdrawn first. */
@@ -103,9 +128,9 @@ export async function answered(dir: string, name: string): Promise<boolean> {
   );
 }
 
-/** Remove replies nobody collected (the asking command gave up) after `maxAgeMs`. */
-export async function dropStaleReplies(dir: string, maxAgeMs: number): Promise<void> {
-  for (const n of await readdir(dir).catch(() => [] as string[])) {
+/** Remove replies nobody collected (the asking command gave up) after `maxAgeMs`; `names`: requests/ listed. */
+export async function dropStaleReplies(dir: string, maxAgeMs: number, names?: readonly string[]): Promise<void> {
+  for (const n of names ?? (await readdir(dir).catch(() => [] as string[]))) {
     if (!n.endsWith(REPLY)) continue;
     const st = await stat(join(dir, n)).catch(() => null);
     if (st && Date.now() - st.mtimeMs > maxAgeMs) await unlink(join(dir, n)).catch(() => {});

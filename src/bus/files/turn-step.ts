@@ -1,21 +1,23 @@
 /**
  * A turn step on the files bus, each arrow one durable step:
  *
- *   INBOX ──rename to .claimed/<dir>/<id>/<name>──▶ CLAIMED
+ *   INBOX ──rename to .claimed/<dir>/<id>.<name>──▶ CLAIMED
  *         ──archive/<id>.json (delivered_at: null)──▶ ARCHIVED
  *         ──remove the claim; state.json (turn passes, counter = N)──▶ COMMITTED
  *
  * Killed in CLAIMED: no record exists for <id>; at start-up the file goes back to its inbox, same name.
  * Killed in ARCHIVED: state.json lags the archive by one; at start-up it is rebuilt from the last record,
  * the leftover claim is removed, and the message is typed (nothing was typed yet). Typing starts only
- * once state.json says COMMITTED (core/delivery.ts has the rest of the way to the stamp).
+ * once state.json says COMMITTED (core/delivery.ts has the rest of the way to the stamp). The claim's
+ * name carries its ID (claims.ts: no folder per claim), so a claim stranded by an earlier failed attempt
+ * at this ID is found by listing `.claimed/<dir>/`, and goes back to its inbox before the ID is used.
  *
- * The claim's folder and rename, and the claim's removal, are synchronous calls: small and local, and
- * each async one was a round trip through libuv's thread pool on every message's path (lib/fsx.ts says
- * the same of the writes; only their fsyncs are waited for off the loop).
+ * The claim's rename and removal are synchronous calls: small and local, and each async one was a round
+ * trip through libuv's thread pool on every message's path (lib/fsx.ts says the same of the writes; only
+ * their fsyncs are waited for off the loop).
  */
 import { mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { messageRecord, type ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
@@ -24,6 +26,7 @@ import { failpoint } from '../../lib/failpoint.js';
 import { isErrno, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import { archiveNew } from './archive.js';
+import { claimPath, listClaims } from './claims.js';
 import { examine, type Examined, type Folder } from './inbox.js';
 import type { Layout } from './layout.js';
 import { writeStateFile } from './state-file.js';
@@ -49,22 +52,23 @@ export type StepResult =
 
 export async function turnStep(l: Layout, config: Config, folder: Folder, s: StepInput): Promise<StepResult> {
   const d = folder.direction;
-  const unclaim = async (claimDir: string, name: string) => {
-    const back = await moveNoClobber(join(claimDir, name), d.dir, name);
-    rmdirQuietly(claimDir); // not empty: another stray, handled on the next attempt
+  const unclaim = async (path: string, name: string, claimFolder: string | null) => {
+    const back = await moveNoClobber(path, d.dir, name);
+    if (claimFolder) rmdirQuietly(claimFolder); // not empty: another stray, handled on the next attempt
     folder.dirty.add(back);
   };
   // Claim: one atomic rename out of the inbox, so a writer replacing the name from now on makes a new
   // message instead of having its file deleted with ours. What is archived is what was claimed.
-  const claimDir = join(l.claims, d.name, s.decision.id);
-  // A claim stranded by an earlier failed attempt at this ID goes back to its inbox first.
-  if (!makeClaimDir(claimDir)) for (const stray of readdirSync(claimDir)) await unclaim(claimDir, stray);
+  const base = join(l.claims, d.name);
+  await unclaimStrays(base, s.decision.id, unclaim);
+  const claim = claimPath(base, s.decision.id, s.name);
+  if (claim.folder) makeClaimDir(claim.folder);
   folder.entries.delete(s.name);
   try {
-    renameSync(join(s.from, s.name), join(claimDir, s.name));
+    renameSync(join(s.from, s.name), claim.path);
     failpoint('claimed');
   } catch (err) {
-    rmdirQuietly(claimDir);
+    if (claim.folder) rmdirQuietly(claim.folder);
     folder.dirty.add(s.name); // look again: gone (someone else took it), or there after all
     if (isErrno(err, 'ENOENT')) return { kind: 'gone' };
     throw err;
@@ -72,18 +76,18 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   let claimed: Examined;
   try {
     claimed = await examine({
-      dir: claimDir,
-      name: s.name,
+      dir: dirname(claim.path),
+      name: basename(claim.path),
       route: d,
       maxBytes: config.inbox.max_bytes,
       known: s.known,
     });
   } catch (err) {
-    await unclaim(claimDir, s.name);
+    await unclaim(claim.path, s.name, claim.folder);
     throw err;
   }
   if (claimed.kind !== 'valid') {
-    await unclaim(claimDir, s.name); // changed since we looked: back in the queue
+    await unclaim(claim.path, s.name, claim.folder); // changed since we looked: back in the queue
     return { kind: 'changed' };
   }
   const receivedAt = new Date(Date.now() - (performance.now() - s.firstSeen)).toISOString();
@@ -98,17 +102,17 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
     await archiveNew(l.archive, record);
     failpoint('archived');
   } catch (err) {
-    await unclaim(claimDir, s.name);
+    await unclaim(claim.path, s.name, claim.folder);
     throw err;
   }
   const state = s.advance();
   // The claim is now a copy of the archived message (a leftover is removed at the next start), so it
   // goes before state.json is written: either order is the same to recovery.
   try {
-    unlinkSync(join(claimDir, s.name));
-    rmdirSync(claimDir);
+    unlinkSync(claim.path);
+    if (claim.folder) rmdirSync(claim.folder);
   } catch (err) {
-    s.log.warn(`cannot remove the claim ${claimDir}: ${String(err)}`);
+    s.log.warn(`cannot remove the claim ${claim.path}: ${String(err)}`);
   }
   const saved = await writeStateFile(l.state, state).then(
     () => {
@@ -123,17 +127,34 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   return { kind: 'committed', record, saved };
 }
 
-/** Make the claim's folder (and its parents). True when it was made, false when it was there already. */
-function makeClaimDir(dir: string): boolean {
+/**
+ * A claim stranded by an earlier failed attempt at `id` (either layout) goes back to its inbox first: once
+ * this ID is archived, start-up would take a leftover claim of it for a copy of the archived message.
+ */
+async function unclaimStrays(
+  base: string,
+  id: string,
+  unclaim: (path: string, name: string, claimFolder: string | null) => Promise<void>,
+): Promise<void> {
+  const claims = listClaims(base);
+  if (claims === null) {
+    mkdirSync(base, { recursive: true });
+    return;
+  }
+  for (const c of claims.flat) if (c.id === id) await unclaim(c.path, c.name, null);
+  if (!claims.folders.includes(id)) return;
+  const dir = join(base, id);
+  for (const stray of readdirSync(dir)) await unclaim(join(dir, stray), stray, dir);
+  rmdirQuietly(dir);
+}
+
+/** Make a long name's claim folder; there already (a stray's, emptied) is fine. */
+function makeClaimDir(dir: string): void {
   try {
     mkdirSync(dir);
-    return true;
   } catch (err) {
-    if (isErrno(err, 'EEXIST')) return false;
-    if (!isErrno(err, 'ENOENT')) throw err;
+    if (!isErrno(err, 'EEXIST')) throw err;
   }
-  mkdirSync(join(dir, '..'), { recursive: true });
-  return makeClaimDir(dir);
 }
 
 function rmdirQuietly(dir: string): void {

@@ -95,6 +95,7 @@ export async function migrate(db: Db, opts: { schema: string; to?: number }): Pr
 
 /** The schema version in the database (0: none yet). */
 export async function schemaVersion(db: Db, schema: string): Promise<number> {
-  const r = await run(db, sqlFor(schema).meta.installed, {});
-  return r.rows[0]?.v ?? 0;
+  const { meta } = sqlFor(schema);
+  if (!(await run(db, meta.present, {})).rows[0]?.p) return 0;
+  return (await run(db, meta.version, {})).rows[0]?.version ?? 0;
 }

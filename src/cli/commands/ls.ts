@@ -1,27 +1,72 @@
+import { formatBusListing, listBus } from '../../app/machine/list-bus.js';
 import { formatListing, listConversations } from '../../app/machine/list.js';
-import { noPositionals, type CommandSpec } from '../command.js';
+import { BUS_SCHEMA_NAME } from '../../config/schema.js';
+import { log } from '../../lib/log.js';
+import { noPositionals, UsageError, type CommandSpec } from '../command.js';
+
+/** A URL node-postgres would take for something else (a socket folder, a host name): refused in one line. */
+const isPostgresUrl = (url: string): boolean => {
+  try {
+    return ['postgres:', 'postgresql:'].includes(new URL(url).protocol);
+  } catch {
+    return false;
+  }
+};
 
 export const ls: CommandSpec = {
-  usage: 'ls [--json]',
-  summary: "every conversation this machine's daemon serves, from any folder",
-  options: { json: { type: 'boolean' } },
-  examples: ['baton ls', 'baton ls --json | jq -r ".conversations[].folder"'],
+  usage: 'ls [--json] [--bus URL [--schema NAME]]',
+  summary: "every conversation this machine's daemon serves (or, with --bus, a database holds), from any folder",
+  options: { json: { type: 'boolean' }, bus: { type: 'string' }, schema: { type: 'string' } },
+  examples: [
+    'baton ls',
+    'baton ls --json | jq -r ".conversations[].folder"',
+    'baton ls --bus "$BATON_BUS_URL"',
+    'baton ls --bus postgres://baton@db.lan/baton --json | jq ".conversations[] | {conversation, turn, run}"',
+  ],
   help: `
 Lists the conversations in the machine's registry ($XDG_STATE_HOME/baton/conversations.json, default
 ~/.local/state/baton/): the ones "baton up" handed to the machine's daemon and "baton down" has not
 taken back. For each: its folder and config, bus, policy, who holds the turn and for how long, the
 messages so far, running / paused / finished / stalled (or stopped: no daemon holds it now), and the
-files waiting in its direction folders. A conversation whose config or folder cannot be read is listed
-with its problem. Changes nothing.
+files waiting in its direction folders. A conversation whose config or folder cannot be read, or that
+the machine's daemon skipped, is listed with its problem. Changes nothing.
 
-  --json   print one JSON object: registry (the folder), daemon ({pid, host, started_at, stay} or null),
-           problem (the registry's, or null), conversations ([{folder, config, message_dir, bus, ok,
-           conversation, policy, turn, seconds_in_turn, messages, run, daemon_pid, waiting} or
-           {folder, config, message_dir, bus, ok: false, problem}])`,
+  --json         print one JSON object: registry (the folder), daemon ({pid, host, started_at, stay} or
+                 null), problem (the registry's, or null), conversations ([{folder, config, message_dir,
+                 bus, skipped, ok, conversation, policy, turn, seconds_in_turn, messages, run, daemon_pid,
+                 waiting} or {folder, config, message_dir, bus, skipped, ok: false, problem}]); skipped:
+                 why the machine's daemon does not serve it, or null
+  --bus URL      instead, every conversation in that PostgreSQL database, whichever machines run it, with
+                 its machines: for each, who holds the turn (and on which machine) and for how long, the
+                 messages, running / paused / finished / stalled / stopped (no machine's daemon alive),
+                 the messages waiting in the database, and each machine's daemon — alive or not, its pid,
+                 since when (its lease taken; not alive: its last heartbeat) — and agents. Reads only: it
+                 never makes the schema, takes a lease or writes. A database that cannot be reached or
+                 refuses prints one line and exits 1.
+                 With --json: bus (the URL, password hidden), schema_version (null: no baton schema
+                 there), conversations ([{conversation, set_aside, created_at, config_recorded ({host, at}
+                 or null), machines ([{host, alive, pid, since, last_heartbeat, agents}]), ok, policy,
+                 turn, turn_host, turn_started_at, seconds_in_turn, messages, run, waiting, held
+                 (direction → count), approvals, rejected} or {…, ok: false, problem}])
+  --schema NAME  the schema the conversations are in (bus.schema; default baton); only with --bus`,
   async run(inv) {
     noPositionals(inv);
-    const listing = await listConversations();
-    process.stdout.write(inv.values.json ? `${JSON.stringify(listing, null, 2)}\n` : formatListing(listing));
+    const { bus, schema } = inv.values as { bus?: string; schema?: string };
+    if (schema !== undefined && bus === undefined) throw new UsageError('--schema goes with --bus URL');
+    if (schema !== undefined && !BUS_SCHEMA_NAME.test(schema))
+      throw new UsageError(`"${schema}" is not a schema name baton uses (lower-case letters, digits, _)`);
+    if (bus === undefined) {
+      const listing = await listConversations();
+      process.stdout.write(inv.values.json ? `${JSON.stringify(listing, null, 2)}\n` : formatListing(listing));
+      return 0;
+    }
+    if (!bus) throw new UsageError('--bus needs a URL (postgres://user@host:5432/database)');
+    if (!isPostgresUrl(bus)) {
+      log.error('the --bus value is not a PostgreSQL URL: give one like postgres://user@host:5432/database');
+      return 1;
+    }
+    const listing = await listBus(bus, schema);
+    process.stdout.write(inv.values.json ? `${JSON.stringify(listing, null, 2)}\n` : formatBusListing(listing));
     return 0;
   },
 };

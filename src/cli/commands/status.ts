@@ -1,4 +1,5 @@
 import { collectStatus, formatStatus } from '../../app/status.js';
+import { skippedConfigFile } from '../../app/machine/skipped.js';
 import { brokenStatus, whatRuns } from '../../app/what-runs.js';
 import { configOrBroken, noPositionals, type CommandSpec } from '../command.js';
 
@@ -15,7 +16,9 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
            held (folder → files waiting), waiting (folder → {count, reason, text, …}: why they
            wait — out_of_turn, paused, finished, awaiting_approval, other_machine, no_daemon,
            receiver_not_ready, not_allowed, in_turn; docs/reference.md),
-           rejected (count), daemon {running, pid}, policy, max_turns, turn_started_at,
+           rejected (count), daemon {running, pid}, skipped ({pid, problem}: the machine's daemon has
+           it in its registry but skipped it — its config broken, its folder unreadable, its lease held
+           by another daemon — or null), policy, max_turns, turn_started_at,
            seconds_in_turn, nudges, stalled, finished ({reason, at} or null), pending (moderated),
            paused ({at} or null), demo, config (the file, or null for the built-in default),
            agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo, host,
@@ -29,12 +32,15 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
 The config is found as for every command (--config, BATON_CONFIG, config.json here or in the nearest
 folder above); with none, it shows the built-in default and says so. A config.json that does not load:
 it prints on stderr the error in one line and what runs (the daemon that recorded itself beside the
-file, the sessions of its message folder), nothing on stdout, and exits 2.`,
+file, the sessions of its message folder, and why the machine's daemon skipped it), nothing on stdout,
+and exits 2.`,
   async run(inv) {
     noPositionals(inv);
     const loaded = configOrBroken(inv, { fallback: 'default' });
     if (!loaded.ok) {
-      process.stderr.write(brokenStatus(loaded.error.line, await whatRuns(loaded.file)));
+      process.stderr.write(
+        brokenStatus(loaded.error.line, await whatRuns(loaded.file), skippedConfigFile(loaded.file)),
+      );
       return 2;
     }
     const report = await collectStatus(loaded.config);

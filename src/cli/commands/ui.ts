@@ -1,15 +1,18 @@
 import { spawn } from 'node:child_process';
 import { log } from '../../lib/log.js';
 import { startUi } from '../../ui/server.js';
-import { configFrom, noPositionals, UsageError, type CommandSpec } from '../command.js';
+import { configFrom, noPositionals, UsageError, type CommandSpec, type Invocation } from '../command.js';
 import { explainBusError } from '../../bus/open.js';
+import type { Config } from '../../config/config.js';
+import { locateConfig } from '../../config/load.js';
 
 export const DEFAULT_UI_PORT = 7420;
 
 export const ui: CommandSpec = {
-  usage: 'ui [--port N | -p N] [--host H] [--open] [--token T] [--allow-remote] [--json]',
-  summary: 'a live web dashboard: the transcript, whose turn it is, the panes, and controls',
+  usage: 'ui [--all] [--port N | -p N] [--host H] [--open] [--token T] [--allow-remote] [--json]',
+  summary: 'a live web dashboard: the transcript, whose turn it is, the panes, controls; every conversation',
   options: {
+    all: { type: 'boolean' },
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
     open: { type: 'boolean' },
@@ -20,6 +23,7 @@ export const ui: CommandSpec = {
   examples: [
     'baton ui',
     'baton ui --port 0 --open',
+    'baton ui --all --open',
     'BATON_UI_TOKEN=$(openssl rand -hex 16) baton ui --allow-remote --host 0.0.0.0',
   ],
   help: `
@@ -29,6 +33,14 @@ read-only copy of its screen), and controls to send a message as user, end, resu
 reject — the same requests as the CLI commands. Updates arrive as they happen (Server-Sent Events).
 Works whether or not the daemon runs; with none, the controls answer themselves as the CLI does.
 
+Every conversation of this machine's daemon (what "baton ls" lists) is one click away: /all is an
+overview of them all — folder, bus, policy, whose turn and for how long, messages, running / paused /
+finished / stalled / stopped / skipped, waiting files — updated live, each row leading to that
+conversation's view at /c/<id>/ (the same page, with the same controls). Inside a project the page at
+/ is the project's conversation, with a link to the overview; with --all, or outside any project (no
+config.json found), the overview is at / itself.
+
+  --all            show the overview at / even inside a project
   --port N, -p N   port to listen on (default ${DEFAULT_UI_PORT}; 0 picks a free one)
   --host H         address to listen on (default 127.0.0.1)
   --open           open the page in the system's browser (xdg-open / open)
@@ -40,6 +52,7 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
   async run(inv) {
     noPositionals(inv);
     const v = inv.values as {
+      all?: boolean;
       port?: string;
       host?: string;
       open?: boolean;
@@ -52,7 +65,7 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
       throw new UsageError(`--port must be 0..65535, not "${v.port}"`);
     const host = v.host ?? '127.0.0.1';
     const token = v.token ?? (process.env.BATON_UI_TOKEN || undefined);
-    const config = configFrom(inv);
+    const config = v.all ? null : projectConfig(inv);
     let server: Awaited<ReturnType<typeof startUi>>;
     try {
       server = await startUi(config, {
@@ -76,7 +89,10 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
     }
     const address = token ? `${server.url}?token=${encodeURIComponent(token)}` : server.url;
     if (v.json) process.stdout.write(`${JSON.stringify({ url: address, port: server.port })}\n`);
-    else process.stdout.write(`baton ui: ${address}  (Ctrl-C stops it)\n`);
+    else {
+      const what = config ? '' : 'every conversation of this machine; ';
+      process.stdout.write(`baton ui: ${address}  (${what}Ctrl-C stops it)\n`);
+    }
     if (v.open) openBrowser(address);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
@@ -86,6 +102,12 @@ Works whether or not the daemon runs; with none, the controls answer themselves 
     return 0;
   },
 };
+
+/** The project's config; none found (and none named): null, the overview of every conversation. */
+function projectConfig(inv: Invocation): Config | null {
+  if (locateConfig(inv.values.config as string | undefined).file === null) return null;
+  return configFrom(inv);
+}
 
 function openBrowser(url: string): void {
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';

@@ -11,6 +11,7 @@ import { BUS_SCHEMA_NAME, DEFAULT_BUS_SCHEMA } from '../../../config/schema.js';
 import { approvalsSql } from './approvals.js';
 import { archiveSql } from './archive.js';
 import { conversationsSql } from './conversations.js';
+import { directorySql } from './directory.js';
 import { eventsSql } from './events.js';
 import { leaseSql } from './lease.js';
 import { metaSql } from './meta.js';
@@ -40,6 +41,7 @@ function build(schema: string) {
     lease: leaseSql(s),
     relay: relaySql(s),
     events: eventsSql(s),
+    directory: directorySql(s),
   };
 }
 

@@ -18,11 +18,11 @@ export const metaSql = (s: string, name: string) => ({
     `INSERT INTO ${s}.meta (version) VALUES (:version)`,
   ),
   setVersion: statement<{ version: number }>('meta.setVersion', `UPDATE ${s}.meta SET version = :version`),
-  /** The version, or null when there is no schema yet (doctor: read only, never made). */
-  installed: plain<{ v: number | null }>(
-    'meta.installed',
-    `SELECT (SELECT version FROM ${s}.meta LIMIT 1) AS v WHERE to_regclass('${s}.meta') IS NOT NULL`,
-  ),
+  /**
+   * Is there a meta table? Asked on its own first (doctor, ls --bus: read only, never made): a statement
+   * naming a table that is not there fails as it is parsed, whatever its WHERE says.
+   */
+  present: plain<{ p: boolean }>('meta.present', `SELECT to_regclass('${s}.meta') IS NOT NULL AS p`),
 });
 
 export type MetaSql = ReturnType<typeof metaSql>;

@@ -1,0 +1,139 @@
+/**
+ * `baton ls --bus URL`: every conversation in that PostgreSQL database (its schema), from any folder, with
+ * its machines — who holds the turn and on which machine, for how long, running / paused / finished /
+ * stalled (or stopped: no machine's daemon is alive), what waits in the database, and each machine's daemon:
+ * alive or not, its pid and since when. What the database knows, read by the bus (bus/directory.ts);
+ * nothing is taken or written. Files still in a machine's folders (not relayed yet) are that machine's to
+ * count: its own `baton ls`/`status` shows them.
+ */
+import { openDirectory } from '../../bus/open.js';
+import type { ListedConversation, ListedMachine, StoreListing } from '../../bus/bus.js';
+import { type Run, runOf } from './list.js';
+
+export interface BusMachine {
+  host: string;
+  alive: boolean;
+  /** Its daemon's pid (alive, or the last one that held its lease); null: none known. */
+  pid: number | null;
+  /** Alive since its daemon took the lease; else since its last heartbeat (null: never seen). */
+  since: string | null;
+  last_heartbeat: string | null;
+  agents: string[];
+}
+
+export type BusRow = {
+  conversation: string;
+  set_aside: boolean;
+  created_at: string;
+  /** Which machine's daemon first recorded the config all its machines share, and when (null: none yet). */
+  config_recorded: { host: string | null; at: string | null } | null;
+  machines: BusMachine[];
+} & (
+  | {
+      ok: true;
+      policy: string | null;
+      turn: string | null;
+      /** The machine of the agent holding the turn (from the recorded config; null: not known). */
+      turn_host: string | null;
+      turn_started_at: string | null;
+      seconds_in_turn: number | null;
+      messages: number;
+      run: Run;
+      /** Stored and not delivered yet, in all and by direction; and awaiting a person's approval. */
+      waiting: number;
+      held: Record<string, number>;
+      approvals: number;
+      rejected: number;
+    }
+  | { ok: false; problem: string }
+);
+
+export interface BusListing {
+  bus: string;
+  schema_version: number | null;
+  conversations: BusRow[];
+}
+
+function machineOf(m: ListedMachine): BusMachine {
+  return {
+    host: m.host,
+    alive: m.alive,
+    pid: m.holder?.pid ?? null,
+    since: m.alive ? (m.holder?.started_at ?? null) : m.last_heartbeat,
+    last_heartbeat: m.last_heartbeat,
+    agents: m.agents,
+  };
+}
+
+export function rowOf(c: ListedConversation, now: number): BusRow {
+  const base = {
+    conversation: c.name,
+    set_aside: c.set_aside,
+    created_at: c.created_at,
+    config_recorded: c.config ? { host: c.config.host, at: c.config.at } : null,
+    machines: c.machines.map(machineOf),
+  };
+  const s = c.state;
+  if (!s) return { ...base, ok: false, problem: c.problem ?? 'no state' };
+  const fp = c.config?.fingerprint as { turns?: { policy?: string }; agents?: Record<string, { host?: string }> };
+  const started = s.turn_started_at ?? null;
+  const at = started ? Date.parse(started) : Number.NaN;
+  // As `ls` and `status` say it (list.ts runOf), with "a daemon" meaning any machine's.
+  const run = runOf({ ...s, daemon: { running: c.machines.some((m) => m.alive) } });
+  return {
+    ...base,
+    ok: true,
+    policy: fp?.turns?.policy ?? null,
+    turn: s.current_turn,
+    turn_host: fp?.agents?.[s.current_turn]?.host ?? null,
+    turn_started_at: started,
+    seconds_in_turn: Number.isNaN(at) ? null : Math.max(0, Math.round((now - at) / 1000)),
+    messages: s.message_counter,
+    run,
+    waiting: Object.values(c.waiting).reduce((n, k) => n + k, 0),
+    held: c.waiting,
+    approvals: c.approvals,
+    rejected: c.rejected,
+  };
+}
+
+/** The listing of the database at `url` (schema `schema`); throws the database's error (cli/main.ts explains it). */
+export async function listBus(url: string, schema?: string): Promise<BusListing> {
+  const l: StoreListing = await openDirectory(url, schema).list();
+  const now = Date.parse(l.now);
+  return { bus: l.where, schema_version: l.schema_version, conversations: l.conversations.map((c) => rowOf(c, now)) };
+}
+
+const age = (s: number | null): string =>
+  s === null ? '-' : s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
+
+function machineLine(m: BusMachine): string {
+  const agents = `agents: ${m.agents.join(', ') || '-'}`;
+  const daemon = m.alive
+    ? `alive, pid ${m.pid ?? '?'} since ${m.since ?? '?'}`
+    : `no daemon${m.since ? ` (last heartbeat ${m.since}${m.pid ? `, pid ${m.pid}` : ''})` : ''}`;
+  return `    ${m.host}: ${daemon}; ${agents}`;
+}
+
+export function formatBusListing(l: BusListing): string {
+  const head = `${l.bus}: ${l.schema_version === null ? 'no baton schema here' : `schema version ${l.schema_version}`}`;
+  if (!l.conversations.length) return `${head}\nno conversation\n`;
+  const table = [['CONVERSATION', 'POLICY', 'TURN', 'FOR', 'MSGS', 'STATE', 'WAITING']];
+  const machines: string[][] = [];
+  for (const r of l.conversations) {
+    const state = (run: string) => (r.set_aside ? `${run} (set aside)` : run);
+    if (!r.ok) table.push([r.conversation, '-', '-', '-', '-', state(`unreadable: ${r.problem}`), '-']);
+    else {
+      const turn = r.turn ? `${r.turn}${r.turn_host ? `@${r.turn_host}` : ''}` : '-';
+      const waiting = `${r.waiting}${r.approvals ? ` (+${r.approvals} to approve)` : ''}`;
+      const row = [r.conversation, r.policy ?? '-', turn, age(r.seconds_in_turn), String(r.messages), state(r.run)];
+      table.push([...row, waiting]);
+    }
+    machines.push(r.machines.map(machineLine));
+  }
+  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
+  const line = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
+  const lines = [head, line(table[0]!)];
+  for (const [i, row] of table.slice(1).entries()) lines.push(line(row), ...machines[i]!);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,66 @@
+/**
+ * The files bus's lock directory: taken by mkdir, refreshed with every other lock of the process in one
+ * tick, taken over once stale, and reported compromised when another holder took it over or it vanished.
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, rmdirSync, statSync, utimesSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { lockDir } from '../../../../src/bus/files/lock-dir.js';
+
+const made: string[] = [];
+afterAll(() => {
+  for (const d of made) rmSync(d, { recursive: true, force: true });
+});
+const fresh = () => {
+  const d = mkdtempSync(join(tmpdir(), 'baton-lock-dir-'));
+  made.push(d);
+  return join(d, 'daemon.lock');
+};
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const never = () => {
+  throw new Error('not compromised');
+};
+
+describe('lockDir', () => {
+  it('refuses a held lock (ELOCKED), keeps it fresh, and removes it on release', async () => {
+    const a = fresh();
+    const b = fresh();
+    const releaseA = await lockDir(a, { stale: 2000, onCompromised: never });
+    const releaseB = await lockDir(b, { stale: 2000, onCompromised: never });
+    await expect(lockDir(a, { stale: 2000, onCompromised: never })).rejects.toMatchObject({ code: 'ELOCKED' });
+    const before = statSync(a).mtimeMs;
+    await sleep(2300); // past the stale time: refreshed meanwhile, so still held
+    expect(statSync(a).mtimeMs).toBeGreaterThan(before);
+    expect(Date.now() - statSync(b).mtimeMs).toBeLessThan(2000);
+    await expect(lockDir(a, { stale: 2000, onCompromised: never })).rejects.toMatchObject({ code: 'ELOCKED' });
+    await releaseA();
+    await releaseB();
+    expect(existsSync(a) || existsSync(b)).toBe(false);
+  });
+
+  it('takes over a stale lock, waiting for it with retries', async () => {
+    const a = fresh();
+    mkdirSync(a);
+    const old = Date.now() / 1000 - 1;
+    utimesSync(a, old, old); // a holder that stopped refreshing 1 s ago: stale after 2 s
+    const t0 = Date.now();
+    const release = await lockDir(a, { stale: 2000, retries: { count: 10, delayMs: 200 }, onCompromised: never });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(800);
+    await release();
+  });
+
+  it('is compromised when another took it over (its mtime is not ours) or it vanished', async () => {
+    const a = fresh();
+    const b = fresh();
+    const why: string[] = [];
+    await lockDir(a, { stale: 2000, onCompromised: (e) => why.push(`a ${(e as NodeJS.ErrnoException).code}`) });
+    await lockDir(b, { stale: 2000, onCompromised: (e) => why.push(`b ${(e as NodeJS.ErrnoException).code}`) });
+    rmdirSync(a);
+    mkdirSync(a); // another holder's lock now
+    rmdirSync(b);
+    await sleep(1200);
+    expect(why.sort()).toEqual(['a ECOMPROMISED', 'b ECOMPROMISED']);
+    expect(existsSync(a)).toBe(true); // the other holder's: never removed by the compromised one
+  });
+});
