@@ -14,11 +14,11 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI, ROOT, Rig, median, now, pad4, pct, round, run, say, stats } from './rig.mjs';
-import { daemonCpu, flood, held } from './intake.mjs';
+import { daemonCpu, FLOODS, flood, held } from './intake.mjs';
 import { machineBusy, machineIdle, machineQuiet } from './machine.mjs';
 
 const USAGE =
-  'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE] [--cpu-prof DIR]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui flood held daemon_cpu scaling\n  machine_idle machine_busy machine_quiet: many conversations on one machine (bench/machine.mjs), only when named\n  --cpu-prof DIR: each daemon writes a CPU profile (node --cpu-prof) into DIR';
+  'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE] [--cpu-prof DIR]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui flood flood_checker flood_garbage held daemon_cpu scaling\n  machine_idle machine_busy machine_quiet: many conversations on one machine (bench/machine.mjs), only when named\n  --cpu-prof DIR: each daemon writes a CPU profile (node --cpu-prof) into DIR';
 
 const { values: opt } = (() => {
   try {
@@ -434,6 +434,16 @@ const WORKLOADS = [
   ['ui', 'the dashboard (baton ui) over a long archive', () => ui()],
   ['flood', '2,000 invalid files at once, then a valid one (bench/intake.mjs)', () => flood()],
   [
+    'flood_checker',
+    "the same, an outside checker's files (garbage, invalid JSON, no message, cut off)",
+    () => flood({ bodies: FLOODS.flood_checker }),
+  ],
+  [
+    'flood_garbage',
+    'the same, files that can never become valid (garbage, invalid JSON, no message, trailing junk)',
+    () => flood({ bodies: FLOODS.flood_garbage }),
+  ],
+  [
     'held',
     `${QUICK ? '2,000' : '10,000'} files held out of turn in a folder`,
     () => held(QUICK ? { files: 2000, n: 60 } : {}),
@@ -570,23 +580,19 @@ const rows = [
   ],
 ];
 const x = (v) => (v === '-' || v === null ? '-' : `${v}×`);
-if (runs[0].flood)
+for (const w of Object.keys(FLOODS).filter((w) => runs[0][w]))
   rows.push(
     [
-      'flood: 2,000 invalid → all rejected (s), ÷ before',
-      `${med((r) => r.flood.all_rejected_s)} (${x(med((r) => r.flood.ratio_all_rejected))})`,
+      `${w}: 2,000 invalid → all rejected (s), ÷ before`,
+      `${med((r) => r[w].all_rejected_s)} (${x(med((r) => r[w].ratio_all_rejected))})`,
       '≤ 3',
     ],
     [
-      'flood: valid one written after → pane (ms), ÷ before',
-      `${med((r) => r.flood.valid_write_to_pane_ms)} (${x(med((r) => r.flood.ratio_valid))}) (${allOk((r) => r.flood.archived === 1 && r.flood.sender_told)})`,
+      `${w}: valid one written after → pane (ms), ÷ before`,
+      `${med((r) => r[w].valid_write_to_pane_ms)} (${x(med((r) => r[w].ratio_valid))}) (${allOk((r) => r[w].archived === 1 && r[w].sender_told)})`,
       '≤ 1000',
     ],
-    [
-      'flood: daemon CPU (s), ÷ before',
-      `${med((r) => r.flood.daemon_cpu_s)} (${x(med((r) => r.flood.ratio_cpu))})`,
-      '',
-    ],
+    [`${w}: daemon CPU (s), ÷ before`, `${med((r) => r[w].daemon_cpu_s)} (${x(med((r) => r[w].ratio_cpu))})`, ''],
   );
 if (runs[0].held)
   rows.push([

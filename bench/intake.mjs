@@ -1,8 +1,11 @@
 // The intake's workloads: how the daemon copes with many files in a folder, and what one delivery costs it.
 //
 //   flood:      2,000 invalid files dropped at once into one outgoing folder, then a valid message written
-//               after them (its name sorts after theirs: it waits behind them). Time until every one is in
-//               rejected/ with its note, and the valid one's write → pane.
+//               after them (its name sorts after theirs). Time until every one is in rejected/ with its note,
+//               and the valid one's write → pane. Half of them are a message cut off, which could still become
+//               valid: those wait settle_ms and keep their place, so the valid one waits for them.
+//   flood_checker, flood_garbage: the same with what an outside checker would drop (FLOODS), with and
+//               without a message cut off.
 //   held:       10,000 valid files held out of turn in a folder the turn never reaches (handoff between two
 //               agents, a third one's folder full); rename → pane p50 between the other two, against the
 //               same with that folder empty.
@@ -28,8 +31,19 @@ export const BASELINE = {
 
 const ratio = (x, base) => (typeof x === 'number' && typeof base === 'number' ? round(x / base, 2) : null);
 
-/** `bad` invalid files (half not JSON, half JSON that is no message), then one valid message after them. */
-export async function flood({ bad = 2000, settleMs = 1000 } = {}) {
+/** The bad files of each flood, in turn. */
+export const FLOODS = {
+  // Half the start of a message cut off (it could still become valid: it waits settle_ms and keeps its
+  // place), half JSON that is no message.
+  flood: ['{"content": "cut off', '{"note": "not a message"}'],
+  // What an outside checker would drop: garbage text, invalid JSON, JSON that is no message, JSON cut off.
+  flood_checker: ['garbage, not JSON', '{"content": "x",}', '{"note": "not a message"}', '{"content": "cut off'],
+  // The same without the cut-off one: files that can never become valid, none of them waits.
+  flood_garbage: ['garbage, not JSON', '{"content": "x",}', '{"note": "not a message"}', '{"content": "x"} more'],
+};
+
+/** `bad` invalid files (`bodies` in turn), then one valid message after them. */
+export async function flood({ bad = 2000, settleMs = 1000, bodies = FLOODS.flood } = {}) {
   const rig = new Rig({ settleMs });
   try {
     await rig.recorders();
@@ -39,7 +53,7 @@ export async function flood({ bad = 2000, settleMs = 1000 } = {}) {
     const t0 = now();
     for (let i = 0; i < bad; i++) {
       const name = `msg_${process.hrtime.bigint()}_${i}.json`;
-      writeFileSync(join(dir, `.${name}.tmp`), i % 2 ? '{"content": "cut off' : '{"note": "not a message"}');
+      writeFileSync(join(dir, `.${name}.tmp`), bodies[(i + 1) % bodies.length]);
       renameSync(join(dir, `.${name}.tmp`), join(dir, name));
     }
     const written = now();

@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
  */
 const tmpPrefix = `.baton-${process.pid}-`;
 let tmpCounter = randomBytes(6).readUIntBE(0, 6);
-const tmpName = (file: string) => {
+export const tmpName = (file: string) => {
   tmpCounter = (tmpCounter + 1) % 2 ** 48;
   return join(dirname(file), `${tmpPrefix}${tmpCounter.toString(16).padStart(12, '0')}.tmp`);
 };

@@ -7,6 +7,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from '
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
+import { jsonPrefix } from '../../core/json-prefix.js';
 import { validateMessage, type Message } from '../../core/message.js';
 import type { Waiting } from '../bus.js';
 import { isErrno } from '../../lib/fsx.js';
@@ -58,7 +59,10 @@ export type Examined =
   | { kind: 'gone' }
   /** Can never become valid: reject now. */
   | { kind: 'bad'; reason: string }
-  /** Not valid (yet): a writer may still be writing. Rejected once unchanged for settle_ms. */
+  /**
+   * Not valid yet, but a writer still at work could make it valid (its bytes are the start of a JSON object):
+   * rejected once unchanged for settle_ms.
+   */
   | { kind: 'unsettled'; sig: string; reason: string }
   | { kind: 'valid'; sig: string; digest: string; message: Message };
 
@@ -114,21 +118,25 @@ export async function examine(o: ToExamine): Promise<Examined> {
     const sig = `${fst.ino}:${bytes.length}:${fst.mtimeMs}`;
     const digest = createHash('sha256').update(bytes).digest('base64');
     if (known?.digest === digest) return { ...known, sig };
+    // Not a message (yet): it waits settle_ms only if a writer still at work could make it one.
+    const invalid = (reason: string): Examined =>
+      mayBecomeMessage(bytes) ? { kind: 'unsettled', sig, reason } : { kind: 'bad', reason };
     let text: string;
     try {
       text = utf8.decode(bytes);
     } catch {
-      return { kind: 'unsettled', sig, reason: 'not valid UTF-8' };
+      return invalid('not valid UTF-8');
     }
     let value: unknown;
     try {
       value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text);
     } catch (err) {
       const why = err instanceof RangeError ? 'nested too deeply' : (err as Error).message;
-      return { kind: 'unsettled', sig, reason: bytes.length === 0 ? 'empty file' : `invalid JSON: ${why}` };
+      return invalid(bytes.length === 0 ? 'empty file' : `invalid JSON: ${why}`);
     }
+    // A whole JSON text: a byte appended could only break it, so a schema error is final.
     const checked = validateMessage(value, route);
-    if (!checked.ok) return { kind: 'unsettled', sig, reason: checked.reason };
+    if (!checked.ok) return { kind: 'bad', reason: checked.reason };
     try {
       JSON.stringify(checked.message); // the archive must be able to hold it
     } catch {
@@ -144,6 +152,19 @@ export async function examine(o: ToExamine): Promise<Examined> {
   } finally {
     if (fd !== null) closeSync(fd);
   }
+}
+
+/**
+ * Whether bytes that are no message may still become one: a writer writing in place only ever leaves a
+ * prefix of its final bytes, so only the start of a JSON object (or nothing yet: empty, whitespace, part
+ * of a BOM) may. Garbage, a syntax error before the end, anything after a whole value, a broken UTF-8
+ * sequence, or the start of an array, string, number or literal never can (core/json-prefix.ts).
+ */
+function mayBecomeMessage(bytes: Buffer): boolean {
+  // The decoder drops one leading BOM and examine() one more: skip the decoder's, the scan allows the other.
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const p = jsonPrefix(bom ? bytes.subarray(3) : bytes);
+  return p.kind === 'partial' && (p.top === null || p.top === 'object');
 }
 
 function fileType(st: {

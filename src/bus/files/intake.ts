@@ -2,9 +2,11 @@
  * The direction folders as queues: watchers say which names changed (folder-watch.ts: fs.watch on each
  * folder), a full listing every few seconds is the safety net, and each
  * changed name is examined once (inbox.ts: never following a link, never opening a FIFO, never reading
- * past max_bytes). A file that can never be valid is moved to rejected/ at once; one that does not parse
- * yet waits until it has been unchanged for settle_ms (a slow writer pausing mid-file is not rejected),
- * and one that never stops changing is rejected after max(10 × settle_ms, 10 s). The files bus serves its
+ * past max_bytes). A file that can never be valid leaves the queue at once and is moved to rejected/ behind
+ * it (rejecting.ts); one that is not valid but could still become so — its bytes the start of a JSON object,
+ * all a writer at work leaves — waits until it has been unchanged for settle_ms (a slow writer pausing
+ * mid-file is not rejected) and keeps its place meanwhile, and one that never stops changing is rejected
+ * after max(10 × settle_ms, 10 s). The files bus serves its
  * queues from here; the PostgreSQL bus relays what it finds here into the database, so an agent's file
  * API is the same on both.
  */
@@ -22,6 +24,7 @@ import { Entries } from './entries.js';
 import { FolderWatch } from './folder-watch.js';
 import { Settling } from './settling.js';
 import { quarantine } from './rejected.js';
+import { type Doomed, Rejecting } from './rejecting.js';
 
 export interface IntakeOptions {
   maxBytes: number;
@@ -33,13 +36,14 @@ export interface IntakeOptions {
   log: Logger;
 }
 
-/**
- * How many files are moved to rejected/ at once. Each move is a rename and a note written and fsynced
- * (several thread-pool round trips); one at a time, 2,000 bad files took ~3 s of the flood after the
- * settle time had passed, waiting on each fsync in turn. A few at once share the journal's commits and
- * keep the thread pool (4 threads) busy; every file still gets its own note and its own `rejected` event.
- */
-const REJECTING = 8;
+/** A direction folder with nothing tracked in it yet. */
+const untracked = (direction: Direction): Folder => ({
+  direction,
+  entries: new Entries(),
+  dirty: new Set(),
+  undecodable: [],
+  listing: new StatCache(listInbox),
+});
 
 export class Intake {
   readonly folders: Folder[];
@@ -49,6 +53,14 @@ export class Intake {
   private hint: (h: Hint) => void = () => {};
   /** When each folder's files that are not valid yet are looked at again. */
   private readonly settling = new Settling((f) => this.hint({ kind: 'messages', direction: f.direction.name }));
+  /** The files judged invalid, on their way to rejected/ behind the queue (rejecting.ts). */
+  private readonly rejecting = new Rejecting({
+    move: ({ folder, name, reason }) => this.reject(folder, name, reason),
+    // Still in its folder: looked at again in a second (a disk that is full stays so for a while).
+    retry: ({ folder, name }) => this.settling.lookAt(folder, name, performance.now() + 1000),
+    log: (line) => this.opts.log.error(line),
+    changed: (f) => this.hint({ kind: 'messages', direction: f.direction.name }),
+  });
   /** Folders whose watcher gave a hint without a name: listed in full at the next look. */
   private readonly toList = new Set<Folder>();
 
@@ -56,13 +68,7 @@ export class Intake {
     directions: readonly Direction[],
     private readonly opts: IntakeOptions,
   ) {
-    this.folders = directions.map((direction) => ({
-      direction,
-      entries: new Entries(),
-      dirty: new Set(),
-      undecodable: [],
-      listing: new StatCache(listInbox),
-    }));
+    this.folders = directions.map(untracked);
     this.hints = new FolderWatch(this.folders, { ...opts, relist: (f) => this.toList.add(f) });
   }
 
@@ -84,6 +90,7 @@ export class Intake {
   async unwatch(): Promise<void> {
     this.settling.clear();
     await this.hints.close();
+    await this.rejecting.settled(); // every file judged is in rejected/ with its note, or still in its folder
   }
 
   /** List every folder (read again only when it changed): new names become dirty, vanished ones are forgotten. */
@@ -117,7 +124,7 @@ export class Intake {
       names = [];
     }
     const present = new Set(names);
-    for (const n of names) if (!f.entries.has(n)) f.dirty.add(n);
+    for (const n of names) if (!f.entries.has(n) && !this.rejecting.has(f, n)) f.dirty.add(n);
     for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
   }
 
@@ -139,19 +146,20 @@ export class Intake {
   }
 
   /**
-   * Examine the names the watcher or a rescan marked as changed; then move what can never be valid to
-   * rejected/, each with its note, a few at a time (see REJECTING).
+   * Examine the names the watcher or a rescan marked as changed; what can never be valid leaves the queue
+   * at once and is moved to rejected/, each with its note, behind it (rejecting.ts).
    */
   private async refresh(f: Folder): Promise<void> {
     const { dir } = f.direction;
     const now = performance.now();
-    const doomed: Array<{ name: string; reason: string }> = [];
+    const doomed: Doomed[] = [];
     const doom = (name: string, reason: string) => {
-      f.entries.delete(name); // out of the queue now; moved below
-      doomed.push({ name, reason });
+      f.entries.delete(name); // out of the queue now: a file after it is not held by it
+      doomed.push({ folder: f, name, reason });
     };
     for (const name of [...f.dirty]) {
       f.dirty.delete(name);
+      if (this.rejecting.defer(f, name)) continue; // looked at again once its move is over
       if (!isCandidateName(name)) continue;
       const res = await examine({ dir, name, route: f.direction, maxBytes: this.opts.maxBytes });
       let entry = f.entries.get(name);
@@ -196,13 +204,7 @@ export class Intake {
         }
       }
     }
-    // A name whose move failed is looked at again; the first error is thrown once the others are done.
-    await eachFew(doomed, REJECTING, ({ name, reason }) =>
-      this.reject(f, name, reason).catch((err: unknown) => {
-        f.dirty.add(name);
-        throw err;
-      }),
-    );
+    this.rejecting.add(doomed);
   }
 
   /**
@@ -217,7 +219,6 @@ export class Intake {
   ): Promise<void> {
     const { src = join(f.direction.dir, name), extra = {} } = more;
     f.entries.delete(name);
-    await ensureDir(this.opts.rejectedDir);
     const { direction } = f;
     const moved = await quarantine(this.opts.rejectedDir, src, name, {
       reason,
@@ -241,22 +242,6 @@ export class Intake {
       extra: { file_name_base64: raw.toString('base64') },
     });
   }
-}
-
-/** Run `fn` on every item, `n` at a time; once all are done, throw the first error if any failed. */
-async function eachFew<T>(items: readonly T[], n: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failure: { err: unknown } | null = null;
-  const worker = async () => {
-    while (next < items.length) {
-      const item = items[next++]!;
-      await fn(item).catch((err: unknown) => {
-        failure ??= { err };
-      });
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, worker));
-  if (failure) throw (failure as { err: unknown }).err;
 }
 
 export type { Entry, Folder };

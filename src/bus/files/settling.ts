@@ -1,8 +1,9 @@
 /**
- * When to look again at a folder's files that are not valid yet (not JSON, a schema error: a writer may
- * still be at work, docs/protocol.md §6): each is rejected once it has stayed unchanged for settle_ms, so
- * it is looked at again then. One timer per folder, at the earliest such time, marks every file due by
- * then: a timer per file made 2,000 bad files dropped at once 2,000 wake-ups, each a pass over the queue.
+ * When to look again at a folder's files that are not valid yet but could become so (the start of a JSON
+ * object: a writer may still be at work, docs/protocol.md §6): each is rejected once it has stayed
+ * unchanged for settle_ms, so it is looked at again then. One timer per folder, at the earliest such
+ * time, marks every file due by then: a timer per file made 2,000 bad files dropped at once 2,000
+ * wake-ups, each a pass over the queue.
  * The times are rounded up to GRID_MS, so files that became still a few ms apart are looked at (and
  * rejected) together: with exact times, a flood written over 0.3 s woke the loop ~300 times to reject a
  * handful each, and those passes over the whole queue were the daemon's largest cost (node --cpu-prof).
