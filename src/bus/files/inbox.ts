@@ -57,8 +57,11 @@ export { byName };
 export type Examined =
   /** The file vanished (another process took or removed it). */
   | { kind: 'gone' }
-  /** Can never become valid: reject now. */
-  | { kind: 'bad'; reason: string }
+  /**
+   * Can never become valid: reject now. `ino`: the file judged, when known — its move happens later, behind
+   * the queue, and a writer may have replaced the name meanwhile (rejecting.ts).
+   */
+  | { kind: 'bad'; reason: string; ino?: number }
   /**
    * Not valid yet, but a writer still at work could make it valid (its bytes are the start of a JSON object):
    * rejected once unchanged for settle_ms.
@@ -94,15 +97,16 @@ export async function examine(o: ToExamine): Promise<Examined> {
   let fd: number | null = null;
   try {
     const st = lstatSync(path);
-    if (st.isSymbolicLink()) return { kind: 'bad', reason: 'a symbolic link (never followed)' };
-    if (!st.isFile()) return { kind: 'bad', reason: `not a regular file (${fileType(st)})` };
-    if (st.size > maxBytes) return { kind: 'bad', reason: `${st.size} bytes is over inbox.max_bytes (${maxBytes})` };
+    const bad = (reason: string): Examined => ({ kind: 'bad', reason, ino: st.ino });
+    if (st.isSymbolicLink()) return bad('a symbolic link (never followed)');
+    if (!st.isFile()) return bad(`not a regular file (${fileType(st)})`);
+    if (st.size > maxBytes) return bad(`${st.size} bytes is over inbox.max_bytes (${maxBytes})`);
     // O_NOFOLLOW and O_NONBLOCK close the race where the name is swapped for a link or FIFO after lstat.
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const fst = fstatSync(fd);
     if (!fst.isFile() || fst.ino !== st.ino)
       return { kind: 'unsettled', sig: 'swapped', reason: 'the file changed while being read' };
-    if (fst.size > maxBytes) return { kind: 'bad', reason: `${fst.size} bytes is over inbox.max_bytes (${maxBytes})` };
+    if (fst.size > maxBytes) return bad(`${fst.size} bytes is over inbox.max_bytes (${maxBytes})`);
     // Never more than max_bytes + 1, even if the file grows while we read it.
     const buf = Buffer.alloc(Math.min(fst.size, maxBytes) + 1);
     let len = 0;
@@ -111,7 +115,7 @@ export async function examine(o: ToExamine): Promise<Examined> {
       if (bytesRead === 0) break;
       len += bytesRead;
     }
-    if (len > maxBytes) return { kind: 'bad', reason: `over inbox.max_bytes (${maxBytes}) while being read` };
+    if (len > maxBytes) return bad(`over inbox.max_bytes (${maxBytes}) while being read`);
     if (len === buf.length)
       return { kind: 'unsettled', sig: `growing:${len}`, reason: 'the file grew while being read' };
     const bytes = buf.subarray(0, len);
@@ -120,7 +124,7 @@ export async function examine(o: ToExamine): Promise<Examined> {
     if (known?.digest === digest) return { ...known, sig };
     // Not a message (yet): it waits settle_ms only if a writer still at work could make it one.
     const invalid = (reason: string): Examined =>
-      mayBecomeMessage(bytes) ? { kind: 'unsettled', sig, reason } : { kind: 'bad', reason };
+      mayBecomeMessage(bytes) ? { kind: 'unsettled', sig, reason } : bad(reason);
     let text: string;
     try {
       text = utf8.decode(bytes);
@@ -136,11 +140,11 @@ export async function examine(o: ToExamine): Promise<Examined> {
     }
     // A whole JSON text: a byte appended could only break it, so a schema error is final.
     const checked = validateMessage(value, route);
-    if (!checked.ok) return { kind: 'bad', reason: checked.reason };
+    if (!checked.ok) return bad(checked.reason);
     try {
       JSON.stringify(checked.message); // the archive must be able to hold it
     } catch {
-      return { kind: 'bad', reason: 'data is nested too deeply to archive' };
+      return bad('data is nested too deeply to archive');
     }
     return { kind: 'valid', sig, digest, message: checked.message };
   } catch (err) {

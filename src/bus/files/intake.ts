@@ -10,6 +10,7 @@
  * queues from here; the PostgreSQL bus relays what it finds here into the database, so an agent's file
  * API is the same on both.
  */
+import { lstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
@@ -55,7 +56,7 @@ export class Intake {
   private readonly settling = new Settling((f) => this.hint({ kind: 'messages', direction: f.direction.name }));
   /** The files judged invalid, on their way to rejected/ behind the queue (rejecting.ts). */
   private readonly rejecting = new Rejecting({
-    move: ({ folder, name, reason }) => this.reject(folder, name, reason),
+    move: ({ folder, name, reason, ino }) => this.reject(folder, name, reason, { ino }),
     // Still in its folder: looked at again in a second (a disk that is full stays so for a while).
     retry: ({ folder, name }) => this.settling.lookAt(folder, name, performance.now() + 1000),
     log: (line) => this.opts.log.error(line),
@@ -88,9 +89,9 @@ export class Intake {
   }
 
   async unwatch(): Promise<void> {
-    this.settling.clear();
     await this.hints.close();
     await this.rejecting.settled(); // every file judged is in rejected/ with its note, or still in its folder
+    this.settling.clear(); // after the moves: a move that failed meanwhile set a timer to look again
   }
 
   /** List every folder (read again only when it changed): new names become dirty, vanished ones are forgotten. */
@@ -153,9 +154,9 @@ export class Intake {
     const { dir } = f.direction;
     const now = performance.now();
     const doomed: Doomed[] = [];
-    const doom = (name: string, reason: string) => {
+    const doom = (name: string, reason: string, ino?: number) => {
       f.entries.delete(name); // out of the queue now: a file after it is not held by it
-      doomed.push({ folder: f, name, reason });
+      doomed.push({ folder: f, name, reason, ino });
     };
     for (const name of [...f.dirty]) {
       f.dirty.delete(name);
@@ -181,7 +182,7 @@ export class Intake {
         f.entries.set(name, entry);
       }
       if (res.kind === 'bad') {
-        doom(name, res.reason);
+        doom(name, res.reason, res.ino);
         continue;
       }
       const prev = entry.result;
@@ -215,9 +216,10 @@ export class Intake {
     f: Folder,
     name: string,
     reason: string,
-    more: { src?: string | Buffer; extra?: Record<string, unknown> } = {},
+    more: { src?: string | Buffer; extra?: Record<string, unknown>; ino?: number | undefined } = {},
   ): Promise<void> {
     const { src = join(f.direction.dir, name), extra = {} } = more;
+    if (more.ino !== undefined && !sameFile(src, more.ino)) return lookAgain(f, name, this.hint);
     f.entries.delete(name);
     const { direction } = f;
     const moved = await quarantine(this.opts.rejectedDir, src, name, {
@@ -245,3 +247,21 @@ export class Intake {
 }
 
 export type { Entry, Folder };
+
+/**
+ * Is `path` still the file judged (`ino`)? It was judged a while ago — its move waits behind the queue, seconds
+ * in a flood — and its writer may have put a new file under the name since, a valid one renamed into place:
+ * that one is looked at anew, never moved with the old one's reason. (Gone: true; the move says nothing.)
+ */
+function sameFile(path: string | Buffer, ino: number): boolean {
+  try {
+    return lstatSync(path).ino === ino;
+  } catch {
+    return true;
+  }
+}
+
+function lookAgain(f: Folder, name: string, hint: (h: Hint) => void): void {
+  f.dirty.add(name);
+  hint({ kind: 'messages', direction: f.direction.name });
+}

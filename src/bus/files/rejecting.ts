@@ -21,6 +21,8 @@ export interface Doomed {
   folder: Folder;
   name: string;
   reason: string;
+  /** The file judged (inbox.ts examine): a different file under its name by the time of the move stays. */
+  ino?: number | undefined;
 }
 
 export interface RejectingParts {

@@ -4,7 +4,7 @@
  * a file judged invalid leaves the queue at once, its move to rejected/ going on behind it, so the valid
  * file after it is in the queue before those moves are done.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -134,5 +134,25 @@ describe('rejections behind the queue', () => {
     expect(new Set(emitted.map((e) => e.file)).size).toBe(200);
     expect(intake.rejected.take()).toHaveLength(100); // the latest 100 kept for telling the sender
     expect(readdirSync(dirPath).sort()).toEqual(['b.json', 'c.json']);
+  });
+
+  it('a file put under a judged name before its move is not moved with the old reason: it is looked at anew', async () => {
+    const emitted: Array<{ event: EventName; file: unknown }> = [];
+    const intake = await intakeOf(emitted);
+    const dirPath = dir();
+    for (let i = 0; i < 100; i++) writeFileSync(join(dirPath, `a${String(i).padStart(3, '0')}.json`), `garbage ${i}`);
+    await intake.rescan();
+    expect((await intake.queues())[0]!.items).toEqual([]); // all 100 judged; moved a few at a time, a099 last
+    // Its writer puts a valid message under the name (temp file, rename) while the moves are under way.
+    writeFileSync(join(dirPath, '.a099.tmp'), '{"content": "valid after all"}');
+    renameSync(join(dirPath, '.a099.tmp'), join(dirPath, 'a099.json'));
+    await intake.unwatch();
+    expect(emitted.map((e) => e.file)).not.toContain('a099.json');
+    expect(emitted).toHaveLength(99);
+    expect(readdirSync(dirPath)).toEqual(['a099.json']);
+    expect(readdirSync(rejectedDir())).not.toContain('a099.json');
+    await intake.rescan();
+    const [q] = await intake.queues();
+    expect(q!.items.map((w) => [w.name, w.ready])).toEqual([['a099.json', true]]);
   });
 });
