@@ -13,7 +13,7 @@ export interface Layout {
    * Empty at rest: start-up recovery removes a claim whose message was archived and returns any other.
    */
   claims: string;
-  /** proper-lockfile's lock directory: held by the one live daemon. */
+  /** The lease's lock directory (lock-dir.ts; proper-lockfile's layout): held by the one live daemon. */
   lock: string;
   /** Who holds the lock: pid and start time, for messages like "held by pid 123". */
   pidFile: string;

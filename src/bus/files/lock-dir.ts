@@ -6,7 +6,7 @@
  * Not proper-lockfile's lock(): every lock it holds refreshes itself on a timer of its own, an async stat
  * and utimes through the thread pool every 1.5 s. A machine daemon serving 50 idle conversations holds 50
  * such locks, and once their folders' rescans were made cheap those refreshes were 60% of its main
- * thread's time (node --cpu-prof). Here every lock a process holds is refreshed in one tick, by a stat and
+ * thread's time (node --cpu-prof). Here every files-bus lease lock a process holds is refreshed in one tick, by a stat and
  * a utimes each, synchronous (microseconds on a local disk) — as the PostgreSQL bus renews every lease of
  * a process in one statement (postgres/heartbeats.ts). The refresh's rules are proper-lockfile's: the
  * mtime found must be the one this holder set last (else another took the lock over: compromised), a
@@ -62,12 +62,20 @@ export async function lockDir(path: string, opts: DirLockOptions): Promise<() =>
   return async () => {
     if (!held.delete(h)) return; // compromised: the lock there is not this holder's
     leaveIfEmpty();
-    try {
-      rmdirSync(path);
-    } catch (err) {
-      if (!isErrno(err, 'ENOENT')) throw err;
-    }
+    removeIfOurs(h);
   };
+}
+
+/**
+ * Remove the lock only while it is still the one this holder touched last: a holder that lost it (paused past
+ * the stale time, taken over) and has not noticed yet must not remove its successor's lock on the way out.
+ */
+function removeIfOurs(h: Held): void {
+  try {
+    if (statSync(h.path).mtime.getTime() === h.mtime) rmdirSync(h.path);
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+  }
 }
 
 function take(path: string, stale: number): void {
@@ -91,7 +99,12 @@ function take(path: string, stale: number): void {
   } catch (err) {
     if (isErrno(err, 'EEXIST')) throw locked(path);
     if (!isErrno(err, 'ENOENT')) throw err;
-    mkdirSync(path);
+    // Removed by another taking it over at the same moment: whoever makes it first holds it.
+    try {
+      mkdirSync(path);
+    } catch (again) {
+      throw isErrno(again, 'EEXIST') ? locked(path) : again;
+    }
   }
 }
 
@@ -111,9 +124,9 @@ function join(h: Held): void {
     process.on('exit', () => {
       for (const l of held) {
         try {
-          rmdirSync(l.path);
+          removeIfOurs(l);
         } catch {
-          /* gone already */
+          /* cannot: it goes stale */
         }
       }
     });
