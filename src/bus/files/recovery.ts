@@ -116,7 +116,9 @@ function contradicts(stored: State, derived: State, lagsByOne: boolean): string 
  */
 async function recoverClaims(config: Config, l: Layout): Promise<string[]> {
   const notes: string[] = [];
-  const archived = async (id: string) => (await readRecord(l.archive, id).catch(() => null)) !== null;
+  // Only a record that is not there means "not archived": one that cannot be read (EACCES, EIO, torn) stops
+  // the recovery with the claim in place — put back, it would be typed again under the next ID.
+  const archived = async (id: string) => (await readRecord(l.archive, id)) !== null;
   for (const d of config.directions) {
     const base = join(l.claims, d.name);
     let claims: ReturnType<typeof listClaims>;
