@@ -18,7 +18,7 @@ import { dirname, join } from 'node:path';
  * Dot-name ending in .tmp: never read by the daemon, and short whatever the target's name length. Unique
  * within the process by a counter from a random start (randomBytes and process.pid — a getpid call — on
  * every write were 2% of the daemon's busy time in a ping-pong); a leftover of an earlier process with the
- * same pid and name only makes one write fail (O_EXCL), and its retry takes the next name.
+ * same pid and name only makes that one write fail (O_EXCL; 2^48 names from a random start make it unlikely).
  */
 const tmpPrefix = `.baton-${process.pid}-`;
 let tmpCounter = randomBytes(6).readUIntBE(0, 6);
