@@ -94,6 +94,9 @@ describe('baton ui: command line', () => {
     const badPort = await p.cli(['ui', '--port', 'eighty']);
     expect(badPort.exitCode).toBe(2);
     expect(badPort.stderr).toContain('Usage: baton ui');
+    const allWithConfig = await p.cli(['ui', '--all']); // p.cli passes --config
+    expect(allWithConfig.exitCode).toBe(2);
+    expect(allWithConfig.stderr).toContain('takes no --config');
     const help = await p.cli(['ui', '--help']);
     expect(help.exitCode).toBe(0);
     expect(help.stdout).toContain('--allow-remote');

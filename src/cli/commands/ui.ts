@@ -65,6 +65,8 @@ config.json found), the overview is at / itself.
       throw new UsageError(`--port must be 0..65535, not "${v.port}"`);
     const host = v.host ?? '127.0.0.1';
     const token = v.token ?? (process.env.BATON_UI_TOKEN || undefined);
+    if (v.all && inv.values.config !== undefined)
+      throw new UsageError('--all shows every conversation: it takes no --config');
     const config = v.all ? null : projectConfig(inv);
     let server: Awaited<ReturnType<typeof startUi>>;
     try {
