@@ -39,8 +39,7 @@ export class PgDirectory implements Directory {
 
   async list(): Promise<StoreListing> {
     const { directory } = this.sql;
-    const [{ present } = { present: false }] = (await run(this.db, directory.present, {})).rows;
-    const version = present ? await schemaVersion(this.db, this.sql.schema) : 0;
+    const version = await schemaVersion(this.db, this.sql.schema);
     if (!version) {
       const [row] = (await run(this.db, NOW, {})).rows;
       return { where: this.where, schema_version: null, now: row!.now.toISOString(), conversations: [] };

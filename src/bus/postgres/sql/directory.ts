@@ -17,11 +17,6 @@ export interface LeaseRow {
 }
 
 export const directorySql = (s: string) => ({
-  /**
-   * Is the schema there (its `meta` table)? Asked first, on its own: a statement naming a table that does
-   * not exist fails when it is planned, whatever its WHERE says.
-   */
-  present: plain<{ present: boolean }>('directory.present', `SELECT to_regclass('${s}.meta') IS NOT NULL AS present`),
   /** Every conversation, its state, recorded config, and what waits for it; with the database's time. */
   conversations: plain<{
     name: string;
