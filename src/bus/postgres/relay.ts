@@ -22,7 +22,8 @@
  * one the server refuses for the message's own data (a data exception: it never could be stored) is
  * rejected on this machine with the reason instead, like a file that is not a message.
  */
-import { readdir, rename, unlink } from 'node:fs/promises';
+import { renameSync } from 'node:fs';
+import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDir, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
@@ -182,7 +183,9 @@ export class Relay {
         const claimed = join(q.direction.dir, RELAYING);
         const as = `${Date.now()}-${process.pid}-${claims++}-${w.name}`;
         try {
-          await rename(join(q.direction.dir, w.name), join(claimed, as));
+          // Synchronous: one local rename, where the async call was a round trip through libuv's thread
+          // pool on every message's path before its insert.
+          renameSync(join(q.direction.dir, w.name), join(claimed, as));
         } catch {
           continue; // gone meanwhile: the next look says why
         } finally {
