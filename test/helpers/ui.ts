@@ -47,7 +47,9 @@ export async function startUi(
   port = 0,
   env: Record<string, string> = {},
 ): Promise<RunningUi> {
-  const proc = execa('node', [CLI, 'ui', '--port', String(port), '--json', ...args, '--config', p.configFile], {
+  // --all shows every conversation and takes no --config (it runs in the project's folder all the same).
+  const config = args.includes('--all') ? [] : ['--config', p.configFile];
+  const proc = execa('node', [CLI, 'ui', '--port', String(port), '--json', ...args, ...config], {
     env: { ...p.env, ...env },
     reject: false,
     cwd: p.dir,
