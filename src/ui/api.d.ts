@@ -5,6 +5,7 @@
  */
 
 export type { AgentStatus, StatusReport } from '../app/report.js';
+import type { Row } from '../app/machine/listing.js';
 
 /** What the page shows of one message. Content is cut at 65,536 characters (`truncated`; transcript.ts). */
 export interface Bubble {
@@ -93,26 +94,7 @@ export type OverviewRow = {
   /** Its id on this server (a hash of its registry key), and its view's address: `/c/<id>/`. */
   id: string;
   path: string;
-  folder: string;
-  config: string | null;
-  message_dir: string;
-  bus: 'files' | 'postgres';
-  /** Why the machine's daemon skipped it, or null. */
-  skipped: string | null;
-} & (
-  | {
-      ok: true;
-      conversation: string | null;
-      policy: string;
-      turn: string | null;
-      seconds_in_turn: number | null;
-      messages: number;
-      run: 'running' | 'paused' | 'finished' | 'stalled' | 'stopped';
-      daemon_pid: number | null;
-      waiting: number;
-    }
-  | { ok: false; problem: string }
-);
+} & Row;
 
 /** GET /all/api/listing, and each `listing` event of /all/api/stream: every conversation of the machine. */
 export interface Overview {

@@ -7,31 +7,10 @@ import { loadConfig } from '../../config/load.js';
 import { collectStatus } from '../status.js';
 import { machineDaemon, type MachineHolder } from './daemon-lock.js';
 import { type Entry, keyOf, readRegistry, stateDir } from './registry.js';
+import type { Row, Run } from './listing.js';
 import { readServed, type Served } from './served.js';
 
-export type Run = 'running' | 'paused' | 'finished' | 'stalled' | 'stopped';
-
-export type Row = {
-  folder: string;
-  config: string | null;
-  message_dir: string;
-  bus: Entry['bus'];
-  /** Why the machine's daemon skipped it (served.ts), or null. */
-  skipped: string | null;
-} & (
-  | {
-      ok: true;
-      conversation: string | null;
-      policy: string;
-      turn: string | null;
-      seconds_in_turn: number | null;
-      messages: number;
-      run: Run;
-      daemon_pid: number | null;
-      waiting: number;
-    }
-  | { ok: false; problem: string }
-);
+export type { Row, Run } from './listing.js';
 
 export interface Listing {
   registry: string;

@@ -1,0 +1,28 @@
+/**
+ * One row of `baton ls --json` (list.ts), which the dashboard's overview also serves (ui/api.d.ts):
+ * declarations only, so the page's build reads it without compiling server code.
+ */
+
+export type Run = 'running' | 'paused' | 'finished' | 'stalled' | 'stopped';
+
+export type Row = {
+  folder: string;
+  config: string | null;
+  message_dir: string;
+  bus: 'files' | 'postgres';
+  /** Why the machine's daemon skipped it (served.ts), or null. */
+  skipped: string | null;
+} & (
+  | {
+      ok: true;
+      conversation: string | null;
+      policy: string;
+      turn: string | null;
+      seconds_in_turn: number | null;
+      messages: number;
+      run: Run;
+      daemon_pid: number | null;
+      waiting: number;
+    }
+  | { ok: false; problem: string }
+);
