@@ -7,7 +7,8 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { type Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { recorderConversation } from '../helpers/machine-fleet.js';
 import { launchBrowser, SHOTS, startUi } from '../helpers/ui.js';
 
 let browser: Browser;
@@ -26,21 +27,12 @@ afterEach(async () => {
   for (const p of made.splice(0).reverse()) await p.stop();
 });
 
-/** A conversation whose agents are recorder panes (`up` starts none), registered under `state`'s registry. */
+/** A conversation of two recorder panes, handed to the machine's daemon by `baton up`. */
 async function conversation(tag: string, state?: Project) {
-  const agents = Object.fromEntries(
-    (['claude1', 'claude2'] as const).map((a, i) => [a, { kind: 'generic', target: `${tag}-c${i + 1}:0.0` }]),
-  );
-  const p = new Project({ agents, delivery: { enter_delay_ms: 0 } });
-  if (state) p.env.XDG_STATE_HOME = state.env.XDG_STATE_HOME!;
-  made.push(p);
-  const logs = {
-    claude1: await p.recorder(`${tag}-c1`, { as: 'claude1' }),
-    claude2: await p.recorder(`${tag}-c2`, { as: 'claude2' }),
-  };
-  const up = await p.cli(['up']);
+  const c = await recorderConversation(tag, made, state);
+  const up = await c.p.cli(['up']);
   expect(up.exitCode, up.stderr + up.stdout).toBe(0);
-  return { p, logs };
+  return c;
 }
 
 const row = (page: Page, p: Project) => page.locator('#rows tr', { has: page.locator(`a:text-is("${p.dir}")`) });

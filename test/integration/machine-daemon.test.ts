@@ -5,37 +5,22 @@
  * conversation's own server (the one its `up` recorded).
  */
 import { execa } from 'execa';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { alive, CLI, type Project, waitFor } from '../helpers/harness.js';
+import { machinePid, recorderConversation, typedIn } from '../helpers/machine-fleet.js';
 
 const made: Project[] = [];
 afterEach(async () => {
   for (const p of made.splice(0)) await p.stop();
 });
 
-/** A conversation whose agents are recorder panes `<tag>-c1`/`<tag>-c2` ("target": `up` starts no agent). */
-async function conversation(tag: string, state?: Project) {
-  const agents = Object.fromEntries(
-    (['claude1', 'claude2'] as const).map((a, i) => [a, { kind: 'generic', target: `${tag}-c${i + 1}:0.0` }]),
-  );
-  const p = new Project({ agents, delivery: { enter_delay_ms: 0 } });
-  if (state) p.env.XDG_STATE_HOME = state.env.XDG_STATE_HOME!;
-  made.push(p);
-  const logs = {
-    claude1: await p.recorder(`${tag}-c1`, { as: 'claude1' }),
-    claude2: await p.recorder(`${tag}-c2`, { as: 'claude2' }),
-  };
-  return { p, logs };
-}
+const conversation = (tag: string, state?: Project) => recorderConversation(tag, made, state);
 
 const statusOf = async (p: Project) =>
   JSON.parse((await p.cli(['status', '--json'])).stdout) as { daemon: { running: boolean; pid: number | null } };
-const machinePid = (p: Project) =>
-  (JSON.parse(readFileSync(join(p.env.XDG_STATE_HOME!, 'baton', 'daemon.json'), 'utf8')) as { pid: number }).pid;
-const typedIn = (log: string, text: string) => readRecorder(log).typed.filter((t) => t.includes(text)).length;
 
 async function ls(p: Project) {
   const r = await execa('node', [CLI, 'ls', '--json'], { env: p.env, cwd: tmpdir(), reject: false });

@@ -89,7 +89,7 @@ describe('machines that cannot be confused (PostgreSQL bus)', () => {
     expect(here.stderr).toMatch(/cannot attach to claude2's session "claude2": /);
 
     // A session that is not there (the agent's machine never ran up): one line, not tmux's.
-    await b.tmux(['kill-session', '-t', '=claude2']);
+    await b.killSession('claude2'); // on b's own server, named by its socket
     const gone = await b.cli(['attach', 'claude2']);
     expect(gone.exitCode).toBe(1);
     expect(errorLines(gone.stderr), gone.stderr).toHaveLength(1);

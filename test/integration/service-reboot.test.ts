@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { alive, CLI, type Project, waitFor } from '../helpers/harness.js';
+import { machinePid, recorderConversation, typedIn } from '../helpers/machine-fleet.js';
 
 const made: Project[] = [];
 const started: ResultPromise[] = [];
@@ -23,19 +24,7 @@ afterEach(async () => {
   for (const p of made.splice(0)) await p.stop();
 });
 
-async function conversation(tag: string, state?: Project) {
-  const agents = Object.fromEntries(
-    (['claude1', 'claude2'] as const).map((a, i) => [a, { kind: 'generic', target: `${tag}-c${i + 1}:0.0` }]),
-  );
-  const p = new Project({ agents, delivery: { enter_delay_ms: 0 } });
-  if (state) p.env.XDG_STATE_HOME = state.env.XDG_STATE_HOME!;
-  made.push(p);
-  const panes = async () => ({
-    claude1: await p.recorder(`${tag}-c1`, { as: 'claude1' }),
-    claude2: await p.recorder(`${tag}-c2`, { as: 'claude2' }),
-  });
-  return { p, panes, logs: await panes() };
-}
+const conversation = (tag: string, state?: Project) => recorderConversation(tag, made, state);
 
 /** systemd's unquoting of one ExecStart/Environment word as service-unit.ts writes it. */
 const unquote = (w: string) => w.slice(1, -1).replace(/%%/g, '%').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
@@ -58,8 +47,6 @@ function unitLaunch(unit: string): { argv: string[]; env: Record<string, string>
   return { argv, env };
 }
 
-const typedIn = (log: string, text: string) => readRecorder(log).typed.filter((t) => t.includes(text)).length;
-
 describe('a reboot with the service installed', () => {
   it.skipIf(process.platform !== 'linux')(
     'brings back one daemon serving every conversation; panes come back with up; nothing lost or doubled',
@@ -79,11 +66,7 @@ describe('a reboot with the service installed', () => {
       expect(launch.argv.slice(-3)).toEqual(['daemon', '--machine', '--stay']);
 
       // The reboot: the daemon dies with -9, every tmux server with it.
-      const pid = (
-        JSON.parse(readFileSync(join(a.p.env.XDG_STATE_HOME!, 'baton', 'daemon.json'), 'utf8')) as {
-          pid: number;
-        }
-      ).pid;
+      const pid = machinePid(a.p);
       process.kill(pid, 'SIGKILL');
       await a.p.killServer();
       await b.p.killServer();
@@ -133,9 +116,7 @@ describe('a reboot with the service installed', () => {
           throw e;
         },
       );
-      expect(JSON.parse(readFileSync(join(a.p.env.XDG_STATE_HOME!, 'baton', 'daemon.json'), 'utf8')).pid).toBe(
-        daemon.pid,
-      );
+      expect(machinePid(a.p)).toBe(daemon.pid);
       a.p.send('c2_to_c1', 'a2.json', { content: 'A after the reboot' });
       await waitFor('A flows again', () => typedIn(aLogs.claude1, 'A after the reboot'));
       await new Promise((r) => setTimeout(r, 1000));

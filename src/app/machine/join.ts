@@ -1,7 +1,7 @@
 /**
  * `baton up` and `baton down` with the machine's daemon: `up` adds its conversation to the registry and
  * starts the daemon if none runs — in the tmux session "baton-daemon" of the server this `up` reaches, so it
- * ends with that server (a test's private server, a person's `tmux kill-server`); `down` removes the
+ * ends with that server (a test's private server, or a person ending theirs); `down` removes the
  * conversation and waits until the daemon has let go of it (released its lease), touching nothing else.
  *
  * `BATON_DAEMON=conversation` keeps the former way: a daemon of its own in the "watcher" session.
