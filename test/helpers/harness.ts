@@ -220,7 +220,19 @@ export class Project {
       }
       if (pid) await waitFor(`daemon ${pid} to exit`, () => !alive(pid), 10_000).catch(() => {});
     }
-    rmSync(this.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+    // Node's own retries (maxRetries) only retry the rmdir, never the listing of the children: an agent's
+    // `baton post` started just before the server died can still land a file after the folder was listed
+    // (CI saw ENOTEMPTY on messages/ once), so the whole removal is tried again.
+    for (let i = 0; ; i++) {
+      try {
+        rmSync(this.dir, { recursive: true, force: true });
+        return;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (i >= 30 || !(code === 'ENOTEMPTY' || code === 'EBUSY')) throw err;
+        await sleep(100);
+      }
+    }
   }
 
   /**
