@@ -388,10 +388,11 @@ async function scale(server, k, { seconds = QUICK ? 10 : 20, shared = true } = {
     const daemons = real.flatMap((c) => c.procs.map((p) => p.pid));
     const cpu = () => ({ daemons: daemons.reduce((a, pid) => a + cpuOf(pid).ms, 0), db: cpuOfTree(server.pid) });
     for (const c of real) c.send(c.agents[0], 'ping');
-    // Measured after 2 s of play: a backend reports its transactions to pg_stat_database up to 10 s late
-    // when idle, so the daemons' start-up (recovery, leases, …) landed in the window and made a turn look
-    // dearer (~1–3 transactions a turn more than pg_stat_statements counted). Busy, each reports every second.
-    await sleep(2000);
+    // Measured after 11 s of play: a backend that goes idle reports its transactions to pg_stat_database up
+    // to 10 s later (PGSTAT_IDLE_INTERVAL), so with 2 s the daemons' start-up (recovery, leases, one-shot
+    // commands' sessions) still landed in the window and made a turn look dearer: 8.6 transactions a turn
+    // against 3.1 statements pg_stat_statements counted, 3.1 both ways after 12 s. Busy, each reports every second.
+    await sleep(11_000);
     if (STATEMENTS) await db.query('SELECT pg_stat_statements_reset()');
     const x0 = await xacts();
     const c0 = cpu();
