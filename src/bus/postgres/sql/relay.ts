@@ -9,7 +9,9 @@ import { carriedSql } from './events.js';
 export const relaySql = (s: string, carried = carriedSql(s)) => ({
   /**
    * The key kept for good, the waiting row (only if the key was new), NOTIFY carrying the row as `hint`
-   * when it fits; `epoch` names the server that committed it (a restart changes it).
+   * when it fits; `epoch` names the server that committed it (a restart changes it). It also says where
+   * the WAL is (as `wal` below, read before its own commit): on a busy machine the relay's earlier stores
+   * learn from it that they are durable, with no question of their own.
    */
   store: statement<
     {
@@ -24,7 +26,7 @@ export const relaySql = (s: string, carried = carriedSql(s)) => ({
       /** Events it carries (carried-events.ts), stored whether the file is or not. */
       events: Json;
     },
-    { epoch: string; stored: number; told: number }
+    { epoch: string; inserted: string; flushed: string; stored: number; told: number }
   >(
     'relay.store',
     `WITH k AS (INSERT INTO ${s}.relayed (relay_key, conversation) VALUES (:key, :conversation) ON CONFLICT DO NOTHING RETURNING relay_key),
@@ -33,7 +35,8 @@ export const relaySql = (s: string, carried = carriedSql(s)) => ({
           n AS (SELECT pg_notify(:channel, CASE WHEN :hint::text IS NULL THEN :payload
                                                 ELSE :payload || '#' || seq || ' ' || :hint END) FROM w),
           ${carried.ctes}
-     SELECT pg_postmaster_start_time()::text AS epoch, (SELECT count(*) FROM n)::int AS stored, ${carried.told}`,
+     SELECT pg_postmaster_start_time()::text AS epoch, pg_current_wal_insert_lsn()::text AS inserted,
+            pg_current_wal_flush_lsn()::text AS flushed, (SELECT count(*) FROM n)::int AS stored, ${carried.told}`,
   ),
 });
 
