@@ -2,6 +2,8 @@
  * Is an agent's pane available? The typist says (terminal/), this remembers outages: one
  * `pane_unavailable` event (and `screen_unknown` for a screen baton does not recognise) per outage, one
  * `pane_available` when it is back, and a capped backoff between tries (250 ms up to 5 s) while it is not.
+ * A hint that a message for an agent came starts the look at its pane at once (earlyLook), side by side
+ * with the pass that reads the queues; the check before the turn step takes that answer when it is fresh.
  */
 import type { Config } from '../config/config.js';
 import type { EventLog } from '../bus/events.js';
@@ -10,6 +12,8 @@ import { targetOf } from '../terminal/pane.js';
 import type { Ready, Typist } from '../terminal/typist.js';
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
+/** A look started on a hint is used by the check that follows it within this long, never later. */
+const EARLY_MS = 25;
 
 export interface AvailabilityParts {
   config: Config;
@@ -27,12 +31,30 @@ export class Availability {
   /** Failed attempts per agent since its last success, for the backoff. */
   private readonly attempts = new Map<string, number>();
 
+  /** Looks started when a hint said a message for the agent came (early()), each used once. */
+  private readonly early = new Map<string, { at: number; ready: Promise<Ready> }>();
+
   constructor(private readonly p: AvailabilityParts) {}
+
+  /**
+   * A message for the agent may have come: look at its pane now, while the pass reads the queues, so the
+   * check before its turn step need not wait for tmux. Traced across two machines, that look was 0.48 ms
+   * of a 4.4 ms delivery, right after the 0.45 ms from the notification to the take: done side by side.
+   * Only a pane found ready is taken from it, and only within EARLY_MS: it is as fresh as a look made
+   * before the turn step always was (the paste itself checks inside tmux that the pane is the same one).
+   */
+  earlyLook(agentName: string): void {
+    const agent = this.p.config.agents[agentName];
+    const last = this.early.get(agentName);
+    if (!agent || (last && performance.now() - last.at <= EARLY_MS)) return;
+    const ready = this.p.typist.ready(agent).catch((err: unknown): Ready => ({ ok: false, reason: String(err) }));
+    this.early.set(agentName, { at: performance.now(), ready });
+  }
 
   /** The agent's pane when it is ready to be typed into, else why not (reported once per outage, retried). */
   async check(agentName: string, ours?: string): Promise<Ready> {
     const agent = this.p.config.agents[agentName]!;
-    const ready = await this.p.typist.ready(agent, ours);
+    const ready = (await this.takeEarly(agentName, ours)) ?? (await this.p.typist.ready(agent, ours));
     if (this.p.quiet) return ready;
     const target = targetOf(agent);
     if (ready.ok) {
@@ -56,6 +78,16 @@ export class Availability {
     }
     this.retryLater(agentName);
     return ready;
+  }
+
+  /** The early look at the agent's pane, when there is one still fresh and it found the pane ready. */
+  private async takeEarly(agentName: string, ours?: string): Promise<Ready | null> {
+    const e = this.early.get(agentName);
+    if (!e) return null;
+    this.early.delete(agentName);
+    if (ours !== undefined || performance.now() - e.at > EARLY_MS) return null;
+    const ready = await e.ready;
+    return ready.ok && performance.now() - e.at <= EARLY_MS ? ready : null;
   }
 
   /** Look again after the agent's next backoff step. */

@@ -16,7 +16,7 @@ import {
   type Lease,
   type Posting,
 } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
+import { isLocal, type Config } from '../config/config.js';
 import { log as defaultLog, type Logger } from '../lib/log.js';
 import { hostname } from 'node:os';
 import { tmuxFence } from '../terminal/fence.js';
@@ -133,6 +133,7 @@ export class Daemon {
       }
       await this.bus.watch((h) => {
         if (h.kind === 'requests') this.parts.steering.expect();
+        else if (h.direction) this.lookEarly(h.direction);
         this.parts.scheduler.kick();
       });
       await this.parts.receipts.watch(() => this.parts.scheduler.kick());
@@ -203,6 +204,12 @@ export class Daemon {
     } catch (err) {
       if (!this.fenced(err)) this.log.warn(`rescan failed: ${String(err)}`);
     }
+  }
+
+  /** A message in `direction` may have come: its receiver's pane, if on this machine, is looked at now. */
+  private lookEarly(direction: string): void {
+    const to = this.config.directions.find((d) => d.name === direction)?.to;
+    if (to && isLocal(this.config, to)) this.parts.availability.earlyLook(to);
   }
 
   /**

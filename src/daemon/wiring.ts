@@ -59,6 +59,7 @@ export interface Parts {
   courier: Courier;
   conductor: Conductor;
   steering: Steering;
+  availability: Availability;
 }
 
 export function wire(w: Wiring): Parts {
@@ -159,5 +160,5 @@ export function wire(w: Wiring): Parts {
     taker,
   });
   scheduler.drive(() => pass.run());
-  return { bus, scheduler, receipts, courier, conductor, steering };
+  return { bus, scheduler, receipts, courier, conductor, steering, availability };
 }

@@ -9,7 +9,7 @@
  */
 import type { Direction } from '../../config/config.js';
 import type { State } from '../../core/state.js';
-import type { Approval, Queue, Waiting } from '../bus.js';
+import type { Approval, Hint as BusHint, Queue, Waiting } from '../bus.js';
 import type { Db } from './db.js';
 import { stateOf, WaitingRows, type Pg, type WaitingRow } from './rows.js';
 import { hintOf, type Hint } from './hints.js';
@@ -105,14 +105,21 @@ export class WaitingView {
   }
 
   /** The conversation's notifications: news for what it sees, and hints for the daemon. */
-  listen(hint: (h: Pick<Hint, 'kind'>) => void): Listener {
+  listen(hint: (h: BusHint) => void): Listener {
     return new Listener(
       this.pg.url,
       this.pg.channel,
       (payload) => {
         const h = hintOf(payload, this.pg.host);
         if (h?.kind === 'messages') this.told(h);
-        if (h) hint({ kind: h.kind });
+        // The direction, when the row is one delivered here: its receiver's pane is looked at at once.
+        const direction = h?.kind === 'messages' ? h.row?.direction : undefined;
+        if (h)
+          hint(
+            direction && this.here.some((d) => d.name === direction)
+              ? { kind: 'messages', direction }
+              : { kind: h.kind },
+          );
       },
       () => {
         this.invalidate();

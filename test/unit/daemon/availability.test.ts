@@ -2,6 +2,7 @@
  * daemon/availability.ts against a recording typist: an outage is reported once (pane_unavailable, and
  * screen_unknown for a screen baton cannot read), its end once (pane_available), and the agent is looked at
  * again after a backoff that grows to 5 s and starts over after a success. A one-shot answer only says why.
+ * An early look started on a hint is used once, only when fresh and only when it found the pane ready.
  */
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
@@ -142,5 +143,48 @@ describe('a one-shot answer (no daemon running)', () => {
     expect(w.events).toEqual([]);
     expect(w.wakes).toEqual([]);
     expect(w.lines).toEqual([]);
+  });
+});
+
+describe('an early look (a hint said a message for the agent came)', () => {
+  const readies = (w: ReturnType<typeof world>) => w.typist.calls.filter((c) => c.step === 'ready').length;
+
+  it('the check that follows uses it: the pane is looked at once', async () => {
+    const w = world();
+    w.typist.script.ready.push({ ok: true, pane: pane('%5') });
+    w.availability.earlyLook('a');
+    w.availability.earlyLook('a'); // a second hint meanwhile asks nothing more
+    expect(await w.availability.check('a')).toEqual({ ok: true, pane: pane('%5') });
+    expect(readies(w)).toBe(1);
+    await w.availability.check('a'); // used once: the next check looks again
+    expect(readies(w)).toBe(2);
+  });
+
+  it('a pane it found not ready is looked at again, and only that second look is reported', async () => {
+    const w = world();
+    w.typist.script.ready.push({ ok: false, reason: 'busy' }, { ok: true, pane: pane('%6') });
+    w.availability.earlyLook('b');
+    expect(await w.availability.check('b')).toEqual({ ok: true, pane: pane('%6') });
+    expect(readies(w)).toBe(2);
+    expect(w.events).toEqual([]);
+  });
+
+  it('is not used when it is older than 25 ms, nor by a check that allows our own text in the box', async () => {
+    const w = world();
+    w.availability.earlyLook('a');
+    await new Promise((r) => setTimeout(r, 60));
+    await w.availability.check('a');
+    expect(readies(w)).toBe(2);
+    w.availability.earlyLook('a'); // stale entries never block a new look
+    expect(readies(w)).toBe(3);
+    await w.availability.check('a', '[baton] msg_0002 ');
+    expect(w.typist.calls.at(-1)).toEqual({ step: 'ready', agent: 'a', ours: '[baton] msg_0002 ' });
+    expect(readies(w)).toBe(4);
+  });
+
+  it('an agent the config does not name is ignored', () => {
+    const w = world();
+    w.availability.earlyLook('nobody');
+    expect(w.typist.calls).toEqual([]);
   });
 });
