@@ -130,7 +130,8 @@ export class Intake {
   }
 
   /** Examine what changed, reject what can never be valid; every folder's entries, oldest first. */
-  async queues(): Promise<Queue[]> {
+  /** Each folder's queue; an item is its Entry, with how it was examined (the relay stores it unparsed). */
+  async queues(): Promise<Array<Queue & { items: Entry[] }>> {
     for (const f of this.folders) {
       if (this.toList.has(f)) await this.list(f, true);
       for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);

@@ -30,7 +30,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
 import type { EventLog } from '../events.js';
 import { FencedError } from '../lease.js';
-import { examine, isCandidateName } from '../files/inbox.js';
+import { examine, isCandidateName, type Examined } from '../files/inbox.js';
 import { Intake } from '../files/intake.js';
 import type { Direction } from '../../config/config.js';
 import { unstorable } from './db.js';
@@ -96,6 +96,9 @@ export interface Written {
   /** When the commit was known done (performance.now()). */
   at: number;
 }
+
+/** How a file was examined before it was claimed, when valid: checked again by digest only. */
+type Known = Extract<Examined, { kind: 'valid' }> | null;
 
 /** A claimed file's message, to be stored under its relay key. */
 export interface Claimed {
@@ -191,7 +194,9 @@ export class Relay {
         } finally {
           this.intake.folderOf(q.direction.name).entries.delete(w.name);
         }
-        const r = await this.storeClaimed({ d: q.direction, dir: claimed, as }, false);
+        // Examined just now, before the claim: the same bytes are not parsed and validated again.
+        const known = w.result?.kind === 'valid' ? w.result : null;
+        const r = await this.storeClaimed({ d: q.direction, dir: claimed, as }, false, known);
         if (r === 'stored') n++;
         if (r === 'failed') break;
       }
@@ -203,10 +208,10 @@ export class Relay {
   }
 
   /** Store a claimed file, or put it back in its folder when it is no longer valid (it changed). */
-  private async storeClaimed(f: ClaimedFile, durable: boolean): Promise<Relayed> {
+  private async storeClaimed(f: ClaimedFile, durable: boolean, known: Known = null): Promise<Relayed> {
     const { d, dir, as } = f;
     const name = as.replace(/^\d+-\d+-\d+-/, '');
-    const e = await examine({ dir, name: as, route: d, maxBytes: this.opts.maxBytes });
+    const e = await examine({ dir, name: as, route: d, maxBytes: this.opts.maxBytes, known });
     if (e.kind !== 'valid') {
       if (e.kind !== 'gone') this.intake.folderOf(d.name).dirty.add(await moveNoClobber(join(dir, as), d.dir, name));
       this.stranded.done(f);
