@@ -387,13 +387,25 @@ async function scale(server, k, { seconds = QUICK ? 10 : 20, shared = true } = {
     // CPU: the daemons' own (utime + stime) and the whole server's (every backend, the WAL writer, …).
     const daemons = real.flatMap((c) => c.procs.map((p) => p.pid));
     const cpu = () => ({ daemons: daemons.reduce((a, pid) => a + cpuOf(pid).ms, 0), db: cpuOfTree(server.pid) });
+    // A LISTEN session of the bench's own, on a channel nobody notifies: PostgreSQL wakes every listener in
+    // the database at every commit that notifies, and each wake-up is a transaction — reported by a session
+    // that only listens when it next runs a statement or ends (its one idle report comes 10 s after its last
+    // statement). Ended right after the window, it tells what each of the daemons' LISTEN sessions costs a
+    // turn, which pg_stat_database shows only as they end.
+    const listener = new pg.Client({ connectionString: url });
+    await listener.connect();
+    await listener.query('LISTEN bench_nobody');
+    const listenerPid = (await listener.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     for (const c of real) c.send(c.agents[0], 'ping');
-    // Measured after 11 s of play: a backend that goes idle reports its transactions to pg_stat_database up
+    // Measured after 12 s of play: a backend that goes idle reports its transactions to pg_stat_database up
     // to 10 s later (PGSTAT_IDLE_INTERVAL), so with 2 s the daemons' start-up (recovery, leases, one-shot
     // commands' sessions) still landed in the window and made a turn look dearer: 8.6 transactions a turn
     // against 3.1 statements pg_stat_statements counted, 3.1 both ways after 12 s. Busy, each reports every second.
-    await sleep(11_000);
+    await sleep(12_000);
     if (STATEMENTS) await db.query('SELECT pg_stat_statements_reset()');
+    // Its wake-ups so far reported now (its idle report came 2 s ago, and a report waits 1 s after the last),
+    // so that what it reports as it ends is the window's.
+    await listener.query('SELECT 1');
     const x0 = await xacts();
     const c0 = cpu();
     const t0 = now();
@@ -401,6 +413,7 @@ async function scale(server, k, { seconds = QUICK ? 10 : 20, shared = true } = {
     const turns = notes.list.filter((x) => x.done >= t0 && x.done <= t0 + seconds * 1000);
     const x1 = await xacts();
     const c1 = cpu();
+    const wakeups = await endListener({ db, listener, pid: listenerPid, xacts });
     const statements = STATEMENTS ? await perTurn(db, turns.length) : undefined;
     // Strict turns in every conversation: no ID pasted twice, and message n + 1 went to the other agent than n.
     const strict = real.every((c) => {
@@ -426,12 +439,30 @@ async function scale(server, k, { seconds = QUICK ? 10 : 20, shared = true } = {
       turn_p50_ms: round(pct(lat, 50)),
       turn_p99_ms: round(pct(lat, 99)),
       transactions_per_turn: round((x1 - x0) / Math.max(1, turns.length), 1),
+      listener_wakeups_per_turn: round(wakeups / Math.max(1, turns.length), 2),
       daemon_cpu_ms_per_turn: round((c1.daemons - c0.daemons) / Math.max(1, turns.length)),
       db_cpu_ms_per_turn: round((c1.db - c0.db) / Math.max(1, turns.length)),
       strict,
       ...(statements ? { statements } : {}),
     };
   });
+}
+
+/**
+ * End the bench's listening session and return the transactions it reports as it ends (its wake-ups):
+ * xact_commit read just before and just after its backend is gone (a few milliseconds of the daemons'
+ * own transactions fall in between).
+ */
+async function endListener({ db, listener, pid, xacts }) {
+  const before = await xacts();
+  await listener.end();
+  for (let i = 0; i < 500; i++) {
+    const r = await db.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid]);
+    if (!r.rows.length) break;
+    await sleep(2);
+  }
+  const after = await xacts();
+  return after - before;
 }
 
 /** Each statement the server ran since the reset, as calls per turn (the bench's own left out), most first. */
@@ -555,6 +586,11 @@ const rows = [
       `scale: ${s.conversations} conversations: CPU per turn, daemons + database (ms)`,
       '-',
       `${s.daemon_cpu_ms_per_turn} + ${s.db_cpu_ms_per_turn} = ${round(s.daemon_cpu_ms_per_turn + s.db_cpu_ms_per_turn)}${vs(s.daemon_cpu_ms_per_turn + s.db_cpu_ms_per_turn, BEFORE.cpu_ms_per_turn)}`,
+    ],
+    [
+      `scale: ${s.conversations} conversations: each LISTEN session's wake-ups per turn (transactions too, counted as it ends)`,
+      '-',
+      `${s.listener_wakeups_per_turn} (× ${s.daemons} daemons' sessions)`,
     ],
     ...(s.statements
       ? [
