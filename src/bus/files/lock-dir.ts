@@ -10,7 +10,9 @@
  * a utimes each, synchronous (microseconds on a local disk) — as the PostgreSQL bus renews every lease of
  * a process in one statement (postgres/heartbeats.ts). The refresh's rules are proper-lockfile's: the
  * mtime found must be the one this holder set last (else another took the lock over: compromised), a
- * lock gone is compromised, and a failed touch is tried again until the stale time has passed.
+ * lock gone is compromised, and a failed touch is tried again until the stale time has passed — and the
+ * directory must be the one this holder made (its inode), and a stale lock is taken over by one taker at a
+ * time (takeOver).
  */
 import { mkdirSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -27,6 +29,8 @@ export interface DirLockOptions {
 interface Held {
   path: string;
   stale: number;
+  /** The directory this holder made (another one at the path is another holder's). */
+  ino: number;
   /** The mtime this holder set last (ms), and whether the filesystem keeps only whole seconds. */
   mtime: number;
   seconds: boolean;
@@ -72,7 +76,7 @@ export async function lockDir(path: string, opts: DirLockOptions): Promise<() =>
  */
 function removeIfOurs(h: Held): void {
   try {
-    if (statSync(h.path).mtime.getTime() === h.mtime) rmdirSync(h.path);
+    if (ours(h)) rmdirSync(h.path);
   } catch (err) {
     if (!isErrno(err, 'ENOENT')) throw err;
   }
@@ -85,35 +89,96 @@ function take(path: string, stale: number): void {
   } catch (err) {
     if (!isErrno(err, 'EEXIST')) throw err;
   }
-  let mtime: number;
+  let seen: Seen | null;
   try {
-    mtime = statSync(path).mtime.getTime();
+    const st = statSync(path);
+    seen = { ino: st.ino, mtime: st.mtime.getTime() };
   } catch (err) {
     if (!isErrno(err, 'ENOENT')) throw err;
-    mtime = -Infinity; // removed meanwhile: make it, once
+    seen = null; // removed meanwhile: make it, once
   }
-  if (mtime >= Date.now() - stale) throw locked(path);
+  if (seen && seen.mtime >= Date.now() - stale) throw locked(path);
+  if (seen) takeOver(path, seen, stale);
+  else makeOnce(path);
+}
+
+/** A lock directory as one look saw it: a takeover removes that one, never one made since. */
+export interface Seen {
+  ino: number;
+  mtime: number;
+}
+
+/**
+ * Take over the stale lock `seen`. Two takers that both saw it stale used to both win: the first removed
+ * it and made its own, the second then removed that fresh one and made its own, and as both set the same
+ * first mtime (the next whole second), each holder's refresh found "its" mtime for up to stale/2 — two
+ * daemons delivering in one conversation. Now a takeover of `seen` is one at a time: the taker makes
+ * `<lock>.takeover-<ino>-<mtime>` (mkdir: one wins), looks again that the lock is still `seen` (a taker
+ * that comes after the winner finds the winner's, and backs off), removes it, makes its own, and removes
+ * the marker. A marker left by a taker killed on the way goes once it is stale itself.
+ */
+export function takeOver(path: string, seen: Seen, stale: number): void {
+  const marker = `${path}.takeover-${seen.ino}-${seen.mtime}`;
   try {
-    if (mtime !== -Infinity) rmdirSync(path); // stale: its holder stopped touching it
+    mkdirSync(marker);
+  } catch (err) {
+    if (!isErrno(err, 'EEXIST')) throw err;
+    removeIfStale(marker, stale);
+    throw locked(path);
+  }
+  try {
+    let now: Seen | null = null;
+    try {
+      const st = statSync(path);
+      now = { ino: st.ino, mtime: st.mtime.getTime() };
+    } catch (err) {
+      if (!isErrno(err, 'ENOENT')) throw err;
+    }
+    if (now && (now.ino !== seen.ino || now.mtime !== seen.mtime)) throw locked(path);
+    if (now) rmdirSync(path); // still the stale one: its holder stopped touching it
+    makeOnce(path);
+  } finally {
+    removeQuietly(marker);
+  }
+}
+
+function makeOnce(path: string): void {
+  try {
     mkdirSync(path);
   } catch (err) {
-    if (isErrno(err, 'EEXIST')) throw locked(path);
-    if (!isErrno(err, 'ENOENT')) throw err;
-    // Removed by another taking it over at the same moment: whoever makes it first holds it.
-    try {
-      mkdirSync(path);
-    } catch (again) {
-      throw isErrno(again, 'EEXIST') ? locked(path) : again;
-    }
+    throw isErrno(err, 'EEXIST') ? locked(path) : err;
+  }
+}
+
+function removeQuietly(path: string): void {
+  try {
+    rmdirSync(path);
+  } catch {
+    /* removed as stale by another taker (this one was slow): nothing of ours is left there */
+  }
+}
+
+function removeIfStale(path: string, stale: number): void {
+  try {
+    if (statSync(path).mtime.getTime() < Date.now() - stale) rmdirSync(path);
+  } catch {
+    /* gone already, or not ours to judge: the next attempt looks again */
   }
 }
 
 /** Set the new lock's mtime, and learn whether the filesystem keeps milliseconds (as proper-lockfile probes). */
-function firstMtime(path: string): { mtime: number; seconds: boolean } {
+function firstMtime(path: string): { ino: number; mtime: number; seconds: boolean } {
   const probe = new Date(Math.ceil(Date.now() / 1000) * 1000 + 5);
   utimesSync(path, probe, probe);
-  const mtime = statSync(path).mtime.getTime();
-  return { mtime, seconds: mtime % 1000 === 0 };
+  const st = statSync(path);
+  const mtime = st.mtime.getTime();
+  return { ino: st.ino, mtime, seconds: mtime % 1000 === 0 };
+}
+
+/** Is the lock at the path still the one this holder made and touched last? */
+function ours(h: Held): boolean {
+  const st = statSync(h.path);
+  return st.ino === h.ino && st.mtime.getTime() === h.mtime;
 }
 
 function join(h: Held): void {
@@ -147,7 +212,7 @@ function refreshAll(): void {
 function refresh(h: Held): void {
   const over = () => h.lastUpdate + h.stale < Date.now();
   try {
-    if (statSync(h.path).mtime.getTime() !== h.mtime) {
+    if (!ours(h)) {
       compromised(h, new Error('Unable to update lock within the stale threshold'));
       return;
     }

@@ -2,11 +2,12 @@
  * The files bus's lock directory: taken by mkdir, refreshed with every other lock of the process in one
  * tick, taken over once stale, and reported compromised when another holder took it over or it vanished.
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, rmdirSync, statSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync, statSync, utimesSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { lockDir } from '../../../../src/bus/files/lock-dir.js';
+import { lockDir, takeOver } from '../../../../src/bus/files/lock-dir.js';
 
 const made: string[] = [];
 afterAll(() => {
@@ -62,5 +63,50 @@ describe('lockDir', () => {
     await sleep(1200);
     expect(why.sort()).toEqual(['a ECOMPROMISED', 'b ECOMPROMISED']);
     expect(existsSync(a)).toBe(true); // the other holder's: never removed by the compromised one
+  });
+
+  it('two takers that saw the same stale lock: one takes it over, the other backs off (ELOCKED)', () => {
+    const a = fresh();
+    mkdirSync(a);
+    const old = Date.now() / 1000 - 10;
+    utimesSync(a, old, old);
+    const st = statSync(a);
+    const seen = { ino: st.ino, mtime: st.mtime.getTime() }; // both looked before either acted
+    takeOver(a, seen, 2000);
+    const mine = statSync(a).ino;
+    expect(() => takeOver(a, seen, 2000)).toThrow(expect.objectContaining({ code: 'ELOCKED' }));
+    expect(statSync(a).ino).toBe(mine); // the winner's lock was not removed by the late taker
+    expect(readdirSync(dirname(a))).toEqual([basename(a)]); // no takeover marker left
+  });
+
+  it('a takeover marker left by a taker killed on the way goes once stale; the next try takes over', () => {
+    const a = fresh();
+    mkdirSync(a);
+    const old = Date.now() / 1000 - 10;
+    utimesSync(a, old, old);
+    const st = statSync(a);
+    const seen = { ino: st.ino, mtime: st.mtime.getTime() };
+    const marker = `${a}.takeover-${seen.ino}-${seen.mtime}`;
+    mkdirSync(marker);
+    expect(() => takeOver(a, seen, 2000)).toThrow(expect.objectContaining({ code: 'ELOCKED' })); // fresh: wait
+    utimesSync(marker, old, old);
+    expect(() => takeOver(a, seen, 2000)).toThrow(expect.objectContaining({ code: 'ELOCKED' })); // stale: removed
+    expect(existsSync(marker)).toBe(false);
+    takeOver(a, seen, 2000);
+    expect(statSync(a).ino === seen.ino && statSync(a).mtime.getTime() === seen.mtime).toBe(false);
+  });
+
+  it('is compromised when its directory was made anew, even with the same mtime (the inode says so)', async () => {
+    const a = fresh();
+    const why: string[] = [];
+    await lockDir(a, { stale: 2000, onCompromised: (e) => why.push((e as NodeJS.ErrnoException).code ?? '') });
+    const { mtime } = statSync(a);
+    rmdirSync(a);
+    mkdirSync(join(dirname(a), 'keep')); // the freed inode is not handed straight back
+    mkdirSync(a);
+    utimesSync(a, mtime, mtime);
+    await sleep(1200);
+    expect(why).toEqual(['ECOMPROMISED']);
+    expect(existsSync(a)).toBe(true);
   });
 });
