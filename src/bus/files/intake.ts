@@ -21,6 +21,7 @@ import type { EventLog } from '../events.js';
 import { ensureDir, isErrno } from '../../lib/fsx.js';
 import { examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
 import { StatCache } from '../../lib/stat-cache.js';
+import { BurstLog } from '../../lib/log-burst.js';
 import { Entries } from './entries.js';
 import { FolderWatch } from './folder-watch.js';
 import { Settling } from './settling.js';
@@ -62,6 +63,12 @@ export class Intake {
     log: (line) => this.opts.log.error(line),
     changed: (f) => this.hint({ kind: 'messages', direction: f.direction.name }),
   });
+  /** A flood's rejections: the first of each second logged, the rest told in one line. */
+  private readonly rejectedLog = new BurstLog((line) => this.opts.log.warn(line), {
+    first: 10,
+    windowMs: 1000,
+    more: (n) => `… and ${n} more rejected (each is in rejected/ with its note)`,
+  });
   /** Folders whose watcher gave a hint without a name: listed in full at the next look. */
   private readonly toList = new Set<Folder>();
 
@@ -92,6 +99,7 @@ export class Intake {
     await this.hints.close();
     await this.rejecting.settled(); // every file judged is in rejected/ with its note, or still in its folder
     this.settling.clear(); // after the moves: a move that failed meanwhile set a timer to look again
+    this.rejectedLog.flush();
   }
 
   /** List every folder (read again only when it changed): new names become dirty, vanished ones are forgotten. */
@@ -231,7 +239,7 @@ export class Intake {
       ...extra,
     });
     if (!moved) return;
-    this.opts.log.warn(`rejected ${direction.name}/${name}: ${reason}`);
+    this.rejectedLog.warn(`rejected ${direction.name}/${name}: ${reason}`);
     this.rejected.add({ direction, file: name, reason });
     await this.opts.events.emit('rejected', { file: name, direction: direction.name, reason, stored_as: moved.name });
   }
