@@ -31,7 +31,7 @@ export class Availability {
   /** Failed attempts per agent since its last success, for the backoff. */
   private readonly attempts = new Map<string, number>();
 
-  /** Looks started when a hint said a message for the agent came (early()), each used once. */
+  /** Looks started when a hint said a message for the agent came (earlyLook), each used once. */
   private readonly early = new Map<string, { at: number; ready: Promise<Ready> }>();
 
   constructor(private readonly p: AvailabilityParts) {}

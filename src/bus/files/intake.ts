@@ -137,8 +137,10 @@ export class Intake {
     for (const n of f.entries.keys()) if (!present.has(n)) f.dirty.add(n);
   }
 
-  /** Examine what changed, reject what can never be valid; every folder's entries, oldest first. */
-  /** Each folder's queue; an item is its Entry, with how it was examined (the relay stores it unparsed). */
+  /**
+   * Examine what changed, reject what can never be valid; every folder's entries, oldest first (each with
+   * how it was examined: the relay stores a valid one without parsing it again).
+   */
   async queues(): Promise<Array<Queue & { items: Entry[] }>> {
     for (const f of this.folders) {
       if (this.toList.has(f)) await this.list(f, true);

@@ -2,7 +2,17 @@
  * The files bus's lock directory: taken by mkdir, refreshed with every other lock of the process in one
  * tick, taken over once stale, and reported compromised when another holder took it over or it vanished.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, rmdirSync, statSync, utimesSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  rmdirSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -100,10 +110,15 @@ describe('lockDir', () => {
     const a = fresh();
     const why: string[] = [];
     await lockDir(a, { stale: 2000, onCompromised: (e) => why.push((e as NodeJS.ErrnoException).code ?? '') });
-    const { mtime } = statSync(a);
+    const { mtime, ino } = statSync(a);
     rmdirSync(a);
-    mkdirSync(join(dirname(a), 'keep')); // the freed inode is not handed straight back
-    mkdirSync(a);
+    // Made anew under another inode (a file system may hand the freed one straight back: it is kept busy).
+    for (let i = 0; ; i++) {
+      mkdirSync(a);
+      if (statSync(a).ino !== ino) break;
+      if (i > 20) throw new Error('the file system keeps handing back the same inode');
+      renameSync(a, join(dirname(a), `keep${i}`));
+    }
     utimesSync(a, mtime, mtime);
     await sleep(1200);
     expect(why).toEqual(['ECOMPROMISED']);
