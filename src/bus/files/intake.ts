@@ -144,7 +144,7 @@ export class Intake {
   async queues(): Promise<Array<Queue & { items: Entry[] }>> {
     for (const f of this.folders) {
       if (this.toList.has(f)) await this.list(f, true);
-      for (const raw of f.undecodable.splice(0)) await this.rejectRaw(f, raw);
+      for (const raw of f.undecodable.splice(0)) await rejectRaw(this, f, raw);
       await this.refresh(f);
     }
     return this.folders.map((f) => ({
@@ -245,19 +245,19 @@ export class Intake {
     this.rejected.add({ direction, file: name, reason });
     await this.opts.events.emit('rejected', { file: name, direction: direction.name, reason, stored_as: moved.name });
   }
-
-  /** A name that is not valid UTF-8 can only be reached by its bytes; it is moved under a readable name. */
-  private async rejectRaw(f: Folder, raw: Buffer): Promise<void> {
-    const shown = raw.toString('utf8').replace(/[\uFFFD\u0000-\u001F/]/g, '_');
-    const path = Buffer.concat([Buffer.from(`${f.direction.dir}/`), raw]);
-    await this.reject(f, shown, 'the file name is not valid UTF-8', {
-      src: path,
-      extra: { file_name_base64: raw.toString('base64') },
-    });
-  }
 }
 
 export type { Entry, Folder };
+
+/** A name that is not valid UTF-8 can only be reached by its bytes; it is moved under a readable name. */
+async function rejectRaw(intake: Intake, f: Folder, raw: Buffer): Promise<void> {
+  const shown = raw.toString('utf8').replace(/[\uFFFD\u0000-\u001F/]/g, '_');
+  const path = Buffer.concat([Buffer.from(`${f.direction.dir}/`), raw]);
+  await intake.reject(f, shown, 'the file name is not valid UTF-8', {
+    src: path,
+    extra: { file_name_base64: raw.toString('base64') },
+  });
+}
 
 /**
  * Is `path` still the file judged (`ino`)? It was judged a while ago — its move waits behind the queue, seconds
