@@ -435,7 +435,8 @@ function invalidJson({ r, from, to }: Draw): Content {
       break; // only text that really does not parse
     }
   }
-  const reason = /^(invalid JSON|empty file$|not valid UTF-8$)/;
+  // A text that is the start of a value other than an object (`"…` cut off) is told as that: no object.
+  const reason = /^(invalid JSON|empty file$|not valid UTF-8$|the message must be a JSON object, not )/;
   return made({ kind: 'invalid JSON', bytes, fate: 'reject', reason, routeFree: true });
 }
 

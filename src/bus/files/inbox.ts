@@ -7,7 +7,7 @@ import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from '
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
-import { jsonPrefix } from '../../core/json-prefix.js';
+import { jsonPrefix, type JsonTop } from '../../core/json-prefix.js';
 import { validateMessage, type Message } from '../../core/message.js';
 import type { Waiting } from '../bus.js';
 import { isErrno } from '../../lib/fsx.js';
@@ -123,8 +123,10 @@ export async function examine(o: ToExamine): Promise<Examined> {
     const digest = createHash('sha256').update(bytes).digest('base64');
     if (known?.digest === digest) return { ...known, sig };
     // Not a message (yet): it waits settle_ms only if a writer still at work could make it one.
-    const invalid = (reason: string): Examined =>
-      mayBecomeMessage(bytes) ? { kind: 'unsettled', sig, reason } : bad(reason);
+    const invalid = (reason: string): Examined => {
+      const never = neverMessage(bytes);
+      return never === null ? { kind: 'unsettled', sig, reason } : bad(never || reason);
+    };
     let text: string;
     try {
       text = utf8.decode(bytes);
@@ -159,16 +161,31 @@ export async function examine(o: ToExamine): Promise<Examined> {
 }
 
 /**
- * Whether bytes that are no message may still become one: a writer writing in place only ever leaves a
- * prefix of its final bytes, so only the start of a JSON object (or nothing yet: empty, whitespace, part
- * of a BOM) may. Garbage, a syntax error before the end, anything after a whole value, a broken UTF-8
- * sequence, or the start of an array, string, number or literal never can (core/json-prefix.ts).
+ * Why bytes that are no message can never become one, or null when they still may: a writer writing in
+ * place only ever leaves a prefix of its final bytes, so only the start of a JSON object (or nothing yet:
+ * empty, whitespace, part of a BOM) may. Garbage, a syntax error before the end, anything after a whole
+ * value or a broken UTF-8 sequence never can ('': the parser's reason stands); nor can the start of an
+ * array, string, number or literal, which gets the reason its whole text would get — the same whether the
+ * file was read half written or whole (the fuzz test saw a half-written array rejected as "invalid JSON").
  */
-function mayBecomeMessage(bytes: Buffer): boolean {
+function neverMessage(bytes: Buffer): string | null {
   // The decoder drops one leading BOM and examine() one more: skip the decoder's, the scan allows the other.
   const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   const p = jsonPrefix(bom ? bytes.subarray(3) : bytes);
-  return p.kind === 'partial' && (p.top === null || p.top === 'object');
+  if (p.kind === 'partial' && (p.top === null || p.top === 'object')) return null;
+  if (p.kind !== 'partial' || p.top === null) return '';
+  const first = bytes
+    .toString('latin1')
+    .replace(/^(\xEF\xBB\xBF)+/, '')
+    .trimStart()[0];
+  const what: Record<JsonTop, string> = {
+    object: 'an object',
+    array: 'an array',
+    string: 'string',
+    number: 'number',
+    literal: first === 'n' ? 'null' : 'boolean',
+  };
+  return `the message must be a JSON object, not ${what[p.top]}`;
 }
 
 function fileType(st: {
