@@ -9,7 +9,7 @@
  * byte, and the conversation is never stuck: whoever holds the turn has nothing waiting.
  * Seeded: replay with BATON_FUZZ_SEED=<seed> (BATON_FUZZ_FILES=<n>).
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
@@ -119,6 +119,13 @@ describe(`fuzz the PostgreSQL bus (seed ${SEED}, ${FILES} files; replay with BAT
     const on = (dir: Dir): Machine => (DIRS[dir][0] === 'claude1' ? a : b);
     const folder = (dir: Dir) => on(dir).path(dir);
     const at = (dir: Dir, n: Buffer) => Buffer.concat([Buffer.from(`${folder(dir)}/`), n]);
+    // A daemon shows in status once it holds its lease; it makes its folders a moment later (recovery). A
+    // file thrown before that had nowhere to go (CI saw ENOENT on the rename into beta's folder once).
+    await waitFor(
+      'both daemons made their folders',
+      () => (Object.keys(DIRS) as Dir[]).every((d) => existsSync(folder(d))),
+      10_000,
+    );
     const stage = join(a.dir, 'stage');
     mkdirSync(stage);
     writeFileSync(join(a.dir, 'outside.json'), JSON.stringify({ content: 'a symlink target outside the folders' }));
