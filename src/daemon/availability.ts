@@ -33,6 +33,8 @@ export class Availability {
 
   /** Looks started when a hint said a message for the agent came (earlyLook), each used once. */
   private readonly early = new Map<string, { at: number; ready: Promise<Ready> }>();
+  /** When something was last typed into each pane (by id): an early look started before that is stale. */
+  private readonly typedAt = new Map<string, number>();
 
   constructor(private readonly p: AvailabilityParts) {}
 
@@ -80,14 +82,30 @@ export class Availability {
     return ready;
   }
 
-  /** The early look at the agent's pane, when there is one still fresh and it found the pane ready. */
+  /**
+   * The typist the daemon's parts type with: what they type into a pane (paste, Enter, a notice) makes an
+   * early look at it stale, so a look taken before a notice was typed is never used for the next message.
+   */
+  watchTyping(typist: Typist): Typist {
+    return typingWatched(typist, (paneId) => this.typedAt.set(paneId, performance.now()));
+  }
+
+  /**
+   * The early look at the agent's pane, when it found the pane ready within EARLY_MS and nothing was typed
+   * into that pane since it started. A look tmux has not answered by then is not waited for.
+   */
   private async takeEarly(agentName: string, ours?: string): Promise<Ready | null> {
     const e = this.early.get(agentName);
     if (!e) return null;
     this.early.delete(agentName);
-    if (ours !== undefined || performance.now() - e.at > EARLY_MS) return null;
-    const ready = await e.ready;
-    return ready.ok && performance.now() - e.at <= EARLY_MS ? ready : null;
+    const left = EARLY_MS - (performance.now() - e.at);
+    if (ours !== undefined || left < 0) return null;
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((r) => (timer = setTimeout(() => r(null), left)));
+    const ready = await Promise.race([e.ready, late]);
+    clearTimeout(timer);
+    if (!ready?.ok || performance.now() - e.at > EARLY_MS) return null;
+    return (this.typedAt.get(ready.pane.id) ?? Number.NEGATIVE_INFINITY) < e.at ? ready : null;
   }
 
   /** Look again after the agent's next backoff step. */
@@ -101,4 +119,22 @@ export class Availability {
   succeeded(agentName: string): void {
     this.attempts.delete(agentName);
   }
+}
+
+/** `typist`, telling `typed` each pane it pasted, pressed a key or typed a notice into, once that is done. */
+function typingWatched(typist: Typist, typed: (paneId: string) => void): Typist {
+  const after = <T>(paneId: string, step: Promise<T>): Promise<T> => step.finally(() => typed(paneId));
+  return {
+    ready: (agent, ours) => typist.ready(agent, ours),
+    intake: (agent, pane) => typist.intake(agent, pane),
+    box: (agent, pane, copies) => typist.box(agent, pane, copies),
+    paste: (pane, text) => after(pane.id, typist.paste(pane, text)),
+    shown: (agent, pane) => typist.shown(agent, pane),
+    enter: (pane, delayMs, agent) => after(pane.id, typist.enter(pane, delayMs, agent)),
+    confirm: (agent, pane, ours) => after(pane.id, typist.confirm(agent, pane, ours)),
+    fence: (f) => typist.fence(f),
+    type: (agent, pane, text, delayMs) => after(pane.id, typist.type(agent, pane, text, delayMs)),
+    enterDelay: (agent) => typist.enterDelay(agent),
+    close: () => typist.close(),
+  };
 }

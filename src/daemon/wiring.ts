@@ -63,13 +63,14 @@ export interface Parts {
 }
 
 export function wire(w: Wiring): Parts {
-  const { config, typist, log, oneshot, lifecycle } = w;
+  const { config, log, oneshot, lifecycle } = w;
   const bus = w.bus.delivery(log);
   const rules: Rules = { policy: config.turns.policy, agents: config.order };
   // Fenced (the lease lost: paused past it, taken over): the lifecycle stops at once, or waits for the renewal.
   const scheduler = new Scheduler(log, (err) => lifecycle.fenced(err));
   const wakeIn = (ms: number) => scheduler.wakeIn(ms);
-  const availability = new Availability({ config, typist, events: bus.events, log, wakeIn, quiet: oneshot });
+  const availability = new Availability({ config, typist: w.typist, events: bus.events, log, wakeIn, quiet: oneshot });
+  const typist = availability.watchTyping(w.typist); // what is typed into a pane makes an early look at it stale
   const typeInto = (agent: string, text: string) => typeNotice({ config, bus, availability, typist }, agent, text);
   const underway = new Underway();
   const conductor = new Conductor({ config, bus, log, underway, typeInto, wakeIn });

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import { Availability } from '../../../src/daemon/availability.js';
+import type { Ready } from '../../../src/terminal/typist.js';
 import { log } from '../../../src/lib/log.js';
 import { pane, RecordingTypist } from '../../helpers/recording-typist.js';
 import { recordingLog } from './fake-delivery-bus.js';
@@ -180,6 +181,33 @@ describe('an early look (a hint said a message for the agent came)', () => {
     await w.availability.check('a', '[baton] msg_0002 ');
     expect(w.typist.calls.at(-1)).toEqual({ step: 'ready', agent: 'a', ours: '[baton] msg_0002 ' });
     expect(readies(w)).toBe(4);
+  });
+
+  it('is not used once something was typed into that pane after it started (a notice, a paste, an Enter)', async () => {
+    const w = world();
+    const typing = w.availability.watchTyping(w.typist);
+    w.typist.script.ready.push({ ok: true, pane: pane('%5') }, { ok: true, pane: pane('%5') });
+    w.availability.earlyLook('a');
+    await typing.paste(pane('%5'), 'a notice');
+    await w.availability.check('a');
+    expect(readies(w)).toBe(2);
+    // Typed into another pane: this one's early look stands.
+    w.typist.script.ready.push({ ok: true, pane: pane('%5') });
+    w.availability.earlyLook('a');
+    await typing.enter(pane('%6'), 0);
+    await w.availability.check('a');
+    expect(readies(w)).toBe(3);
+  });
+
+  it('a look tmux has not answered within 25 ms is not waited for: the check looks again at once', async () => {
+    const w = world();
+    const slow = new Promise<Ready>(() => {}); // tmux never answers it: waiting for it would hang the check
+    const ready = w.typist.ready.bind(w.typist);
+    const answers = [slow];
+    w.typist.ready = (agent, ours) => answers.shift() ?? ready(agent, ours);
+    w.typist.script.ready.push({ ok: true, pane: pane('%fresh') });
+    w.availability.earlyLook('a');
+    expect(await w.availability.check('a')).toEqual({ ok: true, pane: pane('%fresh') });
   });
 
   it('an agent the config does not name is ignored', () => {
