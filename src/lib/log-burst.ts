@@ -35,7 +35,7 @@ export class BurstLog {
       return;
     }
     this.held++;
-    this.timer ??= setTimeout(() => this.flush(), this.o.windowMs).unref();
+    this.timer ??= setTimeout(() => this.flush(), this.windowStart + this.o.windowMs - now).unref();
   }
 
   /** Tell what was held back (at the window's end, or when the daemon stops). */
