@@ -166,9 +166,14 @@ function removeIfStale(path: string, stale: number): void {
   }
 }
 
-/** Set the new lock's mtime, and learn whether the filesystem keeps milliseconds (as proper-lockfile probes). */
+/**
+ * Set the new lock's mtime, and learn whether the filesystem keeps milliseconds (as proper-lockfile probes).
+ * The probe's milliseconds are random (1–199, not proper-lockfile's fixed 5): two locks made in the same
+ * second, one over the other, then differ in their mtime — the inode does not tell them apart, a freed one
+ * being handed straight back — and a holder whose lock was replaced sees it at its next refresh.
+ */
 function firstMtime(path: string): { ino: number; mtime: number; seconds: boolean } {
-  const probe = new Date(Math.ceil(Date.now() / 1000) * 1000 + 5);
+  const probe = new Date(Math.ceil(Date.now() / 1000) * 1000 + 1 + Math.floor(Math.random() * 199));
   utimesSync(path, probe, probe);
   const st = statSync(path);
   const mtime = st.mtime.getTime();

@@ -3,7 +3,7 @@
  * lock-dir.ts: proper-lockfile's form, kept fresh by the holder) plus `daemon.pid` saying who holds it. A lock
  * left by a killed daemon goes stale after STALE_MS and is taken over; a live holder makes the newcomer
  * fail with LeaseHeldError (exit 3). A lock taken less than STALE_MS/2 ago may look fresh up to 1 s longer:
- * the precision probe (lock-dir.ts, as proper-lockfile's) sets its mtime to the next full second (+5 ms)
+ * the precision probe (lock-dir.ts, as proper-lockfile's) sets its mtime to the next full second (+1–199 ms)
  * until the first refresh.
  *
  * Fencing (a daemon paused past its lock once woke up, pressed Enter and overwrote a record): every
