@@ -392,10 +392,16 @@ async function scale(server, k, { seconds = QUICK ? 10 : 20, shared = true } = {
     // that only listens when it next runs a statement or ends (its one idle report comes 10 s after its last
     // statement). Ended right after the window, it tells what each of the daemons' LISTEN sessions costs a
     // turn, which pg_stat_database shows only as they end.
-    const listener = new pg.Client({ connectionString: url });
-    await listener.connect();
-    await listener.query('LISTEN bench_nobody');
-    const listenerPid = (await listener.query('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+    // Busy backends report about once a second, so a report of the daemons' own may land while it ends: a
+    // session that does not listen, ended the same way, measures that, and is taken off.
+    const session = async (listen) => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      if (listen) await c.query('LISTEN bench_nobody');
+      return { c, pid: (await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid };
+    };
+    const listener = await session(true);
+    const control = await session(false);
     for (const c of real) c.send(c.agents[0], 'ping');
     // Measured after 12 s of play: a backend that goes idle reports its transactions to pg_stat_database up
     // to 10 s later (PGSTAT_IDLE_INTERVAL), so with 2 s the daemons' start-up (recovery, leases, one-shot
@@ -405,7 +411,8 @@ async function scale(server, k, { seconds = QUICK ? 10 : 20, shared = true } = {
     if (STATEMENTS) await db.query('SELECT pg_stat_statements_reset()');
     // Its wake-ups so far reported now (its idle report came 2 s ago, and a report waits 1 s after the last),
     // so that what it reports as it ends is the window's.
-    await listener.query('SELECT 1');
+    await listener.c.query('SELECT 1');
+    await control.c.query('SELECT 1');
     const x0 = await xacts();
     const c0 = cpu();
     const t0 = now();
@@ -413,7 +420,7 @@ async function scale(server, k, { seconds = QUICK ? 10 : 20, shared = true } = {
     const turns = notes.list.filter((x) => x.done >= t0 && x.done <= t0 + seconds * 1000);
     const x1 = await xacts();
     const c1 = cpu();
-    const wakeups = await endListener({ db, listener, pid: listenerPid, xacts });
+    const wakeups = (await endSession(db, listener, xacts)) - (await endSession(db, control, xacts));
     const statements = STATEMENTS ? await perTurn(db, turns.length) : undefined;
     // Strict turns in every conversation: no ID pasted twice, and message n + 1 went to the other agent than n.
     const strict = real.every((c) => {
@@ -449,13 +456,13 @@ async function scale(server, k, { seconds = QUICK ? 10 : 20, shared = true } = {
 }
 
 /**
- * End the bench's listening session and return the transactions it reports as it ends (its wake-ups):
- * xact_commit read just before and just after its backend is gone (a few milliseconds of the daemons'
- * own transactions fall in between).
+ * End one of the bench's sessions and return the transactions reported meanwhile: xact_commit read just
+ * before and just after its backend is gone (what it reports as it ends, and any report of another
+ * backend's that lands in those milliseconds).
  */
-async function endListener({ db, listener, pid, xacts }) {
+async function endSession(db, { c, pid }, xacts) {
   const before = await xacts();
-  await listener.end();
+  await c.end();
   for (let i = 0; i < 500; i++) {
     const r = await db.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid]);
     if (!r.rows.length) break;
