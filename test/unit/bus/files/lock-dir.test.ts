@@ -29,6 +29,15 @@ const fresh = () => {
   return join(d, 'daemon.lock');
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** A lock its holder stopped refreshing 10 s ago, and how a taker saw it. */
+const staleLock = () => {
+  const a = fresh();
+  mkdirSync(a);
+  const old = Date.now() / 1000 - 10;
+  utimesSync(a, old, old);
+  const st = statSync(a);
+  return { a, old, seen: { ino: st.ino, mtime: st.mtime.getTime() } };
+};
 const never = () => {
   throw new Error('not compromised');
 };
@@ -76,12 +85,7 @@ describe('lockDir', () => {
   });
 
   it('two takers that saw the same stale lock: one takes it over, the other backs off (ELOCKED)', () => {
-    const a = fresh();
-    mkdirSync(a);
-    const old = Date.now() / 1000 - 10;
-    utimesSync(a, old, old);
-    const st = statSync(a);
-    const seen = { ino: st.ino, mtime: st.mtime.getTime() }; // both looked before either acted
+    const { a, seen } = staleLock(); // both takers looked before either acted
     takeOver(a, seen, 2000);
     const mine = statSync(a).ino;
     expect(() => takeOver(a, seen, 2000)).toThrow(expect.objectContaining({ code: 'ELOCKED' }));
@@ -90,12 +94,7 @@ describe('lockDir', () => {
   });
 
   it('a takeover marker left by a taker killed on the way goes once stale; the next try takes over', () => {
-    const a = fresh();
-    mkdirSync(a);
-    const old = Date.now() / 1000 - 10;
-    utimesSync(a, old, old);
-    const st = statSync(a);
-    const seen = { ino: st.ino, mtime: st.mtime.getTime() };
+    const { a, seen, old } = staleLock();
     const marker = `${a}.takeover-${seen.ino}-${seen.mtime}`;
     mkdirSync(marker);
     expect(() => takeOver(a, seen, 2000)).toThrow(expect.objectContaining({ code: 'ELOCKED' })); // fresh: wait
