@@ -83,13 +83,19 @@ export type Message = z.infer<typeof MessageSchema>;
 export type ParseResult = { ok: true; message: Message } | { ok: false; reason: string };
 
 /**
+ * The reason a JSON value that is no object gets (`an array`, `string`, `number`, `boolean`, `null`): the
+ * same for a whole text here and for one only begun (files/inbox.ts), whenever the file was read.
+ */
+export const notAnObject = (what: string): string => `the message must be a JSON object, not ${what}`;
+
+/**
  * Validate a parsed JSON value as a message travelling through direction `from` → `to`.
  * The reason names the field, e.g. `content: must not be empty`.
  */
 export function validateMessage(value: unknown, dir: { from: string; to: string }): ParseResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const what = Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value;
-    return { ok: false, reason: `the message must be a JSON object, not ${what}` };
+    return { ok: false, reason: notAnObject(what) };
   }
   const parsed = MessageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error.issues).join('; ') };

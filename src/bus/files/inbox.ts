@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
 import { jsonPrefix, type JsonTop } from '../../core/json-prefix.js';
-import { validateMessage, type Message } from '../../core/message.js';
+import { notAnObject, validateMessage, type Message } from '../../core/message.js';
 import type { Waiting } from '../bus.js';
 import { isErrno } from '../../lib/fsx.js';
 import { byName, type Entries } from './entries.js';
@@ -174,18 +174,10 @@ function neverMessage(bytes: Buffer): string | null {
   const p = jsonPrefix(bom ? bytes.subarray(3) : bytes);
   if (p.kind === 'partial' && (p.top === null || p.top === 'object')) return null;
   if (p.kind !== 'partial' || p.top === null) return '';
-  const first = bytes
-    .toString('latin1')
-    .replace(/^(\xEF\xBB\xBF)+/, '')
-    .trimStart()[0];
-  const what: Record<JsonTop, string> = {
-    object: 'an object',
-    array: 'an array',
-    string: 'string',
-    number: 'number',
-    literal: first === 'n' ? 'null' : 'boolean',
-  };
-  return `the message must be a JSON object, not ${what[p.top]}`;
+  // A literal begun is `null` or a boolean: its first letter, past the BOMs and whitespace, says which.
+  const literal = /^(?:\xEF\xBB\xBF)*\s*n/.test(bytes.toString('latin1')) ? 'null' : 'boolean';
+  const what: Record<JsonTop, string> = { object: '', array: 'an array', string: 'string', number: 'number', literal };
+  return notAnObject(what[p.top]);
 }
 
 function fileType(st: {
