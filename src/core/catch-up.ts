@@ -19,10 +19,12 @@
  *   never so much that it buries the message it comes with.
  *
  * The block's lines after its first are quoted ("> "), so nothing in it can start a line as a baton
- * header (`[baton] msg_…`, which receipts and agents look for), a command (`/`, `!`) or a prompt's end.
+ * header (`[baton] msg_…`, which receipts and agents look for), a command (`/`, `!`) or a prompt's end —
+ * lines as lines.ts defines them: sanitizing has made every other line break (U+2028 too) an LF.
  */
 import { CATCH_UP_CLOSER, CATCH_UP_OPENER, CATCH_UP_OPENER_NAMES, sanitize } from './compose.js';
 import { formatId, parseId } from './ids.js';
+import { linesOf } from './lines.js';
 import type { ArchiveRecord } from './record.js';
 
 export const CATCH_UP_MODES = ['full', 'names', 'off'] as const;
@@ -143,7 +145,7 @@ function entry(r: Said, mode: 'full' | 'names', cap: number): { lines: string[];
   const content = sanitize(r.content).replace(/\s+$/, '');
   const kept = cutTo(content, cap);
   const cut = kept !== content;
-  const lines = [quote(`${title(r)}:`), ...(kept ? kept.split('\n').map(quote) : [])];
+  const lines = [quote(`${title(r)}:`), ...(kept ? linesOf(kept).map(quote) : [])];
   if (cut) lines.push(quote(`[… cut here: baton show ${r.id} prints all ${bytes(r.content)} bytes]`));
   return { lines, cut };
 }

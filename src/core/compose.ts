@@ -3,6 +3,7 @@
  * and a reply hint. Nothing here may let message content press a key in the agent.
  */
 import { RECORD_ID_SOURCE } from './ids.js';
+import { firstLine, linesOf, toLF } from './lines.js';
 import { expectedReceiver, type Policy } from './turns.js';
 
 /** What the hints need of a conversation's config: its policy and agents in order. */
@@ -15,13 +16,17 @@ type Conversation = {
 /** An agent whose final reply baton posts for it (`reply: "auto"`): it just answers. */
 const answersItself = (config: Conversation, agent: string): boolean => config.agents?.[agent]?.reply === 'auto';
 
-// C0 controls except TAB (0x09) and LF (0x0A), DEL, and C1 (U+0080–U+009F). ESC goes too, so an embedded
-// escape sequence (including a fake bracketed-paste end, ESC[201~) arrives as inert printable text.
+// C0 controls except TAB (0x09) and LF (0x0A), DEL, and C1 (U+0080–U+009F, NEL included). ESC goes too, so an
+// embedded escape sequence (including a fake bracketed-paste end, ESC[201~) arrives as inert printable text.
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 
+/**
+ * Text safe to type, with LF its only line break (lines.ts: CRLF, CR, U+2028 and U+2029 become LF first, so
+ * that a separator cannot start a line that the catch-up's quoting and the receipt parser do not see).
+ */
 export function sanitize(text: string): string {
-  return text.replace(/\r\n?/g, '\n').replace(CONTROL, '');
+  return toLF(text).replace(CONTROL, '');
 }
 
 export interface Envelope {
@@ -174,7 +179,7 @@ export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: stri
 
 /** A message on one line, for a program that takes every line break as a submit (` ⏎ ` where they were). */
 export function oneLine(text: string): string {
-  return text.split('\n').join(' \u23CE ');
+  return linesOf(text).join(' \u23CE ');
 }
 
 /**
@@ -188,13 +193,13 @@ export function oneLine(text: string): string {
  * (max_turns); \"baton resume\" continues it" read as "finished max_turns baton resume continues it". They go
  * as one single-quoted word after the comment sign, where sh, bash, dash, zsh, fish and the csh family give no
  * character a meaning but the quote itself, fish's backslash and csh's `!` (history, even inside quotes):
- * those three become look-alikes (’ ⧵ ǃ), and control characters (a TAB would complete) spaces.
+ * those three become look-alikes (’ ⧵ ǃ), and control characters (a TAB would complete) and line separators
+ * spaces.
  */
 export function inertLine(text: string): string {
   const h = parseHeader(text);
   if (!h) return `# baton: '${quotable(oneLine(text).replace(/^\[baton\] /, ''))}'`;
-  const first = text.split('\n')[0] ?? '';
-  const said = `${first.replace(/^\[baton\] /, '')} - read it with: baton show ${h.id}`;
+  const said = `${firstLine(text).replace(/^\[baton\] /, '')} - read it with: baton show ${h.id}`;
   return `# baton: ${said
     .replace(/[^A-Za-z0-9 _.,:@/+=%-]+/g, ' ')
     .replace(/ {2,}/g, ' ')
@@ -207,6 +212,6 @@ function quotable(text: string): string {
     .replace(/'/g, '\u2019')
     .replace(/\\/g, '\u29F5')
     .replace(/!/g, '\u01C3')
-    .replace(/[\u0000-\u001F\u007F-\u009F]/g, ' ')
+    .replace(/[\u0000-\u001F\u007F-\u009F\u2028\u2029]/g, ' ')
     .trim();
 }

@@ -13,8 +13,10 @@
  */
 import { z } from 'zod';
 
+import { RECORD_ID_SOURCE } from './ids.js';
 import { CATCH_UP_CLOSER, CATCH_UP_OPENER, CATCH_UP_OPENER_NAMES } from './compose.js';
 import { HOOK_EVENTS, type HookNote } from './hook-note.js';
+import { LINE_START, linesOf } from './lines.js';
 
 /** A spooled note as read back: anything else in the spool is not baton's and is set aside. */
 export const HookNoteSchema: z.ZodType<HookNote> = z.object({
@@ -38,7 +40,9 @@ export type AgentHookState =
   | { state: 'idle'; since: string }
   | { state: 'permission'; since: string; detail?: string };
 
-const HEADER = /^\[baton\] ((?:msg|user)_\d{4,})\b/gm;
+// At a line's start as lines.ts defines it (LF alone): with the `m` flag, a header forged after a U+2028 in
+// a message's content was taken for a real one.
+const HEADER = new RegExp(`${LINE_START}\\[baton\\] (${RECORD_ID_SOURCE})\\b`, 'g');
 
 /** The IDs of baton's messages in a prompt, in order (several when the client merged queued messages). */
 export function idsIn(prompt: string): string[] {
@@ -54,14 +58,15 @@ const ZERO_WIDTH = /\u200B|\u200D|\uFEFF/g;
  * and both sides of a comparison get the same), blanks trimmed.
  */
 export function comparable(text: string): string {
-  return text
-    .replace(PASTED, (_m, inner: string) => `\n${inner}\n`)
-    .replace(/\t/g, '    ')
-    .replace(/\r\n/g, '\n\n')
-    .replace(/\r/g, '\n')
-    .normalize('NFC')
-    .replace(ZERO_WIDTH, '')
-    .split('\n')
+  return linesOf(
+    text
+      .replace(PASTED, (_m, inner: string) => `\n${inner}\n`)
+      .replace(/\t/g, '    ')
+      .replace(/\r\n/g, '\n\n')
+      .replace(/\r/g, '\n')
+      .normalize('NFC')
+      .replace(ZERO_WIDTH, ''),
+  )
     .map((l) => l.replace(/[ \t]+$/, ''))
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
@@ -77,7 +82,7 @@ export function isIntact(id: string, content: string, prompt: string): boolean {
   const c = comparable(content);
   if (!c) return false;
   const p = comparable(prompt);
-  const at = p.search(new RegExp(`^\\[baton\\] ${id}\\b.*$`, 'm'));
+  const at = p.search(new RegExp(`${LINE_START}\\[baton\\] ${id}\\b`));
   if (at < 0) return p.includes(c);
   let afterHeader = p.slice(p.indexOf('\n', at) + 1);
   // A catch-up (docs/protocol.md §11) between the header and the content: the content starts after it.
