@@ -26,20 +26,23 @@ afterEach(async () => {
 
 const conversation = (tag: string, state?: Project) => recorderConversation(tag, made, state);
 
-/** systemd's unquoting of one ExecStart/Environment word as service-unit.ts writes it. */
-const unquote = (w: string) => w.slice(1, -1).replace(/%%/g, '%').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+/** systemd's unquoting of one ExecStart/Environment word as service-unit.ts writes it (`$$`: a command's argument). */
+const unquote = (w: string, arg = false) => {
+  const s = w.slice(1, -1).replace(/%%/g, '%').replace(/\\"/g, '"').replace(/\\\\/g, '\\');
+  return arg ? s.replace(/\$\$/g, '$') : s;
+};
 
 /** The service's command and environment, read from the unit the way systemd reads them. */
 function unitLaunch(unit: string): { argv: string[]; env: Record<string, string> } {
   const text = readFileSync(unit, 'utf8');
   const exec = /^ExecStart=(.*)$/m.exec(text)![1]!;
-  const argv = (exec.match(/"(?:[^"\\]|\\.)*"|\S+/g) ?? []).map((w) => (w.startsWith('"') ? unquote(w) : w));
+  const argv = (exec.match(/"(?:[^"\\]|\\.)*"|\S+/g) ?? []).map((w, i) => (w.startsWith('"') ? unquote(w, i > 0) : w));
   const env: Record<string, string> = {};
   for (const m of text.matchAll(/^Environment=(.*)$/gm)) {
     const [k, ...v] = unquote(m[1]!).split('=');
     env[k!] = v.join('=');
   }
-  const file = /^EnvironmentFile=-?(.*)$/m.exec(text)![1]!;
+  const file = /^EnvironmentFile=(.*)$/m.exec(text)![1]!.replace(/%%/g, '%');
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     const kv = /^([A-Z_][A-Z0-9_]*)=(.*)$/.exec(line.trim());
     if (kv) env[kv[1]!] = kv[2]!;

@@ -7,6 +7,7 @@
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { UsageError } from '../input.js';
 
 export interface ServicePaths {
   /** The unit: $XDG_CONFIG_HOME/systemd/user/baton.service. */
@@ -20,8 +21,50 @@ export function servicePaths(env: NodeJS.ProcessEnv = process.env): ServicePaths
   return { unit: join(config, 'systemd', 'user', 'baton.service'), envFile: join(config, 'baton', 'env') };
 }
 
-/** systemd's quoting for one word of ExecStart/Environment. */
-const quote = (s: string): string => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%')}"`;
+// systemd reads every value of a unit through its own rules (systemd.syntax, systemd.service, systemd.exec),
+// and a path is the person's: an XDG_CONFIG_HOME holding "%" once made systemd drop the EnvironmentFile= line
+// ("Invalid slot", a warning `systemd-analyze verify` passes), and "%h" would have named another file.
+// `%` starts a specifier in every value, so it is written `%%` everywhere.
+const specifiers = (s: string): string => s.replace(/%/g, '%%');
+
+/** Inside double quotes systemd undoes C escapes: `\\`, `\"`, and `\xNN` for a control character. */
+const cQuoted = (s: string): string =>
+  s
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')
+    .replace(/[\u0000-\u001F\u007F]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+
+/**
+ * The program of a command line (ExecStart=): quoted, specifiers doubled, and otherwise taken as written —
+ * `$` included (measured on systemd 252: `$$` there stays two dollars and names no file). systemd refuses
+ * quotes, backslashes and control characters in it ("Executable name contains special characters").
+ */
+function executable(path: string): string {
+  if (!path.startsWith('/') || /["'\\\u0000-\u001F\u007F]/.test(path))
+    throw new UsageError(
+      `systemd cannot run a program at this path (quote, backslash or control character): ${JSON.stringify(path)}`,
+    );
+  return `"${specifiers(path)}"`;
+}
+
+/** An argument of a command line: quoted, specifiers and `$` (a variable there) doubled. */
+const argument = (s: string): string => `"${specifiers(cQuoted(s)).replace(/\$/g, '$$$$')}"`;
+
+/** One `NAME=value` of Environment=: quoted, specifiers doubled; `$` means nothing there. */
+const assignment = (name: string, value: string): string => `"${specifiers(cQuoted(`${name}=${value}`))}"`;
+
+/**
+ * A path setting (EnvironmentFile=; WorkingDirectory= too) is the rest of its line, as written: no quotes
+ * (they would be part of the name), only specifiers expanded. A path systemd cannot be given so — a line
+ * break or other control character in it, or one not absolute — is refused rather than written wrong.
+ */
+function pathValue(path: string): string {
+  if (!path.startsWith('/') || /[\u0000-\u001F\u007F]/.test(path) || path !== path.trim())
+    throw new UsageError(
+      `systemd cannot be given this path in a unit (not absolute, or a control character): ${JSON.stringify(path)}`,
+    );
+  return specifiers(path);
+}
 
 export interface Launch {
   node: string;
@@ -31,20 +74,27 @@ export interface Launch {
   stateHome: string | undefined;
 }
 
+/**
+ * The unit. Its environment file is required (no `-` before it): `install` always writes one (empty but
+ * for comments until the person adds the database's settings), so a missing one means something went
+ * wrong, and a service started without them would run with no database and say nothing; systemd instead
+ * refuses to start it and `systemctl --user status baton` names the file.
+ */
 export function systemdUnit(l: Launch, paths: ServicePaths): string {
+  const env = [assignment('PATH', l.path), ...(l.stateHome ? [assignment('XDG_STATE_HOME', l.stateHome)] : [])];
   return `[Unit]
 Description=baton: the machine's daemon (AI coding agents in tmux panes, taking turns)
 Documentation=man:tmux(1)
 
 [Service]
 Type=simple
-ExecStart=${quote(l.node)} ${quote(l.cli)} daemon --machine --stay
+ExecStart=${executable(l.node)} ${argument(l.cli)} daemon --machine --stay
 Restart=on-failure
 RestartSec=2
 # BATON_BUS_URL and the PostgreSQL variables (PGPASSFILE, …), if any: never written into this unit.
-EnvironmentFile=-${paths.envFile}
-Environment=${quote(`PATH=${l.path}`)}
-${l.stateHome ? `Environment=${quote(`XDG_STATE_HOME=${l.stateHome}`)}\n` : ''}
+EnvironmentFile=${pathValue(paths.envFile)}
+${env.map((e) => `Environment=${e}`).join('\n')}
+
 [Install]
 WantedBy=default.target
 `;

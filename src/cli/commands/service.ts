@@ -22,8 +22,9 @@ export const service: CommandSpec = {
 install: writes a systemd user unit, $XDG_CONFIG_HOME/systemd/user/baton.service (default
 ~/.config/…), running "baton daemon --machine --stay" (restarted on failure), and prints how to enable
 it. The database's URL (BATON_BUS_URL) and PostgreSQL variables go in $XDG_CONFIG_HOME/baton/env
-(created empty, mode 0600), never in the unit. After a reboot the service serves every conversation
-still registered (baton ls): messages wait until "baton up" in each project starts its agents again.
+(created empty, mode 0600; the unit requires it), never in the unit. After a reboot the service serves
+every conversation still registered (baton ls): messages wait until "baton up" in each project starts
+its agents again.
 On macOS it prints the launchd agent (a plist for ~/Library/LaunchAgents/) instead of writing a unit.
 Only user services: --user is the default.
 
