@@ -3,6 +3,7 @@ import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from '../app/input.js';
 import { ConfigError, type Config } from '../config/config.js';
 import { loadConfig, locateConfig, type LoadOptions } from '../config/load.js';
+import { readStdin } from '../lib/stdin.js';
 import type { Tmux } from '../terminal/tmux.js';
 
 export { UsageError };
@@ -47,6 +48,26 @@ export function configOrBroken(
 
 export function noPositionals(inv: Invocation): void {
   if (inv.positionals.length) throw new UsageError(`unexpected argument "${inv.positionals[0]}"`);
+}
+
+/**
+ * How far standard input may go past inbox.max_bytes before reading stops: a text a little over the limit
+ * is still read whole and refused, with its size, by the check every message gets (`post`); gigabytes are not.
+ */
+const STDIN_MARGIN = 64 * 1024;
+
+/** TEXT as given, or, for "-", standard input read to its end (lib/stdin.ts), at most max_bytes + 64 KiB. */
+export async function textOrStdin(arg: string, config: Config): Promise<string> {
+  if (arg !== '-') return arg;
+  const max = config.inbox.max_bytes;
+  if (process.stdin.isTTY) process.stderr.write('baton: reading the text from this terminal; end it with Ctrl-D\n');
+  const r = await readStdin(max + STDIN_MARGIN);
+  if (r.kind === 'over')
+    throw new UsageError(
+      `standard input holds more than ${r.limit} bytes, and a message may be at most inbox.max_bytes (${max}): nothing was read further`,
+    );
+  if (r.kind === 'failed') throw new UsageError(`cannot read standard input: ${r.why}`);
+  return r.text;
 }
 
 /** How a person attaches, on the server baton uses (with -L when a private socket is set). */

@@ -3,14 +3,13 @@
  * Each is a request (app/requests.ts) the daemon answers; with no daemon running the command answers it
  * itself, with the daemon's own code, under the daemon's lease.
  */
-import { readFileSync } from 'node:fs';
 import { awaitNote } from '../../app/note-wait.js';
 import { approveRequest, endRequest, rejectRequest, request, sendRequest, startRequest } from '../../app/requests.js';
 import { openBus } from '../../bus/open.js';
 import type { Config } from '../../config/config.js';
 import { MESSAGE_TYPES } from '../../core/message.js';
 import type { Request } from '../../core/requests.js';
-import { configFrom, noPositionals, UsageError, type CommandSpec, type Invocation } from '../command.js';
+import { configFrom, noPositionals, textOrStdin, UsageError, type CommandSpec, type Invocation } from '../command.js';
 
 /** Hand `req` to the daemon (or answer it here when none runs) and print the answer. */
 export async function ask(config: Config, req: Request, json: boolean): Promise<number> {
@@ -23,10 +22,10 @@ const jsonOpt = { json: { type: 'boolean' } } as const;
 const isJson = (inv: Invocation) => Boolean(inv.values.json);
 
 /** TEXT as the one positional, or standard input for "-". */
-function textArg(inv: Invocation, what: string): string {
+function textArg(inv: Invocation, what: string, config: Config): Promise<string> {
   if (inv.positionals.length !== 1)
     throw new UsageError(inv.positionals.length ? `give the ${what} as one argument (quote it)` : `no ${what} given`);
-  return inv.positionals[0] === '-' ? readFileSync(0, 'utf8') : inv.positionals[0]!;
+  return textOrStdin(inv.positionals[0]!, config);
 }
 
 export const start: CommandSpec = {
@@ -50,7 +49,7 @@ Fails (exit 1) when the holder's pane cannot take it now (not started yet, a dia
   --json   print the daemon's answer as JSON`,
   async run(inv) {
     const config = configFrom(inv);
-    return ask(config, startRequest(textArg(inv, 'topic')), isJson(inv));
+    return ask(config, startRequest(await textArg(inv, 'topic', config)), isJson(inv));
   },
 };
 
@@ -145,7 +144,7 @@ send it again.
     if (t !== undefined && to !== 'all') throw new UsageError('--timeout goes with --to all');
     const timeout = t === undefined ? 10 : Number(t);
     if (!Number.isFinite(timeout) || timeout < 0) throw new UsageError('--timeout takes a number of seconds');
-    const content = textArg(inv, 'message text');
+    const content = await textArg(inv, 'message text', config);
     const req = sendRequest(config, to, content, inv.values.type as string | undefined);
     if (to !== 'all') return ask(config, req, isJson(inv));
     const reply = await awaitNote(openBus(config), await request(config, req), timeout * 1000);

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { openBus } from '../../bus/open.js';
 import { HOOK_KINDS, hasHooks } from '../../core/hook-note.js';
 import { MESSAGE_TYPES } from '../../core/message.js';
-import { configFrom, UsageError, type CommandSpec } from '../command.js';
+import { configFrom, textOrStdin, UsageError, type CommandSpec } from '../command.js';
 import { archivedIds, followPost } from '../../app/post-wait.js';
 import { composePost, postMessage } from '../../app/post.js';
 
@@ -63,7 +62,7 @@ it); another machine's agent's goes into the database.
       throw new UsageError(
         inv.positionals.length ? 'give the text as one argument (quote it)' : 'no message text given',
       );
-    const text = inv.positionals[0] === '-' ? readFileSync(0, 'utf8') : inv.positionals[0]!;
+    const text = await textOrStdin(inv.positionals[0]!, config);
     const input = { from: v.as ?? process.env.BATON_AGENT, text, to: v.to, type: v.type, subject: v.subject };
     const composed = composePost(config, input); // every usage error before anything else happens
     const d = composed.direction;

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { CLI_JS } from '../../app/paths.js';
 import { startRequest } from '../../app/requests.js';
@@ -8,7 +7,7 @@ import { DEMO_TURNS } from '../../core/conversation.js';
 import { log } from '../../lib/log.js';
 import { onPath } from '../../terminal/program.js';
 import { Tmux } from '../../terminal/tmux.js';
-import { attachHint, configFrom, noPositionals, type CommandSpec } from '../command.js';
+import { attachHint, configFrom, noPositionals, textOrStdin, type CommandSpec } from '../command.js';
 import { DEFAULT_UI_PORT } from './ui.js';
 
 export const up: CommandSpec = {
@@ -49,7 +48,7 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
     noPositionals(inv);
     const config = configFrom(inv);
     const topicArg = inv.values.topic as string | undefined;
-    const topic = topicArg === '-' ? readFileSync(0, 'utf8') : topicArg;
+    const topic = topicArg === undefined ? undefined : await textOrStdin(topicArg, config);
     if (topic !== undefined) startRequest(topic); // an empty topic is a usage error before anything starts
     const t = new Tmux();
     const r = await start(config, t, { demo: Boolean(inv.values.demo), fresh: Boolean(inv.values.fresh), topic });
