@@ -7,8 +7,11 @@
  */
 const armed = process.env.BATON_FAILPOINT || null;
 
-/** The durable steps of a turn step and its stamp; `pasted`: a message pasted, its Enter not pressed yet. */
-export type Failpoint = 'claimed' | 'archived' | 'state_saved' | 'pasted' | 'stamped';
+/**
+ * The durable steps of a turn step and its stamp; `pasted`: a message pasted, its Enter not pressed yet;
+ * `set_aside`: a file on its way to rejected/ taken out of its folder (files/aside.ts), not moved on yet.
+ */
+export type Failpoint = 'claimed' | 'archived' | 'state_saved' | 'pasted' | 'stamped' | 'set_aside';
 
 export function failpoint(name: Failpoint): void {
   if (armed === name) process.kill(process.pid, 'SIGKILL');

@@ -21,6 +21,7 @@ import { amendRecord, archivedCounters, archiveNew, readRecord, stampRecord } fr
 import { turnStep } from './turn-step.js';
 import { eventLog } from './event-log.js';
 import { ensureDir, sweepTemps } from '../../lib/fsx.js';
+import { refused } from './aside.js';
 import type { Entry } from './inbox.js';
 import { Intake } from './intake.js';
 import type { Layout } from './layout.js';
@@ -60,6 +61,7 @@ export class FilesDelivery implements DeliveryBus {
     const both = { rejectedDir: l.rejected, events: this.events, log };
     this.intake = new Intake(config.directions, {
       ...both,
+      asideDir: l.rejecting,
       maxBytes: config.inbox.max_bytes,
       settleMs: config.inbox.settle_ms,
       alsoWatch: [{ dir: l.requests, hint: { kind: 'requests' } }],
@@ -121,7 +123,7 @@ export class FilesDelivery implements DeliveryBus {
 
   async reject(w: Waiting, reason: string): Promise<void> {
     this.guard();
-    await this.intake.reject(this.intake.folderOf(w.direction.name), w.name, reason);
+    await this.intake.rejector.reject(this.intake.folderOf(w.direction.name), w.name, reason, refused(w as Entry));
   }
 
   readonly takeRejected = (): Rejected[] => this.intake.rejected.take();

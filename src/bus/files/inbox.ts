@@ -57,16 +57,13 @@ export { byName };
 export type Examined =
   /** The file vanished (another process took or removed it). */
   | { kind: 'gone' }
-  /**
-   * Can never become valid: reject now. `ino`: the file judged, when known — its move happens later, behind
-   * the queue, and a writer may have replaced the name meanwhile (rejecting.ts).
-   */
-  | { kind: 'bad'; reason: string; ino?: number }
+  /** Can never become valid: reject now. */
+  | { kind: 'bad'; reason: string }
   /**
    * Not valid yet, but a writer still at work could make it valid (its bytes are the start of a JSON object):
-   * rejected once unchanged for settle_ms.
+   * rejected once unchanged for settle_ms. `ino`: the file looked at (its move is checked against it, aside.ts).
    */
-  | { kind: 'unsettled'; sig: string; reason: string }
+  | { kind: 'unsettled'; sig: string; reason: string; ino: number }
   | { kind: 'valid'; sig: string; digest: string; message: Message };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -97,7 +94,7 @@ export async function examine(o: ToExamine): Promise<Examined> {
   let fd: number | null = null;
   try {
     const st = lstatSync(path);
-    const bad = (reason: string): Examined => ({ kind: 'bad', reason, ino: st.ino });
+    const bad = (reason: string): Examined => ({ kind: 'bad', reason });
     if (st.isSymbolicLink()) return bad('a symbolic link (never followed)');
     if (!st.isFile()) return bad(`not a regular file (${fileType(st)})`);
     if (st.size > maxBytes) return bad(`${st.size} bytes is over inbox.max_bytes (${maxBytes})`);
@@ -105,7 +102,7 @@ export async function examine(o: ToExamine): Promise<Examined> {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
     const fst = fstatSync(fd);
     if (!fst.isFile() || fst.ino !== st.ino)
-      return { kind: 'unsettled', sig: 'swapped', reason: 'the file changed while being read' };
+      return { kind: 'unsettled', sig: 'swapped', reason: 'the file changed while being read', ino: fst.ino };
     if (fst.size > maxBytes) return bad(`${fst.size} bytes is over inbox.max_bytes (${maxBytes})`);
     // Never more than max_bytes + 1, even if the file grows while we read it.
     const buf = Buffer.alloc(Math.min(fst.size, maxBytes) + 1);
@@ -117,7 +114,7 @@ export async function examine(o: ToExamine): Promise<Examined> {
     }
     if (len > maxBytes) return bad(`over inbox.max_bytes (${maxBytes}) while being read`);
     if (len === buf.length)
-      return { kind: 'unsettled', sig: `growing:${len}`, reason: 'the file grew while being read' };
+      return { kind: 'unsettled', sig: `growing:${len}`, reason: 'the file grew while being read', ino: fst.ino };
     const bytes = buf.subarray(0, len);
     const sig = `${fst.ino}:${bytes.length}:${fst.mtimeMs}`;
     const digest = createHash('sha256').update(bytes).digest('base64');
@@ -125,7 +122,7 @@ export async function examine(o: ToExamine): Promise<Examined> {
     // Not a message (yet): it waits settle_ms only if a writer still at work could make it one.
     const invalid = (reason: string): Examined => {
       const never = neverMessage(bytes);
-      return never === null ? { kind: 'unsettled', sig, reason } : bad(never || reason);
+      return never === null ? { kind: 'unsettled', sig, reason, ino: fst.ino } : bad(never || reason);
     };
     let text: string;
     try {

@@ -1,37 +1,36 @@
 /**
  * The direction folders as queues: watchers say which names changed (folder-watch.ts: fs.watch on each
- * folder), a full listing every few seconds is the safety net, and each
- * changed name is examined once (inbox.ts: never following a link, never opening a FIFO, never reading
- * past max_bytes). A file that can never be valid leaves the queue at once and is moved to rejected/ behind
- * it (rejecting.ts); one that is not valid but could still become so — its bytes the start of a JSON object,
- * all a writer at work leaves — waits until it has been unchanged for settle_ms (a slow writer pausing
- * mid-file is not rejected) and keeps its place meanwhile, and one that never stops changing is rejected
- * after max(10 × settle_ms, 10 s). The files bus serves its
+ * folder), a full listing every few seconds is the safety net, and each changed name is examined once
+ * (inbox.ts: never following a link, never opening a FIFO, never reading past max_bytes). A file that can
+ * never be valid leaves the queue at once and is moved to rejected/ behind it (rejecting.ts; each move
+ * rejector.ts, which moves only the file that was judged: aside.ts); one that is not valid but could still
+ * become so — its bytes the start of a JSON object, all a writer at work leaves — waits until it has been
+ * unchanged for settle_ms (a slow writer pausing mid-file is not rejected) and keeps its place meanwhile,
+ * and one that never stops changing is rejected after max(10 × settle_ms, 10 s). The files bus serves its
  * queues from here; the PostgreSQL bus relays what it finds here into the database, so an agent's file
  * API is the same on both.
  */
-import { lstatSync } from 'node:fs';
 import { lstat } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Hint, Queue } from '../bus.js';
-import { RejectedSince } from '../rejected-since.js';
 import type { EventLog } from '../events.js';
 import { ensureDir, isErrno } from '../../lib/fsx.js';
 import { examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
 import { StatCache } from '../../lib/stat-cache.js';
-import { BurstLog } from '../../lib/log-burst.js';
 import { Entries } from './entries.js';
 import { FolderWatch } from './folder-watch.js';
 import { Settling } from './settling.js';
-import { quarantine } from './rejected.js';
 import { type Doomed, Rejecting } from './rejecting.js';
+import type { Judged } from './aside.js';
+import { Rejector } from './rejector.js';
 
 export interface IntakeOptions {
   maxBytes: number;
   settleMs: number;
   rejectedDir: string;
+  /** Where a file on its way to rejected/ is examined again, out of its writer's reach (`.rejecting/`, aside.ts). */
+  asideDir: string;
   /** Other folders whose changes are hints too (requests/). */
   alsoWatch: Array<{ dir: string; hint: Hint }>;
   events: EventLog;
@@ -49,25 +48,19 @@ const untracked = (direction: Direction): Folder => ({
 
 export class Intake {
   readonly folders: Folder[];
+  /** Each move to rejected/, with its note and its telling (rejector.ts). */
+  readonly rejector: Rejector;
   /** What it rejected, until the daemon takes it to tell the senders (Queues.takeRejected). */
-  readonly rejected = new RejectedSince();
+  readonly rejected: Rejector['rejected'];
   private readonly hints: FolderWatch;
   private hint: (h: Hint) => void = () => {};
   /** When each folder's files that are not valid yet are looked at again. */
   private readonly settling = new Settling((f) => this.hint({ kind: 'messages', direction: f.direction.name }));
   /** The files judged invalid, on their way to rejected/ behind the queue (rejecting.ts). */
   private readonly rejecting = new Rejecting({
-    move: ({ folder, name, reason, ino }) => this.reject(folder, name, reason, { ino }),
-    // Still in its folder: looked at again in a second (a disk that is full stays so for a while).
-    retry: ({ folder, name }) => this.settling.lookAt(folder, name, performance.now() + 1000),
+    move: ({ folder, name, reason, judged }) => this.rejector.reject(folder, name, reason, judged),
     log: (line) => this.opts.log.error(line),
     changed: (f) => this.hint({ kind: 'messages', direction: f.direction.name }),
-  });
-  /** A flood's rejections: the first of each second logged, the rest told in one line. */
-  private readonly rejectedLog = new BurstLog((line) => this.opts.log.warn(line), {
-    first: 10,
-    windowMs: 1000,
-    more: (n) => `… and ${n} more rejected (each is in rejected/ with its note)`,
   });
   /** Folders whose watcher gave a hint without a name: listed in full at the next look. */
   private readonly toList = new Set<Folder>();
@@ -78,6 +71,12 @@ export class Intake {
   ) {
     this.folders = directions.map(untracked);
     this.hints = new FolderWatch(this.folders, { ...opts, relist: (f) => this.toList.add(f) });
+    const lookAgain = (f: Folder, name: string) => {
+      f.dirty.add(name);
+      this.hint({ kind: 'messages', direction: f.direction.name });
+    };
+    this.rejector = new Rejector({ ...opts, lookAgain });
+    this.rejected = this.rejector.rejected;
   }
 
   async ensureFolders(): Promise<void> {
@@ -98,13 +97,15 @@ export class Intake {
   async unwatch(): Promise<void> {
     await this.hints.close();
     await this.rejecting.settled(); // every file judged is in rejected/ with its note, or still in its folder
-    this.settling.clear(); // after the moves: a move that failed meanwhile set a timer to look again
-    this.rejectedLog.flush();
+    this.rejecting.stop(); // a name held after a failed move: no timer left behind
+    this.settling.clear();
+    this.rejector.flush();
   }
 
   /** List every folder (read again only when it changed): new names become dirty, vanished ones are forgotten. */
   async rescan(): Promise<void> {
     for (const f of this.folders) await this.list(f);
+    await this.rejector.retry(); // after the listings: a folder removed is made again there
     this.hints.heal();
   }
 
@@ -144,7 +145,7 @@ export class Intake {
   async queues(): Promise<Array<Queue & { items: Entry[] }>> {
     for (const f of this.folders) {
       if (this.toList.has(f)) await this.list(f, true);
-      for (const raw of f.undecodable.splice(0)) await rejectRaw(this, f, raw);
+      for (const raw of f.undecodable.splice(0)) await this.rejector.rejectRaw(f, raw);
       await this.refresh(f);
     }
     return this.folders.map((f) => ({
@@ -165,9 +166,9 @@ export class Intake {
     const { dir } = f.direction;
     const now = performance.now();
     const doomed: Doomed[] = [];
-    const doom = (name: string, reason: string, ino?: number) => {
+    const doom = (name: string, reason: string, judged: Judged) => {
       f.entries.delete(name); // out of the queue now: a file after it is not held by it
-      doomed.push({ folder: f, name, reason, ino });
+      doomed.push({ folder: f, name, reason, judged });
     };
     for (const name of [...f.dirty]) {
       f.dirty.delete(name);
@@ -193,7 +194,7 @@ export class Intake {
         f.entries.set(name, entry);
       }
       if (res.kind === 'bad') {
-        doom(name, res.reason, res.ino);
+        doom(name, res.reason, { kind: 'bad' });
         continue;
       }
       const prev = entry.result;
@@ -205,11 +206,15 @@ export class Intake {
         const waited = now - entry.unchangedSince;
         const settle = this.opts.settleMs;
         if (waited >= settle) {
-          doom(name, res.reason);
+          doom(name, res.reason, { kind: 'unsettled', ino: res.ino, sig: res.sig });
         } else if (now - entry.firstSeen > Math.max(10 * settle, 10_000)) {
           // A file that never stops changing must not hold its folder's queue forever.
           const still = Math.round((now - entry.firstSeen) / 1000);
-          doom(name, `${res.reason} (still changing ${still} s after it appeared)`);
+          doom(name, `${res.reason} (still changing ${still} s after it appeared)`, {
+            kind: 'unsettled',
+            ino: res.ino,
+            sig: null,
+          });
         } else {
           // Look again once it has been still for settle_ms; a change (watcher event) looks sooner.
           this.settling.lookAt(f, name, entry.unchangedSince + settle + 5);
@@ -218,61 +223,6 @@ export class Intake {
     }
     this.rejecting.add(doomed);
   }
-
-  /**
-   * Move a file to rejected/ with its note, and say so. `src` defaults to the file's path in its folder;
-   * `extra` goes into the note.
-   */
-  async reject(
-    f: Folder,
-    name: string,
-    reason: string,
-    more: { src?: string | Buffer; extra?: Record<string, unknown>; ino?: number | undefined } = {},
-  ): Promise<void> {
-    const { src = join(f.direction.dir, name), extra = {} } = more;
-    if (more.ino !== undefined && !sameFile(src, more.ino)) return lookAgain(f, name, this.hint);
-    f.entries.delete(name);
-    const { direction } = f;
-    const moved = await quarantine(this.opts.rejectedDir, src, name, {
-      reason,
-      direction: direction.name,
-      from: direction.from,
-      to: direction.to,
-      ...extra,
-    });
-    if (!moved) return;
-    this.rejectedLog.warn(`rejected ${direction.name}/${name}: ${reason}`);
-    this.rejected.add({ direction, file: name, reason });
-    await this.opts.events.emit('rejected', { file: name, direction: direction.name, reason, stored_as: moved.name });
-  }
 }
 
 export type { Entry, Folder };
-
-/** A name that is not valid UTF-8 can only be reached by its bytes; it is moved under a readable name. */
-async function rejectRaw(intake: Intake, f: Folder, raw: Buffer): Promise<void> {
-  const shown = raw.toString('utf8').replace(/[\uFFFD\u0000-\u001F/]/g, '_');
-  const path = Buffer.concat([Buffer.from(`${f.direction.dir}/`), raw]);
-  await intake.reject(f, shown, 'the file name is not valid UTF-8', {
-    src: path,
-    extra: { file_name_base64: raw.toString('base64') },
-  });
-}
-
-/**
- * Is `path` still the file judged (`ino`)? It was judged a while ago — its move waits behind the queue, seconds
- * in a flood — and its writer may have put a new file under the name since, a valid one renamed into place:
- * that one is looked at anew, never moved with the old one's reason. (Gone: true; the move says nothing.)
- */
-function sameFile(path: string | Buffer, ino: number): boolean {
-  try {
-    return lstatSync(path).ino === ino;
-  } catch {
-    return true;
-  }
-}
-
-function lookAgain(f: Folder, name: string, hint: (h: Hint) => void): void {
-  f.dirty.add(name);
-  hint({ kind: 'messages', direction: f.direction.name });
-}

@@ -1,6 +1,7 @@
 /** Where everything lives under message_dir (docs/protocol.md §1, §4, §6, §7). */
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
+import { ASIDE } from './aside.js';
 
 export interface Layout {
   root: string;
@@ -13,6 +14,11 @@ export interface Layout {
    * Empty at rest: start-up recovery removes a claim whose message was archived and returns any other.
    */
   claims: string;
+  /**
+   * Where a file on its way to rejected/ is examined again, out of its writer's reach:
+   * `.rejecting/<direction>/<name>` (aside.ts). Empty at rest: start-up puts anything there back in its folder.
+   */
+  rejecting: string;
   /** The lease's lock directory (lock-dir.ts; proper-lockfile's layout): held by the one live daemon. */
   lock: string;
   /** Who holds the lock: pid and start time, for messages like "held by pid 123". */
@@ -34,6 +40,7 @@ export function layout(config: Pick<Config, 'messageDir'>): Layout {
     rejected: join(root, 'rejected'),
     events: join(root, 'events.jsonl'),
     claims: join(root, '.claimed'),
+    rejecting: join(root, ASIDE),
     lock: join(root, 'daemon.lock'),
     pidFile: join(root, 'daemon.pid'),
     generation: join(root, 'daemon.gen'),

@@ -11,27 +11,33 @@
  * commits and keep the thread pool (4 threads) busy. A name being moved is not examined again until its
  * move is over (a rescan still lists it, a watcher reports the rename): it would be judged, and moved, twice.
  */
+import type { Judged } from './aside.js';
 import type { Folder } from './inbox.js';
 
 /** How many files are moved to rejected/ at once (see the header). */
 const FEW = 8;
+/**
+ * How long a name whose move failed is held before it is looked at again. Its file is back in its folder
+ * (rejector.ts puts it back), and that put-back is a change a watcher reports: looked at again at once,
+ * a unit test saw 65 moves fail in 0.7 s on a rejected/ that could not be made. A disk that is full stays so
+ * for a while: once a second.
+ */
+const RETRY_MS = 1000;
 
 /** A file judged invalid, on its way to rejected/. */
 export interface Doomed {
   folder: Folder;
   name: string;
   reason: string;
-  /** The file judged (inbox.ts examine): a different file under its name by the time of the move stays. */
-  ino?: number | undefined;
+  /** What was judged: a different file under its name by the time of the move goes back, not to rejected/ (aside.ts). */
+  judged: Judged;
 }
 
 export interface RejectingParts {
   /** Move it to rejected/ with its note, and say so. */
   move(d: Doomed): Promise<void>;
-  /** Its move failed (the file is still in its folder; it was logged): look at it again later. */
-  retry(d: Doomed): void;
   log(line: string): void;
-  /** A name changed while it was moved (our own rename, or a new file under it): marked dirty, look again. */
+  /** A name changed while it was moved (our own renames, or a new file under it): marked dirty, look again. */
   changed(f: Folder): void;
 }
 
@@ -39,6 +45,8 @@ export class Rejecting {
   private readonly queue: Doomed[] = [];
   /** By folder: the names queued or being moved, and whether a change was seen meanwhile (look again). */
   private readonly moving = new Map<Folder, Map<string, boolean>>();
+  /** The names whose move failed, held until RETRY_MS has passed. */
+  private readonly held = new Map<NodeJS.Timeout, Doomed>();
   private workers = 0;
   private idle: Promise<void> = Promise.resolve();
   private resolveIdle: () => void = () => {};
@@ -82,22 +90,40 @@ export class Rejecting {
     return this.idle;
   }
 
+  /** Let go of the names held after a failed move: marked to be looked at by the next look, if any. */
+  stop(): void {
+    for (const [timer, d] of this.held) {
+      clearTimeout(timer);
+      this.release(d, true, false);
+    }
+    this.held.clear();
+  }
+
   private async work(): Promise<void> {
     for (let d = this.queue.shift(); d; d = this.queue.shift()) {
       try {
         await this.p.move(d);
+        this.release(d, false, true);
       } catch (err) {
         this.p.log(`moving ${d.folder.direction.name}/${d.name} to rejected/ failed: ${String(err)}`);
-        this.p.retry(d);
-      }
-      const names = this.moving.get(d.folder);
-      const again = names?.get(d.name);
-      names?.delete(d.name);
-      if (again) {
-        d.folder.dirty.add(d.name);
-        this.p.changed(d.folder);
+        const timer = setTimeout(() => {
+          this.held.delete(timer);
+          this.release(d, true, true);
+        }, RETRY_MS);
+        timer.unref();
+        this.held.set(timer, d);
       }
     }
     if (--this.workers === 0) this.resolveIdle();
+  }
+
+  /** `d`'s name is no longer being moved: looked at again if it changed meanwhile, or `look`. */
+  private release(d: Doomed, look: boolean, wake: boolean): void {
+    const names = this.moving.get(d.folder);
+    const again = names?.get(d.name);
+    names?.delete(d.name);
+    if (!again && !look) return;
+    d.folder.dirty.add(d.name);
+    if (wake) this.p.changed(d.folder);
   }
 }

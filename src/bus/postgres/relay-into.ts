@@ -10,6 +10,7 @@ import { isFenced, type Lease } from '../lease.js';
 import { hostOf, type Config } from '../../config/config.js';
 import type { Db } from './db.js';
 import { messagesFor, rowHint } from './hints.js';
+import { ASIDE } from '../files/aside.js';
 import { Relay, type Wal } from './relay.js';
 import { relayedHere, type Pg } from './rows.js';
 import { run } from './sql/bind.js';
@@ -99,6 +100,7 @@ export function relayInto({ config, db, fastDb = db, pg, events, log, held }: Re
     maxBytes: config.inbox.max_bytes,
     settleMs: config.inbox.settle_ms,
     rejectedDir,
+    asideDir: `${config.messageDir}/${ASIDE}`,
     events: relayEvents,
     log,
     store: async ({ d, file, body, key, durable }) => {

@@ -32,6 +32,7 @@ import type { EventLog } from '../events.js';
 import { FencedError } from '../lease.js';
 import { examine, isCandidateName, type Examined } from '../files/inbox.js';
 import { Intake } from '../files/intake.js';
+import { putBackLeftovers } from '../files/aside.js';
 import type { Direction } from '../../config/config.js';
 import { unstorable } from './db.js';
 import { type ClaimedFile, Stranded } from './relay-stranded.js';
@@ -70,6 +71,8 @@ export interface RelayOptions {
   maxBytes: number;
   settleMs: number;
   rejectedDir: string;
+  /** `.rejecting/`: where a file on its way to rejected/ is examined again (files/aside.ts). */
+  asideDir: string;
   events: EventLog;
   log: Logger;
   /**
@@ -132,6 +135,7 @@ export class Relay {
       maxBytes: opts.maxBytes,
       settleMs: opts.settleMs,
       rejectedDir: opts.rejectedDir,
+      asideDir: opts.asideDir,
       alsoWatch: [],
       events: opts.events,
       log: opts.log,
@@ -163,8 +167,9 @@ export class Relay {
     return this.intake.rescan();
   }
 
-  /** Finish relays a crash cut short (start-up). */
+  /** Finish relays and rejections a crash cut short (start-up). */
   async resume(): Promise<void> {
+    for (const note of await putBackLeftovers(this.opts.asideDir, this.directions)) this.opts.log.warn(note);
     for (const d of this.directions) {
       const dir = join(d.dir, RELAYING);
       for (const as of await readdir(dir).catch(() => [] as string[])) await this.storeClaimed({ d, dir, as }, true);
@@ -243,7 +248,7 @@ export class Relay {
   private async failed(f: ClaimedFile, name: string, err: unknown): Promise<Relayed> {
     const reason = unstorable(err);
     if (reason !== null) {
-      await this.intake.reject(this.intake.folderOf(f.d.name), name, reason, { src: join(f.dir, f.as) });
+      await this.intake.rejector.rejectFrom(this.intake.folderOf(f.d.name), name, reason, { src: join(f.dir, f.as) });
       this.stranded.done(f);
       return 'dropped';
     }

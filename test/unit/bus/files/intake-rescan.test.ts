@@ -25,6 +25,7 @@ function intake() {
     maxBytes: 65536,
     settleMs: 300,
     rejectedDir: join(root, 'rejected'),
+    asideDir: join(root, '.rejecting'),
     alsoWatch: [],
     events: { emit: async () => {} } as never,
     log: log.create({ level: 0 }),

@@ -95,6 +95,7 @@ describe('rejections behind the queue', () => {
       maxBytes: 4096,
       settleMs: 60_000,
       rejectedDir: rejectedDir(),
+      asideDir: join(root, '.rejecting'),
       alsoWatch: [],
       events: { emit: async (event, fields = {}) => void emitted.push({ event, file: fields.file }) },
       log: silent,
