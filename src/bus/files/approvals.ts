@@ -2,16 +2,23 @@
  * Moderated mode on the files bus (docs/protocol.md §9): the turn holder's valid message waits in
  * `pending/<direction>/<name>` with no ID yet and no change to the state, until a person approves it
  * (its turn step is then committed from here) or refuses it (rejected/, with the person's reason).
- * One per sender: the next one is held in its folder. A move cut short by a crash (the same file linked
- * in both folders) is finished at the next look instead of leaving a second copy to approve.
+ * One per sender: the next one is held in its folder.
+ *
+ * The move is one rename: whatever has the name then is what waits for approval, and a writer that puts a
+ * new file under the name afterwards makes a new message. It was a link(2) then an unlink(2) by name, and a
+ * message renamed over the name between the two was the one unlinked: lost. A move an older baton left cut
+ * short by a crash (the same file linked in both folders) is finished at the next look, the folder's copy
+ * taken aside first (files/aside.ts) and removed only if it still is that file.
  */
-import { lstat, readdir, unlink } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { lstat, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval } from '../bus.js';
 import type { EventLog } from '../events.js';
 import { ensureDir, isErrno, moveNoClobber } from '../../lib/fsx.js';
+import { takeAside } from './aside.js';
 import { byName, examine, isCandidateName, type Entry, type Folder } from './inbox.js';
 import { quarantine } from './rejected.js';
 
@@ -19,6 +26,8 @@ export interface ApprovalsOptions {
   /** pending/: a folder per direction. */
   root: string;
   rejectedDir: string;
+  /** `.rejecting/`: where a leftover copy is taken aside before it is removed (files/aside.ts). */
+  asideDir: string;
   directions: readonly Direction[];
   events: EventLog;
   log: Logger;
@@ -52,23 +61,39 @@ export class Approvals {
     // A move cut short by a crash (linked, not yet unlinked): the same file is in both. Finish it.
     const ino = (await lstat(join(d.dir, name)).catch(() => null))?.ino;
     for (const p of waiting.filter((x) => x.direction.name === d.name)) {
-      if (ino !== undefined && (await lstat(join(this.dir(d), p.name)).catch(() => null))?.ino === ino) {
-        f.entries.delete(name);
-        await unlink(join(d.dir, name)).catch(() => {});
-        return 'gone';
-      }
+      if (ino !== undefined && (await lstat(join(this.dir(d), p.name)).catch(() => null))?.ino === ino)
+        return this.dropCopy(f, name, ino);
     }
     if (waiting.some((p) => p.direction.from === d.from)) return 'held';
     f.entries.delete(name);
     await ensureDir(this.dir(d));
-    const moved = await moveNoClobber(join(d.dir, name), this.dir(d), name).catch((err: unknown) => {
-      if (isErrno(err, 'ENOENT')) return null; // gone meanwhile
+    const moved = freeName(this.dir(d), name);
+    try {
+      await rename(join(d.dir, name), join(this.dir(d), moved));
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return 'gone'; // gone meanwhile
       throw err;
-    });
-    if (moved === null) return 'gone';
+    }
     this.o.log.info(`${d.name}/${name} waits for approval as pending/${d.name}/${moved}`);
     await this.o.events.emit('pending', { file: `${d.name}/${moved}`, direction: d.name, from: d.from, to: d.to });
     return 'queued';
+  }
+
+  /**
+   * Remove the folder's copy of the file waiting in pending/ (`ino`) — only that: a writer may have put a
+   * new message under the name since it was looked at, and that one is kept (its sender has one waiting).
+   */
+  private async dropCopy(f: Folder, name: string, ino: number): Promise<'held' | 'gone'> {
+    f.entries.delete(name);
+    const aside = join(this.o.asideDir, f.direction.name);
+    if (!(await takeAside(f.direction.dir, name, aside))) return 'gone';
+    const taken = join(aside, name);
+    if ((await lstat(taken)).ino === ino) {
+      await unlink(taken);
+      return 'gone';
+    }
+    f.dirty.add(await moveNoClobber(taken, f.direction.dir, name));
+    return 'held';
   }
 
   async examine(
@@ -95,5 +120,15 @@ export class Approvals {
     if (!moved) return false;
     await this.o.events.emit('rejected', { file: a.name, direction: d.name, reason, stored_as: moved.name });
     return true;
+  }
+}
+
+/** `name`, or `m.1.json`, `m.2.json` … when taken: pending/ is the daemon's alone, so a look decides. */
+function freeName(dir: string, name: string): string {
+  const dot = name.lastIndexOf('.');
+  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  for (let i = 0; ; i++) {
+    const candidate = i === 0 ? name : `${stem}.${i}${ext}`;
+    if (!existsSync(join(dir, candidate))) return candidate;
   }
 }

@@ -80,7 +80,8 @@ export async function takeAside(dir: string, name: string, aside: string): Promi
 /**
  * Start-up (both buses): every file a daemon killed mid-move left aside (`asideDir`: `.rejecting/`) goes
  * back to its direction's folder — under a free name if its own was taken meanwhile — to be examined anew
- * (a valid message among them is delivered, a bad one rejected as ever). Returns what it did, for the log.
+ * (a valid message among them is delivered, a bad one rejected as ever; a leftover copy of a file waiting in
+ * pending/ is found to be one, approvals.ts). Returns what it did, for the log.
  */
 export async function putBackLeftovers(
   asideDir: string,
@@ -91,7 +92,7 @@ export async function putBackLeftovers(
     const aside = join(asideDir, d.name);
     for (const name of await readdir(aside).catch(() => [] as string[])) {
       const back = await moveNoClobber(join(aside, name), d.dir, name);
-      notes.push(`${d.name}/${back} was on its way to rejected/ when the daemon stopped; it is back in its folder`);
+      notes.push(`${d.name}/${back} was taken aside to be looked at again when the daemon stopped; it is back`);
     }
   }
   return notes;

@@ -58,10 +58,9 @@ export class FilesDelivery implements DeliveryBus {
     const events = eventLog(l.events, (err) => log.warn(`cannot append to events.jsonl: ${String(err)}`));
     // A fenced daemon writes no record, events included.
     this.events = fencedEvents(events, () => this.held);
-    const both = { rejectedDir: l.rejected, events: this.events, log };
+    const both = { rejectedDir: l.rejected, asideDir: l.rejecting, events: this.events, log };
     this.intake = new Intake(config.directions, {
       ...both,
-      asideDir: l.rejecting,
       maxBytes: config.inbox.max_bytes,
       settleMs: config.inbox.settle_ms,
       alsoWatch: [{ dir: l.requests, hint: { kind: 'requests' } }],

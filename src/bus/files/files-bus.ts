@@ -73,6 +73,7 @@ export class FilesBus implements Bus {
       await new Approvals({
         root: this.l.pending,
         rejectedDir: this.l.rejected,
+        asideDir: this.l.rejecting,
         directions: this.config.directions,
         events: { emit: async () => {} },
         log: silent,
