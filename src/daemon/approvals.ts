@@ -62,14 +62,11 @@ export async function reject(stage: Stage, req: Extract<Request, { op: 'reject' 
   const d = p.direction;
   if (!(await stage.bus.refuse(p, `rejected by a person: ${req.reason}`)))
     return { ok: false, message: `${p.key} is gone` };
-  const err =
-    d.from === stage.deliveringTo()
-      ? 'a message to it is still being delivered'
-      : await stage.typeInto(
-          d.from,
-          `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n` +
-            '[baton] it is still your turn; write a new message.',
-        );
+  const err = await stage.typing.notice(
+    d.from,
+    `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n` +
+      '[baton] it is still your turn; write a new message.',
+  );
   return {
     ok: true,
     message: `${p.key} rejected${err ? ` (could not tell ${d.from}: ${err})` : ` and ${d.from} was told why`}`,

@@ -1,5 +1,6 @@
 /**
- * Is an agent's pane available? The typist says (terminal/), this remembers outages: one
+ * Is an agent's pane available? The last of the typing pipeline's gate (pipeline.ts), which alone asks it.
+ * The typist says (terminal/), this remembers outages: one
  * `pane_unavailable` event (and `screen_unknown` for a screen baton does not recognise) per outage, one
  * `pane_available` when it is back, and a capped backoff between tries (250 ms up to 5 s) while it is not.
  * A hint that a message for an agent came starts the look at its pane at once (earlyLook), side by side
@@ -82,12 +83,9 @@ export class Availability {
     return ready;
   }
 
-  /**
-   * The typist the daemon's parts type with: what they type into a pane (paste, Enter, a notice) makes an
-   * early look at it stale, so a look taken before a notice was typed is never used for the next message.
-   */
-  watchTyping(typist: Typist): Typist {
-    return typingWatched(typist, (paneId) => this.typedAt.set(paneId, performance.now()));
+  /** Something was typed into this pane (pipeline.ts): an early look at it started before that is stale. */
+  typed(paneId: string): void {
+    this.typedAt.set(paneId, performance.now());
   }
 
   /**
@@ -119,22 +117,4 @@ export class Availability {
   succeeded(agentName: string): void {
     this.attempts.delete(agentName);
   }
-}
-
-/** `typist`, telling `typed` each pane it pasted, pressed a key or typed a notice into, once that is done. */
-function typingWatched(typist: Typist, typed: (paneId: string) => void): Typist {
-  const after = <T>(paneId: string, step: Promise<T>): Promise<T> => step.finally(() => typed(paneId));
-  return {
-    ready: (agent, ours) => typist.ready(agent, ours),
-    intake: (agent, pane) => typist.intake(agent, pane),
-    box: (agent, pane, copies) => typist.box(agent, pane, copies),
-    paste: (pane, text) => after(pane.id, typist.paste(pane, text)),
-    shown: (agent, pane) => typist.shown(agent, pane),
-    enter: (pane, delayMs, agent) => after(pane.id, typist.enter(pane, delayMs, agent)),
-    confirm: (agent, pane, ours) => after(pane.id, typist.confirm(agent, pane, ours)),
-    fence: (f) => typist.fence(f),
-    type: (agent, pane, text, delayMs) => after(pane.id, typist.type(agent, pane, text, delayMs)),
-    enterDelay: (agent) => typist.enterDelay(agent),
-    close: () => typist.close(),
-  };
 }

@@ -26,9 +26,9 @@ export interface ConductorParts {
   config: Config;
   bus: TurnState & Records & Queues & Moderation & Events & Clock;
   log: Logger;
-  /** The delivery not yet stamped: its receiver is not told anything before its Enter. */
+  /** The delivery not yet stamped: while there is one, an ending its stamp may owe is not looked for. */
   underway: Underway;
-  /** Type text of baton's own into an agent's pane (notice.ts). Null when typed, else why not. */
+  /** Type text of baton's own into an agent's pane (pipeline.ts). Null when typed, else why not. */
   typeInto(agent: string, text: string): Promise<string | null>;
   /** Ask the loop for a pass at most `ms` from now. */
   wakeIn(ms: number): void;
@@ -149,10 +149,7 @@ export class Conductor {
       max_tokens: `its agents used max_tokens (${this.p.config.turns.max_tokens} tokens)`,
     }[reason];
     for (const agent of this.p.config.order) {
-      if (agent === this.p.underway.to) {
-        this.p.log.warn(`${agent} is not told the conversation finished: a message to it is still being delivered`);
-        continue;
-      }
+      // Not into a pane whose delivery still waits for its Enter: the pipeline's gate says why.
       const err = await this.p.typeInto(
         agent,
         `[baton] the conversation has finished: ${why}${note ? ` (${sanitize(note)})` : ''}. ` +

@@ -1,7 +1,8 @@
 /**
- * The courier: types one committed message into its receiver's pane, phase by phase (core/delivery.ts
- * has the phases), and stamps it delivered once the submit is confirmed. One delivery at a time: until it
- * is stamped, nothing else is delivered and nothing is typed into that pane.
+ * The courier: takes one committed message into its receiver's pane through the typing pipeline
+ * (pipeline.ts), phase by phase (core/delivery.ts has the phases), and stamps it delivered once the submit is
+ * confirmed. One delivery at a time: until it is stamped (underway.ts), nothing else is delivered and the
+ * pipeline's gate lets nothing else into that pane.
  *
  * Each step runs once: a retry after a failed Enter presses only Enter, a retry after an unconfirmed
  * submit only looks (and presses Enter once more if the text is still there), a paste that never showed
@@ -13,45 +14,28 @@
  * restarted, its program restarted after it died — that paste is lost to it, and the message is typed again
  * in full, flagged, into the pane there is now; never an Enter alone. A person scrolling (copy mode) holds
  * the Enter until they stop. A keystroke tmux refuses because another daemon holds the conversation stops
- * this daemon (FencedError).
- * Before a message that may have been typed is typed again, what an earlier paste left in the pane is looked
- * for (leftover.ts): found in the box, it is submitted, not pasted behind itself.
- * A failure is reported once per distinct error (`delivery_failed`) and retried with the receiver's
- * backoff; it is never stamped delivered.
+ * this daemon (FencedError). Before a message that may have been typed is typed again, what an earlier paste
+ * left in the pane is looked for (leftover.ts): found in the box, it is submitted, not pasted behind itself.
+ * The pipeline keeps these promises for every text; the courier adds the turn step's state write before the
+ * typing and the stamp after it. A failure is reported once per distinct error (`delivery_failed`) and
+ * retried with the receiver's backoff; it is never stamped delivered.
  */
-import { FencedError, isoAt, type Clock, type Events, type Records, type TurnStep } from '../bus/bus.js';
+import { isoAt, type Clock, type Events, type Records, type TurnStep } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
-import { headerPrefix, inertLine, oneLine, render, replyHint } from '../core/compose.js';
-import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  begin,
-  cleared,
-  confirmed,
-  entered,
-  failed,
-  found,
-  mayBeInBox,
-  pasted,
-  saved,
-  type Delivery,
-  type Timing,
-} from '../core/delivery.js';
-import { stamped, withReceipt, type ArchiveRecord } from '../core/record.js';
-import { failpoint } from '../lib/failpoint.js';
-import type { Logger } from '../lib/log.js';
+import { replyHint } from '../core/compose.js';
+import { begin, saved, type Delivery, type Phase, type Timing, type Typing } from '../core/delivery.js';
 import type { Received } from '../core/receipt.js';
-import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
-import type { Typed, Typist } from '../terminal/typist.js';
-import type { Availability } from './availability.js';
-import { leftover } from './leftover.js';
+import { stamped, withReceipt, type ArchiveRecord } from '../core/record.js';
+import type { Logger } from '../lib/log.js';
+import type { PaneInfo } from '../terminal/pane.js';
+import type { Pipeline } from './pipeline.js';
 import type { Underway } from './underway.js';
 
 export interface CourierParts {
   config: Config;
   /** The turn step's state write it may have to finish, the stamp, and the events. */
   bus: TurnStep & Records & Events & Clock;
-  typist: Typist;
-  availability: Availability;
+  typing: Pick<Pipeline, 'advance'>;
   log: Logger;
   /** Where the delivery under way is kept, for the parts that must not type into its pane meanwhile. */
   underway: Underway;
@@ -69,18 +53,6 @@ export interface CourierParts {
    * the header, in the same paste. From the archive, so a message typed again carries the same.
    */
   catchUp?(record: ArchiveRecord): Promise<string>;
-}
-
-/** The message as pasted: with "(redelivered)" in its header when it may have been typed before. */
-/** The text a message is typed as; `catchUp`: what its receiver missed (docs/protocol.md §11), or ''. */
-function textOf(config: Config, r: ArchiveRecord, m: { redelivered: boolean; catchUp: string }): string {
-  const { id, sender: from, receiver: to, reply_to, type, subject, content } = r;
-  return render(
-    { id, from, to, reply_to, type, subject, content, redelivered: m.redelivered },
-    config.delivery.template,
-    replyHint(config, r.receiver),
-    m.catchUp,
-  );
 }
 
 export class Courier {
@@ -106,9 +78,10 @@ export class Courier {
     return this.p.underway.busy;
   }
 
-  /** The phase of the delivery under way, for status and tests. */
-  get phase(): Delivery['phase'] | null {
-    return this.delivery?.phase ?? null;
+  /** The phase of the delivery under way (`archived`: its state write is still owed), for status and tests. */
+  get phase(): Phase | 'archived' | null {
+    const d = this.delivery;
+    return d ? (d.saved ? d.typing.phase : 'archived') : null;
   }
 
   /** A turn step was committed (or found cut short at start-up): deliver it next. */
@@ -117,107 +90,46 @@ export class Courier {
     this.lastError = null;
   }
 
-  /** Take the delivery one phase further, as far as it goes. True once stamped; false when it must wait. */
+  /**
+   * Take the delivery one phase further, as far as it goes. True once stamped; false when it must wait.
+   * `checked`: its receiver's pane, as the gate has just given it (a retry asks the gate again).
+   */
   async advance(checked?: PaneInfo): Promise<boolean> {
     let d = this.delivery!;
     const r = d.record;
-    if (d.phase === 'archived') {
+    if (!d.saved) {
       // The state write failed after archiving: write it before typing (a crash must find it COMMITTED).
       await this.p.bus.saveState();
       d = this.set(saved(d));
     }
-    const ours = headerPrefix(r.id);
-    // The caller may have just checked the pane; a retry looks again. Text in the input box may be this
-    // very message (pasted, not yet submitted; or pasted before a crash), so it does not make it wait.
-    let pane = checked;
-    if (!pane) {
-      const ready = await this.p.availability.check(r.receiver, mayBeInBox(d) ? ours : undefined);
-      if (!ready.ok) return false;
-      pane = ready.pane;
-    }
-    const agent = this.p.config.agents[r.receiver]!;
-    if (d.phase === 'pasted' && !samePane(paneRef(pane), d.pane)) {
-      return this.failed(
-        d,
-        `${r.receiver}'s pane is not the one the paste went into (${d.pane.id}, process ${d.pane.pid}); typing it again in ${pane.id}`,
-        { maybeTyped: true, pasteLost: true },
-      );
-    }
-    // The same for a message typed again: its receiver's place moves only past what was delivered to it.
-    const catchUp = d.phase === 'committed' ? ((await this.p.catchUp?.(r)) ?? '') : '';
-    if (d.phase === 'committed' && d.typed) {
-      // It may be in the box already, unsubmitted (leftover.ts): never pasted behind itself.
-      const left = await leftover(this.p, {
-        id: r.id,
-        receiver: r.receiver,
-        leftover: d.leftover,
-        agent,
-        pane,
-        copies: [
-          textOf(this.p.config, r, { redelivered: false, catchUp }),
-          textOf(this.p.config, r, { redelivered: true, catchUp }),
-        ],
-      });
-      if (left.kind === 'other') return this.failed(d, left.error, { maybeTyped: true });
-      if (left.kind === 'failed') {
-        const gone = left.failure.refused === 'moved' || left.failure.refused === 'dead';
-        return this.refusedOr(d, left.failure, { maybeTyped: true, pasteLost: gone });
-      }
-      if (left.kind === 'found') d = this.set(found(d, paneRef(pane), performance.now(), left.flagged));
-      else if (left.kind === 'entered') {
-        d = this.set(cleared(d));
-        await sleep(this.p.typist.enterDelay(agent)); // its submit first, then the paste
-      }
-    }
-    if (d.phase === 'committed') {
-      const text = textOf(this.p.config, r, { redelivered: d.typed, catchUp });
-      const intake = await this.p.typist.intake(agent, pane);
-      const typed = intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text;
-      this.p.receipts?.typed?.(r.id, typed);
-      const p = await this.p.typist.paste(pane, typed);
-      if (!p.ok) return this.refusedOr(d, p, { maybeTyped: p.maybeTyped });
-      d = this.set(pasted(d, paneRef(pane), p.value));
-      failpoint('pasted');
-    }
-    if (d.phase === 'pasted') {
-      if (!(await this.p.typist.shown(agent, d.pane))) {
-        // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
-        return this.failed(d, `the paste never showed in ${d.pane.id}'s input box`, {
-          maybeTyped: true,
-          pasteLost: true,
-        });
-      }
-      const e = await this.p.typist.enter(
-        d.pane,
-        Math.max(0, this.p.typist.enterDelay(agent) - (performance.now() - d.pastedAt)),
-        agent,
-      );
-      // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
-      if (!e.ok)
-        return this.refusedOr(d, e, { maybeTyped: true, pasteLost: e.refused === 'moved' || e.refused === 'dead' });
-      // This machine's own clock, not the conversation's: entered_at is set against the receipt the agent's
-      // hook writes here (its `at`, by the same clock) to measure how long the agent took to get the text.
-      d = this.set(entered(d, Date.now()));
-    }
-    if (d.phase === 'entered') {
-      const c = await this.p.typist.confirm(agent, d.pane, ours);
-      if (!c.ok) return this.refusedOr(d, c, { maybeTyped: true });
-      d = this.set(confirmed(d, c.value));
-    }
-    if (d.phase !== 'confirmed') return false;
-    this.p.availability.succeeded(r.receiver);
+    const { id, sender: from, receiver: to, reply_to, type, subject, content } = r;
+    const job = {
+      to,
+      text: {
+        envelope: { id, from, to, reply_to, type, subject, content },
+        hint: replyHint(this.p.config, to),
+        // The same for a message typed again: its receiver's place moves only past what was delivered to it.
+        catchUp: async () => (await this.p.catchUp?.(r)) ?? '',
+      },
+      pane: checked,
+      typed: (text: string) => this.p.receipts?.typed?.(id, text),
+      keep: (typing: Typing) => void (d = this.set({ ...d, typing })),
+    };
+    const out = await this.p.typing.advance(job, d.typing);
+    if (out.stop) return out.stop.kind === 'failed' && this.failed(out.stop.error);
+    const t = out.typing;
     const done = withReceipt(
-      stamped(r, d.confirmation, d.redelivered, isoAt(this.p.bus.now())),
-      this.p.receipts?.takeEarly(r.id),
+      stamped(r, t.confirmation, t.redelivered, isoAt(this.p.bus.now())),
+      this.p.receipts?.takeEarly(id),
     );
     await this.p.bus.stamp(done);
     // Typed again after its receipt never came (pass.ts): stamped before, it keeps that stamp; the flag goes on.
-    if (r.delivered_at && d.redelivered) await this.p.bus.amend(r.id, { redelivered: true });
+    if (r.delivered_at && t.redelivered) await this.p.bus.amend(id, { redelivered: true });
     // The bundled demo agent has no hooks, whatever kind it stands in for: no receipt is awaited from it
     // (a `--kind claude` demo raised delivery_unconfirmed for every message).
-    if (!pane.demo) this.p.receipts?.stamped(r.id, r.receiver, Boolean(done.received));
+    if (!out.pane.demo) this.p.receipts?.stamped(id, to, Boolean(done.received));
     this.delivery = null;
-    await report(this.p, done, d);
+    await report(this.p, done, t, d.timing);
     await this.p.delivered(done);
     return true;
   }
@@ -227,50 +139,39 @@ export class Courier {
     return d;
   }
 
-  /** A step failed; one tmux refused because another daemon holds the conversation stops this one. */
-  private refusedOr(
-    d: Delivery,
-    t: Extract<Typed<unknown>, { ok: false }>,
-    how: { maybeTyped: boolean; pasteLost?: boolean },
-  ): Promise<false> {
-    if (t.refused === 'fenced') throw new FencedError(t.error);
-    return this.failed(d, t.error, how);
-  }
-
-  private async failed(d: Delivery, error: string, how: { maybeTyped: boolean; pasteLost?: boolean }): Promise<false> {
-    this.set(failed(d, how));
+  /** A step failed (the pipeline has set it back as far as it must go): reported once per distinct error. */
+  private async failed(error: string): Promise<false> {
+    const d = this.delivery!;
     const r = d.record;
     if (this.lastError !== error) {
       this.lastError = error;
       this.p.log.warn(`${r.id} → ${r.receiver}: ${error}; will retry`);
-      const now = this.delivery!;
       await this.p.bus.events.emit('delivery_failed', {
         id: r.id,
         to: r.receiver,
         error,
-        pasted: now.phase !== 'committed' && now.phase !== 'archived',
-        entered: now.phase === 'entered' || now.phase === 'confirmed',
+        pasted: d.typing.phase !== 'committed',
+        entered: d.typing.phase === 'entered' || d.typing.phase === 'confirmed',
       });
     }
-    this.p.availability.retryLater(r.receiver);
     return false;
   }
-
-  /**
-   * docs/protocol.md §7's latency_ms runs from first sight to the paste; a file written out of turn spent most of it
-   * held, which is not delivery time (a message held 9 s for its turn was logged "msg_0009 … in 9220.9 ms",
-   * as if typing it had been slow), so the two are told apart.
-   */
 }
 
-/** A confirmed delivery's `delivered` (and `redelivered`) event and log line: held time apart from typing time. */
+/**
+ * A confirmed delivery's `delivered` (and `redelivered`) event and log line. docs/protocol.md §7's latency_ms
+ * runs from first sight to the paste; a file written out of turn spent most of it held, which is not delivery
+ * time (a message held 9 s for its turn was logged "msg_0009 … in 9220.9 ms", as if typing it had been slow),
+ * so the two are told apart.
+ */
 async function report(
   p: Pick<CourierParts, 'bus' | 'log'>,
   r: ArchiveRecord,
-  d: Extract<Delivery, { phase: 'confirmed' }>,
+  d: Extract<Typing, { phase: 'confirmed' }>,
+  timing: Timing,
 ): Promise<void> {
   const round = (ms: number) => Math.round(ms * 10) / 10;
-  const { firstSeen, turnSince } = d.timing;
+  const { firstSeen, turnSince } = timing;
   const latency = round(d.pastedAt - firstSeen);
   const held = round(Math.max(0, turnSince - firstSeen));
   const typing = round(d.pastedAt - Math.max(firstSeen, turnSince));

@@ -37,7 +37,7 @@ export interface LeftoverParts {
   log: Logger;
 }
 
-/** A message that may have been typed (a delivery, or a person's message), and the pane it would go into now. */
+/** A text that may have been typed before (pipeline.ts), and the pane it would go into now. */
 export interface Look {
   id: string;
   receiver: string;
@@ -71,7 +71,7 @@ export async function leftover(p: LeftoverParts, look: Look): Promise<Leftover> 
     return { kind: 'found', flagged: box.which !== 0 };
   }
   if (!look.leftover) return { kind: 'none' };
-  const e = await p.typist.enter(paneRef(pane), 0);
+  const e = await p.typist.enter(agent, paneRef(pane), { alone: true });
   if (!e.ok) return { kind: 'failed', failure: e };
   p.log.info(`${r.id} → ${r.receiver}: Enter alone first (an earlier paste may be in its input), then typed again`);
   await p.bus.events.emit('leftover_paste', { id: r.id, to: r.receiver, action: 'entered' });

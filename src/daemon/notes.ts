@@ -13,25 +13,22 @@
  */
 import type { Events, PersonMessages, Records, Requests, TurnState } from '../bus/bus.js';
 import { isLocal, type Config } from '../config/config.js';
-import { noteHint, render } from '../core/compose.js';
+import { noteHint } from '../core/compose.js';
+import { fresh } from '../core/delivery.js';
 import type { ArchiveRecord, NoteDelivery } from '../core/record.js';
 import { personRecord, stamped } from '../core/record.js';
 import type { Reply } from '../core/requests.js';
 import type { Logger } from '../lib/log.js';
-import type { Typist } from '../terminal/typist.js';
-import type { Availability } from './availability.js';
 import { type PersonRecords, settled } from './catch-up.js';
+import { type Pipeline, why } from './pipeline.js';
 
 export interface NotesParts {
   config: Config;
   bus: PersonMessages & Records & Requests & Events & TurnState;
-  typist: Typist;
-  availability: Availability;
+  typing: Pick<Pipeline, 'gate' | 'advance'>;
   log: Logger;
   /** A person's records (catch-up.ts), for the notes some pane still waits for. */
   people: PersonRecords;
-  /** The agent a delivery not yet stamped is for: nothing else is typed into its pane before its Enter. */
-  deliveringTo(): string | null;
   /** No daemon runs: the command answers its own request and stops; the next daemon carries on. */
   oneshot: boolean;
 }
@@ -111,32 +108,25 @@ export class Notes {
 
   /** One agent's delivery: null when typed, else why not (it waits). */
   private async typeInto(r: ArchiveRecord, agentName: string): Promise<string | null> {
-    const { bus, config, typist } = this.p;
-    if (this.p.deliveringTo() === agentName) return 'a message to it is being delivered';
-    const ready = await this.p.availability.check(agentName);
-    if (!ready.ok) return ready.reason;
+    const { bus, typing } = this.p;
     const before = r.deliveries?.[agentName];
     const redelivered = before !== undefined; // its typing began before and was never confirmed
+    // Begun before: its paste may still sit in the box, unsubmitted (leftover.ts).
+    const ready = await typing.gate(agentName, redelivered ? { id: r.id, inBox: true } : undefined);
+    if (!ready.ok) return ready.reason;
     await bus.amend(r.id, { deliveries: { [agentName]: { at: null, ...(redelivered ? { redelivered } : {}) } } });
-    const text = render(
-      { id: r.id, from: 'user', to: agentName, reply_to: null, type: r.type, content: r.content, redelivered },
-      config.delivery.template,
-      noteHint(bus.state()),
-    );
-    const agent = config.agents[agentName]!;
-    const typed = await typist.type(agent, ready.pane, text, typist.enterDelay(agent));
-    if (!typed.ok) {
-      this.p.availability.retryLater(agentName);
-      return `its typing was not confirmed (${typed.error})`;
-    }
-    this.p.availability.succeeded(agentName);
+    const envelope = { id: r.id, from: 'user', to: agentName, reply_to: null, type: r.type, content: r.content };
+    const text = { envelope, hint: noteHint(bus.state()) };
+    const out = await typing.advance({ to: agentName, text, pane: ready.pane }, fresh(redelivered));
+    if (out.stop) return `its typing was not confirmed (${why(out.stop)})`;
+    const typed = out.typing;
     const now = (await bus.record(r.id)) ?? r;
     const at = new Date().toISOString();
-    const entry: NoteDelivery = { ...now.deliveries?.[agentName], at, confirmed: typed.value };
+    const entry: NoteDelivery = { ...now.deliveries?.[agentName], at, confirmed: typed.confirmation };
     await bus.amend(r.id, { deliveries: { [agentName]: entry } });
     if (!now.delivered_at) {
       const { deliveries: _kept, ...rest } = now; // stamped without them: another machine's stay as they are
-      await bus.stamp(stamped(rest as ArchiveRecord, typed.value, false, at));
+      await bus.stamp(stamped(rest as ArchiveRecord, typed.confirmation, false, at));
     }
     await bus.events.emit('sent', { id: r.id, to: agentName, all: true, ...(redelivered ? { redelivered } : {}) });
     this.p.log.success(`${r.id} user → ${agentName} (a note to all)`);

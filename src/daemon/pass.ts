@@ -8,10 +8,10 @@
 import type { Moderation, Queues, Records, TurnState, Waiting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { Logger } from '../lib/log.js';
-import type { Availability } from './availability.js';
 import type { Conductor } from './conductor.js';
 import type { Courier } from './courier.js';
 import type { Notes } from './notes.js';
+import type { Pipeline } from './pipeline.js';
 import type { Receipts } from './receipts.js';
 import type { RejectionNotices } from './rejections.js';
 import type { QueueScan } from './scan.js';
@@ -22,7 +22,7 @@ export interface PassParts {
   config: Config;
   bus: Moderation & Queues & Records & TurnState;
   log: Logger;
-  availability: Availability;
+  typing: Pick<Pipeline, 'gate'>;
   receipts: Receipts;
   courier: Courier;
   steering: Steering;
@@ -143,7 +143,7 @@ async function retype(p: PassParts, s: { id: string; agent: string }): Promise<b
   if (!record || record.received || record.receiver !== s.agent) return false;
   if (st.last_message_id !== s.id || st.current_turn !== s.agent || st.finished || st.paused) return false;
   if ((await p.bus.waitingFrom(s.agent)) > 0) return false; // it answered: it had the message
-  const ready = await p.availability.check(s.agent); // an empty box, no dialog, no text of anyone's
+  const ready = await p.typing.gate(s.agent); // an empty box, no dialog, no text of anyone's
   if (!ready.ok) {
     p.log.warn(`${s.id} → ${s.agent}: not typed again (${ready.reason})`);
     return false;

@@ -4,15 +4,12 @@
  * no turn moves. One archived but not stamped (a daemon killed while typing it) is typed again, flagged —
  * after a look at what its paste may have left in the pane (leftover.ts), as for any message.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { isoAt } from '../bus/bus.js';
-import type { Agent } from '../config/config.js';
-import { headerPrefix, kickoffHint, render, userHint } from '../core/compose.js';
-import { type Confirmation, personRecord, stamped, withReceipt } from '../core/record.js';
+import { kickoffHint, userHint } from '../core/compose.js';
+import { fresh } from '../core/delivery.js';
+import { personRecord, stamped, withReceipt } from '../core/record.js';
 import type { Reply } from '../core/requests.js';
-import { type PaneInfo, paneRef } from '../terminal/pane.js';
-import type { Typed } from '../terminal/typist.js';
-import { leftover } from './leftover.js';
+import { why } from './pipeline.js';
 import type { Stage } from './stage.js';
 
 export interface PersonMessage {
@@ -29,14 +26,14 @@ export interface PersonMessage {
 
 /** A person's message (`baton send`): user_NNNN in the archive, typed into the agent's pane, no turn moved. */
 export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
-  const { config, bus } = stage;
+  const { config, bus, typing } = stage;
   const { to, content, type, request, hint, extra = {} } = m;
   if (!config.agents[to]) return { ok: false, message: `unknown agent "${to}" (agents: ${config.order.join(', ')})` };
   // Done already (a daemon killed after typing, before answering)? Then say so; typed but unstamped: flag it.
   let record = await bus.findPersonMessage(request);
   if (record?.delivered_at) return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
   // Archived but not stamped: its paste may still sit in the box, unsubmitted (leftover.ts).
-  const ready = await stage.ready(to, record ? headerPrefix(record.id) : undefined);
+  const ready = await typing.gate(to, record ? { id: record.id, inBox: true } : undefined);
   if (!ready.ok) {
     const running = stage.oneshot ? ': nothing is running for this conversation; start it with "baton up"' : '';
     // `unavailable`: nothing was done and trying again later may work (`up --topic` waits for the agent).
@@ -46,56 +43,29 @@ export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
       unavailable: true,
     };
   }
-  let redelivered = record !== null;
+  const typedBefore = record !== null;
   const receivedAt = isoAt(bus.now());
   record ??= await bus.archivePersonMessage((id) =>
     personRecord({ id, to, content, type, request, receivedAt, extra }),
   );
   const id = record.id;
-  const copy = (flagged: boolean) =>
-    render(
-      { id, from: 'user', to, reply_to: null, type, content, redelivered: flagged },
-      config.delivery.template,
-      hint ?? userHint(bus.state()),
-    );
-  const agent = config.agents[to]!;
-  let typed: Typed<Confirmation> | null = null;
-  if (redelivered) {
-    const look = {
-      id,
-      receiver: to,
-      leftover: true,
-      agent,
-      pane: ready.pane,
-      copies: [copy(false), copy(true)],
-    } as const;
-    const left = await leftover(stage, look);
-    if (left.kind === 'other') return { ok: false, message: `not sent: ${left.error}`, unavailable: true };
-    if (left.kind === 'failed') typed = left.failure;
-    else if (left.kind === 'found') {
-      redelivered = left.flagged;
-      typed = await submit(stage, agent, ready.pane, id);
-    } else if (left.kind === 'entered') await sleep(stage.typist.enterDelay(agent)); // its submit first
-  }
-  typed ??= await stage.typist.type(agent, ready.pane, copy(redelivered), stage.typist.enterDelay(agent));
-  if (!typed.ok)
+  const envelope = { id, from: 'user', to, reply_to: null, type, content };
+  const text = { envelope, hint: hint ?? userHint(bus.state()) };
+  const out = await typing.advance({ to, text, pane: ready.pane }, fresh(typedBefore));
+  if (out.stop?.kind === 'failed' && out.stop.untouched)
+    return { ok: false, message: `not sent: ${out.stop.error}`, unavailable: true };
+  if (out.stop)
     return {
       ok: false,
-      message: `${id} is archived but its typing was not confirmed (${typed.error}); look at ${to}'s pane before sending it again`,
+      message: `${id} is archived but its typing was not confirmed (${why(out.stop)}); look at ${to}'s pane before sending it again`,
     };
+  const { redelivered } = out.typing;
   await bus.stamp(
-    withReceipt(stamped(record, typed.value, redelivered, isoAt(bus.now())), stage.receiptFor(record.id)),
+    withReceipt(stamped(record, out.typing.confirmation, redelivered, isoAt(bus.now())), stage.receiptFor(id)),
   );
-  await bus.events.emit('sent', { id: record.id, to, ...extra, ...(redelivered ? { redelivered: true } : {}) });
-  stage.log.success(`${record.id} user → ${to}`);
-  return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
-}
-
-/** Its paste found in the box: Enter, confirmed as usual. */
-async function submit(stage: Stage, agent: Agent, pane: PaneInfo, id: string): Promise<Typed<Confirmation>> {
-  const ref = paneRef(pane);
-  const entered = await stage.typist.enter(ref, 0, agent);
-  return entered.ok ? stage.typist.confirm(agent, ref, headerPrefix(id)) : entered;
+  await bus.events.emit('sent', { id, to, ...extra, ...(redelivered ? { redelivered: true } : {}) });
+  stage.log.success(`${id} user → ${to}`);
+  return { ok: true, message: `${id} typed into ${to}'s pane`, id };
 }
 
 /**

@@ -44,7 +44,7 @@ export interface RejectionNoticeParts {
   config: Config;
   bus: Queues & TurnState;
   log: Logger;
-  /** Type text of baton's own into an agent's pane, or hand it to its machine (notice.ts): null when done. */
+  /** Type text of baton's own into an agent's pane, or hand it to its machine (pipeline.ts): null when done. */
   typeInto(agent: string, text: string): Promise<string | null>;
   /** Ask the loop for a pass at most `ms` from now. */
   wakeIn(ms: number): void;

@@ -33,10 +33,7 @@ export async function resume(stage: Stage): Promise<Reply> {
   const tell = was ? stage.config.order : st.stalled ? [holder] : [];
   const failed: string[] = [];
   for (const agent of tell) {
-    const err =
-      agent === stage.deliveringTo()
-        ? 'a message to it is still being delivered'
-        : await stage.typeInto(agent, resumeNotice(stage.config, agent, next));
+    const err = await stage.typing.notice(agent, resumeNotice(stage.config, agent, next));
     if (err) failed.push(`could not tell ${agent}: ${err}`);
   }
   const told =

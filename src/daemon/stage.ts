@@ -1,6 +1,6 @@
 /**
  * What a person's requests (steering.ts and the modules it hands them to: resume.ts, person.ts,
- * approvals.ts) may use of the daemon: its bus, its typist, and a few of its moves. Built from the
+ * approvals.ts) may use of the daemon: its bus, the typing pipeline, and a few of its moves. Built from the
  * daemon's parts (wiring.ts), each of them made before steering is.
  */
 import type {
@@ -19,28 +19,25 @@ import type { FinishReason } from '../core/conversation.js';
 import type { Received } from '../core/receipt.js';
 import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
-import type { Ready, Typist } from '../terminal/typist.js';
 import type { Notes } from './notes.js';
+import type { Pipeline } from './pipeline.js';
 import type { Take } from './take.js';
 
 export interface Stage {
   readonly config: Config;
   readonly bus: Requests & TurnState & Records & Moderation & PersonMessages & Events & Clock;
-  readonly typist: Typist;
+  /** Everything typed into a pane goes through it: its gate, a person's message, a notice (null when typed, else why not). */
+  readonly typing: Pick<Pipeline, 'gate' | 'advance' | 'notice'>;
   readonly log: Logger;
   readonly rules: Rules;
   /** A command answering its own request with no daemon running (`baton send` with nothing up). */
   readonly oneshot: boolean;
   /** The daemon is stopping: the requests not yet taken are left for the next one. */
   stopping(): boolean;
-  /** The agent a delivery not yet stamped is for (its paste may be in the box without its Enter). */
+  /** The agent a delivery not yet stamped is for: no other message may be taken before it is stamped. */
   deliveringTo(): string | null;
   /** Deliver a waiting message or an approval now; `extra` goes into its record. */
   take(w: Waiting | Approval, extra?: Record<string, unknown>): Promise<Take>;
-  /** The agent's pane when it can take text now, else why not. `ours`: as in Availability.check. */
-  ready(agent: string, ours?: string): Promise<Ready>;
-  /** Type text of baton's own into an agent's pane (paste, Enter, confirm). Null when typed, else why not. */
-  typeInto(agent: string, text: string): Promise<string | null>;
   /** A receipt the agent's hook gave before the message's stamp (taken: the stamp records it). */
   receiptFor(id: string): Received | undefined;
   /** End the conversation: the state says why, every pane is told. */

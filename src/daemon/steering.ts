@@ -53,12 +53,10 @@ export class Steering {
   }
 
   async handle(req: Request, name: string): Promise<Reply> {
-    const state = this.stage.bus.state();
-    // A delivery not yet stamped: nothing may be typed into its receiver's pane before its Enter, and no
-    // other message may be delivered before it. Say so now rather than leave the person waiting.
+    // A delivery not yet stamped: no other message may be delivered before it (and nothing typed into its
+    // receiver's pane before its Enter: the pipeline's gate says so). Say so now rather than leave the person waiting.
     const busy = this.stage.deliveringTo();
-    const typesInto = req.op === 'send' ? req.to : req.op === 'start' ? state.current_turn : null;
-    if (busy !== null && (typesInto === busy || req.op === 'approve')) {
+    if (busy !== null && req.op === 'approve') {
       return {
         ok: false,
         message: `not now: a message to ${busy} is still being delivered (see baton status); try again when it is`,
@@ -102,9 +100,7 @@ export class Steering {
   /** From another machine's daemon (docs/protocol.md §10): typed as it is, baton's own words. */
   private async notice(to: string, text: string): Promise<Reply> {
     if (!isLocal(this.stage.config, to)) return { ok: false, message: `${to} is not an agent of this machine` };
-    if (this.stage.deliveringTo() === to)
-      return { ok: false, message: `${to} is not told: a message to it is still being delivered` };
-    const err = await this.stage.typeInto(to, sanitize(text));
+    const err = await this.stage.typing.notice(to, sanitize(text));
     return err ? { ok: false, message: `could not tell ${to}: ${err}` } : { ok: true, message: `${to} was told` };
   }
 

@@ -8,8 +8,8 @@ import type { Approval, TurnStep, Waiting } from '../bus/bus.js';
 import type { Timing } from '../core/delivery.js';
 import type { ArchiveRecord } from '../core/record.js';
 import { decide, type Rules } from '../core/turns.js';
-import type { Availability } from './availability.js';
 import type { Courier } from './courier.js';
+import type { Pipeline } from './pipeline.js';
 
 /** What taking a message did. */
 export type Take =
@@ -28,7 +28,7 @@ export type Take =
 export interface TakerParts {
   bus: TurnStep;
   rules: Rules;
-  availability: Availability;
+  typing: Pick<Pipeline, 'gate'>;
   courier: Courier;
   /** A turn step committed: a new turn, whose reminders are planned afresh (conductor.ts). */
   committed(record: ArchiveRecord): void;
@@ -44,9 +44,9 @@ export class Taker {
    * to take it, then the turn step commits and the courier types it. `extra` goes into the record.
    */
   async take(w: Waiting | Approval, extra: Record<string, unknown> = {}): Promise<Take> {
-    const { bus, rules, availability, courier } = this.p;
-    // Not committed while the receiver's pane is missing: the message stays where it is (docs/protocol.md §6).
-    const ready = await availability.check(w.direction.to);
+    const { bus, rules, typing, courier } = this.p;
+    // Not committed while the receiver's pane cannot take it: the message stays where it is (docs/protocol.md §6).
+    const ready = await typing.gate(w.direction.to);
     if (!ready.ok) return { kind: 'unavailable', reason: ready.reason };
     const c = await bus.commit(w, (state) => decide(state, w.direction, rules), extra);
     if (c.kind === 'refused') return { kind: 'refused', reason: c.decision.reason };

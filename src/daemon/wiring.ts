@@ -1,10 +1,10 @@
 /**
  * The daemon's parts, made in the order they depend on one another — nothing is used before it exists:
  *
- *   scheduler (when to look) → availability (is a pane there) → notices → the delivery under way →
- *   conductor (reminders, endings) → rejection notices → receipts (what the hooks report) → courier
- *   (typing one message) → queue scan → taker (taking one message) → steering (a person's requests) →
- *   pass (one look at it all)
+ *   scheduler (when to look) → availability (is a pane there) → the delivery under way → the typing
+ *   pipeline (everything typed into a pane) → conductor (reminders, endings) → rejection notices →
+ *   receipts (what the hooks report) → courier (typing one message) → queue scan → taker (taking one
+ *   message) → steering (a person's requests) → pass (one look at it all)
  *
  * The one loop is the scheduler's: a pass's parts ask it for wake-ups, so it is made first, and it is
  * given the pass last (scheduler.drive). The conductor and steering do not know the pass: what they need
@@ -21,8 +21,8 @@ import { CatchUps, PersonRecords } from './catch-up.js';
 import { Conductor } from './conductor.js';
 import { Courier } from './courier.js';
 import { Notes } from './notes.js';
-import { typeNotice } from './notice.js';
 import { Pass } from './pass.js';
+import { Pipeline } from './pipeline.js';
 import { Receipts } from './receipts.js';
 import { RejectionNotices } from './rejections.js';
 import { QueueScan } from './scan.js';
@@ -70,9 +70,9 @@ export function wire(w: Wiring): Parts {
   const scheduler = new Scheduler(log, (err) => lifecycle.fenced(err));
   const wakeIn = (ms: number) => scheduler.wakeIn(ms);
   const availability = new Availability({ config, typist: w.typist, events: bus.events, log, wakeIn, quiet: oneshot });
-  const typist = availability.watchTyping(w.typist); // what is typed into a pane makes an early look at it stale
-  const typeInto = (agent: string, text: string) => typeNotice({ config, bus, availability, typist }, agent, text);
   const underway = new Underway();
+  const typing = new Pipeline({ config, typist: w.typist, availability, underway, bus, log });
+  const typeInto = (agent: string, text: string) => typing.notice(agent, text);
   const conductor = new Conductor({ config, bus, log, underway, typeInto, wakeIn });
   const rejections = new RejectionNotices({ config, bus, log, typeInto, wakeIn });
   const receipts = new Receipts({
@@ -98,29 +98,19 @@ export function wire(w: Wiring): Parts {
   const courier = new Courier({
     config,
     bus,
-    typist,
-    availability,
+    typing,
     log,
     underway,
     receipts,
     delivered: (record) => conductor.afterDelivery(record),
     catchUp: (record) => catchUps.text(record),
   });
-  const notes = new Notes({
-    config,
-    bus,
-    typist,
-    availability,
-    log,
-    people,
-    deliveringTo: () => underway.to,
-    oneshot,
-  });
+  const notes = new Notes({ config, bus, typing, log, people, oneshot });
   const scan = new QueueScan({ bus, rules, log, wakeIn });
   const taker = new Taker({
     bus,
     rules,
-    availability,
+    typing,
     courier,
     committed: (record) => conductor.replan(record),
     timing: (w) => scan.timing(w),
@@ -128,15 +118,13 @@ export function wire(w: Wiring): Parts {
   const steering = new Steering({
     config,
     bus,
-    typist,
+    typing,
     log,
     rules,
     oneshot,
     stopping: () => lifecycle.stopping(),
     deliveringTo: () => underway.to,
     take: (waiting, extra) => taker.take(waiting, extra),
-    ready: (agent, ours) => availability.check(agent, ours),
-    typeInto,
     receiptFor: (id) => receipts.takeEarly(id),
     finish: (reason, note) => conductor.finish(reason, note),
     notes,
@@ -150,7 +138,7 @@ export function wire(w: Wiring): Parts {
     config,
     bus,
     log,
-    availability,
+    typing,
     receipts,
     courier,
     steering,

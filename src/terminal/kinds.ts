@@ -8,7 +8,7 @@
  * copy mode) but does not read the screen, and says so (`confirmed: "not_checked"`).
  *
  * Paste → Enter. For a kind whose screen is read, Enter waits until the box shows the paste (tmux-typist.ts
- * shown()), then for `settleMs` more, and is never sooner than `enterDelayMs` after the paste. Measured with
+ * landed()), then for `settleMs` more, and is never sooner than `enterDelayMs` after the paste. Measured with
  * test/e2e/enter-delay.test.ts (BATON_ENTER_DELAY=1): a baton-shaped message (header, ten lines, hint, ~650
  * bytes) pasted as the daemon pastes it, Enter d ms later, the API mock counting the turns that carry the whole
  * text; on a 2-core machine shared with other test runs. submits/trials:

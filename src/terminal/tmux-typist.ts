@@ -1,10 +1,12 @@
 /**
  * Typing a message into an agent's pane through tmux (docs/protocol.md §5): the whole text as one bracketed paste
- * through a named buffer, then Enter on its own after `enter_delay_ms`. Content never goes through
- * `send-keys` without `-l`, so no word in it can become a key. Every keystroke is guarded inside tmux
- * (fence.ts): the lease holder's token, and for an Enter the very pane instance that got the paste, not in
- * copy mode, alive — so a paste is never followed by an Enter into another pane, a swallowed Enter is
- * pressed again once the person stops scrolling, and a daemon that lost its lease presses nothing.
+ * through a named buffer, then Enter on its own when the agent's kind says (kinds.ts), or `enter_delay_ms` after
+ * the paste. Content never goes through `send-keys` without `-l`, so no word in it can become a key. Every
+ * keystroke is guarded inside tmux (fence.ts): the lease holder's token, and for an Enter the very pane instance
+ * that got the paste, not in copy mode, alive — so a paste is never followed by an Enter into another pane, a
+ * swallowed Enter is pressed again once the person stops scrolling, and a daemon that lost its lease presses
+ * nothing. The daemon types through one pipeline (daemon/typing.ts), which decides what and whether; this is
+ * how, and when the Enter goes.
  *
  * For kinds whose screen is read (claude, codex, gemini), Enter waits until the box shows the paste — read
  * too early, the box still looks empty because the paste is not drawn yet (seen with the real Claude Code at
@@ -21,8 +23,6 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from '../config/config.js';
-import { inertLine, oneLine } from '../core/compose.js';
-import { failpoint } from '../lib/failpoint.js';
 import type { Confirmation } from '../core/record.js';
 import { guard, raiseFence, refusal, skipReport, type Refusal, type TmuxFence } from './fence.js';
 import { KINDS } from './kinds.js';
@@ -48,6 +48,12 @@ const REFUSED: Record<Refusal, string> = {
 };
 
 let bufferSeq = 0;
+
+/** Sleep until performance.now() reaches `t`. */
+async function until(t: number): Promise<void> {
+  const left = t - performance.now();
+  if (left > 0) await sleep(left);
+}
 
 export class TmuxTypist implements Typist {
   private fenceNow: TmuxFence | null = null;
@@ -157,14 +163,24 @@ export class TmuxTypist implements Typist {
     return now && samePane(paneRef(now), ref) ? now : null;
   }
 
-  async shown(agent: Agent, ref: PaneRef, boundMs = 1500): Promise<boolean> {
-    // A kind whose screen is not read has nothing to wait for, and asking tmux whether the pane is still
-    // the same instance would be a round trip for nothing: its Enter checks that inside tmux (fence.ts).
-    if (!KINDS[agent.kind].readScreen) return true;
-    const pane = await this.same(ref);
-    if (!pane) return false;
-    if (!screenRead(agent, pane)) return true;
-    for (const until = performance.now() + boundMs; performance.now() < until; await sleep(25)) {
+  async landed(agent: Agent, ref: PaneRef, paste: { at: number; text?: string | undefined }): Promise<boolean> {
+    const kind = KINDS[agent.kind];
+    const configured = this.configuredDelay();
+    const floor = configured ?? kind.enterDelayMs;
+    if (kind.readScreen) {
+      // A kind whose screen is read: the box must show it. (For the others asking tmux whether the pane is
+      // still the same instance would be a round trip for nothing: the Enter checks that inside tmux.)
+      const pane = await this.same(ref);
+      if (!pane) return false;
+      if (screenRead(agent, pane) && !(await this.boxShows(agent, pane))) return false;
+    }
+    await until(paste.at + floor);
+    return true;
+  }
+
+  /** Does the box show the paste within `boundMs`? Then the kind's settleMs more. */
+  private async boxShows(agent: Agent, pane: PaneInfo, boundMs = 1500): Promise<boolean> {
+    for (const end = performance.now() + boundMs; performance.now() < end; await sleep(25)) {
       if ((await readScreen(this.tmux, agent, pane))?.state !== 'holding') continue;
       // Drawn is not yet taken: Gemini CLI makes an Enter within 40 ms of handling a paste a newline (kinds.ts).
       const settle = KINDS[agent.kind].settleMs ?? 0;
@@ -174,15 +190,13 @@ export class TmuxTypist implements Typist {
     return false;
   }
 
-  async enter(pane: PaneRef, delayMs: number, agent?: Agent): Promise<Typed<void>> {
-    if (delayMs > 0) await sleep(delayMs);
-    const key = agent ? await this.submitKey(agent, pane) : 'Enter';
+  async enter(agent: Agent, pane: PaneRef, opts?: { alone: true }): Promise<Typed<void>> {
+    const key = opts?.alone ? 'Enter' : await this.submitKey(agent, pane);
     const r = await this.guarded(pane, `send-keys -t ${pane.id} ${key}`);
-    return r.ok
-      ? { ok: true, value: undefined }
-      : r.refused
-        ? r
-        : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
+    if (!r.ok) return r.refused ? r : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
+    // Its submit first: a paste right behind it could join it.
+    if (opts?.alone) await sleep(this.configuredDelay() ?? KINDS[agent.kind].enterDelayMs);
+    return { ok: true, value: undefined };
   }
 
   /** Enter, or the kind's key for a message to a busy agent that must be a turn of its own. */
@@ -202,7 +216,7 @@ export class TmuxTypist implements Typist {
     if (!pane || !screenRead(agent, pane)) return { ok: true, value: 'not_checked' };
     for (const attempt of [1, 2]) {
       let last: Screen | null = null;
-      for (const until = performance.now() + boundMs; performance.now() < until; await sleep(100)) {
+      for (const end = performance.now() + boundMs; performance.now() < end; await sleep(100)) {
         last = await readScreen(this.tmux, agent, pane);
         if (last?.state === 'ready') return { ok: true, value: attempt === 1 ? 'screen' : 'screen_after_second_enter' };
       }
@@ -211,28 +225,11 @@ export class TmuxTypist implements Typist {
       // Enter again only on our own text: what a person typed meanwhile is never submitted by baton.
       if (!isOurPaste(last.input, ours)) return fail(`not confirmed: ${screenProblem(last)}`, true);
       if (attempt === 1) {
-        const again = await this.enter(ref, 0, agent);
+        const again = await this.enter(agent, ref);
         if (!again.ok) return again;
       }
     }
     return fail(`not submitted: the text is still in ${pane.id}'s input box after a second Enter`, true);
-  }
-
-  async type(agent: Agent, pane: PaneInfo, text: string, delayMs: number): Promise<Typed<Confirmation>> {
-    const intake = await this.intake(agent, pane);
-    const typed = intake === 'inert' ? inertLine(text) : intake === 'one_line' ? oneLine(text) : text;
-    const pasted = await this.paste(pane, typed);
-    if (!pasted.ok) return pasted;
-    failpoint('pasted');
-    const ref = paneRef(pane);
-    if (!(await this.shown(agent, ref))) return fail(`the paste never showed in ${pane.id}'s input box`, true);
-    const entered = await this.enter(ref, Math.max(0, delayMs - (performance.now() - pasted.value)), agent);
-    if (!entered.ok) return entered;
-    return this.confirm(agent, ref, typed.slice(0, 40));
-  }
-
-  enterDelay(agent: Agent): number {
-    return this.configuredDelay() ?? KINDS[agent.kind].enterDelayMs;
   }
 
   close(): void {

@@ -53,22 +53,21 @@ export interface Typist {
   /** Paste `text` as one unit, into this very pane instance. Resolves with performance.now() when done. */
   paste(pane: PaneInfo, text: string): Promise<Typed<number>>;
   /**
-   * Does the paste show in the input box? Waits for it (and then the kind's settleMs) up to a bound; true at
-   * once where the screen is not read.
+   * Wait until Enter may follow the paste made at `paste.at` (of `paste.text`, when the caller has it):
+   * the agent's kind decides (kinds.ts), or `delivery.enter_delay_ms`. False when the paste never showed in
+   * an input box baton reads (it is lost to that pane).
    */
-  shown(agent: Agent, pane: PaneRef): Promise<boolean>;
+  landed(agent: Agent, pane: PaneRef, paste: { at: number; text?: string | undefined }): Promise<boolean>;
   /**
-   * Press Enter after `delayMs`, into the pane instance that got the paste and only into it. Given the
-   * agent, the key is its kind's for a busy agent where Enter would not make a turn of its own (Codex: Tab).
+   * Press Enter now, into the pane instance that got the paste and only into it: the kind's key for a busy
+   * agent where Enter would not make a turn of its own (Codex: Tab). `alone`: no paste of ours before it
+   * (whatever an earlier one left goes as a submit of its own); it is Enter, and the kind's pause follows it,
+   * so a paste after it is not taken into that submit.
    */
-  enter(pane: PaneRef, delayMs: number, agent?: Agent): Promise<Typed<void>>;
+  enter(agent: Agent, pane: PaneRef, opts?: { alone: true }): Promise<Typed<void>>;
   /** After Enter: was it submitted? One more Enter when text starting with `ours` is still in the box. */
   confirm(agent: Agent, pane: PaneRef, ours: string): Promise<Typed<Confirmation>>;
   /** From now on every keystroke carries this lease's token (null: none, a one-shot answer). */
   fence(f: TmuxFence | null): Promise<void>;
-  /** Every step at once, for baton's own notices and a person's messages. */
-  type(agent: Agent, pane: PaneInfo, text: string, delayMs: number): Promise<Typed<Confirmation>>;
-  /** The pause before Enter for this agent: the config's, else its kind's. */
-  enterDelay(agent: Agent): number;
   close(): void;
 }

@@ -11,7 +11,7 @@
  * pastes a message shaped as baton types one (a header, ten lines, the hint) the way the daemon does —
  * baton's own TmuxTypist over a control-mode client: a bracketed `paste-buffer -p -r` — and presses Enter
  * `d` ms later, timed two ways: from the paste (`after paste`) and from the moment the client's screen first
- * shows the paste in its input box (`after shown`, baton's gate: tmux-typist.ts shown()). The mock is the
+ * shows the paste in its input box (`after shown`, baton's gate: tmux-typist.ts landed()). The mock is the
  * judge: a submit is a user turn carrying the whole text exactly; anything else (the Enter became a newline
  * and the text still waits in the box, or a turn with other text) is a miss, and the box is then cleared
  * for the next trial by one more Enter (what that submits is set aside).
@@ -148,11 +148,13 @@ describe.skipIf(CLIENTS.length === 0)('paste → Enter: how soon each real clien
           const pasted = await typist.paste(pane!, text);
           if (!pasted.ok) throw new Error(`paste: ${pasted.error}`);
           if (mode !== 'paste') {
-            if (!(await typist.shown(agent, ref))) throw new Error(`${id}: the paste never showed`);
+            // The box's gate alone (and the kind's settle): its floor after the paste long past.
+            if (!(await typist.landed(agent, ref, { at: 0 }))) throw new Error(`${id}: the paste never showed`);
             shownAfter.push(performance.now() - pasted.value);
           }
           const wait = mode === 'default' ? Math.max(0, d - (performance.now() - pasted.value)) : d;
-          const entered = await typist.enter(ref, wait);
+          await sleep(wait);
+          const entered = await typist.enter(agent, ref, { alone: true });
           if (!entered.ok) throw new Error(`Enter: ${entered.error}`);
           const got = () => mock.received().find((m) => m.id === id);
           const deadline = performance.now() + 4000;
@@ -161,7 +163,7 @@ describe.skipIf(CLIENTS.length === 0)('paste → Enter: how soon each real clien
           const outcome = got()?.text === text ? 'submit' : s?.state === 'holding' ? 'in_box' : 'other';
           if (!got()) {
             // Not submitted: the Enter became a newline (or was lost). Submit what is there, to clear the box.
-            await typist.enter(ref, 0);
+            await typist.enter(agent, ref, { alone: true });
             await waitFor(`${id} cleared`, () => got() !== undefined, 15_000, 50).catch(async (err: Error) => {
               const screen = (await project.tmux(['capture-pane', '-p', '-t', pane!.id])).stdout;
               throw new Error(

@@ -1,7 +1,8 @@
 /**
  * A Typist that records every call and answers from a script, as libtmux tests its agent driver against
  * a recording engine: the courier's phase machine, backoff and redelivery are unit-tested with it, with
- * no tmux. Each step answers ok unless the script says otherwise for that call.
+ * no tmux. Each step answers ok unless the script says otherwise for that call. When the Enter goes is the
+ * typist's own business (the kind's rule), so `landed` only says whether the paste showed.
  */
 import type { Agent } from '../../src/config/config.js';
 import type { Confirmation } from '../../src/core/record.js';
@@ -13,10 +14,9 @@ export type Call =
   | { step: 'ready'; agent: string; ours?: string | undefined }
   | { step: 'box'; pane: string; copies: readonly string[] }
   | { step: 'paste'; pane: string; text: string }
-  | { step: 'shown'; pane: string }
-  | { step: 'enter'; pane: string; delayMs: number }
-  | { step: 'confirm'; pane: string; ours: string }
-  | { step: 'type'; pane: string; text: string };
+  | { step: 'landed'; pane: string }
+  | { step: 'enter'; pane: string; alone?: true }
+  | { step: 'confirm'; pane: string; ours: string };
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
 
@@ -44,14 +44,12 @@ export class RecordingTypist implements Typist {
     box: Box[];
     intake: Intake[];
     paste: Failure[];
-    shown: boolean[];
+    landed: boolean[];
     enter: Failure[];
     confirm: Array<Failure | Confirmation>;
-  } = { ready: [], box: [], intake: [], paste: [], shown: [], enter: [], confirm: [] };
+  } = { ready: [], box: [], intake: [], paste: [], landed: [], enter: [], confirm: [] };
   fenced: TmuxFence | null = null;
   private clock = 0;
-
-  constructor(private readonly delay = 150) {}
 
   async ready(agent: Agent, ours?: string): Promise<Ready> {
     this.calls.push({ step: 'ready', agent: agent.name, ours });
@@ -77,13 +75,13 @@ export class RecordingTypist implements Typist {
     return this.script.paste.shift() ?? { ok: true, value: ++this.clock };
   }
 
-  async shown(_agent: Agent, p: PaneRef): Promise<boolean> {
-    this.calls.push({ step: 'shown', pane: p.id });
-    return this.script.shown.shift() ?? true;
+  async landed(_agent: Agent, p: PaneRef): Promise<boolean> {
+    this.calls.push({ step: 'landed', pane: p.id });
+    return this.script.landed.shift() ?? true;
   }
 
-  async enter(p: PaneRef, delayMs: number): Promise<Typed<void>> {
-    this.calls.push({ step: 'enter', pane: p.id, delayMs });
+  async enter(_agent: Agent, p: PaneRef, opts?: { alone: true }): Promise<Typed<void>> {
+    this.calls.push({ step: 'enter', pane: p.id, ...opts });
     return this.script.enter.shift() ?? { ok: true, value: undefined };
   }
 
@@ -91,15 +89,6 @@ export class RecordingTypist implements Typist {
     this.calls.push({ step: 'confirm', pane: p.id, ours });
     const next = this.script.confirm.shift() ?? 'not_checked';
     return typeof next === 'string' ? { ok: true, value: next } : next;
-  }
-
-  async type(_agent: Agent, p: PaneInfo, text: string): Promise<Typed<Confirmation>> {
-    this.calls.push({ step: 'type', pane: p.id, text });
-    return { ok: true, value: 'not_checked' };
-  }
-
-  enterDelay(): number {
-    return this.delay;
   }
 
   close(): void {}

@@ -119,7 +119,10 @@ describe('claude kind: readiness gate and submit confirmation', () => {
     await waitFor('delivery_failed', () => p.events().find((e) => e.event === 'delivery_failed'), 15_000);
     const toStuck = await p.cli(['send', '--to', 'claude2', 'hello?']);
     expect(toStuck.exitCode).toBe(1);
-    expect(toStuck.stdout).toMatch(/^not now: a message to claude2 is still being delivered/);
+    // The pipeline's gate says why: nothing is typed into a pane whose delivery still waits for its Enter.
+    expect(toStuck.stdout).toMatch(
+      /^not sent: claude2 cannot take it now \(a message to claude2 is still being delivered\)/,
+    );
     const toOther = await p.cli(['send', '--to', 'claude1', 'you are fine']);
     expect(toOther.exitCode, toOther.stdout).toBe(0);
     await waitFor('typed', () => submitted(c1).some((t) => t.startsWith('[baton] user_0001 from user')));

@@ -185,16 +185,16 @@ describe('an early look (a hint said a message for the agent came)', () => {
 
   it('is not used once something was typed into that pane after it started (a notice, a paste, an Enter)', async () => {
     const w = world();
-    const typing = w.availability.watchTyping(w.typist);
+    // The typing pipeline (pipeline.ts) says so after each keystroke.
     w.typist.script.ready.push({ ok: true, pane: pane('%5') }, { ok: true, pane: pane('%5') });
     w.availability.earlyLook('a');
-    await typing.paste(pane('%5'), 'a notice');
+    w.availability.typed('%5'); // a notice pasted into it
     await w.availability.check('a');
     expect(readies(w)).toBe(2);
     // Typed into another pane: this one's early look stands.
     w.typist.script.ready.push({ ok: true, pane: pane('%5') });
     w.availability.earlyLook('a');
-    await typing.enter(pane('%6'), 0);
+    w.availability.typed('%6'); // an Enter there
     await w.availability.check('a');
     expect(readies(w)).toBe(3);
   });

@@ -8,6 +8,7 @@ import { parseConfig } from '../../../src/config/config.js';
 import type { ArchiveRecord } from '../../../src/core/record.js';
 import { Availability } from '../../../src/daemon/availability.js';
 import { Courier, type CourierParts } from '../../../src/daemon/courier.js';
+import { Pipeline } from '../../../src/daemon/pipeline.js';
 import { Underway } from '../../../src/daemon/underway.js';
 import { log } from '../../../src/lib/log.js';
 import { FencedError } from '../../../src/bus/bus.js';
@@ -63,13 +64,21 @@ function world(
     quiet: false,
   });
   const delivered: ArchiveRecord[] = [];
+  const underway = new Underway();
+  const typing = new Pipeline({
+    config,
+    typist,
+    availability,
+    underway,
+    bus: { ...bus, forward: unexpected('forward') },
+    log: quiet,
+  });
   const courier = new Courier({
     config,
     bus,
-    typist,
-    availability,
+    typing,
     log: quiet,
-    underway: new Underway(),
+    underway,
     delivered: async (r) => void delivered.push(r),
     ...(opts.catchUp !== undefined ? { catchUp: async () => opts.catchUp! } : {}),
     ...(opts.typed ? { receipts: { takeEarly: () => undefined, stamped: () => {}, typed: opts.typed } } : {}),
@@ -89,7 +98,7 @@ describe('the courier', () => {
     expect(w.typist.steps()).toEqual([
       'ready',
       'paste [baton] msg_0007 from a (reply to msg_0006)',
-      'shown',
+      'landed',
       'enter',
       'confirm',
     ]);
@@ -195,7 +204,7 @@ describe('the courier', () => {
 
   it('a paste that never showed in the box is pasted again in full, flagged; a lost Enter is pressed again alone', async () => {
     const lost = world();
-    lost.typist.script.shown.push(false);
+    lost.typist.script.landed.push(false);
     begin(lost);
     expect(await lost.courier.advance()).toBe(false);
     expect(lost.courier.phase).toBe('committed');
@@ -203,11 +212,11 @@ describe('the courier', () => {
     expect(lost.typist.steps()).toEqual([
       'ready',
       'paste [baton] msg_0007 from a (reply to msg_0006)',
-      'shown',
+      'landed',
       'ready',
       'box',
       'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
-      'shown',
+      'landed',
       'enter',
       'confirm',
     ]);
@@ -223,10 +232,10 @@ describe('the courier', () => {
     expect(enter.typist.steps()).toEqual([
       'ready',
       'paste [baton] msg_0007 from a (reply to msg_0006)',
-      'shown',
+      'landed',
       'enter',
       'ready',
-      'shown',
+      'landed',
       'enter',
       'confirm',
     ]);
@@ -244,7 +253,7 @@ describe('the courier', () => {
     expect(await w.courier.advance()).toBe(true);
     expect(w.typist.steps().filter((s) => s !== 'ready')).toEqual([
       'paste [baton] msg_0007 from a (reply to msg_0006)',
-      'shown',
+      'landed',
       'enter',
       'confirm',
       'confirm',
@@ -263,7 +272,7 @@ describe('the courier', () => {
       'enter',
       'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
     ]);
-    expect(w.typist.calls[2]).toEqual({ step: 'enter', pane: '%1', delayMs: 0 });
+    expect(w.typist.calls[2]).toEqual({ step: 'enter', pane: '%1', alone: true });
     expect(w.stamps[0]!.redelivered).toBe(true);
     expect(w.events.map((e) => [e.event, e.fields.action])).toEqual([
       ['leftover_paste', 'entered'],
@@ -315,7 +324,7 @@ describe('the courier', () => {
     // The session was replaced: same id, another process.
     w.typist.script.ready.push({ ok: true, pane: pane('%1', 200) });
     expect(await w.courier.advance()).toBe(true);
-    expect(w.typist.steps().filter((x) => x !== 'ready' && x !== 'shown')).toEqual([
+    expect(w.typist.steps().filter((x) => x !== 'ready' && x !== 'landed')).toEqual([
       'paste [baton] msg_0007 from a (reply to msg_0006)',
       'enter',
       'box', // what is there to see of a pane that never got the text: nothing (and no Enter alone)
@@ -406,7 +415,7 @@ describe('the courier', () => {
       w.typist.script.box.push({ kind: 'copy', which: 0 });
       begin(w, { typed: true, saved: true });
       expect(await w.courier.advance()).toBe(true);
-      expect(w.typist.steps()).toEqual(['ready', 'box', 'shown', 'enter', 'confirm']);
+      expect(w.typist.steps()).toEqual(['ready', 'box', 'landed', 'enter', 'confirm']);
       expect(copies(w)).toEqual([
         '[baton] msg_0007 from a (reply to msg_0006)',
         '[baton] msg_0007 from a (reply to msg_0006) (redelivered)',
@@ -454,7 +463,7 @@ describe('the courier', () => {
       expect(w.typist.steps().slice(-5)).toEqual([
         'box',
         'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
-        'shown',
+        'landed',
         'enter',
         'confirm',
       ]);
@@ -475,7 +484,7 @@ describe('the courier', () => {
         'ready',
         'box',
         'paste [baton] msg_0007 from a (reply to msg_0006) (redelivered)',
-        'shown',
+        'landed',
         'enter',
         'confirm',
       ]);

@@ -1,5 +1,5 @@
 /**
- * A DeliveryBus for unit tests of daemon parts that use one or two of its methods (budget.ts, notice.ts
+ * A DeliveryBus for unit tests of daemon parts that use one or two of its methods (budget.ts, pipeline.ts
  * take the whole interface): every method throws unless the test gives its own, so a part that reaches for
  * something its test did not expect fails loudly instead of getting a silent default. A plain object, no
  * casts: the compiler checks it against the interface.

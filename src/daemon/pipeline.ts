@@ -1,0 +1,199 @@
+/**
+ * The one typing pipeline. Everything the daemon types into an agent's pane goes through it, and only it: a
+ * message delivered (courier.ts, which adds the turn step before and the stamp after), a person's message
+ * (person.ts), a note to all (notes.ts), and baton's own notices — reminders, the end, rejections, a resume
+ * (notice()). Four paths once typed each their own way, and a rule added to one (a leftover paste looked for
+ * before typing again) was missing from another. Its steps, each taken once (core/delivery.ts has the phases;
+ * a failure goes back only as far as it must):
+ *
+ * 1. **The gate** (gate()): may text go into this pane now? The one place that says so, for every caller:
+ *    nothing holds the agent (`hold`), no delivery not yet stamped is for it (nothing lands between a paste
+ *    and its Enter), and its pane is ready (availability.ts: outages reported once, retried with backoff).
+ * 2. **The text**: a message's envelope — header, what its receiver missed, hint — rendered here, the one
+ *    call of core/compose.ts's render; baton's own words as they are.
+ * 3. **Leftovers** (leftover.ts), when it may have been typed before: never pasted behind itself.
+ * 4. **Paste**, shaped once for how the pane takes it (whole, on one line, or only a line naming it).
+ * 5. **Enter**, when the typist says the paste has landed (it knows the agent's kind and the config's delay),
+ *    into the pane instance that got the paste and only into it; then the **confirmation**.
+ */
+import { FencedError, type Events, type Requests } from '../bus/bus.js';
+import { isLocal, type Config } from '../config/config.js';
+import { headerPrefix, inertLine, oneLine, render, type Envelope } from '../core/compose.js';
+import { cleared, confirmed, entered, failed, found, fresh, pasted, type Typing } from '../core/delivery.js';
+import { failpoint } from '../lib/failpoint.js';
+import type { Logger } from '../lib/log.js';
+import type { Refusal } from '../terminal/fence.js';
+import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
+import type { Intake, Ready, Typist } from '../terminal/typist.js';
+import type { Availability } from './availability.js';
+import { leftover } from './leftover.js';
+import type { Underway } from './underway.js';
+
+export interface PipelineParts {
+  config: Config;
+  typist: Typist;
+  availability: Availability;
+  /** The delivery not yet stamped: nothing else goes into its receiver's pane before its Enter. */
+  underway: Underway;
+  /** Leftover pastes found are logged; a notice for another machine's agent is handed to its daemon. */
+  bus: Events & Pick<Requests, 'forward'>;
+  log: Logger;
+  /**
+   * Why nothing at all may be typed into this agent's pane now, whatever its pane shows and whoever asks
+   * (null: nothing holds it) — say, while it waits at a permission dialog. Checked first by the gate.
+   */
+  hold?(agent: string): string | null;
+}
+
+/** What is typed: a message in its envelope (rendered here), or baton's own words as they are. */
+export type Text =
+  | { notice: string }
+  | {
+      envelope: Omit<Envelope, 'redelivered'>;
+      hint: string;
+      /** What its receiver missed (docs/protocol.md §11), typed after the header in the same paste. */
+      catchUp?: () => Promise<string>;
+    };
+
+export interface Job {
+  /** The agent whose pane gets it. */
+  to: string;
+  text: Text;
+  /** The pane the gate has just given for it (the caller did something between): not looked at again. */
+  pane?: PaneInfo | undefined;
+  /** The text as pasted (a receipt is compared with all of it). */
+  typed?(text: string): void;
+  /** Each step's new state as it is taken, so the delivery under way is known while a step runs. */
+  keep?(t: Typing): void;
+}
+
+/** Why it stopped short: the gate said no, or a step failed (`untouched`: the box holds other text, nothing was typed). */
+export type Stop = { kind: 'unavailable'; reason: string } | { kind: 'failed'; error: string; untouched?: true };
+
+/** What a stop says to a person or a log. */
+export const why = (s: Stop): string => (s.kind === 'unavailable' ? s.reason : s.error);
+
+export type Outcome =
+  | { typing: Typing; stop: Stop }
+  | { typing: Extract<Typing, { phase: 'confirmed' }>; stop: null; pane: PaneInfo };
+
+/** How the pane takes text (terminal/readiness.ts decides): all of it, on one line, or only a line naming it. */
+const SHAPE: Record<Intake, (text: string) => string> = { whole: (t) => t, one_line: oneLine, inert: inertLine };
+
+export class Pipeline {
+  constructor(private readonly p: PipelineParts) {}
+
+  /**
+   * May text be typed into `agent`'s pane now? Its pane, else why not. `own`: the message asking, by ID: the
+   * delivery under way goes on into its own receiver's pane, and (`inBox`) its own paste there, not yet
+   * submitted, does not count against it.
+   */
+  async gate(agent: string, own?: { id: string; inBox: boolean }): Promise<Ready> {
+    const held = this.p.hold?.(agent);
+    if (held) return { ok: false, reason: held };
+    const under = this.p.underway.delivery?.record;
+    if (under?.receiver === agent && under.id !== own?.id)
+      return { ok: false, reason: `a message to ${agent} is still being delivered` };
+    return this.p.availability.check(agent, own?.inBox ? headerPrefix(own.id) : undefined);
+  }
+
+  /** Type it from `start` as far as it goes now: to its confirmation, or to where it must stop. */
+  async advance(job: Job, start: Typing): Promise<Outcome> {
+    const keep = <T extends Typing>(n: T): T => {
+      job.keep?.(n);
+      return n;
+    };
+    const id = 'envelope' in job.text ? job.text.envelope.id : undefined;
+    let t: Typing = start;
+    let pane = job.pane;
+    if (!pane) {
+      const ready = await this.gate(job.to, id ? { id, inBox: t.typed } : undefined);
+      if (!ready.ok) return { typing: t, stop: { kind: 'unavailable', reason: ready.reason } };
+      pane = ready.pane;
+    }
+    const agent = this.p.config.agents[job.to]!;
+    /** A step failed: back as far as it must go, looked at again after the agent's backoff. Fenced: this daemon stops. */
+    const stop = (
+      error: string,
+      how: { maybeTyped: boolean; pasteLost?: boolean; refused?: Refusal | undefined },
+      untouched?: true,
+    ): Outcome => {
+      if (how.refused === 'fenced') throw new FencedError(error);
+      this.p.availability.retryLater(job.to);
+      return { typing: keep(failed(t, how)), stop: { kind: 'failed', error, ...(untouched && { untouched }) } };
+    };
+    const lost = (refused?: Refusal) => refused === 'moved' || refused === 'dead';
+    if (t.phase === 'pasted' && !samePane(paneRef(pane), t.pane))
+      return stop(
+        `${job.to}'s pane is not the one the paste went into (${t.pane.id}, process ${t.pane.pid}); typing it again in ${pane.id}`,
+        { maybeTyped: true, pasteLost: true },
+      );
+    let typed: string | undefined;
+    if (t.phase === 'committed') {
+      const text = job.text;
+      const catchUp = 'envelope' in text && text.catchUp ? await text.catchUp() : '';
+      const copy = (flagged: boolean): string =>
+        'notice' in text
+          ? text.notice
+          : render({ ...text.envelope, redelivered: flagged }, this.p.config.delivery.template, text.hint, catchUp);
+      if (t.typed) {
+        // It may be in the box already, unsubmitted (leftover.ts): never pasted behind itself.
+        const copies = [copy(false), copy(true)] as const;
+        const look = { id: id ?? '', receiver: job.to, leftover: t.leftover, agent, pane, copies };
+        const left = await this.keyed(pane.id, leftover(this.p, look));
+        if (left.kind === 'other') return stop(left.error, { maybeTyped: true }, true);
+        if (left.kind === 'failed')
+          return stop(left.failure.error, {
+            maybeTyped: true,
+            pasteLost: lost(left.failure.refused),
+            refused: left.failure.refused,
+          });
+        if (left.kind === 'found') t = keep(found(paneRef(pane), performance.now(), left.flagged));
+        else if (left.kind === 'entered') t = keep(cleared(t));
+      }
+      if (t.phase === 'committed') {
+        typed = SHAPE[await this.p.typist.intake(agent, pane)](copy(t.typed));
+        job.typed?.(typed);
+        const p = await this.keyed(pane.id, this.p.typist.paste(pane, typed));
+        if (!p.ok) return stop(p.error, p);
+        t = keep(pasted(t, paneRef(pane), p.value));
+        failpoint('pasted');
+      }
+    }
+    if (t.phase === 'pasted') {
+      // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
+      if (!(await this.p.typist.landed(agent, t.pane, { at: t.pastedAt, text: typed })))
+        return stop(`the paste never showed in ${t.pane.id}'s input box`, { maybeTyped: true, pasteLost: true });
+      const e = await this.keyed(t.pane.id, this.p.typist.enter(agent, t.pane));
+      // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
+      if (!e.ok) return stop(e.error, { maybeTyped: true, pasteLost: lost(e.refused), refused: e.refused });
+      // This machine's own clock, not the conversation's: entered_at is set against the receipt the agent's
+      // hook writes here (its `at`, by the same clock) to measure how long the agent took to get the text.
+      t = keep(entered(t, Date.now()));
+    }
+    if (t.phase === 'entered') {
+      const ours = id ? headerPrefix(id) : (typed ?? '').slice(0, 40);
+      const c = await this.keyed(t.pane.id, this.p.typist.confirm(agent, t.pane, ours));
+      if (!c.ok) return stop(c.error, { maybeTyped: true, refused: c.refused });
+      t = keep(confirmed(t, c.value));
+    }
+    this.p.availability.succeeded(job.to);
+    return { typing: t, stop: null, pane };
+  }
+
+  /** Baton's own words into an agent's pane, or to its machine's daemon. Null when done, else why not. */
+  async notice(agent: string, text: string): Promise<string | null> {
+    // Another machine's agent (docs/protocol.md §10): its machine's daemon types the notice.
+    if (!isLocal(this.p.config, agent)) {
+      await this.p.bus.forward({ op: 'notice', to: agent, text });
+      return null;
+    }
+    const { stop } = await this.advance({ to: agent, text: { notice: text } }, fresh(false));
+    return stop && why(stop);
+  }
+
+  /** A keystroke into the pane: an early look at it started before is stale from then on (availability.ts). */
+  private keyed<T>(paneId: string, step: Promise<T>): Promise<T> {
+    return step.finally(() => this.p.availability.typed(paneId));
+  }
+}

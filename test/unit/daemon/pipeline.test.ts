@@ -1,0 +1,143 @@
+/**
+ * daemon/pipeline.ts, the one way text gets into a pane, against a recording typist: text of baton's own
+ * typed whole (paste, the typist's Enter when the paste landed, confirmation) or handed to the daemon of the
+ * machine that runs the agent; and its one gate, which the delivery under way and a hold close for everyone
+ * else. (Deliveries through it: courier.test.ts.)
+ */
+import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../../../src/config/config.js';
+import type { Request } from '../../../src/core/requests.js';
+import { begin, fresh } from '../../../src/core/delivery.js';
+import { Availability } from '../../../src/daemon/availability.js';
+import { Pipeline } from '../../../src/daemon/pipeline.js';
+import { Underway } from '../../../src/daemon/underway.js';
+import { log } from '../../../src/lib/log.js';
+import { pane, RecordingTypist } from '../../helpers/recording-typist.js';
+import { aRecord } from '../records.js';
+import { fakeDeliveryBus, recordingLog } from './fake-delivery-bus.js';
+
+const config = parseConfig(
+  {
+    agents: {
+      here: { kind: 'gemini', command: 'gemini' },
+      slow: { kind: 'claude', command: 'claude' },
+      far: { kind: 'claude', command: 'claude', host: 'other-machine' },
+    },
+    directions: { h_to_s: ['here', 'slow'], s_to_f: ['slow', 'far'], f_to_h: ['far', 'here'] },
+    turns: { policy: 'round_robin' },
+  },
+  '/p/config.json',
+  '/p',
+  { BATON_HOST: 'this-machine' },
+);
+
+function world(held: Record<string, string> = {}) {
+  const typist = new RecordingTypist();
+  const forwarded: Request[] = [];
+  const bus = fakeDeliveryBus({ forward: async (r) => void forwarded.push(r) });
+  const availability = new Availability({
+    config,
+    typist,
+    events: { emit: async () => {} },
+    log: recordingLog(log).log,
+    wakeIn: () => {},
+    quiet: false,
+  });
+  const underway = new Underway();
+  const typing = new Pipeline({
+    config,
+    typist,
+    availability,
+    underway,
+    bus,
+    log: recordingLog(log).log,
+    hold: (agent) => held[agent] ?? null,
+  });
+  return { typist, forwarded, availability, underway, typing, notice: typing.notice.bind(typing) };
+}
+
+describe('a notice for an agent on this machine', () => {
+  it('is typed whole into its pane: pasted, Enter when the typist says the paste landed, confirmed', async () => {
+    const w = world();
+    w.typist.script.ready.push({ ok: true, pane: pane('%5') });
+    expect(await w.notice('here', '[baton] reminder: it is your turn')).toBeNull();
+    expect(w.typist.calls).toEqual([
+      { step: 'ready', agent: 'here', ours: undefined },
+      { step: 'paste', pane: '%5', text: '[baton] reminder: it is your turn' },
+      { step: 'landed', pane: '%5' },
+      { step: 'enter', pane: '%5' },
+      { step: 'confirm', pane: '%5', ours: '[baton] reminder: it is your turn' },
+    ]);
+    expect(w.forwarded).toEqual([]);
+  });
+
+  it('a shell gets it as one inert line; a program without bracketed paste on one line', async () => {
+    const w = world();
+    w.typist.script.intake.push('inert', 'one_line');
+    await w.notice('here', "[baton] the conversation has finished: 'x'; stop");
+    await w.notice('here', '[baton] two\nlines');
+    const pastes = w.typist.calls.filter((c) => c.step === 'paste').map((c) => (c as { text: string }).text);
+    expect(pastes).toEqual([
+      "# baton: 'the conversation has finished: \u2019x\u2019; stop'",
+      '[baton] two \u23CE lines',
+    ]);
+  });
+
+  it('a pane that is not ready says why, and nothing is typed', async () => {
+    const w = world();
+    w.typist.script.ready.push({ ok: false, reason: 'its input box holds text' });
+    expect(await w.notice('slow', 'x')).toBe('its input box holds text');
+    expect(w.typist.calls.map((c) => c.step)).toEqual(['ready']);
+  });
+
+  it('typing that failed says how', async () => {
+    const w = world();
+    w.typist.script.paste.push({ ok: false, error: 'the paste timed out', maybeTyped: true });
+    expect(await w.notice('slow', 'x')).toBe('the paste timed out');
+  });
+
+  it('what it typed into a pane makes an early look at that pane stale', async () => {
+    const w = world();
+    const readies = () => w.typist.calls.filter((c) => c.step === 'ready').length;
+    w.typist.script.ready.push({ ok: true, pane: pane('%5') }, { ok: true, pane: pane('%5') });
+    w.availability.earlyLook('here');
+    await w.typing.advance({ to: 'here', text: { notice: 'x' }, pane: pane('%5') }, fresh(false));
+    await w.availability.check('here'); // a look from before the typing is not used
+    expect(readies()).toBe(2);
+  });
+});
+
+describe("a notice for another machine's agent", () => {
+  it("goes to that machine's daemon as a request, and nothing is typed here", async () => {
+    const w = world();
+    expect(await w.notice('far', '[baton] the conversation is paused')).toBeNull();
+    expect(w.forwarded).toEqual([{ op: 'notice', to: 'far', text: '[baton] the conversation is paused' }]);
+    expect(w.typist.calls).toEqual([]);
+  });
+});
+
+describe('the gate', () => {
+  it('closes the pane of a delivery not yet stamped to everyone but that delivery', async () => {
+    const w = world();
+    const record = aRecord({ id: 'msg_0007', receiver: 'slow' });
+    w.underway.delivery = begin(record, { firstSeen: 0, turnSince: 0 }, { typed: true, saved: true });
+    expect(await w.notice('slow', 'x')).toBe('a message to slow is still being delivered');
+    expect(await w.typing.gate('slow', { id: 'user_0002', inBox: true })).toMatchObject({ ok: false });
+    expect(w.typist.calls).toEqual([]);
+    // The delivery itself goes on, its own paste in the box not counting against it.
+    expect(await w.typing.gate('slow', { id: 'msg_0007', inBox: true })).toMatchObject({ ok: true });
+    expect(w.typist.calls).toEqual([{ step: 'ready', agent: 'slow', ours: '[baton] msg_0007 ' }]);
+    // Another agent's pane is open.
+    expect(await w.notice('here', 'y')).toBeNull();
+  });
+
+  it('a held agent gets nothing, whoever asks, and its pane is not even looked at', async () => {
+    const w = world({ slow: 'slow waits at a permission dialog' });
+    expect(await w.notice('slow', 'x')).toBe('slow waits at a permission dialog');
+    expect(await w.typing.gate('slow', { id: 'msg_0007', inBox: true })).toEqual({
+      ok: false,
+      reason: 'slow waits at a permission dialog',
+    });
+    expect(w.typist.calls).toEqual([]);
+  });
+});
