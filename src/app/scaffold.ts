@@ -35,7 +35,6 @@ export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Recor
     return { name: `${PREFIX[kind]}${counts.get(kind)}`, kind };
   });
   return {
-    message_dir: './messages',
     agents: Object.fromEntries(
       agents.map(({ name, kind }) => [
         name,
@@ -47,10 +46,8 @@ export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Recor
         },
       ]),
     ),
-    first_turn: agents[0]!.name,
-    turns: { policy, max_turns: 0, timeout_s: 0 },
-    inbox: { max_bytes: 1048576, settle_ms: 1000 },
-    delivery: {},
+    // Nothing else: every other key's default lives in the schema (config/schema.ts), not pinned here.
+    turns: { policy },
   };
 }
 

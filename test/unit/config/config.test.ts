@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG, parseConfig } from '../../../src/config/config.js';
 import { locateConfig } from '../../../src/config/load.js';
@@ -29,8 +30,17 @@ describe('config: the shipped default', () => {
       { name: 'c2_to_c1', from: 'claude2', to: 'claude1', dir: '/proj/messages/c2_to_c1' },
     ]);
     expect(c.firstTurn).toBe('claude1');
-    expect(c.delivery.enter_delay_ms).toBe(150);
+    // No Enter delay pinned: each agent gets its kind's rule (terminal/kinds.ts), as `baton init`'s projects do.
+    expect(c.delivery.enter_delay_ms).toBeUndefined();
     expect(c.inbox).toEqual({ max_bytes: 1048576, settle_ms: 1000 });
+  });
+
+  it('is the config.json shipped at the top of the repository, which pins no default either', () => {
+    const shipped = JSON.parse(readFileSync(new URL('../../../config.json', import.meta.url), 'utf8'));
+    expect(parseConfig(shipped, '/proj/config.json', base)).toEqual(
+      parseConfig(DEFAULT_CONFIG, '/proj/config.json', base),
+    );
+    expect(shipped).toEqual(DEFAULT_CONFIG);
   });
 });
 
