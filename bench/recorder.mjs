@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The bench's stand-in agent: a raw-mode terminal program that asks for bracketed paste, timestamps every
+// The bench's stand-in agent: a raw-mode terminal program that asks for bracketed paste, echoes what it
+// reads as an agent's input line does (so baton can see a paste land, src/terminal/echo.ts), timestamps every
 // read(), and for each complete paste + Enter tells the bench (over a unix socket, one JSON line) when
 // its first byte arrived. With --reply-dir it answers each message at once by writing a file into its
 // outgoing folder (temp name, then rename), as a fast agent would; --reply-until N stops at msg_N.
@@ -31,6 +32,13 @@ let text = ''; // latin1, so offsets are byte offsets
 let first = null; // when the current paste's first byte arrived
 process.stdin.on('data', (chunk) => {
   const t = now();
+  // The echo: the text without the paste's markers, each line break (and the Enter) a new line.
+  process.stdout.write(
+    chunk
+      .toString('utf8')
+      .replace(/\x1b\[20[01]~/g, '')
+      .replace(/\r|\n/g, '\r\n'),
+  );
   text += chunk.toString('latin1');
   for (;;) {
     const s = text.indexOf(START);

@@ -37,7 +37,10 @@ export const run = (cmd, args, env) =>
 
 /** One conversation folder, a private tmux server, recorder panes, and the daemon. */
 export class Rig {
-  /** `directions`: { name: [from, to] } (default: a ring in `agents` order); `settleMs`: inbox.settle_ms. */
+  /**
+   * `directions`: { name: [from, to] } (default: a ring in `agents` order); `settleMs`: inbox.settle_ms;
+   * `enterDelay`: delivery.enter_delay_ms, null for none (each agent's kind decides).
+   */
   constructor({
     agents = ['claude1', 'claude2'],
     policy = 'alternate',
@@ -77,7 +80,7 @@ export class Rig {
         directions: dirs,
         turns: { policy },
         inbox: { settle_ms: settleMs },
-        delivery: { enter_delay_ms: enterDelay },
+        delivery: enterDelay === null ? {} : { enter_delay_ms: enterDelay },
       }),
     );
     for (const name of Object.keys(dirs)) mkdirSync(join(this.messages, name), { recursive: true });

@@ -36,7 +36,22 @@
  * after it showed (69/70 at 150 ms / shown + 100). So Enter waits 150 ms after its screen shows the paste and
  * at least 150 ms after the paste (earlier: 0/56 at 0 ms, 25/28 at 50 ms, 56/56 from 150 ms); a miss left
  * the text in the box, where confirm() gives it its second Enter. At these defaults: 40/40 for each client.
- * `delivery.enter_delay_ms` replaces `enterDelayMs`, never `settleMs`.
+ *
+ * The generic kind gets Claude Code's rule — Enter as soon as the screen shows the paste landed, no sooner than
+ * a floor — where it can: a program baton knows nothing of may have Claude Code's habit of taking an Enter that
+ * comes before it has handled the paste as part of it, and waiting a fixed 150 ms for every message cost a
+ * generic ping-pong most of its time. Its screen is not parsed, so "shown" is what any program that echoes
+ * its input does (echo.ts): the paste's last characters appear on the cursor's line, which a program draws
+ * only once it has read the paste to its end. That says something only when the program uses bracketed
+ * paste — tmux says (`bracket_paste_flag`, tmux ≥ 3.7; else the tracker `baton up` gives its panes,
+ * `@baton_paste`) — so the paste is one unit with an end to draw. Then Enter goes when that line shows,
+ * but no sooner than `echoFloorMs` (50 ms: Claude Code's floor) and no later than `enterDelayMs` (150 ms)
+ * after the paste; a program that does not echo, or where tmux cannot tell, gets the 150 ms, as before.
+ * No second Enter rescues a miss here (its screen is not read): a program known to need more (Gemini CLI
+ * takes an Enter within 40 ms of handling a paste as a newline) needs its own kind.
+ *
+ * `delivery.enter_delay_ms` replaces `enterDelayMs` and the generic rule (Enter exactly that long after the
+ * paste), never a read kind's wait for its box or `settleMs`.
  */
 import type { AgentKind } from '../config/config.js';
 import { readClaudeScreen } from './screens/claude.js';
@@ -49,8 +64,13 @@ export interface KindSpec {
   command: string | undefined;
   /** The instructions file the agent reads from its working folder. */
   instructions: string;
-  /** Pause between the paste and Enter when delivery.enter_delay_ms is not set: the least, not the whole wait. */
+  /** Pause between the paste and Enter when delivery.enter_delay_ms is not set (for a kind whose box is read: the least). */
   enterDelayMs: number;
+  /**
+   * For a program baton knows nothing of: where it uses bracketed paste, Enter as soon as the paste's end
+   * shows at the cursor (echo.ts), but no sooner than this long after the paste (then at most enterDelayMs).
+   */
+  echoFloorMs?: number;
   /** For a kind whose screen is read: the least time between its screen first showing the paste and Enter. */
   settleMs?: number;
   /** A known agent CLI: a bare shell in its place means the agent is gone (text would run as commands). */
@@ -94,5 +114,5 @@ export const KINDS: Record<AgentKind, KindSpec> = {
   // aider reads conventions only when told to: --read.
   aider: { command: 'aider --read CONVENTIONS.md', instructions: 'CONVENTIONS.md', enterDelayMs: 150, agentCli: true },
   shell: { command: process.env.SHELL || 'bash', instructions: 'AGENTS.md', enterDelayMs: 50, agentCli: false },
-  generic: { command: undefined, instructions: 'AGENTS.md', enterDelayMs: 150, agentCli: false },
+  generic: { command: undefined, instructions: 'AGENTS.md', enterDelayMs: 150, echoFloorMs: 50, agentCli: false },
 };

@@ -14,6 +14,7 @@
  * settleMs, and at least the enter delay after the paste (kinds.ts has the measured table); "submitted"
  * means the box is empty again; still holding the text after 1.5 s,
  * it gets one more Enter (never caused a double submit in measurements), and only on baton's own text.
+ * A generic program gets Enter once the paste's end shows at its cursor (echo.ts), within its bounds.
  *
  * A kind may submit with another key while its agent is busy: Codex takes an Enter then as a *steer* into
  * the running turn — the reply it was writing is discarded (seen on 0.169.0) and the message joins that turn —
@@ -25,7 +26,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from '../config/config.js';
 import type { Confirmation } from '../core/record.js';
 import { guard, raiseFence, refusal, skipReport, type Refusal, type TmuxFence } from './fence.js';
-import { KINDS } from './kinds.js';
+import { echoed, tailOf } from './echo.js';
+import { KINDS, type KindSpec } from './kinds.js';
 import { findPane, paneRef, probe, samePane, type PaneInfo, type PaneRef } from './pane.js';
 import { intakeOf, readScreen, screenRead, whyNotReady } from './readiness.js';
 import { copyInBox, isOurPaste, screenProblem, type Screen } from './screen.js';
@@ -48,6 +50,8 @@ const REFUSED: Record<Refusal, string> = {
 };
 
 let bufferSeq = 0;
+/** How often a generic program's screen is looked at for the paste's end (kinds.ts: between 50 and 150 ms). */
+const ECHO_STEP_MS = 10;
 
 /** Sleep until performance.now() reaches `t`. */
 async function until(t: number): Promise<void> {
@@ -166,13 +170,15 @@ export class TmuxTypist implements Typist {
   async landed(agent: Agent, ref: PaneRef, paste: { at: number; text?: string | undefined }): Promise<boolean> {
     const kind = KINDS[agent.kind];
     const configured = this.configuredDelay();
-    const floor = configured ?? kind.enterDelayMs;
+    let floor = configured ?? kind.enterDelayMs;
     if (kind.readScreen) {
       // A kind whose screen is read: the box must show it. (For the others asking tmux whether the pane is
       // still the same instance would be a round trip for nothing: the Enter checks that inside tmux.)
       const pane = await this.same(ref);
       if (!pane) return false;
       if (screenRead(agent, pane) && !(await this.boxShows(agent, pane))) return false;
+    } else if (kind.echoFloorMs !== undefined && configured === undefined && paste.text !== undefined) {
+      if (await this.echoes(ref, tailOf(paste.text), paste.at, kind)) floor = kind.echoFloorMs;
     }
     await until(paste.at + floor);
     return true;
@@ -188,6 +194,17 @@ export class TmuxTypist implements Typist {
       return true;
     }
     return false;
+  }
+
+  /** Does the paste's end show at the cursor between the kind's echo floor and its enterDelayMs (kinds.ts)? */
+  private async echoes(ref: PaneRef, tail: string, at: number, kind: KindSpec): Promise<boolean> {
+    await until(at + (kind.echoFloorMs ?? 0));
+    for (;;) {
+      const seen = await echoed(this.tmux, ref.id, tail);
+      if (seen !== false) return seen === true; // null: tmux cannot tell, and waiting will not change that
+      if (performance.now() + ECHO_STEP_MS > at + kind.enterDelayMs) return false;
+      await sleep(ECHO_STEP_MS);
+    }
   }
 
   async enter(agent: Agent, pane: PaneRef, opts?: { alone: true }): Promise<Typed<void>> {

@@ -2,7 +2,9 @@
  * Test harness: a private tmux server (its own TMUX_TMPDIR, so the user's server is never touched),
  * a temp project with config.json, recorder panes, and the real daemon from the built CLI.
  */
+import { PASTE_TRACKER } from '../../src/app/paths.js';
 import { pidAlive } from '../../src/lib/process.js';
+import { pasteTrackerCommands } from '../../src/terminal/tmux.js';
 import { execa, type ResultPromise } from 'execa';
 import {
   existsSync,
@@ -91,11 +93,12 @@ export class Project {
 
   /**
    * A session `name` running the recorder; its reads land in <dir>/<name>.log. It answers (`reply`) as
-   * agent `as` (default: `name`) of the conversation in `config` (default: this project's).
+   * agent `as` (default: `name`) of the conversation in `config` (default: this project's). `tracker`: with
+   * the bracketed-paste tracker `baton up` gives its panes (tmux < 3.7 cannot say it itself).
    */
   async recorder(
     name: string,
-    opts: { reply?: boolean; flags?: string[]; as?: string; config?: string } = {},
+    opts: { reply?: boolean; flags?: string[]; as?: string; config?: string; tracker?: boolean } = {},
   ): Promise<string> {
     const log = join(this.dir, `${name}.log`);
     const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}${(opts.flags ?? []).map((f) => ` ${f}`).join('')}`;
@@ -113,6 +116,7 @@ export class Project {
       '-e',
       `BATON_CONFIG=${opts.config ?? this.configFile}`,
       cmd,
+      ...(opts.tracker ? [';', ...pasteTrackerCommands(name, PASTE_TRACKER)] : []),
     ]);
     if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
     await waitFor(`recorder ${name}`, () => existsSync(log));

@@ -233,3 +233,76 @@ describe('other kinds', () => {
     expect(show.stdout).toContain('echo hi\n`touch /tmp/x` $(rm -rf ~)');
   });
 });
+
+/**
+ * The generic kind with no `delivery.enter_delay_ms` (kinds.ts): where tmux can tell the program uses
+ * bracketed paste, Enter as soon as the paste's end shows at its cursor — no sooner than 50 ms after the
+ * paste — else 150 ms after it. Two recorders answer each other for six messages, then each gets the notice
+ * that the conversation finished (the same rule: it goes through the same pipeline); each gap is read by the
+ * receiving recorder, from the read that ended a paste to the read that brought its Enter.
+ */
+describe('generic kind: Enter once the screen shows the paste landed', () => {
+  async function enterGaps(opts: { echo: boolean; tracker: boolean }): Promise<number[]> {
+    p = new Project({ turns: { max_turns: 6 }, delivery: {} });
+    const flags = opts.echo ? ['--echo'] : [];
+    const logs = [
+      await p.recorder('claude1', { reply: true, flags, tracker: opts.tracker }),
+      await p.recorder('claude2', { reply: true, flags, tracker: opts.tracker }),
+    ];
+    if (opts.tracker)
+      await waitFor('the tracker saw bracketed paste asked for', async () =>
+        (await p.tmux(['show-options', '-p', '-v', '-t', '=claude2:', '@baton_paste'])).stdout.includes('on'),
+      );
+    await p.startDaemon();
+    p.send('c1_to_c2', 'a.json', { content: 'first line\nsecond line' });
+    await waitFor(
+      'six delivered, and both told it finished',
+      () => logs.every((l) => readRecorder(l).pastes.some((t) => t.includes('the conversation has finished'))),
+      60_000,
+    );
+    return logs.flatMap(gapsIn);
+  }
+
+  /**
+   * Per paste: ms from the read that ended it to the read that brought its Enter. A paste and its Enter read
+   * at once say nothing of the time between them (the recorder was busy posting its reply meanwhile): left out.
+   */
+  function gapsIn(log: string): number[] {
+    const gaps: number[] = [];
+    let ended: number | null = null;
+    for (const line of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
+      const { t, b } = JSON.parse(line) as { t: number; b: string };
+      const s = Buffer.from(b, 'base64').toString('latin1');
+      const end = s.lastIndexOf('\x1b[201~');
+      if (end >= 0) {
+        ended = s.slice(end).includes('\r') ? null : t;
+        continue;
+      }
+      if (ended !== null && s.includes('\r')) {
+        gaps.push(t - ended);
+        ended = null;
+      }
+    }
+    return gaps;
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+  it('a program that echoes its input, its bracketed paste known: Enter when the paste shows, at least 50 ms after it', async () => {
+    const gaps = await enterGaps({ echo: true, tracker: true });
+    expect(gaps.length, JSON.stringify(gaps)).toBeGreaterThanOrEqual(6);
+    expect(Math.min(...gaps), JSON.stringify(gaps)).toBeGreaterThanOrEqual(40);
+    expect(median(gaps), JSON.stringify(gaps)).toBeLessThan(110);
+  }, 90_000);
+
+  it('a program that echoes nothing, or one tmux cannot tell uses bracketed paste: Enter 150 ms after the paste', async () => {
+    for (const opts of [
+      { echo: false, tracker: true },
+      { echo: true, tracker: false },
+    ]) {
+      const gaps = await enterGaps(opts);
+      await p.stop();
+      expect(gaps.length, JSON.stringify({ opts, gaps })).toBeGreaterThanOrEqual(6);
+      expect(median(gaps), JSON.stringify({ opts, gaps })).toBeGreaterThanOrEqual(135);
+    }
+  }, 120_000);
+});

@@ -1,0 +1,55 @@
+/**
+ * Has a program whose screen baton does not parse drawn a paste? kinds.ts says why this is the generic
+ * kind's Enter gate: the pasted text's last characters on the line the cursor is on. A program that echoes
+ * what it is given (a line editor, a TUI's input field) has read the paste to its end once it draws that
+ * end, and keeps its cursor after it; what does not echo, collapses a paste ("[Pasted text #1]"), hides
+ * its cursor elsewhere or draws a border after the text simply never matches, and gets the kind's
+ * enterDelayMs instead — never a sooner Enter on a guess. The line is read as tmux joins wrapped lines
+ * (capture-pane -J, the cursor's row and the two above it), white space squeezed, so a long last line
+ * wrapped by the terminal still matches.
+ */
+import type { Tmux } from './tmux.js';
+
+/** How much of the last line must show: enough not to be a prompt's own text, short enough to fit a narrow pane. */
+const TAIL = 32;
+
+const squeeze = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+/** What the screen must show of a pasted text: the end of its last line. */
+export function tailOf(text: string): string {
+  return squeeze(text.slice(text.lastIndexOf('\n') + 1))
+    .slice(-TAIL)
+    .trim();
+}
+
+/**
+ * Does the cursor's line show `tail` now? Null when tmux cannot say the program uses bracketed paste
+ * (`bracket_paste_flag`, tmux ≥ 3.7; else the tracker's `@baton_paste`): without it a paste is no one unit
+ * whose end the screen could show.
+ */
+export async function echoed(tmux: Pick<Tmux, 'run'>, paneId: string, tail: string): Promise<boolean | null> {
+  const at = await tmux.run([
+    'display-message',
+    '-p',
+    '-t',
+    paneId,
+    '#{cursor_y}\t#{bracket_paste_flag}\t#{@baton_paste}',
+  ]);
+  const m = /^(\d+)\t([01]?)\t(on|off|)$/.exec(at.stdout.split('\n')[0] ?? '');
+  const bracketed = m?.[2] ? m[2] === '1' : m?.[3] ? m[3] === 'on' : null;
+  if (!at.ok || !m || bracketed !== true || !tail) return null;
+  const y = Number(m[1]);
+  const rows = await tmux.run([
+    'capture-pane',
+    '-p',
+    '-J',
+    '-t',
+    paneId,
+    '-S',
+    String(Math.max(0, y - 2)),
+    '-E',
+    `${y}`,
+  ]);
+  // Both engines give the rows without a final line break: the last line is the cursor's row, blank or not.
+  return rows.ok && squeeze(rows.stdout.split('\n').at(-1) ?? '').includes(tail);
+}
