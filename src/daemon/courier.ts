@@ -69,11 +69,6 @@ export class Courier {
     this.p.underway.delivery = d;
   }
 
-  /** The receiver of the delivery not yet stamped (its paste may be in the box without its Enter). */
-  get to(): string | null {
-    return this.p.underway.to;
-  }
-
   get busy(): boolean {
     return this.p.underway.busy;
   }

@@ -53,13 +53,6 @@ export class ControlEngine implements TmuxEngine {
     return fromReply(await client.run(args, this.timeoutMs, 2));
   }
 
-  /** The text travels as a quoted `set-buffer` argument. */
-  async setBuffer(buffer: string, text: string): Promise<TmuxResult> {
-    const client = await this.attached();
-    if (!client) return this.processes.setBuffer(buffer, text);
-    return fromReply(await client.run(['set-buffer', '-b', buffer, '--', text], this.timeoutMs));
-  }
-
   /**
    * Both lines in one write (the client writes a tick's commands together), answered in order: one round
    * trip where a delivery's paste took two. The server runs the if-shell after the set-buffer, so its
@@ -77,17 +70,6 @@ export class ControlEngine implements TmuxEngine {
       client.run(ifArgs, this.timeoutMs, 2),
     ]);
     return { set: fromReply(set), guarded: fromReply(guarded) };
-  }
-
-  async paste(buffer: string, text: string, pasteCmd: readonly string[]): Promise<TmuxResult> {
-    const client = await this.attached();
-    if (!client) return this.processes.paste(buffer, text, pasteCmd);
-    // Both lines are written at once; if set-buffer fails, paste-buffer fails too (no such buffer).
-    const [set, pasted] = await Promise.all([
-      client.run(['set-buffer', '-b', buffer, '--', text], this.timeoutMs),
-      client.run(pasteCmd, this.timeoutMs),
-    ]);
-    return set.ok || set.lost ? fromReply(pasted) : fromReply(set);
   }
 
   spawn(args: readonly string[], opts: RunOptions & { env?: ClientEnv } = {}): Promise<TmuxResult> {

@@ -48,22 +48,14 @@ export class ProcessEngine implements TmuxEngine {
     return this.spawn(args);
   }
 
-  setBuffer(buffer: string, text: string): Promise<TmuxResult> {
-    return this.spawn(['load-buffer', '-b', buffer, '-'], { input: text });
-  }
-
   /** Two processes, one after the other: the condition is looked at once the buffer is there. */
   async setBufferThenIf(
     buffer: string,
     text: string,
     ifArgs: readonly string[],
   ): Promise<{ set: TmuxResult; guarded: TmuxResult | null }> {
-    const set = await this.setBuffer(buffer, text);
+    const set = await this.spawn(['load-buffer', '-b', buffer, '-'], { input: text });
     return { set, guarded: set.ok ? await this.runIf(ifArgs) : null };
-  }
-
-  paste(buffer: string, text: string, pasteCmd: readonly string[]): Promise<TmuxResult> {
-    return this.spawn(['load-buffer', '-b', buffer, '-', ';', ...pasteCmd], { input: text });
   }
 
   spawn(args: readonly string[], opts: RunOptions & { env?: ClientEnv } = {}): Promise<TmuxResult> {

@@ -33,19 +33,17 @@ export interface TmuxEngine {
   run(args: readonly string[], opts?: RunOptions): Promise<TmuxResult>;
   /** An `if-shell -F` line: it answers with its own block and then the branch it ran. */
   runIf(args: readonly string[]): Promise<TmuxResult>;
-  /** Put `text` in a named buffer. */
-  setBuffer(buffer: string, text: string): Promise<TmuxResult>;
   /**
-   * Put `text` in a named buffer, then run an `if-shell -F` line (`ifArgs`, which may paste it) right after
-   * it, in the server's order. `guarded` is null when the buffer was not set and the line was not sent.
+   * Put `text` in a named buffer (a quoted `set-buffer` argument through the control client, stdin
+   * otherwise), then run an `if-shell -F` line (`ifArgs`, which may paste it) right after it, in the server's
+   * order. `guarded` is null when the buffer was not set and the line was not sent. The only way text goes
+   * into a pane: guarded (terminal/fence.ts), by the typing pipeline (daemon/pipeline.ts).
    */
   setBufferThenIf(
     buffer: string,
     text: string,
     ifArgs: readonly string[],
   ): Promise<{ set: TmuxResult; guarded: TmuxResult | null }>;
-  /** Put `text` in a named buffer and run `pasteCmd` (a `paste-buffer … -d -b buffer`) right after it. */
-  paste(buffer: string, text: string, pasteCmd: readonly string[]): Promise<TmuxResult>;
   /**
    * A command in a tmux process of its own, whatever the engine: `new-session` takes the environment
    * (PATH) of the client that asks for it.

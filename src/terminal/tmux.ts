@@ -103,20 +103,6 @@ export class Tmux {
     return { set: r.set, guarded: r.guarded ? ifOutcome(r.guarded) : null };
   }
 
-  /** Put `text` in a named buffer: a quoted `set-buffer` argument through the control client, stdin otherwise. */
-  setBuffer(buffer: string, text: string): Promise<TmuxResult> {
-    return this.engine.setBuffer(buffer, text);
-  }
-
-  /**
-   * Put `text` in a named buffer and paste it into `target` with `pasteFlags`, deleting the buffer.
-   * Through the control client the text travels as a quoted argument (`set-buffer`); otherwise through
-   * stdin (`load-buffer -`), both steps in one tmux process.
-   */
-  pasteText(buffer: string, text: string, target: string, pasteFlags: readonly string[]): Promise<TmuxResult> {
-    return this.engine.paste(buffer, text, ['paste-buffer', ...pasteFlags, '-d', '-b', buffer, '-t', target]);
-  }
-
   /** Detach the control client for good (the daemon and the dashboard call this when they stop). */
   close(): void {
     this.engine.close();

@@ -43,19 +43,14 @@ function processes() {
 }
 
 describe('the process engine', () => {
-  it('gives buffer text through stdin, and a paste is both steps in one process', async () => {
+  it('gives buffer text through stdin, and the guarded paste in a process after it', async () => {
     const { calls, engine } = processes();
-    await engine.setBuffer('b1', 'hello; "x"');
-    await engine.paste('b2', 'text\n', ['paste-buffer', '-p', '-d', '-b', 'b2', '-t', '%1']);
+    await engine.setBufferThenIf('b1', 'hello; "x"', ['if-shell', '-F', '1', 'paste-buffer -p -d -b b1 -t %1', 'x']);
     await engine.run(['has-session', '-t', '=s'], { timeoutMs: 100 });
     await engine.spawn(['new-session', '-d'], { env: { PATH: '/bin' } });
     expect(calls).toEqual([
       { args: ['load-buffer', '-b', 'b1', '-'], input: 'hello; "x"', timeoutMs: 5000 },
-      {
-        args: ['load-buffer', '-b', 'b2', '-', ';', 'paste-buffer', '-p', '-d', '-b', 'b2', '-t', '%1'],
-        input: 'text\n',
-        timeoutMs: 5000,
-      },
+      { args: ['if-shell', '-F', '1', 'paste-buffer -p -d -b b1 -t %1', 'x'], input: '', timeoutMs: 5000 },
       { args: ['has-session', '-t', '=s'], input: '', timeoutMs: 100 },
       { args: ['new-session', '-d'], input: '', timeoutMs: 5000, env: { PATH: '/bin' } },
     ]);
@@ -92,13 +87,11 @@ describe('the control engine', () => {
       return c.fake;
     };
     const engine = new ControlEngine(connect, p.engine, 5000);
-    await engine.setBuffer('b1', 'hello');
-    await engine.paste('b2', 'text', ['paste-buffer', '-d', '-b', 'b2', '-t', '%1']);
+    await engine.setBufferThenIf('b1', 'hello', ['if-shell', '-F', '1', 'paste-buffer -d -b b1 -t %1', 'x']);
     await engine.runIf(['if-shell', '-F', '1', 'send-keys Enter', 'display-message -p skipped']);
     expect(c.lines).toEqual([
       { args: ['set-buffer', '-b', 'b1', '--', 'hello'], blocks: 1 },
-      { args: ['set-buffer', '-b', 'b2', '--', 'text'], blocks: 1 },
-      { args: ['paste-buffer', '-d', '-b', 'b2', '-t', '%1'], blocks: 1 },
+      { args: ['if-shell', '-F', '1', 'paste-buffer -d -b b1 -t %1', 'x'], blocks: 2 },
       { args: ['if-shell', '-F', '1', 'send-keys Enter', 'display-message -p skipped'], blocks: 2 },
     ]);
     expect(connects).toBe(1); // attached once, kept
@@ -106,7 +99,7 @@ describe('the control engine', () => {
     await engine.run(['load-buffer', '-'], { input: 'x' });
     await engine.spawn(['new-session', '-d']);
     expect(p.calls.map((x) => x.args[0])).toEqual(['load-buffer', 'new-session']);
-    expect(c.lines).toHaveLength(4);
+    expect(c.lines).toHaveLength(3);
   });
 
   it('with no client to attach (no session yet), runs processes and tries again only after a pause', async () => {
@@ -117,9 +110,13 @@ describe('the control engine', () => {
       return null;
     };
     const engine = new ControlEngine(none, p.engine, 5000);
-    await engine.setBuffer('b1', 'hello');
+    await engine.setBufferThenIf('b1', 'hello', ['if-shell', '-F', '1', 'y', 'x']);
     await engine.run(['list-sessions']);
-    expect(p.calls.map((x) => x.args)).toEqual([['load-buffer', '-b', 'b1', '-'], ['list-sessions']]);
+    expect(p.calls.map((x) => x.args)).toEqual([
+      ['load-buffer', '-b', 'b1', '-'],
+      ['if-shell', '-F', '1', 'y', 'x'],
+      ['list-sessions'],
+    ]);
     expect(connects).toBe(1);
   });
 
