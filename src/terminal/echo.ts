@@ -7,6 +7,10 @@
  * enterDelayMs instead — never a sooner Enter on a guess. The line is read as tmux joins wrapped lines
  * (capture-pane -J, the cursor's row and the two above it), white space squeezed, so a long last line
  * wrapped by the terminal still matches.
+ *
+ * Weaker signs were set aside: a screen that changed, or a cursor that moved, says the program read the
+ * paste's start (or that a spinner or a clock drew something); and the last line anywhere on the screen
+ * matches the previous message's hint, which ends every message the same way.
  */
 import type { Tmux } from './tmux.js';
 

@@ -47,6 +47,9 @@
  * `@baton_paste`) — so the paste is one unit with an end to draw. Then Enter goes when that line shows,
  * but no sooner than `echoFloorMs` (50 ms: Claude Code's floor) and no later than `enterDelayMs` (150 ms)
  * after the paste; a program that does not echo, or where tmux cannot tell, gets the 150 ms, as before.
+ * Measured with bench/bench.mjs's pingpong_default_delay (two generic recorders that echo, interleaved runs
+ * on a loaded 2-core machine): 5.7–6.4 messages/s at the fixed 150 ms, 8.9–16.6 (median 14.2) with this
+ * rule, every paste → Enter 37–57 ms as the recorders read them.
  * No second Enter rescues a miss here (its screen is not read): a program known to need more (Gemini CLI
  * takes an Enter within 40 ms of handling a paste as a newline) needs its own kind.
  *
