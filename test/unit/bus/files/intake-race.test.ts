@@ -18,6 +18,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as realSleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { type Judged, putBackLeftovers, verdict } from '../../../../src/bus/files/aside.js';
 import type { EventName } from '../../../../src/bus/events.js';
@@ -247,35 +248,52 @@ describe('verdict: what a file taken aside is', () => {
 });
 
 describe('a move to rejected/ that fails', () => {
-  it('puts the file back and tries again a second later, not at every look', { timeout: 10_000 }, async () => {
-    const errors: string[] = [];
-    const intake = new Intake([{ name: 'c1_to_c2', ...route, dir: dir() }], {
-      maxBytes: 4096,
-      settleMs: 60_000,
-      rejectedDir: rejectedDir(),
-      asideDir: asideDir(),
-      alsoWatch: [],
-      events: { emit: async () => {} },
-      log: { ...silent, error: (line: string) => void errors.push(line) } as typeof silent,
-    });
-    await intake.ensureFolders();
-    await intake.watch(() => {});
-    rmSync(rejectedDir(), { recursive: true });
-    writeFileSync(rejectedDir(), 'rejected/ cannot be made: a file has its name');
-    writeFileSync(join(dir(), 'm.json'), 'garbage');
-    await intake.rescan();
-    const start = performance.now();
-    const at: number[] = [];
-    while (performance.now() - start < 1600) {
-      await intake.queues(); // the daemon's passes, as often as hints could come
-      if (errors.length > at.length) at.push(performance.now() - start);
-      await new Promise((r) => setTimeout(r, 10));
+  it('puts the file back and tries again a second later, not at every look', async () => {
+    // The second is the fake timers' (the retry's setTimeout, Date): the file system is real.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    try {
+      const errors: string[] = [];
+      const intake = new Intake([{ name: 'c1_to_c2', ...route, dir: dir() }], {
+        maxBytes: 4096,
+        settleMs: 60_000,
+        rejectedDir: rejectedDir(),
+        asideDir: asideDir(),
+        alsoWatch: [],
+        events: { emit: async () => {} },
+        log: { ...silent, error: (line: string) => void errors.push(line) } as typeof silent,
+      });
+      await intake.ensureFolders();
+      await intake.watch(() => {});
+      rmSync(rejectedDir(), { recursive: true });
+      writeFileSync(rejectedDir(), 'rejected/ cannot be made: a file has its name');
+      writeFileSync(join(dir(), 'm.json'), 'garbage');
+      await intake.rescan();
+      // Real time for the file system's work, fake time for the retry's second (node:timers/promises is not faked).
+      const settle = async (done: () => boolean) => {
+        for (let t = 0; t < 200 && !done(); t++) {
+          await intake.queues(); // the daemon's passes, as often as hints could come
+          await realSleep(10);
+        }
+      };
+      await settle(() => errors.length > 0);
+      const first = Date.now();
+      for (let t = 0; t < 90; t++) {
+        await intake.queues();
+        await vi.advanceTimersByTimeAsync(10);
+        await realSleep(1); // time for a move, were one tried again now
+      }
+      expect(errors).toHaveLength(1); // 900 ms and 90 looks later: not tried again yet
+      await vi.advanceTimersByTimeAsync(200);
+      await settle(() => errors.length > 1);
+      await realSleep(50);
+      expect(errors).toHaveLength(2); // tried again once, a second after the first
+      expect(Date.now() - first).toBeGreaterThanOrEqual(1000);
+      expect(errors[0]).toMatch(/moving c1_to_c2\/m\.json to rejected\/ failed/);
+      await intake.unwatch();
+      expect(readdirSync(dir())).toEqual(['m.json']); // back in its folder, never lost
+      expect(readdirSync(join(asideDir(), 'c1_to_c2'))).toEqual([]);
+    } finally {
+      vi.useRealTimers();
     }
-    await intake.unwatch();
-    expect(errors).toHaveLength(2);
-    expect(errors[0]).toMatch(/moving c1_to_c2\/m\.json to rejected\/ failed/);
-    expect(at[1]! - at[0]!).toBeGreaterThanOrEqual(900); // the second a second after the first
-    expect(readdirSync(dir())).toEqual(['m.json']); // back in its folder, never lost
-    expect(readdirSync(join(asideDir(), 'c1_to_c2'))).toEqual([]);
   });
 });

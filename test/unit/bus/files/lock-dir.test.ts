@@ -1,6 +1,8 @@
 /**
  * The files bus's lock directory: taken by mkdir, refreshed with every other lock of the process in one
  * tick, taken over once stale, and reported compromised when another holder took it over or it vanished.
+ * Its clock (Date.now, its refresh tick, its retry waits) is vitest's fake one, moved on by the tests: the
+ * lock's times are seconds, and waiting them out for real cost this file 6 s.
  */
 import {
   existsSync,
@@ -16,7 +18,7 @@ import {
 import { basename, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { lockDir, takeOver } from '../../../../src/bus/files/lock-dir.js';
 
 const made: string[] = [];
@@ -28,7 +30,14 @@ const fresh = () => {
   made.push(d);
   return join(d, 'daemon.lock');
 };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+beforeEach(() => {
+  vi.useFakeTimers(); // starts at the real time: the lock compares the clock with real file mtimes
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+/** Let `ms` pass on the fake clock, running the lock's timers due meanwhile. */
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 /** A lock its holder stopped refreshing 10 s ago, and how a taker saw it. */
 const staleLock = () => {
   const a = fresh();
@@ -64,10 +73,15 @@ describe('lockDir', () => {
     mkdirSync(a);
     const old = Date.now() / 1000 - 1;
     utimesSync(a, old, old); // a holder that stopped refreshing 1 s ago: stale after 2 s
-    const t0 = Date.now();
-    const release = await lockDir(a, { stale: 2000, retries: { count: 10, delayMs: 200 }, onCompromised: never });
-    expect(Date.now() - t0).toBeGreaterThanOrEqual(800);
-    await release();
+    let taken = false;
+    const taking = lockDir(a, { stale: 2000, retries: { count: 10, delayMs: 200 }, onCompromised: never });
+    void taking.then(() => (taken = true));
+    await sleep(900);
+    expect(taken).toBe(false); // still fresh: refused, tried again 200 ms later
+    await sleep(400);
+    expect(taken).toBe(true); // stale from 1 s on: taken over at the next try
+    expect(statSync(a).mtimeMs).toBeGreaterThan(old * 1000); // made anew
+    await (await taking)();
   });
 
   it('is compromised when another took it over (its mtime is not ours) or it vanished', async () => {
