@@ -22,6 +22,14 @@ export const WINDOW_BYTES = 32 << 20;
 /** A line longer than this is skipped, not kept waiting for its end. */
 export const LINE_BYTES = 16 << 20;
 
+/** The three caps of a tail. Always these in baton; the unit tests scale them down (tens of MiB took 0.4 s). */
+export interface TailLimits {
+  chunk: number;
+  window: number;
+  line: number;
+}
+export const LIMITS: TailLimits = { chunk: CHUNK_BYTES, window: WINDOW_BYTES, line: LINE_BYTES };
+
 export class TranscriptTail {
   private offset = 0;
   /** The bytes of a line not yet complete (a newline never occurs inside a UTF-8 character). */
@@ -36,6 +44,7 @@ export class TranscriptTail {
   constructor(
     readonly path: string,
     private readonly folders: readonly string[],
+    private readonly limits: TailLimits = LIMITS,
   ) {}
 
   /** Every complete line so far that parses (others are skipped). Empty while the file cannot be read. */
@@ -50,12 +59,12 @@ export class TranscriptTail {
     }
     try {
       if (o.size < this.offset) this.reset(); // a new file under the same name
-      if (this.offset === 0 && o.size > WINDOW_BYTES) {
-        this.offset = o.size - WINDOW_BYTES;
+      if (this.offset === 0 && o.size > this.limits.window) {
+        this.offset = o.size - this.limits.window;
         this.skipping = true; // the window starts inside a line
       }
       if (o.size === this.offset) return this.entries;
-      const chunk = await readAt(o.fh, this.offset, Math.min(o.size - this.offset, CHUNK_BYTES));
+      const chunk = await readAt(o.fh, this.offset, Math.min(o.size - this.offset, this.limits.chunk));
       this.offset += chunk.length;
       this.take(chunk);
       return this.entries;
@@ -95,11 +104,11 @@ export class TranscriptTail {
     data = this.rest.length ? Buffer.concat([this.rest, data]) : data;
     const end = data.lastIndexOf(0x0a);
     const rest = end < 0 ? data : data.subarray(end + 1);
-    this.skipping = rest.length > LINE_BYTES;
+    this.skipping = rest.length > this.limits.line;
     this.rest = this.skipping ? Buffer.alloc(0) : Buffer.from(rest);
     for (let start = 0; start <= end; ) {
       const nl = data.indexOf(0x0a, start);
-      if (nl - start <= LINE_BYTES) this.parse(data.toString('utf8', start, nl));
+      if (nl - start <= this.limits.line) this.parse(data.toString('utf8', start, nl));
       start = nl + 1;
     }
   }

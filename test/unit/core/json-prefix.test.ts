@@ -3,10 +3,12 @@
  * make it a JSON text. The promise that matters most is the safe one: a prefix of a valid text — what a
  * slow writer leaves on disk at any moment — is never called impossible. Checked here on every byte prefix
  * of many texts (random values, every way of writing a number, escapes, every UTF-8 length, a BOM), and
- * against the two strict judges there are: JSON.parse and a fatal UTF-8 decoder.
+ * against the two strict judges there are: JSON.parse and a fatal UTF-8 decoder. The counts are
+ * test/helpers/fuzz.ts's: a fifth of the texts by default, all of them under BATON_FUZZ=long.
  */
 import { describe, expect, it } from 'vitest';
 import { jsonPrefix } from '../../../src/core/json-prefix.js';
+import { fuzz } from '../../helpers/fuzz.js';
 
 const bytes = (s: string | number[]) => (typeof s === 'string' ? new TextEncoder().encode(s) : Uint8Array.from(s));
 const judge = (s: string | number[]) => jsonPrefix(bytes(s));
@@ -83,9 +85,9 @@ function text(r: Rand, depth: number): string {
 const prefixes = (b: Uint8Array) => Array.from({ length: b.length }, (_, n) => b.subarray(0, n));
 
 describe('prefixes of valid texts', () => {
-  it('every prefix of 2,000 random texts is partial, never impossible; each whole text is complete', () => {
+  it('every prefix of random texts is partial, never impossible; each whole text is complete', () => {
     const r = prng(20261126);
-    for (let k = 0; k < 2000; k++) {
+    for (let k = 0, n = fuzz(400, 2000); k < n; k++) {
       const t = k % 3 ? `{"content": ${text(r, 3)}}` : text(r, 4);
       expect(() => JSON.parse(t)).not.toThrow(); // the generator writes valid JSON only
       const b = bytes([...(k % 7 === 0 ? BOM : []), ...new TextEncoder().encode(t + (k % 5 ? '' : ' \n'))]);
@@ -136,7 +138,7 @@ describe('prefixes of valid texts', () => {
   });
 
   it('nesting as deep as the bytes allow, without recursion', () => {
-    const n = 1_000_000;
+    const n = fuzz(100_000, 1_000_000); // either is far past the depth where a recursive parser overflows
     expect(judge(`${'['.repeat(n)}`)).toEqual({ kind: 'partial', top: 'array' });
     expect(judge(`${'['.repeat(n)}${']'.repeat(n)}`)).toEqual({ kind: 'complete', top: 'array' });
     expect(judge(`{"a":${'{"b":'.repeat(n)}1${'}'.repeat(n)}}`)).toEqual({ kind: 'complete', top: 'object' });
@@ -199,11 +201,12 @@ describe('what can never become a JSON text', () => {
 });
 
 describe('against the strict judges', () => {
-  it('agrees with JSON.parse on 20,000 texts with a byte changed, inserted or cut', () => {
+  it('agrees with JSON.parse on texts with a byte changed, inserted or cut', () => {
     const r = prng(7);
     const SOME = [...'{}[]",:\\ 0123456789-+.eEtfnulasx\n\t', '\u0000', '\u00e9'];
     let checked = 0;
-    for (let k = 0; k < 20_000; k++) {
+    const n = fuzz(4000, 20_000);
+    for (let k = 0; k < n; k++) {
       const t = k % 2 ? `{"content": ${text(r, 2)}}` : text(r, 3);
       const at = r.int(0, t.length);
       const c = r.pick(SOME);
@@ -231,14 +234,15 @@ describe('against the strict judges', () => {
         checked++;
       }
     }
-    expect(checked).toBeGreaterThan(2000); // the mutations did reach the impossible side
+    expect(checked).toBeGreaterThan(n / 10); // the mutations did reach the impossible side
   });
 
   it('calls a string impossible for its UTF-8 exactly when a fatal decoder refuses it', () => {
     const r = prng(99);
     const strict = new TextDecoder('utf-8', { fatal: true });
     let refused = 0;
-    for (let k = 0; k < 20_000; k++) {
+    const n = fuzz(4000, 20_000);
+    for (let k = 0; k < n; k++) {
       // Bytes 0x20–0xFF but the quote and backslash, inside a string: only their UTF-8 can be wrong.
       const inner = Array.from({ length: r.int(1, 8) }, () => {
         const b = r.int(0x20, 0xff);
@@ -258,6 +262,6 @@ describe('against the strict judges', () => {
         refused++;
       }
     }
-    expect(refused).toBeGreaterThan(1000);
+    expect(refused).toBeGreaterThan(n / 20);
   });
 });

@@ -9,12 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientFolders } from '../../../../src/terminal/hooks/client-folders.js';
-import {
-  CHUNK_BYTES,
-  TranscriptTail,
-  transcriptReply,
-  WINDOW_BYTES,
-} from '../../../../src/terminal/hooks/transcript.js';
+import { LIMITS, TranscriptTail, transcriptReply } from '../../../../src/terminal/hooks/transcript.js';
+import { fuzz } from '../../../helpers/fuzz.js';
 
 let dir = '';
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -82,11 +78,15 @@ describe('TranscriptTail', () => {
   });
 
   it('a big transcript is read from a window before its end, a chunk a look; a line too long is skipped', async () => {
+    // baton's caps (8 MiB a look, a 32 MiB window, 16 MiB a line) under BATON_FUZZ=long; by default the same
+    // caps and file over 1024, so the same reads happen on KiB instead of MiB.
+    const limits = fuzz({ chunk: LIMITS.chunk >> 10, window: LIMITS.window >> 10, line: LIMITS.line >> 10 }, LIMITS);
+    const unit = limits.window / 32; // 1 MiB with baton's caps
     const folder = setUp();
     const file = join(folder, 'big.jsonl');
-    const line = `${JSON.stringify({ pad: 'x'.repeat(1 << 20) })}\n`; // ~1 MiB a line
-    writeFileSync(file, `{"first":true}\n${line.repeat(40)}{"last":true}\n`); // over WINDOW_BYTES
-    const tail = new TranscriptTail(file, [folder]);
+    const line = `${JSON.stringify({ pad: 'x'.repeat(unit) })}\n`; // ~1 MiB a line
+    writeFileSync(file, `{"first":true}\n${line.repeat(40)}{"last":true}\n`); // over the window
+    const tail = new TranscriptTail(file, [folder], limits);
     let looks = 0;
     let entries: readonly unknown[] = [];
     while (!entries.some((e) => (e as { last?: boolean }).last)) {
@@ -94,13 +94,13 @@ describe('TranscriptTail', () => {
       looks++;
       expect(looks).toBeLessThan(10);
     }
-    expect(looks).toBe(Math.ceil(WINDOW_BYTES / CHUNK_BYTES));
+    expect(looks).toBe(Math.ceil(limits.window / limits.chunk));
     expect(entries.some((e) => (e as { first?: boolean }).first)).toBe(false);
-    expect(entries.length).toBeLessThanOrEqual(WINDOW_BYTES / (1 << 20) + 1);
+    expect(entries.length).toBeLessThanOrEqual(limits.window / unit + 1);
     // One line of 20 MiB, then a short one: the long one is dropped, the next is read.
     const long = join(folder, 'long.jsonl');
-    writeFileSync(long, `{"a":"${'y'.repeat(20 << 20)}"}\n{"after":1}\n`);
-    const t2 = new TranscriptTail(long, [folder]);
+    writeFileSync(long, `{"a":"${'y'.repeat(20 * unit)}"}\n{"after":1}\n`);
+    const t2 = new TranscriptTail(long, [folder], limits);
     let got: readonly unknown[] = [];
     for (let i = 0; i < 5 && !got.length; i++) got = await t2.read();
     expect(got).toEqual([{ after: 1 }]);
