@@ -1,5 +1,5 @@
 /**
- * The architecture as import rules (issue 14), checked by `npm test` (test/unit/architecture.test.ts):
+ * The architecture as import rules, checked by `npm run lint` (scripts/check-imports.mjs; `npm test` runs it):
  * no import cycles, and dependencies point one way —
  *
  *   core → lib → config → bus, terminal → daemon → app → ui, cli      (demo sits beside cli)

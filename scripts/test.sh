@@ -9,13 +9,12 @@ cd "$root"
 BATON_SCRIPT=test
 . scripts/lib/require.sh
 need_node_modules
-need_tools
 need_tmux
 need_chromium
 need_postgres
 need_iproute2
 need_systemd_analyze
-say 'formatting and lint (biome)…'
+say 'formatting, lint and import rules (biome, dependency-cruiser)…'
 npm run --silent lint >&2
 say 'building…'
 npm run --silent build >&2

@@ -79,15 +79,6 @@ need_node_modules() {
   fi
 }
 
-# need_tools: the import-rule checker's own packages (tools/depcruise: TypeScript 6 for its parser).
-need_tools() {
-  local t=tools/depcruise
-  if [ ! -f $t/node_modules/.package-lock.json ] || [ $t/package-lock.json -nt $t/node_modules/.package-lock.json ]; then
-    say 'installing the import-rule checker (npm ci in tools/depcruise)…'
-    npm ci --prefix $t --no-audit --no-fund --loglevel=error >&2
-  fi
-}
-
 # need_build: dist/ built from the current sources.
 need_build() {
   if [ ! -f dist/cli.js ] || [ ! -f dist/web/app.js ] || [ -n "$(find src web -newer dist/cli.js \( -name '*.ts' -o -name '*.html' -o -name '*.css' \) -print -quit)" ]; then
