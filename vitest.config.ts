@@ -10,7 +10,10 @@ import { defineConfig } from 'vitest/config';
  * - e2e: the real agent CLIs (installed into .cache/ on first use) against mocks of their APIs.
  * - browser: the dashboard in Debian's Chromium.
  */
-const tier = (name: string, include: string[]) => ({ extends: true as const, test: { name, include } });
+const tier = (name: string, include: string[], more: object = {}) => ({
+  extends: true as const,
+  test: { name, include, ...more },
+});
 
 export default defineConfig({
   test: {
@@ -20,7 +23,9 @@ export default defineConfig({
     // Two cores: at most two files at a time keeps tmux timings sane.
     maxWorkers: 2,
     projects: [
-      tier('unit', ['test/unit/**/*.test.ts']),
+      // The unit tier's two workers run file after file (no process per file: start-up alone was a third of the
+      // run); test/helpers/unit-setup.ts gives each file fresh modules, the real clock and the first environment.
+      tier('unit', ['test/unit/**/*.test.ts'], { isolate: false, setupFiles: ['test/helpers/unit-setup.ts'] }),
       tier('integration', ['test/contract/**/*.test.ts', 'test/integration/**/*.test.ts']),
       tier('e2e', ['test/e2e/**/*.test.ts']),
       tier('browser', ['test/browser/**/*.test.ts']),
