@@ -1,15 +1,11 @@
 /**
  * `baton <command> [--config FILE]`: parses arguments with node's own util.parseArgs (strict: an unknown
  * flag is a usage error) and maps failures to the exit codes of docs/protocol.md §8 — 0 ok, 1 failure, 2 usage or
- * config error, 3 lock held.
+ * config error, 3 lock held. Every command's spec is loaded (the help lists them), none of what they run:
+ * a command imports its modules in its `run` (command.ts), so help and --version start in node's time.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../app/paths.js';
-import { LeaseHeldError, StoreChanged } from '../bus/bus.js';
-import { explainBusError } from '../bus/open.js';
-import { ConfigError } from '../config/config.js';
-import { StateError } from '../core/state.js';
-import { log } from '../lib/log.js';
 import { onClosedOutput, UsageError, type CommandSpec } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { closest } from './suggest.js';
@@ -137,26 +133,8 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(usageError(name, err.message, spec));
       return 2;
     }
-    if (err instanceof ConfigError) {
-      log.error(err.message);
-      return 2;
-    }
-    if (err instanceof LeaseHeldError) {
-      log.error(err.message);
-      return 3;
-    }
-    if (err instanceof StateError || err instanceof StoreChanged) {
-      log.error(err.message);
-      return 1;
-    }
-    // The database's errors, each one line a person can act on: never a stack trace, never the password.
-    const explained = explainBusError(err);
-    if (explained) {
-      log.error(explained);
-      return 1;
-    }
-    log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-    return 1;
+    const { reportFailure } = await import('./failure.js'); // the error classes load with what failed
+    return reportFailure(err);
   }
 }
 

@@ -6,9 +6,10 @@ import { z } from 'zod';
 import { CATCH_UP_MODES } from '../core/catch-up.js';
 import { REPLY_MODES } from '../core/receipt.js';
 import { POLICIES } from '../core/turns.js';
+import { AGENT_KINDS } from './agent-kinds.js';
 import { CONVERSATION_NAME } from './conversation-name.js';
 
-export const AGENT_KINDS = ['claude', 'codex', 'gemini', 'aider', 'shell', 'generic'] as const;
+export { AGENT_KINDS };
 /** Names under message_dir that belong to baton, so no direction folder may take them. */
 export const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'requests', 'history', 'daemon.lock'] as const;
 

@@ -4,18 +4,9 @@
  */
 import { z } from 'zod';
 import { formatIssues } from './issues.js';
+import { MESSAGE_TYPES } from './message-types.js';
 
-export const MESSAGE_TYPES = [
-  'message',
-  'question',
-  'response',
-  'task',
-  'signal',
-  'update',
-  'issue',
-  'handoff',
-  'request',
-] as const;
+export { MESSAGE_TYPES };
 
 // 2025-11-21, 2025-11-21T18:00, …T18:00:00.123+09:00, …Z
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;

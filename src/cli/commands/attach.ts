@@ -1,10 +1,4 @@
-import { execa } from 'execa';
-import { watcherName } from '../../app/sessions.js';
-import { isLocal } from '../../config/config.js';
-import { log } from '../../lib/log.js';
-import { targetOf } from '../../terminal/pane.js';
-import { Tmux } from '../../terminal/tmux.js';
-import { configFrom, UsageError, type CommandSpec } from '../command.js';
+import { UsageError, type CommandSpec } from '../command.js';
 
 /** tmux's own words, on one line (it says "can't find session: =x", "open terminal failed: …"). */
 const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
@@ -19,6 +13,13 @@ Attaches this terminal to the agent's session, or switches to it when run inside
 "baton attach watcher" shows the daemon. An agent that runs on another machine (its "host",
 PostgreSQL bus) is attached to there: baton names that machine (exit 2).`,
   async run(inv) {
+    const { execa } = await import('execa');
+    const { watcherName } = await import('../../app/sessions.js');
+    const { isLocal } = await import('../../config/config.js');
+    const { log } = await import('../../lib/log.js');
+    const { targetOf } = await import('../../terminal/pane.js');
+    const { Tmux } = await import('../../terminal/tmux.js');
+    const { configFrom } = await import('../inputs.js');
     const config = configFrom(inv);
     const [name, ...extra] = inv.positionals;
     if (!name || extra.length) throw new UsageError('name one agent');

@@ -3,16 +3,18 @@
  * Each is a request (app/requests.ts) the daemon answers; with no daemon running the command answers it
  * itself, with the daemon's own code, under the daemon's lease.
  */
-import { awaitNote } from '../../app/note-wait.js';
-import { approveRequest, endRequest, rejectRequest, request, sendRequest, startRequest } from '../../app/requests.js';
-import { openBus } from '../../bus/open.js';
 import type { Config } from '../../config/config.js';
-import { MESSAGE_TYPES } from '../../core/message.js';
+import { MESSAGE_TYPES } from '../../core/message-types.js';
 import type { Request } from '../../core/requests.js';
-import { configFrom, noPositionals, textOrStdin, UsageError, type CommandSpec, type Invocation } from '../command.js';
+import { noPositionals, UsageError, type CommandSpec, type Invocation } from '../command.js';
+
+/** What these commands run, loaded when one runs. */
+const requests = () => import('../../app/requests.js');
+const configOf = async (inv: Invocation) => (await import('../inputs.js')).configFrom(inv);
 
 /** Hand `req` to the daemon (or answer it here when none runs) and print the answer. */
 export async function ask(config: Config, req: Request, json: boolean): Promise<number> {
+  const { request } = await requests();
   const reply = await request(config, req);
   process.stdout.write(json ? `${JSON.stringify(reply)}\n` : `${reply.message}\n`);
   return reply.ok ? 0 : 1;
@@ -22,9 +24,10 @@ const jsonOpt = { json: { type: 'boolean' } } as const;
 const isJson = (inv: Invocation) => Boolean(inv.values.json);
 
 /** TEXT as the one positional, or standard input for "-". */
-function textArg(inv: Invocation, what: string, config: Config): Promise<string> {
+async function textArg(inv: Invocation, what: string, config: Config): Promise<string> {
   if (inv.positionals.length !== 1)
     throw new UsageError(inv.positionals.length ? `give the ${what} as one argument (quote it)` : `no ${what} given`);
+  const { textOrStdin } = await import('../inputs.js');
   return textOrStdin(inv.positionals[0]!, config);
 }
 
@@ -48,7 +51,8 @@ Fails (exit 1) when the holder's pane cannot take it now (not started yet, a dia
   TOPIC    what to talk about; "-" reads it from standard input
   --json   print the daemon's answer as JSON`,
   async run(inv) {
-    const config = configFrom(inv);
+    const { startRequest } = await requests();
+    const config = await configOf(inv);
     return ask(config, startRequest(await textArg(inv, 'topic', config)), isJson(inv));
   },
 };
@@ -66,7 +70,7 @@ the conversation go on as if nothing happened. A delivery already under way is f
   --json   print the daemon's answer as JSON`,
   async run(inv) {
     noPositionals(inv);
-    return ask(configFrom(inv), { op: 'pause' }, isJson(inv));
+    return ask(await configOf(inv), { op: 'pause' }, isJson(inv));
   },
 };
 
@@ -85,7 +89,8 @@ To hold deliveries without telling the agents anything, use "baton pause".
   --json          print the daemon's answer as JSON`,
   async run(inv) {
     noPositionals(inv);
-    return ask(configFrom(inv), endRequest(inv.values.reason as string | undefined), isJson(inv));
+    const { endRequest } = await requests();
+    return ask(await configOf(inv), endRequest(inv.values.reason as string | undefined), isJson(inv));
   },
 };
 
@@ -106,7 +111,7 @@ holder's reminders start over.
   --json   print the daemon's answer as JSON`,
   async run(inv) {
     noPositionals(inv);
-    return ask(configFrom(inv), { op: 'resume' }, isJson(inv));
+    return ask(await configOf(inv), { op: 'resume' }, isJson(inv));
   },
 };
 
@@ -137,7 +142,8 @@ send it again.
   --timeout S   with --to all: how long to wait for panes that cannot take it yet (default 10)
   --json        print the daemon's answer as JSON`,
   async run(inv) {
-    const config = configFrom(inv);
+    const { request, sendRequest } = await requests();
+    const config = await configOf(inv);
     const to = inv.values.to as string | undefined;
     if (!to) throw new UsageError('who gets it? give --to AGENT (or --to all)');
     const t = inv.values.timeout as string | undefined;
@@ -147,6 +153,8 @@ send it again.
     const content = await textArg(inv, 'message text', config);
     const req = sendRequest(config, to, content, inv.values.type as string | undefined);
     if (to !== 'all') return ask(config, req, isJson(inv));
+    const { awaitNote } = await import('../../app/note-wait.js');
+    const { openBus } = await import('../../bus/open.js');
     const reply = await awaitNote(openBus(config), await request(config, req), timeout * 1000);
     process.stdout.write(isJson(inv) ? `${JSON.stringify(reply)}\n` : `${reply.message}\n`);
     return reply.ok ? 0 : 1;
@@ -167,7 +175,8 @@ and no change to state.json. approve delivers it: the ID is given now, the turn 
   --json   print the daemon's answer as JSON`,
   async run(inv) {
     if (inv.positionals.length > 1) throw new UsageError('give one pending FILE, or --all');
-    return ask(configFrom(inv), approveRequest(inv.positionals[0], Boolean(inv.values.all)), isJson(inv));
+    const { approveRequest } = await requests();
+    return ask(await configOf(inv), approveRequest(inv.positionals[0], Boolean(inv.values.all)), isJson(inv));
   },
 };
 
@@ -185,8 +194,9 @@ sender's pane. The turn stays with the sender, who writes a new message.
   --json          print the daemon's answer as JSON`,
   async run(inv) {
     if (inv.positionals.length > 1) throw new UsageError('give one pending FILE');
+    const { rejectRequest } = await requests();
     return ask(
-      configFrom(inv),
+      await configOf(inv),
       rejectRequest(inv.positionals[0], inv.values.reason as string | undefined),
       isJson(inv),
     );

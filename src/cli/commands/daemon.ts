@@ -1,9 +1,5 @@
 import type { Config } from '../../config/config.js';
-import { loadConfig, locateConfig } from '../../config/load.js';
-import { Service } from '../../daemon/serve.js';
-import { log } from '../../lib/log.js';
-import { MachineDaemon } from '../../app/machine/serve-machine.js';
-import { stateDir } from '../../app/machine/registry.js';
+import type { Logger } from '../../lib/log.js';
 import { UsageError, whenOutputCloses, type CommandSpec, type Invocation } from '../command.js';
 
 export const daemon: CommandSpec = {
@@ -49,9 +45,10 @@ Only one runs per user: a second one exits 3.`,
     if (inv.values.stay && !inv.values.machine) throw new UsageError('--stay goes with --machine');
     if (inv.values.machine && (inv.positionals.length || inv.values.config))
       throw new UsageError('--machine serves the registry: give no config');
+    const { log } = await import('../../lib/log.js');
     const service = inv.values.machine
-      ? new MachineDaemon(stateDir(), log, { stay: Boolean(inv.values.stay) })
-      : new Service(configsFrom(inv), log);
+      ? await machineDaemon(log, Boolean(inv.values.stay))
+      : await conversationsDaemon(inv, log);
     // Handlers go in before start, so a signal during recovery still ends in a clean stop.
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {
@@ -67,12 +64,26 @@ Only one runs per user: a second one exits 3.`,
   },
 };
 
+/** The machine's daemon: every conversation of the registry. */
+async function machineDaemon(log: Logger, stay: boolean) {
+  const { MachineDaemon } = await import('../../app/machine/serve-machine.js');
+  const { stateDir } = await import('../../app/machine/registry.js');
+  return new MachineDaemon(stateDir(), log, { stay });
+}
+
+/** One process serving the conversations given. */
+async function conversationsDaemon(inv: Invocation, log: Logger) {
+  const { Service } = await import('../../daemon/serve.js');
+  return new Service(await configsFrom(inv, log), log);
+}
+
 /**
  * `--config` and every CONFIG given, each conversation once: two configs naming the same conversation
  * (the same file, or the same message folder or database conversation) would fight over one lease — in
  * one process the files bus's lock would even let both in.
  */
-function configsFrom(inv: Invocation): Config[] {
+async function configsFrom(inv: Invocation, log: Logger): Promise<Config[]> {
+  const { loadConfig, locateConfig } = await import('../../config/load.js');
   const files = [...(inv.values.config ? [inv.values.config as string] : []), ...inv.positionals];
   if (files.length <= 1) return [loadConfig(locateConfig(files[0]))];
   const seen = new Map<string, string>();

@@ -1,7 +1,5 @@
-import { diagnose, repair, type Check } from '../../app/doctor.js';
-import { whatRuns } from '../../app/what-runs.js';
-import { openBus } from '../../bus/open.js';
-import { configOrBroken, noPositionals, type CommandSpec, type Invocation } from '../command.js';
+import type { Check } from '../../app/doctor.js';
+import { noPositionals, type CommandSpec, type Invocation } from '../command.js';
 
 export const doctor: CommandSpec = {
   usage: 'doctor [--repair] [--json]',
@@ -22,6 +20,9 @@ does not load) make it exit 1; an agent CLI that is not installed or a folder no
 With no config found it checks the built-in default and says so. A config.json that does not load: the
 "config" check fails naming the error, and the "daemon" check says what runs for that file.`,
   async run(inv) {
+    const { diagnose, repair } = await import('../../app/doctor.js');
+    const { openBus } = await import('../../bus/open.js');
+    const { configOrBroken } = await import('../inputs.js');
     noPositionals(inv);
     const loaded = configOrBroken(inv, { fallback: 'default' });
     if (!loaded.ok) return brokenDoctor(inv, loaded.file, loaded.error.line);
@@ -52,6 +53,7 @@ function report(inv: Invocation, checks: Check[], repaired: string | null): numb
 
 /** A config.json that does not load: that check fails, and what runs for it is said (what-runs.ts). */
 async function brokenDoctor(inv: Invocation, file: string, error: string): Promise<number> {
+  const { whatRuns } = await import('../../app/what-runs.js');
   const runs = await whatRuns(file);
   const daemon = !runs.record
     ? check('daemon', 'warn', 'no daemon recorded what it runs for this file on this machine')

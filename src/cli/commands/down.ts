@@ -1,9 +1,4 @@
-import { stopAll } from '../../app/sessions.js';
-import { conversationTmux } from '../../app/tmux-server.js';
-import { stopWhatRuns } from '../../app/what-runs.js';
-import { openBus } from '../../bus/open.js';
-import { log } from '../../lib/log.js';
-import { configOrBroken, noPositionals, type CommandSpec } from '../command.js';
+import { noPositionals, type CommandSpec } from '../command.js';
 
 export const down: CommandSpec = {
   usage: 'down',
@@ -20,6 +15,12 @@ start, other conversations' sessions and panes given as "target" in config.json 
     'itself beside that file (.baton/) and the sessions of its message folder; it names the error and exits 0, ' +
     'or 2 when nothing recorded what runs for that file.',
   async run(inv) {
+    const { stopAll } = await import('../../app/sessions.js');
+    const { conversationTmux } = await import('../../app/tmux-server.js');
+    const { stopWhatRuns } = await import('../../app/what-runs.js');
+    const { openBus } = await import('../../bus/open.js');
+    const { log } = await import('../../lib/log.js');
+    const { configOrBroken } = await import('../inputs.js');
     noPositionals(inv);
     const loaded = configOrBroken(inv);
     if (loaded.ok) {

@@ -1,9 +1,8 @@
-import { installHooks } from '../../app/hooks.js';
 import { relative, resolve } from 'node:path';
-import { makeProject, scaffold, type Machines } from '../../app/scaffold.js';
-import { AGENT_KINDS, POLICIES, type AgentKind, type Config, type Policy } from '../../config/config.js';
-import { log } from '../../lib/log.js';
-import { KINDS } from '../../terminal/kinds.js';
+import type { Machines } from '../../app/scaffold.js';
+import { AGENT_KINDS } from '../../config/agent-kinds.js';
+import type { AgentKind, Config, Policy } from '../../config/config.js';
+import { POLICIES } from '../../core/turns.js';
 import { UsageError, type CommandSpec } from '../command.js';
 
 export const init: CommandSpec = {
@@ -42,6 +41,10 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
   --host AGENT=MACHINE   (repeatable, with --bus postgres) the machine that runs AGENT: the name it
                   gets from BATON_HOST (else its hostname); agents not named run where "baton up" runs`,
   async run(inv) {
+    const { installHooks } = await import('../../app/hooks.js');
+    const { makeProject, scaffold } = await import('../../app/scaffold.js');
+    const { log } = await import('../../lib/log.js');
+    const { KINDS } = await import('../../terminal/kinds.js');
     if (inv.positionals.length > 1) throw new UsageError('give at most one folder');
     const dir = resolve(inv.positionals[0] ?? '.');
     const listed = ((inv.values.kind as string | undefined) ?? 'claude').split(',').map((k) => k.trim());

@@ -1,9 +1,6 @@
-import { formatMarkdown, formatText, transcript } from '../../app/transcript.js';
 import type { Archive, EventFeed } from '../../bus/bus.js';
-import { LogReplaced, NO_LOG } from '../../bus/events.js';
-import { openBus } from '../../bus/open.js';
 import type { ArchiveRecord } from '../../core/record.js';
-import { configFrom, noPositionals, UsageError, type CommandSpec } from '../command.js';
+import { noPositionals, UsageError, type CommandSpec } from '../command.js';
 
 export const log: CommandSpec = {
   usage: 'log [--follow | -f] [--json | --md]',
@@ -22,6 +19,10 @@ typed: ID, sender → receiver, time, reply_to, then the content.
     const v = inv.values as { follow?: boolean; json?: boolean; md?: boolean };
     if (v.json && v.md) throw new UsageError('choose one of --json and --md');
     if (v.md && v.follow) throw new UsageError('--md writes a whole transcript; it cannot --follow');
+    const { formatMarkdown, formatText, transcript } = await import('../../app/transcript.js');
+    const { NO_LOG } = await import('../../bus/events.js');
+    const { openBus } = await import('../../bus/open.js');
+    const { configFrom } = await import('../inputs.js');
     const config = configFrom(inv);
     const bus = openBus(config);
     // Where the events end before the archive is read: whatever is delivered from here on is followed.
@@ -53,6 +54,7 @@ async function follow(
   shown: Set<string>,
   print: (r: ArchiveRecord) => void,
 ): Promise<number> {
+  const { LogReplaced } = await import('../../bus/events.js');
   let { gen, end: offset } = from;
   let skipping = false;
   const readNew = async () => {

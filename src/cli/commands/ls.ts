@@ -1,7 +1,3 @@
-import { formatBusListing, listBus } from '../../app/machine/list-bus.js';
-import { formatListing, listConversations } from '../../app/machine/list.js';
-import { BUS_SCHEMA_NAME } from '../../config/schema.js';
-import { log } from '../../lib/log.js';
 import { noPositionals, UsageError, type CommandSpec } from '../command.js';
 
 /** A URL node-postgres would take for something else (a socket folder, a host name): refused in one line. */
@@ -50,6 +46,10 @@ the machine's daemon skipped, is listed with its problem. Changes nothing.
                  (direction → count), approvals, rejected} or {…, ok: false, problem}])
   --schema NAME  the schema the conversations are in (bus.schema; default baton); only with --bus`,
   async run(inv) {
+    const { formatBusListing, listBus } = await import('../../app/machine/list-bus.js');
+    const { formatListing, listConversations } = await import('../../app/machine/list.js');
+    const { BUS_SCHEMA_NAME } = await import('../../config/schema.js');
+    const { log } = await import('../../lib/log.js');
     noPositionals(inv);
     const { bus, schema } = inv.values as { bus?: string; schema?: string };
     if (schema !== undefined && bus === undefined) throw new UsageError('--schema goes with --bus URL');

@@ -1,5 +1,4 @@
-import { log } from '../../lib/log.js';
-import { configFrom, noPositionals, UsageError, type CommandSpec } from '../command.js';
+import { noPositionals, UsageError, type CommandSpec } from '../command.js';
 
 export const mcp: CommandSpec = {
   usage: 'mcp [--as AGENT]',
@@ -16,6 +15,8 @@ command line (-c mcp_servers.baton=…). Its tools:
 
   --as AGENT   the agent it speaks for (default: $BATON_AGENT)`,
   async run(inv) {
+    const { log } = await import('../../lib/log.js');
+    const { configFrom } = await import('../inputs.js');
     noPositionals(inv);
     const config = configFrom(inv, { busUrl: 'optional' }); // an agent's pane has no database URL
     const agent = (inv.values.as as string | undefined) ?? process.env.BATON_AGENT;

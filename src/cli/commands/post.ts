@@ -1,9 +1,6 @@
-import { openBus } from '../../bus/open.js';
 import { HOOK_KINDS, hasHooks } from '../../core/hook-note.js';
-import { MESSAGE_TYPES } from '../../core/message.js';
-import { configFrom, textOrStdin, UsageError, type CommandSpec } from '../command.js';
-import { archivedIds, followPost } from '../../app/post-wait.js';
-import { composePost, postMessage } from '../../app/post.js';
+import { MESSAGE_TYPES } from '../../core/message-types.js';
+import { UsageError, type CommandSpec } from '../command.js';
 
 export const post: CommandSpec = {
   usage:
@@ -46,6 +43,10 @@ it); another machine's agent's goes into the database.
   --json            print {"file", "direction", "from", "to"} instead (with --wait: also "id",
                     "delivered_at", "received")`,
   async run(inv) {
+    const { openBus } = await import('../../bus/open.js');
+    const { archivedIds, followPost } = await import('../../app/post-wait.js');
+    const { composePost, postMessage } = await import('../../app/post.js');
+    const { configFrom, textOrStdin } = await import('../inputs.js');
     // An agent's pane has no database URL (docs/trust.md): its message goes into its folder.
     const config = configFrom(inv, { busUrl: 'optional' });
     const v = inv.values as {

@@ -2,8 +2,7 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { CLI_JS } from '../../app/paths.js';
-import { ENV_TEMPLATE, launchdPlist, type Launch, servicePaths, systemdUnit } from '../../app/machine/service-unit.js';
-import { log } from '../../lib/log.js';
+import type { Launch } from '../../app/machine/service-unit.js';
 import { UsageError, type CommandSpec } from '../command.js';
 
 const launch = (): Launch => ({
@@ -33,6 +32,8 @@ uninstall: removes the unit (the environment file is kept) and prints how to sto
     const [what, ...extra] = inv.positionals;
     if (extra.length || (what !== 'install' && what !== 'uninstall'))
       throw new UsageError('say "install" or "uninstall"');
+    const { ENV_TEMPLATE, launchdPlist, servicePaths, systemdUnit } = await import('../../app/machine/service-unit.js');
+    const { log } = await import('../../lib/log.js');
     const paths = servicePaths();
     if (process.platform === 'darwin') {
       if (what === 'install') process.stdout.write(launchdPlist(launch()));

@@ -1,7 +1,6 @@
-import { openBus } from '../../bus/open.js';
 import { recordIdsOf } from '../../core/ids.js';
 import type { ArchiveRecord } from '../../core/record.js';
-import { configFrom, UsageError, type CommandSpec } from '../command.js';
+import { UsageError, type CommandSpec } from '../command.js';
 
 /** One record as text: who sent it to whom, when, what it replies to; then its content exactly as written. */
 function asText(r: ArchiveRecord): string {
@@ -40,6 +39,8 @@ since an agent's last turn) may shorten a message or name earlier ones: this is 
     if (!arg || rest.length) throw new UsageError('name one message ID, like msg_0007, or a range msg_0004..msg_0009');
     const parsed = recordIdsOf(arg);
     if (!parsed.ok) throw new UsageError(parsed.why);
+    const { openBus } = await import('../../bus/open.js');
+    const { configFrom } = await import('../inputs.js');
     const bus = openBus(configFrom(inv));
     const one = parsed.ids.length === 1;
     let found = 0;

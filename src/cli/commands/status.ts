@@ -1,7 +1,4 @@
-import { collectStatus, formatStatus } from '../../app/status.js';
-import { skippedConfigFile } from '../../app/machine/skipped.js';
-import { brokenStatus, whatRuns } from '../../app/what-runs.js';
-import { configOrBroken, noPositionals, type CommandSpec } from '../command.js';
+import { noPositionals, type CommandSpec } from '../command.js';
 
 export const status: CommandSpec = {
   usage: 'status [--json]',
@@ -35,6 +32,10 @@ it prints on stderr the error in one line and what runs (the daemon that recorde
 file, the sessions of its message folder, and why the machine's daemon skipped it), nothing on stdout,
 and exits 2.`,
   async run(inv) {
+    const { collectStatus, formatStatus } = await import('../../app/status.js');
+    const { skippedConfigFile } = await import('../../app/machine/skipped.js');
+    const { brokenStatus, whatRuns } = await import('../../app/what-runs.js');
+    const { configOrBroken } = await import('../inputs.js');
     noPositionals(inv);
     const loaded = configOrBroken(inv, { fallback: 'default' });
     if (!loaded.ok) {

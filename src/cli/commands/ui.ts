@@ -1,10 +1,7 @@
 import { spawn } from 'node:child_process';
-import { log } from '../../lib/log.js';
-import { startUi } from '../../ui/server.js';
-import { configFrom, noPositionals, UsageError, type CommandSpec, type Invocation } from '../command.js';
-import { explainBusError } from '../../bus/open.js';
 import type { Config } from '../../config/config.js';
-import { locateConfig } from '../../config/load.js';
+import type { Logger } from '../../lib/log.js';
+import { noPositionals, UsageError, type CommandSpec, type Invocation } from '../command.js';
 
 export const DEFAULT_UI_PORT = 7420;
 
@@ -50,6 +47,9 @@ config.json found), the overview is at / itself.
   --allow-remote   allow a host that is not loopback (plain HTTP); needs a token
   --json           print {"url": …, "port": …} on one line instead of a sentence (for scripts)`,
   async run(inv) {
+    const { explainBusError } = await import('../../bus/open.js');
+    const { log } = await import('../../lib/log.js');
+    const { startUi } = await import('../../ui/server.js');
     noPositionals(inv);
     const v = inv.values as {
       all?: boolean;
@@ -67,7 +67,7 @@ config.json found), the overview is at / itself.
     const token = v.token ?? (process.env.BATON_UI_TOKEN || undefined);
     if (v.all && inv.values.config !== undefined)
       throw new UsageError('--all shows every conversation: it takes no --config');
-    const config = v.all ? null : projectConfig(inv);
+    const config = v.all ? null : await projectConfig(inv);
     let server: Awaited<ReturnType<typeof startUi>>;
     try {
       server = await startUi(config, {
@@ -95,7 +95,7 @@ config.json found), the overview is at / itself.
       const what = config ? '' : 'every conversation of this machine; ';
       process.stdout.write(`baton ui: ${address}  (${what}Ctrl-C stops it)\n`);
     }
-    if (v.open) openBrowser(address);
+    if (v.open) openBrowser(address, log);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
@@ -106,12 +106,14 @@ config.json found), the overview is at / itself.
 };
 
 /** The project's config; none found (and none named): null, the overview of every conversation. */
-function projectConfig(inv: Invocation): Config | null {
+async function projectConfig(inv: Invocation): Promise<Config | null> {
+  const { locateConfig } = await import('../../config/load.js');
+  const { configFrom } = await import('../inputs.js');
   if (locateConfig(inv.values.config as string | undefined).file === null) return null;
   return configFrom(inv);
 }
 
-function openBrowser(url: string): void {
+function openBrowser(url: string, log: Logger): void {
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
   const child = spawn(cmd, [url], { stdio: 'ignore', detached: true });
   child.on('error', () => log.warn(`could not start ${cmd}; open ${url} yourself`));

@@ -1,13 +1,7 @@
 import { relative } from 'node:path';
 import { CLI_JS } from '../../app/paths.js';
-import { startRequest } from '../../app/requests.js';
-import { up as start } from '../../app/up.js';
-import { isLocal } from '../../config/config.js';
 import { DEMO_TURNS } from '../../core/conversation.js';
-import { log } from '../../lib/log.js';
-import { onPath } from '../../terminal/program.js';
-import { Tmux } from '../../terminal/tmux.js';
-import { attachHint, configFrom, noPositionals, textOrStdin, type CommandSpec } from '../command.js';
+import { noPositionals, type CommandSpec } from '../command.js';
 import { DEFAULT_UI_PORT } from './ui.js';
 
 export const up: CommandSpec = {
@@ -45,6 +39,13 @@ Each agent's instructions file (CLAUDE.md for claude, AGENTS.md for codex, GEMIN
 CONVENTIONS.md for aider, AGENTS.md otherwise) is written into its cwd from the config: who it is,
 whom it talks to, how to reply. A file you wrote yourself (without baton's marker line) is kept.`,
   async run(inv) {
+    const { startRequest } = await import('../../app/requests.js');
+    const { up: start } = await import('../../app/up.js');
+    const { isLocal } = await import('../../config/config.js');
+    const { log } = await import('../../lib/log.js');
+    const { onPath } = await import('../../terminal/program.js');
+    const { Tmux } = await import('../../terminal/tmux.js');
+    const { attachHint, configFrom, textOrStdin } = await import('../inputs.js');
     noPositionals(inv);
     const config = configFrom(inv);
     const topicArg = inv.values.topic as string | undefined;
