@@ -29,6 +29,11 @@ export interface StatusReport {
    * that stopped it); null otherwise. It tries again at the next `baton up` here.
    */
   skipped: { pid: number; problem: string } | null;
+  /**
+   * The machine's registry (conversations.json) does not read: why. Nothing is written to it until it is
+   * fixed by hand — `baton up` and `baton down` refuse — and the machine's daemon serves on what it served.
+   */
+  registry_problem: string | null;
   agents: Record<string, AgentStatus>;
   /** Conversation control (docs/protocol.md §9). */
   max_turns: number;

@@ -107,6 +107,12 @@ export function formatStatus(s: StatusReport): string {
     `message_dir   ${s.message_dir}`,
     `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running'}`,
     ...skippedLine(s.skipped),
+    ...(s.registry_problem
+      ? [
+          `registry      ${s.registry_problem}; the machine's daemon serves what it served, and "baton up" and ` +
+            '"baton down" refuse until it is fixed by hand',
+        ]
+      : []),
     `policy        ${s.policy}`,
     `conversation  ${conversationLine(s)}`,
     `turn          ${turnLine(s)}`,

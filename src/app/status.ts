@@ -13,6 +13,7 @@ import { findPane, targetOf } from '../terminal/pane.js';
 import { readScreen, whyNotReady } from '../terminal/readiness.js';
 import type { Tmux } from '../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
+import { readRegistry, stateDir } from './machine/registry.js';
 import { skippedConversation } from './machine/skipped.js';
 import { runningConfig } from './running.js';
 import { waitingOf } from './status-waiting.js';
@@ -59,6 +60,7 @@ export async function collectStatus(
   const pending = await bus.approvalKeys();
   const daemon = await bus.daemon().then((d) => ({ running: d.running, pid: d.pid }));
   const skipped = skippedConversation(config);
+  const registry = readRegistry(stateDir());
   const hosts = await hostsOf(bus);
   const waiting = waitingOf(config, { state, held, agents, daemon: daemon.running, hosts, pending });
   const started = state?.turn_started_at ?? null;
@@ -78,6 +80,7 @@ export async function collectStatus(
     relaying,
     daemon,
     skipped,
+    registry_problem: registry.ok ? null : registry.problem,
     agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
     max_turns: rulesFor(turns, state ?? {}).max_turns,
     tokens: { total: state?.tokens?.total ?? 0, by_agent: state?.tokens?.by_agent ?? {}, max: turns.max_tokens },

@@ -19,6 +19,7 @@ import { onPath, programOf } from '../terminal/program.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { writeInstructions } from './instructions.js';
 import { joinable, joinMachineDaemon, machineMode } from './machine/join.js';
+import { readRegistry, stateDir, unreadableLine } from './machine/registry.js';
 import { installHooks, type Launch } from './hooks.js';
 import { nameHeld, noAgentsHere } from './machine.js';
 import { DEMO_JS } from './paths.js';
@@ -110,6 +111,14 @@ export async function up(
     log.error(problem.message);
     return failed(problem.code);
   }
+  // Handed to the machine's daemon: its registry must read, or this `up` would have nowhere to add the
+  // conversation — said before anything starts, not after the agents are up.
+  const join = machineMode() ? joinable(config) : null;
+  const registry = join?.ok ? readRegistry(stateDir()) : null;
+  if (registry && !registry.ok) {
+    log.error(unreadableLine(registry.problem));
+    return failed(1);
+  }
   const plan = planCommands(config, demo);
   if (!plan.ok) return plan;
   if (!(await sessionsAreOurs(config, t, plan.agents))) return failed(1);
@@ -123,7 +132,6 @@ export async function up(
   }
   await warnMissingTargets(config, t);
 
-  const join = machineMode() ? joinable(config) : null;
   if (join && !join.ok) log.warn(join.why);
   const watcher = join?.ok ? await joinMachineDaemon(config, bus, t) : await startWatcher(config, bus, t, sessions);
   if (!(await waitForDaemon(bus, 10_000))) {

@@ -3,6 +3,7 @@
  * 3 another daemon holds the lock; main.ts answers usage errors itself). Loaded only once a command has
  * failed: the error classes come with the config, bus and state modules, which `baton --help` must not load.
  */
+import { RegistryUnreadable } from '../app/machine/registry.js';
 import { LeaseHeldError, StoreChanged } from '../bus/bus.js';
 import { explainBusError } from '../bus/open.js';
 import { ConfigError } from '../config/config.js';
@@ -18,7 +19,7 @@ export function reportFailure(err: unknown): 1 | 2 | 3 {
     log.error(err.message);
     return 3;
   }
-  if (err instanceof StateError || err instanceof StoreChanged) {
+  if (err instanceof StateError || err instanceof StoreChanged || err instanceof RegistryUnreadable) {
     log.error(err.message);
     return 1;
   }

@@ -9,7 +9,8 @@ import type { Liveness } from '../../bus/bus.js';
 import type { Config } from '../../config/config.js';
 import type { RunRecord } from '../../config/run-record.js';
 import { machineDaemon } from './daemon-lock.js';
-import { entryOf, isRegistered, keyOf, readRegistry, stateDir, unregister } from './registry.js';
+import { machineMode } from './join.js';
+import { entryOf, keyOf, readRegistry, RegistryUnreadable, stateDir, unregister } from './registry.js';
 import { readServed } from './served.js';
 
 /** `exited`: it served only this one and has exited since (not started to stay). */
@@ -26,8 +27,8 @@ export const leftLabel = (l: Left & { left: true }): string =>
 export async function leaveMachineDaemon(config: Config, bus: Liveness): Promise<Left> {
   const dir = stateDir();
   const key = keyOf(entryOf(config, null));
-  if (!isRegistered(dir, key)) return { left: false };
   const pid = (await bus.daemon()).pid;
+  if (!listed(dir, key, pid)) return { left: false };
   await unregister(dir, key);
   for (let i = 0; i < 100; i++) {
     const d = await bus.daemon();
@@ -51,7 +52,7 @@ export async function leaveByRecord(record: RunRecord): Promise<Left> {
     message_dir: record.message_dir,
     bus: record.bus,
   });
-  if (!isRegistered(dir, key)) return { left: false };
+  if (!listed(dir, key, record.daemon.pid)) return { left: false };
   const pid = machineDaemon(dir)?.pid ?? null;
   await unregister(dir, key);
   for (let i = 0; i < 100; i++) {
@@ -64,12 +65,28 @@ export async function leaveByRecord(record: RunRecord): Promise<Left> {
   return { left: true, pid, released: false, exited: false };
 }
 
+/**
+ * Whether the registry lists this conversation (`daemon`: the pid serving it, if any). A registry that does
+ * not read cannot be changed (registry.ts): when the machine's daemon serves the conversation, or when `up`
+ * hands conversations to it, this throws RegistryUnreadable (`down` and `up --fresh` exit 1 naming the file)
+ * rather than say "not registered" and leave the daemon serving it; a daemon of the conversation's own
+ * (BATON_DAEMON=conversation) is stopped as before.
+ */
+function listed(dir: string, key: string, daemon: number | null): boolean {
+  const read = readRegistry(dir);
+  if (read.ok) return read.registry.conversations.some((e) => keyOf(e) === key);
+  const served = daemon !== null && machineDaemon(dir)?.pid === daemon;
+  if (served || machineMode()) throw new RegistryUnreadable(read.problem);
+  return false;
+}
+
 /** The machine's daemon's pid: never signalled for one conversation, since it serves the others too. */
 export const isMachineDaemon = (pid: number): boolean => machineDaemon(stateDir())?.pid === pid;
 
 /** The last conversation left: the daemon (not started to stay) exits; wait for it, so `down` leaves nothing. */
 async function exitWhenIdle(dir: string): Promise<boolean> {
-  if (readRegistry(dir).registry.conversations.length) return false;
+  const read = readRegistry(dir);
+  if (!read.ok || read.registry.conversations.length) return false;
   for (let i = 0; i < 50; i++) {
     const h = machineDaemon(dir);
     if (!h) return true;

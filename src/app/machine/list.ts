@@ -6,7 +6,7 @@
 import { loadConfig } from '../../config/load.js';
 import { collectStatus } from '../status.js';
 import { machineDaemon, type MachineHolder } from './daemon-lock.js';
-import { type Entry, keyOf, readRegistry, stateDir } from './registry.js';
+import { type Entry, keyOf, readRegistry, stateDir, unreadableLine } from './registry.js';
 import type { Row, Run } from './listing.js';
 import { readServed, type Served } from './served.js';
 
@@ -60,11 +60,13 @@ export async function listConversations(dir = stateDir()): Promise<Listing> {
   const daemon = machineDaemon(dir);
   const served = readServed(dir);
   const current = daemon && served?.pid === daemon.pid ? served : null;
+  // A registry that does not read lists nothing: what the live daemon serves (and skipped) is listed instead.
+  const entries = read.ok ? read.registry.conversations : (current?.entries ?? []);
   return {
     registry: dir,
     daemon,
     problem: read.ok ? null : read.problem,
-    conversations: await Promise.all(read.registry.conversations.map((e) => rowOf(e, current))),
+    conversations: await Promise.all(entries.map((e) => rowOf(e, current))),
   };
 }
 
@@ -75,7 +77,7 @@ export function formatListing(l: Listing): string {
   const head = l.daemon
     ? `the machine's daemon: pid ${l.daemon.pid} since ${l.daemon.started_at}${l.daemon.stay ? ' (stays)' : ''}`
     : "the machine's daemon: not running";
-  const lines = [head, ...(l.problem ? [`registry: ${l.problem}`] : [])];
+  const lines = [head, ...(l.problem ? [`registry: ${unreadableLine(l.problem)}`] : [])];
   if (!l.conversations.length) return `${[...lines, `no conversation registered in ${l.registry}`].join('\n')}\n`;
   const table = [['FOLDER', 'BUS', 'POLICY', 'TURN', 'FOR', 'MSGS', 'STATE', 'WAITING']];
   for (const r of l.conversations) {

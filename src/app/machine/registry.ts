@@ -7,7 +7,13 @@
  * Written whole and atomically (a temp file in the same folder, fsync, rename: lib/fsx.ts), under a lock
  * (`registry.lock`, proper-lockfile, taken over when its holder died), so a process killed mid-write leaves
  * the old file and at most a temp file — which no reader opens — and two `up`s at once never drop each
- * other's entry. A file that does not parse (written by hand, a disk that lied) reads as empty and is said.
+ * other's entry.
+ *
+ * A file that does not read (edited by hand and left with a trailing comma, a disk that lied) is never
+ * written over: `edit()` used to take it as an empty list, so one `baton up` rewrote it with its own
+ * conversation alone and the daemon let go of every other — their messages were typed zero times, with no
+ * word from `up`. Now every change refuses (RegistryUnreadable: `up` and `down` exit 1 naming the file),
+ * the daemon serves on what it served, and the file stays as the person left it, to be fixed by hand.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -59,7 +65,7 @@ export function entryOf(config: Config, tmux: string | null, now = new Date()): 
   };
 }
 
-const isEntry = (e: unknown): e is Entry => {
+export const isEntry = (e: unknown): e is Entry => {
   const o = e as Partial<Entry> | null;
   return (
     typeof o === 'object' &&
@@ -72,6 +78,19 @@ const isEntry = (e: unknown): e is Entry => {
 };
 
 export type Read = { ok: true; registry: Registry } | { ok: false; registry: Registry; problem: string };
+
+/** A change asked of a registry that does not read: refused, so no conversation it lists is dropped. */
+export class RegistryUnreadable extends Error {
+  override name = 'RegistryUnreadable';
+  constructor(readonly problem: string) {
+    super(unreadableLine(problem));
+  }
+}
+
+/** What `up`, `down`, `ls`, `status` and the daemon say of a registry that does not read: the file, and the fix. */
+export const unreadableLine = (problem: string): string =>
+  `the machine's registry ${problem}; baton changes nothing in it until it reads again, so no conversation ` +
+  "is dropped (the machine's daemon serves what it served): fix it by hand — it is JSON — then run this again";
 
 /** The registry as it is on disk; none yet is an empty one. Never throws. */
 export function readRegistry(dir: string): Read {
@@ -88,7 +107,9 @@ export function readRegistry(dir: string): Read {
     if (!Array.isArray(parsed.conversations)) throw new Error('no "conversations" list');
     return { ok: true, registry: { version: 1, conversations: parsed.conversations.filter(isEntry) } };
   } catch (err) {
-    return { ok: false, registry: empty, problem: `${registryFile(dir)} does not parse: ${(err as Error).message}` };
+    // One line: JSON.parse quotes the text around the fault, newlines and all.
+    const why = (err as Error).message.replace(/\s+/g, ' ');
+    return { ok: false, registry: empty, problem: `${registryFile(dir)} does not parse: ${why}` };
   }
 }
 
@@ -111,7 +132,9 @@ async function edit(dir: string, change: (list: Entry[]) => Entry[]): Promise<En
   });
   try {
     sweepDeadTemps(dir);
-    const list = change(readRegistry(dir).registry.conversations);
+    const read = readRegistry(dir);
+    if (!read.ok) throw new RegistryUnreadable(read.problem);
+    const list = change(read.registry.conversations);
     const registry: Registry = { version: 1, conversations: list };
     await writeAtomic(registryFile(dir), `${JSON.stringify(registry, null, 2)}\n`);
     return list;
@@ -135,6 +158,9 @@ export async function unregister(dir: string, key: string): Promise<boolean> {
   return found;
 }
 
+/** Whether this conversation is listed; a registry that does not read throws RegistryUnreadable. */
 export function isRegistered(dir: string, key: string): boolean {
-  return readRegistry(dir).registry.conversations.some((e) => keyOf(e) === key);
+  const read = readRegistry(dir);
+  if (!read.ok) throw new RegistryUnreadable(read.problem);
+  return read.registry.conversations.some((e) => keyOf(e) === key);
 }

@@ -21,7 +21,7 @@ import type { Logger } from '../../lib/log.js';
 import { Tmux } from '../../terminal/tmux.js';
 import { DATABASE_ENV } from '../sessions.js';
 import { databaseEnvHash, takeMachineLock } from './daemon-lock.js';
-import { type Entry, keyOf, readRegistry } from './registry.js';
+import { type Entry, keyOf, readRegistry, registryFile, unreadableLine } from './registry.js';
 import { servedWriter } from './served.js';
 
 interface Served {
@@ -89,6 +89,10 @@ export class MachineDaemon {
           pid: process.pid,
           serving: [...this.served.keys()],
           skipped: [...this.skipped].map(([key, s]) => ({ key, problem: s.problem })),
+          entries: [
+            ...[...this.served.values()].map((s) => s.entry),
+            ...[...this.skipped.values()].map((s) => s.entry),
+          ],
         }).catch((err: unknown) => this.log.warn(`cannot write served.json: ${(err as Error).message}`));
         if (!this.opts.stay && this.served.size === 0) {
           this.log.info('it serves no conversation: exiting');
@@ -117,7 +121,12 @@ export class MachineDaemon {
   /** Match what runs to the registry: take on the new, let go of the removed. */
   private sync(): void {
     const read = readRegistry(this.dir);
-    if (!read.ok && read.problem !== this.lastProblem) this.log.error(`${read.problem}; serving what runs`);
+    if (!read.ok && read.problem !== this.lastProblem)
+      this.log.error(
+        `${unreadableLine(read.problem)} — it serves on the ${this.served.size} conversation(s) it served, ` +
+          'and takes on or lets go of none until the file reads again',
+      );
+    else if (read.ok && this.lastProblem) this.log.info(`${registryFile(this.dir)} reads again`);
     this.lastProblem = read.ok ? '' : read.problem;
     if (!read.ok) return; // never let go of everything for a file it cannot read
     const wanted = new Map(read.registry.conversations.map((e) => [keyOf(e), e]));
@@ -176,7 +185,9 @@ export class MachineDaemon {
     void done.then((code) => {
       if (this.served.get(key) === served) this.served.delete(key);
       // Stopped on its own (its lease held elsewhere, its store changed): not taken again until its entry changes.
-      if (!this.stopping && readRegistry(this.dir).registry.conversations.some((e) => same(e, entry))) {
+      // (A registry that does not read keeps what it listed: the entry is taken as still there.)
+      const now = readRegistry(this.dir);
+      if (!this.stopping && (!now.ok || now.registry.conversations.some((e) => same(e, entry)))) {
         if (code !== 0) this.skipped.set(key, { entry, problem: stoppedBy(code, why) });
       }
     });

@@ -8,12 +8,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeAtomic } from '../../lib/fsx.js';
+import { type Entry, isEntry } from './registry.js';
 
 export interface Served {
   pid: number;
   /** Keys (registry.ts keyOf) of the conversations it serves. */
   serving: string[];
   skipped: { key: string; problem: string }[];
+  /**
+   * The registry's entries of those it serves and skipped, as it took them on: while the registry does not
+   * read (registry.ts), `baton ls` lists these — what runs — instead of nothing. Absent from older daemons.
+   */
+  entries?: Entry[];
   updated_at: string;
 }
 
@@ -22,7 +28,8 @@ const servedPath = (dir: string) => join(dir, 'served.json');
 export function readServed(dir: string): Served | null {
   try {
     const s = JSON.parse(readFileSync(servedPath(dir), 'utf8')) as Served;
-    return typeof s.pid === 'number' && Array.isArray(s.serving) && Array.isArray(s.skipped) ? s : null;
+    if (typeof s.pid !== 'number' || !Array.isArray(s.serving) || !Array.isArray(s.skipped)) return null;
+    return { ...s, entries: Array.isArray(s.entries) ? s.entries.filter(isEntry) : [] };
   } catch {
     return null;
   }

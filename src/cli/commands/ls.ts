@@ -25,7 +25,9 @@ Lists the conversations in the machine's registry ($XDG_STATE_HOME/baton/convers
 taken back. For each: its folder and config, bus, policy, who holds the turn and for how long, the
 messages so far, running / paused / finished / stalled (or stopped: no daemon holds it now), and the
 files waiting in its direction folders. A conversation whose config or folder cannot be read, or that
-the machine's daemon skipped, is listed with its problem. Changes nothing.
+the machine's daemon skipped, is listed with its problem. A registry that does not read is said, and
+what the daemon serves is listed instead (baton changes nothing in the file until it is fixed by hand).
+Changes nothing.
 
   --json         print one JSON object: registry (the folder), daemon ({pid, host, started_at, stay} or
                  null), problem (the registry's, or null), conversations ([{folder, config, message_dir,

@@ -15,7 +15,8 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
            receiver_not_ready, not_allowed, in_turn; docs/reference.md),
            rejected (count), daemon {running, pid}, skipped ({pid, problem}: the machine's daemon has
            it in its registry but skipped it — its config broken, its folder unreadable, its lease held
-           by another daemon — or null), policy, max_turns, turn_started_at,
+           by another daemon — or null), registry_problem (the machine's registry does not read:
+           why, or null), policy, max_turns, turn_started_at,
            seconds_in_turn, nudges, stalled, finished ({reason, at} or null), pending (moderated),
            paused ({at} or null), demo, config (the file, or null for the built-in default),
            agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo, host,
