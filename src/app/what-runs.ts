@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunRecord, type RunRecord } from '../config/run-record.js';
 import { pidAlive } from '../lib/process.js';
 import type { Tmux } from '../terminal/tmux.js';
-import { isMachineDaemon, leaveByRecord, leftLabel } from './machine/leave.js';
+import { isMachineDaemon, leaveByConfigFile, leaveByRecord, leftLabel } from './machine/leave.js';
 import type { Skipped } from './machine/skipped.js';
 import { skippedLine } from './status-text.js';
 import { conversationTmux } from './tmux-server.js';
@@ -37,7 +37,13 @@ export type Stopped = { kind: 'unknown' } | { kind: 'stopped'; stopped: string[]
 export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Stopped> {
   const runs = await whatRuns(configFile, tmux);
   const t = tmux ?? conversationTmux({ messageDir: runs.record?.message_dir ?? '' });
-  if (!runs.record) return { kind: 'unknown' };
+  if (!runs.record) {
+    // No record: the project may have gone with it (moved away, removed) while the machine's daemon listed it.
+    const left = await leaveByConfigFile(configFile);
+    if (!left.left) return { kind: 'unknown' };
+    const notes = left.released ? [] : [`the machine's daemon (pid ${left.pid}) has not let go of it yet`];
+    return { kind: 'stopped', stopped: left.released ? [leftLabel(left)] : [], notes };
+  }
   const stopped: string[] = [];
   const notes: string[] = [];
   const { daemon } = runs.record;

@@ -47,7 +47,12 @@ export const textHash = (text: string): string => createHash('sha256').update(te
 /** Write it atomically (a reader never sees half of it); the folder gets a .gitignore of its own. */
 export function writeRunRecord(r: RunRecord): void {
   const file = recordPath(r.config, r.host);
-  mkdirSync(dirname(file), { recursive: true });
+  // `.baton/` only, beside the config: a project moved away under the daemon is not made again for it.
+  try {
+    mkdirSync(dirname(file));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
   try {
     writeFileSync(join(dirname(file), '.gitignore'), '# what baton runs on this machine\n*\n', { flag: 'wx' });
   } catch {

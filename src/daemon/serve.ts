@@ -1,7 +1,8 @@
 /**
  * Keeping daemons running (`baton daemon [CONFIG...]`): one Daemon per conversation, all in this process
  * when several configs are given. A conversation whose daemon lost its lease (paused past it, or a
- * one-shot command answered meanwhile) takes it again; one whose bus cannot be reached types nothing and
+ * one-shot command answered meanwhile) takes it again — unless its folders went with the lease (a project
+ * moved away: bus/anchor.ts, never made again); one whose bus cannot be reached types nothing and
  * tries every 2 s (docs/protocol.md §10); one whose lease another daemon holds now is left to that one.
  *
  * Why one process for many conversations (measured by the scale run of bench/bus.mjs): a daemon per

@@ -9,10 +9,20 @@
  * that can take long, still runs in the pool, so the loop is never held while the disk writes.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fsync, linkSync, openSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fsync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { lstat, mkdir, readdir, rename, unlink, link } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
 
 /**
  * Dot-name ending in .tmp: never read by the daemon, and short whatever the target's name length. Unique
@@ -130,6 +140,50 @@ export async function moveNoClobber(src: string, dir: string, name: string): Pro
 
 export async function ensureDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
+}
+
+/**
+ * The folders from `root` down to `dir`, each below `root` (never `root` itself); null when `dir` is not
+ * below `root`.
+ */
+function below(root: string, dir: string): string[] | null {
+  const rel = relative(root, dir);
+  if (!rel || rel.startsWith('..') || isAbsolute(rel)) return null;
+  const parts = rel.split(/[\\/]/);
+  return parts.map((_, i) => join(root, ...parts.slice(0, i + 1)));
+}
+
+/**
+ * Make `dir` and the folders between it and `root`, one mkdir each, never `root` itself: when `root` is
+ * gone (a project moved away under a running daemon) this fails with ENOENT instead of making it again,
+ * as `mkdir -p` did. A `dir` that is not below `root` is made as `mkdir -p` makes it.
+ */
+export async function makeDirBelow(root: string, dir: string): Promise<void> {
+  const steps = below(root, dir);
+  if (!steps) return ensureDir(dir);
+  for (const d of steps) {
+    try {
+      await mkdir(d);
+    } catch (err) {
+      if (!isErrno(err, 'EEXIST')) throw err;
+    }
+  }
+}
+
+/** makeDirBelow, synchronous. */
+export function makeDirBelowSync(root: string, dir: string): void {
+  const steps = below(root, dir);
+  if (!steps) {
+    mkdirSync(dir, { recursive: true });
+    return;
+  }
+  for (const d of steps) {
+    try {
+      mkdirSync(d);
+    } catch (err) {
+      if (!isErrno(err, 'EEXIST')) throw err;
+    }
+  }
 }
 
 /** Create `dir` (and its parents). True when it was created, false when it already existed. */

@@ -18,7 +18,7 @@ import { CLI_JS } from '../paths.js';
 import { DATABASE_ENV, paneEnv } from '../sessions.js';
 import { recordedServer, recordServer } from '../tmux-server.js';
 import { databaseEnvHash, machineDaemon } from './daemon-lock.js';
-import { entryOf, keyOf, register, stateDir } from './registry.js';
+import { entryOf, folderIdOf, keyOf, register, stateDir } from './registry.js';
 import { readServed } from './served.js';
 
 export const MACHINE_SESSION = 'baton-daemon';
@@ -85,7 +85,7 @@ export async function joinMachineDaemon(config: Config, bus: Liveness, t: Tmux):
     log.info(`daemon already running (pid ${d.pid}), left alone`);
     return null;
   }
-  await register(dir, entryOf(config, recordedServer(config)));
+  await register(dir, { ...entryOf(config, recordedServer(config)), folder_id: folderIdOf(config.messageDir) });
   if (d.running) {
     log.info(`the machine's daemon (pid ${d.pid}) serves it already`);
     return null;

@@ -44,15 +44,30 @@ export async function leaveMachineDaemon(config: Config, bus: Liveness): Promise
  * `down` with a config that does not load: no bus to ask, so the conversation is found by its run record
  * (config/run-record.ts) and the daemon's letting go seen in served.json (served.ts).
  */
-export async function leaveByRecord(record: RunRecord): Promise<Left> {
-  const dir = stateDir();
+export function leaveByRecord(record: RunRecord): Promise<Left> {
   const key = keyOf({
     config: record.config,
     home: dirname(record.config),
     message_dir: record.message_dir,
     bus: record.bus,
   });
-  if (!listed(dir, key, record.daemon.pid)) return { left: false };
+  return leaveByKey(key, record.daemon.pid);
+}
+
+/**
+ * `down` with a config file that is gone with its run record (its project moved away or removed: the daemon
+ * lists it as skipped, bus/anchor.ts): its entry is found by the file's path in the registry and taken out.
+ */
+export function leaveByConfigFile(file: string): Promise<Left> {
+  const read = readRegistry(stateDir());
+  const entry = read.ok ? read.registry.conversations.find((e) => e.config === file) : undefined;
+  return entry ? leaveByKey(keyOf(entry), null) : Promise.resolve({ left: false });
+}
+
+/** Take `key` out of the registry and wait for the daemon to let go of it (served.json says so). */
+async function leaveByKey(key: string, daemon: number | null): Promise<Left> {
+  const dir = stateDir();
+  if (!listed(dir, key, daemon)) return { left: false };
   const pid = machineDaemon(dir)?.pid ?? null;
   await unregister(dir, key);
   for (let i = 0; i < 100; i++) {

@@ -15,7 +15,7 @@
  * word from `up`. Now every change refuses (RegistryUnreadable: `up` and `down` exit 1 naming the file),
  * the daemon serves on what it served, and the file stays as the person left it, to be fixed by hand.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -34,6 +34,11 @@ export interface Entry {
   /** The tmux server its sessions run on (socket path, as `up` recorded it): the daemon types there. */
   tmux: string | null;
   added_at: string;
+  /**
+   * Its message folder's identity when `up` added it (folderIdOf): a project moved away is found
+   * again by it — `up` in its new place replaces the old entry, `status` there says why it was skipped.
+   */
+  folder_id?: string;
 }
 
 export interface Registry {
@@ -64,6 +69,23 @@ export function entryOf(config: Config, tmux: string | null, now = new Date()): 
     added_at: now.toISOString(),
   };
 }
+
+/**
+ * A folder's device, inode and birth time now (`dev:ino:born`; the inode alone is handed to the next folder
+ * made once this one is removed: bus/anchor.ts), or undefined when nothing is there.
+ */
+export function folderIdOf(path: string): string | undefined {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}:${st.birthtimeMs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `e` is the conversation whose message folder is `id`, moved away from the path it was added with. */
+export const movedFrom = (e: Entry, id: string | undefined): boolean =>
+  id !== undefined && e.folder_id === id && folderIdOf(e.message_dir) !== id;
 
 export const isEntry = (e: unknown): e is Entry => {
   const o = e as Partial<Entry> | null;
@@ -143,9 +165,10 @@ async function edit(dir: string, change: (list: Entry[]) => Entry[]): Promise<En
   }
 }
 
-/** Add (or refresh: a new tmux server, say) this conversation. */
+/** Add (or refresh: a new tmux server, say) this conversation; its entry from before it moved goes. */
 export function register(dir: string, entry: Entry): Promise<Entry[]> {
-  return edit(dir, (list) => [...list.filter((e) => keyOf(e) !== keyOf(entry)), entry]);
+  const id = entry.folder_id;
+  return edit(dir, (list) => [...list.filter((e) => keyOf(e) !== keyOf(entry) && !movedFrom(e, id)), entry]);
 }
 
 /** Remove this conversation; true when it was there. */

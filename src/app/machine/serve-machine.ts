@@ -11,8 +11,9 @@
  *
  * One conversation that cannot be served (its config broken, its folder unreadable, its lease held by
  * another daemon) is logged and skipped until its entry changes (a new `baton up`); the others go on.
- * With nothing left to serve it exits, unless started with --stay (the service).
+ * With nothing left to serve or to report skipped it exits, unless started with --stay (the service).
  */
+import { FolderGone } from '../../bus/anchor.js';
 import { LeaseHeldError } from '../../bus/bus.js';
 import { explainBusError } from '../../bus/open.js';
 import { loadConfig } from '../../config/load.js';
@@ -94,7 +95,9 @@ export class MachineDaemon {
             ...[...this.skipped.values()].map((s) => s.entry),
           ],
         }).catch((err: unknown) => this.log.warn(`cannot write served.json: ${(err as Error).message}`));
-        if (!this.opts.stay && this.served.size === 0) {
+        // One it skipped keeps it: served.json is where `ls` and `status` read why (a project moved away, a
+        // config broken), and only a live daemon's word counts. `up` there or `down` of it ends that.
+        if (!this.opts.stay && this.served.size === 0 && this.skipped.size === 0) {
           this.log.info('it serves no conversation: exiting');
           break;
         }
@@ -173,7 +176,9 @@ export class MachineDaemon {
     const done = service.run().then(
       (code) => code,
       (err: unknown) => {
-        log.error(`${label}: ${err instanceof Error ? err.message : String(err)}; skipped until "baton up" there`);
+        // (A folder gone says itself what brings it back.)
+        const until = err instanceof FolderGone ? '' : '; skipped until "baton up" there';
+        log.error(`${label}: ${err instanceof Error ? err.message : String(err)}${until}`);
         why = (explainBusError(err) ?? (err instanceof Error ? err.message : String(err)))
           .split('\n')[0]!
           .slice(0, 400);

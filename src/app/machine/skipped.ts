@@ -6,7 +6,7 @@
  */
 import type { Config } from '../../config/config.js';
 import { machineDaemon } from './daemon-lock.js';
-import { type Entry, entryOf, keyOf, readRegistry, stateDir } from './registry.js';
+import { type Entry, entryOf, folderIdOf, keyOf, movedFrom, readRegistry, stateDir } from './registry.js';
 import { readServed } from './served.js';
 
 export interface Skipped {
@@ -24,10 +24,14 @@ function skippedWhere(match: (e: Entry) => boolean, dir: string): Skipped | null
   return s ? { pid: daemon.pid, problem: s.problem } : null;
 }
 
-/** This config's conversation, skipped: why, or null (served, not registered, or no machine daemon). */
+/**
+ * This config's conversation, skipped: why, or null (served, not registered, or no machine daemon). Found
+ * by its key, or by its message folder's inode when it was added from where the project was before it moved.
+ */
 export function skippedConversation(config: Config, dir = stateDir()): Skipped | null {
   const key = keyOf(entryOf(config, null));
-  return skippedWhere((e) => keyOf(e) === key, dir);
+  const id = folderIdOf(config.messageDir);
+  return skippedWhere((e) => keyOf(e) === key || movedFrom(e, id), dir);
 }
 
 /** The conversation of a config file that does not load (its entry found by the file), skipped: why, or null. */

@@ -12,12 +12,12 @@
  */
 import { existsSync } from 'node:fs';
 import { lstat, readdir, rename, unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval } from '../bus.js';
 import type { EventLog } from '../events.js';
-import { ensureDir, isErrno, moveNoClobber } from '../../lib/fsx.js';
+import { isErrno, makeDirBelow, moveNoClobber } from '../../lib/fsx.js';
 import { takeAside } from './aside.js';
 import { byName, examine, isCandidateName, type Entry, type Folder } from './inbox.js';
 import { quarantine } from './rejected.js';
@@ -66,7 +66,7 @@ export class Approvals {
     }
     if (waiting.some((p) => p.direction.from === d.from)) return 'held';
     f.entries.delete(name);
-    await ensureDir(this.dir(d));
+    await makeDirBelow(dirname(this.o.root), this.dir(d)); // never the message folder itself (bus/anchor.ts)
     const moved = freeName(this.dir(d), name);
     try {
       await rename(join(d.dir, name), join(this.dir(d), moved));

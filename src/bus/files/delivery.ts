@@ -20,8 +20,9 @@ import { Approvals } from './approvals.js';
 import { amendRecord, archivedCounters, archiveNew, readRecord, stampRecord } from './archive.js';
 import { turnStep } from './turn-step.js';
 import { eventLog } from './event-log.js';
-import { ensureDir, sweepTemps } from '../../lib/fsx.js';
+import { sweepTemps } from '../../lib/fsx.js';
 import { refused } from './aside.js';
+import { FolderAnchor } from '../anchor.js';
 import type { Entry } from './inbox.js';
 import { Intake } from './intake.js';
 import type { Layout } from './layout.js';
@@ -54,6 +55,7 @@ export class FilesDelivery implements DeliveryBus {
     private readonly config: Config,
     private readonly l: Layout,
     private readonly log: Logger,
+    private readonly anchor: FolderAnchor = new FolderAnchor(config),
   ) {
     const events = eventLog(l.events, (err) => log.warn(`cannot append to events.jsonl: ${String(err)}`));
     // A fenced daemon writes no record, events included.
@@ -64,6 +66,7 @@ export class FilesDelivery implements DeliveryBus {
       maxBytes: config.inbox.max_bytes,
       settleMs: config.inbox.settle_ms,
       alsoWatch: [{ dir: l.requests, hint: { kind: 'requests' } }],
+      anchor,
     });
     this.requestsListing = new RequestsListing(l.requests);
     this.approvalQueue = new Approvals({ ...both, root: l.pending, directions: config.directions });
@@ -73,20 +76,25 @@ export class FilesDelivery implements DeliveryBus {
   readonly now = (): number => Date.now();
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
-    await ensureDir(this.l.root);
+    // The first lease may make the message folder; a later one (after the lease was lost) finds it or stops.
+    await this.anchor.atLease();
     this.held = await acquireLock(this.l, onLost, holder);
     return this.held;
   }
 
-  /** Before every durable write: throws FencedError when this daemon may no longer write. */
+  /**
+   * Before every durable write: throws FolderGone when the project or message folder went (moved, removed,
+   * replaced: anchor.ts), FencedError when this daemon may no longer write.
+   */
   private guard(): void {
+    this.anchor.check();
     this.held?.check();
   }
 
   async recover(): Promise<Recovered> {
     this.guard();
     const l = this.l;
-    await Promise.all([l.archive, l.rejected, l.requests].map(ensureDir));
+    await Promise.all([l.archive, l.rejected, l.requests].map((d) => this.anchor.makeBelow(d)));
     await this.intake.ensureFolders();
     for (const d of [l.root, l.archive, l.rejected]) await sweepTemps(d);
     const notes: string[] = [];

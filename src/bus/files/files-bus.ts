@@ -20,6 +20,7 @@ import { archivedCounters, readRecord, recordIds } from './archive.js';
 import { FilesDelivery } from './delivery.js';
 import { FileEventSource } from './event-log.js';
 import { ensureDir } from '../../lib/fsx.js';
+import { FolderAnchor } from '../anchor.js';
 import { postToFolder } from './outbox.js';
 import { listInbox } from './inbox.js';
 import { layout, type Layout } from './layout.js';
@@ -33,10 +34,13 @@ export class FilesBus implements Bus {
   readonly kind = 'files' as const;
   readonly l: Layout;
   readonly events: EventSource;
+  /** The project and message folder as its daemon's first lease found them (anchor.ts): one per daemon's run. */
+  private readonly anchor: FolderAnchor;
 
   constructor(private readonly config: Config) {
     this.l = layout(config);
     this.events = new FileEventSource(this.l.events);
+    this.anchor = new FolderAnchor(config);
   }
 
   get where(): string {
@@ -44,7 +48,7 @@ export class FilesBus implements Bus {
   }
 
   delivery(log: Logger = silent): DeliveryBus {
-    return new FilesDelivery(this.config, this.l, log);
+    return new FilesDelivery(this.config, this.l, log, this.anchor);
   }
 
   // ---- read side ------------------------------------------------------------------------------

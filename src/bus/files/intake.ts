@@ -16,6 +16,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Hint, Queue } from '../bus.js';
 import type { EventLog } from '../events.js';
 import { ensureDir, isErrno } from '../../lib/fsx.js';
+import type { FolderAnchor } from '../anchor.js';
 import { examine, isCandidateName, listInbox, type Entry, type Folder } from './inbox.js';
 import { StatCache } from '../../lib/stat-cache.js';
 import { Entries } from './entries.js';
@@ -35,6 +36,12 @@ export interface IntakeOptions {
   alsoWatch: Array<{ dir: string; hint: Hint }>;
   events: EventLog;
   log: Logger;
+  /**
+   * The daemon's project and message folder (anchor.ts): a folder of its own removed by hand is made again
+   * only inside the very message folder the daemon started in, never the message folder itself. Without
+   * one (a test of the intake alone), folders are made with `mkdir -p`.
+   */
+  anchor?: FolderAnchor;
 }
 
 /** A direction folder with nothing tracked in it yet. */
@@ -80,12 +87,13 @@ export class Intake {
   }
 
   async ensureFolders(): Promise<void> {
+    const make = (d: string) => (this.opts.anchor ? this.opts.anchor.makeBelow(d) : ensureDir(d));
     await Promise.all(
       [
         this.opts.rejectedDir,
         ...this.opts.alsoWatch.map((w) => w.dir),
         ...this.folders.map((f) => f.direction.dir),
-      ].map(ensureDir),
+      ].map(make),
     );
   }
 
@@ -126,7 +134,9 @@ export class Intake {
       f.undecodable = [...listing.undecodable]; // moved by the next look: only the loop moves files
     } catch (err) {
       if (!isErrno(err, 'ENOENT')) throw err;
-      // The folder was removed under us: make it again and watch the new one.
+      // The folder was removed under us: make it again and watch the new one — unless the whole message
+      // folder went (moved away, removed, replaced): that throws FolderGone, and nothing is made.
+      this.opts.anchor?.check();
       this.opts.log.warn(`${f.direction.dir} disappeared; re-creating it`);
       await this.ensureFolders();
       f.ino = (await lstat(f.direction.dir)).ino;

@@ -73,8 +73,11 @@ export async function quarantine(
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       if (!(await lstat(src).catch(() => null))) return null; // the file vanished
-      // rejected/ was removed under us (made here, not before every move: one more round trip each).
-      await mkdir(rejectedDir, { recursive: true });
+      // rejected/ was removed under us (made here, not before every move: one more round trip each) —
+      // itself only: a message folder that went with it is not made again (bus/anchor.ts).
+      await mkdir(rejectedDir).catch((e: unknown) => {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      });
       await rename(src, path);
     }
     await writeNote(rejectedDir, target, { file: name, ...details, rejected_at: new Date().toISOString() });

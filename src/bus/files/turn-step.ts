@@ -23,7 +23,7 @@ import { messageRecord, type ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import type { Decision } from '../../core/turns.js';
 import { failpoint } from '../../lib/failpoint.js';
-import { isErrno, moveNoClobber } from '../../lib/fsx.js';
+import { isErrno, makeDirBelowSync, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import { archiveNew } from './archive.js';
 import { claimPath, listClaims } from './claims.js';
@@ -60,7 +60,7 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   // Claim: one atomic rename out of the inbox, so a writer replacing the name from now on makes a new
   // message instead of having its file deleted with ours. What is archived is what was claimed.
   const base = join(l.claims, d.name);
-  await unclaimStrays(base, s.decision.id, unclaim);
+  await unclaimStrays({ root: l.root, base }, s.decision.id, unclaim);
   const claim = claimPath(base, s.decision.id, s.name);
   if (claim.folder) makeClaimDir(claim.folder);
   folder.entries.delete(s.name);
@@ -132,13 +132,14 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
  * this ID is archived, start-up would take a leftover claim of it for a copy of the archived message.
  */
 async function unclaimStrays(
-  base: string,
+  where: { root: string; base: string },
   id: string,
   unclaim: (path: string, name: string, claimFolder: string | null) => Promise<void>,
 ): Promise<void> {
+  const { base } = where;
   const claims = listClaims(base);
   if (claims === null) {
-    mkdirSync(base, { recursive: true });
+    makeDirBelowSync(where.root, base); // never the message folder itself, should it have gone meanwhile
     return;
   }
   for (const c of claims.flat) if (c.id === id) await unclaim(c.path, c.name, null);

@@ -19,6 +19,7 @@ import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
 import type { Rejected } from '../queues.js';
+import { FolderAnchor } from '../anchor.js';
 import type { EventLog } from '../events.js';
 import { tx, type Db } from './db.js';
 import type { Listener } from './listener.js';
@@ -64,6 +65,8 @@ export interface DeliveryOptions {
   eventsDb?: Db;
   pg: Pg;
   log: Logger;
+  /** This machine's project and message folder as the first lease found them (bus/anchor.ts). */
+  anchor?: FolderAnchor;
 }
 
 /**
@@ -118,17 +121,32 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
   readonly now = (): number => this.clock.now();
   readonly takeRejected = (): Rejected[] => this.relay.intake.rejected.take(); // its own reject()s added there
 
-  constructor({ config, db, eventsDb = db, pg, log }: DeliveryOptions) {
+  private readonly anchor: FolderAnchor;
+
+  constructor({ config, db, eventsDb = db, pg, log, anchor = new FolderAnchor(config) }: DeliveryOptions) {
     const here = deliveredHere(config);
     super(db, pg, new WaitingView({ db, pg, here, maxBytes: config.inbox.max_bytes }), log);
     this.config = config;
     this.here = here;
     const onError = (err: unknown) => log.warn(`cannot store an event: ${String(err)}`);
     this.events = fencedEvents(pgEventLog(eventsDb, pg, this.clock, { onError, carried: true }), () => this.held);
-    this.relay = relayInto({ config, db, fastDb: eventsDb, pg, events: this.events, log, held: () => this.held });
+    this.anchor = anchor;
+    this.relay = relayInto({
+      config,
+      db,
+      fastDb: eventsDb,
+      pg,
+      events: this.events,
+      log,
+      held: () => this.held,
+      anchor,
+    });
   }
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
+    // This machine's folders (its agents' direction folders under message_dir): the first lease may make the
+    // message folder; a later one finds it, or stops (FolderGone) rather than make a moved project again.
+    await this.anchor.atLease();
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
     const lease = await acquireLease(this.pg, holder, onLost, this.clock);
     // Under the lease: joining with a config other machines' daemons do not share is refused (ConfigError).
@@ -173,6 +191,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
    */
   async rescan(): Promise<void> {
     this.held?.check();
+    this.anchor.check(); // its folders moved away or removed: FolderGone, the daemon stops for this conversation
     await this.relay.rescan();
     if (this.rescans++ % 5 !== 0) return;
     await checkSchema(this.db, this.pg);

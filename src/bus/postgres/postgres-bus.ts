@@ -24,6 +24,8 @@ import type {
   Rejection,
 } from '../bus.js';
 import type { HostView } from '../reader.js';
+import { FolderAnchor } from '../anchor.js';
+import { ensureDir } from '../../lib/fsx.js';
 import { openPool, redact, unstorable, type Db } from './db.js';
 import { noDatabase, NoDatabaseUrl } from './no-database.js';
 import { PgDelivery } from './delivery.js';
@@ -49,8 +51,11 @@ export class PostgresBus implements Bus {
   private readonly db: Db;
   private readonly eventsDb: Db;
   private readonly pg: Pg;
+  /** This machine's project and message folder as its daemon's first lease found them (bus/anchor.ts). */
+  private readonly anchor: FolderAnchor;
 
   constructor(private readonly config: Config & { bus: { kind: 'postgres' } }) {
+    this.anchor = new FolderAnchor(config);
     const { url, conversation, schema } = config.bus;
     this.pg = pgOf({ url, conversation, schema, host: config.host });
     this.db = url ? openPool(url) : noDatabase();
@@ -65,7 +70,8 @@ export class PostgresBus implements Bus {
 
   delivery(log: Logger = silent): DeliveryBus {
     if (!this.pg.url) throw new NoDatabaseUrl();
-    return new PgDelivery({ config: this.config, db: this.db, eventsDb: this.eventsDb, pg: this.pg, log });
+    const { config, db, eventsDb, pg, anchor } = this;
+    return new PgDelivery({ config, db, eventsDb, pg, log, anchor });
   }
 
   /** Run `s` once the schema is there; its rows. */
@@ -207,6 +213,9 @@ export class PostgresBus implements Bus {
 
   /** `baton up`: the conversation made; refused (ConfigError) when this config is not the one its running machines share. */
   async prepare(state: State): Promise<void> {
+    // This machine's folders, made by `up` as on the files bus: its agents may write before the daemon runs,
+    // and a running daemon never makes its message folder again (bus/anchor.ts).
+    for (const d of relayedHere(this.config)) await ensureDir(d.dir);
     await ensureConversation(this.db, this.pg, state);
     await agreeOnConfig({ db: this.db, pg: this.pg, config: this.config, log: null });
   }

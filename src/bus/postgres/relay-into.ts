@@ -5,6 +5,7 @@
  * durable.
  */
 import type { Logger } from '../../lib/log.js';
+import type { FolderAnchor } from '../anchor.js';
 import type { EventLog } from '../events.js';
 import { isFenced, type Lease } from '../lease.js';
 import { hostOf, type Config } from '../../config/config.js';
@@ -69,13 +70,15 @@ export interface RelayInto {
   log: Logger;
   /** The daemon's lease, checked before every store. */
   held: () => Lease | null;
+  /** The daemon's project and message folder (bus/anchor.ts). */
+  anchor?: FolderAnchor;
 }
 
 /**
  * This machine's relay into the conversation: its agents' folders, rejections kept on its disk (rejected/,
  * with their notes) and listed in the database, every store fenced by the daemon's lease.
  */
-export function relayInto({ config, db, fastDb = db, pg, events, log, held }: RelayInto): Relay {
+export function relayInto({ config, db, fastDb = db, pg, events, log, held, anchor }: RelayInto): Relay {
   const rejectedDir = `${config.messageDir}/rejected`;
   const relayEvents: EventLog = {
     emit: async (event, fields = {}) => {
@@ -103,6 +106,7 @@ export function relayInto({ config, db, fastDb = db, pg, events, log, held }: Re
     asideDir: `${config.messageDir}/${ASIDE}`,
     events: relayEvents,
     log,
+    ...(anchor ? { anchor } : {}),
     store: async ({ d, file, body, key, durable }) => {
       held()?.check();
       // fastDb's sessions commit without waiting for the disk (synchronous_commit off).

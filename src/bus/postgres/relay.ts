@@ -26,6 +26,7 @@ import { renameSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ensureDir, moveNoClobber } from '../../lib/fsx.js';
+import type { FolderAnchor } from '../anchor.js';
 import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
 import type { EventLog } from '../events.js';
@@ -85,6 +86,8 @@ export interface RelayOptions {
    * when it runs; `asked`: when the question was sent (performance.now()).
    */
   wal: () => Promise<Wal>;
+  /** The daemon's project and message folder (bus/anchor.ts): folders made only inside them, never them. */
+  anchor?: FolderAnchor;
 }
 
 /**
@@ -139,13 +142,15 @@ export class Relay {
       alsoWatch: [],
       events: opts.events,
       log: opts.log,
+      ...(opts.anchor ? { anchor: opts.anchor } : {}),
     });
     this.stranded = new Stranded(opts.log);
   }
 
   async ensureFolders(): Promise<void> {
     await this.intake.ensureFolders();
-    for (const d of this.directions) await ensureDir(join(d.dir, RELAYING));
+    const make = (d: string) => (this.opts.anchor ? this.opts.anchor.makeBelow(d) : ensureDir(d));
+    for (const d of this.directions) await make(join(d.dir, RELAYING));
   }
 
   watch(hint: (h: Hint) => void): Promise<void> {

@@ -39,7 +39,8 @@ those conversations leaves such a process running for the others (it says so).
 --machine: the machine's daemon, the one "baton up" starts (in the tmux session "baton-daemon"):
 it serves every conversation listed in $XDG_STATE_HOME/baton/conversations.json (default
 ~/.local/state/baton/), takes on the ones "baton up" adds and lets go of the ones "baton down"
-removes while it runs, and exits once it serves none — unless --stay (what "baton service" runs).
+removes while it runs, and exits once it serves none and has none skipped to report (baton ls) —
+unless --stay (what "baton service" runs).
 Only one runs per user: a second one exits 3.`,
   async run(inv) {
     if (inv.values.stay && !inv.values.machine) throw new UsageError('--stay goes with --machine');

@@ -10,8 +10,9 @@
  * (lib/own-file.ts, transcript.ts), a transcript only under its client's own folders (client-folders.ts).
  */
 import { type FSWatcher, watch } from 'node:fs';
-import { lstat, mkdir, unlink } from 'node:fs/promises';
+import { lstat, unlink } from 'node:fs/promises';
 import type { Config } from '../../config/config.js';
+import { makeDirBelow } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import { fileType } from '../../lib/own-file.js';
 import { clientFolders } from './client-folders.js';
@@ -67,7 +68,8 @@ export class SpoolIntake implements HookIntake {
   }
 
   async ensure(agent: string): Promise<void> {
-    await mkdir(spoolDir(this.messageDir, agent), { recursive: true });
+    // Below the message folder only: one moved away under the daemon is not made again (bus/anchor.ts).
+    await makeDirBelow(this.messageDir, spoolDir(this.messageDir, agent));
   }
 
   watch(agent: string, changed: () => void): void {
@@ -90,7 +92,7 @@ export class SpoolIntake implements HookIntake {
       if (!st || st.isDirectory()) continue;
       this.log.warn(`${agent}'s hook spool: ${d} is ${fileType(st)}, not a folder; removed, and made again`);
       await unlink(d).catch(() => {});
-      await mkdir(dir, { recursive: true }).catch(() => {});
+      await makeDirBelow(this.messageDir, dir).catch(() => {});
       return [];
     }
     return readNotes(dir, noteLimit(this.config));

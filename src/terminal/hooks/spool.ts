@@ -8,12 +8,11 @@
  * Also here: the agents' states as the daemon last derived them from their hooks (`agents.json`), for
  * `baton status` and the dashboard.
  */
-import { mkdirSync } from 'node:fs';
 import { readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { HookNote } from '../../core/hook-note.js';
 import { HookNoteSchema, type AgentHookState } from '../../core/receipt.js';
-import { writeAtomic } from '../../lib/fsx.js';
+import { makeDirBelowSync, writeAtomic } from '../../lib/fsx.js';
 import { readOwnFile, readOwnFileSync } from '../../lib/own-file.js';
 
 export const spoolRoot = (messageDir: string): string => join(messageDir, '.hooks');
@@ -87,7 +86,7 @@ export async function removeNote(dir: string, name: string): Promise<void> {
 export type AgentStates = Record<string, AgentHookState>;
 
 export async function writeAgentStates(messageDir: string, states: AgentStates): Promise<void> {
-  mkdirSync(spoolRoot(messageDir), { recursive: true });
+  makeDirBelowSync(messageDir, spoolRoot(messageDir)); // never the message folder itself (bus/anchor.ts)
   await writeAtomic(statesFile(messageDir), `${JSON.stringify(states, null, 2)}\n`);
 }
 
