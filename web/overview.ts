@@ -46,7 +46,8 @@ function update(s: Shown, r: OverviewRow): void {
   s.link.href = r.path;
   s.config.textContent = r.config ?? '(the default config)';
   const { cells } = s;
-  cells.bus.textContent = r.ok && r.conversation ? `${r.bus}:${r.conversation}` : r.bus;
+  const bus = r.ok && r.conversation ? `${r.bus}:${r.conversation}` : r.bus;
+  cells.bus.textContent = r.host ? `${bus} (as ${r.host})` : bus;
   cells.policy.textContent = r.ok ? r.policy : '-';
   cells.turn.textContent = r.ok ? (r.turn ?? '-') : '-';
   cells.messages.textContent = r.ok ? String(r.messages) : '-';

@@ -67,13 +67,22 @@ export interface LoadOptions {
    * (the default) throws ConfigError, so a command that writes never writes where nothing delivers.
    */
   fallback?: 'default' | 'refuse';
+  /**
+   * The machine's name to load it as (what agents without a `host` run on): by default BATON_HOST, else the
+   * hostname. `baton ls` reads conversations that another machine name's `up` handed over (app/machine/).
+   */
+  host?: string;
 }
+
+/** The environment a config is parsed with: this process's, with the machine name asked for. */
+const envFor = (opts: LoadOptions): NodeJS.ProcessEnv =>
+  opts.host === undefined ? process.env : { ...process.env, BATON_HOST: opts.host };
 
 export function loadConfig(source: ConfigSource, opts: LoadOptions = {}): Config {
   const { file, baseDir } = source;
   if (file === null) {
     if (opts.fallback !== 'default') throw noConfigFound(source);
-    return parseConfig(DEFAULT_CONFIG, null, baseDir);
+    return parseConfig(DEFAULT_CONFIG, null, baseDir, envFor(opts));
   }
   let text: string;
   try {
@@ -104,13 +113,14 @@ export function configFromText(
   } catch (err) {
     throw new ConfigError(file, [`not valid JSON: ${jsonError(text, (err as Error).message)}`]);
   }
-  if (opts.busUrl !== 'optional') return parseConfig(raw, file, baseDir);
+  const env = envFor(opts);
+  if (opts.busUrl !== 'optional') return parseConfig(raw, file, baseDir, env);
   try {
-    return parseConfig(raw, file, baseDir);
+    return parseConfig(raw, file, baseDir, env);
   } catch (err) {
     if (!(err instanceof ConfigError) || !err.problems.some((p) => p.startsWith(NO_URL_PROBLEM))) throw err;
     // The URL is the only thing missing (else the same problems come back): parsed with a stand-in, then blanked.
-    const c = parseConfig(raw, file, baseDir, { ...process.env, BATON_BUS_URL: 'postgres://' });
+    const c = parseConfig(raw, file, baseDir, { ...env, BATON_BUS_URL: 'postgres://' });
     return c.bus.kind === 'postgres' ? { ...c, bus: { ...c.bus, url: '' } } : c;
   }
 }

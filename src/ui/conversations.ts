@@ -5,6 +5,8 @@
  * (`baton down`): its open tabs are then told they are disconnected instead of following a conversation the
  * machine no longer serves.
  */
+import { hostname } from 'node:os';
+import { stateDirs } from '../app/machine/identity.js';
 import { type Entry, keyOf, readRegistry } from '../app/machine/registry.js';
 import { loadConfig } from '../config/load.js';
 import { conversationId } from './conversation-paths.js';
@@ -62,14 +64,18 @@ export class Conversations {
     await Promise.all(all.map((o) => o.then((s) => s.close()).catch(() => {})));
   }
 
+  /** Every machine name's registry on this box (app/machine/identity.ts), as `baton ls` lists them. */
   private entries(): Entry[] {
-    return readRegistry(this.registryDir).registry.conversations;
+    const dirs = new Set([this.registryDir, ...stateDirs().map((d) => d.dir)]);
+    return [...dirs].flatMap((d) => readRegistry(d).registry.conversations);
   }
 
   private async open(entry: Entry, id: string): Promise<ConversationSite> {
     let config: ReturnType<typeof loadConfig>;
     try {
-      config = loadConfig({ file: entry.config, baseDir: entry.home }, { fallback: 'default' });
+      // As its daemon loads it: under the machine name its `up` gave it.
+      const host = entry.host ?? hostname();
+      config = loadConfig({ file: entry.config, baseDir: entry.home }, { fallback: 'default', host });
     } catch (err) {
       const why = err instanceof Error ? err.message.split('\n')[0]! : String(err);
       throw new HttpError(503, `the conversation in ${entry.home} cannot be shown: ${why}`);

@@ -18,6 +18,7 @@ import { CLI_JS } from '../paths.js';
 import { DATABASE_ENV, paneEnv } from '../sessions.js';
 import { recordedServer, recordServer } from '../tmux-server.js';
 import { databaseEnvHash, machineDaemon } from './daemon-lock.js';
+import { stateRoot } from './identity.js';
 import { entryOf, folderIdOf, keyOf, register, stateDir } from './registry.js';
 import { readServed } from './served.js';
 
@@ -60,7 +61,9 @@ async function startMachineDaemon(config: Config, t: Tmux, dir: string): Promise
     name,
     cwd: homedir(),
     command: `node ${JSON.stringify(CLI_JS)} daemon --machine`,
-    env: { ...paneEnv(config), XDG_STATE_HOME: dirname(dir) },
+    // Its machine name, said even when unset (blank): a tmux server started from a shell with another
+    // BATON_HOST holds it in its global environment, and the daemon would serve this registry as that machine.
+    env: { ...paneEnv(config), XDG_STATE_HOME: dirname(stateRoot()), BATON_HOST: process.env.BATON_HOST ?? '' },
     owner: dir,
     withhold: DATABASE_ENV,
   });

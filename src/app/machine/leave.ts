@@ -9,6 +9,7 @@ import type { Liveness } from '../../bus/bus.js';
 import type { Config } from '../../config/config.js';
 import type { RunRecord } from '../../config/run-record.js';
 import { machineDaemon } from './daemon-lock.js';
+import { stateDirs } from './identity.js';
 import { machineMode } from './join.js';
 import { entryOf, keyOf, readRegistry, RegistryUnreadable, stateDir, unregister } from './registry.js';
 import { readServed } from './served.js';
@@ -95,8 +96,11 @@ function listed(dir: string, key: string, daemon: number | null): boolean {
   return false;
 }
 
-/** The machine's daemon's pid: never signalled for one conversation, since it serves the others too. */
-export const isMachineDaemon = (pid: number): boolean => machineDaemon(stateDir())?.pid === pid;
+/**
+ * A machine's daemon's pid — of any machine name on this box (identity.ts), not only this shell's: never
+ * signalled for one conversation, since it serves the others too.
+ */
+export const isMachineDaemon = (pid: number): boolean => stateDirs().some(({ dir }) => machineDaemon(dir)?.pid === pid);
 
 /** The last conversation left: the daemon (not started to stay) exits; wait for it, so `down` leaves nothing. */
 async function exitWhenIdle(dir: string): Promise<boolean> {

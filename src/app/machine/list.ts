@@ -1,21 +1,37 @@
 /**
- * `baton ls`: every conversation the machine's daemon serves (its registry, registry.ts), from any folder —
- * each one's `status` (app/status.ts) summed up in a row. A conversation that cannot be read (its config
- * broken, its folder gone or unreadable) is a row with its problem, never the end of the list.
+ * `baton ls`: every conversation the machine's daemons serve (their registries, registry.ts — one per
+ * machine name, identity.ts: BATON_HOST), from any folder — each one's `status` (app/status.ts) summed up in
+ * a row. A conversation that cannot be read (its config broken, its folder gone or unreadable) is a row with
+ * its problem, never the end of the list.
  */
+import { hostname } from 'node:os';
 import { loadConfig } from '../../config/load.js';
 import { collectStatus } from '../status.js';
 import { machineDaemon, type MachineHolder } from './daemon-lock.js';
+import { stateDirs, stateRoot } from './identity.js';
 import { type Entry, keyOf, readRegistry, stateDir, unreadableLine } from './registry.js';
 import type { Row, Run } from './listing.js';
 import { readServed, type Served } from './served.js';
 
 export type { Row, Run } from './listing.js';
 
-export interface Listing {
+/** One machine name's registry and daemon. */
+export interface MachineListing {
+  /** Its BATON_HOST, or null: the machine's own name. */
+  host: string | null;
   registry: string;
   daemon: MachineHolder | null;
   problem: string | null;
+}
+
+export interface Listing {
+  /** This shell's machine name's registry, its daemon and its problem (as before several names were listed). */
+  registry: string;
+  daemon: MachineHolder | null;
+  problem: string | null;
+  /** Every machine name on this box with a daemon, a problem or a conversation: the machine's own first. */
+  machines?: MachineListing[];
+  /** Every machine name's conversations, each row with its `host`. */
   conversations: Row[];
 }
 
@@ -32,11 +48,13 @@ export function runOf(s: {
   return s.stalled ? 'stalled' : 'running';
 }
 
-async function rowOf(e: Entry, served: Served | null): Promise<Row> {
+async function rowOf(e: Entry, served: Served | null, host: string | null): Promise<Row> {
   const skipped = served?.skipped.find((s) => s.key === keyOf(e))?.problem ?? null;
-  const base = { folder: e.home, config: e.config, message_dir: e.message_dir, bus: e.bus, skipped };
+  const base = { folder: e.home, config: e.config, message_dir: e.message_dir, bus: e.bus, host, skipped };
   try {
-    const config = loadConfig({ file: e.config, baseDir: e.home }, { fallback: 'default' });
+    // As its daemon loads it: under the machine name its `up` gave it, whatever this shell's BATON_HOST.
+    const as = { host: host ?? hostname() };
+    const config = loadConfig({ file: e.config, baseDir: e.home }, { fallback: 'default', ...as });
     const s = await collectStatus(config);
     return {
       ...base,
@@ -55,39 +73,63 @@ async function rowOf(e: Entry, served: Served | null): Promise<Row> {
   }
 }
 
-export async function listConversations(dir = stateDir()): Promise<Listing> {
-  const read = readRegistry(dir);
-  const daemon = machineDaemon(dir);
-  const served = readServed(dir);
+/** One machine name's registry: its daemon, its problem, its rows. */
+async function listOne(m: { host: string | null; dir: string }): Promise<{ machine: MachineListing; rows: Row[] }> {
+  const read = readRegistry(m.dir);
+  const daemon = machineDaemon(m.dir);
+  const served = readServed(m.dir);
   const current = daemon && served?.pid === daemon.pid ? served : null;
   // A registry that does not read lists nothing: what the live daemon serves (and skipped) is listed instead.
   const entries = read.ok ? read.registry.conversations : (current?.entries ?? []);
+  const rows = await Promise.all(entries.map((e) => rowOf(e, current, e.host ?? m.host)));
+  return { machine: { host: m.host, registry: m.dir, daemon, problem: read.ok ? null : read.problem }, rows };
+}
+
+/** `dir`: this shell's machine name's state folder; `root`: where every machine name's is (identity.ts). */
+export async function listConversations(dir = stateDir(), root = stateRoot()): Promise<Listing> {
+  const dirs = stateDirs(root);
+  if (!dirs.some((d) => d.dir === dir)) dirs.unshift({ host: null, dir });
+  const all = await Promise.all(dirs.map(listOne));
+  const own = all.find((a) => a.machine.registry === dir)!.machine;
+  const shown = all.filter((a) => a.machine === own || a.machine.daemon || a.machine.problem || a.rows.length);
   return {
     registry: dir,
-    daemon,
-    problem: read.ok ? null : read.problem,
-    conversations: await Promise.all(entries.map((e) => rowOf(e, current))),
+    daemon: own.daemon,
+    problem: own.problem,
+    machines: shown.map((a) => a.machine),
+    conversations: shown.flatMap((a) => a.rows),
   };
 }
 
 const age = (s: number | null): string =>
   s === null ? '-' : s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 
+/** A machine name's daemon, and its registry's problem, in a line or two. */
+function machineLines(m: MachineListing): string[] {
+  const who = m.host === null ? "the machine's daemon" : `the daemon of machine name ${m.host} (BATON_HOST)`;
+  const head = m.daemon
+    ? `${who}: pid ${m.daemon.pid} since ${m.daemon.started_at}${m.daemon.stay ? ' (stays)' : ''}`
+    : `${who}: not running`;
+  return [head, ...(m.problem ? [`registry: ${unreadableLine(m.problem)}`] : [])];
+}
+
 export function formatListing(l: Listing): string {
-  const head = l.daemon
-    ? `the machine's daemon: pid ${l.daemon.pid} since ${l.daemon.started_at}${l.daemon.stay ? ' (stays)' : ''}`
-    : "the machine's daemon: not running";
-  const lines = [head, ...(l.problem ? [`registry: ${unreadableLine(l.problem)}`] : [])];
+  const lines = (l.machines ?? [{ host: null, registry: l.registry, daemon: l.daemon, problem: l.problem }]).flatMap(
+    machineLines,
+  );
   if (!l.conversations.length) return `${[...lines, `no conversation registered in ${l.registry}`].join('\n')}\n`;
-  const table = [['FOLDER', 'BUS', 'POLICY', 'TURN', 'FOR', 'MSGS', 'STATE', 'WAITING']];
+  // A machine name column only when some conversation runs under a BATON_HOST that is not the machine's own.
+  const named = l.conversations.some((r) => r.host);
+  const table = [['FOLDER', ...(named ? ['HOST'] : []), 'BUS', 'POLICY', 'TURN', 'FOR', 'MSGS', 'STATE', 'WAITING']];
   for (const r of l.conversations) {
+    const lead = [r.folder, ...(named ? [r.host ?? '-'] : [])];
     if (!r.ok) {
       const state = r.skipped ? `skipped: ${r.skipped}` : `unreadable: ${r.problem}`;
-      table.push([r.folder, r.bus, '-', '-', '-', '-', state, '-']);
+      table.push([...lead, r.bus, '-', '-', '-', '-', state, '-']);
     } else {
       const bus = r.conversation ? `${r.bus}:${r.conversation}` : r.bus;
       const run = r.skipped ? `skipped: ${r.skipped}` : r.run;
-      const row = [r.folder, bus, r.policy, r.turn ?? '-', age(r.seconds_in_turn), String(r.messages), run];
+      const row = [...lead, bus, r.policy, r.turn ?? '-', age(r.seconds_in_turn), String(r.messages), run];
       table.push([...row, String(r.waiting)]);
     }
   }

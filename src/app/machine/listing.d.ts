@@ -10,6 +10,8 @@ export type Row = {
   config: string | null;
   message_dir: string;
   bus: 'files' | 'postgres';
+  /** The machine name (BATON_HOST) whose daemon serves it, or null: the machine's own (identity.ts). */
+  host?: string | null;
   /** Why the machine's daemon skipped it (served.ts), or null. */
   skipped: string | null;
 } & (

@@ -16,8 +16,8 @@
  * the daemon serves on what it served, and the file stays as the person left it, to be fixed by hand.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { Config } from '../../config/config.js';
 import { isOurTemp, writeAtomic } from '../../lib/fsx.js';
@@ -39,6 +39,8 @@ export interface Entry {
    * again by it — `up` in its new place replaces the old entry, `status` there says why it was skipped.
    */
   folder_id?: string;
+  /** The machine name (BATON_HOST) its `up` ran as, when not the machine's own: `ls` reads it as that machine. */
+  host?: string;
 }
 
 export interface Registry {
@@ -46,11 +48,8 @@ export interface Registry {
   conversations: Entry[];
 }
 
-/** `$XDG_STATE_HOME/baton`, else `~/.local/state/baton`. */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_STATE_HOME?.startsWith('/') ? env.XDG_STATE_HOME : null;
-  return resolve(base ?? join(homedir(), '.local', 'state'), 'baton');
-}
+/** The state folder of this shell's machine name (identity.ts). */
+export { stateDir } from './identity.js';
 
 export const registryFile = (dir: string): string => join(dir, 'conversations.json');
 
@@ -67,6 +66,7 @@ export function entryOf(config: Config, tmux: string | null, now = new Date()): 
     bus: config.bus.kind,
     tmux,
     added_at: now.toISOString(),
+    ...(config.host && config.host !== hostname() ? { host: config.host } : {}),
   };
 }
 

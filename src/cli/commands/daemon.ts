@@ -41,7 +41,8 @@ it serves every conversation listed in $XDG_STATE_HOME/baton/conversations.json 
 ~/.local/state/baton/), takes on the ones "baton up" adds and lets go of the ones "baton down"
 removes while it runs, and exits once it serves none and has none skipped to report (baton ls) —
 unless --stay (what "baton service" runs).
-Only one runs per user: a second one exits 3.`,
+Only one runs per user and machine name (BATON_HOST, else the hostname: each other name has its
+registry in $XDG_STATE_HOME/baton/hosts/<name>/): a second one exits 3.`,
   async run(inv) {
     if (inv.values.stay && !inv.values.machine) throw new UsageError('--stay goes with --machine');
     if (inv.values.machine && (inv.positionals.length || inv.values.config))

@@ -1,0 +1,54 @@
+/**
+ * Which machine daemon serves a shell's conversations: one per user and machine name. A machine's name is
+ * BATON_HOST, else its hostname (docs/protocol.md §10), and the daemon loads every config it serves with
+ * its own — so the README's way to try the PostgreSQL bus on one box, two folders with
+ * `BATON_HOST=alpha baton up` and `BATON_HOST=beta baton up`, had beta's conversation served by the daemon
+ * alpha's `up` started, as alpha: refused, "another baton daemon holds conversation … on host alpha".
+ *
+ * Each name has its own state folder — registry, lock, served.json, tmux session — so each has its own
+ * daemon: the machine's own name (BATON_HOST unset, or its hostname) keeps `$XDG_STATE_HOME/baton/`, as
+ * before; another is `$XDG_STATE_HOME/baton/hosts/<name>/`. `baton ls` reads them all: every conversation
+ * on the box. (The database's variables are the other half of what a daemon runs with: a PostgreSQL
+ * conversation whose shell has others gets a daemon of its own, join.ts `joinable`.)
+ */
+import { createHash } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { homedir, hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** `$XDG_STATE_HOME/baton`, else `~/.local/state/baton`: every machine name's state folder is in it. */
+export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_STATE_HOME?.startsWith('/') ? env.XDG_STATE_HOME : null;
+  return resolve(base ?? join(homedir(), '.local', 'state'), 'baton');
+}
+
+/** The machine name a shell gives its conversations when it is not the machine's own (else null). */
+export function identityOf(env: NodeJS.ProcessEnv = process.env): string | null {
+  const name = env.BATON_HOST;
+  return name && name !== hostname() ? name : null;
+}
+
+const HOSTS = 'hosts';
+
+/** A machine name as a folder name: itself when it is a plain one, else a hash of it. */
+const folderOf = (name: string): string =>
+  /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/.test(name)
+    ? name
+    : `~${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
+
+/** The state folder of this shell's machine name: its registry, its daemon's lock, what it serves. */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  const name = identityOf(env);
+  return name === null ? stateRoot(env) : join(stateRoot(env), HOSTS, folderOf(name));
+}
+
+/** Every machine name's state folder under `root`: the machine's own first (host null), then the others. */
+export function stateDirs(root: string = stateRoot()): Array<{ host: string | null; dir: string }> {
+  let names: string[] = [];
+  try {
+    names = readdirSync(join(root, HOSTS)).sort();
+  } catch {
+    /* none yet */
+  }
+  return [{ host: null, dir: root }, ...names.map((n) => ({ host: n, dir: join(root, HOSTS, n) }))];
+}
