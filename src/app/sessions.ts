@@ -156,10 +156,15 @@ export async function warnMissingTargets(config: Config, t: Tmux): Promise<void>
   }
 }
 
-/** Wait until a daemon holds the conversation's lease. */
+/**
+ * Wait until a daemon holds the conversation's lease and has said who it is — a lock just taken is held before
+ * its holder file is written (files bus: lock.ts daemonStatus), and what `up` prints next names it. One that
+ * stays unnamed (its holder file removed by hand) counts after a second.
+ */
 export async function waitForDaemon(bus: Liveness, timeoutMs: number): Promise<boolean> {
   for (let waited = 0; waited < timeoutMs; waited += 100) {
-    if ((await bus.daemon()).running) return true;
+    const d = await bus.daemon();
+    if (d.running && (d.pid !== null || waited >= 1000)) return true;
     await sleep(100);
   }
   return false;

@@ -105,7 +105,7 @@ export function formatStatus(s: StatusReport): string {
     `config        ${configLine(s)}`,
     ...[runningConfigLine(s.running_config)].filter((l) => l !== null).map((l) => `              ! ${l}`),
     `message_dir   ${s.message_dir}`,
-    `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid})` : 'not running'}`,
+    `daemon        ${s.daemon.running ? `running (pid ${s.daemon.pid ?? 'unknown'})` : 'not running'}`,
     ...skippedLine(s.skipped),
     ...(s.registry_problem
       ? [

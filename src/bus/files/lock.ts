@@ -62,6 +62,10 @@ export async function daemonStatus(
     .check(l.root, { lockfilePath: l.lock, stale: STALE_MS, realpath: false })
     .catch(() => false);
   const holder = readHolder(l);
+  // A lock kept fresh whose holder file does not read (removed by hand; the instant a daemon takes or leaves
+  // the lock) is held all the same, by a daemon that has not said who: read as free, `up --fresh` moved a
+  // live daemon's conversation into history/ under it. (acquireLock takes it the same way: alive.)
+  if (locked && holder === null) return { running: true, pid: null, holder: null };
   const alive = holder !== null && (holder.host !== hostname() || pidAlive(holder.pid));
   return { running: locked && alive, pid: locked && holder ? holder.pid : null, holder: locked ? holder : null };
 }
