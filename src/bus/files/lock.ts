@@ -34,13 +34,27 @@ export function readHolder(l: Layout): Holder | null {
   }
 }
 
-/** The newest lease generation taken on this folder (0: never). */
+/** The newest lease generation taken on this folder (0: never, or a file that does not read). */
 export function readGeneration(l: Layout): number {
   try {
     return Number.parseInt(readFileSync(l.generation, 'utf8'), 10) || 0;
   } catch {
     return 0;
   }
+}
+
+/**
+ * The generation a new holder takes: one more than the newest on record; with none (a folder new or made
+ * again, a daemon.gen that does not read), the clock in tenths of a second — never 1 again. Started again
+ * at 1, it was below the token a tmux server still held from the folder before (`rm -rf messages`, then
+ * `up`): tmux refused every keystroke of the new daemon until its take-overs caught up, and its first
+ * message was typed as "(redelivered)" after an Enter alone. A take-over takes longer than a tenth of a
+ * second, so the clock stays ahead of the generations counted before it; and it fits the token's 12 digits
+ * (string order is number order) until the year 2286.
+ */
+export function nextGeneration(l: Layout, now = Date.now()): number {
+  const newest = readGeneration(l);
+  return newest > 0 ? newest + 1 : Math.max(1, Math.floor(now / 100));
 }
 
 export { pidAlive };
@@ -104,7 +118,7 @@ export async function acquireLock(
       throw err2;
     }
   }
-  const generation = readGeneration(l) + 1;
+  const generation = nextGeneration(l);
   await writeAtomic(l.generation, `${generation}\n`);
   await writeAtomic(l.pidFile, `${JSON.stringify(me)}\n`);
   const lose = (why: string) => {
