@@ -111,8 +111,9 @@ export class RegistryUnreadable extends Error {
 
 /** What `up`, `down`, `ls`, `status` and the daemon say of a registry that does not read: the file, and the fix. */
 export const unreadableLine = (problem: string): string =>
-  `the machine's registry ${problem}; baton changes nothing in it until it reads again, so no conversation ` +
-  "is dropped (the machine's daemon serves what it served): fix it by hand — it is JSON — then run this again";
+  `the machine's registry ${problem}; baton writes nothing to it until it reads again, so no conversation it ` +
+  `lists is dropped — the machine's daemon serves what it served, "baton up" and "baton down" refuse: fix it ` +
+  'by hand (it is JSON)';
 
 /** The registry as it is on disk; none yet is an empty one. Never throws. */
 export function readRegistry(dir: string): Read {
