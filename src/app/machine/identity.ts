@@ -52,3 +52,6 @@ export function stateDirs(root: string = stateRoot()): Array<{ host: string | nu
   }
   return [{ host: null, dir: root }, ...names.map((n) => ({ host: n, dir: join(root, HOSTS, n) }))];
 }
+
+/** One daemon per machine unless BATON_DAEMON=conversation asks for the former daemon per conversation. */
+export const machineMode = (env: NodeJS.ProcessEnv = process.env): boolean => env.BATON_DAEMON !== 'conversation';

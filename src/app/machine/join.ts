@@ -24,9 +24,6 @@ import { readServed } from './served.js';
 
 export const MACHINE_SESSION = 'baton-daemon';
 
-/** One daemon per machine unless BATON_DAEMON=conversation asks for the former daemon per conversation. */
-export const machineMode = (env: NodeJS.ProcessEnv = process.env): boolean => env.BATON_DAEMON !== 'conversation';
-
 export type Joinable = { ok: true } | { ok: false; why: string };
 
 /**

@@ -10,7 +10,7 @@ import type { Config } from '../../config/config.js';
 import type { RunRecord } from '../../config/run-record.js';
 import { machineDaemon } from './daemon-lock.js';
 import { stateDirs } from './identity.js';
-import { machineMode } from './join.js';
+import { machineMode } from './identity.js';
 import { entryOf, keyOf, readRegistry, RegistryUnreadable, stateDir, unregister } from './registry.js';
 import { readServed } from './served.js';
 
