@@ -4,9 +4,12 @@
 // Prints one table and writes the results as JSON (bench/out/latest.json and a dated copy).
 //
 //   node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]
+//   node bench/bench.mjs --only daemon_cpu [--against COMMIT] [--pairs N] [--cpu-prof DIR]
 //
 // Workloads (see README "Performance"): latency, ping-pong, burst, idle, floor; scaling with 1,000 and
 // 10,000 archived messages and with 2, 4 and 8 agents. Nothing here is a pass/fail test: it reports.
+// daemon_cpu, the CPU a delivered message costs the daemon, is a ratio against an earlier commit's daemon
+// (default a4211c7) run interleaved with this one in the same run (bench/against.mjs says why).
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -14,11 +17,12 @@ import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CLI, ROOT, Rig, median, now, pad4, pct, round, run, say, stats } from './rig.mjs';
-import { daemonCpu, FLOODS, flood, held } from './intake.mjs';
+import { AGAINST, daemonCpuAgainst } from './against.mjs';
+import { FLOODS, flood, held } from './intake.mjs';
 import { machineBusy, machineIdle, machineQuiet } from './machine.mjs';
 
 const USAGE =
-  'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE] [--cpu-prof DIR]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui flood flood_checker flood_garbage held daemon_cpu scaling\n  machine_idle machine_busy machine_quiet: many conversations on one machine (bench/machine.mjs), only when named\n  --cpu-prof DIR: each daemon writes a CPU profile (node --cpu-prof) into DIR';
+  'Usage: node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE] [--cpu-prof DIR] [--against COMMIT] [--pairs N]\n       node bench/bench.mjs --bus postgres [--quick] [--skip-scaling] [--only latency,pingpong,burst,scale] [--convs 10,30,100] [--daemons machine|conversation] [--out FILE]\n  workloads: floor latency latency_no_control latency_default_delay pingpong pingpong_default_delay burst idle ui flood flood_checker flood_garbage held daemon_cpu scaling\n  machine_idle machine_busy machine_quiet: many conversations on one machine (bench/machine.mjs), only when named\n  --cpu-prof DIR: each daemon writes a CPU profile (node --cpu-prof) into DIR\n  --against COMMIT, --pairs N: daemon_cpu against the daemon of that commit (default a4211c7), N interleaved pairs (default 3)';
 
 const { values: opt } = (() => {
   try {
@@ -33,6 +37,8 @@ const { values: opt } = (() => {
         only: { type: 'string' },
         out: { type: 'string' },
         'cpu-prof': { type: 'string' },
+        against: { type: 'string' },
+        pairs: { type: 'string' },
         help: { type: 'boolean' },
       },
     });
@@ -448,7 +454,16 @@ const WORKLOADS = [
     `${QUICK ? '2,000' : '10,000'} files held out of turn in a folder`,
     () => held(QUICK ? { files: 2000, n: 60 } : {}),
   ],
-  ['daemon_cpu', "the daemon's CPU per delivered message, 300-message ping-pong", () => daemonCpu()],
+  [
+    'daemon_cpu',
+    `the daemon's CPU per delivered message, 300-message ping-pong, against ${opt.against ?? AGAINST} interleaved`,
+    () =>
+      daemonCpuAgainst({
+        commit: opt.against ?? AGAINST,
+        pairs: Math.max(1, Number(opt.pairs) || 3),
+        cpuProf: opt['cpu-prof'] && resolve(opt['cpu-prof']),
+      }),
+  ],
   [
     'machine_idle',
     'idle conversations: one machine daemon vs one daemon per conversation (bench/machine.mjs)',
@@ -600,12 +615,21 @@ if (runs[0].held)
     `${med((r) => r.held.full.p50)} / ${med((r) => r.held.full.p99)} (${x(med((r) => r.held.ratio_p50))}; empty ${med((r) => r.held.empty.p50)}) (${allOk((r) => r.held.intact)})`,
     '≈ 1×',
   ]);
-if (runs[0].daemon_cpu)
-  rows.push([
-    'daemon CPU per message, ping-pong 300 (ms), ÷ before; children',
-    `${med((r) => r.daemon_cpu.cpu_ms_per_message)} (${x(med((r) => r.daemon_cpu.ratio))}); ${med((r) => r.daemon_cpu.children_cpu_ms_per_message)} (${allOk((r) => r.daemon_cpu.correct)})`,
-    '≤ 2.5',
-  ]);
+if (runs[0].daemon_cpu) {
+  const d = runs[0].daemon_cpu;
+  rows.push(
+    [
+      `daemon CPU per message (ms), medians: this tree / ${d.against}; children`,
+      `${med((r) => r.daemon_cpu.new_median_ms)} / ${med((r) => r.daemon_cpu.old_median_ms)}; ${med((r) => r.daemon_cpu.new_children_ms_per_message)} (${allOk((r) => r.daemon_cpu.correct)})`,
+      '',
+    ],
+    [
+      `daemon CPU per message ÷ ${d.against}'s, ${d.pairs} pairs interleaved (pairs' spread)`,
+      `${x(med((r) => r.daemon_cpu.ratio))} (${d.ratio_spread[0]}–${d.ratio_spread[1]})`,
+      '≤ 0.42×',
+    ],
+  );
+}
 for (const m of runs[0].machine_idle ?? [])
   rows.push([
     `${m.conversations} idle, ${m.daemons === 'machine' ? 'one machine daemon' : `${m.processes} daemons`}: RSS (MB), CPU (%)`,

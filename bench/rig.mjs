@@ -40,6 +40,8 @@ export class Rig {
   /**
    * `directions`: { name: [from, to] } (default: a ring in `agents` order); `settleMs`: inbox.settle_ms;
    * `enterDelay`: delivery.enter_delay_ms, null for none (each agent's kind decides).
+   * `cli`: the daemon's dist/cli.js (another build's, to compare with it: bench/against.mjs); `nodeFlags`:
+   * the daemon's node flags (default BENCH_DAEMON_NODE_FLAGS).
    */
   constructor({
     agents = ['claude1', 'claude2'],
@@ -47,7 +49,11 @@ export class Rig {
     enterDelay = 0,
     directions,
     settleMs = 300,
+    cli = CLI,
+    nodeFlags = process.env.BENCH_DAEMON_NODE_FLAGS,
   } = {}) {
+    this.cli = cli;
+    this.nodeFlags = nodeFlags?.split(' ').filter(Boolean) ?? [];
     this.dir = mkdtempSync(join(tmpdir(), 'baton-bench-'));
     this.tmuxDir = join(this.dir, 'tmux');
     mkdirSync(this.tmuxDir);
@@ -167,8 +173,7 @@ export class Rig {
   /** Start the daemon; resolves once its `started` event is written. */
   async daemon(env = {}) {
     const t0 = now();
-    const flags = process.env.BENCH_DAEMON_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-    this.proc = spawn(process.execPath, [...flags, CLI, 'daemon', '--config', this.config], {
+    this.proc = spawn(process.execPath, [...this.nodeFlags, this.cli, 'daemon', '--config', this.config], {
       env: { ...this.env, ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
