@@ -16,6 +16,24 @@ import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
 import { isCandidateName, type Folder } from './inbox.js';
 
+/** How long a name this daemon moved out waits for the watcher's event of that move (a lost one expires). */
+const OWN_MOVE_MS = 1000;
+
+/**
+ * The event for a name this daemon has just moved out of the folder (a claim) is that move: no hint, so no
+ * pass and no early look at a pane for a message that did not come. In a ping-pong that event woke a pass
+ * that found nothing and a look at the receiver's pane (a tmux round trip) that went stale before it was
+ * used, for every message. inotify keeps a folder's events in order, so a new file under the same name
+ * comes after it, as a hint; a lost event (a queue overflow relists the folder, which clears these) only
+ * leaves the name to the next look at the folder.
+ */
+function ownMove(folder: Folder, name: string): boolean {
+  const at = folder.taken.get(name);
+  if (at === undefined) return false;
+  folder.taken.delete(name);
+  return performance.now() - at <= OWN_MOVE_MS;
+}
+
 export class FolderWatch {
   /** By folder path: direction folders and the other watched folders. */
   private readonly watchers = new Map<string, FSWatcher>();
@@ -55,6 +73,7 @@ export class FolderWatch {
         if (typeof name !== 'string') {
           this.opts.relist(folder); // no name given: look at all of it
         } else if (isCandidateName(name)) {
+          if (ownMove(folder, name)) return;
           folder.dirty.add(name);
         } else return; // a dot-file or temp file is never read (docs/protocol.md §3)
         hint({ kind: 'messages', direction: folder.direction.name });

@@ -204,6 +204,11 @@ export interface Folder {
   /** By name, kept in name order (entries.ts). */
   entries: Entries<Entry>;
   dirty: Set<string>;
+  /**
+   * Names this daemon moved out of the folder itself (a claim), with when (performance.now()): the watcher's
+   * next event for such a name is that move, not a hint (folder-watch.ts).
+   */
+  taken: Map<string, number>;
   /** Names found by a rescan that are not valid UTF-8 (rejected by the next look). */
   undecodable: Buffer[];
   /** The folder's inode when last listed: a new one means it was replaced and must be watched again. */

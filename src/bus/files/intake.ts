@@ -49,6 +49,7 @@ const untracked = (direction: Direction): Folder => ({
   direction,
   entries: new Entries(),
   dirty: new Set(),
+  taken: new Map(),
   undecodable: [],
   listing: new StatCache(listInbox),
 });
@@ -120,6 +121,7 @@ export class Intake {
   /** `fresh`: read the folder whatever its stamp (its watcher gave a hint without a name). */
   private async list(f: Folder, fresh = false): Promise<void> {
     this.toList.delete(f);
+    f.taken.clear(); // listed in full: nothing a watcher's event could have hidden is missed
     let names: readonly string[];
     if (fresh) f.listing.forget();
     try {

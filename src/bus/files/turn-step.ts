@@ -66,6 +66,7 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   folder.entries.delete(s.name);
   try {
     renameSync(join(s.from, s.name), claim.path);
+    if (s.from === d.dir) folder.taken.set(s.name, performance.now()); // its watcher's next event is this move
     failpoint('claimed');
   } catch (err) {
     if (claim.folder) rmdirQuietly(claim.folder);

@@ -66,6 +66,7 @@ function setUp(): { approvals: Approvals; f: Folder } {
     direction: d(),
     entries: new Entries(),
     dirty: new Set(),
+    taken: new Map(),
     undecodable: [],
     listing: new StatCache(listInbox),
   };
