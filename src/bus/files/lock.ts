@@ -59,6 +59,19 @@ export function nextGeneration(l: Layout, now = Date.now()): number {
 
 export { pidAlive };
 
+/**
+ * A file's identity: device, inode, size, and its modification and change times (below a microsecond); null
+ * when it cannot be stat'ed. Before every durable write the holder checks that `daemon.gen` is still the
+ * file it wrote itself — one stat where reading it took an open, two reads and a close, three times a
+ * delivery — and reads it only when it is not. A take-over writes the next generation by a rename (a new
+ * inode while ours still exists); an inode number freed and given again later (a second take-over) comes
+ * with a change time of its own, which no process can set: the kernel stamps it from its clock.
+ */
+function identityOf(file: string): string | null {
+  const st = statSync(file, { throwIfNoEntry: false });
+  return st ? `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : null;
+}
+
 /** The holder refreshes the lock every STALE_MS/2; an older lock means the holder stopped doing so. */
 function lockFresh(l: Layout): boolean {
   try {
@@ -120,6 +133,8 @@ export async function acquireLock(
   }
   const generation = nextGeneration(l);
   await writeAtomic(l.generation, `${generation}\n`);
+  // The file as this holder wrote it: while daemon.gen is still that very file, it names this generation.
+  let mine = identityOf(l.generation);
   await writeAtomic(l.pidFile, `${JSON.stringify(me)}\n`);
   const lose = (why: string) => {
     if (lost === null) {
@@ -137,9 +152,13 @@ export async function acquireLock(
     },
     check() {
       if (lost !== null) throw new FencedError(lost);
-      const newest = readGeneration(l);
-      if (newest !== generation)
-        lose(`another daemon took over ${l.root} (generation ${newest}, this one ${generation})`);
+      const now = identityOf(l.generation);
+      if (now === null || now !== mine) {
+        const newest = readGeneration(l);
+        if (newest !== generation)
+          lose(`another daemon took over ${l.root} (generation ${newest}, this one ${generation})`);
+        mine = now; // rewritten with this very generation (never by baton): that file is the one to know now
+      }
       // Renewed within the stale time (less a margin): nobody can have found it stale and taken it.
       let age: number;
       try {
