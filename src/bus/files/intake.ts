@@ -50,6 +50,7 @@ const untracked = (direction: Direction): Folder => ({
   entries: new Entries(),
   dirty: new Set(),
   taken: new Map(),
+  claimsClear: false,
   undecodable: [],
   listing: new StatCache(listInbox),
 });

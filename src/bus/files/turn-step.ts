@@ -10,7 +10,8 @@
  * the leftover claim is removed, and the message is typed (nothing was typed yet). Typing starts only
  * once state.json says COMMITTED (core/delivery.ts has the rest of the way to the stamp). The claim's
  * name carries its ID (claims.ts: no folder per claim), so a claim stranded by an earlier failed attempt
- * at this ID is found by listing `.claimed/<dir>/`, and goes back to its inbox before the ID is used.
+ * at this ID is found by listing `.claimed/<dir>/`, and goes back to its inbox before the ID is used — listed
+ * while the folder may hold one (the first step after start-up, and after a step that failed mid-way).
  *
  * The claim's rename and removal are synchronous calls: small and local, and each async one was a round
  * trip through libuv's thread pool on every message's path (lib/fsx.ts says the same of the writes; only
@@ -60,8 +61,16 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   // Claim: one atomic rename out of the inbox, so a writer replacing the name from now on makes a new
   // message instead of having its file deleted with ours. What is archived is what was claimed.
   const base = join(l.claims, d.name);
-  await unclaimStrays({ root: l.root, base }, s.decision.id, unclaim);
+  // Listed only while it may hold a claim this daemon did not settle (at the start, or after a step that
+  // failed mid-way): a listing per delivery was five system calls for a folder this daemon alone writes.
+  if (!folder.claimsClear) folder.claimsClear = await unclaimStrays({ root: l.root, base }, s.decision.id, unclaim);
   const claim = claimPath(base, s.decision.id, s.name);
+  // Until this claim is archived and removed, or put back, the folder may hold it.
+  const clear = folder.claimsClear && !claim.folder;
+  folder.claimsClear = false;
+  const settled = () => {
+    folder.claimsClear = clear;
+  };
   if (claim.folder) makeClaimDir(claim.folder);
   folder.entries.delete(s.name);
   try {
@@ -89,6 +98,7 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   }
   if (claimed.kind !== 'valid') {
     await unclaim(claim.path, s.name, claim.folder); // changed since we looked: back in the queue
+    settled();
     return { kind: 'changed' };
   }
   const receivedAt = new Date(Date.now() - (performance.now() - s.firstSeen)).toISOString();
@@ -112,6 +122,7 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   try {
     unlinkSync(claim.path);
     if (claim.folder) rmdirSync(claim.folder);
+    settled();
   } catch (err) {
     s.log.warn(`cannot remove the claim ${claim.path}: ${String(err)}`);
   }
@@ -131,23 +142,26 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
 /**
  * A claim stranded by an earlier failed attempt at `id` (either layout) goes back to its inbox first: once
  * this ID is archived, start-up would take a leftover claim of it for a copy of the archived message.
+ * True when the folder holds no other claim (nothing left for a later ID to find).
  */
 async function unclaimStrays(
   where: { root: string; base: string },
   id: string,
   unclaim: (path: string, name: string, claimFolder: string | null) => Promise<void>,
-): Promise<void> {
+): Promise<boolean> {
   const { base } = where;
   const claims = listClaims(base);
   if (claims === null) {
     makeDirBelowSync(where.root, base); // never the message folder itself, should it have gone meanwhile
-    return;
+    return true;
   }
   for (const c of claims.flat) if (c.id === id) await unclaim(c.path, c.name, null);
-  if (!claims.folders.includes(id)) return;
+  const others = claims.flat.some((c) => c.id !== id) || claims.folders.some((f) => f !== id);
+  if (!claims.folders.includes(id)) return !others;
   const dir = join(base, id);
   for (const stray of readdirSync(dir)) await unclaim(join(dir, stray), stray, dir);
   rmdirQuietly(dir);
+  return false; // its folder may still be there (not empty): listed again next time
 }
 
 /** Make a long name's claim folder; there already (a stray's, emptied) is fine. */

@@ -67,6 +67,7 @@ function setUp(): { approvals: Approvals; f: Folder } {
     entries: new Entries(),
     dirty: new Set(),
     taken: new Map(),
+    claimsClear: false,
     undecodable: [],
     listing: new StatCache(listInbox),
   };
