@@ -13,7 +13,8 @@ export function recordPath(dir: string, id: string): string {
   return join(dir, `${id}.json`);
 }
 
-const serialize = (r: ArchiveRecord) => `${JSON.stringify(r, null, 2)}\n`;
+/** A record as its file holds it. */
+export const serialize = (r: ArchiveRecord) => `${JSON.stringify(r, null, 2)}\n`;
 
 /** Write a new record; an existing file with that ID is never replaced (it would mean a reused ID). */
 export async function archiveNew(dir: string, record: ArchiveRecord): Promise<void> {
@@ -81,10 +82,45 @@ export async function amendRecord(dir: string, id: string, fields: Amendment): P
 /**
  * Stamp a record delivered, once: a record stamped already keeps its stamp (and its redelivered flag);
  * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept. False when it was stamped.
+ * `written`: the record's file as this daemon last wrote it, when nothing can have written it since (it is
+ * not read back). Returns the file as written, or false.
  */
-export async function stampRecord(dir: string, record: ArchiveRecord): Promise<boolean> {
-  const stored = readRecordNow(dir, record.id);
+export async function stampRecord(dir: string, record: ArchiveRecord, written?: string): Promise<string | false> {
+  const stored = written !== undefined ? (JSON.parse(written) as ArchiveRecord) : readRecordNow(dir, record.id);
   if (stored?.delivered_at) return false;
-  await archiveUpdate(dir, { ...stored, ...record });
-  return true;
+  const text = serialize({ ...stored, ...record });
+  await writeAtomic(recordPath(dir, record.id), text);
+  return text;
+}
+
+/**
+ * The archive as the daemon writes it (the lease holder: its caller checks the lease before each write). It
+ * keeps the record it archived last as its file holds it, until something else may write that file, so the
+ * stamp that follows a commit need not read it back: an open, two reads and a close on every delivery.
+ */
+export class ArchiveWriter {
+  private last: { id: string; text: string } | null = null;
+
+  constructor(private readonly dir: string) {}
+
+  /** A record the turn step has just archived. */
+  archived(record: ArchiveRecord): void {
+    this.last = { id: record.id, text: serialize(record) };
+  }
+
+  /** stampRecord(), given the record's file when this daemon wrote it last. True when stamped now. */
+  async stamp(record: ArchiveRecord): Promise<boolean> {
+    const written = this.last?.id === record.id ? this.last.text : undefined;
+    this.last = null; // a stamp that fails may have written the file or not
+    const text = await stampRecord(this.dir, record, written);
+    if (text === false) return false;
+    this.last = { id: record.id, text };
+    return true;
+  }
+
+  /** amendRecord(): the record is read back by its next stamp. */
+  amend(id: string, fields: Amendment): Promise<boolean> {
+    if (this.last?.id === id) this.last = null;
+    return amendRecord(this.dir, id, fields);
+  }
 }

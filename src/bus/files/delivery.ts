@@ -3,8 +3,6 @@
  * record and a state.json write (turn-step.ts), requests as files, the lease as a lock file. One machine,
  * one writer: the lease holder's copy of the state is the truth, and every step runs in its one loop.
  */
-import { unlink } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { turnTaken } from '../../core/conversation.js';
 import { formatId } from '../../core/ids.js';
@@ -17,7 +15,7 @@ import type { Rejected } from '../queues.js';
 import type { EventLog } from '../events.js';
 import { fencedEvents } from '../lease.js';
 import { Approvals } from './approvals.js';
-import { amendRecord, archivedCounters, archiveNew, readRecord, stampRecord } from './archive.js';
+import { ArchiveWriter, archivedCounters, archiveNew, readRecord } from './archive.js';
 import { turnStep } from './turn-step.js';
 import { eventLog } from './event-log.js';
 import { sweepTemps } from '../../lib/fsx.js';
@@ -29,16 +27,7 @@ import type { Layout } from './layout.js';
 import { acquireLock } from './lock.js';
 import { recover } from './recovery.js';
 import { tidyRejected } from './rejected.js';
-import {
-  answer,
-  answered,
-  dropStaleReplies,
-  pendingIn,
-  readRequest,
-  RequestsListing,
-  submitRequest,
-  takeRequest,
-} from './requests.js';
+import { answer, dropStaleReplies, pendingIn, RequestsListing, submitRequest, takeOne } from './requests.js';
 import type { Request } from '../../core/requests.js';
 import { writeStateFile } from './state-file.js';
 
@@ -50,6 +39,7 @@ export class FilesDelivery implements DeliveryBus {
   /** Held from lease() on: every durable write checks it first (fencing: lock.ts says why). */
   private held: Lease | null = null;
   private readonly requestsListing: RequestsListing;
+  private readonly records: ArchiveWriter;
 
   constructor(
     private readonly config: Config,
@@ -70,6 +60,7 @@ export class FilesDelivery implements DeliveryBus {
     });
     this.requestsListing = new RequestsListing(l.requests);
     this.approvalQueue = new Approvals({ ...both, root: l.pending, directions: config.directions });
+    this.records = new ArchiveWriter(l.archive);
   }
 
   /** The conversation's clock: the files bus lives on one machine, whose own clock it is. */
@@ -153,6 +144,7 @@ export class FilesDelivery implements DeliveryBus {
       // disk can delay its write but never reuse its ID; the next start rebuilds state.json from the archive.
       advance: () => (this.st = turnTaken(this.st, decision.next, new Date().toISOString())),
     });
+    if (c.kind === 'committed') this.records.archived(c.record);
     return c.kind === 'committed' ? { ...c, state: this.st } : c;
   }
 
@@ -170,7 +162,7 @@ export class FilesDelivery implements DeliveryBus {
 
   async stamp(record: ArchiveRecord): Promise<void> {
     this.guard();
-    if (await stampRecord(this.l.archive, record)) failpoint('stamped');
+    if (await this.records.stamp(record)) failpoint('stamped');
   }
 
   record(id: string): Promise<ArchiveRecord | null> {
@@ -179,7 +171,7 @@ export class FilesDelivery implements DeliveryBus {
 
   amend(id: string, fields: Amendment): Promise<boolean> {
     this.guard();
-    return amendRecord(this.l.archive, id, fields);
+    return this.records.amend(id, fields);
   }
 
   async waitingFrom(agent: string): Promise<number> {
@@ -223,16 +215,9 @@ export class FilesDelivery implements DeliveryBus {
     return pendingIn(await this.requestsListing.names());
   }
 
-  async takeRequest(name: string) {
+  takeRequest(name: string) {
     this.guard();
-    const dir = this.l.requests;
-    if (await answered(dir, name)) {
-      await unlink(join(dir, name)).catch(() => {});
-      return null;
-    }
-    const taken = await takeRequest(dir, name);
-    if (!taken) return null; // withdrawn by the command that asked (it gave up waiting)
-    return { name: taken, request: await readRequest(dir, taken) };
+    return takeOne(this.l.requests, name);
   }
 
   answer(taken: string, reply: Parameters<DeliveryBus['answer']>[1]): Promise<void> {

@@ -136,3 +136,17 @@ export async function dropStaleReplies(dir: string, maxAgeMs: number, names?: re
     if (st && Date.now() - st.mtimeMs > maxAgeMs) await unlink(join(dir, n)).catch(() => {});
   }
 }
+
+/** Take request `name` to act on it: null when it was answered already (then removed) or withdrawn. */
+export async function takeOne(
+  dir: string,
+  name: string,
+): Promise<{ name: string; request: Request | { invalid: string } } | null> {
+  if (await answered(dir, name)) {
+    await unlink(join(dir, name)).catch(() => {});
+    return null;
+  }
+  const taken = await takeRequest(dir, name);
+  if (!taken) return null; // withdrawn by the command that asked (it gave up waiting)
+  return { name: taken, request: await readRequest(dir, taken) };
+}
