@@ -24,7 +24,9 @@ export interface ControlReply {
 
 interface Waiting {
   resolve: (r: ControlReply) => void;
-  timer: NodeJS.Timeout;
+  /** When it is given up on (performance.now()), and the time it was given. */
+  deadline: number;
+  timeoutMs: number;
   /** Blocks this command line answers with: 2 for `if-shell -F` (its own, then the branch it ran). */
   blocks: number;
   outputs: string[];
@@ -54,6 +56,14 @@ export function quoteArg(s: string): string {
 
 export class ControlClient {
   private readonly waiting: Waiting[] = [];
+  /** Command lines asked for in this tick, written together at its end. */
+  private lines = '';
+  /**
+   * One timer for every command in flight, not one each: a setTimeout and a clearTimeout per command were
+   * on every delivery's path (four commands a message). Unreferenced while nothing is in flight.
+   */
+  private watchdog: NodeJS.Timeout | null = null;
+  private watchAt = Number.POSITIVE_INFINITY;
   private buffer = '';
   /** Output lines of the block being read, or null between blocks. */
   private block: string[] | null = null;
@@ -111,23 +121,39 @@ export class ControlClient {
   run(args: readonly string[], timeoutMs: number, blocks = 1): Promise<ControlReply> {
     if (this.closed) return Promise.resolve({ ok: false, output: 'tmux control client is closed', lost: false });
     return new Promise((resolve) => {
-      const w: Waiting = {
-        resolve,
-        // A hung server: every command after this one is stuck behind it, so the client is dropped
-        // (all in flight are reported lost) and the next command starts a new one.
-        timer: setTimeout(() => this.close(`tmux did not answer within ${timeoutMs} ms`), timeoutMs),
-        blocks,
-        outputs: [],
-      };
-      this.waiting.push(w);
+      this.waiting.push({ resolve, deadline: performance.now() + timeoutMs, timeoutMs, blocks, outputs: [] });
+      this.watch(timeoutMs);
       // Commands asked for in the same tick (a paste's set-buffer and its guarded paste-buffer) go in one write.
-      const stdin = this.proc.stdin!;
-      if (!stdin.writableCorked) {
-        stdin.cork();
-        process.nextTick(() => stdin.uncork());
-      }
-      stdin.write(`${args.map(quoteArg).join(' ')}\n`);
+      if (this.lines === '') process.nextTick(() => this.flush());
+      this.lines += `${args.map(quoteArg).join(' ')}\n`;
     });
+  }
+
+  private flush(): void {
+    const lines = this.lines;
+    this.lines = '';
+    if (lines !== '' && !this.closed) this.proc.stdin!.write(lines);
+  }
+
+  /**
+   * Give up on a hung server: every command after the one it does not answer is stuck behind it, so the
+   * client is dropped (all in flight are reported lost) and the next command starts a new one.
+   */
+  private watch(ms: number): void {
+    const at = performance.now() + ms;
+    if (this.watchdog && at >= this.watchAt) {
+      this.watchdog.ref();
+      return;
+    }
+    if (this.watchdog) clearTimeout(this.watchdog);
+    this.watchAt = at;
+    this.watchdog = setTimeout(() => {
+      this.watchdog = null;
+      const now = performance.now();
+      const late = this.waiting.find((w) => w.deadline <= now);
+      if (late) return this.close(`tmux did not answer within ${late.timeoutMs} ms`);
+      if (this.waiting.length) this.watch(Math.min(...this.waiting.map((w) => w.deadline)) - now);
+    }, ms);
   }
 
   close(why = 'tmux control client closed'): void {
@@ -139,27 +165,26 @@ export class ControlClient {
     this.closed = true;
     this.onAttach?.(false);
     this.onAttach = null;
-    for (const w of this.waiting.splice(0)) {
-      clearTimeout(w.timer);
-      w.resolve({ ok: false, output: why, lost: true });
-    }
+    if (this.watchdog) clearTimeout(this.watchdog);
+    this.watchdog = null;
+    for (const w of this.waiting.splice(0)) w.resolve({ ok: false, output: why, lost: true });
   }
 
   private read(chunk: string): void {
-    this.buffer += chunk;
-    let nl: number;
-    while ((nl = this.buffer.indexOf('\n')) >= 0) {
-      const line = this.buffer.slice(0, nl);
-      this.buffer = this.buffer.slice(nl + 1);
-      this.line(line);
+    const text = this.buffer + chunk;
+    let start = 0;
+    for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', start)) {
+      this.line(text.slice(start, nl));
+      start = nl + 1;
     }
+    this.buffer = text.slice(start);
   }
 
   private header: string | null = null;
 
   private line(line: string): void {
     if (this.block) {
-      const end = /^%(end|error) (\d+ \d+ \d+)$/.exec(line);
+      const end = line.charCodeAt(0) === 37 /* % */ ? /^%(end|error) (\d+ \d+ \d+)$/.exec(line) : null;
       if (end && end[2] === this.header) {
         const output = this.block.join('\n');
         this.block = null;
@@ -174,7 +199,7 @@ export class ControlClient {
         w.outputs.push(output);
         if (end[1] === 'end' && w.outputs.length < w.blocks) return; // the branch's block comes next
         this.waiting.shift();
-        clearTimeout(w.timer);
+        if (this.waiting.length === 0) this.watchdog?.unref(); // nothing in flight: no reason to stay alive
         w.resolve({ ok: end[1] === 'end', output, lost: false });
       } else {
         this.block.push(line);

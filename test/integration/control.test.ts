@@ -75,6 +75,32 @@ describe('ControlClient against a real tmux server', () => {
     expect((await c.run(['list-sessions'], 1000)).ok).toBe(false);
   });
 
+  it('a server that stops answering: every command in flight comes back lost after its time, then a new client works', async () => {
+    await tmux(['new-session', '-d', '-s', 'a', 'cat']);
+    const c = (await ControlClient.connect([], process.env, 2000))!;
+    expect((await c.run(['has-session', '-t', '=a'], 2000)).ok).toBe(true);
+    const server = Number((await tmux(['display-message', '-p', '#{pid}'])).stdout);
+    process.kill(server, 'SIGSTOP');
+    try {
+      // One given 5 s, then one given 300 ms: given up on after the 300 ms, both (the second is stuck behind the first).
+      const first = c.run(['list-sessions'], 5000);
+      const t0 = performance.now();
+      const second = c.run(['has-session', '-t', '=a'], 300);
+      expect(await second).toEqual({ ok: false, output: 'tmux did not answer within 300 ms', lost: true });
+      expect(performance.now() - t0).toBeLessThan(2000);
+      expect(await first).toMatchObject({ ok: false, lost: true });
+      expect(c.alive).toBe(false);
+    } finally {
+      process.kill(server, 'SIGCONT');
+    }
+    const again = (await ControlClient.connect([], process.env, 2000))!;
+    expect((await again.run(['has-session', '-t', '=a'], 2000)).ok).toBe(true);
+    // An answer after a quiet spell longer than the time given: nothing in flight meanwhile is ever late.
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await again.run(['has-session', '-t', '=a'], 300)).ok).toBe(true);
+    again.close();
+  });
+
   it('Tmux reattaches after the session it was attached to is killed, and never resizes a window', async () => {
     await tmux(['new-session', '-d', '-s', 'a', '-x', '200', '-y', '50', 'cat']);
     await tmux(['new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', 'cat']);
