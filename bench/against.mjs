@@ -10,9 +10,13 @@
 // run the same workload — bench/intake.mjs daemonCpu: two stand-in agents (bench/recorder.mjs, the generic
 // kind, the only kind the bench's agents are) answering each other at once for 300 messages at
 // delivery.enter_delay_ms 0, the daemon's utime + stime from /proc — interleaved in pairs, the earlier one
-// first (A B A B …), so the machine's drift falls on both alike. Reported: each run's CPU ms per message,
-// both medians, their ratio (this tree ÷ the earlier one: below 1 is cheaper) and the spread of the pairs'
-// own ratios. With --cpu-prof DIR, the earlier daemon's profiles go to DIR/<commit>/.
+// first (A B A B …), so the machine's drift falls on both alike. Each run's folder is removed only after the
+// last pair: on a file system that skips the inodes freed in the last minutes when it makes a file (ext4
+// without a journal, this machine's: docs/performance.md), the ~300 records a run left, removed at once,
+// made every file the following runs created cost more — both daemons' figures grew run after run with the
+// bench's own clean-up, not with their own work. Reported: each run's CPU ms per message, both medians,
+// their ratio (this tree ÷ the earlier one: below 1 is cheaper) and the spread of the pairs' own ratios.
+// With --cpu-prof DIR, the earlier daemon's profiles go to DIR/<commit>/.
 //
 //   node bench/bench.mjs --only daemon_cpu [--against a4211c7] [--pairs 3] [--cpu-prof DIR]
 import { execFileSync } from 'node:child_process';
@@ -52,14 +56,19 @@ export async function daemonCpuAgainst({ commit = AGAINST, pairs = 3, messages =
   const old = buildOf(commit);
   const oldFlags = cpuProf ? `--cpu-prof --cpu-prof-dir=${join(cpuProf, old.commit)}` : undefined;
   const runs = { old: [], new: [] };
-  for (let i = 1; i <= pairs; i++) {
-    const a = await daemonCpu({ messages, cli: old.cli, nodeFlags: oldFlags });
-    const b = await daemonCpu({ messages });
-    say(
-      `    pair ${i}/${pairs}: ${old.commit} ${a.cpu_ms_per_message} ms, this tree ${b.cpu_ms_per_message} ms per message`,
-    );
-    runs.old.push(a);
-    runs.new.push(b);
+  const kept = [];
+  try {
+    for (let i = 1; i <= pairs; i++) {
+      const a = await daemonCpu({ messages, cli: old.cli, nodeFlags: oldFlags, kept });
+      const b = await daemonCpu({ messages, kept });
+      say(
+        `    pair ${i}/${pairs}: ${old.commit} ${a.cpu_ms_per_message} ms, this tree ${b.cpu_ms_per_message} ms per message`,
+      );
+      runs.old.push(a);
+      runs.new.push(b);
+    }
+  } finally {
+    for (const rig of kept) rig.remove();
   }
   const per = (xs) => xs.map((r) => r.cpu_ms_per_message);
   const pairRatios = runs.new.map((b, i) => round(b.cpu_ms_per_message / runs.old[i].cpu_ms_per_message, 3));

@@ -151,8 +151,11 @@ function procTimes(pid) {
   return { self: (Number(f[11]) + Number(f[12])) * tick, children: (Number(f[13]) + Number(f[14])) * tick };
 }
 
-/** Two recorders answering each other at once for `messages` messages, enter_delay_ms 0: the daemon's CPU per message. */
-export async function daemonCpu({ messages = 300, cli, nodeFlags } = {}) {
+/**
+ * Two recorders answering each other at once for `messages` messages, enter_delay_ms 0: the daemon's CPU per
+ * message. `kept`: the run's folder is not removed but pushed there (its caller removes them later).
+ */
+export async function daemonCpu({ messages = 300, cli, nodeFlags, kept } = {}) {
   const rig = new Rig({ enterDelay: 0, cli, nodeFlags });
   try {
     await rig.recorders({ reply: true, until: messages });
@@ -178,6 +181,7 @@ export async function daemonCpu({ messages = 300, cli, nodeFlags } = {}) {
       correct: rig.archive().length === messages,
     };
   } finally {
-    await rig.stop();
+    await rig.stop({ keep: !!kept });
+    kept?.push(rig);
   }
 }

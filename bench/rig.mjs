@@ -248,7 +248,8 @@ export class Rig {
     );
   }
 
-  async stop() {
+  /** Stop everything and remove the folder; `keep`: leave the folder to the caller (remove()). */
+  async stop({ keep = false } = {}) {
     if (this.proc && this.proc.exitCode === null) {
       this.proc.kill('SIGTERM');
       await this.exited;
@@ -256,6 +257,10 @@ export class Rig {
     this.server?.close();
     const sock = join(this.tmuxDir, `tmux-${process.getuid()}`, 'default');
     if (existsSync(sock)) await run('tmux', ['-S', sock, 'kill-server'], this.env);
+    if (!keep) this.remove();
+  }
+
+  remove() {
     rmSync(this.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 }
