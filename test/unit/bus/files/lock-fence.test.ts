@@ -43,13 +43,17 @@ describe('the fencing check', () => {
   it('refuses once another holder wrote the next generation (a new file, as a take-over writes it)', async () => {
     lease.check();
     await writeAtomic(l.generation, `${lease.generation + 1}\n`);
-    expect(() => lease.check()).toThrow(/another daemon took over .* \(generation 2, this one 1\)/);
+    expect(() => lease.check()).toThrow(
+      new RegExp(`another daemon took over .* \\(generation ${lease.generation + 1}, this one ${lease.generation}\\)`),
+    );
     expect(() => lease.check()).toThrow(/another daemon took over/); // and stays refused
   });
 
   it('refuses when daemon.gen is gone', () => {
     unlinkSync(l.generation);
-    expect(() => lease.check()).toThrow(/another daemon took over .* \(generation 0, this one 1\)/);
+    expect(() => lease.check()).toThrow(
+      new RegExp(`another daemon took over .* \\(generation 0, this one ${lease.generation}\\)`),
+    );
   });
 
   it('goes on when the file was written anew with this very generation (read once, then known)', async () => {
