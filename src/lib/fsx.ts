@@ -8,7 +8,7 @@
  * per message (strace of a 300-message ping-pong: ~170 futex calls per message). The fsync, the one call
  * that can take long, still runs in the pool, so the loop is never held while the disk writes.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -103,16 +103,46 @@ export async function sweepTemps(dir: string): Promise<number> {
   return ours.length;
 }
 
+/** The longest file name, in bytes, of the file systems baton runs on (ext4, xfs, btrfs, tmpfs). */
+export const NAME_MAX = 255;
+
+/** `text` cut to at most `bytes` UTF-8 bytes, never inside a character. */
+export function cutBytes(text: string, bytes: number): string {
+  let out = '';
+  let n = 0;
+  for (const ch of text) {
+    n += Buffer.byteLength(ch);
+    if (n > bytes) break;
+    out += ch;
+  }
+  return out;
+}
+
 /**
- * Move a file into `dir` under `name`, or `<stem>.<n><ext>` when that is taken — never replacing a file
- * (link(2) refuses an existing name where rename(2) would overwrite it), and safe to repeat after a
+ * `name` numbered `i` (`m.json`, `m.1.json`, `m.2.json` …), never over NAME_MAX: a name with no room for
+ * its number is cut and ends with a hash of the whole name, so two names cut alike still differ. Numbered
+ * plainly, a name of 254 bytes put back beside a newer file of that name failed with ENAMETOOLONG at every
+ * try — at start-up too (files/aside.ts), so the daemon never started.
+ */
+export function numbered(name: string, i: number): string {
+  if (i === 0) return name;
+  const dot = name.lastIndexOf('.');
+  let [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
+  const plain = `${stem}.${i}${ext}`;
+  if (Buffer.byteLength(plain) <= NAME_MAX) return plain;
+  if (Buffer.byteLength(ext) > 16) [stem, ext] = [name, ''];
+  const tail = `-${createHash('sha256').update(name).digest('hex').slice(0, 8)}.${i}${ext}`;
+  return `${cutBytes(stem, NAME_MAX - Buffer.byteLength(tail))}${tail}`;
+}
+
+/**
+ * Move a file into `dir` under `name`, or a numbered one (`numbered`) when that is taken — never replacing
+ * a file (link(2) refuses an existing name where rename(2) would overwrite it), and safe to repeat after a
  * crash between its link and unlink. Returns the name used.
  */
 export async function moveNoClobber(src: string, dir: string, name: string): Promise<string> {
-  const dot = name.lastIndexOf('.');
-  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
   for (let i = 0; ; i++) {
-    const candidate = i === 0 ? name : `${stem}.${i}${ext}`;
+    const candidate = numbered(name, i);
     try {
       await link(src, join(dir, candidate));
     } catch (err) {

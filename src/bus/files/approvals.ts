@@ -17,7 +17,7 @@ import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval } from '../bus.js';
 import type { EventLog } from '../events.js';
-import { isErrno, makeDirBelow, moveNoClobber } from '../../lib/fsx.js';
+import { isErrno, makeDirBelow, moveNoClobber, numbered } from '../../lib/fsx.js';
 import { takeAside } from './aside.js';
 import { byName, examine, isCandidateName, type Entry, type Folder } from './inbox.js';
 import { quarantine } from './rejected.js';
@@ -123,12 +123,10 @@ export class Approvals {
   }
 }
 
-/** `name`, or `m.1.json`, `m.2.json` … when taken: pending/ is the daemon's alone, so a look decides. */
+/** `name`, or `m.1.json`, `m.2.json` … when taken (lib/fsx.ts numbered): pending/ is the daemon's alone, so a look decides. */
 function freeName(dir: string, name: string): string {
-  const dot = name.lastIndexOf('.');
-  const [stem, ext] = dot > 0 ? [name.slice(0, dot), name.slice(dot)] : [name, ''];
   for (let i = 0; ; i++) {
-    const candidate = i === 0 ? name : `${stem}.${i}${ext}`;
+    const candidate = numbered(name, i);
     if (!existsSync(join(dir, candidate))) return candidate;
   }
 }

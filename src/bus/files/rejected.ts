@@ -7,7 +7,7 @@ import { closeSync, constants, existsSync, fsync, open, renameSync, writeFileSyn
 import { lstat, mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { extname, join } from 'node:path';
-import { isOurTemp, tmpName } from '../../lib/fsx.js';
+import { cutBytes, isOurTemp, NAME_MAX, tmpName } from '../../lib/fsx.js';
 
 export interface Rejection {
   /** Name the file now has in rejected/. */
@@ -18,17 +18,6 @@ export interface Rejection {
 const NOTE = '.error.json';
 const openAsync = promisify(open);
 const fsyncAsync = promisify(fsync);
-const NAME_MAX = 255;
-
-/** Cut a stem to `bytes` UTF-8 bytes without splitting a character. */
-function cut(stem: string, bytes: number): string {
-  let out = '';
-  for (const ch of stem) {
-    if (Buffer.byteLength(out + ch) > bytes) break;
-    out += ch;
-  }
-  return out;
-}
 
 /**
  * Paths in rejected/ being moved into right now, and their notes': moves run a few at once (intake.ts), and
@@ -44,7 +33,7 @@ function freeName(dir: string, name: string): string {
   // Leave room for ".<n>" and ".error.json" within the file system's 255-byte limit.
   if (Buffer.byteLength(name) + 8 + NOTE.length > NAME_MAX) {
     const hash = createHash('sha256').update(name).digest('hex').slice(0, 8);
-    stem = `${cut(stem, NAME_MAX - NOTE.length - ext.length - 8 - 9)}-${hash}`;
+    stem = `${cutBytes(stem, NAME_MAX - NOTE.length - ext.length - 8 - 9)}-${hash}`;
   }
   for (let i = 0; ; i++) {
     const candidate = i === 0 ? `${stem}${ext}` : `${stem}.${i}${ext}`;

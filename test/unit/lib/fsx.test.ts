@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createAtomic, moveNoClobber, writeAtomic } from '../../../src/lib/fsx.js';
+import { createAtomic, moveNoClobber, numbered, writeAtomic } from '../../../src/lib/fsx.js';
 
 const made: string[] = [];
 const fresh = () => {
@@ -51,6 +51,17 @@ describe('moveNoClobber', () => {
     expect(readdirSync(join(d, 'to'))).toEqual(['m.json']);
     expect(existsSync(join(d, 'm.json'))).toBe(false);
   });
+  it('a 255-byte name that is taken gets a numbered name within 255 bytes (it failed with ENAMETOOLONG)', async () => {
+    const d = fresh();
+    mkdirSync(join(d, 'to'));
+    const name = `${'a'.repeat(250)}.json`;
+    writeFileSync(join(d, 'to', name), 'OLD');
+    writeFileSync(join(d, name), 'NEW');
+    const back = await moveNoClobber(join(d, name), join(d, 'to'), name);
+    expect(back).toBe(numbered(name, 1));
+    expect(readFileSync(join(d, 'to', back), 'utf8')).toBe('NEW');
+    expect(readFileSync(join(d, 'to', name), 'utf8')).toBe('OLD');
+  });
   it('moves a directory too (it cannot be hard-linked)', async () => {
     const d = fresh();
     mkdirSync(join(d, 'to'));
@@ -69,5 +80,27 @@ describe('writeAtomic / createAtomic', () => {
     await writeAtomic(join(d, 'a.json'), '3');
     expect(readFileSync(join(d, 'a.json'), 'utf8')).toBe('3');
     expect(readdirSync(d)).toEqual(['a.json']);
+  });
+});
+
+describe('numbered', () => {
+  it('numbers a name before its extension, as ever while it fits', () => {
+    expect([0, 1, 12].map((i) => numbered('m.json', i))).toEqual(['m.json', 'm.1.json', 'm.12.json']);
+    expect(numbered('noext', 2)).toBe('noext.2');
+  });
+  it('cuts a long name to fit 255 bytes, never inside a character, with a hash of the whole name', () => {
+    for (const name of [`${'a'.repeat(250)}.json`, `ü${'漢'.repeat(82)}.json`, `${'é'.repeat(125)}.x`]) {
+      const seen = new Set<string>();
+      for (const i of [1, 2, 10, 1000]) {
+        const n = numbered(name, i);
+        expect(Buffer.byteLength(n), n).toBeLessThanOrEqual(255);
+        expect(Buffer.from(n).toString()).toBe(n); // whole characters only
+        expect(n.endsWith(`.${i}${name.slice(name.lastIndexOf('.'))}`)).toBe(true);
+        seen.add(n);
+      }
+      expect(seen.size).toBe(4);
+    }
+    const [x, y] = [`${'a'.repeat(249)}b.json`, `${'a'.repeat(249)}c.json`];
+    expect(numbered(x, 1)).not.toBe(numbered(y, 1));
   });
 });
