@@ -9,9 +9,19 @@ const armed = process.env.BATON_FAILPOINT || null;
 
 /**
  * The durable steps of a turn step and its stamp; `pasted`: a message pasted, its Enter not pressed yet;
- * `set_aside`: a file on its way to rejected/ taken out of its folder (files/aside.ts), not moved on yet.
+ * `set_aside`: a file on its way to rejected/ taken out of its folder (files/aside.ts), not moved on yet;
+ * `relay_claimed`: a file renamed into `.relaying/` (postgres/relay.ts), not stored yet; `relay_stored`: its
+ * insert committed, the claimed file not removed yet.
  */
-export type Failpoint = 'claimed' | 'archived' | 'state_saved' | 'pasted' | 'stamped' | 'set_aside';
+export type Failpoint =
+  | 'claimed'
+  | 'archived'
+  | 'state_saved'
+  | 'pasted'
+  | 'stamped'
+  | 'set_aside'
+  | 'relay_claimed'
+  | 'relay_stored';
 
 export function failpoint(name: Failpoint): void {
   if (armed === name) process.kill(process.pid, 'SIGKILL');

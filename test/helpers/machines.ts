@@ -8,6 +8,7 @@ import { execa, type ResultPromise } from 'execa';
 import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterEach, expect } from 'vitest';
+import { listClaimed } from '../../src/bus/postgres/relay-claims.js';
 import { CLI, Project, readRecorder, waitFor } from './harness.js';
 
 export interface Rec {
@@ -76,8 +77,9 @@ export class Machine extends Project {
 
 /**
  * The messages a machine still holds in its direction folders, written and not stored yet: the files
- * there, and the claimed ones in `.relaying/` whose relay key the database does not have (one it has is
- * stored, and only waits there for its insert to reach the server's disk).
+ * there, and the claimed ones in `.relaying/` (a long name's in a folder of its own) whose relay key the
+ * database does not have (one it has is stored, and only waits there for its insert to reach the server's
+ * disk).
  */
 function queued(m: Machine, conversation: string, stored: Set<string>): string[] {
   const { directions } = JSON.parse(readFileSync(m.configFile, 'utf8')) as { directions: Record<string, unknown> };
@@ -87,8 +89,7 @@ function queued(m: Machine, conversation: string, stored: Set<string>): string[]
       .ls(d)
       .filter((n) => !n.startsWith('.'))
       .map((n) => content(m.path(d, n))),
-    ...m
-      .ls(d, '.relaying')
+    ...listClaimed(m.path(d, '.relaying'))
       .filter((n) => !stored.has(`${conversation}/${m.host}/${d}/${n}`))
       .map((n) => content(m.path(d, '.relaying', n))),
   ]);

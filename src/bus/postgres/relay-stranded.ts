@@ -12,8 +12,9 @@
 import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
+import { claimOrder, nameOf } from './relay-claims.js';
 
-/** A file claimed into `dir` (its folder's `.relaying/`) as `as`. */
+/** A file claimed into `dir` (its folder's `.relaying/`) as `as` (its path there: relay-claims.ts). */
 export interface ClaimedFile {
   d: Direction;
   dir: string;
@@ -22,12 +23,6 @@ export interface ClaimedFile {
 
 const FIRST_MS = 250;
 const MAX_MS = 5000;
-
-/** A claimed name's order: `<ms>-<pid>-<count>-<name>` by time, then by count. */
-const order = (as: string): [number, number] => {
-  const [ms = '0', , count = '0'] = as.split('-');
-  return [Number(ms), Number(count)];
-};
 
 export class Stranded {
   private readonly files = new Map<string, ClaimedFile>();
@@ -60,9 +55,8 @@ export class Stranded {
     }
     if (why !== null && !this.outage.said) {
       this.outage.said = true;
-      const name = f.as.replace(/^\d+-\d+-\d+-/, '');
       this.log.warn(
-        `cannot store ${f.d.name}/${name} in the database (${why}); it waits in .relaying/ and is tried again`,
+        `cannot store ${f.d.name}/${nameOf(f.as)} in the database (${why}); it waits in .relaying/ and is tried again`,
       );
     }
     this.wakeIn(this.outage.due - now);
@@ -79,10 +73,7 @@ export class Stranded {
   /** The stranded files to try again now (none before the backoff allows), oldest claim first. */
   due(): ClaimedFile[] {
     if (!this.files.size || (this.outage && performance.now() < this.outage.due)) return [];
-    return [...this.files.values()].sort((a, b) => {
-      const [x, y] = [order(a.as), order(b.as)];
-      return x[0] - y[0] || x[1] - y[1];
-    });
+    return [...this.files.values()].sort((a, b) => claimOrder(a.as, b.as));
   }
 
   /** Has this folder a stranded file (its later files wait behind it)? */

@@ -4,8 +4,9 @@
  * reason) and moves each valid file into the database, so an agent's instructions do not change.
  *
  * A file is first renamed into the folder's `.relaying/` (a writer that replaces the name from then on
- * makes a new message), stored with a relay key unique to that claimed file (kept in `relayed` for
- * good, so it outlives the message's waiting row), then removed. Killed anywhere in between, the next
+ * makes a new message; relay-claims.ts has the names it gets there, a long one in a folder of its own),
+ * stored with a relay key unique to that claimed file (kept in `relayed` for good, so it outlives the
+ * message's waiting row), then removed. Killed anywhere in between, the next
  * start finds it in `.relaying/` and stores it again — the key makes that a no-op when the first insert
  * had committed, even if the message was delivered meanwhile: never twice, never lost. Files are
  * relayed in name order, and an earlier file still being written holds later ones back.
@@ -22,9 +23,9 @@
  * one the server refuses for the message's own data (a data exception: it never could be stored) is
  * rejected on this machine with the reason instead, like a file that is not a message.
  */
-import { renameSync } from 'node:fs';
 import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { failpoint } from '../../lib/failpoint.js';
 import { ensureDir, moveNoClobber } from '../../lib/fsx.js';
 import type { FolderAnchor } from '../anchor.js';
 import type { Logger } from '../../lib/log.js';
@@ -36,11 +37,11 @@ import { Intake } from '../files/intake.js';
 import { putBackLeftovers } from '../files/aside.js';
 import type { Direction } from '../../config/config.js';
 import { unstorable } from './db.js';
+import { type Claiming, claimInto, claimOf, dropFolder, listClaimed, nameOf } from './relay-claims.js';
 import { type ClaimedFile, Stranded } from './relay-stranded.js';
 
 const RELAYING = '.relaying';
 
-/** How many files this machine's folders have in `.relaying/`: claimed and not yet known stored for good. */
 /** Messages written into this machine's folders and not yet claimed by a relay, per direction. */
 export async function unrelayedCounts(directions: readonly Direction[]): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
@@ -49,9 +50,10 @@ export async function unrelayedCounts(directions: readonly Direction[]): Promise
   return counts;
 }
 
+/** How many files this machine's folders have in `.relaying/`: claimed and not yet known stored for good. */
 export async function relayingCount(directions: readonly Direction[]): Promise<number> {
   let n = 0;
-  for (const d of directions) n += (await readdir(join(d.dir, RELAYING)).catch(() => [] as string[])).length;
+  for (const d of directions) n += listClaimed(join(d.dir, RELAYING)).length;
   return n;
 }
 
@@ -129,6 +131,8 @@ export class Relay {
   private pending: Array<{ d: Direction; dir: string; as: string; at: Written }> = [];
   /** Claimed files whose store failed: stored again, oldest first, with backoff. */
   private readonly stranded: Stranded;
+  /** Files whose claim failed for a reason other than their going (said once each): `<direction>/<name>`. */
+  private readonly unclaimable = new Set<string>();
 
   constructor(
     private readonly directions: readonly Direction[],
@@ -177,7 +181,7 @@ export class Relay {
     for (const note of await putBackLeftovers(this.opts.asideDir, this.directions)) this.opts.log.warn(note);
     for (const d of this.directions) {
       const dir = join(d.dir, RELAYING);
-      for (const as of await readdir(dir).catch(() => [] as string[])) await this.storeClaimed({ d, dir, as }, true);
+      for (const as of listClaimed(dir, true)) await this.storeClaimed({ d, dir, as }, true);
     }
   }
 
@@ -194,16 +198,11 @@ export class Relay {
       for (const w of q.items) {
         if (!w.ready) break; // a file still being written keeps its place in line
         const claimed = join(q.direction.dir, RELAYING);
-        const as = `${Date.now()}-${process.pid}-${claims++}-${w.name}`;
-        try {
-          // Synchronous: one local rename, where the async call was a round trip through libuv's thread
-          // pool on every message's path before its insert.
-          renameSync(join(q.direction.dir, w.name), join(claimed, as));
-        } catch {
-          continue; // gone meanwhile: the next look says why
-        } finally {
-          this.intake.folderOf(q.direction.name).entries.delete(w.name);
-        }
+        const { as } = claimOf(`${Date.now()}-${process.pid}-${claims++}`, w.name);
+        const c = this.claim(q.direction, w.name, as);
+        this.intake.folderOf(q.direction.name).entries.delete(w.name);
+        if (c === 'gone') continue; // the next look says why
+        if (c === 'failed') break; // the folder's later files wait behind it: messages keep their order
         // Examined just now, before the claim: the same bytes are not parsed and validated again.
         const known = w.result?.kind === 'valid' ? w.result : null;
         const r = await this.storeClaimed({ d: q.direction, dir: claimed, as }, false, known);
@@ -217,13 +216,32 @@ export class Relay {
     return n;
   }
 
+  /**
+   * Claim `name` as `as` (relay-claims.ts). A failure other than the file's going is said once: it failed
+   * silently at every pass when a long name could not be claimed, and the message waited for ever.
+   */
+  private claim(d: Direction, name: string, as: string): Claiming['kind'] {
+    const c = claimInto(join(d.dir, RELAYING), join(d.dir, name), as);
+    const key = `${d.name}/${name}`;
+    const said = this.unclaimable.delete(key);
+    if (c.kind === 'failed') {
+      this.unclaimable.add(key);
+      if (!said)
+        this.opts.log.warn(
+          `cannot claim ${key} to relay it (${c.why}); it and the folder's later files wait, tried again`,
+        );
+    } else if (said && c.kind === 'claimed') this.opts.log.info(`${key} is claimed now`);
+    return c.kind;
+  }
+
   /** Store a claimed file, or put it back in its folder when it is no longer valid (it changed). */
   private async storeClaimed(f: ClaimedFile, durable: boolean, known: Known = null): Promise<Relayed> {
     const { d, dir, as } = f;
-    const name = as.replace(/^\d+-\d+-\d+-/, '');
+    const name = nameOf(as);
     const e = await examine({ dir, name: as, route: d, maxBytes: this.opts.maxBytes, known });
     if (e.kind !== 'valid') {
       if (e.kind !== 'gone') this.intake.folderOf(d.name).dirty.add(await moveNoClobber(join(dir, as), d.dir, name));
+      dropFolder(dir, as);
       this.stranded.done(f);
       return 'dropped';
     }
@@ -239,9 +257,10 @@ export class Relay {
     } catch (err) {
       return this.failed(f, name, err);
     }
+    failpoint('relay_stored');
     this.stranded.done(f);
     if (at) this.pending.push({ d, dir, as, at });
-    else await unlink(join(dir, as)).catch(() => {});
+    else await remove(dir, as);
     return 'stored';
   }
 
@@ -254,6 +273,7 @@ export class Relay {
     const reason = unstorable(err);
     if (reason !== null) {
       await this.intake.rejector.rejectFrom(this.intake.folderOf(f.d.name), name, reason, { src: join(f.dir, f.as) });
+      dropFolder(f.dir, f.as);
       this.stranded.done(f);
       return 'dropped';
     }
@@ -272,8 +292,14 @@ export class Relay {
       if (p.at.epoch !== now.epoch) await this.storeClaimed(p, true);
       else if (p.at.lsn === null) left.push(now.asked > p.at.at ? { ...p, at: { ...p.at, lsn: now.inserted } } : p);
       else if (p.at.lsn > now.flushed) left.push(p);
-      else await unlink(join(p.dir, p.as)).catch(() => {});
+      else await remove(p.dir, p.as);
     }
     this.pending.push(...left);
   }
+}
+
+/** A claimed file stored for good: removed, with a long name's folder. */
+async function remove(dir: string, as: string): Promise<void> {
+  await unlink(join(dir, as)).catch(() => {});
+  dropFolder(dir, as);
 }
