@@ -3,6 +3,7 @@
  * record and a state.json write (turn-step.ts), requests as files, the lease as a lock file. One machine,
  * one writer: the lease holder's copy of the state is the truth, and every step runs in its one loop.
  */
+import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { turnTaken } from '../../core/conversation.js';
 import { formatId } from '../../core/ids.js';
@@ -26,8 +27,16 @@ import { Intake } from './intake.js';
 import type { Layout } from './layout.js';
 import { acquireLock } from './lock.js';
 import { recover } from './recovery.js';
-import { tidyRejected } from './rejected.js';
-import { answer, dropStaleReplies, pendingIn, RequestsListing, submitRequest, takeOne } from './requests.js';
+import { quarantine, tidyRejected } from './rejected.js';
+import {
+  answer,
+  answerable,
+  dropStaleReplies,
+  pendingIn,
+  RequestsListing,
+  submitRequest,
+  takeOne,
+} from './requests.js';
 import type { Request } from '../../core/requests.js';
 import { writeStateFile } from './state-file.js';
 
@@ -215,9 +224,23 @@ export class FilesDelivery implements DeliveryBus {
     return pendingIn(await this.requestsListing.names());
   }
 
-  takeRequest(name: string) {
+  async takeRequest(name: string) {
     this.guard();
+    if (!answerable(name)) {
+      await this.setAsideRequest(name);
+      return null;
+    }
     return takeOne(this.l.requests, name);
+  }
+
+  /**
+   * A request that cannot be taken or answered (requests.ts, answerable) goes to rejected/ with the reason,
+   * said once: left there, it failed at every pass.
+   */
+  private async setAsideRequest(name: string): Promise<void> {
+    const reason = `not a request baton can take: its name is ${Buffer.byteLength(name)} bytes, no room for .taken and its reply's name`;
+    const moved = await quarantine(this.l.rejected, join(this.l.requests, name), name, { reason });
+    if (moved) this.log.warn(`requests/${name} moved to rejected/${moved.name}: ${reason}`);
   }
 
   answer(taken: string, reply: Parameters<DeliveryBus['answer']>[1]): Promise<void> {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { RequestSchema, type Reply, type Request } from '../../core/requests.js';
-import { createAtomic, ensureDir, isErrno, writeAtomic } from '../../lib/fsx.js';
+import { createAtomic, ensureDir, isErrno, NAME_MAX, writeAtomic } from '../../lib/fsx.js';
 import { StatCache } from '../../lib/stat-cache.js';
 
 const REQ = '.req.json';
@@ -91,6 +91,13 @@ export class RequestsListing {
 export function pendingIn(names: readonly string[]): string[] {
   return names.filter((n) => (n.endsWith(REQ) || n.endsWith(REQ + TAKEN)) && !n.startsWith('.')).sort();
 }
+
+/**
+ * Can the request `name` be taken and answered? Its taken name (`.taken` after it) and its reply's must
+ * fit in a file name. baton's own are 36 bytes; a file put in requests/ by hand under a name of 250 bytes or
+ * more failed to be taken (ENAMETOOLONG) at every look, and the requests after it were never answered.
+ */
+export const answerable = (name: string): boolean => Buffer.byteLength(name + TAKEN) <= NAME_MAX;
 
 /** Take a request (rename it), so it can no longer be withdrawn. Null when it was withdrawn first. */
 export async function takeRequest(dir: string, name: string): Promise<string | null> {
