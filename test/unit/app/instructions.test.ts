@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { instructionsText, MARKER, writeInstructions } from '../../../src/app/instructions.js';
 import { parseConfig } from '../../../src/config/config.js';
+import { KINDS } from '../../../src/terminal/kinds.js';
 
 const roots: string[] = [];
 afterAll(() => {
@@ -237,5 +238,26 @@ describe('group conversations (docs/protocol.md §11)', () => {
   it("a person's note to every agent is a directive, with any number of agents", () => {
     for (const c of [two('alternate'), three('handoff')])
       expect(instructionsText(c, 'a')).toContain('is a\n  directive: follow it.');
+  });
+});
+
+describe("the repository's own agents", () => {
+  it('agents/*/ hold exactly what the template writes for the shipped config.json (git status stays clean after up)', () => {
+    // `baton up` in a fresh clone rewrote both CLAUDE.md files (the template had grown a line since they were
+    // committed), so the quick start left `git status` dirty.
+    const repo = join(import.meta.dirname, '..', '..', '..');
+    const shipped = parseConfig(
+      JSON.parse(readFileSync(join(repo, 'config.json'), 'utf8')),
+      join(repo, 'config.json'),
+      repo,
+      { BATON_HOST: 'here' },
+    );
+    for (const name of shipped.order) {
+      const agent = shipped.agents[name]!;
+      const file = join(agent.cwd, KINDS[agent.kind].instructions);
+      expect(readFileSync(file, 'utf8'), `${file} is older than the template: run baton up once, commit it`).toBe(
+        instructionsText(shipped, name),
+      );
+    }
   });
 });
