@@ -57,6 +57,8 @@ describe('the installable package', () => {
       'web/index.html',
       'web/style.css',
       'bin/baton',
+      'LICENSE',
+      'CHANGELOG.md',
       // The PostgreSQL bus's migrations, read from beside dist/bus/postgres/migrate.js (npm run build copies them).
       ...readdirSync(join(ROOT, 'src', 'bus', 'postgres', 'migrations')).map(
         (m) => `dist/bus/postgres/migrations/${m}`,
