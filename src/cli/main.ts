@@ -8,7 +8,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../app/paths.js';
 import { onClosedOutput, UsageError, type CommandSpec } from './command.js';
 import { COMMANDS } from './commands/index.js';
-import { closest } from './suggest.js';
+import { closest } from '../core/suggest.js';
 
 const GLOBAL_HELP = `baton ${VERSION} — AI coding agents in tmux panes, talking in strict turns
 
@@ -63,13 +63,13 @@ function unknownCommand(name: string): string {
 }
 
 /** parseArgs' error as one line, with a suggestion for a mistyped option. */
-function parseProblem(err: Error & { code?: string }, spec: CommandSpec): string {
+function parseProblem(err: Error & { code?: string }, spec: CommandSpec, takesText = true): string {
   const unknown = /^Unknown option '(-{1,2})([^']*)'/.exec(err.message);
   if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
     const given = unknown[2]!;
     const names = ['config', 'help', ...Object.keys(spec.options ?? {})];
     const guess = unknown[1] === '--' ? closest(given, names) : null;
-    const looksLikeText = given.includes(' ') || unknown[1] === '-';
+    const looksLikeText = takesText && (given.includes(' ') || unknown[1] === '-');
     return (
       `unknown option ${unknown[1]}${given}${guess ? ` — did you mean --${guess}?` : ''}` +
       (looksLikeText ? ' (text that starts with "-" goes after "--")' : '')
@@ -84,6 +84,31 @@ function parseProblem(err: Error & { code?: string }, spec: CommandSpec): string
   return err.message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
 }
 
+/** baton's own options, before any command: `baton --versoin` got the whole help and no word of the typo. */
+const GLOBAL: CommandSpec = {
+  usage: '<command> [options]',
+  summary: '',
+  help: '',
+  examples: [],
+  options: { version: { type: 'boolean', short: 'v' } },
+  run: () => Promise.resolve(2),
+};
+
+/** What is wrong with the options given without a command, as one line (null: nothing). */
+function globalProblem(args: string[]): string | null {
+  try {
+    parseArgs({
+      args,
+      options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...GLOBAL.options },
+      allowPositionals: true,
+      strict: true,
+    });
+    return null;
+  } catch (err) {
+    return parseProblem(err as Error, GLOBAL, false); // no command: no text to put after "--"
+  }
+}
+
 export async function main(argv: string[]): Promise<number> {
   const { name, rest } = splitCommand(argv);
   if (name === undefined || name === 'help') {
@@ -94,6 +119,13 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       process.stderr.write(unknownCommand(topic));
+      return 2;
+    }
+    const wrong = name === undefined ? globalProblem(rest) : null;
+    if (wrong) {
+      process.stderr.write(
+        `baton: ${wrong}\nUsage: baton <command> [options] [--config FILE]   (more: baton --help)\n`,
+      );
       return 2;
     }
     if (rest.includes('--version') || rest.includes('-v')) {

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { HOOK_KINDS, hasHooks } from '../core/hook-note.js';
-import { formatIssues } from '../core/issues.js';
+import { formatIssues, keysAt } from '../core/issues.js';
 import type { ReplyMode } from '../core/receipt.js';
 import { allowedPairs, POLICIES, type Policy } from '../core/turns.js';
 import { conversationName } from './conversation-name.js';
@@ -123,6 +123,9 @@ export class ConfigError extends Error {
   }
 }
 
+/** The keys config.json takes at a path: a mistyped one is told the closest (`turns.max_turn`). */
+const knownKeys = (path: readonly PropertyKey[]): string[] => keysAt(ConfigFileSchema, path);
+
 /** Parse and resolve a config object. `file` is used in error messages and to resolve relative paths. */
 export function parseConfig(
   raw: unknown,
@@ -132,7 +135,7 @@ export function parseConfig(
 ): Config {
   const source = file ?? 'embedded default config';
   const parsed = ConfigFileSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(source, formatIssues(parsed.error.issues));
+  if (!parsed.success) throw new ConfigError(source, formatIssues(parsed.error.issues, knownKeys));
   const c = parsed.data;
   const problems: string[] = [];
 

@@ -113,11 +113,25 @@ describe('exit codes and usage', () => {
 
   it('a mistyped command or option gets one line with "did you mean", the usage line, and no 20-line help', async () => {
     p = new Project();
-    const [cmd, opt, missing, flagValue] = await Promise.all([
+    const [cmd, opt, missing, flagValue, globalTypo, globalShort] = await Promise.all([
       p.cli(['stauts']),
       p.cli(['up', '--dmeo']),
       p.cli(['send', '--to']),
       p.cli(['log', '--follow=yes']),
+      p.cli(['--versoin']),
+      p.cli(['-x']),
+    ]);
+    // baton's own options too, before any command (they once got the whole help and no word of the typo).
+    expect(globalTypo.exitCode).toBe(2);
+    expect(globalTypo.stdout).toBe('');
+    expect(globalTypo.stderr.trim().split('\n')).toEqual([
+      'baton: unknown option --versoin — did you mean --version?',
+      'Usage: baton <command> [options] [--config FILE]   (more: baton --help)',
+    ]);
+    expect(globalShort.exitCode).toBe(2);
+    expect(globalShort.stderr.trim().split('\n')).toEqual([
+      'baton: unknown option -x',
+      'Usage: baton <command> [options] [--config FILE]   (more: baton --help)',
     ]);
     expect(cmd.exitCode).toBe(2);
     expect(cmd.stderr.trim().split('\n')).toEqual([

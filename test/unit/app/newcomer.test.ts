@@ -9,7 +9,7 @@ import { kickoffHint, resumeNotice } from '../../../src/core/compose.js';
 import { DEMO_TURNS, endsWith, nudgePlan, rulesFor } from '../../../src/core/conversation.js';
 import { continuation } from '../../../src/app/up.js';
 import { demoLine, demoTopicLine } from '../../../src/demo/script.js';
-import { closest, editDistance } from '../../../src/cli/suggest.js';
+import { closest, editDistance } from '../../../src/core/suggest.js';
 import { decide } from '../../../src/core/turns.js';
 import { noLimits } from '../records.js';
 

@@ -100,12 +100,20 @@ describe('config: every documented key is accepted', () => {
 });
 
 describe('config: errors name the key path', () => {
-  it('unknown keys, nested or top level', () => {
-    expect(problems({ turns: { polcy: 'x' } })).toEqual(['turns.polcy: unknown key']);
-    expect(problems({ foo: 1 })).toEqual(['foo: unknown key']);
-    expect(problems({ agents: { a: { kind: 'claude', comand: 'x' }, b: {} } })).toEqual([
-      'agents.a.comand: unknown key',
+  it('unknown keys, nested or top level, with the key a typo most likely meant', () => {
+    expect(problems({ turns: { polcy: 'x' } })).toEqual(['turns.polcy: unknown key — did you mean turns.policy?']);
+    expect(problems({ turns: { max_turn: 3 } })).toEqual([
+      'turns.max_turn: unknown key — did you mean turns.max_turns?',
     ]);
+    expect(problems({ foo: 1 })).toEqual(['foo: unknown key']);
+    expect(problems({ turn: {} })).toEqual(['turn: unknown key — did you mean turns?']);
+    expect(problems({ agents: { a: { kind: 'claude', comand: 'x' }, b: {} } })).toEqual([
+      'agents.a.comand: unknown key — did you mean agents.a.command?',
+    ]);
+    expect(problems({ bus: { conversaton: 'x' } })).toEqual([
+      'bus.conversaton: unknown key — did you mean bus.conversation?',
+    ]);
+    expect(problems({ turns: { nothing_like_it: 1 } })).toEqual(['turns.nothing_like_it: unknown key']);
   });
   it('wrong types and values', () => {
     expect(problems({ delivery: { enter_delay_ms: 'fast' } })[0]).toMatch(/^delivery\.enter_delay_ms: /);

@@ -1,10 +1,10 @@
 /**
- * cli/suggest.ts: "did you mean …?". Close enough to be a typo is a third of the word's length in edits
+ * core/suggest.ts: "did you mean …?". Close enough to be a typo is a third of the word's length in edits
  * (at least one, at most three), a swap of two neighbours being one edit; a word that starts exactly one
  * candidate is taken as that candidate cut short.
  */
 import { describe, expect, it } from 'vitest';
-import { closest, editDistance } from '../../../src/cli/suggest.js';
+import { closest, editDistance } from '../../../src/core/suggest.js';
 
 describe('edit distance', () => {
   it('counts insertions, deletions and substitutions', () => {
