@@ -22,6 +22,12 @@ export interface CommandSpec {
   /** Shown under "Examples:" in --help: commands a person can paste. */
   examples: string[];
   options: ParseArgsConfig['options'];
+  /**
+   * True (or true for these options: `doctor` without --repair) when the command only reads: output to a
+   * closed pipe ends it at once, exit 0. Unset, it changes state, and keeps going with that output silenced
+   * (onClosedOutput), so a closed pipe never stops it half-way.
+   */
+  reads?: boolean | ((inv: Invocation) => boolean);
   /** What the command does; it imports its modules here, when it runs (see the header). */
   run(inv: Invocation): Promise<number>;
 }
@@ -30,14 +36,36 @@ export function noPositionals(inv: Invocation): void {
   if (inv.positionals.length) throw new UsageError(`unexpected argument "${inv.positionals[0]}"`);
 }
 
-let closedOutput: () => void = () => process.exit(0);
+let closedOutput: () => void = () => {};
+const closed = new Set<NodeJS.WriteStream>();
 
-/** stdout or stderr went to a closed pipe (`baton log | head -1`): by default, end quietly with exit 0. */
-export function onClosedOutput(): void {
+/**
+ * `stream` (stdout or stderr) went to a closed pipe (`baton log | head -1`): it is silenced — what is still
+ * written to it goes nowhere, and its further errors (EPIPE again, a write after destroy) are expected —
+ * and the command's own rule runs (whenOutputCloses): by default it keeps going. `baton up 2>&1 | head -1`
+ * once exited 0 here, half-way: one of two agents started and no daemon. A command that only reads says so
+ * (CommandSpec.reads) and ends quietly with exit 0: the reader has what it wanted.
+ */
+export function onClosedOutput(stream: NodeJS.WriteStream): void {
+  if (closed.has(stream)) return;
+  closed.add(stream);
+  // consola and every command write through stream.write: a no-op from now on, as if it had been written.
+  stream.write = ((...args: unknown[]) => {
+    const done = args.at(-1);
+    if (typeof done === 'function') queueMicrotask(() => (done as () => void)());
+    return true;
+  }) as typeof stream.write;
   closedOutput();
 }
 
-/** Long-running commands (daemon, ui) stop cleanly instead of exiting on the spot. */
+/** Whether `stream` went to a closed pipe (its errors are then expected: onClosedOutput). */
+export const isClosed = (stream: NodeJS.WriteStream): boolean => closed.has(stream);
+
+/**
+ * What a closed output does to the command now running: a command that only reads exits 0 at once; the
+ * daemon and the dashboard stop cleanly; by default (a command that changes state) nothing — it goes on
+ * silenced and exits with its own code.
+ */
 export function whenOutputCloses(fn: () => void): void {
   closedOutput = fn;
 }

@@ -6,7 +6,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../app/paths.js';
-import { onClosedOutput, UsageError, type CommandSpec } from './command.js';
+import { isClosed, onClosedOutput, UsageError, whenOutputCloses, type CommandSpec } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { closest } from '../core/suggest.js';
 
@@ -158,8 +158,10 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(commandHelp(spec));
     return 0;
   }
+  const inv = { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
+  if (typeof spec.reads === 'function' ? spec.reads(inv) : spec.reads) whenOutputCloses(() => process.exit(0));
   try {
-    return await spec.run({ values: parsed.values as Record<string, unknown>, positionals: parsed.positionals });
+    return await spec.run(inv);
   } catch (err) {
     if (err instanceof UsageError) {
       process.stderr.write(usageError(name, err.message, spec));
@@ -171,13 +173,14 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /*
- * Output to a closed pipe (`baton log | head -1`) ends quietly with exit 0, for every command: the reader
- * has what it wanted. Without a listener, EPIPE is an unhandled 'error' event and a stack trace.
+ * Output to a closed pipe (`baton log | head -1`): silenced, and a command that only reads ends quietly with
+ * exit 0 while one that changes state goes on to its end (command.ts onClosedOutput). Without a listener,
+ * EPIPE is an unhandled 'error' event and a stack trace.
  */
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') onClosedOutput();
-    else throw err;
+    if (err.code === 'EPIPE') onClosedOutput(stream);
+    else if (!isClosed(stream)) throw err; // a closed stream's later errors (written after destroy) are expected
   });
 }
 

@@ -4,6 +4,7 @@
  * never mixing demo and real agents in one conversation or one session.
  */
 import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,52 @@ describe('output to a closed pipe', () => {
       }
     }
   }, 180_000);
+});
+
+describe('a closed pipe never stops a command that changes state half-way', () => {
+  it('up --demo | head -1 starts both agents and the daemon, exit 0; down | head -1 stops them all', async () => {
+    p = new Project();
+    // `up 2>&1 | head -1` once exited 0 after its first line: one agent started, the other not, no daemon.
+    const piped = (args: string[]) =>
+      execa(
+        'bash',
+        [
+          '-c',
+          `node "$0" "$@" --config "${p!.configFile}" 2>&1 | head -1; echo "exit=\${PIPESTATUS[0]}"`,
+          CLI,
+          ...args,
+        ],
+        { env: p!.env, reject: false, cwd: p!.dir },
+      );
+    const up = await piped(['up', '--demo']);
+    expect(up.stdout.split('\n')).toEqual([expect.stringContaining('[baton]'), 'exit=0']);
+    const report = JSON.parse((await p.cli(['status', '--json'])).stdout) as {
+      daemon: { running: boolean };
+      agents: Record<string, { alive: boolean }>;
+    };
+    expect(report.daemon.running).toBe(true);
+    expect(report.agents.claude1!.alive && report.agents.claude2!.alive).toBe(true);
+    const down = await piped(['down']);
+    expect(down.stdout.trim().split('\n').at(-1)).toBe('exit=0');
+    expect((await p.tmux(['ls'])).stdout).toBe('');
+    expect((await p.cli(['status', '--json'])).stdout).toContain('"running": false');
+  });
+
+  it('a command that changes state and fails exits with its own code, its output gone to a closed pipe', async () => {
+    p = new Project();
+    // Both ends closed before the command writes a word: every write of its gets EPIPE.
+    const run = (args: string[]) =>
+      new Promise<number | null>((done) => {
+        const child = spawn('node', [CLI, ...args, '--config', p!.configFile], { env: { ...process.env, ...p!.env } });
+        child.stdout.destroy();
+        child.stderr.destroy();
+        child.on('exit', (code) => done(code));
+      });
+    expect(await run(['post', '--as', 'nobody', 'hello'])).toBe(2);
+    expect(await run(['send', '--to', 'claude1', 'hello'])).toBe(1); // no daemon, no pane
+    expect(await run(['post', '--as', 'claude1', 'hello'])).toBe(0);
+    expect(p.ls('c1_to_c2')).toHaveLength(1);
+  });
 });
 
 describe('giving the agents a topic', () => {

@@ -6,6 +6,7 @@ const firstLine = (text: string): string => text.trim().split('\n')[0] ?? '';
 export const attach: CommandSpec = {
   usage: 'attach AGENT',
   summary: "open an agent's tmux session (detach again with Ctrl-b d)",
+  reads: true,
   options: {},
   examples: ['baton attach claude1', 'baton attach watcher'],
   help: `

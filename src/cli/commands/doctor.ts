@@ -4,6 +4,7 @@ import { noPositionals, type CommandSpec, type Invocation } from '../command.js'
 export const doctor: CommandSpec = {
   usage: 'doctor [--repair] [--json]',
   summary: 'check tmux, agent commands, folders, the lock and state.json; rebuild state.json',
+  reads: (inv) => !inv.values.repair,
   options: { repair: { type: 'boolean' }, json: { type: 'boolean' } },
   examples: ['baton doctor', 'baton doctor --repair'],
   help: `

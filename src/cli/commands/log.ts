@@ -5,6 +5,7 @@ import { noPositionals, UsageError, type CommandSpec } from '../command.js';
 export const log: CommandSpec = {
   usage: 'log [--follow | -f] [--json | --md]',
   summary: 'the conversation from the archive: who said what, in order',
+  reads: true,
   options: { follow: { type: 'boolean', short: 'f' }, json: { type: 'boolean' }, md: { type: 'boolean' } },
   examples: ['baton log', 'baton log --follow', 'baton log --md > talk.md'],
   help: `

@@ -12,6 +12,7 @@ const isPostgresUrl = (url: string): boolean => {
 export const ls: CommandSpec = {
   usage: 'ls [--json] [--bus URL [--schema NAME]]',
   summary: "every conversation this machine's daemon serves (or, with --bus, a database holds), from any folder",
+  reads: true,
   options: { json: { type: 'boolean' }, bus: { type: 'string' }, schema: { type: 'string' } },
   examples: [
     'baton ls',

@@ -18,6 +18,7 @@ function asText(r: ArchiveRecord): string {
 export const show: CommandSpec = {
   usage: 'show ID|ID..ID [--json]',
   summary: 'a message in full (or a range of them): how an agent reads what baton only names in its pane',
+  reads: true,
   options: { json: { type: 'boolean' } },
   examples: [
     'baton show msg_0007',

@@ -3,6 +3,7 @@ import { noPositionals, type CommandSpec } from '../command.js';
 export const status: CommandSpec = {
   usage: 'status [--json]',
   summary: 'whose turn it is, what is waiting, whether the daemon and panes are alive',
+  reads: true,
   options: { json: { type: 'boolean' } },
   examples: ['baton status', 'baton status --json | jq .current_turn'],
   help: `
