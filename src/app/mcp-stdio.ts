@@ -12,6 +12,11 @@
  *   every request but those and `ping` is refused (-32002), so no tool runs for a client that never said
  *   who it is and what protocol it speaks.
  *
+ * - **Every call answered.** When stdin ends, the requests still being served are answered first, then the
+ *   transport closes: closing at once made the SDK abort them, and `printf '…tools/call post…' | baton mcp`
+ *   stored the message and never said so — the reply was dropped. (A call that never ends is not waited on
+ *   past DRAIN_MS.)
+ *
  * It implements the SDK's Transport interface (the SDK's own way to bring a transport), so the server is
  * the SDK's unchanged; messages are read and written with the SDK's own schema and serializer.
  */
@@ -31,6 +36,12 @@ export const NOT_INITIALIZED = -32002;
 
 type Id = string | number | null;
 
+/**
+ * How long, once stdin has ended, the requests still being served may take to be answered: a post waits on
+ * its folder or the database (seconds at worst); a handler stuck for longer must not keep the process.
+ */
+export const DRAIN_MS = 30_000;
+
 export class GuardedStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -42,6 +53,10 @@ export class GuardedStdioTransport implements Transport {
   private over: RequestIdScan | null = null;
   private handshake: 'none' | 'initializing' | 'done' = 'none';
   private closed = false;
+  /** Requests handed to the server and not answered yet: stdin's end waits for them (the header). */
+  private readonly serving = new Set<string | number>();
+  private ended = false;
+  private drain: NodeJS.Timeout | undefined;
 
   constructor(
     /** The longest line read, in bytes. */
@@ -56,13 +71,16 @@ export class GuardedStdioTransport implements Transport {
     this.stdin.on('error', this.onError);
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.write(serializeMessage(message));
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.write(serializeMessage(message));
+    if ('id' in message && !('method' in message) && this.serving.delete(message.id as string | number))
+      this.closeWhenDone();
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    clearTimeout(this.drain);
     this.stdin.off('data', this.onData);
     this.stdin.off('end', this.onEnd);
     this.stdin.off('error', this.onError);
@@ -71,7 +89,24 @@ export class GuardedStdioTransport implements Transport {
     this.onclose?.();
   }
 
-  private readonly onEnd = () => void this.close();
+  /** stdin ended: what is being served is answered first, then the transport closes. */
+  private readonly onEnd = () => {
+    if (this.length > 0 || this.over) this.lineEnded(); // a last line with no line feed after it is a line too
+    this.ended = true;
+    this.closeWhenDone();
+    if (!this.closed) this.drain = setTimeout(() => void this.close(), DRAIN_MS);
+  };
+
+  private closeWhenDone(): void {
+    if (this.ended && this.serving.size === 0) void this.close();
+  }
+
+  /** The client gave up on a request (notifications/cancelled): the server answers it no more. */
+  private cancelled(message: JSONRPCMessage): void {
+    if (!isJSONRPCNotification(message) || message.method !== 'notifications/cancelled') return;
+    const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+    if ((typeof id === 'string' || typeof id === 'number') && this.serving.delete(id)) this.closeWhenDone();
+  }
   private readonly onError = (err: Error) => this.onerror?.(err);
 
   private readonly onData = (chunk: Buffer | string) => {
@@ -133,7 +168,10 @@ export class GuardedStdioTransport implements Transport {
         void this.refuse(id, ErrorCode.InvalidRequest, 'invalid request: not a JSON-RPC 2.0 message');
       return;
     }
-    if (this.admitted(parsed.data)) this.onmessage?.(parsed.data);
+    if (!this.admitted(parsed.data)) return;
+    if (isJSONRPCRequest(parsed.data)) this.serving.add(parsed.data.id);
+    this.cancelled(parsed.data);
+    this.onmessage?.(parsed.data);
   }
 
   /** The handshake before anything else: a request that comes before it is refused here. */

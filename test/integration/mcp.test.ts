@@ -204,4 +204,21 @@ describe('baton mcp, spoken to in raw JSON-RPC', () => {
     expect(posted(p)).toHaveLength(1);
     expect(raw.alive).toBe(true);
   }, 60_000);
+
+  it('stdin closed with calls in progress: each is answered before the server exits 0', async () => {
+    p = mcpProject();
+    raw = new RawClient(p);
+    await raw.handshake();
+    const exited = new Promise<number | null>((done) => raw!.proc.on('exit', (code) => done(code)));
+    // The client writes its calls and closes at once, as `printf … | baton mcp` does; the second has no line
+    // feed after it. The post was stored, but its reply was dropped: the SDK aborts calls in progress on close.
+    raw.send({ id: 7, method: 'tools/call', params: { name: 'post', arguments: { content: 'then stdin closes' } } });
+    raw.send({ id: 8, method: 'tools/call', params: { name: 'status', arguments: {} } });
+    raw.proc.stdin.end(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }));
+    expect(await exited).toBe(0);
+    expect(JSON.stringify((await raw.answer(7)).result)).toContain('posted to b');
+    expect(JSON.stringify((await raw.answer(8)).result)).toContain('turn');
+    expect((await raw.answer(9)).result).toEqual({});
+    expect(posted(p)).toHaveLength(1);
+  }, 60_000);
 });

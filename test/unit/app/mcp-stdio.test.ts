@@ -4,8 +4,8 @@
  * are not JSON-RPC answered, and the handshake before any other request.
  */
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { GuardedStdioTransport } from '../../../src/app/mcp-stdio.js';
+import { describe, expect, it, vi } from 'vitest';
+import { DRAIN_MS, GuardedStdioTransport } from '../../../src/app/mcp-stdio.js';
 
 function world(limit: number) {
   const stdin = new PassThrough();
@@ -80,8 +80,67 @@ describe('GuardedStdioTransport', () => {
     await w.tick();
     expect(w.got.map((m) => (m as { id?: string }).id).slice(3)).toEqual(['e', undefined, 'f']);
     expect(w.out).toHaveLength(4);
+    for (const id of ['c', 'e', 'f']) await w.t.send({ jsonrpc: '2.0', id, result: {} });
     w.stdin.end();
     await w.tick();
     expect(w.closed()).toBe(true);
+  });
+});
+
+describe('stdin ends with calls in progress', () => {
+  const ready = async (w: ReturnType<typeof world>) => {
+    await w.t.start();
+    w.stdin.write(line({ id: 0, method: 'initialize', params: INIT }));
+    w.stdin.write(line({ method: 'notifications/initialized' }));
+    await w.tick();
+    await w.t.send({ jsonrpc: '2.0', id: 0, result: {} });
+  };
+
+  it('answers them first, then closes (closing at once dropped the reply of a post that was stored)', async () => {
+    const w = world(1000);
+    await ready(w);
+    w.stdin.write(line({ id: 1, method: 'tools/call', params: { name: 'post' } }));
+    w.stdin.write(line({ id: 2, method: 'tools/call', params: { name: 'status' } }));
+    w.stdin.end();
+    await w.tick();
+    expect(w.closed()).toBe(false);
+    await w.t.send({ jsonrpc: '2.0', id: 2, result: { content: [] } });
+    expect(w.closed()).toBe(false);
+    await w.t.send({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'posted' }] } });
+    await w.tick();
+    expect(w.closed()).toBe(true);
+    expect(w.out.map((o) => (o as { id: number }).id)).toEqual([0, 2, 1]);
+  });
+
+  it('reads a last line that has no line feed after it, and answers it before closing', async () => {
+    const w = world(1000);
+    await ready(w);
+    w.stdin.end(line({ id: 3, method: 'tools/call', params: { name: 'post' } }).trimEnd());
+    await w.tick();
+    expect(w.got.map((m) => (m as { id?: number }).id).at(-1)).toBe(3);
+    expect(w.closed()).toBe(false);
+    await w.t.send({ jsonrpc: '2.0', id: 3, result: {} });
+    expect(w.closed()).toBe(true);
+  });
+
+  it('a call the client cancelled is not waited for; one that never ends is not waited for past DRAIN_MS', async () => {
+    const w = world(1000);
+    await ready(w);
+    w.stdin.write(line({ id: 4, method: 'tools/call', params: { name: 'post' } }));
+    w.stdin.write(line({ method: 'notifications/cancelled', params: { requestId: 4 } }));
+    w.stdin.end();
+    await w.tick();
+    expect(w.closed()).toBe(true);
+
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const stuck = world(1000);
+    await ready(stuck);
+    stuck.stdin.write(line({ id: 5, method: 'tools/call', params: { name: 'post' } }));
+    stuck.stdin.end();
+    await vi.advanceTimersByTimeAsync(DRAIN_MS - 1);
+    expect(stuck.closed()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(stuck.closed()).toBe(true);
+    vi.useRealTimers();
   });
 });
