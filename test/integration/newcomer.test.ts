@@ -328,21 +328,31 @@ describe('from the demo to real agents', () => {
     expect(readdirSync(empty)).toEqual([]);
   });
 
-  it('status in a folder with no config.json says it shows the built-in default; init gives every project its own session names', async () => {
+  it('status in a folder with no config.json says there is no conversation here (exit 2) and names the nearest one', async () => {
     p = new Project();
     // Outside the project: config.json is found in the nearest folder above, as git finds its repository.
     const empty = mkdtempSync(join(tmpdir(), 'baton-empty-'));
     onTestFinished(() => rmSync(empty, { recursive: true, force: true }));
-    const r = await execa('node', [CLI, 'status'], { cwd: empty, env: p.env, reject: false });
-    expect(r.exitCode).toBe(0);
-    expect(r.stdout.split('\n')[0]).toBe(
-      'config        none found — showing the built-in default (claude1, claude2); "baton init" writes a config.json',
-    );
+    const status = (args: string[] = []) =>
+      execa('node', [CLI, 'status', ...args], { cwd: empty, env: p!.env, reject: false });
+    // It once showed a made-up conversation (the built-in default's agents, "not running") and exited 0.
+    const r = await status();
+    expect(r.exitCode).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(`no conversation here: no config.json in ${empty} or any folder above it`);
+    expect(r.stderr).toContain('"baton init" makes one here, or give --config FILE');
+    const asJson = await status(['--json']);
+    expect([asJson.exitCode, asJson.stdout]).toEqual([2, '']);
+    // A project one level down is the nearest hint.
+    expect((await execa('node', [CLI, 'init', 'review'], { cwd: empty, env: p.env, reject: false })).exitCode).toBe(0);
+    expect((await status()).stderr).toContain('a conversation is below this folder: cd review && baton status');
     expect(
-      JSON.parse((await execa('node', [CLI, 'status', '--json'], { cwd: empty, env: p.env, reject: false })).stdout)
-        .config,
-    ).toBeNull();
+      (await execa('node', [CLI, 'status'], { cwd: join(empty, 'review'), env: p.env, reject: false })).exitCode,
+    ).toBe(0);
+  });
 
+  it('init gives every project its own session names', async () => {
+    p = new Project();
     for (const name of ['one', 'two']) {
       const made = await execa('node', [CLI, 'init', join(p.dir, name), '--kind', 'shell'], {
         cwd: p.dir,

@@ -29,7 +29,8 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
                    restart|invalid, keys?, error?}}, or null)
 
 The config is found as for every command (--config, BATON_CONFIG, config.json here or in the nearest
-folder above); with none, it shows the built-in default and says so. A config.json that does not load:
+folder above); with none there is no conversation here: it says so on stderr with the nearest hint (a
+conversation in a folder below, "baton init", "baton ls") and exits 2. A config.json that does not load:
 it prints on stderr the error in one line and what runs (the daemon that recorded itself beside the
 file, the sessions of its message folder, and why the machine's daemon skipped it), nothing on stdout,
 and exits 2.`,
@@ -38,8 +39,22 @@ and exits 2.`,
     const { skippedConfigFile } = await import('../../app/machine/skipped.js');
     const { brokenStatus, whatRuns } = await import('../../app/what-runs.js');
     const { configOrBroken } = await import('../inputs.js');
+    const { locateConfig } = await import('../../config/load.js');
     noPositionals(inv);
-    const loaded = configOrBroken(inv, { fallback: 'default' });
+    const source = locateConfig(inv.values.config as string | undefined);
+    if (source.file === null) {
+      // No config.json here nor above: no conversation to show (a made-up default once said "not running", exit 0).
+      const { log } = await import('../../lib/log.js');
+      const { noConversationHint } = await import('../../app/no-conversation.js');
+      const { stateDir } = await import('../../app/machine/registry.js');
+      const where = process.env.BATON_HOME
+        ? `in ${source.baseDir} ($BATON_HOME)`
+        : `in ${source.baseDir} or any folder above it`;
+      // On stderr, both lines: stdout stays empty for a script reading --json.
+      log.error(`no conversation here: no config.json ${where}\n${noConversationHint(process.cwd(), stateDir())}`);
+      return 2;
+    }
+    const loaded = configOrBroken(inv);
     if (!loaded.ok) {
       process.stderr.write(
         brokenStatus(loaded.error.line, await whatRuns(loaded.file), skippedConfigFile(loaded.file)),
