@@ -229,8 +229,13 @@ const firstState = (config: Config, demo: boolean): State => ({
   ...(demo ? { demo: true } : {}),
 });
 
-/** The agents' instructions, their hooks and the message folders, all in place before any agent starts. */
+/**
+ * The message folders, the agents' instructions and their hooks, all in place before any agent starts. The
+ * bus first: on PostgreSQL it refuses a machine whose config differs from the conversation's (agreement.ts),
+ * and a refused `up` once left each agent's AGENTS.md written behind it — check first, write after.
+ */
 async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolean): Promise<Map<string, Launch>> {
+  await bus.prepare(firstState(config, demo));
   const notes = await writeInstructions(config);
   for (const f of notes.written) log.info(`wrote ${relative(process.cwd(), f) || f}`);
   for (const f of notes.kept) log.info(`kept your own ${relative(process.cwd(), f) || f}`);
@@ -241,7 +246,6 @@ async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolea
         config,
         plan.map((p) => p.agent),
       );
-  await bus.prepare(firstState(config, demo));
   return launches;
 }
 

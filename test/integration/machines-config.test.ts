@@ -6,7 +6,7 @@
  * lacking `host` for an agent used to type that agent's messages into an unrelated local session.
  * Changing it on purpose: stop every daemon, and the first to start again records its own.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -86,6 +86,8 @@ describe('one conversation, one config (PostgreSQL bus)', () => {
     expect(up.exitCode, up.stderr).toBe(2);
     expect(up.stderr).toContain('agents.claude1.host, turns.max_turns differ');
     expect((await b.tmux(['list-sessions'])).stdout).not.toContain('claude2');
+    // Nor written anything: it once wrote each agent's instructions file (agents/*/AGENTS.md) first.
+    expect(existsSync(join(b.dir, 'agents')), 'agents/ written by a refused up').toBe(false);
 
     // On purpose: alpha's daemon stops; beta's starts first with its config and records it; alpha's, with the
     // old one, is now the one refused, naming beta.
