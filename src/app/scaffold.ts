@@ -5,8 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { AgentKind, Config, Policy } from '../config/config.js';
+import { CONVERSATION_NAME, conversationName } from '../config/conversation-name.js';
 import { loadConfig, locateConfig } from '../config/load.js';
 import { createAtomic, ensureDir } from '../lib/fsx.js';
 import { KINDS } from '../terminal/kinds.js';
@@ -58,13 +59,24 @@ export interface Machines {
   hosts: Record<string, string>;
 }
 
-/** The scaffold with its bus and each agent's machine (docs/protocol.md §10). */
-export function acrossMachines(config: Record<string, unknown>, machines: Machines): Record<string, unknown> {
+/**
+ * The scaffold with its bus and each agent's machine (docs/protocol.md §10). The conversation's name is
+ * written too (the folder's name, as the default would give it): left to the default, a copy of the folder
+ * under another name on the next machine silently became another conversation (`messages 0`), though the
+ * docs say to copy the folder to each machine.
+ */
+export function acrossMachines(
+  config: Record<string, unknown>,
+  machines: Machines,
+  dir: string,
+): Record<string, unknown> {
   const agents = config.agents as Record<string, Record<string, unknown>>;
   const placed = Object.fromEntries(
     Object.entries(agents).map(([name, a]) => [name, machines.hosts[name] ? { ...a, host: machines.hosts[name] } : a]),
   );
-  const bus = { kind: 'postgres', ...(machines.url ? { url: machines.url } : {}) };
+  const conversation = conversationName(basename(resolve(dir)) || 'baton');
+  const named = CONVERSATION_NAME.test(conversation) ? { conversation } : {}; // (over 255 once escaped: the default)
+  const bus = { kind: 'postgres', ...(machines.url ? { url: machines.url } : {}), ...named };
   return { ...config, agents: placed, bus };
 }
 
@@ -80,7 +92,7 @@ export async function makeProject(
   await ensureDir(dir);
   const file = join(dir, 'config.json');
   const draft = scaffold(kinds, policy, dir);
-  const body = `${JSON.stringify(machines ? acrossMachines(draft, machines) : draft, null, 2)}\n`;
+  const body = `${JSON.stringify(machines ? acrossMachines(draft, machines, dir) : draft, null, 2)}\n`;
   if (force) await writeFile(file, body);
   else if (!(await createAtomic(file, body))) return { ok: false, file };
   const config = loadConfig(locateConfig(file));

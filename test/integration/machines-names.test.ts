@@ -6,7 +6,7 @@
  * several machines; `up --fresh` prints where the old conversation went with the URL intact and no password.
  */
 import { execa } from 'execa';
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -135,7 +135,7 @@ describe('machines that cannot be confused (PostgreSQL bus)', () => {
     );
     expect(r.exitCode, r.stderr).toBe(0);
     const written = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
-    expect(written.bus).toEqual({ kind: 'postgres', url: server.url });
+    expect(written.bus).toEqual({ kind: 'postgres', url: server.url, conversation: 'proj' });
     expect(written.agents.shell1.host).toBe('alpha');
     expect(written.agents.shell2.host).toBe('beta');
     expect(r.stdout).toMatch(/on alpha: .*BATON_HOST=alpha baton up/);
@@ -149,6 +149,36 @@ describe('machines that cannot be confused (PostgreSQL bus)', () => {
       const args = ['init', join(p.dir, 'bad'), '--kind', 'shell', ...bad];
       const refused = await execa('node', [CLI, ...args], { cwd: p.dir, env: p.env, reject: false });
       expect(refused.exitCode, `${bad.join(' ')}: ${refused.stderr}`).toBe(2);
+    }
+  }, 60_000);
+
+  it('init --bus postgres names the conversation: a copy of the folder under another name joins it', async () => {
+    const p = machine('alpha', config());
+    const dir = join(p.dir, 'pair');
+    const args = ['init', dir, '--kind', 'shell', '--bus', 'postgres', '--url', server.url];
+    const made = await execa('node', [CLI, ...args, '--host', 'shell1=alpha', '--host', 'shell2=beta'], {
+      cwd: p.dir,
+      env: p.env,
+      reject: false,
+    });
+    expect(made.exitCode, made.stderr).toBe(0);
+    // "Copy the folder to each machine": beta's copy is called something else there. Left to the default (the
+    // folder's name), it was another conversation, with messages 0.
+    const copy = join(p.dir, 'pair-on-beta');
+    cpSync(dir, copy, { recursive: true });
+    const on = (host: string, folder: string, more: string[]) =>
+      execa('node', [CLI, ...more], { cwd: folder, env: { ...p.env, BATON_HOST: host }, reject: false });
+    const posted = await on('alpha', dir, ['post', '--as', 'shell2', 'from beta, through the database']);
+    expect(posted.exitCode, posted.stderr).toBe(0);
+    for (const [host, folder] of [
+      ['alpha', dir],
+      ['beta', copy],
+    ] as const) {
+      const r = await on(host, folder, ['status', '--json']);
+      expect(r.exitCode, r.stderr).toBe(0);
+      const report = JSON.parse(r.stdout) as { bus: { conversation: string }; held: Record<string, number> };
+      expect(report.bus.conversation, host).toBe('pair');
+      expect(report.held.shell2_to_shell1, host).toBe(1);
     }
   }, 60_000);
 });

@@ -35,7 +35,9 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
                   (agent1… for generic)
   --policy P      ${POLICIES.join(', ')} (default alternate for two agents, round_robin for more)
   --force         replace an existing config.json (agents' own instructions files are still kept)
-  --bus postgres  a conversation across machines over PostgreSQL (default: files, on this machine)
+  --bus postgres  a conversation across machines over PostgreSQL (default: files, on this machine);
+                  the conversation is named after DIR in config.json (bus.conversation), so a copy
+                  of the folder under another name on the next machine joins the same one
   --url URL       the database (postgres://user@host:5432/db); without it, BATON_BUS_URL gives it
                   on each machine. Keep the password out of it: PGPASSWORD or ~/.pgpass
   --host AGENT=MACHINE   (repeatable, with --bus postgres) the machine that runs AGENT: the name it

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigFileSchema, parseConfig } from '../../../src/config/config.js';
-import { scaffold } from '../../../src/app/scaffold.js';
+import { acrossMachines, scaffold } from '../../../src/app/scaffold.js';
 
 describe("baton init's config", () => {
   it('names its agents and policy, and leaves every other key to its default', () => {
@@ -21,5 +21,29 @@ describe("baton init's config", () => {
       messageDir: '/work/proj/messages',
       firstTurn: 'claude1',
     });
+  });
+
+  it('across machines (--bus postgres) names the conversation after the folder, as the default would, in the file', () => {
+    const raw = acrossMachines(
+      scaffold(['claude', 'claude'], 'alternate', '/work/review 42'),
+      {
+        url: undefined,
+        hosts: { claude2: 'beta' },
+      },
+      '/work/review 42',
+    );
+    expect(raw.bus).toEqual({ kind: 'postgres', conversation: 'review%2042' });
+    // What the default gives the folder: the same conversation as before init wrote it down.
+    const c = parseConfig(raw, '/work/review 42/config.json', '/work/review 42', {
+      BATON_HOST: 'here',
+      BATON_BUS_URL: 'postgres://x',
+    });
+    const unnamed = parseConfig(
+      { ...raw, bus: { kind: 'postgres' } },
+      '/work/review 42/config.json',
+      '/work/review 42',
+      { BATON_HOST: 'here', BATON_BUS_URL: 'postgres://x' },
+    );
+    expect(c.bus).toEqual(unnamed.bus);
   });
 });
