@@ -12,7 +12,7 @@ import { loadConfig, locateConfig } from '../config/load.js';
 import { createAtomic, ensureDir } from '../lib/fsx.js';
 import { KINDS } from '../terminal/kinds.js';
 import { writeInstructions } from './instructions.js';
-import { sessionSuggestion } from './sessions.js';
+import { sessionSuggestion } from './session-names.js';
 
 const PREFIX: Record<AgentKind, string> = {
   claude: 'claude',
@@ -26,8 +26,8 @@ const PREFIX: Record<AgentKind, string> = {
 /**
  * The config `baton init` writes: one agent per entry of `kinds` (a kind may repeat; kinds may be mixed:
  * `claude, codex, gemini`), each in agents/<name>/, named after its kind and counted per kind (`codex1`,
- * `codex2`). Session names carry the folder's name (`myproj-claude1`), so two projects made by init never
- * clash on one tmux server.
+ * `codex2`). Session names carry the folder's name and a hash of its path (`myproj-3f2a-claude1`,
+ * session-names.ts), so two projects made by init never clash on one machine, folders of one name included.
  */
 export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Record<string, unknown> {
   const counts = new Map<AgentKind, number>();

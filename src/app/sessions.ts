@@ -17,6 +17,7 @@ import type { Tmux } from '../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
 import { BIN_DIR, CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from './paths.js';
 import { isMachineDaemon, leaveMachineDaemon, leftLabel } from './machine/leave.js';
+import { sessionSuggestion } from './session-names.js';
 import { recordServer } from './tmux-server.js';
 
 /**
@@ -64,16 +65,6 @@ export async function inheritedDatabaseEnv(t: Tmux): Promise<Record<string, stri
         '(tmux show-environment -g); start tmux from a shell without them to keep them from every pane',
     );
   return Object.fromEntries(held.map((k) => [k, '']));
-}
-
-/** A session name unique to this project: `<folder>-<agent>`, within tmux's rules. */
-export function sessionSuggestion(config: Pick<Config, 'baseDir'>, agent: Pick<Agent, 'name'>): string {
-  const folder =
-    basename(config.baseDir)
-      .replace(/[^A-Za-z0-9_-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 40) || 'baton';
-  return `${folder}-${agent.name}`;
 }
 
 /** Start one agent's session, or leave a running one alone. False when its session cannot start. */
@@ -140,7 +131,19 @@ export async function startAgent(
     withhold: DATABASE_ENV,
   });
   if (!r.ok) {
-    log.error(`${agent.name}: cannot start session "${agent.session}": ${r.stderr}`);
+    // Taken between our look and our start: by another `up` of this conversation (it serves), or of another.
+    const owner = /duplicate session/.test(r.stderr) ? (await t.sessions()).get(agent.session)?.owner : undefined;
+    if (owner === root) {
+      log.info(`${agent.name}: session "${agent.session}" started by another "baton up" of this conversation`);
+      return true;
+    }
+    const free = owner ? sessionSuggestion(config, agent, new Set((await t.sessions()).keys())) : '';
+    log.error(
+      owner
+        ? `${agent.name}: tmux session "${agent.session}" was just started by another baton conversation (${owner}); ` +
+            `give agents.${agent.name}.session another name, e.g. "session": "${free}"`
+        : `${agent.name}: cannot start session "${agent.session}": ${r.stderr}`,
+    );
     return false;
   }
   log.success(`${agent.name}: started ${what} in session ${agent.session}`);

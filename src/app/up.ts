@@ -23,11 +23,11 @@ import { joinable, joinMachineDaemon } from './machine/join.js';
 import { readRegistry, stateDir, unreadableLine } from './machine/registry.js';
 import { installHooks, type Launch } from './hooks.js';
 import { nameHeld, noAgentsHere } from './machine.js';
+import { sessionSuggestion, takenSessions } from './session-names.js';
 import { DEMO_JS } from './paths.js';
 import { request, startRequest } from './requests.js';
 import {
   inheritedDatabaseEnv,
-  sessionSuggestion,
   startAgent,
   startWatcher,
   stopAll,
@@ -170,21 +170,28 @@ function planCommands(config: Config, demo: boolean): { ok: true; agents: Planne
   return { ok: true, agents };
 }
 
-/** Never adopt another conversation's session: its daemon would see its agent answer our messages. */
+/**
+ * Never adopt another conversation's session: its daemon would see its agent answer our messages. The name
+ * suggested instead is free — on this tmux server and among the registry's conversations — and differs from
+ * every other suggestion made here.
+ */
 async function sessionsAreOurs(config: Config, t: Tmux, plan: Planned[]): Promise<boolean> {
   const before = await t.sessions();
-  const taken = plan.filter(({ agent }) => {
+  const clashes = plan.filter(({ agent }) => {
     const owner = before.get(agent.session)?.owner;
     return owner && owner !== config.messageDir;
   });
-  for (const { agent } of taken) {
-    const suggestion = sessionSuggestion(config, agent);
+  if (!clashes.length) return true;
+  const taken = takenSessions(config, before.keys(), stateDir());
+  for (const { agent } of clashes) {
+    const suggestion = sessionSuggestion(config, agent, taken);
+    taken.add(suggestion);
     log.error(
       `tmux session "${agent.session}" belongs to another baton conversation (${before.get(agent.session)!.owner}); ` +
         `give agents.${agent.name}.session another name, e.g. "session": "${suggestion}"`,
     );
   }
-  return taken.length === 0;
+  return false;
 }
 
 /**

@@ -547,6 +547,12 @@ describe('up and down', () => {
     const clash = await runB(['up', '--demo']);
     expect(clash.exitCode).toBe(1);
     expect(clash.stderr).toMatch(/belongs to another baton conversation/);
+    // What it suggests instead is free (it once suggested the very name that collided), one for each agent.
+    const suggested = [...clash.stderr.matchAll(/"session": "([^"]+)"/g)].map((m) => m[1]!);
+    const running = (await p.tmux(['list-sessions', '-F', '#{session_name}'])).stdout.split('\n');
+    expect(suggested).toHaveLength(2);
+    expect(new Set(suggested).size).toBe(2);
+    for (const name of suggested) expect(running).not.toContain(name);
 
     // With its own session names it runs beside the first, its daemon in a watcher-<folder> session.
     writeFileSync(

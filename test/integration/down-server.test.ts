@@ -35,7 +35,11 @@ describe('the tmux server a conversation runs on', () => {
     expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
     const ours = async () =>
       (await p!.tmux(['list-sessions', '-F', '#{session_name}'])).stdout.split('\n').filter(Boolean).sort();
-    expect(await ours()).toEqual(['proj-agent1', 'proj-agent2', 'watcher']);
+    expect(await ours()).toEqual([
+      expect.stringMatching(/^proj-[0-9a-f]{4}-agent1$/),
+      expect.stringMatching(/^proj-[0-9a-f]{4}-agent2$/),
+      'watcher',
+    ]);
 
     // Another tmux server, and a shell "attached" to it: $TMUX names its socket.
     other = { dir: join(p.dir, 'other'), env: { ...p.env, TMUX_TMPDIR: join(p.dir, 'other') } };
@@ -56,7 +60,7 @@ describe('the tmux server a conversation runs on', () => {
 
     const down = await baton(['down'], inOther);
     expect(down.exitCode, down.stderr).toBe(0);
-    expect(`${down.stdout}${down.stderr}`).toContain('session proj-agent1');
+    expect(`${down.stdout}${down.stderr}`).toMatch(/session proj-[0-9a-f]{4}-agent1/);
     expect(await ours()).toEqual([]);
     // The caller's own server is left alone.
     expect((await execa('tmux', ['has-session', '-t', '=mine'], { env: other.env, reject: false })).exitCode).toBe(0);

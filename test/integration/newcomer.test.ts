@@ -351,25 +351,72 @@ describe('from the demo to real agents', () => {
     ).toBe(0);
   });
 
-  it('init gives every project its own session names', async () => {
+  it('projects an older init named alike (review-shell1 twice): the second up is refused with names that are free, and runs with them', async () => {
     p = new Project();
-    for (const name of ['one', 'two']) {
-      const made = await execa('node', [CLI, 'init', join(p.dir, name), '--kind', 'shell'], {
+    const dirs = ['a/review', 'b/review'].map((n) => join(p!.dir, n));
+    const env = { ...p.env, BATON_DEMO_DELAY_MS: '50', BATON_DEMO_TURNS: '100' };
+    const baton = (cwd: string, args: string[]) => execa('node', [CLI, ...args], { cwd, env, reject: false });
+    for (const dir of dirs) {
+      expect((await baton(p.dir, ['init', dir, '--kind', 'shell'])).exitCode).toBe(0);
+      // What init wrote before: <folder>-<agent>, the same in both.
+      const c = json(join(dir, 'config.json')) as { agents: Record<string, { session: string }> };
+      for (const [name, a] of Object.entries(c.agents)) a.session = `review-${name}`;
+      writeFileSync(join(dir, 'config.json'), JSON.stringify(c));
+    }
+    expect((await baton(dirs[0]!, ['up', '--demo'])).exitCode).toBe(0);
+    const refused = await baton(dirs[1]!, ['up', '--demo']);
+    expect(refused.exitCode).toBe(1);
+    // It once suggested the very name that collided.
+    const suggested = [...refused.stderr.matchAll(/"session": "([^"]+)"/g)].map((m) => m[1]!);
+    expect(suggested).toEqual([
+      expect.stringMatching(/^review-[0-9a-f]{4}-shell1$/),
+      expect.stringMatching(/^review-[0-9a-f]{4}-shell2$/),
+    ]);
+    const running = (await p.tmux(['list-sessions', '-F', '#{session_name}'])).stdout.split('\n');
+    for (const name of suggested) expect(running).not.toContain(name);
+    const c = json(join(dirs[1]!, 'config.json')) as { agents: Record<string, { session: string }> };
+    c.agents.shell1!.session = suggested[0]!;
+    c.agents.shell2!.session = suggested[1]!;
+    writeFileSync(join(dirs[1]!, 'config.json'), JSON.stringify(c));
+    const up = await baton(dirs[1]!, ['up', '--demo']);
+    expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
+    for (const dir of dirs) expect((await baton(dir, ['down'])).exitCode).toBe(0);
+  });
+
+  it('init gives every project its own session names, folders of one name too: both up at once on one tmux server', async () => {
+    p = new Project();
+    // a/review and b/review: init named both projects' sessions review-shell1, and the second up was refused.
+    const dirs = ['one', 'a/review', 'b/review'].map((n) => join(p!.dir, n));
+    for (const dir of dirs) {
+      const made = await execa('node', [CLI, 'init', dir, '--kind', 'shell'], {
         cwd: p.dir,
         env: p.env,
         reject: false,
       });
       expect(made.exitCode, made.stderr).toBe(0);
     }
-    const sessions = ['one', 'two'].map((n) =>
-      Object.values(json(join(p!.dir, n, 'config.json')).agents as Record<string, { session: string }>).map(
-        (a) => a.session,
-      ),
+    const sessions = dirs.map((d) =>
+      Object.values(json(join(d, 'config.json')).agents as Record<string, { session: string }>).map((a) => a.session),
     );
-    expect(sessions).toEqual([
-      ['one-shell1', 'one-shell2'],
-      ['two-shell1', 'two-shell2'],
-    ]);
-    expect(existsSync(join(p.dir, 'two', 'agents', 'shell1', 'AGENTS.md'))).toBe(true);
+    expect(sessions[0]).toEqual([expect.stringMatching(/^one-[0-9a-f]{4}-shell1$/), expect.stringMatching(/-shell2$/)]);
+    expect(sessions[1]![0]).toMatch(/^review-[0-9a-f]{4}-shell1$/);
+    expect(new Set(sessions.flat()).size).toBe(6);
+    expect(existsSync(join(dirs[1]!, 'agents', 'shell1', 'AGENTS.md'))).toBe(true);
+
+    const env = { ...p.env, BATON_DEMO_DELAY_MS: '50', BATON_DEMO_TURNS: '100' };
+    const ups = await Promise.all(
+      dirs.slice(1).map((cwd) => execa('node', [CLI, 'up', '--demo'], { cwd, env, reject: false })),
+    );
+    for (const up of ups) expect(up.exitCode, `${up.stdout}\n${up.stderr}`).toBe(0);
+    for (const dir of dirs.slice(1)) {
+      const report = JSON.parse(
+        (await execa('node', [CLI, 'status', '--json'], { cwd: dir, env, reject: false })).stdout,
+      ) as { daemon: { running: boolean }; agents: Record<string, { alive: boolean; target: string }> };
+      expect(report.daemon.running, dir).toBe(true);
+      expect(Object.values(report.agents).map((a) => a.alive)).toEqual([true, true]);
+      await waitFor(`${dir} moves`, () => existsSync(join(dir, 'messages', 'archive', 'msg_0002.json')), 30_000);
+    }
+    for (const cwd of dirs.slice(1))
+      expect((await execa('node', [CLI, 'down'], { cwd, env, reject: false })).exitCode).toBe(0);
   });
 });

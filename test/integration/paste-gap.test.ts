@@ -216,6 +216,7 @@ describe('receivers that would run or split a message', () => {
     const env = { ...p.env, SHELL: '/bin/bash' };
     const baton = (args: string[]) => execa('node', [CLI, ...args], { cwd: proj, env, reject: false });
     expect((await execa('node', [CLI, 'init', proj, '--kind', 'shell'], { env, reject: false })).exitCode).toBe(0);
+    const shell2 = `=${JSON.parse(readFileSync(join(proj, 'config.json'), 'utf8')).agents.shell2.session}:`;
     const up = await baton(['up']);
     expect(up.exitCode, up.stdout + up.stderr).toBe(0);
     const marks = [1, 2, 3, 4].map((i) => join(p!.dir, `ran-${i}`));
@@ -237,14 +238,14 @@ describe('receivers that would run or split a message', () => {
     expect(sent.exitCode, sent.stdout).toBe(0);
     await sleep(1500);
     expect(marks.filter(existsSync)).toEqual([]);
-    const screen = (await p.tmux(['capture-pane', '-p', '-t', '=proj-shell2:'])).stdout;
+    const screen = (await p.tmux(['capture-pane', '-p', '-t', shell2])).stdout;
     expect(screen).toContain('# baton: msg_0001 from shell1 - read it with: baton show msg_0001');
     expect(screen).toContain('# baton: user_0001 from user - read it with: baton show user_0001');
     const show = await baton(['show', 'msg_0001']);
     expect(show.stdout).toContain(hostile);
     // The shell still works: nothing was left half-typed (an open quote would swallow the next line).
-    await p.tmux(['send-keys', '-t', '=proj-shell2:', '-l', `touch ${join(p.dir, 'shell-ok')}`]);
-    await p.tmux(['send-keys', '-t', '=proj-shell2:', 'Enter']);
+    await p.tmux(['send-keys', '-t', shell2, '-l', `touch ${join(p.dir, 'shell-ok')}`]);
+    await p.tmux(['send-keys', '-t', shell2, 'Enter']);
     await waitFor('the shell still runs commands', () => existsSync(join(p!.dir, 'shell-ok')));
     expect((await baton(['down'])).exitCode).toBe(0);
   });

@@ -1,0 +1,54 @@
+/**
+ * The tmux session names a project's agents get, unique on the machine. `baton init` once named them
+ * `<folder>-<agent>`, so two projects in folders of one name (a/review, b/review) both had `review-shell1`:
+ * the second `up` was refused — and told to use the very name that collided. Now init writes
+ * `<folder>-<hash>-<agent>`, the hash of the project's own path telling such folders apart, and a name `up`
+ * suggests is checked free: on the tmux server, and among the sessions of every conversation the machine's
+ * registry lists. A project's names stay what its config says; only a clash is refused.
+ */
+import { createHash } from 'node:crypto';
+import { basename, resolve } from 'node:path';
+import type { Agent, Config } from '../config/config.js';
+import { loadConfig } from '../config/load.js';
+import { readRegistry } from './machine/registry.js';
+
+/** Four hex digits of the project folder's path: two folders of one name on a machine differ in them. */
+export const projectHash = (baseDir: string): string =>
+  createHash('sha1').update(resolve(baseDir)).digest('hex').slice(0, 4);
+
+/**
+ * `<folder>-<hash>-<agent>`, within tmux's rules (config/schema.ts), unique to this project on the machine;
+ * should it be in `taken` all the same, the first free `…-2`, `…-3`.
+ */
+export function sessionSuggestion(
+  config: Pick<Config, 'baseDir'>,
+  agent: Pick<Agent, 'name'>,
+  taken: ReadonlySet<string> = new Set(),
+): string {
+  const folder =
+    basename(resolve(config.baseDir))
+      .replace(/[^A-Za-z0-9_-]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 40) || 'baton';
+  const name = `${folder}-${projectHash(config.baseDir)}-${agent.name}`;
+  if (!taken.has(name)) return name;
+  for (let n = 2; ; n++) if (!taken.has(`${name}-${n}`)) return `${name}-${n}`;
+}
+
+/**
+ * Every session name a suggestion must not be: the tmux server's sessions, this config's own, and those the
+ * configs of the registry's other conversations give their agents (down for now, up again later).
+ */
+export function takenSessions(config: Config, running: Iterable<string>, registryDir: string): Set<string> {
+  const taken = new Set([...running, ...config.order.map((a) => config.agents[a]!.session)]);
+  for (const e of readRegistry(registryDir).registry.conversations) {
+    if (e.message_dir === config.messageDir || e.config === null) continue;
+    try {
+      const other = loadConfig({ file: e.config, baseDir: e.home }, { busUrl: 'optional' });
+      for (const a of other.order) taken.add(other.agents[a]!.session);
+    } catch {
+      /* a config that does not load names no session now; the tmux server's list still counts */
+    }
+  }
+  return taken;
+}
