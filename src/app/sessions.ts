@@ -214,7 +214,7 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
 }
 
 /** "watcher", unless a session of that name is not ours: then "watcher-<folder>-<hash>". */
-export function watcherName(root: string, sessions: Map<string, { owner: string }>): string {
+function watcherName(root: string, sessions: Map<string, { owner: string }>): string {
   const existing = sessions.get(WATCHER_SESSION);
   if (!existing || existing.owner === root) return WATCHER_SESSION;
   return `${WATCHER_SESSION}-${basename(dirname(root))}-${createHash('sha1').update(root).digest('hex').slice(0, 6)}`;

@@ -598,6 +598,35 @@ describe('up and down', () => {
     expect((await p.tmux(['list-sessions', '-F', '#{session_name}'])).stdout.trim()).toBe('watcher');
   });
 
+  it("attach daemon (or watcher, its old name) finds the daemon: the machine's in baton-daemon, or the conversation's own", async () => {
+    p = new Project();
+    p.writeConfig(agentsConfig('claude'));
+    const env = { BATON_DEMO_DELAY_MS: '100', BATON_DEMO_TURNS: '4' };
+    expect((await p.cli(['up', '--demo'], { env })).exitCode).toBe(0);
+    // No terminal here, so tmux cannot attach: that it tried the right session is what it says. "attach watcher"
+    // (in the help and the docs) once failed: no tmux session "watcher" — the daemon had moved to baton-daemon.
+    for (const name of ['daemon', 'watcher']) {
+      const r = await p.cli(['attach', name]);
+      expect([r.exitCode, r.stderr], name).toEqual([
+        1,
+        expect.stringContaining('cannot attach to the daemon\'s session "baton-daemon": '),
+      ]);
+    }
+    expect((await p.cli(['down'])).exitCode).toBe(0);
+    const none = await p.cli(['attach', 'daemon']);
+    expect(none.exitCode).toBe(1);
+    expect(none.stderr).toContain(
+      'no daemon runs for this conversation on this machine; start the conversation with: baton up',
+    );
+
+    // A daemon of the conversation's own (BATON_DAEMON=conversation) is in its watcher session.
+    p.env.BATON_DAEMON = 'conversation';
+    expect((await p.cli(['up', '--demo'], { env })).exitCode).toBe(0);
+    const own = await p.cli(['attach', 'daemon']);
+    expect(own.stderr).toContain('cannot attach to the daemon\'s session "watcher": ');
+    expect((await p.cli(['down'])).exitCode).toBe(0);
+  });
+
   it('down with nothing running exits 0', async () => {
     p = new Project();
     mkdirSync(p.messages, { recursive: true });

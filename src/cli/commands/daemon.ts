@@ -20,7 +20,8 @@ starts are taken. SIGINT or SIGTERM finish the delivery in progress, then stop i
 Only one daemon may run per message folder: a second one exits 3 naming the holder's pid. A daemon
 that loses its lease (paused past it, say with Ctrl-Z) types and writes nothing more, then takes the
 lease again when it can, or exits 3 when another daemon holds it.
-"baton up" starts this inside the tmux session "watcher".
+"baton up" starts the machine's daemon (--machine, below) in the tmux session "baton-daemon", or with
+BATON_DAEMON=conversation this one, for its conversation alone, in the session "watcher".
 
 On the PostgreSQL bus (config "bus", docs/protocol.md §10) there is one daemon per machine (BATON_HOST, else the
 hostname): it moves its own agents' files into the database, types only into its own agents, and

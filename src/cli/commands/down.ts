@@ -7,9 +7,11 @@ export const down: CommandSpec = {
   examples: ['baton down'],
   help:
     `
-Sends the daemon SIGTERM (it finishes the delivery in progress and releases its lock), then kills
-the sessions "baton up" started for this conversation (agents and watcher). Sessions it did not
-start, other conversations' sessions and panes given as "target" in config.json are left alone. ` +
+Takes the conversation from the machine's daemon, which lets go of it (releases its lease) and serves
+the others on — or exits when it has nothing else to serve; a daemon of the conversation's own
+(BATON_DAEMON=conversation, in "watcher") gets SIGTERM (it finishes the delivery in progress). Then it
+kills the sessions "baton up" started for this conversation. Sessions it did not start, other
+conversations' sessions and panes given as "target" in config.json are left alone. ` +
     'Messages, state and archive stay where they are: "baton up" continues the conversation.\n\n' +
     'With a config.json that does not load (a typo), it still stops what runs: the daemon that recorded ' +
     'itself beside that file (.baton/) and the sessions of its message folder; it names the error and exits 0, ' +

@@ -94,7 +94,7 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
           ? []
           : ['edit each agent\'s "command" in config.json: the generic kind has no default']),
         '',
-        `tmux sessions: ${sessions} (plus a watcher session for the daemon)`,
+        `tmux sessions: ${sessions} (the daemon runs in baton-daemon, the machine's, shared by its conversations)`,
         '',
         ...(machines
           ? nextAcross(config, cd)

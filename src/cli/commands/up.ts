@@ -14,10 +14,12 @@ export const up: CommandSpec = {
     'baton up --fresh',
   ],
   help: `
-Creates the message folders and state.json, starts a tmux session per agent (named after the agent,
-in its cwd, running its command, with BATON_AGENT and BATON_CONFIG set and baton on PATH) and a
-"watcher" session running "baton daemon". Running sessions are left alone; it says which
-conversation it continues ("continuing a conversation of 20 messages").
+Creates the message folders and state.json, starts a tmux session per agent (its "session" in
+config.json, else its name; in its cwd, running its command, with BATON_AGENT and BATON_CONFIG set and
+baton on PATH) and hands the conversation to the machine's daemon, starting it in the tmux session
+"baton-daemon" when none runs (BATON_DAEMON=conversation: a daemon of its own in "watcher"); "baton
+attach daemon" shows it. Running sessions are left alone; it says which conversation it continues
+("continuing a conversation of 20 messages").
 
   --demo         run the bundled demo agents instead of the configured commands: small programs that
                  answer each other through "baton post" (a short scripted conversation that ends by
