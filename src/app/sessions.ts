@@ -180,7 +180,6 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
   const left = await leaveMachineDaemon(config, bus);
   const d = left.left ? { running: false, holder: null } : await bus.daemon();
   const holder = d.holder;
-  if (left.left && left.released) stopped.push(leftLabel(left));
   if (left.left && !left.released) log.warn(`the machine's daemon (pid ${left.pid}) has not let go of it yet`);
   // A daemon on another host (a shared folder) cannot be signalled from here.
   if (d.running && holder && holder.host !== hostname()) {
@@ -209,6 +208,8 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
   for (const [name, { owner }] of await t.sessions()) {
     if (owner === config.messageDir && (await t.killSession(name))) stopped.push(`session ${name}`);
   }
+  // Said last: what became of the machine's daemon ends the line ("…; it still serves 2 other conversations").
+  if (left.left && left.released) stopped.push(leftLabel(left));
   if (!opts.quiet) log.info(stopped.length ? `stopped ${stopped.join(', ')}` : 'nothing was running');
   return stopped;
 }

@@ -50,8 +50,7 @@ export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Sto
   // Served by the machine's daemon: it lets go of this conversation and serves the others on.
   const left = await leaveByRecord(runs.record);
   if (left.left) {
-    if (left.released) stopped.push(leftLabel(left));
-    else notes.push(`the machine's daemon (pid ${left.pid}) has not let go of it yet`);
+    if (!left.released) notes.push(`the machine's daemon (pid ${left.pid}) has not let go of it yet`);
   } else if (runs.daemon?.alive && isMachineDaemon(daemon.pid)) {
     notes.push(`the machine's daemon (pid ${daemon.pid}) serves other conversations; it is left running`);
   } else if (runs.daemon?.alive && daemon.serves > 1) {
@@ -66,6 +65,7 @@ export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Sto
     }
   }
   for (const name of runs.sessions) if (await t.killSession(name)) stopped.push(`session ${name}`);
+  if (left.left && left.released) stopped.push(leftLabel(left)); // last: what became of the daemon ends the line
   return { kind: 'stopped', stopped, notes };
 }
 

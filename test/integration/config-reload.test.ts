@@ -157,7 +157,9 @@ describe('a broken config.json and what runs', () => {
     expect(down.exitCode, down.stderr).toBe(0);
     const said = down.stdout + down.stderr;
     expect(said).toContain('not valid JSON');
-    expect(said).toMatch(/stopped daemon \(pid \d+\), session/);
+    expect(said).toMatch(
+      /stopped session .*, its place in the machine's daemon \(pid \d+\); it had nothing else to serve and exited/,
+    );
     expect(alive(pid)).toBe(false);
     const left = await p.tmux(['list-sessions', '-F', '#{session_name}']);
     expect(left.stdout.trim()).toBe('');

@@ -66,7 +66,10 @@ describe("the machine's daemon", () => {
     // down in B: B's place in the daemon ends, A is still served by the same process.
     const downB = await b.p.cli(['down']);
     expect(downB.exitCode, downB.stderr).toBe(0);
-    expect(downB.stdout + downB.stderr).toMatch(/stopped its place in the machine's daemon/);
+    // It says what became of the daemon: it serves A on (it once said only "its place in the machine's daemon").
+    expect(downB.stdout + downB.stderr).toContain(
+      `its place in the machine's daemon (pid ${pid}); it still serves 1 other conversation`,
+    );
     expect((await statusOf(b.p)).daemon.running).toBe(false);
     expect(alive(pid)).toBe(true);
     a.p.send('c2_to_c1', 'a2.json', { content: 'second in A' });
@@ -120,7 +123,11 @@ describe("the machine's daemon", () => {
 
     expect((await a.p.cli(['down'])).exitCode).toBe(0);
     expect(alive(pid)).toBe(true);
-    expect((await b.p.cli(['down'])).exitCode).toBe(0);
+    const last = await b.p.cli(['down']);
+    expect(last.exitCode).toBe(0);
+    expect(last.stdout + last.stderr).toContain(
+      `its place in the machine's daemon (pid ${pid}); it had nothing else to serve and exited`,
+    );
     await waitFor('the daemon exited', () => !alive(pid), 5000);
     expect((await ls(a.p)).daemon).toBeNull();
   }, 90_000);
@@ -169,7 +176,9 @@ describe("the machine's daemon", () => {
     writeFileSync(a.p.configFile, '{ "agents": ');
     const downA = await a.p.cli(['down']);
     expect(downA.exitCode, downA.stderr + downA.stdout).toBe(0);
-    expect(downA.stdout + downA.stderr).toMatch(/its place in the machine's daemon/);
+    expect(downA.stdout + downA.stderr).toMatch(
+      /its place in the machine's daemon \(pid \d+\); it still serves 1 other conversation/,
+    );
     expect(alive(pid)).toBe(true);
     expect((await ls(b.p)).conversations.map((c) => c.folder)).toEqual([b.p.dir]);
     // `down` waited for the daemon to let go: A's lease is released already.

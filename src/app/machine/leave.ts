@@ -14,12 +14,43 @@ import { machineMode } from './identity.js';
 import { entryOf, keyOf, readRegistry, RegistryUnreadable, stateDir, unregister } from './registry.js';
 import { readServed } from './served.js';
 
-/** `exited`: it served only this one and has exited since (not started to stay). */
-export type Left = { left: false } | { left: true; pid: number | null; released: boolean; exited: boolean };
+/**
+ * `exited`: it served only this one and has exited since (not started to stay); `others`: how many other
+ * conversations it still serves (null: not known).
+ */
+export type Left =
+  | { left: false }
+  | { left: true; pid: number | null; released: boolean; exited: boolean; others: number | null; stays?: boolean };
 
-/** What `down` says it stopped: the daemon itself when it exited, else this conversation's place in it. */
-export const leftLabel = (l: Left & { left: true }): string =>
-  l.exited ? `daemon (pid ${l.pid ?? '-'})` : `its place in the machine's daemon (pid ${l.pid ?? '-'})`;
+/**
+ * What `down` says of the machine's daemon: this conversation's place in it, and what became of the daemon —
+ * it serves the others on, or had nothing else to serve and exited (or stays: the service). It once said only
+ * "stopped its place in the machine's daemon (pid N)", and a person could not tell whether anything still ran.
+ */
+export function leftLabel(l: Left & { left: true }): string {
+  const place = `its place in the machine's daemon (pid ${l.pid ?? '-'})`;
+  if (l.exited) return `${place}; it had nothing else to serve and exited`;
+  if (l.others === null) return place;
+  if (l.others > 0) return `${place}; it still serves ${l.others} other conversation${l.others === 1 ? '' : 's'}`;
+  return l.stays
+    ? `${place}; it has nothing else to serve and stays running (started to stay: baton service)`
+    : `${place}; it has nothing else to serve and is exiting`;
+}
+
+/** How many conversations but `key` the daemon `pid` serves now (served.json), else the registry lists. */
+function othersServed(dir: string, key: string, pid: number | null): number | null {
+  const served = readServed(dir);
+  if (served && served.pid === pid) return served.serving.filter((k) => k !== key).length;
+  const read = readRegistry(dir);
+  return read.ok ? read.registry.conversations.length : null;
+}
+
+/** Released: what became of the daemon (exited, or serving how many others). */
+async function released(dir: string, key: string, pid: number | null): Promise<Left> {
+  const exited = await exitWhenIdle(dir);
+  const stays = !exited && Boolean(machineDaemon(dir)?.stay);
+  return { left: true, pid, released: true, exited, others: exited ? 0 : othersServed(dir, key, pid), stays };
+}
 
 /**
  * `down` (and `up --fresh`): remove this conversation from the registry and wait (up to 10 s) for the daemon
@@ -33,12 +64,10 @@ export async function leaveMachineDaemon(config: Config, bus: Liveness): Promise
   await unregister(dir, key);
   for (let i = 0; i < 100; i++) {
     const d = await bus.daemon();
-    if (!d.running || d.pid !== pid) {
-      return { left: true, pid, released: true, exited: await exitWhenIdle(dir) };
-    }
+    if (!d.running || d.pid !== pid) return released(dir, key, pid);
     await sleep(100);
   }
-  return { left: true, pid, released: false, exited: false };
+  return { left: true, pid, released: false, exited: false, others: null };
 }
 
 /**
@@ -73,12 +102,10 @@ async function leaveByKey(key: string, daemon: number | null): Promise<Left> {
   await unregister(dir, key);
   for (let i = 0; i < 100; i++) {
     const served = readServed(dir);
-    if (!machineDaemon(dir) || served?.pid !== pid || !served.serving.includes(key)) {
-      return { left: true, pid, released: true, exited: await exitWhenIdle(dir) };
-    }
+    if (!machineDaemon(dir) || served?.pid !== pid || !served.serving.includes(key)) return released(dir, key, pid);
     await sleep(100);
   }
-  return { left: true, pid, released: false, exited: false };
+  return { left: true, pid, released: false, exited: false, others: null };
 }
 
 /**
