@@ -18,7 +18,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemdUnit } from '../../src/app/machine/service-unit.js';
+import { servicePath, systemdUnit } from '../../src/app/machine/service-unit.js';
 import { CLI } from '../helpers/harness.js';
 
 let dir = '';
@@ -126,7 +126,10 @@ describe('baton service', () => {
       expect(await resolved(value!)).toBe(envFile);
       // Quoted words: `\\` and `\"` escaped, `%` doubled; in Environment= `$` means nothing.
       const quoted = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/%/g, '%%')}"`;
-      expect(setting(text, 'Environment')).toEqual([quoted(`PATH=${env.PATH}`), quoted(`XDG_STATE_HOME=${state}`)]);
+      expect(setting(text, 'Environment')).toEqual([
+        quoted(`PATH=${servicePath(env.PATH)}`),
+        quoted(`XDG_STATE_HOME=${state}`),
+      ]);
 
       // The unit's check can fail: the same unit with `%` written bare is refused or read as another file.
       const bare = join(dir, 'bare.service');
@@ -182,6 +185,59 @@ describe('baton service', () => {
       expect(() =>
         systemdUnit({ node, cli, path: '/bin', stateHome: undefined }, { ...paths, envFile: join(dir, 'a\nb', 'env') }),
       ).toThrow(/systemd cannot be given this path/);
+    },
+    30_000,
+  );
+
+  it.skipIf(!linux)(
+    "the unit: no Documentation= that is not baton's, the PATH each folder once; uninstall disables it before removing it",
+    async () => {
+      dir = mkdtempSync(join(tmpdir(), 'baton-service-'));
+      // A stand-in for systemctl, first on PATH (never the real user manager): it writes down each call and
+      // whether the unit was still there then; `fail` makes it fail as it does with no user manager.
+      const bin = join(dir, 'bin');
+      mkdirSync(bin);
+      const calls = join(dir, 'calls');
+      const unit = join(dir, 'config', 'systemd', 'user', 'baton.service');
+      writeFileSync(
+        join(bin, 'systemctl'),
+        `#!/bin/sh\necho "$* unit=$([ -e '${unit}' ] && echo yes || echo no)" >> '${calls}'\n[ -e '${join(dir, 'fail')}' ] && { echo 'Failed to connect to bus' >&2; exit 1; }\nexit 0\n`,
+        { mode: 0o755 },
+      );
+      // A PATH as shells grow them: repeats, an empty entry, a relative one.
+      const env = {
+        XDG_CONFIG_HOME: join(dir, 'config'),
+        PATH: `${bin}:/usr/bin:/bin::/usr/bin:./node_modules/.bin:${bin}:${process.env.PATH}`,
+      };
+      expect((await execa('node', [CLI, 'service', 'install'], { env, reject: false })).exitCode).toBe(0);
+      const text = readFileSync(unit, 'utf8');
+      expect(text).not.toContain('Documentation=');
+      const [path] = setting(text, 'Environment').map((e) => /^"PATH=(.*)"$/.exec(e)?.[1]);
+      const dirs = path!.split(':');
+      expect(dirs.slice(0, 3)).toEqual([bin, '/usr/bin', '/bin']);
+      expect(new Set(dirs).size).toBe(dirs.length);
+      expect(dirs.every((d) => d.startsWith('/'))).toBe(true);
+
+      // Enabled (as `systemctl --user enable` links it), and systemd cannot be asked: the unit is kept, exit 1.
+      mkdirSync(join(dir, 'config', 'systemd', 'user', 'default.target.wants'));
+      symlinkSync(unit, join(dir, 'config', 'systemd', 'user', 'default.target.wants', 'baton.service'));
+      writeFileSync(join(dir, 'fail'), '');
+      const refused = await execa('node', [CLI, 'service', 'uninstall'], { env, reject: false });
+      expect(refused.exitCode).toBe(1);
+      expect(refused.stderr).toContain(
+        'Run: systemctl --user disable --now baton.service   then: baton service uninstall',
+      );
+      expect(existsSync(unit)).toBe(true);
+      // It once removed the unit first and said to disable it after, when systemd no longer knew what to unlink.
+      rmSync(join(dir, 'fail'));
+      rmSync(calls);
+      const un = await execa('node', [CLI, 'service', 'uninstall'], { env, reject: false });
+      expect(un.exitCode, un.stderr).toBe(0);
+      expect(existsSync(unit)).toBe(false);
+      expect(readFileSync(calls, 'utf8').trim().split('\n')).toEqual([
+        '--user disable --now baton.service unit=yes',
+        '--user daemon-reload unit=no',
+      ]);
     },
     30_000,
   );

@@ -5,6 +5,7 @@
  * file the person fills in (mode 0600), never from the unit: a unit file is world-readable and shown by
  * `systemctl cat`.
  */
+import { lstatSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../input.js';
@@ -66,6 +67,19 @@ function pathValue(path: string): string {
   return specifiers(path);
 }
 
+/**
+ * The PATH the service runs with: the installing shell's, frozen (the daemon runs tmux, and a notify command
+ * sink runs the person's programs: a user manager's own PATH, /usr/bin:/bin, lacks a tmux from Homebrew or
+ * Nix), with each folder once — a shell's PATH gathers repeats (every nested shell, every `source ~/.bashrc`,
+ * added its folders again, and the unit carried them all) — and without empty or relative entries, which
+ * would name the service's working folder. Re-run install after moving tmux (docs/reference.md).
+ */
+export function servicePath(path: string): string {
+  const seen = new Set<string>();
+  for (const dir of path.split(':')) if (dir.startsWith('/')) seen.add(dir.replace(/(.)\/+$/, '$1'));
+  return [...seen].join(':') || '/usr/local/bin:/usr/bin:/bin';
+}
+
 export interface Launch {
   node: string;
   cli: string;
@@ -75,7 +89,8 @@ export interface Launch {
 }
 
 /**
- * The unit. Its environment file is required (no `-` before it): `install` always writes one (empty but
+ * The unit (no Documentation=: it once named man:tmux(1), which is not baton's; baton has no manual page, and
+ * `baton service --help` is what says what this unit is). Its environment file is required (no `-` before it): `install` always writes one (empty but
  * for comments until the person adds the database's settings), so a missing one means something went
  * wrong, and a service started without them would run with no database and say nothing; systemd instead
  * refuses to start it and `systemctl --user status baton` names the file.
@@ -84,7 +99,6 @@ export function systemdUnit(l: Launch, paths: ServicePaths): string {
   const env = [assignment('PATH', l.path), ...(l.stateHome ? [assignment('XDG_STATE_HOME', l.stateHome)] : [])];
   return `[Unit]
 Description=baton: the machine's daemon (AI coding agents in tmux panes, taking turns)
-Documentation=man:tmux(1)
 
 [Service]
 Type=simple
@@ -103,6 +117,29 @@ WantedBy=default.target
 export const ENV_TEMPLATE = `# baton service environment (read by systemd: KEY=value lines). Keep this file private (chmod 600).
 # BATON_BUS_URL=postgres://user@host/db   (the password goes in ~/.pgpass, or PGPASSWORD= here)
 `;
+
+/**
+ * Is the unit enabled — linked from a target's `.wants/` (what `systemctl --user enable` makes of WantedBy=)?
+ * Read from the unit's own folder, so uninstall knows without asking a user manager that may not be running.
+ */
+export function enabledLinks(unitDir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(unitDir);
+  } catch {
+    return [];
+  }
+  return names
+    .filter((n) => n.endsWith('.wants') || n.endsWith('.requires'))
+    .map((n) => join(unitDir, n, 'baton.service'))
+    .filter((link) => {
+      try {
+        return lstatSync(link).isSymbolicLink();
+      } catch {
+        return false;
+      }
+    });
+}
 
 const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
