@@ -110,7 +110,7 @@ function machines(hosts: Status['hosts']): string {
 export function tick(): void {
   const span = document.getElementById('turn-for');
   const status = view.status;
-  if (!span || !status?.turn_started_at || status.finished) {
+  if (!span || !status?.turn_started_at || status.finished || status.paused) {
     if (span) span.textContent = '';
     return;
   }

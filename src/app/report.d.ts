@@ -8,7 +8,13 @@ export interface StatusReport {
   /** The config file in use; null when none was found and the built-in default is shown. */
   config: string | null;
   message_dir: string;
+  /** The turn policy the daemon runs (config.json's when no daemon has said: app/running.ts). */
   policy: string;
+  /**
+   * config.json's turns.policy when it is not the one the daemon runs: edited while it runs (a policy takes a
+   * restart), else null.
+   */
+  policy_in_file: string | null;
   current_turn: string | null;
   message_counter: number;
   last_message_id: string | null;
@@ -37,9 +43,12 @@ export interface StatusReport {
   agents: Record<string, AgentStatus>;
   /** Conversation control (docs/protocol.md §9). */
   max_turns: number;
+  /** message_counter when a finished conversation was last resumed (max_turns counts from there), else 0. */
+  turns_base: number;
   /** Tokens the agents used, from their hooks, and the budget (0: none). */
   tokens: { total: number; by_agent: Record<string, number>; max: number };
   turn_started_at: string | null;
+  /** How long the turn holder has had the turn; null when no turn clock runs (finished, paused, none yet). */
   seconds_in_turn: number | null;
   nudges: number;
   stalled: boolean;

@@ -46,9 +46,28 @@ export function skippedLine(skipped: { pid: number; problem: string } | null): s
 }
 
 function turnLine(s: StatusReport): string {
-  const since = s.seconds_in_turn !== null ? ` for ${s.seconds_in_turn} s` : '';
-  const nudges = s.nudges ? `, ${s.nudges} reminder(s) sent` : '';
+  // No clock runs for a finished or paused conversation (it once counted on: "claude1 for 5400 s").
+  const since = s.finished
+    ? ' (finished: no turn runs)'
+    : s.paused
+      ? ' (paused: its clock stands still)'
+      : s.seconds_in_turn !== null
+        ? ` for ${s.seconds_in_turn} s`
+        : '';
+  const nudges = s.nudges && !s.finished ? `, ${s.nudges} reminder(s) sent` : '';
   return `${s.current_turn ?? '(no state yet)'}${since}${nudges}`;
+}
+
+/**
+ * The policy the daemon runs, and config.json's when it says another: a policy takes a restart, and status
+ * once showed the file's value as if it ran.
+ */
+function policyLine(s: StatusReport): string {
+  if (!s.policy_in_file) return s.policy;
+  return (
+    `${s.policy} (the daemon runs it; config.json says ${s.policy_in_file}, which the daemon does not take while ` +
+    'it runs: baton down, baton up)'
+  );
 }
 
 function tokenLines(s: StatusReport): string[] {
@@ -61,9 +80,17 @@ function tokenLines(s: StatusReport): string[] {
   return [`tokens        ${s.tokens.total}${max} (${by})`];
 }
 
+/**
+ * How many messages, against max_turns as it counts: from the last resume of a finished conversation (it once
+ * said "messages 5 of max 3" after a resume, which went on to 6). A finished conversation awaits no reply.
+ */
 function messagesLine(s: StatusReport): string {
-  const max = s.max_turns ? ` of max ${s.max_turns}` : '';
-  return `${s.message_counter}${max} (last ${s.last_message_id ?? '-'}, awaiting a reply to ${s.pending_reply_to ?? '-'})`;
+  const last = `last ${s.last_message_id ?? '-'}`;
+  const awaiting = s.finished ? '' : `, awaiting a reply to ${s.pending_reply_to ?? '-'}`;
+  if (!s.max_turns) return `${s.message_counter} (${last}${awaiting})`;
+  if (!s.turns_base) return `${s.message_counter} of max ${s.max_turns} (${last}${awaiting})`;
+  const since = s.message_counter - s.turns_base;
+  return `${s.message_counter} (resumed at ${s.turns_base}: ${since} of max ${s.max_turns} since; ${last}${awaiting})`;
 }
 
 function waitingLine(s: StatusReport): string {
@@ -113,7 +140,7 @@ export function formatStatus(s: StatusReport): string {
             '"baton down" refuse until it is fixed by hand',
         ]
       : []),
-    `policy        ${s.policy}`,
+    `policy        ${policyLine(s)}`,
     `conversation  ${conversationLine(s)}`,
     `turn          ${turnLine(s)}`,
     ...tokenLines(s),

@@ -70,7 +70,8 @@ export async function collectStatus(
   return {
     config: config.file,
     message_dir: bus.where,
-    policy: config.turns.policy,
+    policy: turns.policy,
+    policy_in_file: turns.policy === config.turns.policy ? null : config.turns.policy,
     current_turn: state?.current_turn ?? null,
     message_counter: state?.message_counter ?? 0,
     last_message_id: state?.last_message_id ?? null,
@@ -83,9 +84,10 @@ export async function collectStatus(
     registry_problem: registry.ok ? null : registry.problem,
     agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
     max_turns: rulesFor(turns, state ?? {}).max_turns,
+    turns_base: state?.turns_base ?? 0,
     tokens: { total: state?.tokens?.total ?? 0, by_agent: state?.tokens?.by_agent ?? {}, max: turns.max_tokens },
     turn_started_at: started,
-    seconds_in_turn: started ? Math.max(0, Math.round((Date.now() - Date.parse(started)) / 1000)) : null,
+    seconds_in_turn: turnSeconds(state),
     nudges: state?.nudges ?? 0,
     stalled: state?.stalled ?? false,
     finished: state?.finished ?? null,
@@ -98,6 +100,20 @@ export async function collectStatus(
     hosts,
     running_config: running,
   };
+}
+
+/**
+ * How long the holder has had the turn, or null when no turn clock runs: a finished conversation's clock once
+ * kept counting in status, ls and the overview ("claude1 for 5400 s") though nobody was awaited; a paused
+ * one's stands still (nobody is reminded).
+ */
+export function turnSeconds(
+  s: { turn_started_at?: string | undefined; finished?: unknown; paused?: unknown } | null,
+  now = Date.now(),
+): number | null {
+  const at = s?.turn_started_at ? Date.parse(s.turn_started_at) : Number.NaN;
+  if (!s || s.finished || s.paused || Number.isNaN(at)) return null;
+  return Math.max(0, Math.round((now - at) / 1000));
 }
 
 /** What an agent's hooks last said (the CLIs with hooks baton reads), or null. */

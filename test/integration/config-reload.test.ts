@@ -95,6 +95,47 @@ describe('config.json edited while the daemon runs', () => {
     expect(q.archive()).toHaveLength(2); // held: the conversation is over
   }, 60_000);
 
+  it('status says what is true: max_turns counted from a resume, no turn clock once finished or paused, the policy that runs', async () => {
+    const q = await running({ turns: { max_turns: 3 } });
+    const text = async () => (await q.cli(['status'])).stdout;
+    const line = async (key: string) => (await text()).split('\n').find((l) => l.startsWith(`${key} `))!;
+    const report = async () => JSON.parse((await q.cli(['status', '--json'])).stdout) as Record<string, unknown>;
+    const say = (n: number) => (n % 2 ? ['c1_to_c2', 'claude1', 'claude2'] : ['c2_to_c1', 'claude2', 'claude1']);
+    const deliver = async (n: number) => {
+      const [dir, from, to] = say(n) as [string, string, string];
+      q.send(dir, `${n}.json`, msg(from, to, `message ${n}`));
+      await waitFor(`msg ${n} delivered`, () => q.archive()[n - 1]?.delivered_at);
+    };
+    for (const n of [1, 2, 3]) await deliver(n);
+    await waitFor('finished', () => (q.state().finished as { reason: string } | undefined)?.reason === 'max_turns');
+    // Finished: no clock runs and no reply is awaited (it said "claude2 for 40 s … awaiting a reply to msg_0003").
+    expect(await line('turn')).toBe('turn          claude2 (finished: no turn runs)');
+    expect(await line('messages')).toBe('messages      3 of max 3 (last msg_0003)');
+    expect((await report()).seconds_in_turn).toBeNull();
+
+    expect((await q.cli(['resume'])).exitCode).toBe(0);
+    expect(await line('turn')).toMatch(/^turn {10}claude2 for \d+ s$/);
+    for (const n of [4, 5]) await deliver(n);
+    // It said "messages 5 of max 3": max_turns counts again from the resume.
+    expect(await line('messages')).toBe(
+      'messages      5 (resumed at 3: 2 of max 3 since; last msg_0005, awaiting a reply to msg_0005)',
+    );
+    expect(await report()).toMatchObject({ turns_base: 3, max_turns: 3 });
+
+    expect((await q.cli(['pause'])).exitCode).toBe(0);
+    expect(await line('turn')).toBe('turn          claude2 (paused: its clock stands still)');
+    expect((await report()).seconds_in_turn).toBeNull();
+
+    // turns.policy edited while the daemon runs: it runs the old one until restarted; status said the file's.
+    q.writeConfig(config({ turns: { max_turns: 3, policy: 'handoff' } }));
+    expect(await line('policy')).toBe(
+      'policy        alternate (the daemon runs it; config.json says handoff, which the daemon does not take while ' +
+        'it runs: baton down, baton up)',
+    );
+    await waitFor('config_reloaded', () => q.events().find((e) => e.event === 'config_reloaded'));
+    expect(await report()).toMatchObject({ policy: 'alternate', policy_in_file: 'handoff' });
+  }, 60_000);
+
   it('an agent added: the daemon keeps going as it was, and says restart to apply (log, event, status)', async () => {
     const handoff = { turns: { policy: 'handoff' } }; // any number of agents, these two folders
     const q = await running(handoff);

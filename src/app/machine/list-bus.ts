@@ -9,6 +9,7 @@
 import { openDirectory } from '../../bus/open.js';
 import type { ListedConversation, ListedMachine, StoreListing } from '../../bus/bus.js';
 import { type Run, runOf } from './list.js';
+import { turnSeconds } from '../status.js';
 
 export interface BusMachine {
   host: string;
@@ -77,7 +78,6 @@ export function rowOf(c: ListedConversation, now: number): BusRow {
   if (!s) return { ...base, ok: false, problem: c.problem ?? 'no state' };
   const fp = c.config?.fingerprint as { turns?: { policy?: string }; agents?: Record<string, { host?: string }> };
   const started = s.turn_started_at ?? null;
-  const at = started ? Date.parse(started) : Number.NaN;
   // As `ls` and `status` say it (list.ts runOf), with "a daemon" meaning any machine's.
   const run = runOf({ ...s, daemon: { running: c.machines.some((m) => m.alive) } });
   return {
@@ -87,7 +87,7 @@ export function rowOf(c: ListedConversation, now: number): BusRow {
     turn: s.current_turn,
     turn_host: fp?.agents?.[s.current_turn]?.host ?? null,
     turn_started_at: started,
-    seconds_in_turn: Number.isNaN(at) ? null : Math.max(0, Math.round((now - at) / 1000)),
+    seconds_in_turn: turnSeconds(s, now), // none for a finished or paused conversation
     messages: s.message_counter,
     run,
     waiting: Object.values(c.waiting).reduce((n, k) => n + k, 0),

@@ -17,8 +17,10 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
            rejected (count), daemon {running, pid}, skipped ({pid, problem}: the machine's daemon has
            it in its registry but skipped it — its config broken, its folder unreadable, its lease held
            by another daemon — or null), registry_problem (the machine's registry does not read:
-           why, or null), policy, max_turns, turn_started_at,
-           seconds_in_turn, nudges, stalled, finished ({reason, at} or null), pending (moderated),
+           why, or null), policy (the one the daemon runs), policy_in_file (config.json's when
+           it says another, else null), max_turns, turns_base (the count at the last resume of a
+           finished conversation: max_turns counts from there), turn_started_at,
+           seconds_in_turn (null when no turn clock runs: finished, paused), nudges, stalled, finished ({reason, at} or null), pending (moderated),
            paused ({at} or null), demo, config (the file, or null for the built-in default),
            agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo, host,
                    hooks: {state: busy|idle|permission, since} or null,
