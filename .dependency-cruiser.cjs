@@ -5,7 +5,8 @@
  *   core → lib → config → bus, terminal → daemon → app → ui, cli      (demo sits beside cli)
  *
  * core/ is pure (no node built-in, no package but zod); bus/ and terminal/ know nothing of each other
- * or of anything above them. Type-only imports count: an upward type is an upward dependency too.
+ * or of anything above them; bus/files/ and bus/postgres/ know nothing of each other either (both use the
+ * agents' folder protocol, bus/folders/). Type-only imports count: an upward type is an upward dependency too.
  */
 const layer = (name, mayUse) => ({
   name: `${name}-imports-only-below`,
@@ -35,6 +36,19 @@ module.exports = {
     layer('ui', ['core', 'lib', 'config', 'bus', 'terminal', 'app']),
     layer('demo', ['core', 'lib', 'config', 'bus', 'app']),
     layer('cli', ['core', 'lib', 'config', 'bus', 'terminal', 'daemon', 'app', 'ui']),
+    // The two buses share the agents' folder protocol (bus/folders/: what agents write, how a daemon reads and
+    // rejects it), never each other's insides; the shared module knows neither.
+    ...[
+      ['files', 'postgres'],
+      ['postgres', 'files'],
+      ['folders', 'files|postgres'],
+    ].map(([from, to]) => ({
+      name: `bus-${from}-never-imports-${to.replace('|', '-or-')}`,
+      severity: 'error',
+      comment: `bus/${from}/ may not import bus/${to}/ (shared: bus/folders/ and the interfaces in bus/*.ts)`,
+      from: { path: `^src/bus/${from}/` },
+      to: { path: `^src/bus/(${to})/` },
+    })),
     {
       name: 'bus-implementations-are-private',
       severity: 'error',

@@ -3,7 +3,7 @@ import { isLocal, type Config } from '../config/config.js';
 import type { Bus, Posting } from './bus.js';
 import type { Directory } from './directory.js';
 import { FilesBus } from './files/files-bus.js';
-import { postToFolder } from './files/outbox.js';
+import { postToFolder } from './folders/outbox.js';
 import { isConnectionError } from './postgres/db.js';
 import { explainDbError } from './postgres/db-errors.js';
 import { PgDirectory } from './postgres/directory.js';

@@ -75,7 +75,7 @@ export type ParseResult = { ok: true; message: Message } | { ok: false; reason: 
 
 /**
  * The reason a JSON value that is no object gets (`an array`, `string`, `number`, `boolean`, `null`): the
- * same for a whole text here and for one only begun (files/inbox.ts), whenever the file was read.
+ * same for a whole text here and for one only begun (bus/folders/inbox.ts), whenever the file was read.
  */
 export const notAnObject = (what: string): string => `the message must be a JSON object, not ${what}`;
 

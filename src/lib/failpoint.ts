@@ -9,7 +9,7 @@ const armed = process.env.BATON_FAILPOINT || null;
 
 /**
  * The durable steps of a turn step and its stamp; `pasted`: a message pasted, its Enter not pressed yet;
- * `set_aside`: a file on its way to rejected/ taken out of its folder (files/aside.ts), not moved on yet;
+ * `set_aside`: a file on its way to rejected/ taken out of its folder (folders/aside.ts), not moved on yet;
  * `relay_claimed`: a file renamed into `.relaying/` (postgres/relay.ts), not stored yet; `relay_stored`: its
  * insert committed, the claimed file not removed yet.
  */

@@ -122,7 +122,7 @@ export function cutBytes(text: string, bytes: number): string {
  * `name` numbered `i` (`m.json`, `m.1.json`, `m.2.json` …), never over NAME_MAX: a name with no room for
  * its number is cut and ends with a hash of the whole name, so two names cut alike still differ. Numbered
  * plainly, a name of 254 bytes put back beside a newer file of that name failed with ENAMETOOLONG at every
- * try — at start-up too (files/aside.ts), so the daemon never started.
+ * try — at start-up too (bus/folders/aside.ts), so the daemon never started.
  */
 export function numbered(name: string, i: number): string {
   if (i === 0) return name;

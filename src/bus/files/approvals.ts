@@ -8,7 +8,7 @@
  * new file under the name afterwards makes a new message. It was a link(2) then an unlink(2) by name, and a
  * message renamed over the name between the two was the one unlinked: lost. A move an older baton left cut
  * short by a crash (the same file linked in both folders) is finished at the next look, the folder's copy
- * taken aside first (files/aside.ts) and removed only if it still is that file.
+ * taken aside first (folders/aside.ts) and removed only if it still is that file.
  */
 import { existsSync } from 'node:fs';
 import { lstat, readdir, rename, unlink } from 'node:fs/promises';
@@ -18,15 +18,15 @@ import type { Logger } from '../../lib/log.js';
 import type { Approval } from '../bus.js';
 import type { EventLog } from '../events.js';
 import { isErrno, makeDirBelow, moveNoClobber, numbered } from '../../lib/fsx.js';
-import { takeAside } from './aside.js';
-import { byName, examine, isCandidateName, type Entry, type Folder } from './inbox.js';
-import { quarantine } from './rejected.js';
+import { takeAside } from '../folders/aside.js';
+import { byName, examine, isCandidateName, type Entry, type Folder } from '../folders/inbox.js';
+import { quarantine } from '../folders/rejected.js';
 
 export interface ApprovalsOptions {
   /** pending/: a folder per direction. */
   root: string;
   rejectedDir: string;
-  /** `.rejecting/`: where a leftover copy is taken aside before it is removed (files/aside.ts). */
+  /** `.rejecting/`: where a leftover copy is taken aside before it is removed (folders/aside.ts). */
   asideDir: string;
   directions: readonly Direction[];
   events: EventLog;

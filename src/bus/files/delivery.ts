@@ -1,5 +1,5 @@
 /**
- * The files bus, daemon side: direction folders as queues (intake.ts), a turn step as a claim, an archive
+ * The files bus, daemon side: direction folders as queues (folders/intake.ts), a turn step as a claim, an archive
  * record and a state.json write (turn-step.ts), requests as files, the lease as a lock file. One machine,
  * one writer: the lease holder's copy of the state is the truth, and every step runs in its one loop.
  */
@@ -20,14 +20,14 @@ import { ArchiveWriter, archivedCounters, archiveNew, readRecord } from './archi
 import { turnStep } from './turn-step.js';
 import { eventLog } from './event-log.js';
 import { sweepTemps } from '../../lib/fsx.js';
-import { refused } from './aside.js';
+import { refused } from '../folders/aside.js';
 import { FolderAnchor } from '../anchor.js';
-import type { Entry } from './inbox.js';
-import { Intake } from './intake.js';
+import type { Entry } from '../folders/inbox.js';
+import { Intake } from '../folders/intake.js';
 import type { Layout } from './layout.js';
 import { acquireLock } from './lock.js';
 import { recover } from './recovery.js';
-import { quarantine, tidyRejected } from './rejected.js';
+import { quarantine } from '../folders/rejected.js';
 import {
   answer,
   answerable,
@@ -97,9 +97,7 @@ export class FilesDelivery implements DeliveryBus {
     await Promise.all([l.archive, l.rejected, l.requests].map((d) => this.anchor.makeBelow(d)));
     await this.intake.ensureFolders();
     for (const d of [l.root, l.archive, l.rejected]) await sweepTemps(d);
-    const notes: string[] = [];
-    for (const n of await tidyRejected(l.rejected))
-      notes.push(`rejected/${n} had no note (the daemon stopped mid-way); wrote one`);
+    const notes = await this.intake.recover();
     const r = await recover(this.config, l);
     this.st = r.state;
     if (r.stateChanged) await writeStateFile(l.state, this.st);

@@ -21,12 +21,12 @@ import { FilesDelivery } from './delivery.js';
 import { FileEventSource } from './event-log.js';
 import { ensureDir } from '../../lib/fsx.js';
 import { FolderAnchor } from '../anchor.js';
-import { postToFolder } from './outbox.js';
-import { listInbox } from './inbox.js';
+import { postToFolder } from '../folders/outbox.js';
+import { listInbox } from '../folders/inbox.js';
 import { layout, type Layout } from './layout.js';
 import { acquireLock, daemonStatus } from './lock.js';
 import { readArchiveView } from './recovery.js';
-import { storedRejections } from './rejected.js';
+import { storedRejections } from '../folders/rejected.js';
 import { awaitReply, pendingRequests, submitRequest, withdrawRequest } from './requests.js';
 import { readStateFile, writeStateFile } from './state-file.js';
 

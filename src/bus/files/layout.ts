@@ -1,7 +1,7 @@
 /** Where everything lives under message_dir (docs/protocol.md §1, §4, §6, §7). */
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
-import { ASIDE } from './aside.js';
+import { ASIDE } from '../folders/aside.js';
 
 export interface Layout {
   root: string;
@@ -16,7 +16,7 @@ export interface Layout {
   claims: string;
   /**
    * Where a file on its way to rejected/ is examined again, out of its writer's reach:
-   * `.rejecting/<direction>/<name>` (aside.ts). Empty at rest: start-up puts anything there back in its folder.
+   * `.rejecting/<direction>/<name>` (folders/aside.ts). Empty at rest: start-up puts anything there back in its folder.
    */
   rejecting: string;
   /** The lease's lock directory (lock-dir.ts; proper-lockfile's layout): held by the one live daemon. */

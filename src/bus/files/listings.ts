@@ -3,9 +3,9 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import type { ApprovalView, Rejection } from '../bus.js';
-import { listInbox } from './inbox.js';
+import { listInbox } from '../folders/inbox.js';
 import type { Layout } from './layout.js';
-import { notePath, storedRejections } from './rejected.js';
+import { notePath, storedRejections } from '../folders/rejected.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 

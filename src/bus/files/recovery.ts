@@ -1,8 +1,8 @@
 /**
  * Start-up reconciliation of state.json and claimed files with the archive on the files bus, so a daemon
  * killed at any step of a delivery (core/delivery.ts; the claim, archive and state steps of
- * files-bus.ts) resumes without losing or silently repeating a message; and of files a daemon killed
- * mid-rejection left aside (aside.ts), which go back to their folders.
+ * files-bus.ts) resumes without losing or silently repeating a message. (What a rejection cut short
+ * left, the intake puts right: folders/intake.ts.)
  */
 import { readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -15,7 +15,6 @@ import type { ArchiveView, Recovered } from '../bus.js';
 import { archivedCounters, readRecord } from './archive.js';
 import { listClaims, type Claim } from './claims.js';
 import { moveNoClobber } from '../../lib/fsx.js';
-import { putBackLeftovers } from './aside.js';
 import type { Layout } from './layout.js';
 import { readStateFile } from './state-file.js';
 
@@ -47,7 +46,6 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
   const stored = await readStateFile(l.state);
   const notes: string[] = [];
   notes.push(...(await recoverClaims(config, l)));
-  notes.push(...(await putBackLeftovers(l.rejecting, config.directions)));
   const { n, last, state: derived, gaps } = await readArchiveView(config, l);
   if (gaps) notes.push(gaps);
 

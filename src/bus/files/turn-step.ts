@@ -28,7 +28,7 @@ import { isErrno, makeDirBelowSync, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import { archiveNew } from './archive.js';
 import { claimPath, listClaims } from './claims.js';
-import { examine, type Examined, type Folder } from './inbox.js';
+import { examine, type Examined, type Folder } from '../folders/inbox.js';
 import type { Layout } from './layout.js';
 import { writeStateFile } from './state-file.js';
 
@@ -51,6 +51,12 @@ export type StepResult =
   | { kind: 'gone' }
   | { kind: 'changed' };
 
+/**
+ * The folders whose `.claimed/<direction>/` holds no claim this daemon left behind: every claim it made
+ * since it last listed that folder was archived and removed, or put back. Listed only when not here.
+ */
+const claimsClear = new WeakSet<Folder>();
+
 export async function turnStep(l: Layout, config: Config, folder: Folder, s: StepInput): Promise<StepResult> {
   const d = folder.direction;
   const unclaim = async (path: string, name: string, claimFolder: string | null) => {
@@ -63,14 +69,12 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   const base = join(l.claims, d.name);
   // Listed only while it may hold a claim this daemon did not settle (at the start, or after a step that
   // failed mid-way): a listing per delivery was five system calls for a folder this daemon alone writes.
-  if (!folder.claimsClear) folder.claimsClear = await unclaimStrays({ root: l.root, base }, s.decision.id, unclaim);
+  if (!claimsClear.has(folder) && (await unclaimStrays({ root: l.root, base }, s.decision.id, unclaim)))
+    claimsClear.add(folder);
   const claim = claimPath(base, s.decision.id, s.name);
   // Until this claim is archived and removed, or put back, the folder may hold it.
-  const clear = folder.claimsClear && !claim.folder;
-  folder.claimsClear = false;
-  const settled = () => {
-    folder.claimsClear = clear;
-  };
+  const clear = claimsClear.delete(folder) && !claim.folder;
+  const settled = () => void (clear && claimsClear.add(folder));
   if (claim.folder) makeClaimDir(claim.folder);
   folder.entries.delete(s.name);
   try {

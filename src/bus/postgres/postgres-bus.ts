@@ -37,7 +37,7 @@ import { approvalsView, busChecks, hostViews } from './views.js';
 import { checkBody, pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
 import { relayingCount, unrelayedCounts } from './relay.js';
 import { storePost } from './post.js';
-import { fileName } from '../files/outbox.js';
+import { fileName } from '../folders/outbox.js';
 import { ensureConversation, ensureSchema, insertRejected, setAside } from './store.js';
 import { insertRequest } from './requests.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';

@@ -11,7 +11,7 @@ import { isFenced, type Lease } from '../lease.js';
 import { hostOf, type Config } from '../../config/config.js';
 import type { Db } from './db.js';
 import { messagesFor, rowHint } from './hints.js';
-import { ASIDE } from '../files/aside.js';
+import { ASIDE } from '../folders/aside.js';
 import { Relay, type Wal } from './relay.js';
 import { relayedHere, type Pg } from './rows.js';
 import { run } from './sql/bind.js';

@@ -1,6 +1,6 @@
 /**
  * The file API on the PostgreSQL bus (docs/protocol.md §10): each machine's daemon watches its own agents' direction
- * folders exactly as the files bus does (files/intake.ts: safe reads, settle time, rejections with a
+ * folders exactly as the files bus does (folders/intake.ts: safe reads, settle time, rejections with a
  * reason) and moves each valid file into the database, so an agent's instructions do not change.
  *
  * A file is first renamed into the folder's `.relaying/` (a writer that replaces the name from then on
@@ -27,14 +27,10 @@ import { readdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { failpoint } from '../../lib/failpoint.js';
 import { ensureDir, moveNoClobber } from '../../lib/fsx.js';
-import type { FolderAnchor } from '../anchor.js';
-import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
-import type { EventLog } from '../events.js';
 import { FencedError } from '../lease.js';
-import { examine, isCandidateName, type Examined } from '../files/inbox.js';
-import { Intake } from '../files/intake.js';
-import { putBackLeftovers } from '../files/aside.js';
+import { examine, isCandidateName, type Examined } from '../folders/inbox.js';
+import { Intake, type IntakeOptions } from '../folders/intake.js';
 import type { Direction } from '../../config/config.js';
 import { unstorable } from './db.js';
 import { type Claiming, claimInto, claimOf, dropFolder, listClaimed, nameOf } from './relay-claims.js';
@@ -68,16 +64,10 @@ type Relayed = 'stored' | 'dropped' | 'failed';
  */
 let claims = 0;
 
-export interface RelayOptions {
+/** The intake's options (its folders' rejections, settle time, …) and where its files are stored. */
+export interface RelayOptions extends Omit<IntakeOptions, 'alsoWatch'> {
   conversation: string;
   host: string;
-  maxBytes: number;
-  settleMs: number;
-  rejectedDir: string;
-  /** `.rejecting/`: where a file on its way to rejected/ is examined again (files/aside.ts). */
-  asideDir: string;
-  events: EventLog;
-  log: Logger;
   /**
    * Store one message; `key` makes a repeat of the same claimed file a no-op. `durable`: wait for the
    * disk; otherwise the answer names the server that committed it (its start time), for `settle` to check.
@@ -88,8 +78,6 @@ export interface RelayOptions {
    * when it runs; `asked`: when the question was sent (performance.now()).
    */
   wal: () => Promise<Wal>;
-  /** The daemon's project and message folder (bus/anchor.ts): folders made only inside them, never them. */
-  anchor?: FolderAnchor;
 }
 
 /**
@@ -138,16 +126,7 @@ export class Relay {
     private readonly directions: readonly Direction[],
     private readonly opts: RelayOptions,
   ) {
-    this.intake = new Intake(directions, {
-      maxBytes: opts.maxBytes,
-      settleMs: opts.settleMs,
-      rejectedDir: opts.rejectedDir,
-      asideDir: opts.asideDir,
-      alsoWatch: [],
-      events: opts.events,
-      log: opts.log,
-      ...(opts.anchor ? { anchor: opts.anchor } : {}),
-    });
+    this.intake = new Intake(directions, { ...opts, alsoWatch: [] });
     this.stranded = new Stranded(opts.log);
   }
 
@@ -178,7 +157,7 @@ export class Relay {
 
   /** Finish relays and rejections a crash cut short (start-up). */
   async resume(): Promise<void> {
-    for (const note of await putBackLeftovers(this.opts.asideDir, this.directions)) this.opts.log.warn(note);
+    for (const note of await this.intake.recover()) this.opts.log.warn(note);
     for (const d of this.directions) {
       const dir = join(d.dir, RELAYING);
       for (const as of listClaimed(dir, true)) await this.storeClaimed({ d, dir, as }, true);

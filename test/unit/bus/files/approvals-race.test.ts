@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { Approvals } from '../../../../src/bus/files/approvals.js';
-import { Entries } from '../../../../src/bus/files/entries.js';
-import { type Folder, listInbox } from '../../../../src/bus/files/inbox.js';
+import { Entries } from '../../../../src/bus/folders/entries.js';
+import { type Folder, listInbox } from '../../../../src/bus/folders/inbox.js';
 import { StatCache } from '../../../../src/lib/stat-cache.js';
 import { silent } from '../../../../src/lib/log.js';
 
@@ -67,7 +67,6 @@ function setUp(): { approvals: Approvals; f: Folder } {
     entries: new Entries(),
     dirty: new Set(),
     taken: new Map(),
-    claimsClear: false,
     undecodable: [],
     listing: new StatCache(listInbox),
   };

@@ -20,10 +20,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as realSleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type Judged, putBackLeftovers, verdict } from '../../../../src/bus/files/aside.js';
+import { type Judged, putBackLeftovers, verdict } from '../../../../src/bus/folders/aside.js';
 import type { EventName } from '../../../../src/bus/events.js';
-import { examine, type Examined } from '../../../../src/bus/files/inbox.js';
-import { Intake } from '../../../../src/bus/files/intake.js';
+import { examine, type Examined } from '../../../../src/bus/folders/inbox.js';
+import { Intake } from '../../../../src/bus/folders/intake.js';
 import { silent } from '../../../../src/lib/log.js';
 
 /** Run around the daemon's next rename of `from`: `before` it, `after` it (once each). */

@@ -191,7 +191,7 @@ function fileType(st: {
   return 'unknown type';
 }
 
-/** What the files bus knows about one file in a direction folder: a Waiting, with how it was examined. */
+/** What the intake knows about one file in a direction folder: a Waiting, with how it was examined. */
 export interface Entry extends Waiting {
   result: Examined | null;
   /** For unsettled files: when the current content (sig) was first seen. */
@@ -209,11 +209,6 @@ export interface Folder {
    * next event for such a name is that move, not a hint (folder-watch.ts).
    */
   taken: Map<string, number>;
-  /**
-   * `.claimed/<direction>/` holds no claim this daemon left behind: every claim it made since it last listed
-   * that folder was archived and removed, or put back (turn-step.ts lists it only when this is false).
-   */
-  claimsClear: boolean;
   /** Names found by a rescan that are not valid UTF-8 (rejected by the next look). */
   undecodable: Buffer[];
   /** The folder's inode when last listed: a new one means it was replaced and must be watched again. */

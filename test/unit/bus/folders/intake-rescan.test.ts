@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { Intake } from '../../../../src/bus/files/intake.js';
+import { Intake } from '../../../../src/bus/folders/intake.js';
 import { log } from '../../../../src/lib/log.js';
 
 const made: string[] = [];

@@ -23,7 +23,8 @@ import { Entries } from './entries.js';
 import { FolderWatch } from './folder-watch.js';
 import { Settling } from './settling.js';
 import { type Doomed, Rejecting } from './rejecting.js';
-import type { Judged } from './aside.js';
+import { type Judged, putBackLeftovers } from './aside.js';
+import { tidyRejected } from './rejected.js';
 import { Rejector } from './rejector.js';
 
 export interface IntakeOptions {
@@ -50,7 +51,6 @@ const untracked = (direction: Direction): Folder => ({
   entries: new Entries(),
   dirty: new Set(),
   taken: new Map(),
-  claimsClear: false,
   undecodable: [],
   listing: new StatCache(listInbox),
 });
@@ -97,6 +97,20 @@ export class Intake {
         ...this.folders.map((f) => f.direction.dir),
       ].map(make),
     );
+  }
+
+  /**
+   * Start-up (both buses): what a daemon killed mid-rejection left — files taken aside go back to their
+   * folders (aside.ts), a file moved to rejected/ without its note gets one. Returns what it did, for the log.
+   */
+  async recover(): Promise<string[]> {
+    const notes = await putBackLeftovers(
+      this.opts.asideDir,
+      this.folders.map((f) => f.direction),
+    );
+    for (const n of await tidyRejected(this.opts.rejectedDir))
+      notes.push(`rejected/${n} had no note (the daemon stopped mid-way); wrote one`);
+    return notes;
   }
 
   async watch(hint: (h: Hint) => void): Promise<void> {

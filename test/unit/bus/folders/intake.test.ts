@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { EventName } from '../../../../src/bus/events.js';
-import { examine } from '../../../../src/bus/files/inbox.js';
-import { Intake } from '../../../../src/bus/files/intake.js';
+import { examine } from '../../../../src/bus/folders/inbox.js';
+import { Intake } from '../../../../src/bus/folders/intake.js';
 import { silent } from '../../../../src/lib/log.js';
 
 let root: string;

@@ -2,7 +2,7 @@
  * An agent's outgoing folder, written the way an agent writes it (docs/protocol.md §3): one message file,
  * created atomically (a temp file, then a link into place, so a reader never sees half of it and nothing
  * is overwritten) under a name of its own that sorts by time. `baton post` writes here on the files bus,
- * and on the PostgreSQL bus for an agent of this machine, whose daemon relays the folder (relay.ts).
+ * and on the PostgreSQL bus for an agent of this machine, whose daemon relays the folder (postgres/relay.ts).
  */
 import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
