@@ -129,7 +129,7 @@ describe('a daemon that lost its lease', () => {
     await waitFor('pasted, no Enter yet', pasted(log2));
     process.kill(d1.proc.pid!, 'SIGSTOP');
     // Its lock goes stale: STALE_MS (3 s) after its last refresh, and a lock taken less than 1.5 s ago still
-    // carries the mtime proper-lockfile's precision probe sets, up to 1 s ahead (the flake of CI run 3).
+    // carries the mtime the lock's precision probe sets (lib/lock-dir.ts), up to 1 s ahead (the flake of CI run 3).
     await sleep(4500);
     const d2 = await p.startDaemon(); // takes over the stale lock
     await waitFor('delivered by the second daemon', delivered, 30_000);
@@ -160,7 +160,7 @@ describe('a daemon that lost its lease', () => {
     const d = await p.startDaemon();
     process.kill(d.proc.pid!, 'SIGSTOP');
     // Its lock goes stale: STALE_MS (3 s) after its last refresh, and a lock taken less than 1.5 s ago still
-    // carries the mtime proper-lockfile's precision probe sets, up to 1 s ahead (the flake of CI run 3).
+    // carries the mtime the lock's precision probe sets (lib/lock-dir.ts), up to 1 s ahead (the flake of CI run 3).
     await sleep(4500);
     const sent = await p.cli(['send', '--to', 'claude1', 'while the daemon sleeps']);
     expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);

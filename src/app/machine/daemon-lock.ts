@@ -1,5 +1,5 @@
 /**
- * One machine daemon per user: a lock in the registry's folder (`daemon.lock`, proper-lockfile, refreshed by
+ * One machine daemon per user: a lock in the registry's folder (`daemon.lock`, lib/lock-dir.ts, refreshed by
  * its holder) and `daemon.json` saying who holds it. A daemon killed with `kill -9` stops refreshing the lock;
  * after 3 s the next daemon takes it over (the same rule as a conversation's files-bus lease, bus/files/lock.ts).
  */
@@ -8,8 +8,8 @@ import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { writeAtomic } from '../../lib/fsx.js';
+import { lockDir } from '../../lib/lock-dir.js';
 import { pidAlive } from '../../lib/process.js';
 
 const STALE_MS = 3000;
@@ -79,25 +79,20 @@ export async function takeMachineLock(
     database_env: opts.databaseEnv,
   };
   const base = {
-    lockfilePath: lockPath(dir),
     stale: STALE_MS,
-    realpath: false,
     onCompromised: (err: Error) => opts.onLost(`lost the machine daemon's lock (${err.message})`),
   };
   // The service's first start may come before any `baton up` wrote the registry (and its folder).
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(dir, base);
+    release = await lockDir(lockPath(dir), base);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
     const running = machineDaemon(dir);
     if (running) return { ok: false, holder: running, why: `the machine's daemon runs already (pid ${running.pid})` };
     try {
-      release = await lockfile.lock(dir, {
-        ...base,
-        retries: { retries: 16, factor: 1, minTimeout: 500, maxTimeout: 500 },
-      });
+      release = await lockDir(lockPath(dir), { ...base, retries: { count: 16, delayMs: 500 } });
     } catch (err2) {
       if ((err2 as NodeJS.ErrnoException).code !== 'ELOCKED') throw err2;
       const h = readMachineHolder(dir);

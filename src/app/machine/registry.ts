@@ -5,7 +5,7 @@
  * conversations to match, and after a crash (`kill -9`) the next daemon reads it to serve them all again.
  *
  * Written whole and atomically (a temp file in the same folder, fsync, rename: lib/fsx.ts), under a lock
- * (`registry.lock`, proper-lockfile, taken over when its holder died), so a process killed mid-write leaves
+ * (`registry.lock`, lib/lock-dir.ts, taken over when its holder died), so a process killed mid-write leaves
  * the old file and at most a temp file — which no reader opens — and two `up`s at once never drop each
  * other's entry.
  *
@@ -18,9 +18,9 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import type { Config } from '../../config/config.js';
 import { isOurTemp, writeAtomic } from '../../lib/fsx.js';
+import { lockDir } from '../../lib/lock-dir.js';
 import { pidAlive } from '../../lib/process.js';
 
 /** One conversation the machine's daemon serves. */
@@ -147,11 +147,10 @@ function sweepDeadTemps(dir: string): void {
 /** Change the registry under its lock; `change` returns the new list. */
 async function edit(dir: string, change: (list: Entry[]) => Entry[]): Promise<Entry[]> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const release = await lockfile.lock(dir, {
-    lockfilePath: join(dir, 'registry.lock'),
+  const release = await lockDir(join(dir, 'registry.lock'), {
     stale: 5000,
-    realpath: false,
-    retries: { retries: 100, factor: 1, minTimeout: 100, maxTimeout: 100 },
+    retries: { count: 100, delayMs: 100 },
+    onCompromised: () => {}, // held for one read and write: taken over only once this edit is long stale
   });
   try {
     sweepDeadTemps(dir);

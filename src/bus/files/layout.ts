@@ -19,7 +19,7 @@ export interface Layout {
    * `.rejecting/<direction>/<name>` (folders/aside.ts). Empty at rest: start-up puts anything there back in its folder.
    */
   rejecting: string;
-  /** The lease's lock directory (lock-dir.ts; proper-lockfile's layout): held by the one live daemon. */
+  /** The lease's lock directory (lib/lock-dir.ts): held by the one live daemon. */
   lock: string;
   /** Who holds the lock: pid and start time, for messages like "held by pid 123". */
   pidFile: string;

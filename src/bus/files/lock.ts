@@ -1,9 +1,9 @@
 /**
  * The files bus's lease — one daemon per message folder: a lock directory (`message_dir/daemon.lock`,
- * lock-dir.ts: proper-lockfile's form, kept fresh by the holder) plus `daemon.pid` saying who holds it. A lock
+ * lib/lock-dir.ts, kept fresh by the holder) plus `daemon.pid` saying who holds it. A lock
  * left by a killed daemon goes stale after STALE_MS and is taken over; a live holder makes the newcomer
  * fail with LeaseHeldError (exit 3). A lock taken less than STALE_MS/2 ago may look fresh up to 1 s longer:
- * the precision probe (lock-dir.ts, as proper-lockfile's) sets its mtime to the next full second (+1–199 ms)
+ * the precision probe (lib/lock-dir.ts) sets its mtime to the next full second (+1–199 ms)
  * until the first refresh.
  *
  * Fencing (a daemon paused past its lock once woke up, pressed Enter and overwrote a record): every
@@ -16,12 +16,11 @@ import { hostname } from 'node:os';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import lockfile from 'proper-lockfile';
 import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../bus.js';
 import { pidAlive } from '../../lib/process.js';
 import { writeAtomic } from '../../lib/fsx.js';
 import type { Layout } from './layout.js';
-import { lockDir } from './lock-dir.js';
+import { lockDir, lockHeld } from '../../lib/lock-dir.js';
 
 export const STALE_MS = 3000;
 
@@ -85,9 +84,7 @@ function lockFresh(l: Layout): boolean {
 export async function daemonStatus(
   l: Layout,
 ): Promise<{ running: boolean; pid: number | null; holder: Holder | null }> {
-  const locked = await lockfile
-    .check(l.root, { lockfilePath: l.lock, stale: STALE_MS, realpath: false })
-    .catch(() => false);
+  const locked = lockHeld(l.lock, STALE_MS);
   const holder = readHolder(l);
   // A lock kept fresh whose holder file does not read (removed by hand; the instant a daemon takes or leaves
   // the lock) is held all the same, by a daemon that has not said who: read as free, `up --fresh` moved a
@@ -174,9 +171,9 @@ export async function acquireLock(
     },
     async release() {
       if (readHolder(l)?.pid === me.pid) await rm(l.pidFile, { force: true });
-      // A lease known lost (another daemon took over, or the lock is gone): the lock there is not ours, and
-      // proper-lockfile's release would remove it all the same — a daemon woken from a pause removed its
-      // successor's lock this way before its own lock's compromise was noticed, then took the lease back.
+      // A lease known lost (another daemon took over, or the lock is gone): the lock there is not ours. A
+      // daemon woken from a pause once removed its successor's lock on release (proper-lockfile's release did
+      // not look) before its own lock's compromise was noticed, then took the lease back.
       if (lost === null) await release().catch(() => {});
     },
   };

@@ -1,5 +1,5 @@
 /**
- * The files bus's lock directory: taken by mkdir, refreshed with every other lock of the process in one
+ * A lock directory (lib/lock-dir.ts): taken by mkdir, refreshed with every other lock of the process in one
  * tick, taken over once stale, and reported compromised when another holder took it over or it vanished.
  * Its clock (Date.now, its refresh tick, its retry waits) is vitest's fake one, moved on by the tests: the
  * lock's times are seconds, and waiting them out for real cost this file 6 s.
@@ -19,7 +19,7 @@ import { basename, dirname } from 'node:path';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { lockDir, takeOver } from '../../../../src/bus/files/lock-dir.js';
+import { lockDir, lockHeld, takeOver } from '../../../src/lib/lock-dir.js';
 
 const made: string[] = [];
 afterAll(() => {
@@ -66,6 +66,21 @@ describe('lockDir', () => {
     await releaseA();
     await releaseB();
     expect(existsSync(a) || existsSync(b)).toBe(false);
+  });
+
+  it('refreshes every lock within its own stale time, whichever lock came first', async () => {
+    // The registry's lock (stale 5 s) taken before a lease's (stale 3 s): a tick at the first one's half
+    // left the lease's lock to go stale under its live holder.
+    const long = fresh();
+    const short = fresh();
+    const releaseLong = await lockDir(long, { stale: 10_000, onCompromised: never });
+    const releaseShort = await lockDir(short, { stale: 3000, onCompromised: never });
+    await sleep(4500);
+    expect(Date.now() - statSync(short).mtimeMs).toBeLessThan(3000);
+    expect(lockHeld(short, 3000)).toBe(true);
+    await releaseShort();
+    await releaseLong();
+    expect(lockHeld(short, 3000)).toBe(false);
   });
 
   it('takes over a stale lock, waiting for it with retries', async () => {

@@ -1,12 +1,14 @@
 /**
  * A lock directory kept fresh by its holder: taken by mkdir (atomic), its mtime touched every stale/2, and
- * stale — taken over by removing it and making it again — once it has not been touched for `stale`. The
- * same thing on disk as proper-lockfile's lock, whose check() `baton status` still uses.
+ * stale — taken over by removing it and making it again — once it has not been touched for `stale`. baton's
+ * one lock: the files bus's lease (bus/files/lock.ts), the machine daemon's (app/machine/daemon-lock.ts) and
+ * the machine registry's (app/machine/registry.ts). On disk it is proper-lockfile's lock, which these once
+ * used, so an older baton beside this one respects it.
  *
  * Not proper-lockfile's lock(): every lock it holds refreshes itself on a timer of its own, an async stat
  * and utimes through the thread pool every 1.5 s. A machine daemon serving 50 idle conversations holds 50
  * such locks, and once their folders' rescans were made cheap those refreshes were 60% of its main
- * thread's time (node --cpu-prof). Here every files-bus lease lock a process holds is refreshed in one tick, by a stat and
+ * thread's time (node --cpu-prof). Here every lock a process holds is refreshed in one tick, by a stat and
  * a utimes each, synchronous (microseconds on a local disk) — as the PostgreSQL bus renews every lease of
  * a process in one statement (postgres/heartbeats.ts). The refresh's rules are proper-lockfile's: the
  * mtime found must be the one this holder set last (else another took the lock over: compromised), a
@@ -15,7 +17,7 @@
  * time (takeOver).
  */
 import { mkdirSync, rmdirSync, statSync, utimesSync } from 'node:fs';
-import { isErrno } from '../../lib/fsx.js';
+import { isErrno } from './fsx.js';
 
 /**
  * A wait on the global timer, not node:timers/promises' (which fake timers cannot reach): the lock's unit
@@ -45,9 +47,20 @@ interface Held {
 
 const held = new Set<Held>();
 let timer: NodeJS.Timeout | null = null;
+/** The tick: half the smallest stale time of the locks held (a lock refreshed less often could go stale). */
+let tick = Infinity;
 let exitHook = false;
 
 const locked = (path: string) => Object.assign(new Error('Lock file is already being held'), { code: 'ELOCKED', path });
+
+/** Is the lock at `path` held: there, and touched within `stale`? (A moment's answer, from its mtime.) */
+export function lockHeld(path: string, stale: number): boolean {
+  try {
+    return statSync(path).mtimeMs >= Date.now() - stale;
+  } catch {
+    return false; // none there (or none this user may look at): not held
+  }
+}
 
 /** Take the lock at `path`; resolves with its release. Throws an error with code ELOCKED while another holds it. */
 export async function lockDir(path: string, opts: DirLockOptions): Promise<() => Promise<void>> {
@@ -193,7 +206,11 @@ function ours(h: Held): boolean {
 
 function join(h: Held): void {
   held.add(h);
-  timer ??= setInterval(refreshAll, h.stale / 2).unref(); // held locks never keep the process alive
+  if (h.stale / 2 < tick) {
+    if (timer) clearInterval(timer);
+    tick = h.stale / 2;
+    timer = setInterval(refreshAll, tick).unref(); // held locks never keep the process alive
+  }
   if (!exitHook) {
     // A process that exits holding locks removes them, as proper-lockfile did: the next daemon need not wait.
     process.on('exit', () => {
@@ -213,6 +230,7 @@ function leaveIfEmpty(): void {
   if (held.size > 0 || !timer) return;
   clearInterval(timer);
   timer = null;
+  tick = Infinity;
 }
 
 function refreshAll(): void {
