@@ -1,11 +1,11 @@
 /**
  * The PostgreSQL bus, daemon side (docs/protocol.md §10). One daemon per (conversation, machine): it relays its own
  * agents' direction folders into the database (relay.ts), and delivers the messages whose receiver is on
- * its machine. A turn step is one transaction — lease generation checked, the conversation row locked
- * (FOR UPDATE serialises turns from every machine), the step decided on the state as stored, the waiting
- * row deleted, the record archived, the state saved, NOTIFY — so the state never lags the archive.
+ * its machine. A turn step is one statement (turn-step.ts) — lease generation checked, the conversation
+ * row locked at the version the step was decided on, the waiting row deleted, the record archived, the
+ * state saved, NOTIFY — so the state never lags the archive.
  *
- * Crash promise: killed before COMMIT, nothing happened (the message waits); after it, the record is
+ * Crash promise: killed before its commit, nothing happened (the message waits); after it, the record is
  * archived but not stamped, and this machine's next daemon types it again flagged `(redelivered)`, as
  * docs/protocol.md §6 asks, since the paste may have happened. Hints are LISTEN/NOTIFY; the daemon's re-scan timer
  * is behind them, so a notification lost while the connection was down delays, never loses.
@@ -24,7 +24,7 @@ import type { EventLog } from '../events.js';
 import { tx, type Db } from './db.js';
 import type { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
-import { stepOf } from './turn-step.js';
+import { turnStep } from './turn-step.js';
 import { flushEvents, pgEventLog } from './events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
@@ -224,7 +224,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
       generation: this.held?.generation ?? null,
     };
     const on = { db: this.db, pg: this.pg, maxBytes: this.config.inbox.max_bytes, now: this.now };
-    const out = await this.view.step(w, stepOf(on, input, waiting && this.view.expected(waiting)));
+    const out = await this.view.step(w, turnStep(on, input, this.view.expected(w)));
     if (out.kind === 'invalid') {
       // Rolled back: still waiting (or waiting for approval), and refused with its reason like any invalid
       // message — never tried again (one the server cannot store held the conversation for ever).

@@ -1,32 +1,24 @@
 /**
- * A turn step on the PostgreSQL bus. Two forms, one promise (docs/protocol.md §6: the record archived, the waiting
- * row gone and the state saved together, or none of it):
+ * A turn step on the PostgreSQL bus (docs/protocol.md §6: the record archived, the waiting row gone and the
+ * state saved together, or none of it), in one statement: the daemon decides on the state it read (the turn
+ * rules are pure, core/turns.ts) and builds the record from the waiting row it read; the statement applies
+ * it only if the stored state's version is still the one read, under the lease's generation — each part
+ * runs only if the one before it did (lease → conversation row locked at that version → waiting row
+ * deleted, if its body is the one read → record archived → state saved with version + 1 → NOTIFY), so a
+ * stale read changes nothing. One round trip: a turn step sat on every delivery's path with four, and held
+ * the conversation's row lock across them. It also carries the process's events waiting to be stored
+ * (carried-events.ts).
  *
- * **One statement** (casStep), the usual one: the daemon decides on the state it read (the turn rules are
- * pure, core/turns.ts) and builds the record from the waiting row it read; the statement applies it only
- * if the stored state's version is still the one read, under the lease's generation — each part runs only
- * if the one before it did (lease → conversation row locked at that version → waiting row deleted, if its
- * body is the one read → record archived → state saved with version + 1 → NOTIFY), so a stale view
- * changes nothing and is read again. One round trip (a turn step sat on every delivery's path with four,
- * and held the conversation's row lock across them). It also carries the process's events waiting to be
- * stored (carried-events.ts).
+ * What it decides on is what the daemon sees (waiting-view.ts); a step whose view is out of date is
+ * `changed`, and the daemon reads again. With no view of the message — an approval a person approved, a
+ * message whose read raced a notification — the state and the row are read for it first (one round trip
+ * more), and a step the state moved under is read and tried again: an approval is not refused because
+ * another machine took a turn meanwhile. (This was once a transaction of its own, four round trips that
+ * locked the row and decided inside; one form now, with the same promise.)
  *
- * **A transaction of four round trips** (turnStep), when the daemon holds no such view (an approval a
- * person approved):
- *
- *   BEGIN
- *   1. the lease's generation read under FOR SHARE (no take-over commits while this runs), the
- *      conversation row locked (FOR UPDATE: turns from every machine wait here, one at a time), the
- *      waiting row deleted — one statement
- *      → fenced, refused by the turn rules on the state as stored, gone, or no longer valid: ROLLBACK
- *   2. the record archived (delivered_at null), the state saved, NOTIFY — one statement
- *   COMMIT
- *
- * Killed before COMMIT: nothing happened, the message waits. After it: archived and the turn passed, not
- * stamped; recovery types it again flagged. Refused by the server for the message's own data (a data
- * exception): nothing happened, and the outcome is `invalid` — it is rejected, never retried. The "claimed"
- * and "archived" failpoints sit after each statement, inside the transaction, so the contract suite proves a
- * kill there loses and repeats nothing.
+ * Killed before the statement: nothing happened, the message waits. After it: archived and the turn passed,
+ * not stamped; recovery types it again flagged. Refused by the server for the message's own data (a data
+ * exception): nothing happened, and the outcome is `invalid` — it is rejected, never retried.
  */
 import { turnTaken } from '../../core/conversation.js';
 import { parseId } from '../../core/ids.js';
@@ -35,20 +27,16 @@ import type { State } from '../../core/state.js';
 import { failpoint } from '../../lib/failpoint.js';
 import type { Approval, Commit, Step, Waiting } from '../bus.js';
 import { carrying } from './carried-events.js';
-import { tx, unstorable, type Conn, type Db } from './db.js';
+import { unstorable, type Db } from './db.js';
 import { movedBy, stateHint } from './hints.js';
 import { fenceUnless } from './lease.js';
 import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
+import { gone } from './store.js';
 import { run } from './sql/bind.js';
 import { Json } from './sql/codec.js';
 
 /** `version`: the stored state's version after a commit, when the step knows it. */
 export type StepOutcome = (Commit & { version?: string }) | { kind: 'invalid'; reason: string };
-
-/** Thrown inside the transaction to roll it back with an outcome that is not an error. */
-class Undo {
-  constructor(readonly outcome: StepOutcome) {}
-}
 
 export interface StepInput {
   w: Waiting | Approval;
@@ -68,12 +56,11 @@ export interface StepOn {
   now: () => number;
 }
 
-/** What the daemon read: the state at `version`, and the waiting row's body and stored file name. */
+/** What a step is decided on: the state at `version`, and the waiting row's body and stored file name (null: gone). */
 export interface Expected {
   state: State;
   version: string;
-  body: string;
-  file: string | null;
+  row: { body: string; file: string | null } | null;
 }
 
 export interface Planning {
@@ -89,9 +76,8 @@ export interface Planning {
 export type Plan = Exclude<StepOutcome, { kind: 'committed' }> | { kind: 'go'; record: ArchiveRecord; next: State };
 
 /**
- * What a turn step of `input.w` commits, decided on `state` from the waiting row read — the same for
- * both forms: refused by the turn rules, gone, invalid, or the record and the next state. Pure: the
- * clocks come in as `now`.
+ * What a turn step of `input.w` commits, decided on `state` from the waiting row read: refused by the
+ * turn rules, gone, invalid, or the record and the next state. Pure: the clocks come in as `now`.
  */
 export function plan({ state, row, input, maxBytes, now }: Planning): Plan {
   const { w, step, extra, firstSeen } = input;
@@ -114,22 +100,37 @@ export function plan({ state, row, input, maxBytes, now }: Planning): Plan {
 
 const clocks = (on: StepOn) => ({ wall: on.now(), mono: performance.now() });
 
-/** The values a record is archived with. */
-const archived = (pg: Pg, record: ArchiveRecord, next: State) => ({
-  conversation: pg.conversation,
-  id: record.id,
-  counter: parseId(record.id),
-  receiver: record.receiver,
-  record: Json.of(record),
-  state: Json.of(next),
-  channel: pg.channel,
-  moved: movedBy(pg.host),
-});
+/**
+ * The turn step of `input`, decided on `seen` (what the daemon sees), or, with nothing seen of it, on the
+ * state and row read now — read again while another step moves the state under it.
+ */
+export async function turnStep(on: StepOn, input: StepInput, seen: Expected | null): Promise<StepOutcome> {
+  if (seen) return casStep(on, input, seen);
+  for (let tries = 1; ; tries++) {
+    const out = await casStep(on, input, await readFor(on, input.w));
+    if (out.kind !== 'changed' || tries === 5)
+      // Not decided on the view: no version, so the view is read again rather than moved on in place.
+      return out.kind === 'committed' ? { ...out, version: undefined } : out;
+  }
+}
 
-export async function casStep(on: StepOn, input: StepInput & { w: Waiting }, seen: Expected): Promise<StepOutcome> {
+/** The state and `w`'s row as stored now, for a step with no view of it. */
+async function readFor({ db, pg }: StepOn, w: Waiting | Approval): Promise<Expected> {
+  const status = 'firstSeen' in w ? 'waiting' : 'approval';
+  const r = await run(db, pg.sql.turns.read, { conversation: pg.conversation, seq: seqOf(w.name), status });
+  const row = r.rows[0];
+  if (!row) throw gone(pg);
+  return {
+    state: stateOf(row.state, pg),
+    version: row.version,
+    row: row.body === null ? null : { body: row.body, file: row.file },
+  };
+}
+
+async function casStep(on: StepOn, input: StepInput, seen: Expected): Promise<StepOutcome> {
   const { db, pg, maxBytes } = on;
   const { w, generation } = input;
-  const p = plan({ state: seen.state, row: seen, input, maxBytes, now: clocks(on) });
+  const p = plan({ state: seen.state, row: seen.row, input, maxBytes, now: clocks(on) });
   if (p.kind !== 'go') return p;
   const { record, next } = p;
   // Claiming, archiving and saving are one instant here: a kill at either failpoint is a kill before the
@@ -138,12 +139,20 @@ export async function casStep(on: StepOn, input: StepInput & { w: Waiting }, see
   failpoint('archived');
   const r = await carrying(pg, (events) =>
     run(db, pg.sql.turns.cas, {
-      ...archived(pg, record, next),
+      conversation: pg.conversation,
+      id: record.id,
+      counter: parseId(record.id),
+      receiver: record.receiver,
+      record: Json.of(record),
+      state: Json.of(next),
+      channel: pg.channel,
+      moved: movedBy(pg.host),
       host: pg.host,
       seq: seqOf(w.name),
+      status: 'firstSeen' in w ? 'waiting' : 'approval',
       version: seen.version,
       generation,
-      body: seen.body,
+      body: seen.row!.body,
       hint: stateHint(next),
       events,
     }),
@@ -157,24 +166,6 @@ export async function casStep(on: StepOn, input: StepInput & { w: Waiting }, see
 }
 
 /**
- * The turn step of `input`: in one statement for a waiting message this daemon has read (`seen`), in a
- * transaction for an approval or a message not read.
- */
-export function stepOf(on: StepOn, input: StepInput, seen: Expected | null): Promise<StepOutcome> {
-  const { w } = input;
-  return seen && 'firstSeen' in w ? casStep(on, { ...input, w }, seen) : turnStep(on, input);
-}
-
-export async function turnStep(on: StepOn, input: StepInput): Promise<StepOutcome> {
-  try {
-    return await tx(on.db, (c) => steps(c, on, input));
-  } catch (err) {
-    if (err instanceof Undo) return err.outcome;
-    return refusedData(err);
-  }
-}
-
-/**
  * A step the server refused for the message's own data (db.ts, unstorable): rolled back, and `invalid` —
  * the message is rejected with the reason, as one that can never be stored. Any other error is thrown
  * (retried by the loop).
@@ -183,26 +174,4 @@ function refusedData(err: unknown): StepOutcome {
   const reason = unstorable(err);
   if (reason === null) throw err;
   return { kind: 'invalid', reason };
-}
-
-async function steps(c: Conn, on: StepOn, input: StepInput): Promise<StepOutcome> {
-  const { pg, maxBytes } = on;
-  const { w, generation } = input;
-  const r = await run(c, pg.sql.turns.claim, {
-    conversation: pg.conversation,
-    host: pg.host,
-    seq: seqOf(w.name),
-    status: 'firstSeen' in w ? 'waiting' : 'approval',
-  });
-  const row = r.rows[0]!;
-  fenceUnless(row, pg, generation);
-  const state = stateOf(row.state, pg);
-  const read = row.body === null ? null : { body: row.body, file: row.file };
-  const p = plan({ state, row: read, input, maxBytes, now: clocks(on) });
-  if (p.kind !== 'go') throw new Undo(p);
-  const { record, next } = p;
-  failpoint('claimed');
-  await run(c, pg.sql.turns.commit, archived(pg, record, next));
-  failpoint('archived');
-  return { kind: 'committed', record, state: next, saved: true };
 }

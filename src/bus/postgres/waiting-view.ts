@@ -98,10 +98,10 @@ export class WaitingView {
     } else if (!h.row && !h.moved) this.invalidate();
   }
 
-  /** What a one-statement turn step of `w` is decided on (turn-step.ts casStep), or null: nothing read for it. */
-  expected(w: Waiting): Expected | null {
-    const row = this.rows?.find((r) => r.seq === w.key);
-    return row && this.seen ? { ...this.seen, body: row.body, file: row.file } : null;
+  /** What a turn step of `w` is decided on (turn-step.ts), or null: nothing read for it. */
+  expected(w: Waiting | Approval): Expected | null {
+    const row = 'firstSeen' in w ? this.rows?.find((r) => r.seq === w.key) : undefined;
+    return row && this.seen ? { ...this.seen, row: { body: row.body, file: row.file } } : null;
   }
 
   /** The conversation's notifications: news for what it sees, and hints for the daemon. */

@@ -24,6 +24,7 @@ export const turnsSql = (s: string, carried = carriedSql(s)) => ({
       conversation: string;
       host: string;
       seq: number;
+      status: 'waiting' | 'approval';
       version: string;
       generation: number | null;
       body: string;
@@ -45,7 +46,7 @@ export const turnsSql = (s: string, carried = carriedSql(s)) => ({
     `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
           s AS (SELECT 1 FROM ${s}.conversations WHERE name = :conversation AND version = :version
                   AND (:generation::bigint IS NULL OR EXISTS (SELECT 1 FROM l WHERE generation = :generation AND NOT released)) FOR UPDATE),
-          d AS (DELETE FROM ${s}.waiting WHERE seq = :seq AND conversation = :conversation AND status = 'waiting'
+          d AS (DELETE FROM ${s}.waiting WHERE seq = :seq AND conversation = :conversation AND status = :status
                   AND body = :body AND EXISTS (SELECT 1 FROM s) RETURNING 1),
           a AS (INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, record)
                 SELECT :conversation, :id, :counter, false, :receiver, :record FROM d RETURNING 1),
@@ -59,38 +60,15 @@ export const turnsSql = (s: string, carried = carriedSql(s)) => ({
             ${carried.told}`,
   ),
 
-  /**
-   * The transaction's first statement: the lease read FOR SHARE, the conversation row locked, the
-   * waiting row (or approval) deleted — its body and file returned, nulls when it was gone.
-   */
-  claim: statement<
-    { conversation: string; host: string; seq: number; status: 'waiting' | 'approval' },
-    Fence & { state: unknown; body: string | null; file: string | null }
+  /** What a step with no view of the message decides on: the state, its version and the row (nulls: gone). */
+  read: statement<
+    { conversation: string; seq: number; status: 'waiting' | 'approval' },
+    { state: unknown; version: string; body: string | null; file: string | null }
   >(
-    'turns.claim',
-    `WITH l AS (SELECT generation, released FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE),
-          s AS (SELECT state FROM ${s}.conversations WHERE name = :conversation FOR UPDATE),
-          d AS (DELETE FROM ${s}.waiting WHERE seq = :seq AND conversation = :conversation AND status = :status RETURNING body, file)
-     SELECT (SELECT state FROM s) AS state, (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, d.body, d.file
-       FROM (SELECT 1) AS one LEFT JOIN d ON true`,
-  ),
-
-  /** The transaction's second: the record archived, the state saved, NOTIFY. */
-  commit: statement<{
-    conversation: string;
-    id: string;
-    counter: number | null;
-    receiver: string;
-    record: Json;
-    state: Json;
-    channel: string;
-    moved: string;
-  }>(
-    'turns.commit',
-    `WITH a AS (INSERT INTO ${s}.archive (conversation, id, counter, person, receiver, record)
-                VALUES (:conversation, :id, :counter, false, :receiver, :record)),
-          u AS (UPDATE ${s}.conversations SET state = :state, version = version + 1 WHERE name = :conversation)
-     SELECT pg_notify(:channel, :moved)`,
+    'turns.read',
+    `SELECT c.state, c.version, w.body, w.file FROM ${s}.conversations c
+       LEFT JOIN ${s}.waiting w ON w.conversation = c.name AND w.seq = :seq AND w.status = :status
+      WHERE c.name = :conversation`,
   ),
 
   /**

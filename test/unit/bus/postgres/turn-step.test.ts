@@ -1,7 +1,7 @@
 /**
  * The turn step's decision (bus/postgres/turn-step.ts plan): on the state read and the waiting row read,
  * the record and the next state to commit — or a refusal by the turn rules, a row gone, a body that is no
- * valid message. Pure: both forms of the step (one statement, or a transaction) commit what it returns.
+ * valid message. Pure: the one-statement step commits what it returns.
  */
 import { describe, expect, it } from 'vitest';
 import type { Waiting } from '../../../../src/bus/bus.js';
