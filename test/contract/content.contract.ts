@@ -88,6 +88,9 @@ export function contentContract(c: Contract): void {
         10_000,
       );
       expect((await bus.rejections(1)).items[0]).toMatchObject({ file: 'nul.json', reason: `invalid JSON: ${parsed}` });
+      expect(d.takeRejected()).toEqual([
+        { direction: c.dir(config, 'c1_to_c2'), file: 'nul.json', reason: `invalid JSON: ${parsed}` },
+      ]);
     });
   });
 }

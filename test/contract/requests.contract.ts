@@ -1,4 +1,7 @@
-/** A person's requests (bus/requests.ts): answered once, in order; withdrawn only before the daemon takes them. */
+/**
+ * A person's requests (bus/requests.ts): answered once, in order; withdrawn only before the daemon takes them;
+ * one forwarded by a daemon reaches the daemon that carries it out (on one machine, itself).
+ */
 import { describe, expect, it } from 'vitest';
 import type { Contract } from './world.js';
 
@@ -17,6 +20,9 @@ export function requestsContract(c: Contract): void {
       await d.answer(taken!.name, { ok: true, message: 'paused' });
       expect(await bus.awaitReply(a, 2000)).toEqual({ ok: true, message: 'paused' });
       expect(await d.requests()).toEqual([]);
+      await d.forward({ op: 'pause' });
+      const [forwarded] = await d.requests();
+      expect((await d.takeRequest(forwarded!))?.request).toEqual({ op: 'pause' });
     });
   });
 }

@@ -1,7 +1,8 @@
 /**
  * The queues and the turn step (bus/queues.ts, bus/turns.ts): a posted message waits in its direction,
  * the turn step archives it and passes the turn, a step the state does not allow leaves it where it is,
- * a rejected message goes aside with its reason, and a state change is seen by every reader.
+ * a rejected message goes aside with its reason (its sender to be told, once), and a state change is seen
+ * by every reader.
  */
 import { describe, expect, it } from 'vitest';
 import { stamped } from '../../src/core/record.js';
@@ -31,6 +32,8 @@ export function turnsContract(c: Contract): void {
         last_message_id: 'msg_0001',
         pending_reply_to: 'msg_0001',
       });
+      expect(d.state()).toEqual(r.state); // the daemon's copy moved on with the step
+      await d.saveState(); // idempotent: what the step saved, again
       expect((await d.queues()).flatMap((q) => q.items)).toEqual([]);
       expect(await bus.readState()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });
       await d.stamp(stamped(r.record, 'not_checked', false, new Date().toISOString()));
@@ -52,15 +55,19 @@ export function turnsContract(c: Contract): void {
     it('reject moves a message aside with its reason; update changes the state for every reader', async () => {
       const { config, bus } = await c.setup();
       const d = await c.deliverer(bus);
-      await bus.post(c.dir(config, 'c1_to_c2'), { content: 'never' });
+      const posted = await bus.post(c.dir(config, 'c1_to_c2'), { content: 'never' });
       const [x] = await c.ready(d);
       await d.reject(x!, 'a test says no');
+      const told = { direction: c.dir(config, 'c1_to_c2'), file: posted.kind === 'posted' ? posted.name : '?' };
+      expect(d.takeRejected()).toEqual([{ ...told, reason: 'a test says no' }]);
+      expect(d.takeRejected()).toEqual([]); // each once
       expect(await bus.rejectedCount()).toBe(1);
       expect((await bus.rejections(10)).items[0]).toMatchObject({ reason: 'a test says no' });
       expect(await bus.waitingCounts()).toEqual({ c1_to_c2: 0, c2_to_c1: 0 });
       const next = await d.update((s) => ({ ...s, paused: { at: 'now' } }));
       expect(next.paused).toEqual({ at: 'now' });
       expect((await bus.readState())?.paused).toEqual({ at: 'now' });
+      expect(d.state().paused).toEqual({ at: 'now' });
     });
   });
 }

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { Bus, DeliveryBus, Lease, Step, Waiting } from '../../src/bus/bus.js';
+import type { Approval, Bus, DeliveryBus, Lease, Step, Waiting } from '../../src/bus/bus.js';
 import { openBus } from '../../src/bus/open.js';
 import type { Config } from '../../src/config/config.js';
 import { loadConfig, locateConfig } from '../../src/config/load.js';
@@ -72,8 +72,8 @@ export interface Contract {
   dir(config: Config, name: string): Config['directions'][number];
   /** At least `n` ready waiting messages, looked for again until they are there. */
   ready(d: DeliveryBus, n?: number): Promise<Waiting[]>;
-  /** The turn step for `w` under the config's rules. */
-  step(config: Config): (w: Waiting) => Step;
+  /** The turn step for `w` (a waiting message, or an approval) under the config's rules. */
+  step(config: Config): (w: Waiting | Approval) => Step;
 }
 
 /** Make the helpers for one bus's suite (inside its describe), with their clean-up after each case. */
