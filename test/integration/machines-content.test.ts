@@ -45,10 +45,9 @@ describe('content across machines (PostgreSQL bus)', () => {
     a.send('c1_to_c2', 'after.json', { content: 'and the conversation goes on' });
     await waitFor('msg_0003 delivered', delivered(conv, 3), 30_000);
 
-    const got = await records(a, config);
-    expect(got.get('msg_0001')).toMatchObject({ content: odd, data: { 'k\u0000': '\ud83d' } });
-    expect(got.get('msg_0002')?.content).toBe('piped\u0000NUL');
-    expect(got.get('msg_0003')?.content).toBe('and the conversation goes on');
+    // Stored byte for byte, as a file or a post, is the contract's (content.contract.ts); what `baton post -`
+    // read from its standard input is this test's.
+    expect((await records(a, config)).get('msg_0002')?.content).toBe('piped\u0000NUL');
     // Typed sanitized, as on the files bus: the NUL is not pressed into the pane.
     await waitFor('typed', () => readRecorder(logA).pastes.some((t) => t.includes('pipedNUL')), 15_000);
     expect(
