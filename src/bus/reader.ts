@@ -3,8 +3,10 @@
  * only; never blocks a writer (a reader may see a step half-way on a bus that has no transactions, and
  * says what it saw).
  */
+import { formatId } from '../core/ids.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { State } from '../core/state.js';
+import { initialState } from '../core/turns.js';
 import type { Holder, LeaseHolding } from './lease.js';
 import type { EventFeed } from './events.js';
 
@@ -41,6 +43,23 @@ export interface ArchiveView {
   state: State;
   /** Set when IDs are not exactly 1..n. */
   gaps: string | null;
+}
+
+/**
+ * What an archive says, from its highest ID `n`, how many records it holds and its last record: the state
+ * it implies (its last message awaits a reply, its receiver holds the turn) and whether IDs have gaps. The
+ * one derivation of both buses, which recovery and doctor share.
+ */
+export function archiveViewOf(n: number, count: number, last: ArchiveRecord | null, firstTurn: string): ArchiveView {
+  const gaps = count !== n ? `archive has gaps: ${count} records for IDs up to ${formatId(n)}` : null;
+  if (!last) return { n, last, state: initialState(firstTurn), gaps };
+  const state = {
+    current_turn: last.receiver,
+    last_message_id: last.id,
+    message_counter: n,
+    pending_reply_to: last.id,
+  };
+  return { n, last, state, gaps };
 }
 
 /** One machine of a conversation (docs/protocol.md §10): is its daemon alive, since when, which agents it runs. */

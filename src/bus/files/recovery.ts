@@ -8,10 +8,10 @@ import { readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
 import { formatId } from '../../core/ids.js';
-import type { ArchiveRecord } from '../../core/record.js';
 import { StateError, type State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';
 import type { ArchiveView, Recovered } from '../bus.js';
+import { archiveViewOf } from '../reader.js';
 import { archivedCounters, readRecord } from './archive.js';
 import { listClaims, type Claim } from './claims.js';
 import { moveNoClobber } from '../../lib/fsx.js';
@@ -23,23 +23,13 @@ export interface FileRecovery extends Recovered {
   stateChanged: boolean;
 }
 
-const stateAfter = (r: ArchiveRecord, counter: number): State => ({
-  current_turn: r.receiver,
-  last_message_id: r.id,
-  message_counter: counter,
-  pending_reply_to: r.id,
-});
-
-/** What the archive says the conversation's state is: the one derivation recovery and doctor share. */
+/** What the archive says the conversation's state is (archiveViewOf). */
 export async function readArchiveView(config: Pick<Config, 'firstTurn'>, l: Layout): Promise<ArchiveView> {
   const counters = await archivedCounters(l.archive);
   const n = counters.at(-1) ?? 0;
-  const gaps =
-    counters.length !== n ? `archive has gaps: ${counters.length} records for IDs up to ${formatId(n)}` : null;
-  if (n === 0) return { n, last: null, state: initialState(config.firstTurn), gaps };
-  const last = await readRecord(l.archive, formatId(n));
-  if (!last) throw new StateError(`${join(l.archive, formatId(n))}.json cannot be read`);
-  return { n, last, state: stateAfter(last, n), gaps };
+  const last = n ? await readRecord(l.archive, formatId(n)) : null;
+  if (n && !last) throw new StateError(`${join(l.archive, formatId(n))}.json cannot be read`);
+  return archiveViewOf(n, counters.length, last, config.firstTurn);
 }
 
 export async function recover(config: Config, l: Layout): Promise<FileRecovery> {

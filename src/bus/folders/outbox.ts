@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
-import { validateMessage } from '../../core/message.js';
+import { validateMessage, type ParseResult } from '../../core/message.js';
 import { createAtomic, ensureDir } from '../../lib/fsx.js';
 import type { Posted } from '../queues.js';
 
@@ -17,21 +17,27 @@ export function fileName(): string {
 }
 
 /**
- * The file as it will be written, checked as the daemon's intake checks a file (inbox.ts): its bytes
- * against max_bytes, then the message for its folder. The reason is the one the daemon would give.
+ * A message's text checked as the daemon's intake checks a file (inbox.ts): its bytes against max_bytes,
+ * then JSON, then the message for its folder, with the reason the daemon would give. Both buses check a
+ * post with it before storing anything, and the PostgreSQL bus a stored body before its turn step.
  */
-export function checkFile(text: string, d: Direction, maxBytes: number): string | null {
+export function checkText(text: string, d: Direction, maxBytes: number): ParseResult {
   const size = Buffer.byteLength(text);
-  if (size > maxBytes) return `${size} bytes is over inbox.max_bytes (${maxBytes})`;
-  const r = validateMessage(JSON.parse(text), d);
-  return r.ok ? null : r.reason;
+  if (size > maxBytes) return { ok: false, reason: `${size} bytes is over inbox.max_bytes (${maxBytes})` };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, reason: `invalid JSON: ${(err as Error).message}` };
+  }
+  return validateMessage(value, d);
 }
 
 /** Write `message` into `d`'s folder, unless the daemon would reject it (then nothing is written). */
 export async function postToFolder(d: Direction, message: Record<string, unknown>, maxBytes: number): Promise<Posted> {
   const text = `${JSON.stringify(message, null, 2)}\n`;
-  const bad = checkFile(text, d, maxBytes);
-  if (bad) return { kind: 'refused', reason: bad };
+  const checked = checkText(text, d, maxBytes);
+  if (!checked.ok) return { kind: 'refused', reason: checked.reason };
   await ensureDir(d.dir);
   for (;;) {
     const name = fileName();

@@ -7,7 +7,8 @@
 import type { Config, Direction } from '../../config/config.js';
 import type { Approval, Waiting } from '../bus.js';
 import type { Conn, Db } from './db.js';
-import { checkBody, seqOf, waitingName, type Pg } from './rows.js';
+import { seqOf, waitingName, type Pg } from './rows.js';
+import { checkText } from '../folders/outbox.js';
 import { run } from './sql/bind.js';
 import { insertRejected } from './store.js';
 
@@ -47,6 +48,6 @@ export async function refuse(c: Conn, pg: Pg, a: Approval, reason: string): Prom
 export async function examineApproval(db: Db, pg: Pg, a: Approval, maxBytes: number) {
   const r = await run(db, pg.sql.approvals.body, { seq: seqOf(a.name), conversation: pg.conversation });
   if (!r.rows[0]) return { kind: 'gone' as const };
-  const c = checkBody(r.rows[0].body, a.direction, maxBytes);
+  const c = checkText(r.rows[0].body, a.direction, maxBytes);
   return c.ok ? { kind: 'valid' as const, message: c.message } : { kind: 'invalid' as const, reason: c.reason };
 }

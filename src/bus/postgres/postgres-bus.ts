@@ -23,7 +23,7 @@ import type {
   Posted,
   Rejection,
 } from '../bus.js';
-import type { HostView } from '../reader.js';
+import { archiveViewOf, type HostView } from '../reader.js';
 import { FolderAnchor } from '../anchor.js';
 import { ensureDir } from '../../lib/fsx.js';
 import { openPool, redact, unstorable, type Db } from './db.js';
@@ -34,10 +34,10 @@ import { acquireLease, STALE_MS } from './lease.js';
 import { leaseHolding } from './lease-holder.js';
 import { agreeOnConfig } from './agreement.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
-import { checkBody, pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
+import { pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
 import { relayingCount, unrelayedCounts } from './relay.js';
 import { storePost } from './post.js';
-import { fileName } from '../folders/outbox.js';
+import { checkText, fileName } from '../folders/outbox.js';
 import { ensureConversation, ensureSchema, insertRejected, setAside } from './store.js';
 import { insertRequest } from './requests.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
@@ -142,10 +142,7 @@ export class PostgresBus implements Bus {
   async archiveView(): Promise<ArchiveView> {
     const [agg] = await this.q(this.pg.sql.archive.summary, this.c);
     const { n, c } = agg!;
-    const gaps = c !== n ? `archive has gaps: ${c} records for IDs up to ${formatId(n)}` : null;
-    if (n === 0) return { n, last: null, state: initialState(this.config.firstTurn), gaps };
-    const last = (await this.record(formatId(n)))!;
-    return { n, last, state: impliedBy(last, n), gaps };
+    return archiveViewOf(n, c, n ? await this.record(formatId(n)) : null, this.config.firstTurn);
   }
 
   /** This machine's daemon for this conversation: running while its lease's session holds the lock. */
@@ -266,14 +263,9 @@ async function refusedPost(o: { db: Db; eventsDb: Db; pg: Pg; d: Direction }, er
   return reason;
 }
 
-/** The state an archive implies: its last message is the one awaiting a reply, its receiver holds the turn. */
-function impliedBy(last: ArchiveRecord, n: number): State {
-  return { current_turn: last.receiver, last_message_id: last.id, message_counter: n, pending_reply_to: last.id };
-}
-
 /**
  * A post stored directly: under a key of its own (tried again with it while the server is away: post.ts),
- * refused before anything is stored (checkBody, as the daemon would), or refused by the server for its own
+ * refused before anything is stored (checkText, as the daemon would), or refused by the server for its own
  * data (refusedPost).
  */
 async function postOnce(
@@ -282,7 +274,7 @@ async function postOnce(
   message: Record<string, unknown>,
 ): Promise<Posted> {
   const body = JSON.stringify(message);
-  const checked = checkBody(body, d, o.config.inbox.max_bytes);
+  const checked = checkText(body, d, o.config.inbox.max_bytes);
   if (!checked.ok) return { kind: 'refused', reason: checked.reason };
   const name = fileName();
   let unsure: string | null;

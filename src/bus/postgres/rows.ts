@@ -6,7 +6,7 @@
 import { hostOf, isLocal, type Config, type Direction } from '../../config/config.js';
 import type { Request } from '../../core/requests.js';
 import type { Queue, Waiting } from '../bus.js';
-import { validateMessage, type Message } from '../../core/message.js';
+import { checkText } from '../folders/outbox.js';
 import { checkState, type State } from '../../core/state.js';
 import { channelOf } from './hints.js';
 import { sqlFor, type Sql } from './sql/index.js';
@@ -41,22 +41,6 @@ export const waitingName = (seq: string | number, file: string | null): string =
 export const seqOf = (name: string): number => Number.parseInt(name, 10);
 /** The name its sender gave a waiting row's message (`waitingName`'s file), as a rejection names it. */
 export const fileOf = (name: string): string => name.replace(/^\d{10,}\./, '');
-
-export type Checked = { ok: true; message: Message } | { ok: false; reason: string };
-
-/** A stored body checked as a message from `d.from` to `d.to` (a post is checked here, once it is whole). */
-export function checkBody(body: string, d: Direction, maxBytes: number): Checked {
-  if (Buffer.byteLength(body) > maxBytes)
-    return { ok: false, reason: `${Buffer.byteLength(body)} bytes is over inbox.max_bytes (${maxBytes})` };
-  let value: unknown;
-  try {
-    value = JSON.parse(body);
-  } catch (err) {
-    return { ok: false, reason: `invalid JSON: ${(err as Error).message}` };
-  }
-  const r = validateMessage(value, d);
-  return r.ok ? { ok: true, message: r.message } : { ok: false, reason: r.reason };
-}
 
 export const stateOf = (raw: unknown, pg: Pg): State =>
   checkState(raw, `the state of conversation "${pg.conversation}"`);
@@ -100,7 +84,7 @@ export class WaitingRows {
       const d = this.here.find((x) => x.name === r.direction)!;
       let w = this.seen.get(seq);
       if (!w) {
-        const checked = checkBody(r.body, d, this.maxBytes);
+        const checked = checkText(r.body, d, this.maxBytes);
         w = {
           key: String(seq),
           name: waitingName(seq, r.file),

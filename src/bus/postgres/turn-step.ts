@@ -30,7 +30,8 @@ import { carrying } from './carried-events.js';
 import { unstorable, type Db } from './db.js';
 import { movedBy, stateHint } from './hints.js';
 import { fenceUnless } from './lease.js';
-import { checkBody, seqOf, stateOf, waitingName, type Pg } from './rows.js';
+import { seqOf, stateOf, waitingName, type Pg } from './rows.js';
+import { checkText } from '../folders/outbox.js';
 import { gone } from './store.js';
 import { run } from './sql/bind.js';
 import { Json } from './sql/codec.js';
@@ -85,7 +86,7 @@ export function plan({ state, row, input, maxBytes, now }: Planning): Plan {
   const decision = step(state);
   if (decision.action !== 'deliver') return { kind: 'refused', decision };
   if (row === null) return { kind: 'gone' };
-  const checked = checkBody(row.body, d, maxBytes);
+  const checked = checkText(row.body, d, maxBytes);
   if (!checked.ok) return { kind: 'invalid', reason: checked.reason };
   const receivedAt = new Date(now.wall - (now.mono - firstSeen)).toISOString();
   const record = messageRecord({
