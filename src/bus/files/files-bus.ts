@@ -15,7 +15,6 @@ import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, LeaseHoldin
 import type { HostView } from '../reader.js';
 import { listApprovals, listRejected } from './listings.js';
 import type { EventSource } from '../events.js';
-import { Approvals } from './approvals.js';
 import { archivedCounters, readRecord, recordIds } from './archive.js';
 import { FilesDelivery } from './delivery.js';
 import { FileEventSource } from './event-log.js';
@@ -73,16 +72,7 @@ export class FilesBus implements Bus {
   }
 
   async approvalKeys(): Promise<string[]> {
-    return (
-      await new Approvals({
-        root: this.l.pending,
-        rejectedDir: this.l.rejected,
-        asideDir: this.l.rejecting,
-        directions: this.config.directions,
-        events: { emit: async () => {} },
-        log: silent,
-      }).list()
-    ).map((a) => a.key);
+    return (await listApprovals(this.config, this.l, 0)).map((a) => a.file);
   }
 
   async records(): Promise<ArchiveRecord[]> {
