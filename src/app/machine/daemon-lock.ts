@@ -4,12 +4,12 @@
  * after 3 s the next daemon takes it over (the same rule as a conversation's files-bus lease, bus/files/lock.ts).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { writeAtomic } from '../../lib/fsx.js';
-import { lockDir } from '../../lib/lock-dir.js';
+import { lockDir, lockHeld } from '../../lib/lock-dir.js';
 import { pidAlive } from '../../lib/process.js';
 
 const STALE_MS = 3000;
@@ -48,18 +48,10 @@ export function readMachineHolder(dir: string): MachineHolder | null {
   }
 }
 
-function lockFresh(dir: string): boolean {
-  try {
-    return Date.now() - statSync(lockPath(dir)).mtimeMs < STALE_MS;
-  } catch {
-    return false;
-  }
-}
-
 /** The machine's daemon, when one runs: its lock is kept fresh and its pid is alive. */
 export function machineDaemon(dir: string): MachineHolder | null {
   const h = readMachineHolder(dir);
-  return h && lockFresh(dir) && pidAlive(h.pid) ? h : null;
+  return h && lockHeld(lockPath(dir), STALE_MS) && pidAlive(h.pid) ? h : null;
 }
 
 export type Taken =

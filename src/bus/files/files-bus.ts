@@ -21,7 +21,7 @@ import { FileEventSource } from './event-log.js';
 import { ensureDir } from '../../lib/fsx.js';
 import { FolderAnchor } from '../anchor.js';
 import { postToFolder } from '../folders/outbox.js';
-import { listInbox } from '../folders/inbox.js';
+import { waitingIn } from '../folders/inbox.js';
 import { layout, type Layout } from './layout.js';
 import { acquireLock, daemonStatus } from './lock.js';
 import { readArchiveView } from './recovery.js';
@@ -56,10 +56,8 @@ export class FilesBus implements Bus {
     return readStateFile(this.l.state);
   }
 
-  async waitingCounts(): Promise<Record<string, number>> {
-    const held: Record<string, number> = {};
-    for (const d of this.config.directions) held[d.name] = (await listInbox(d.dir)).names.length;
-    return held;
+  waitingCounts(): Promise<Record<string, number>> {
+    return waitingIn(this.config.directions);
   }
 
   /** Nothing is relayed on the files bus: a file is taken from its folder in the turn step itself. */

@@ -72,13 +72,7 @@ function identityOf(file: string): string | null {
 }
 
 /** The holder refreshes the lock every STALE_MS/2; an older lock means the holder stopped doing so. */
-function lockFresh(l: Layout): boolean {
-  try {
-    return Date.now() - statSync(l.lock).mtimeMs < STALE_MS / 2 + 1500;
-  } catch {
-    return false;
-  }
-}
+const lockFresh = (l: Layout): boolean => lockHeld(l.lock, STALE_MS / 2 + 1500);
 
 /** Is a live daemon holding this folder? (A stale lock or a dead pid means no.) */
 export async function daemonStatus(

@@ -54,6 +54,13 @@ export async function listInbox(dir: string): Promise<Listing> {
 
 export { byName };
 
+/** How many message files wait in each of these direction folders (status: not taken yet, or not relayed). */
+export async function waitingIn(directions: readonly Direction[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const d of directions) counts[d.name] = (await listInbox(d.dir)).names.length;
+  return counts;
+}
+
 export type Examined =
   /** The file vanished (another process took or removed it). */
   | { kind: 'gone' }

@@ -35,9 +35,10 @@ import { leaseHolding } from './lease-holder.js';
 import { agreeOnConfig } from './agreement.js';
 import { approvalsView, busChecks, hostViews } from './views.js';
 import { pgOf, relayedHere, requestHost, stateOf, waitingName, type Pg } from './rows.js';
-import { relayingCount, unrelayedCounts } from './relay.js';
+import { relayingCount } from './relay.js';
 import { storePost } from './post.js';
 import { checkText, fileName } from '../folders/outbox.js';
+import { waitingIn } from '../folders/inbox.js';
 import { ensureConversation, ensureSchema, insertRejected, setAside } from './store.js';
 import { insertRequest } from './requests.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
@@ -95,7 +96,7 @@ export class PostgresBus implements Bus {
   /** Waiting in the database, and in this machine's folders not yet moved there (its daemon away, say). */
   async waitingCounts(): Promise<Record<string, number>> {
     const rows = await this.q(this.pg.sql.waiting.countByDirection, this.c);
-    const local = await unrelayedCounts(relayedHere(this.config));
+    const local = await waitingIn(relayedHere(this.config));
     const held: Record<string, number> = {};
     for (const d of this.config.directions)
       held[d.name] = (rows.find((r) => r.direction === d.name)?.n ?? 0) + (local[d.name] ?? 0);

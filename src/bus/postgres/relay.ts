@@ -23,13 +23,13 @@
  * one the server refuses for the message's own data (a data exception: it never could be stored) is
  * rejected on this machine with the reason instead, like a file that is not a message.
  */
-import { readdir, unlink } from 'node:fs/promises';
+import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { failpoint } from '../../lib/failpoint.js';
 import { ensureDir, moveNoClobber } from '../../lib/fsx.js';
 import type { Hint } from '../bus.js';
 import { FencedError } from '../lease.js';
-import { examine, isCandidateName, type Examined } from '../folders/inbox.js';
+import { examine, type Examined } from '../folders/inbox.js';
 import { Intake, type IntakeOptions } from '../folders/intake.js';
 import type { Direction } from '../../config/config.js';
 import { unstorable } from './db.js';
@@ -37,14 +37,6 @@ import { type Claiming, claimInto, claimOf, dropFolder, listClaimed, nameOf } fr
 import { type ClaimedFile, Stranded } from './relay-stranded.js';
 
 const RELAYING = '.relaying';
-
-/** Messages written into this machine's folders and not yet claimed by a relay, per direction. */
-export async function unrelayedCounts(directions: readonly Direction[]): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {};
-  for (const d of directions)
-    counts[d.name] = (await readdir(d.dir).catch(() => [] as string[])).filter(isCandidateName).length;
-  return counts;
-}
 
 /** How many files this machine's folders have in `.relaying/`: claimed and not yet known stored for good. */
 export async function relayingCount(directions: readonly Direction[]): Promise<number> {
