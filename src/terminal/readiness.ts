@@ -137,6 +137,11 @@ export async function whyNotReady(
   // shell mode and the rest ran as a command. Such a pane is still starting, whatever its box shows.
   if (KINDS[agent.kind].readScreen && !pane.demo && pane.bracketed === false)
     return { reason: `pane ${pane.id}: ${agent.kind} has not turned on bracketed paste yet (still starting)` };
+  // The demo agent turns it on just before its banner, but the tracker (tmux < 3.7) says so a few to tens of
+  // milliseconds after the banner shows, longer on a loaded machine: a topic typed in that gap went on one line
+  // (intakeOf), and the demo, which reads the topic from the lines after the header, opened on an empty one.
+  if (pane.demo && pane.bracketed === false)
+    return { reason: `pane ${pane.id}: the demo agent has not turned on bracketed paste yet (still starting)` };
   const screen = read !== undefined ? read : await readScreen(tmux, agent, pane);
   const problem = screen && screenProblem(screen);
   return problem ? { reason: `pane ${pane.id}: ${problem}`, screen: screen! } : null;

@@ -81,3 +81,14 @@ describe('whyNotReady: a client that has not turned on bracketed paste', () => {
     expect(await whyNotReady(noTmux, { kind: 'generic', session: 's', target: undefined }, starting)).toBeNull();
   });
 });
+
+describe('whyNotReady: the demo agent before the tracker saw it turn on bracketed paste', () => {
+  it('is still starting, whatever kind it stands in for (typed on one line, a topic lost its lines)', async () => {
+    const noTmux = null as unknown as Tmux; // never asked: the answer comes before the screen is read
+    const demo = { ...pane('node', '"node demo/agent.js"'), demo: true, bracketed: false };
+    for (const kind of ['claude', 'generic'] as const)
+      expect((await whyNotReady(noTmux, { kind, session: 's', target: undefined }, demo))?.reason, kind).toMatch(
+        /the demo agent has not turned on bracketed paste yet/,
+      );
+  });
+});
