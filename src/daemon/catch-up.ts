@@ -99,10 +99,15 @@ export class CatchUps {
     });
   }
 
-  /** The block typed with `record` (an agent's message) into its receiver's pane. */
-  async text(record: ArchiveRecord): Promise<string> {
+  /**
+   * The block typed with `record` (an agent's message) into its receiver's pane, and the IDs of the messages
+   * it names: each of them may be cut or left out, for `baton show` to print (daemon/shown.ts).
+   */
+  async text(record: ArchiveRecord): Promise<{ text: string; named: string[] }> {
     const n = parseId(record.id);
-    return n === null ? '' : (await this.before(record.receiver, n)).text;
+    if (n === null) return { text: '', named: [] };
+    const c = await this.before(record.receiver, n);
+    return { text: c.text, named: c.text ? c.missed.map((r) => r.id) : [] };
   }
 
   /** How many messages each agent would be caught up on if it got the turn after message `counter` (status). */

@@ -52,7 +52,7 @@ export interface CourierParts {
    * What the receiver missed since its last turn (daemon/catch-up.ts, docs/protocol.md §11): typed after
    * the header, in the same paste. From the archive, so a message typed again carries the same.
    */
-  catchUp?(record: ArchiveRecord): Promise<string>;
+  catchUp?(record: ArchiveRecord): Promise<{ text: string; named: readonly string[] }>;
 }
 
 export class Courier {
@@ -104,7 +104,7 @@ export class Courier {
         envelope: { id, from, to, reply_to, type, subject, content },
         hint: replyHint(this.p.config, to),
         // The same for a message typed again: its receiver's place moves only past what was delivered to it.
-        catchUp: async () => (await this.p.catchUp?.(r)) ?? '',
+        catchUp: async () => (await this.p.catchUp?.(r)) ?? { text: '', named: [] },
       },
       pane: checked,
       typed: (text: string) => this.p.receipts?.typed?.(id, text),

@@ -27,6 +27,7 @@ import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
 import type { Intake, Ready, Typist } from '../terminal/typist.js';
 import type { Availability } from './availability.js';
 import { leftover } from './leftover.js';
+import type { Shown } from './shown.js';
 import type { Underway } from './underway.js';
 
 export interface PipelineParts {
@@ -43,6 +44,11 @@ export interface PipelineParts {
    * (null: nothing holds it) — say, while it waits at a permission dialog. Checked first by the gate.
    */
   hold?(agent: string): string | null;
+  /**
+   * Copies of the records a text names for `baton show` (shown.ts), for panes that cannot read the bus
+   * itself — the PostgreSQL bus's; absent on the files bus, whose archive every pane of it can read.
+   */
+  shown?: Shown;
 }
 
 /** What is typed: a message in its envelope (rendered here), or baton's own words as they are. */
@@ -51,8 +57,11 @@ export type Text =
   | {
       envelope: Omit<Envelope, 'redelivered'>;
       hint: string;
-      /** What its receiver missed (docs/protocol.md §11), typed after the header in the same paste. */
-      catchUp?: () => Promise<string>;
+      /**
+       * What its receiver missed (docs/protocol.md §11), typed after the header in the same paste, and the
+       * IDs of the messages it names (`baton show` prints those it cut or left out).
+       */
+      catchUp?: () => Promise<{ text: string; named: readonly string[] }>;
     };
 
 export interface Job {
@@ -131,11 +140,16 @@ export class Pipeline {
     let typed: string | undefined;
     if (t.phase === 'committed') {
       const text = job.text;
-      const catchUp = 'envelope' in text && text.catchUp ? await text.catchUp() : '';
+      const catchUp = 'envelope' in text && text.catchUp ? await text.catchUp() : { text: '', named: [] };
       const copy = (flagged: boolean): string =>
         'notice' in text
           ? text.notice
-          : render({ ...text.envelope, redelivered: flagged }, this.p.config.delivery.template, text.hint, catchUp);
+          : render(
+              { ...text.envelope, redelivered: flagged },
+              this.p.config.delivery.template,
+              text.hint,
+              catchUp.text,
+            );
       if (t.typed) {
         // It may be in the box already, unsubmitted (leftover.ts): never pasted behind itself.
         const copies = [copy(false), copy(true)] as const;
@@ -152,7 +166,11 @@ export class Pipeline {
         else if (left.kind === 'entered') t = keep(cleared(t));
       }
       if (t.phase === 'committed') {
-        typed = SHAPE[await this.p.typist.intake(agent, pane)](copy(t.typed));
+        const intake = await this.p.typist.intake(agent, pane);
+        typed = SHAPE[intake](copy(t.typed));
+        // Before the pane is told a name, its copy is there to read (a shell reads the message itself so).
+        const named = [...(intake === 'inert' && id ? [id] : []), ...catchUp.named];
+        if (named.length) await this.p.shown?.keep(named);
         job.typed?.(typed);
         const p = await this.keyed(pane.id, this.p.typist.paste(pane, typed));
         if (!p.ok) return stop(p.error, p);

@@ -17,12 +17,13 @@ import type { Logger } from '../lib/log.js';
 import { SpoolIntake } from '../terminal/hooks/intake.js';
 import type { Typist } from '../terminal/typist.js';
 import { Availability } from './availability.js';
-import { CatchUps, PersonRecords } from './catch-up.js';
+import { CatchUps, PersonRecords, type RecordReader } from './catch-up.js';
+import { shownParts } from './shown.js';
 import { Conductor } from './conductor.js';
 import { Courier } from './courier.js';
 import { Notes } from './notes.js';
 import { Pass } from './pass.js';
-import { Pipeline } from './pipeline.js';
+import { Pipeline, type PipelineParts } from './pipeline.js';
 import { Receipts } from './receipts.js';
 import { RejectionNotices } from './rejections.js';
 import { QueueScan } from './scan.js';
@@ -62,6 +63,11 @@ export interface Parts {
   availability: Availability;
 }
 
+/** The typing pipeline; on the PostgreSQL bus it keeps a copy of what it names for `baton show` (shown.ts). */
+function pipeline(p: Omit<PipelineParts, 'shown'>, records: RecordReader): Pipeline {
+  return new Pipeline({ ...p, ...shownParts(p.config, records, p.log) });
+}
+
 export function wire(w: Wiring): Parts {
   const { config, log, oneshot, lifecycle } = w;
   const bus = w.bus.delivery(log);
@@ -71,7 +77,7 @@ export function wire(w: Wiring): Parts {
   const wakeIn = (ms: number) => scheduler.wakeIn(ms);
   const availability = new Availability({ config, typist: w.typist, events: bus.events, log, wakeIn, quiet: oneshot });
   const underway = new Underway();
-  const typing = new Pipeline({ config, typist: w.typist, availability, underway, bus, log });
+  const typing = pipeline({ config, typist: w.typist, availability, underway, bus, log }, bus);
   const typeInto = (agent: string, text: string) => typing.notice(agent, text);
   const conductor = new Conductor({ config, bus, log, underway, typeInto, wakeIn });
   const rejections = new RejectionNotices({ config, bus, log, typeInto, wakeIn });

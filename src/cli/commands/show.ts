@@ -7,7 +7,7 @@ function asText(r: ArchiveRecord): string {
   const head = [
     r.id,
     `${r.sender} → ${r.receiver}`,
-    r.delivered_at ?? 'not typed yet',
+    r.delivered_at ?? 'being delivered',
     ...(r.reply_to ? [`reply to ${r.reply_to}`] : []),
     ...(r.type !== 'message' ? [`[${r.type}]`] : []),
     ...(r.subject ? [`— ${r.subject}`] : []),
@@ -31,6 +31,8 @@ Prints the archived message ID (msg_NNNN, or a person's user_NNNN): one line wit
 when, and what it replies to, then its content exactly as written. A shell-kind agent's pane gets only a
 comment line naming the message (a shell would run its content), and a catch-up (what the others said
 since an agent's last turn) may shorten a message or name earlier ones: this is how an agent reads them.
+On the PostgreSQL bus an agent's pane has no database access: there it reads the copies its machine's
+daemon keeps, in message_dir/.shown/, of every message it named to a pane of this machine.
 
   ID        msg_0007, msg_7 or 7 (an agent's message), user_0001 or user_1 (a person's)
   ID..ID    a range, in order: msg_0004..msg_0009 (or 4..9); IDs not in the archive are named on stderr
@@ -40,15 +42,36 @@ since an agent's last turn) may shorten a message or name earlier ones: this is 
     if (!arg || rest.length) throw new UsageError('name one message ID, like msg_0007, or a range msg_0004..msg_0009');
     const parsed = recordIdsOf(arg);
     if (!parsed.ok) throw new UsageError(parsed.why);
-    const { openBus } = await import('../../bus/open.js');
+    const { explainBusError, openBus } = await import('../../bus/open.js');
+    const { readShown, shownDir } = await import('../../daemon/shown.js');
     const { configFrom } = await import('../inputs.js');
-    const bus = openBus(configFrom(inv));
+    const config = configFrom(inv, { busUrl: 'optional' }); // an agent's pane has no database URL
+    const bus = openBus(config);
+    // An agent's pane on the PostgreSQL bus cannot read the database (docs/trust.md): it reads the copies its
+    // machine's daemon keeps of what it names to the panes (daemon/shown.ts).
+    const copies = config.bus.kind === 'postgres' ? shownDir(config) : null;
+    let away: string | null = null;
+    const read = async (id: string) => {
+      if (away === null || !copies)
+        try {
+          return await bus.record(id);
+        } catch (err) {
+          if (!copies) throw err;
+          away = explainBusError(err) ?? (err as Error).message;
+        }
+      return readShown(copies, id);
+    };
     const one = parsed.ids.length === 1;
     let found = 0;
     for (const id of parsed.ids) {
-      const r = await bus.record(id);
+      const r = await read(id);
       if (!r) {
-        process.stderr.write(`baton show: ${id} is not in the archive\n`);
+        process.stderr.write(
+          away === null
+            ? `baton show: ${id} is not in the archive\n`
+            : `baton show: ${id} is not among this machine's copies (${copies}: what its daemon named to a ` +
+                `pane here), and this shell cannot read the database: ${away}\n`,
+        );
         continue;
       }
       found++;

@@ -80,7 +80,7 @@ function world(
     log: quiet,
     underway,
     delivered: async (r) => void delivered.push(r),
-    ...(opts.catchUp !== undefined ? { catchUp: async () => opts.catchUp! } : {}),
+    ...(opts.catchUp !== undefined ? { catchUp: async () => ({ text: opts.catchUp!, named: ['msg_0005'] }) } : {}),
     ...(opts.typed ? { receipts: { takeEarly: () => undefined, stamped: () => {}, typed: opts.typed } } : {}),
   });
   return { typist, stamps, events, wakes, courier, delivered, saves: () => saves };

@@ -31,7 +31,7 @@ const config = parseConfig(
   { BATON_HOST: 'this-machine' },
 );
 
-function world(held: Record<string, string> = {}) {
+function world(held: Record<string, string> = {}, shown?: Array<{ ids: string[]; pastesBefore: number }>) {
   const typist = new RecordingTypist();
   const forwarded: Request[] = [];
   const bus = fakeDeliveryBus({ forward: async (r) => void forwarded.push(r) });
@@ -52,6 +52,12 @@ function world(held: Record<string, string> = {}) {
     bus,
     log: recordingLog(log).log,
     hold: (agent) => held[agent] ?? null,
+    ...(shown && {
+      shown: {
+        keep: async (ids: readonly string[]) =>
+          void shown.push({ ids: [...ids], pastesBefore: typist.calls.filter((c) => c.step === 'paste').length }),
+      },
+    }),
   });
   return { typist, forwarded, availability, underway, typing, notice: typing.notice.bind(typing) };
 }
@@ -139,5 +145,24 @@ describe('the gate', () => {
       reason: 'slow waits at a permission dialog',
     });
     expect(w.typist.calls).toEqual([]);
+  });
+});
+
+describe('what a pane is told to read with baton show (the PostgreSQL bus: daemon/shown.ts)', () => {
+  const envelope = { id: 'msg_0007', from: 'far', to: 'here', reply_to: null, type: 'message', content: 'hi' };
+  const catchUp = async () => ({ text: '[baton] while you were away:\n> msg_0005 …', named: ['msg_0005', 'msg_0006'] });
+
+  it('is copied before the paste that names it: a shell its message, anyone what its catch-up names', async () => {
+    const shown: Array<{ ids: string[]; pastesBefore: number }> = [];
+    const w = world({}, shown);
+    w.typist.script.intake.push('inert', 'whole', 'whole', 'inert');
+    await w.typing.advance({ to: 'here', text: { envelope, hint: 'h' } }, fresh(false));
+    expect(shown).toEqual([{ ids: ['msg_0007'], pastesBefore: 0 }]);
+    await w.typing.advance({ to: 'here', text: { envelope, hint: 'h', catchUp } }, fresh(false));
+    expect(shown[1]).toEqual({ ids: ['msg_0005', 'msg_0006'], pastesBefore: 1 });
+    // Typed whole with nothing named, or a notice of baton's own (no message to read): no copy.
+    await w.typing.advance({ to: 'here', text: { envelope, hint: 'h' } }, fresh(false));
+    await w.notice('here', '[baton] a reminder');
+    expect(shown).toHaveLength(2);
   });
 });

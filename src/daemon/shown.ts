@@ -1,0 +1,74 @@
+/**
+ * What a pane is told to read with `baton show`, kept where that pane can read it (docs/trust.md).
+ *
+ * A shell-kind agent gets only a line naming its message (`read it with: baton show msg_0001`: a shell would
+ * run the content), and a catch-up names what it cut or left out the same way. On the PostgreSQL bus the
+ * archive is in the database, and an agent's pane never holds the database's password — so the hint failed
+ * in the very pane it was typed into. The daemon, which has the database, writes a copy of each record it
+ * names to a pane on this machine into `message_dir/.shown/<id>.json` just before typing the name, and
+ * `baton show` in a shell without the database reads the copy. A pane can so read exactly what it was told
+ * to read — messages of its own conversation, never the database and its other conversations.
+ *
+ * Chosen over a daemon answering `baton show` over a socket or a request: that needs the daemon running
+ * and a new way in for a pane; a copy needs neither, and `cat` reads it too.
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Config } from '../config/config.js';
+import type { ArchiveRecord } from '../core/record.js';
+import { writeAtomic } from '../lib/fsx.js';
+import type { Logger } from '../lib/log.js';
+
+/** Where the copies are: a dot-folder, so no direction folder can be named like it. */
+export const shownDir = (config: Pick<Config, 'messageDir'>): string => join(config.messageDir, '.shown');
+
+/** The copy of record `id` in `dir`, or null when there is none (or it is not that record). */
+export async function readShown(dir: string, id: string): Promise<ArchiveRecord | null> {
+  try {
+    const r = JSON.parse(await readFile(join(dir, `${id}.json`), 'utf8')) as ArchiveRecord;
+    return r && typeof r === 'object' && r.id === id && typeof r.content === 'string' ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The part the typing pipeline calls before it types a text that names records for `baton show`. */
+export interface Shown {
+  keep(ids: readonly string[]): Promise<void>;
+}
+
+/** Copies read from the bus, each written whole (a reader sees the old copy or the new, never a part). */
+export class ShownCopies implements Shown {
+  constructor(
+    private readonly dir: string,
+    private readonly records: { record(id: string): Promise<ArchiveRecord | null> },
+    private readonly log: Logger,
+  ) {}
+
+  async keep(ids: readonly string[]): Promise<void> {
+    if (!ids.length) return;
+    try {
+      // Not recursive: a message folder moved away is never made again (bus/anchor.ts).
+      await mkdir(this.dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw err;
+      });
+      for (const id of new Set(ids)) {
+        const r = await this.records.record(id);
+        // Written again each time: after `up --fresh` an ID names another conversation's message.
+        if (r) await writeAtomic(join(this.dir, `${id}.json`), `${JSON.stringify(r, null, 2)}\n`);
+      }
+    } catch (err) {
+      // The message still goes: the pane is told its name, and a person's `baton show` reads the database.
+      this.log.warn(`cannot keep a copy for baton show in ${this.dir}: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** The pipeline's copies: on the PostgreSQL bus only — on the files bus every pane reads the archive itself. */
+export function shownParts(
+  config: Pick<Config, 'messageDir' | 'bus'>,
+  records: { record(id: string): Promise<ArchiveRecord | null> },
+  log: Logger,
+): { shown?: Shown } {
+  return config.bus.kind === 'postgres' ? { shown: new ShownCopies(shownDir(config), records, log) } : {};
+}
