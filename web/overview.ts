@@ -38,7 +38,8 @@ function make(r: OverviewRow): Shown {
 
 function stateOf(r: OverviewRow): string {
   if (r.skipped) return `skipped: ${r.skipped}`;
-  return r.ok ? r.run : `unreadable: ${r.problem}`;
+  if (!r.ok) return `unreadable: ${r.problem}`;
+  return r.own_daemon ? `${r.run} (own daemon)` : r.run;
 }
 
 function update(s: Shown, r: OverviewRow): void {

@@ -41,7 +41,8 @@ export function sessionSuggestion(
  */
 export function takenSessions(config: Config, running: Iterable<string>, registryDir: string): Set<string> {
   const taken = new Set([...running, ...config.order.map((a) => config.agents[a]!.session)]);
-  for (const e of readRegistry(registryDir).registry.conversations) {
+  const { registry } = readRegistry(registryDir);
+  for (const e of [...registry.conversations, ...registry.own_daemons]) {
     if (e.message_dir === config.messageDir || e.config === null) continue;
     try {
       const other = loadConfig({ file: e.config, baseDir: e.home }, { busUrl: 'optional' });

@@ -17,6 +17,7 @@ import type { Tmux } from '../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
 import { BIN_DIR, CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from './paths.js';
 import { isMachineDaemon, leaveMachineDaemon, leftLabel } from './machine/leave.js';
+import { entryOf, keyOf, stateDir, unregisterOwn } from './machine/registry.js';
 import { sessionSuggestion } from './session-names.js';
 import { recordServer } from './tmux-server.js';
 
@@ -203,6 +204,9 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
       log.warn(`cannot signal the daemon (pid ${holder.pid}): ${(err as Error).message}`);
     }
   }
+  // A daemon of its own stopped (or none ran): `ls` no longer lists it (machine/own-daemon.ts).
+  if (!left.left && !(await bus.daemon()).running)
+    await unregisterOwn(stateDir(), keyOf(entryOf(config, null))).catch(() => {}); // (does not read: ls says so)
   // Only sessions this conversation started (tagged with its message_dir): never a person's own session
   // that happens to be called claude1, nor another conversation's.
   for (const [name, { owner }] of await t.sessions()) {

@@ -20,20 +20,14 @@ import type { Tmux } from '../terminal/tmux.js';
 import { writeInstructions } from './instructions.js';
 import { machineMode } from './machine/identity.js';
 import { joinable, joinMachineDaemon } from './machine/join.js';
+import { startOwnDaemon } from './machine/own-daemon.js';
 import { readRegistry, stateDir, unreadableLine } from './machine/registry.js';
 import { installHooks, type Launch } from './hooks.js';
 import { nameHeld, noAgentsHere } from './machine.js';
 import { sessionSuggestion, takenSessions } from './session-names.js';
 import { DEMO_JS } from './paths.js';
 import { request, startRequest } from './requests.js';
-import {
-  inheritedDatabaseEnv,
-  startAgent,
-  startWatcher,
-  stopAll,
-  waitForDaemon,
-  warnMissingTargets,
-} from './sessions.js';
+import { inheritedDatabaseEnv, startAgent, stopAll, waitForDaemon, warnMissingTargets } from './sessions.js';
 
 /** How a conversation on disk relates to the `up` being asked for (pure: tested without tmux). */
 export type Continuation =
@@ -133,8 +127,9 @@ export async function up(
   }
   await warnMissingTargets(config, t);
 
-  if (join && !join.ok) log.warn(join.why);
-  const watcher = join?.ok ? await joinMachineDaemon(config, bus, t) : await startWatcher(config, bus, t, sessions);
+  const watcher = join?.ok
+    ? await joinMachineDaemon(config, bus, t)
+    : await startOwnDaemon(config, bus, t, { sessions, why: join ? join.why : null });
   if (!(await waitForDaemon(bus, 10_000))) {
     const screen = watcher ? await t.run(['capture-pane', '-p', '-t', `=${watcher}:`]) : null;
     log.error(`the daemon did not start${screen ? `; its pane shows:\n${screen.stdout.trim()}` : ''}`);

@@ -9,7 +9,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunRecord, type RunRecord } from '../config/run-record.js';
 import { pidAlive } from '../lib/process.js';
 import type { Tmux } from '../terminal/tmux.js';
-import { isMachineDaemon, leaveByConfigFile, leaveByRecord, leftLabel } from './machine/leave.js';
+import { isMachineDaemon, leaveByConfigFile, leaveByRecord, leftLabel, recordKey } from './machine/leave.js';
+import { stateDir, unregisterOwn } from './machine/registry.js';
 import type { Skipped } from './machine/skipped.js';
 import { skippedLine } from './status-text.js';
 import { conversationTmux } from './tmux-server.js';
@@ -65,6 +66,8 @@ export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Sto
     }
   }
   for (const name of runs.sessions) if (await t.killSession(name)) stopped.push(`session ${name}`);
+  // A daemon of its own stopped (or none ran): `ls` no longer lists it (machine/own-daemon.ts).
+  if (!left.left && !pidAlive(daemon.pid)) await unregisterOwn(stateDir(), recordKey(runs.record)).catch(() => {});
   if (left.left && left.released) stopped.push(leftLabel(left)); // last: what became of the daemon ends the line
   return { kind: 'stopped', stopped, notes };
 }

@@ -64,10 +64,13 @@ export class Conversations {
     await Promise.all(all.map((o) => o.then((s) => s.close()).catch(() => {})));
   }
 
-  /** Every machine name's registry on this box (app/machine/identity.ts), as `baton ls` lists them. */
+  /** Every machine name's registry on this box (app/machine/identity.ts), own daemons too, as `baton ls` lists them. */
   private entries(): Entry[] {
     const dirs = new Set([this.registryDir, ...stateDirs().map((d) => d.dir)]);
-    return [...dirs].flatMap((d) => readRegistry(d).registry.conversations);
+    return [...dirs].flatMap((d) => {
+      const { registry } = readRegistry(d);
+      return [...registry.conversations, ...registry.own_daemons];
+    });
   }
 
   private async open(entry: Entry, id: string): Promise<ConversationSite> {

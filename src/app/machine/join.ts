@@ -29,7 +29,7 @@ export type Joinable = { ok: true } | { ok: false; why: string };
 /**
  * Whether this conversation can be served by the machine's daemon that runs: always on the files bus; on the
  * PostgreSQL bus only when the daemon was started with this shell's database variables (daemon-lock.ts
- * databaseEnvHash) — else it gets a daemon of its own, as before, which has them.
+ * databaseEnvHash) — else it gets a daemon of its own (own-daemon.ts), which has them; `why` says so.
  */
 export function joinable(config: Config, dir = stateDir()): Joinable {
   if (config.bus.kind !== 'postgres') return { ok: true };
@@ -39,7 +39,7 @@ export function joinable(config: Config, dir = stateDir()): Joinable {
     ok: false,
     why:
       `the machine's daemon (pid ${machine.pid}) was started with other database settings (${DATABASE_ENV.join(', ')}) ` +
-      'than this shell has: this conversation gets a daemon of its own, in the session "watcher"',
+      'than this shell has',
   };
 }
 

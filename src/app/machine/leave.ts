@@ -75,14 +75,12 @@ export async function leaveMachineDaemon(config: Config, bus: Liveness): Promise
  * (config/run-record.ts) and the daemon's letting go seen in served.json (served.ts).
  */
 export function leaveByRecord(record: RunRecord): Promise<Left> {
-  const key = keyOf({
-    config: record.config,
-    home: dirname(record.config),
-    message_dir: record.message_dir,
-    bus: record.bus,
-  });
-  return leaveByKey(key, record.daemon.pid);
+  return leaveByKey(recordKey(record), record.daemon.pid);
 }
+
+/** The registry key of the conversation a run record is of. */
+export const recordKey = (record: RunRecord): string =>
+  keyOf({ config: record.config, home: dirname(record.config), message_dir: record.message_dir, bus: record.bus });
 
 /**
  * `down` with a config file that is gone with its run record (its project moved away or removed: the daemon

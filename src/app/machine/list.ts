@@ -1,8 +1,9 @@
 /**
  * `baton ls`: every conversation the machine's daemons serve (their registries, registry.ts — one per
  * machine name, identity.ts: BATON_HOST), from any folder — each one's `status` (app/status.ts) summed up in
- * a row. A conversation that cannot be read (its config broken, its folder gone or unreadable) is a row with
- * its problem, never the end of the list.
+ * a row — and the conversations of this machine that run a daemon of their own (own-daemon.ts), marked so. A
+ * conversation that cannot be read (its config broken, its folder gone or unreadable, a database this shell
+ * cannot reach) is a row with its problem, never the end of the list.
  */
 import { hostname } from 'node:os';
 import { loadConfig } from '../../config/load.js';
@@ -48,9 +49,11 @@ export function runOf(s: {
   return s.stalled ? 'stalled' : 'running';
 }
 
-async function rowOf(e: Entry, served: Served | null, host: string | null): Promise<Row> {
-  const skipped = served?.skipped.find((s) => s.key === keyOf(e))?.problem ?? null;
+async function rowOf(e: Entry, served: Served | null, o: { host: string | null; own: boolean }): Promise<Row> {
+  const skipped = o.own ? null : (served?.skipped.find((s) => s.key === keyOf(e))?.problem ?? null);
+  const { host } = o;
   const base = { folder: e.home, config: e.config, message_dir: e.message_dir, bus: e.bus, host, skipped };
+  const own = o.own ? { own_daemon: true as const } : {};
   try {
     // As its daemon loads it: under the machine name its `up` gave it, whatever this shell's BATON_HOST.
     const as = { host: host ?? hostname() };
@@ -58,6 +61,7 @@ async function rowOf(e: Entry, served: Served | null, host: string | null): Prom
     const s = await collectStatus(config);
     return {
       ...base,
+      ...own,
       ok: true,
       conversation: s.bus.conversation,
       policy: s.policy,
@@ -69,7 +73,7 @@ async function rowOf(e: Entry, served: Served | null, host: string | null): Prom
       waiting: Object.values(s.waiting).reduce((n, w) => n + w.count, 0),
     };
   } catch (err) {
-    return { ...base, ok: false, problem: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
+    return { ...base, ...own, ok: false, problem: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
   }
 }
 
@@ -81,7 +85,10 @@ async function listOne(m: { host: string | null; dir: string }): Promise<{ machi
   const current = daemon && served?.pid === daemon.pid ? served : null;
   // A registry that does not read lists nothing: what the live daemon serves (and skipped) is listed instead.
   const entries = read.ok ? read.registry.conversations : (current?.entries ?? []);
-  const rows = await Promise.all(entries.map((e) => rowOf(e, current, e.host ?? m.host)));
+  const rows = await Promise.all([
+    ...entries.map((e) => rowOf(e, current, { host: e.host ?? m.host, own: false })),
+    ...read.registry.own_daemons.map((e) => rowOf(e, null, { host: e.host ?? m.host, own: true })),
+  ]);
   return { machine: { host: m.host, registry: m.dir, daemon, problem: read.ok ? null : read.problem }, rows };
 }
 
@@ -128,7 +135,7 @@ export function formatListing(l: Listing): string {
       table.push([...lead, r.bus, '-', '-', '-', '-', state, '-']);
     } else {
       const bus = r.conversation ? `${r.bus}:${r.conversation}` : r.bus;
-      const run = r.skipped ? `skipped: ${r.skipped}` : r.run;
+      const run = r.skipped ? `skipped: ${r.skipped}` : r.own_daemon ? `${r.run} (own daemon)` : r.run;
       const row = [...lead, bus, r.policy, r.turn ?? '-', age(r.seconds_in_turn), String(r.messages), run];
       table.push([...row, String(r.waiting)]);
     }

@@ -14,6 +14,8 @@ export type Row = {
   host?: string | null;
   /** Why the machine's daemon skipped it (served.ts), or null. */
   skipped: string | null;
+  /** It runs a daemon of its own, not the machine's (own-daemon.ts): absent otherwise. */
+  own_daemon?: true;
 } & (
   | {
       ok: true;

@@ -46,6 +46,13 @@ export interface Entry {
 export interface Registry {
   version: 1;
   conversations: Entry[];
+  /**
+   * This machine's conversations that run a daemon of their own (BATON_DAEMON=conversation, or a PostgreSQL
+   * conversation whose shell had other database settings than the machine's daemon): `ls` and the overview list
+   * them — they once showed nowhere — and the machine's daemon never serves them (an older one reads only
+   * `conversations`). `up` adds one, `down` takes it out.
+   */
+  own_daemons: Entry[];
 }
 
 /** The state folder of this shell's machine name (identity.ts). */
@@ -117,7 +124,7 @@ export const unreadableLine = (problem: string): string =>
 
 /** The registry as it is on disk; none yet is an empty one. Never throws. */
 export function readRegistry(dir: string): Read {
-  const empty: Registry = { version: 1, conversations: [] };
+  const empty: Registry = { version: 1, conversations: [], own_daemons: [] };
   let text: string;
   try {
     text = readFileSync(registryFile(dir), 'utf8');
@@ -128,7 +135,11 @@ export function readRegistry(dir: string): Read {
   try {
     const parsed = JSON.parse(text) as Partial<Registry>;
     if (!Array.isArray(parsed.conversations)) throw new Error('no "conversations" list');
-    return { ok: true, registry: { version: 1, conversations: parsed.conversations.filter(isEntry) } };
+    const own = Array.isArray(parsed.own_daemons) ? parsed.own_daemons.filter(isEntry) : [];
+    return {
+      ok: true,
+      registry: { version: 1, conversations: parsed.conversations.filter(isEntry), own_daemons: own },
+    };
   } catch (err) {
     // One line: JSON.parse quotes the text around the fault, newlines and all.
     const why = (err as Error).message.replace(/\s+/g, ' ');
@@ -144,8 +155,10 @@ function sweepDeadTemps(dir: string): void {
   }
 }
 
-/** Change the registry under its lock; `change` returns the new list. */
-async function edit(dir: string, change: (list: Entry[]) => Entry[]): Promise<Entry[]> {
+type Lists = Omit<Registry, 'version'>;
+
+/** Change the registry under its lock; `change` returns the new lists. */
+async function edit(dir: string, change: (lists: Lists) => Lists): Promise<Lists> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const release = await lockDir(join(dir, 'registry.lock'), {
     stale: 5000,
@@ -156,29 +169,53 @@ async function edit(dir: string, change: (list: Entry[]) => Entry[]): Promise<En
     sweepDeadTemps(dir);
     const read = readRegistry(dir);
     if (!read.ok) throw new RegistryUnreadable(read.problem);
-    const list = change(read.registry.conversations);
-    const registry: Registry = { version: 1, conversations: list };
+    const lists = change(read.registry);
+    // No empty own_daemons list written: the file stays as it was for a machine that never had one.
+    const registry = {
+      version: 1,
+      conversations: lists.conversations,
+      ...(lists.own_daemons.length ? { own_daemons: lists.own_daemons } : {}),
+    };
     await writeAtomic(registryFile(dir), `${JSON.stringify(registry, null, 2)}\n`);
-    return list;
+    return lists;
   } finally {
     await release().catch(() => {});
   }
 }
 
-/** Add (or refresh: a new tmux server, say) this conversation; its entry from before it moved goes. */
-export function register(dir: string, entry: Entry): Promise<Entry[]> {
+/**
+ * Add (or refresh: a new tmux server, say) this conversation for the machine's daemon; its entry from before it
+ * moved goes, and so does its entry as a conversation with a daemon of its own.
+ */
+export async function register(dir: string, entry: Entry): Promise<Entry[]> {
   const id = entry.folder_id;
-  return edit(dir, (list) => [...list.filter((e) => keyOf(e) !== keyOf(entry) && !movedFrom(e, id)), entry]);
+  const other = (e: Entry) => keyOf(e) !== keyOf(entry) && !movedFrom(e, id);
+  const lists = await edit(dir, (l) => ({
+    conversations: [...l.conversations.filter(other), entry],
+    own_daemons: l.own_daemons.filter(other),
+  }));
+  return lists.conversations;
 }
 
-/** Remove this conversation; true when it was there. */
+/** Remove this conversation from the machine's daemon's list; true when it was there. */
 export async function unregister(dir: string, key: string): Promise<boolean> {
   let found = false;
-  await edit(dir, (list) => {
-    found = list.some((e) => keyOf(e) === key);
-    return list.filter((e) => keyOf(e) !== key);
+  await edit(dir, (l) => {
+    found = l.conversations.some((e) => keyOf(e) === key);
+    return { ...l, conversations: l.conversations.filter((e) => keyOf(e) !== key) };
   });
   return found;
+}
+
+/** Add (or refresh) this conversation as one with a daemon of its own, which the machine's daemon leaves alone. */
+export async function registerOwn(dir: string, entry: Entry): Promise<void> {
+  await edit(dir, (l) => ({ ...l, own_daemons: [...l.own_daemons.filter((e) => keyOf(e) !== keyOf(entry)), entry] }));
+}
+
+/** `down`: this conversation no longer has a daemon of its own here (nothing written when it was not listed). */
+export async function unregisterOwn(dir: string, key: string): Promise<void> {
+  if (!readRegistry(dir).registry.own_daemons.some((e) => keyOf(e) === key)) return;
+  await edit(dir, (l) => ({ ...l, own_daemons: l.own_daemons.filter((e) => keyOf(e) !== key) }));
 }
 
 /** Whether this conversation is listed; a registry that does not read throws RegistryUnreadable. */

@@ -24,18 +24,21 @@ export const ls: CommandSpec = {
 Lists the conversations in the machine's registries ($XDG_STATE_HOME/baton/conversations.json, default
 ~/.local/state/baton/, and hosts/<name>/conversations.json there for each BATON_HOST other than the
 hostname): the ones "baton up" handed to a machine's daemon and "baton down" has not taken back, with
-the machine name each runs as (HOST) when any is not the machine's own. For each: its folder and config, bus, policy, who holds the turn and for how long, the
+the machine name each runs as (HOST) when any is not the machine's own — and this machine's conversations
+that run a daemon of their own (BATON_DAEMON=conversation, or PostgreSQL with other database settings than
+the machine's daemon has), marked "(own daemon)"; a daemon started by hand (baton daemon) is in no list and
+not shown. For each: its folder and config, bus, policy, who holds the turn and for how long, the
 messages so far, running / paused / finished / stalled (or stopped: no daemon holds it now), and the
-files waiting in its direction folders. A conversation whose config or folder cannot be read, or that
-the machine's daemon skipped, is listed with its problem. A registry that does not read is said, and
-what the daemon serves is listed instead (baton changes nothing in the file until it is fixed by hand).
-Changes nothing.
+files waiting in its direction folders. A conversation whose config or folder cannot be read, or whose
+database this shell cannot reach, or that the machine's daemon skipped, is listed with its problem. A
+registry that does not read is said, and what the daemon serves is listed instead (baton changes nothing
+in the file until it is fixed by hand). Changes nothing.
 
   --json         print one JSON object: registry (this shell's machine name's folder), daemon ({pid,
                  host, started_at, stay} or null), problem (its registry's, or null), machines ([{host,
                  registry, daemon, problem}]: every machine name with a daemon, a problem or a
                  conversation; host null: the machine's own), conversations ([{folder, config,
-                 message_dir, bus, host, skipped, ok, conversation, policy, turn, seconds_in_turn,
+                 message_dir, bus, host, skipped, own_daemon (true, else absent), ok, conversation, policy, turn, seconds_in_turn,
                  messages, run, daemon_pid, waiting} or {folder, config, message_dir, bus, host, skipped,
                  ok: false, problem}]); skipped: why the machine's daemon does not serve it, or null
   --bus URL      instead, every conversation in that PostgreSQL database, whichever machines run it, with

@@ -52,7 +52,7 @@ describe("joining the machine's daemon", () => {
     process.env.BATON_BUS_URL = 'postgres://b/db';
     const other = joinable(postgres, dir);
     expect(other.ok).toBe(false);
-    expect(other.ok ? '' : other.why).toMatch(/other database settings.*daemon of its own/);
+    expect(other.ok ? '' : other.why).toMatch(/other database settings/);
     delete process.env.BATON_BUS_URL; // the daemon's URL would override this config's bus.url
     expect(joinable(postgres, dir).ok).toBe(false);
   });

@@ -7,7 +7,17 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { entryOf, keyOf, readRegistry, register, stateDir, unregister } from '../../../src/app/machine/registry.js';
+import {
+  entryOf,
+  keyOf,
+  readRegistry,
+  register,
+  registerOwn,
+  stateDir,
+  unregister,
+  unregisterOwn,
+} from '../../../src/app/machine/registry.js';
+import { readFileSync } from 'node:fs';
 import type { Config } from '../../../src/config/config.js';
 
 let dir = '';
@@ -22,6 +32,25 @@ const config = (n: number) =>
   }) as Config;
 
 describe('the machine registry', () => {
+  it("keeps a list apart of conversations with a daemon of their own, which the machine's daemon never reads", async () => {
+    dir = mkdtempSync(join(tmpdir(), 'baton-reg-'));
+    await register(dir, entryOf(config(1), null));
+    // Without one, the file is as it was (an older baton reads it the same).
+    expect(JSON.parse(readFileSync(join(dir, 'conversations.json'), 'utf8')).own_daemons).toBeUndefined();
+    await registerOwn(dir, entryOf(config(2), null));
+    await registerOwn(dir, entryOf(config(2), '/tmp/s')); // refreshed, not twice
+    const read = readRegistry(dir).registry;
+    expect(read.conversations.map((e) => e.home)).toEqual(['/p/1']);
+    expect(read.own_daemons.map((e) => [e.home, e.tmux])).toEqual([['/p/2', '/tmp/s']]);
+    // Handed to the machine's daemon later: it leaves the list apart.
+    await register(dir, entryOf(config(2), null));
+    expect(readRegistry(dir).registry.own_daemons).toEqual([]);
+    await registerOwn(dir, entryOf(config(3), null));
+    await unregisterOwn(dir, keyOf(entryOf(config(3), null)));
+    expect(readRegistry(dir).registry).toMatchObject({ own_daemons: [] });
+    expect(readRegistry(dir).registry.conversations.map((e) => e.home)).toEqual(['/p/1', '/p/2']);
+  });
+
   it('lives in $XDG_STATE_HOME/baton, else ~/.local/state/baton', () => {
     expect(stateDir({ XDG_STATE_HOME: '/x/state' })).toBe('/x/state/baton');
     expect(stateDir({ XDG_STATE_HOME: 'relative' })).toMatch(/\/\.local\/state\/baton$/);

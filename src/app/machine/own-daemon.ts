@@ -1,0 +1,42 @@
+/**
+ * A conversation with a daemon of its own on this machine, beside the machine's daemon: BATON_DAEMON=conversation,
+ * or a PostgreSQL conversation whose shell has other database settings than the machine's daemon was started with
+ * (join.ts `joinable`). Such a conversation once showed nowhere — not in `baton ls`, not in the overview — and
+ * `up` said it got the session "watcher" when another conversation held that name and it got "watcher-<folder>-…".
+ * Now `up` lists it in the registry's `own_daemons` (registry.ts), which the machine's daemon never serves, and
+ * names the session it got; `down` takes it out (sessions.ts stopAll, what-runs.ts).
+ */
+import type { Liveness } from '../../bus/bus.js';
+import type { Config } from '../../config/config.js';
+import { log } from '../../lib/log.js';
+import type { Tmux } from '../../terminal/tmux.js';
+import { startWatcher } from '../sessions.js';
+import { recordedServer } from '../tmux-server.js';
+import { entryOf, registerOwn, stateDir } from './registry.js';
+
+/**
+ * Start the conversation's own daemon (unless one runs), list it for `ls`, and say why it is its own
+ * (`why`: the machine's daemon cannot serve it; null: BATON_DAEMON=conversation asked for it). Returns the
+ * daemon's session, as startWatcher does.
+ */
+export async function startOwnDaemon(
+  config: Config,
+  bus: Liveness,
+  t: Tmux,
+  o: { sessions: Map<string, { owner: string }>; why: string | null },
+): Promise<string | null> {
+  const session = await startWatcher(config, bus, t, o.sessions);
+  if (o.why)
+    log.warn(
+      session
+        ? `${o.why}: this conversation gets a daemon of its own, in the session "${session}"`
+        : `${o.why}: this conversation keeps the daemon of its own that runs`,
+    );
+  try {
+    await registerOwn(stateDir(), entryOf(config, recordedServer(config)));
+  } catch (err) {
+    // It runs all the same; only `ls` will not list it.
+    log.warn(`baton ls will not list it: ${(err as Error).message}`);
+  }
+  return session;
+}
