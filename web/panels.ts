@@ -33,8 +33,9 @@ const duration = (s: number) =>
       ? `${Math.floor(s / 60)} min ${s % 60} s`
       : `${Math.floor(s / 3600)} h ${Math.floor((s % 3600) / 60)} min`;
 
+/** A label and its value, kept together: a line break between the two once left "daemon:" alone at a line's end. */
 function fact(label: string, value: Node | string, cls = ''): Node[] {
-  return [h('dt', {}, label), h('dd', { class: cls }, value)];
+  return [h('div', { class: 'fact' }, h('dt', {}, label), h('dd', { class: cls }, value))];
 }
 
 function renderFacts(): void {

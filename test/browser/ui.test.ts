@@ -412,4 +412,40 @@ describe('baton ui', () => {
     await page.locator('#m-msg_0004, #m-msg_0005').first().waitFor({ timeout: 20_000 });
     await p.cli(['pause']);
   });
+  it('fits at 1280 and 420 px: no pane clipped, the topic placeholder whole, each fact beside its label', async () => {
+    const p = project();
+    await p.recorder('claude1');
+    const log2 = await p.recorder('claude2', { flags: ['--echo'] });
+    await p.startDaemon();
+    const { page } = await open((await ui(p)).url);
+    // A line as wide as the pane (80 columns, echoed), wider than the side column at 11 px monospace.
+    p.send('c1_to_c2', '001.json', { content: `wide ${'0123456789'.repeat(8)}` });
+    await waitFor('the wide line in claude2', () => readRecorder(log2).pastes.some((t) => t.includes('0123456789')));
+    for (const width of [1280, 420]) {
+      await page.setViewportSize({ width, height: 800 });
+      await page.locator('[data-agent="claude2"] .screen', { hasText: '0123456789' }).waitFor({ timeout: 15_000 });
+      const fit = await page.evaluate(() => {
+        const input = document.querySelector<HTMLInputElement>('#start-topic')!;
+        const style = getComputedStyle(input);
+        const ctx = document.createElement('canvas').getContext('2d')!;
+        ctx.font = `${style.fontSize} ${style.fontFamily}`;
+        const room = input.clientWidth - Number.parseFloat(style.paddingLeft) - Number.parseFloat(style.paddingRight);
+        const facts = [...document.querySelectorAll('#facts dt')].map((dt) => ({
+          label: dt.textContent,
+          apart: Math.abs(dt.getBoundingClientRect().top - dt.nextElementSibling!.getBoundingClientRect().top) > 2,
+        }));
+        const top = (sel: string) => document.querySelector(sel)!.getBoundingClientRect().top;
+        return {
+          placeholder: ctx.measureText(input.placeholder).width <= room,
+          clipped: [...document.querySelectorAll('.screen')].filter((e) => e.scrollWidth > e.clientWidth + 1).length,
+          page: document.documentElement.scrollWidth <= document.documentElement.clientWidth,
+          apart: facts.filter((f) => f.apart).map((f) => f.label),
+          // The name, the live badge and the link share the first line; the facts are below it.
+          headLine: Math.abs(top('h1') - top('#live')) < 12 && Math.abs(top('h1') - top('#all-link')) < 12,
+        };
+      });
+      expect(fit, `${width} px`).toEqual({ placeholder: true, clipped: 0, page: true, apart: [], headLine: true });
+      await page.screenshot({ path: join(SHOTS, `ui-dashboard-${width}.png`) });
+    }
+  });
 });
