@@ -20,8 +20,16 @@ export {
   type TurnsConfig,
   type InboxConfig,
   type DeliveryConfig,
+  type NotifySinkConfig,
 } from './schema.js';
-import { type AgentKind, ConfigFileSchema, type DeliveryConfig, type InboxConfig, type TurnsConfig } from './schema.js';
+import {
+  type AgentKind,
+  ConfigFileSchema,
+  type DeliveryConfig,
+  type InboxConfig,
+  type NotifySinkConfig,
+  type TurnsConfig,
+} from './schema.js';
 
 export interface Agent {
   name: string;
@@ -70,6 +78,8 @@ export interface Config {
   inbox: InboxConfig;
   delivery: DeliveryConfig;
   bus: BusConfig;
+  /** Who is told when a person is needed or it is over (docs/protocol.md §12); empty: nobody. */
+  notify: NotifySinkConfig[];
   /** This machine's name: BATON_HOST, else its hostname (docs/protocol.md §10). */
   host: string;
 }
@@ -246,6 +256,7 @@ export function parseConfig(
     inbox: c.inbox,
     delivery: c.delivery,
     bus,
+    notify: c.notify,
     host,
   };
 }

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { CATCH_UP_MODES } from '../core/catch-up.js';
+import { NOTIFY_EVENTS } from '../core/notify/happening.js';
 import { REPLY_MODES } from '../core/receipt.js';
 import { POLICIES } from '../core/turns.js';
 import { AGENT_KINDS } from './agent-kinds.js';
@@ -128,6 +129,59 @@ const DeliverySchema = z.strictObject({
     .optional(),
 });
 
+const httpUrl = z
+  .string()
+  .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'an http:// or https:// URL');
+
+/** How long a repeat of the same event for the same agent is folded into the next notification (docs/protocol.md §12). */
+export const NOTIFY_COOLDOWN_S = 300;
+/** How long a `command` sink may run before it is killed. */
+export const NOTIFY_COMMAND_TIMEOUT_S = 10;
+
+/**
+ * One sink of `notify` (docs/reference.md): exactly one of `webhook`, `ntfy`, `command`, and the keys that
+ * kind takes. One object with every key, checked here, rather than a union: a union's error for a mistyped key
+ * is "invalid input" for the whole entry, where this names the key and the closest one (`notify.0.secet`).
+ */
+const NotifySinkSchema = z
+  .strictObject({
+    webhook: httpUrl.optional(),
+    ntfy: httpUrl.optional(),
+    command: z.array(z.string().min(1)).min(1).optional(),
+    /** webhook: sign each body with HMAC-SHA256 (the X-Baton-Signature header). */
+    secret: z.string().min(1).optional(),
+    /** ntfy: an access token (Authorization: Bearer) for a server that needs one. */
+    token: z.string().min(1).optional(),
+    /** ntfy: where a tap on the notification leads (default: the dashboard, when one runs). */
+    click: httpUrl.optional(),
+    /** How long one attempt may take: a command is killed, a request abandoned (and retried). */
+    timeout_s: z.number().min(1).max(300).default(NOTIFY_COMMAND_TIMEOUT_S),
+    /** A name for `status` and `notify --test` (default: the kind and its place in the list). */
+    name: z.string().min(1).max(64).optional(),
+    events: z
+      .array(z.enum(NOTIFY_EVENTS))
+      .min(1)
+      .default([...NOTIFY_EVENTS]),
+    cooldown_s: z.number().min(0).default(NOTIFY_COOLDOWN_S),
+  })
+  .superRefine((s, ctx) => {
+    const kinds = (['webhook', 'ntfy', 'command'] as const).filter((k) => s[k] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          kinds.length === 0
+            ? 'a sink needs one of "webhook": URL, "ntfy": URL or "command": [ARGV]'
+            : `a sink is one of webhook, ntfy, command, not ${kinds.join(' and ')}`,
+      });
+      return;
+    }
+    const only: Record<string, string> = { secret: 'webhook', token: 'ntfy', click: 'ntfy' };
+    for (const [key, kind] of Object.entries(only))
+      if (s[key as keyof typeof s] !== undefined && kind !== kinds[0])
+        ctx.addIssue({ code: 'custom', path: [key], message: `only a ${kind} sink takes "${key}"` });
+  });
+
 export const ConfigFileSchema = z.strictObject({
   message_dir: z.string().min(1).default('./messages'),
   agents: z.record(agentName, AgentSchema).optional(),
@@ -137,6 +191,8 @@ export const ConfigFileSchema = z.strictObject({
   inbox: InboxSchema.prefault({}),
   delivery: DeliverySchema.prefault({}),
   bus: BusSchema.prefault({}),
+  /** Who is told when a person is needed or it is over (docs/protocol.md §12). */
+  notify: z.array(NotifySinkSchema).max(20).default([]),
   // The original tool's keys: folder names for claude1 → claude2 and back.
   c1_to_c2: folderName.optional(),
   c2_to_c1: folderName.optional(),
@@ -147,3 +203,4 @@ export type AgentKind = (typeof AGENT_KINDS)[number];
 export type TurnsConfig = z.infer<typeof TurnsSchema>;
 export type InboxConfig = z.infer<typeof InboxSchema>;
 export type DeliveryConfig = z.infer<typeof DeliverySchema>;
+export type NotifySinkConfig = z.infer<typeof NotifySinkSchema>;

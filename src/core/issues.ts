@@ -29,9 +29,15 @@ export function formatIssues(
   });
 }
 
-/** A zod schema's own keys at `path`: through optional, default and prefault wrappers, objects and records. */
+/** A zod schema's own keys at `path`: through optional, default and prefault wrappers, objects, records and arrays. */
 export function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
-  type Def = { type: string; innerType?: z.ZodType; shape?: Record<string, z.ZodType>; valueType?: z.ZodType };
+  type Def = {
+    type: string;
+    innerType?: z.ZodType;
+    shape?: Record<string, z.ZodType>;
+    valueType?: z.ZodType;
+    element?: z.ZodType;
+  };
   const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
   const unwrap = (s: z.ZodType): z.ZodType => {
     let d = defOf(s);
@@ -44,7 +50,14 @@ export function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[
   let s: z.ZodType | undefined = unwrap(schema);
   for (const key of path) {
     const d = defOf(s);
-    s = d.type === 'object' ? d.shape?.[String(key)] : d.type === 'record' ? d.valueType : undefined;
+    s =
+      d.type === 'object'
+        ? d.shape?.[String(key)]
+        : d.type === 'record'
+          ? d.valueType
+          : d.type === 'array'
+            ? d.element
+            : undefined;
     if (!s) return [];
     s = unwrap(s);
   }

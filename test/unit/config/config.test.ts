@@ -210,3 +210,54 @@ describe('config: group conversations (docs/protocol.md §11)', () => {
     expect(problems({ agents: { all: {}, b: {} } })[0]).toMatch(/^agents\.all: .*reserved/);
   });
 });
+
+describe('config: notify', () => {
+  const agents = { a: { kind: 'generic' }, b: { kind: 'generic' } };
+  it('takes webhook, ntfy and command sinks with their defaults', () => {
+    const c = parseConfig(
+      {
+        agents,
+        notify: [
+          { webhook: 'http://127.0.0.1:9/hook', secret: 's3cret' },
+          { ntfy: 'https://ntfy.sh/topic', events: ['blocked'], cooldown_s: 60 },
+          { command: ['notify-send', 'baton'], timeout_s: 5 },
+        ],
+      },
+      '/proj/config.json',
+      base,
+    );
+    expect(c.notify).toEqual([
+      {
+        webhook: 'http://127.0.0.1:9/hook',
+        secret: 's3cret',
+        events: ['blocked', 'finished', 'stalled', 'budget', 'loop', 'error'],
+        cooldown_s: 300,
+        timeout_s: 10,
+      },
+      { ntfy: 'https://ntfy.sh/topic', events: ['blocked'], cooldown_s: 60, timeout_s: 10 },
+      expect.objectContaining({ command: ['notify-send', 'baton'], timeout_s: 5 }),
+    ]);
+    expect(parseConfig({ agents }, '/proj/config.json', base).notify).toEqual([]);
+  });
+
+  it('names the bad key, with the closest one, and what a sink must be', () => {
+    expect(problems({ agents, notify: [{ webhook: 'http://x/', secet: 'x' }] })).toEqual([
+      'notify.0.secet: unknown key — did you mean notify.0.secret?',
+    ]);
+    expect(problems({ agents, notify: [{ events: ['blocked'] }] })).toEqual([
+      'notify.0: a sink needs one of "webhook": URL, "ntfy": URL or "command": [ARGV]',
+    ]);
+    expect(problems({ agents, notify: [{ webhook: 'http://x/', ntfy: 'http://y/t' }] })).toEqual([
+      'notify.0: a sink is one of webhook, ntfy, command, not webhook and ntfy',
+    ]);
+    expect(problems({ agents, notify: [{ ntfy: 'http://y/t', secret: 'x' }] })).toEqual([
+      'notify.0.secret: only a webhook sink takes "secret"',
+    ]);
+    expect(problems({ agents, notify: [{ webhook: 'ftp://x/' }] })).toEqual([
+      'notify.0.webhook: an http:// or https:// URL',
+    ]);
+    expect(problems({ agents, notify: [{ command: ['x'], events: ['finishd'] }] })[0]).toMatch(
+      /^notify\.0\.events\.0: /,
+    );
+  });
+});

@@ -1,0 +1,160 @@
+/**
+ * What a sink is sent (docs/reference.md, "notify"): one JSON event — the same object for a webhook's body and
+ * a command's stdin — and ntfy's own publish format built from it. Pure: the notifier gives the conversation's
+ * name, the machine and the dashboard's address.
+ */
+import type { Notification } from './cooldown.js';
+import type { NotifyEvent } from './happening.js';
+
+export interface NotifyContext {
+  /** The conversation's name (the project's folder, or `bus.conversation` on the PostgreSQL bus). */
+  conversation: string;
+  /** The machine that sends it: the one whose daemon saw it happen. */
+  host: string;
+  /** The dashboard's address for this conversation when one runs, else null. */
+  url: string | null;
+}
+
+/** One notification as JSON: `event` and `details` as the conversation's log has them, with text for a person. */
+export interface NotifyPayload {
+  event: NotifyEvent;
+  conversation: string;
+  host: string;
+  agent: string | null;
+  /** For `error`: lease_lost, config_rejected, database_away, store_changed. */
+  error?: string | undefined;
+  /** When it happened (ISO, UTC): the latest of the `count` happenings it stands for. */
+  at: string;
+  /** How many happenings it stands for (repeats within the sink's cooldown are folded into one). */
+  count: number;
+  /** When the first of them happened (ISO). */
+  since: string;
+  title: string;
+  message: string;
+  details: Record<string, unknown>;
+  /** The dashboard's address when one runs, else null. */
+  url: string | null;
+  /** `baton notify --test`: a sample, nothing happened. */
+  test?: true | undefined;
+}
+
+const words = (v: unknown, max = 300): string => {
+  const s = typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
+  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+};
+
+const ERROR_TEXT: Record<string, string> = {
+  lease_lost: 'its daemon lost the lease',
+  config_rejected: 'config.json was changed and is invalid; the daemon keeps its last good config',
+  database_away: 'the database has been unreachable for a while; nothing is delivered until it is back',
+  store_changed: 'its store changed under the daemon; the daemon stopped',
+};
+
+/** A title and one or two sentences a person reads on a phone's lock screen. */
+export function textOf(n: Notification, conversation: string): { title: string; message: string } {
+  const { event, agent, details: d } = n.happening;
+  const who = agent ?? 'an agent';
+  const again = n.count > 1 ? ` (${n.count} times since ${new Date(n.since).toISOString().slice(11, 16)} UTC)` : '';
+  const say = (title: string, message: string) => ({
+    title: `baton ${conversation}: ${title}`,
+    message: message + again,
+  });
+  switch (event) {
+    case 'blocked': {
+      const q = words(d.question);
+      return say(`${who} needs you`, `${who} waits at a ${words(d.kind) || 'dialog'}${q ? `: ${q}` : ''}`);
+    }
+    case 'finished':
+      return say('finished', `The conversation finished: ${words(d.reason)}${d.note ? ` (${words(d.note)})` : ''}`);
+    case 'stalled':
+      return say(`${who} stalled`, `${who} stayed silent after ${words(d.nudges)} reminders`);
+    case 'budget':
+      return say(
+        'budget reached',
+        `Paused: ${agent ? `${agent}'s` : 'its'} budget is spent${d.cost_usd ? ` (${words(d.cost_usd)} USD)` : ''}; baton resume goes on`,
+      );
+    case 'loop':
+      return say(
+        'going in circles',
+        `Paused: no progress${d.evidence ? ` (${words(d.evidence, 200)})` : ''}; baton resume goes on`,
+      );
+    case 'error': {
+      const what = ERROR_TEXT[n.happening.error ?? ''] ?? 'something went wrong';
+      return say('error', `${what}${d.error ? `: ${words(d.error)}` : ''}`);
+    }
+  }
+}
+
+export function payloadOf(n: Notification, ctx: NotifyContext): NotifyPayload {
+  const h = n.happening;
+  return {
+    event: h.event,
+    conversation: ctx.conversation,
+    host: ctx.host,
+    agent: h.agent,
+    ...(h.error ? { error: h.error } : {}),
+    at: new Date(n.at).toISOString(),
+    count: n.count,
+    since: new Date(n.since).toISOString(),
+    ...textOf(n, ctx.conversation),
+    details: h.details,
+    url: ctx.url,
+  };
+}
+
+/** The sample `baton notify --test` sends: marked as a test, about nothing that happened. */
+export function testPayload(ctx: NotifyContext, now: number): NotifyPayload {
+  const at = new Date(now).toISOString();
+  return {
+    event: 'finished',
+    conversation: ctx.conversation,
+    host: ctx.host,
+    agent: null,
+    at,
+    count: 1,
+    since: at,
+    title: `baton ${ctx.conversation}: test`,
+    message: 'A test notification from baton notify --test: this sink works.',
+    details: {},
+    url: ctx.url,
+    test: true,
+  };
+}
+
+/** ntfy's priorities (1 min … 5 max): a person is needed now → 4; news → 3; a test → 2. */
+const PRIORITY: Record<NotifyEvent, number> = { blocked: 4, stalled: 4, error: 4, budget: 4, loop: 3, finished: 3 };
+/** ntfy's tags become emoji on the phone (its own shortcode list). */
+const TAGS: Record<NotifyEvent, string> = {
+  blocked: 'raising_hand',
+  stalled: 'hourglass',
+  error: 'warning',
+  budget: 'moneybag',
+  loop: 'repeat',
+  finished: 'checkered_flag',
+};
+
+/** A `ntfy` URL as ntfy's JSON publishing wants it: the server's root to POST to, and the topic. */
+export function ntfyTarget(url: string): { post: string; topic: string } | null {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    return null;
+  }
+  const parts = u.pathname.split('/').filter(Boolean);
+  const topic = parts.pop();
+  if (!topic) return null;
+  return { post: `${u.origin}/${parts.map((p) => `${p}/`).join('')}`, topic: decodeURIComponent(topic) };
+}
+
+/** ntfy's JSON publish body (https://docs.ntfy.sh/publish/#publish-as-json). `click`: where a tap leads. */
+export function ntfyBody(p: NotifyPayload, topic: string, click: string | null): Record<string, unknown> {
+  return {
+    topic,
+    title: p.title,
+    message: p.message,
+    priority: p.test ? 2 : PRIORITY[p.event],
+    tags: p.test ? ['test_tube'] : [TAGS[p.event]],
+    ...(click ? { click } : {}),
+  };
+}
