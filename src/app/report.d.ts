@@ -72,6 +72,24 @@ export interface StatusReport {
   hosts: Record<string, HostStatus>;
   /** What this machine's daemon runs against the config file on disk; null: no daemon has said (app/running.ts). */
   running_config: RunningConfig | null;
+  /** config.json's notify sinks and how each has fared on this machine (the daemon that sends records it). */
+  notify: NotifySinkStatus[];
+}
+
+/** One notify sink: where it sends (nothing secret), and its last success and failure. */
+export interface NotifySinkStatus {
+  label: string;
+  kind: 'webhook' | 'ntfy' | 'command';
+  target: string;
+  events: string[];
+  last_success: { at: string; event: string } | null;
+  last_failure: { at: string; event: string; error: string } | null;
+  sent: number;
+  failed: number;
+  /** Repeats folded into a later notification by the cooldown. */
+  folded: number;
+  /** Dropped because the sink's queue was full. */
+  dropped: number;
 }
 
 /** What this machine's daemon runs (its run record), against config.json as it is now. */

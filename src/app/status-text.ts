@@ -111,6 +111,17 @@ function hostLines(s: StatusReport): string[] {
   ];
 }
 
+/** Each notify sink: where it sends, its last success and its last failure (only a failure since the success). */
+function notifyLines(s: StatusReport): string[] {
+  return s.notify.map((n, i) => {
+    const ok = n.last_success ? `last sent ${ago(n.last_success.at)} (${n.last_success.event})` : 'nothing sent yet';
+    const f = n.last_failure;
+    const failed = f ? `; last failed ${ago(f.at)} (${f.event}: ${f.error})` : '';
+    const dropped = n.dropped ? `; ${n.dropped} dropped (it was behind)` : '';
+    return `${i ? '             ' : 'notify       '} ${n.label} → ${n.target}: ${ok}${failed}${dropped}`;
+  });
+}
+
 function agentLine(n: string, a: AgentStatus): string {
   const life =
     a.problem?.startsWith('runs on ') && !a.pane ? a.problem : a.alive ? 'alive' : a.dead ? 'dead ' : 'missing';
@@ -153,6 +164,7 @@ export function formatStatus(s: StatusReport): string {
       ? [`relaying      ${s.relaying} (claimed from this machine's folders, not yet stored)`]
       : []),
     ...hostLines(s),
+    ...notifyLines(s),
     'agents',
     ...Object.entries(s.agents).map(([n, a]) => agentLine(n, a)),
   ];

@@ -15,6 +15,7 @@ import type { Tmux } from '../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
 import { readRegistry, stateDir } from './machine/registry.js';
 import { skippedConversation } from './machine/skipped.js';
+import { notifyStatus } from './notify.js';
 import { runningConfig } from './running.js';
 import { waitingOf } from './status-waiting.js';
 import { conversationTmux } from './tmux-server.js';
@@ -99,6 +100,7 @@ export async function collectStatus(
     bus: { kind: config.bus.kind, conversation: config.bus.kind === 'postgres' ? config.bus.conversation : null },
     hosts,
     running_config: running,
+    notify: notifyStatus(config),
   };
 }
 

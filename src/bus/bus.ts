@@ -29,7 +29,7 @@ import type { Logger } from '../lib/log.js';
 import type { Admin } from './admin.js';
 import type { Moderation } from './approvals.js';
 import type { Clock } from './clock.js';
-import type { Events } from './events.js';
+import type { EventObserver, Events } from './events.js';
 import type { Hints } from './hints.js';
 import type { Tenure } from './lease.js';
 import type { PersonMessages } from './person.js';
@@ -43,7 +43,7 @@ export type { Admin } from './admin.js';
 export type { Directory, ListedConversation, ListedMachine, StoreListing } from './directory.js';
 export type { Approval, ApprovalContent, Moderation } from './approvals.js';
 export { isoAt, type Clock } from './clock.js';
-export type { EventFeed, EventLog, Events, EventSource } from './events.js';
+export type { EventFeed, EventLog, EventObserver, Events, EventSource } from './events.js';
 export type { Hint, Hints } from './hints.js';
 export {
   FencedError,
@@ -94,8 +94,12 @@ export type BusClient = Posting & Asking;
 
 /** The daemon's side of a bus, as a daemon opens it. */
 export interface Delivering {
-  /** A new daemon side; `log` gets what the bus has to say (rejections, folders replaced). */
-  delivery(log?: Logger): DeliveryBus;
+  /**
+   * A new daemon side; `log` gets what the bus has to say (rejections, folders replaced); `observe` is told
+   * of every event its log takes while it holds the lease (a fenced daemon's events are not: they never
+   * happened).
+   */
+  delivery(log?: Logger, observe?: EventObserver): DeliveryBus;
 }
 
 /** One conversation's storage, as a command opens it (bus/open.ts picks the kind). */

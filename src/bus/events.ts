@@ -29,7 +29,13 @@ export type EventName =
   | 'delivery_unconfirmed'
   | 'auto_replied'
   | 'config_reloaded'
-  | 'config_rejected';
+  | 'config_rejected'
+  // A person is needed, or the conversation paused itself (docs/protocol.md §12); the notifier tells them.
+  | 'blocked'
+  | 'unblocked'
+  | 'answered'
+  | 'budget'
+  | 'loop';
 
 export interface EventLog {
   /**
@@ -37,6 +43,27 @@ export interface EventLog {
    * reported in the daemon's own log) and writes nothing once the daemon is fenced.
    */
   emit(event: EventName, fields?: Record<string, unknown>): Promise<void>;
+}
+
+/**
+ * Told of every event a daemon's log takes, after it is appended (the notifier: daemon/notify/). Called
+ * synchronously; it must not block or throw — a notification is never on the delivery path.
+ */
+export type EventObserver = (event: EventName, fields: Record<string, unknown>) => void;
+
+/** `log`, with each event also given to `observer` once appended (a failed append included: it happened). */
+export function observed(log: EventLog, observer: EventObserver | undefined): EventLog {
+  if (!observer) return log;
+  return {
+    async emit(event, fields = {}) {
+      await log.emit(event, fields);
+      try {
+        observer(event, fields);
+      } catch {
+        /* the observer's own trouble: never the daemon's */
+      }
+    },
+  };
 }
 
 /** The daemon's side: what it reports as it goes (most of its parts). */

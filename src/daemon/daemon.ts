@@ -13,6 +13,7 @@ import {
   StoreChanged,
   type Delivering,
   type DeliveryBus,
+  type EventObserver,
   type Lease,
   type Posting,
 } from '../bus/bus.js';
@@ -44,6 +45,8 @@ export interface DaemonOptions {
   tmux?: Tmux;
   /** How many conversations this process serves: the lease says so, so `down`/`up` never signal it for one of them. */
   serves?: number;
+  /** Told of every event it logs while it holds the lease (the notifier: daemon/notify/). */
+  observe?: EventObserver;
 }
 
 export class Daemon {
@@ -80,6 +83,7 @@ export class Daemon {
       typist: this.typist,
       log: this.log,
       oneshot,
+      observe: opts.observe,
       lifecycle: {
         stopping: () => this.stopping && !oneshot,
         checkLease: () => this.lease?.check(),

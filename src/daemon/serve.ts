@@ -14,12 +14,19 @@
  */
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FencedError, LeaseHeldError, NewGeneration } from '../bus/bus.js';
+import { FencedError, LeaseHeldError, NewGeneration, StoreChanged } from '../bus/bus.js';
 import { explainBusError, isBusUnavailable, openBus } from '../bus/open.js';
 import { ConfigError, type Config } from '../config/config.js';
 import type { Logger } from '../lib/log.js';
 import { Tmux } from '../terminal/tmux.js';
 import { Daemon, NEW_GENERATION } from './daemon.js';
+import { Notifier } from './notify/notifier.js';
+
+/**
+ * A database away this long is told (an `error` notification): a restart or a network blip of a few seconds is
+ * what the retries are for, and the person should not wake up for it.
+ */
+export const DATABASE_AWAY_MS = 60_000;
 
 /** How a conversation is named in a shared daemon's log lines. */
 function labelOf(config: Config): string {
@@ -72,13 +79,31 @@ export class Service {
     return Math.max(0, ...codes);
   }
 
+  /**
+   * One notifier per conversation for as long as it is served, across the daemons that take its lease in turn:
+   * its cooldowns outlive a lease taken again, and it hears what no daemon can log (a lease lost, a database away).
+   */
   private async keep(config: Config, log: Logger): Promise<number> {
+    const notifier = new Notifier({ config, log });
+    try {
+      return await this.keepWith(config, log, notifier);
+    } catch (err) {
+      if (err instanceof StoreChanged) notifier.trouble('store_changed', { error: err.message });
+      throw err;
+    } finally {
+      notifier.close();
+    }
+  }
+
+  private async keepWith(config: Config, log: Logger, notifier: Notifier): Promise<number> {
     const bus = openBus(config);
     let unreachable = 0;
+    let awaySince: number | null = null;
     for (let attempt = 0; !this.stopping; attempt++) {
       const d = new Daemon(config, bus, {
         log,
         ...(this.tmux ? { tmux: this.tmux, serves: this.shared?.serves ?? this.configs.length } : {}),
+        ...(notifier.active ? { observe: (event, fields) => notifier.observe(event, fields) } : {}),
       });
       try {
         await d.start();
@@ -88,15 +113,19 @@ export class Service {
         if (err instanceof NewGeneration && !this.stopping) continue; // started anew while it started: again
         if (attempt > 0 && err instanceof LeaseHeldError) {
           log.warn(`${err.message}: it delivers from now on; this daemon exits`);
+          notifier.trouble('lease_lost', { error: `${err.message}: it delivers from now on; this daemon exits` });
           return 3;
         }
         // The database is away (docs/protocol.md §10), or the lease was lost while starting (the connection dropped
         // mid-recovery): type nothing until it is back, then take the lease again, recover and go on.
         if ((isBusUnavailable(err) || err instanceof FencedError) && !this.stopping) {
-          if (unreachable++ % 15 === 0)
-            log.warn(
-              `${explainBusError(err) ?? `the bus cannot be reached (${(err as Error).message})`}; trying again every 2 s`,
-            );
+          const why = explainBusError(err) ?? `the bus cannot be reached (${(err as Error).message})`;
+          if (unreachable++ % 15 === 0) log.warn(`${why}; trying again every 2 s`);
+          awaySince ??= Date.now();
+          if (Date.now() - awaySince >= DATABASE_AWAY_MS) {
+            notifier.trouble('database_away', { error: why, since: new Date(awaySince).toISOString() });
+            awaySince = Number.POSITIVE_INFINITY; // told once per outage
+          }
           await sleep(2000);
           continue;
         }
@@ -105,6 +134,7 @@ export class Service {
       this.current.add(d);
       if (unreachable) log.info('the bus is back');
       unreachable = 0;
+      awaySince = null;
       if (this.stopping) void d.stop(this.stopping);
       const reason = await d.done;
       this.current.delete(d);
@@ -112,6 +142,8 @@ export class Service {
       if (reason === NEW_GENERATION && !this.stopping) continue; // started anew elsewhere: recover the new one
       if (reason !== 'fenced' || this.stopping) return 0;
       // The lease was lost: take it again when it can be had — recovery then finds whatever the other holder did.
+      // Told only if it cannot be had again (LeaseHeldError above) or the database stays away: a laptop waking
+      // from sleep or a database restarting loses the lease and takes it back within seconds, nothing to wake for.
       log.warn('the lease was lost; taking it again');
     }
     return 0;

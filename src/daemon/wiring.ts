@@ -10,7 +10,7 @@
  * given the pass last (scheduler.drive). The conductor and steering do not know the pass: what they need
  * of a delivery (its receiver, taking a message) is a part of its own they are given (underway.ts, take.ts).
  */
-import type { Delivering, DeliveryBus, Posting } from '../bus/bus.js';
+import type { Delivering, DeliveryBus, EventObserver, Posting } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
@@ -51,6 +51,8 @@ export interface Wiring {
   /** Answer the waiting requests and stop (no daemon running): outages are not reported. */
   oneshot: boolean;
   lifecycle: Lifecycle;
+  /** Told of every event the daemon logs (the notifier, daemon/notify/). */
+  observe?: EventObserver | undefined;
 }
 
 export interface Parts {
@@ -70,7 +72,7 @@ function pipeline(p: Omit<PipelineParts, 'shown'>, records: RecordReader): Pipel
 
 export function wire(w: Wiring): Parts {
   const { config, log, oneshot, lifecycle } = w;
-  const bus = w.bus.delivery(log);
+  const bus = w.bus.delivery(log, w.observe);
   const rules: Rules = { policy: config.turns.policy, agents: config.order };
   // Fenced (the lease lost: paused past it, taken over): the lifecycle stops at once, or waits for the renewal.
   const scheduler = new Scheduler(log, (err) => lifecycle.fenced(err));

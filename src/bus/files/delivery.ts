@@ -13,7 +13,7 @@ import { failpoint } from '../../lib/failpoint.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
 import type { Rejected } from '../queues.js';
-import type { EventLog } from '../events.js';
+import { observed, type EventLog, type EventObserver } from '../events.js';
 import { fencedEvents } from '../lease.js';
 import { Approvals } from './approvals.js';
 import { ArchiveWriter, archivedCounters, archiveNew, readRecord } from './archive.js';
@@ -49,23 +49,25 @@ export class FilesDelivery implements DeliveryBus {
   private held: Lease | null = null;
   private readonly requestsListing: RequestsListing;
   private readonly records: ArchiveWriter;
+  private readonly anchor: FolderAnchor;
 
   constructor(
     private readonly config: Config,
     private readonly l: Layout,
     private readonly log: Logger,
-    private readonly anchor: FolderAnchor = new FolderAnchor(config),
+    opts: { anchor?: FolderAnchor | undefined; observe?: EventObserver | undefined } = {},
   ) {
+    this.anchor = opts.anchor ?? new FolderAnchor(config);
     const events = eventLog(l.events, (err) => log.warn(`cannot append to events.jsonl: ${String(err)}`));
-    // A fenced daemon writes no record, events included.
-    this.events = fencedEvents(events, () => this.held);
+    // A fenced daemon writes no record, events included, and tells nobody of them.
+    this.events = fencedEvents(observed(events, opts.observe), () => this.held);
     const both = { rejectedDir: l.rejected, asideDir: l.rejecting, events: this.events, log };
     this.intake = new Intake(config.directions, {
       ...both,
       maxBytes: config.inbox.max_bytes,
       settleMs: config.inbox.settle_ms,
       alsoWatch: [{ dir: l.requests, hint: { kind: 'requests' } }],
-      anchor,
+      anchor: this.anchor,
     });
     this.requestsListing = new RequestsListing(l.requests);
     this.approvalQueue = new Approvals({ ...both, root: l.pending, directions: config.directions });

@@ -14,7 +14,7 @@ import { silent, type Logger } from '../../lib/log.js';
 import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, LeaseHolding, Posted, Rejection } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { listApprovals, listRejected } from './listings.js';
-import type { EventSource } from '../events.js';
+import type { EventObserver, EventSource } from '../events.js';
 import { archivedCounters, readRecord, recordIds } from './archive.js';
 import { FilesDelivery } from './delivery.js';
 import { FileEventSource } from './event-log.js';
@@ -46,8 +46,8 @@ export class FilesBus implements Bus {
     return this.l.root;
   }
 
-  delivery(log: Logger = silent): DeliveryBus {
-    return new FilesDelivery(this.config, this.l, log, this.anchor);
+  delivery(log: Logger = silent, observe?: EventObserver): DeliveryBus {
+    return new FilesDelivery(this.config, this.l, log, { anchor: this.anchor, observe });
   }
 
   // ---- read side ------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import type { Logger } from '../../lib/log.js';
 import type { Approval, Commit, DeliveryBus, Hint, Holder, Lease, Queue, Recovered, Step, Waiting } from '../bus.js';
 import type { Rejected } from '../queues.js';
 import { FolderAnchor } from '../anchor.js';
-import type { EventLog } from '../events.js';
+import { observed, type EventLog, type EventObserver } from '../events.js';
 import { tx, type Db } from './db.js';
 import type { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
@@ -67,6 +67,8 @@ export interface DeliveryOptions {
   log: Logger;
   /** This machine's project and message folder as the first lease found them (bus/anchor.ts). */
   anchor?: FolderAnchor;
+  /** Told of every event appended while the lease is held (the notifier). */
+  observe?: EventObserver | undefined;
 }
 
 /**
@@ -123,13 +125,14 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
 
   private readonly anchor: FolderAnchor;
 
-  constructor({ config, db, eventsDb = db, pg, log, anchor = new FolderAnchor(config) }: DeliveryOptions) {
+  constructor({ config, db, eventsDb = db, pg, log, anchor = new FolderAnchor(config), observe }: DeliveryOptions) {
     const here = deliveredHere(config);
     super(db, pg, new WaitingView({ db, pg, here, maxBytes: config.inbox.max_bytes }), log);
     this.config = config;
     this.here = here;
     const onError = (err: unknown) => log.warn(`cannot store an event: ${String(err)}`);
-    this.events = fencedEvents(pgEventLog(eventsDb, pg, this.clock, { onError, carried: true }), () => this.held);
+    const log_ = pgEventLog(eventsDb, pg, this.clock, { onError, carried: true });
+    this.events = fencedEvents(observed(log_, observe), () => this.held);
     this.anchor = anchor;
     this.relay = relayInto({
       config,

@@ -30,6 +30,7 @@ import { openPool, redact, unstorable, type Db } from './db.js';
 import { noDatabase, NoDatabaseUrl } from './no-database.js';
 import { PgDelivery } from './delivery.js';
 import { pgEventLog, PgEventSource } from './events.js';
+import type { EventObserver } from '../events.js';
 import { acquireLease, STALE_MS } from './lease.js';
 import { leaseHolding } from './lease-holder.js';
 import { agreeOnConfig } from './agreement.js';
@@ -69,10 +70,10 @@ export class PostgresBus implements Bus {
     return `${redact(this.pg.url)} (conversation "${this.pg.conversation}"${schema})`;
   }
 
-  delivery(log: Logger = silent): DeliveryBus {
+  delivery(log: Logger = silent, observe?: EventObserver): DeliveryBus {
     if (!this.pg.url) throw new NoDatabaseUrl();
     const { config, db, eventsDb, pg, anchor } = this;
-    return new PgDelivery({ config, db, eventsDb, pg, log, anchor });
+    return new PgDelivery({ config, db, eventsDb, pg, log, anchor, observe });
   }
 
   /** Run `s` once the schema is there; its rows. */

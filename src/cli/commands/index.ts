@@ -15,6 +15,7 @@ import { hook } from './hook.js';
 import { mcp } from './mcp.js';
 import { ls } from './ls.js';
 import { service } from './service.js';
+import { notify } from './notify.js';
 
 export type { CommandSpec };
 export const COMMANDS: Record<string, CommandSpec> = {
@@ -37,6 +38,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   down,
   doctor,
   ui,
+  notify,
   mcp,
   hook,
   service,

@@ -28,7 +28,9 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
            message_dir (on the PostgreSQL bus: the database, password hidden), bus {kind, conversation},
            hosts (machine → {alive, pid, last_heartbeat, since, agents}),
            running_config (what this machine's daemon runs: {pid, turns, file: {state: same|unread|
-                   restart|invalid, keys?, error?}}, or null)
+                   restart|invalid, keys?, error?}}, or null),
+           notify (each sink of config.json's notify: {label, kind, target, events, last_success
+                   {at, event}, last_failure {at, event, error}, sent, failed, folded, dropped})
 
 The config is found as for every command (--config, BATON_CONFIG, config.json here or in the nearest
 folder above); with none there is no conversation here: it says so on stderr with the nearest hint (a

@@ -96,10 +96,14 @@ config.json found), the overview is at / itself.
       process.stdout.write(`baton ui: ${address}  (${what}Ctrl-C stops it)\n`);
     }
     if (v.open) openBrowser(address, log);
+    // A notification's link leads here while it runs (config/dashboard-record.ts), without the token.
+    const { writeDashboardRecord } = await import('../../config/dashboard-record.js');
+    const unrecord = config?.file ? writeDashboardRecord(config.file, config.host, server.url) : () => {};
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
+    unrecord();
     await server.close();
     return 0;
   },

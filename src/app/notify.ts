@@ -1,0 +1,64 @@
+/**
+ * Notifications as `status` shows them and `baton notify --test` tries them (docs/reference.md, "notify"):
+ * each sink of config.json with how it has fared — from the record the daemon that sends writes beside the
+ * config (config/notify-record.ts) — and one sample sent to every sink, each result reported.
+ */
+import type { Config } from '../config/config.js';
+import { readNotifyRecord, type SinkRecord } from '../config/notify-record.js';
+import { type NotifyPayload, testPayload } from '../core/notify/payload.js';
+import { conversationOf, labelOf } from '../daemon/notify/notifier.js';
+import { attempt, kindOf, targetOf } from '../daemon/notify/send.js';
+
+/** Each configured sink and its last success and failure (none yet: nothing sent since a daemon wrote). */
+export function notifyStatus(config: Pick<Config, 'notify' | 'file' | 'host'>): SinkRecord[] {
+  const record = config.file ? readNotifyRecord(config.file, config.host) : null;
+  return config.notify.map((s, i) => {
+    const mine = { label: labelOf(s, i), kind: kindOf(s), target: targetOf(s) };
+    const seen = record?.sinks.find((r) => r.label === mine.label && r.kind === mine.kind && r.target === mine.target);
+    return {
+      ...mine,
+      events: [...s.events],
+      last_success: seen?.last_success ?? null,
+      last_failure: seen?.last_failure ?? null,
+      sent: seen?.sent ?? 0,
+      failed: seen?.failed ?? 0,
+      folded: seen?.folded ?? 0,
+      dropped: seen?.dropped ?? 0,
+    };
+  });
+}
+
+export interface TestResult {
+  label: string;
+  kind: string;
+  target: string;
+  ok: boolean;
+  /** Why it failed, or null. */
+  error: string | null;
+  ms: number;
+}
+
+/** One sample to every sink at once, one attempt each (within its timeout_s): what each said. */
+export async function testSinks(
+  config: Pick<Config, 'notify' | 'file' | 'host' | 'baseDir' | 'messageDir' | 'bus'>,
+  dashboard: string | null = null,
+): Promise<TestResult[]> {
+  const p: NotifyPayload = testPayload(
+    { conversation: conversationOf(config), host: config.host, url: dashboard },
+    Date.now(),
+  );
+  return Promise.all(
+    config.notify.map(async (s, i) => {
+      const t0 = performance.now();
+      const a = await attempt(s, p, { cwd: config.baseDir });
+      return {
+        label: labelOf(s, i),
+        kind: kindOf(s),
+        target: targetOf(s),
+        ok: a.kind === 'sent',
+        error: a.kind === 'failed' ? a.error : null,
+        ms: Math.round(performance.now() - t0),
+      };
+    }),
+  );
+}

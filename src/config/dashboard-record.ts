@@ -1,0 +1,32 @@
+/**
+ * Where this conversation's dashboard is, while one runs: `baton ui` in the project writes its address beside
+ * the config (`.baton/<file>.<host>.ui.json`, as the run record: run-record.ts says why there) and removes it
+ * when it stops; a notification's link (ntfy's `click`, the event's `url`) reads it. Never the access token:
+ * a notification may pass through a server that is not the person's.
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { pidAlive } from '../lib/process.js';
+import { recordPath } from './run-record.js';
+
+const pathOf = (configFile: string, host: string) => recordPath(configFile, host).replace(/\.json$/, '.ui.json');
+
+export function writeDashboardRecord(configFile: string, host: string, url: string): () => void {
+  const file = pathOf(configFile, host);
+  try {
+    writeFileSync(file, `${JSON.stringify({ pid: process.pid, url })}\n`);
+  } catch {
+    return () => {}; // no `.baton/` yet (no daemon ever ran here): nothing to link to from a notification
+  }
+  return () => rmSync(file, { force: true });
+}
+
+/** The dashboard's address when one runs for this config on this machine, else null. */
+export function dashboardUrl(config: { file: string | null; host: string }): string | null {
+  if (!config.file) return null;
+  try {
+    const r = JSON.parse(readFileSync(pathOf(config.file, config.host), 'utf8')) as { pid?: unknown; url?: unknown };
+    return typeof r.pid === 'number' && typeof r.url === 'string' && pidAlive(r.pid) ? r.url : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * How each notify sink has fared, written by the daemon that sends (daemon/notify/) beside its config file
+ * (`.baton/<file>.<host>.notify.json`, like the run record: run-record.ts says why there) for `status` to read:
+ * each sink's last success and last failure, and how many were sent, failed, folded and dropped. A file of its
+ * own, so a sink's outcome never races the run record's writer.
+ */
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { recordPath, thisHost } from './run-record.js';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+export interface SinkRecord {
+  /** `name`, else the kind and its place in the list (`webhook 1`). */
+  label: string;
+  kind: 'webhook' | 'ntfy' | 'command';
+  /** Where it sends, without what may be secret (a URL's path, an ntfy topic, a command's arguments). */
+  target: string;
+  events: string[];
+  last_success: { at: string; event: string } | null;
+  last_failure: { at: string; event: string; error: string } | null;
+  sent: number;
+  failed: number;
+  /** Repeats folded into a later notification by the cooldown. */
+  folded: number;
+  /** Notifications dropped because the sink's queue was full (it was failing or slow for long). */
+  dropped: number;
+}
+
+export interface NotifyRecord {
+  pid: number;
+  updated_at: string;
+  sinks: SinkRecord[];
+}
+
+export const notifyRecordPath = (configFile: string, host = thisHost()): string =>
+  recordPath(configFile, host).replace(/\.json$/, '.notify.json');
+
+export function writeNotifyRecord(configFile: string, host: string, r: NotifyRecord): void {
+  const file = notifyRecordPath(configFile, host);
+  try {
+    mkdirSync(dirname(file));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(r, null, 2)}\n`);
+  renameSync(tmp, file);
+}
+
+export function readNotifyRecord(configFile: string, host = thisHost()): NotifyRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(notifyRecordPath(configFile, host), 'utf8')) as NotifyRecord;
+    return typeof r.pid === 'number' && Array.isArray(r.sinks) ? r : null;
+  } catch {
+    return null;
+  }
+}
