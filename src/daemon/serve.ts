@@ -27,6 +27,8 @@ import { Notifier } from './notify/notifier.js';
  * what the retries are for, and the person should not wake up for it.
  */
 export const DATABASE_AWAY_MS = 60_000;
+/** How long a stopping daemon waits for notifications still on their way (within `baton down`'s grace). */
+const NOTIFY_DRAIN_MS = 1000;
 
 /** How a conversation is named in a shared daemon's log lines. */
 function labelOf(config: Config): string {
@@ -92,6 +94,7 @@ export class Service {
       throw err;
     } finally {
       notifier.close();
+      await notifier.drain(NOTIFY_DRAIN_MS);
     }
   }
 

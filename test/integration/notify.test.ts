@@ -4,7 +4,7 @@
  * command's stdin; a webhook that answers 500 is retried; one that never answers delays no delivery.
  */
 import { createHmac } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -125,7 +125,7 @@ describe('notifications from a running daemon', () => {
     expect(text).toMatch(/webhook 4 → .*: last sent .* \(finished\); last failed .* \(finished: HTTP 500\)/);
   });
 
-  it('stalled: the silent agent is named; `notify --test` reports each sink and fails when one does', async () => {
+  it('stalled: the silent agent is named; `notify --test` reports each sink and fails when one does; a rejected config is an error', async () => {
     const hook = await receiver();
     servers.push(hook);
     const gone = await receiver();
@@ -158,5 +158,13 @@ describe('notifications from a running daemon', () => {
     expect(sample.headers['x-baton-signature']).toBe(
       `sha256=${createHmac('sha256', SECRET).update(sample.body).digest('hex')}`,
     );
+
+    // config.json saved with a typo while it runs: the daemon keeps its last good config, and says so.
+    writeFileSync(p.configFile, '{"turns": {"polcy": "x"}}');
+    await waitFor('the error', () => events(hook).some((e) => e.event === 'error'), 20_000);
+    expect(events(hook).find((e) => e.event === 'error')).toMatchObject({
+      error: 'config_rejected',
+      details: { error: expect.stringContaining('turns.polcy') },
+    });
   });
 });

@@ -117,6 +117,16 @@ export class Notifier {
     this.writeRecord();
   }
 
+  /**
+   * Wait, at most `ms`, for what is queued or being sent: a daemon stopped right after the conversation
+   * finished (`baton down`) would otherwise exit with the `finished` notification not yet sent.
+   */
+  async drain(ms: number): Promise<void> {
+    const until = performance.now() + ms;
+    while (this.sinks.some((s) => s.busy || s.queue.length) && performance.now() < until)
+      await new Promise((r) => setTimeout(r, 20));
+  }
+
   /** What `status` reads (also written beside the config). */
   records(): SinkRecord[] {
     return this.sinks.map((s) => ({ ...s.rec }));
