@@ -39,9 +39,18 @@ export interface NotifyPayload {
 }
 
 const words = (v: unknown, max = 300): string => {
-  const s = typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
+  const s =
+    typeof v === 'string'
+      ? v
+      : Array.isArray(v)
+        ? v.map((x) => words(x, max)).join(', ')
+        : v === undefined || v === null
+          ? ''
+          : JSON.stringify(v);
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 };
+
+const usd = (v: unknown): string => (typeof v === 'number' ? `$${v.toFixed(2)}` : '?');
 
 const ERROR_TEXT: Record<string, string> = {
   lease_lost: 'its daemon lost the lease',
@@ -71,12 +80,12 @@ export function textOf(n: Notification, conversation: string): { title: string; 
     case 'budget':
       return say(
         'budget reached',
-        `Paused: ${agent ? `${agent}'s` : 'its'} budget is spent${d.cost_usd ? ` (${words(d.cost_usd)} USD)` : ''}; baton resume goes on`,
+        `Paused: ${agent ? `${agent}'s turns` : 'its agents'} cost ${usd(d.spent_usd)} of a budget of ${usd(d.max_usd)}; baton resume goes on`,
       );
     case 'loop':
       return say(
         'going in circles',
-        `Paused: no progress${d.evidence ? ` (${words(d.evidence, 200)})` : ''}; baton resume goes on`,
+        `Paused: no progress${d.evidence ? ` in ${words(d.evidence, 200)}` : ''}; baton resume goes on`,
       );
     case 'error': {
       const what = ERROR_TEXT[n.happening.error ?? ''] ?? 'something went wrong';

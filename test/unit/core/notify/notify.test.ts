@@ -126,6 +126,26 @@ describe('payloads', () => {
       message: 'a waits at a permission: Bash: rm -rf build (3 times since 03:00 UTC)',
       url: 'http://127.0.0.1:7420/',
     });
+    const budget = payloadOf(
+      {
+        happening: happened('budget', { budget: 'agents.b.max_cost_usd', agent: 'b', spent_usd: 2.5, max_usd: 2 }),
+        at: 0,
+        count: 1,
+        since: 0,
+      },
+      ctx,
+    );
+    expect(budget.message).toBe("Paused: b's turns cost $2.50 of a budget of $2.00; baton resume goes on");
+    const loop = payloadOf(
+      {
+        happening: happened('loop', { kind: 'thanks', evidence: ['msg_0004', 'msg_0005'] }),
+        at: 0,
+        count: 1,
+        since: 0,
+      },
+      ctx,
+    );
+    expect(loop.message).toBe('Paused: no progress in msg_0004, msg_0005; baton resume goes on');
     const finished = payloadOf(
       { happening: happened('finished', { reason: 'max_turns' }), at: 0, count: 1, since: 0 },
       ctx,
