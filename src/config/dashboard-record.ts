@@ -6,16 +6,17 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { pidAlive } from '../lib/process.js';
-import { recordPath } from './run-record.js';
+import { makeRecordDir, recordPath } from './run-record.js';
 
 const pathOf = (configFile: string, host: string) => recordPath(configFile, host).replace(/\.json$/, '.ui.json');
 
 export function writeDashboardRecord(configFile: string, host: string, url: string): () => void {
   const file = pathOf(configFile, host);
   try {
+    makeRecordDir(file);
     writeFileSync(file, `${JSON.stringify({ pid: process.pid, url })}\n`);
   } catch {
-    return () => {}; // no `.baton/` yet (no daemon ever ran here): nothing to link to from a notification
+    return () => {}; // a folder it cannot write: a notification then links nowhere
   }
   return () => rmSync(file, { force: true });
 }

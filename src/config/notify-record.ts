@@ -5,9 +5,7 @@
  * own, so a sink's outcome never races the run record's writer.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { recordPath, thisHost } from './run-record.js';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { makeRecordDir, recordPath, thisHost } from './run-record.js';
 
 export interface SinkRecord {
   /** `name`, else the kind and its place in the list (`webhook 1`). */
@@ -37,11 +35,7 @@ export const notifyRecordPath = (configFile: string, host = thisHost()): string 
 
 export function writeNotifyRecord(configFile: string, host: string, r: NotifyRecord): void {
   const file = notifyRecordPath(configFile, host);
-  try {
-    mkdirSync(dirname(file));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
+  makeRecordDir(file);
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(r, null, 2)}\n`);
   renameSync(tmp, file);

@@ -47,6 +47,14 @@ export const textHash = (text: string): string => createHash('sha256').update(te
 /** Write it atomically (a reader never sees half of it); the folder gets a .gitignore of its own. */
 export function writeRunRecord(r: RunRecord): void {
   const file = recordPath(r.config, r.host);
+  makeRecordDir(file);
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(r, null, 2)}\n`);
+  renameSync(tmp, file);
+}
+
+/** The `.baton/` folder a record `file` goes in, with its .gitignore. */
+export function makeRecordDir(file: string): void {
   // `.baton/` only, beside the config: a project moved away under the daemon is not made again for it.
   try {
     mkdirSync(dirname(file));
@@ -58,9 +66,6 @@ export function writeRunRecord(r: RunRecord): void {
   } catch {
     /* there already */
   }
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(r, null, 2)}\n`);
-  renameSync(tmp, file);
 }
 
 /** The record for this config file on this machine, or null (none, or unreadable). */

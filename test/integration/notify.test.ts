@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Project, waitFor } from '../helpers/harness.js';
+import { startUi } from '../helpers/ui.js';
 
 interface Got {
   path: string;
@@ -46,6 +47,26 @@ afterEach(async () => {
 
 const SECRET = 'a shared secret';
 const events = (r: { got: Got[] }) => r.got.map((g) => JSON.parse(g.body) as Record<string, unknown>);
+
+describe('the dashboard link', () => {
+  it("ntfy's click and the event's url lead to the project's dashboard while baton ui runs, without its token", async () => {
+    const ntfy = await receiver();
+    servers.push(ntfy);
+    p = new Project();
+    p.writeConfig({ ...JSON.parse(readFileSync(p.configFile, 'utf8')), notify: [{ ntfy: `${ntfy.url}/t` }] });
+    expect((await p.cli(['notify', '--test'])).exitCode).toBe(0);
+    expect(JSON.parse(ntfy.got[0]!.body)).not.toHaveProperty('click'); // no dashboard runs
+    const ui = await startUi(p, [], 0, { BATON_UI_TOKEN: 'a-token-of-sixteen-chars' });
+    try {
+      expect((await p.cli(['notify', '--test'])).exitCode).toBe(0);
+      expect(JSON.parse(ntfy.got[1]!.body)).toMatchObject({ click: `http://127.0.0.1:${ui.port}/` });
+    } finally {
+      await ui.stop();
+    }
+    expect((await p.cli(['notify', '--test'])).exitCode).toBe(0);
+    expect(JSON.parse(ntfy.got[2]!.body)).not.toHaveProperty('click'); // it stopped
+  });
+});
 
 describe('notifications from a running daemon', () => {
   it('finished: a signed webhook, ntfy JSON and a command get one event each; a 500 is retried; a hanging sink delays nothing', async () => {
