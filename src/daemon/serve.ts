@@ -49,7 +49,12 @@ export class Service {
   constructor(
     private readonly configs: Config[],
     private readonly log: Logger,
-    private readonly shared?: { tmux: Tmux; serves: number },
+    private readonly shared?: {
+      tmux: Tmux;
+      serves: number;
+      /** A notification's link to the dashboard (the machine's daemon: the machine's dashboard too). */
+      dashboard?: () => string | null;
+    },
   ) {
     this.tmux = shared?.tmux ?? (configs.length > 1 ? new Tmux({ control: true }) : undefined);
   }
@@ -86,7 +91,8 @@ export class Service {
    * its cooldowns outlive a lease taken again, and it hears what no daemon can log (a lease lost, a database away).
    */
   private async keep(config: Config, log: Logger): Promise<number> {
-    const notifier = new Notifier({ config, log });
+    const dashboard = this.shared?.dashboard;
+    const notifier = new Notifier({ config, log, ...(dashboard ? { dashboard } : {}) });
     try {
       return await this.keepWith(config, log, notifier);
     } catch (err) {

@@ -5,10 +5,9 @@
  * Under that prefix everything is what the single-conversation dashboard serves at `/` (the page's API paths
  * are relative). The overview of them all is at `/all` (and at `/` when `baton ui` serves no one conversation).
  */
-import { createHash } from 'node:crypto';
+import { conversationId } from '../lib/conversation-id.js';
 
-/** 12 hex digits: 48 bits, enough that two conversations of one machine never share one. */
-export const conversationId = (key: string): string => createHash('sha256').update(key).digest('hex').slice(0, 12);
+export { conversationId };
 
 export const conversationPath = (id: string): string => `/c/${id}/`;
 

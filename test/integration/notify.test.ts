@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Project, waitFor } from '../helpers/harness.js';
 import { startUi } from '../helpers/ui.js';
+import { recorderConversation } from '../helpers/machine-fleet.js';
 
 interface Got {
   path: string;
@@ -65,6 +66,34 @@ describe('the dashboard link', () => {
     }
     expect((await p.cli(['notify', '--test'])).exitCode).toBe(0);
     expect(JSON.parse(ntfy.got[2]!.body)).not.toHaveProperty('click'); // it stopped
+  });
+
+  it("served by the machine's daemon: the link is the conversation's page on the machine's dashboard", async () => {
+    const ntfy = await receiver();
+    servers.push(ntfy);
+    const made: Project[] = [];
+    const c = await recorderConversation('nl', made);
+    p = c.p;
+    p.writeConfig({
+      ...JSON.parse(readFileSync(p.configFile, 'utf8')),
+      turns: { max_turns: 1 },
+      notify: [{ ntfy: `${ntfy.url}/t` }],
+    });
+    const up = await p.cli(['up']);
+    expect(up.exitCode, up.stderr + up.stdout).toBe(0);
+    const ui = await startUi(p, ['--all']);
+    try {
+      p.send('c1_to_c2', '1.json', { content: 'one' });
+      await waitFor('finished', () => p!.state().finished);
+      const [n] = await waitFor('ntfy', () => (ntfy.got.length ? ntfy.got : null));
+      const click = (JSON.parse(n!.body) as { click: string }).click;
+      expect(click).toMatch(new RegExp(`^${ui.url}c/[0-9a-f]{12}/$`));
+      const page = await fetch(click);
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('<html');
+    } finally {
+      await ui.stop();
+    }
   });
 });
 

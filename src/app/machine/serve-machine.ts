@@ -24,6 +24,7 @@ import { DATABASE_ENV } from '../sessions.js';
 import { databaseEnvHash, takeMachineLock } from './daemon-lock.js';
 import { type Entry, keyOf, readRegistry, registryFile, unreadableLine } from './registry.js';
 import { servedWriter } from './served.js';
+import { linkFor } from './dashboard.js';
 
 interface Served {
   entry: Entry;
@@ -169,7 +170,11 @@ export class MachineDaemon {
       this.skipped.set(key, { entry, problem });
       return;
     }
-    const service = new Service([config], log, { tmux: this.tmuxOf(entry.tmux), serves: this.served.size + 1 });
+    const service = new Service([config], log, {
+      tmux: this.tmuxOf(entry.tmux),
+      serves: this.served.size + 1,
+      dashboard: () => linkFor(this.dir, key, config),
+    });
     log.info(`serving ${label}`);
     // What stopped it, in one line for served.json: a folder gone (ENOTDIR), the lease's holder, the database's word.
     let why: string | null = null;

@@ -96,14 +96,19 @@ config.json found), the overview is at / itself.
       process.stdout.write(`baton ui: ${address}  (${what}Ctrl-C stops it)\n`);
     }
     if (v.open) openBrowser(address, log);
-    // A notification's link leads here while it runs (config/dashboard-record.ts), without the token.
+    // A notification's link leads here while it runs, without the token: this project's conversation at /
+    // (config/dashboard-record.ts), every conversation of the machine's registry at /c/<id>/ (app/machine/dashboard.ts).
     const { writeDashboardRecord } = await import('../../config/dashboard-record.js');
+    const { writeMachineDashboard } = await import('../../app/machine/dashboard.js');
+    const { stateDir } = await import('../../app/machine/registry.js');
     const unrecord = config?.file ? writeDashboardRecord(config.file, config.host, server.url) : () => {};
+    const unrecordMachine = writeMachineDashboard(stateDir(), server.url);
     await new Promise<void>((resolve) => {
       process.once('SIGINT', resolve);
       process.once('SIGTERM', resolve);
     });
     unrecord();
+    unrecordMachine();
     await server.close();
     return 0;
   },

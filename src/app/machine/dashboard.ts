@@ -1,0 +1,42 @@
+/**
+ * Where the machine's dashboard is while `baton ui` runs (`ui.json` in the machine's state folder): it serves
+ * every conversation of the registry at `/c/<id>/`, so a notification of a conversation the machine's daemon
+ * serves links there when no dashboard runs in the project itself (config/dashboard-record.ts).
+ */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { dashboardUrl } from '../../config/dashboard-record.js';
+import { conversationId } from '../../lib/conversation-id.js';
+import { pidAlive } from '../../lib/process.js';
+
+const FILE = 'ui.json';
+
+export function writeMachineDashboard(dir: string, url: string): () => void {
+  const file = join(dir, FILE);
+  try {
+    writeFileSync(file, `${JSON.stringify({ pid: process.pid, url })}\n`);
+  } catch {
+    return () => {}; // no state folder yet (no `baton up` on this machine): nothing serves a registry
+  }
+  return () => {
+    try {
+      const r = JSON.parse(readFileSync(file, 'utf8')) as { pid?: unknown };
+      if (r.pid === process.pid) rmSync(file, { force: true }); // not another dashboard's, started since
+    } catch {
+      /* gone already */
+    }
+  };
+}
+
+/** A registry conversation's link: its project's dashboard, else the machine's at `/c/<id>/`, else null. */
+export function linkFor(dir: string, key: string, config: { file: string | null; host: string }): string | null {
+  const own = dashboardUrl(config);
+  if (own) return own;
+  try {
+    const r = JSON.parse(readFileSync(join(dir, FILE), 'utf8')) as { pid?: unknown; url?: unknown };
+    if (typeof r.pid !== 'number' || typeof r.url !== 'string' || !pidAlive(r.pid)) return null;
+    return new URL(`c/${conversationId(key)}/`, r.url).href;
+  } catch {
+    return null;
+  }
+}
