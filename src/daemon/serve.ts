@@ -55,6 +55,8 @@ export class Service {
       /** A notification's link to the dashboard (the machine's daemon: the machine's dashboard too). */
       dashboard?: () => string | null;
     },
+    /** How long the database may be away before it is told (DATABASE_AWAY_MS; a test shortens it). */
+    private readonly databaseAwayMs = DATABASE_AWAY_MS,
   ) {
     this.tmux = shared?.tmux ?? (configs.length > 1 ? new Tmux({ control: true }) : undefined);
   }
@@ -131,7 +133,7 @@ export class Service {
           const why = explainBusError(err) ?? `the bus cannot be reached (${(err as Error).message})`;
           if (unreachable++ % 15 === 0) log.warn(`${why}; trying again every 2 s`);
           awaySince ??= Date.now();
-          if (Date.now() - awaySince >= DATABASE_AWAY_MS) {
+          if (Date.now() - awaySince >= this.databaseAwayMs) {
             notifier.trouble('database_away', { error: why, since: new Date(awaySince).toISOString() });
             awaySince = Number.POSITIVE_INFINITY; // told once per outage
           }
