@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { CATCH_UP_MODES } from '../core/catch-up.js';
 import { NOTIFY_EVENTS } from '../core/notify/happening.js';
+import { ntfyTarget } from '../core/notify/payload.js';
 import { REPLY_MODES } from '../core/receipt.js';
 import { POLICIES } from '../core/turns.js';
 import { AGENT_KINDS } from './agent-kinds.js';
@@ -176,6 +177,12 @@ const NotifySinkSchema = z
       });
       return;
     }
+    if (s.ntfy !== undefined && !ntfyTarget(s.ntfy))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['ntfy'],
+        message: 'an ntfy URL ends with its topic: https://ntfy.sh/TOPIC',
+      });
     const only: Record<string, string> = { secret: 'webhook', token: 'ntfy', click: 'ntfy' };
     for (const [key, kind] of Object.entries(only))
       if (s[key as keyof typeof s] !== undefined && kind !== kinds[0])

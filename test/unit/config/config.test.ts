@@ -253,6 +253,9 @@ describe('config: notify', () => {
     expect(problems({ agents, notify: [{ ntfy: 'http://y/t', secret: 'x' }] })).toEqual([
       'notify.0.secret: only a webhook sink takes "secret"',
     ]);
+    expect(problems({ agents, notify: [{ ntfy: 'https://ntfy.sh/' }] })).toEqual([
+      'notify.0.ntfy: an ntfy URL ends with its topic: https://ntfy.sh/TOPIC',
+    ]);
     expect(problems({ agents, notify: [{ webhook: 'ftp://x/' }] })).toEqual([
       'notify.0.webhook: an http:// or https:// URL',
     ]);
