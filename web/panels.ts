@@ -48,7 +48,9 @@ function renderFacts(): void {
   const state = s.finished
     ? `finished: ${s.finished.reason}${s.finished.note ? ` (${s.finished.note})` : ''}`
     : s.paused
-      ? 'paused'
+      ? s.paused.reason === 'loop'
+        ? `paused by the loop guard: ${(s.paused.evidence ?? []).join(', ')} added nothing`
+        : `paused${s.paused.reason ? ` (${s.paused.reason})` : ''}`
       : s.stalled
         ? `stalled (${s.nudges} reminders unanswered)`
         : 'running';

@@ -53,8 +53,11 @@ export interface StatusReport {
   nudges: number;
   stalled: boolean;
   finished: { reason: string; at: string; note?: string | undefined } | null;
-  /** `baton pause`: deliveries wait, the agents were not told. */
-  paused: { at: string } | null;
+  /**
+   * `baton pause`: deliveries wait, the agents were not told. `reason`: who paused it when a person did not
+   * (the loop guard, with the messages it paused on as `evidence`).
+   */
+  paused: { at: string; reason?: 'loop' | 'budget' | undefined; evidence?: string[] | undefined } | null;
   /** A demo conversation (`baton up --demo`): the bundled demo agents hold it. */
   demo: boolean;
   /** Moderated mode: files waiting for approval, as "<direction>/<name>". */

@@ -31,7 +31,15 @@ function conversationLine(s: StatusReport): string {
     const note = s.finished.note ? `: ${s.finished.note}` : '';
     return `finished (${s.finished.reason}${note}, ${s.finished.at}); "baton resume" continues it${demo}`;
   }
-  if (s.paused) return `paused since ${s.paused.at}; "baton resume" continues it${demo}`;
+  if (s.paused) {
+    const by =
+      s.paused.reason === 'loop'
+        ? ` by the loop guard (${(s.paused.evidence ?? []).join(', ')} added nothing)`
+        : s.paused.reason
+          ? ` (${s.paused.reason})`
+          : '';
+    return `paused${by} since ${s.paused.at}; "baton resume" continues it${demo}`;
+  }
   if (s.stalled) return `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders${demo}`;
   if (s.skipped && !s.daemon.running) return `not served: the machine's daemon skipped it${demo}`;
   return `${s.daemon.running ? 'running' : 'not running (no daemon: "baton up" starts it)'}${demo}`;

@@ -228,6 +228,8 @@ export function parseConfig(
   }
   const firstTurn = c.first_turn ?? order[0] ?? '';
   if (c.first_turn && !known(c.first_turn)) problems.push(`first_turn: unknown agent "${c.first_turn}"`);
+  if (c.turns.closing && !known(c.turns.closing.agent))
+    problems.push(`turns.closing.agent: unknown agent "${c.turns.closing.agent}"`);
   for (const [i, n] of (c.turns.stop_from ?? []).entries()) {
     if (!known(n)) problems.push(`turns.stop_from.${i}: unknown agent "${n}"`);
   }

@@ -7,6 +7,7 @@ import { CATCH_UP_MODES } from '../core/catch-up.js';
 import { NOTIFY_EVENTS } from '../core/notify/happening.js';
 import { ntfyTarget } from '../core/notify/payload.js';
 import { REPLY_MODES } from '../core/receipt.js';
+import { LOOP_DEFAULTS } from '../core/loop.js';
 import { POLICIES } from '../core/turns.js';
 import { AGENT_KINDS } from './agent-kinds.js';
 import { CONVERSATION_NAME } from './conversation-name.js';
@@ -91,6 +92,15 @@ const AgentSchema = z.strictObject({
 export const CATCH_UP_MAX_BYTES = 8192;
 export const CATCH_UP_MESSAGE_MAX_BYTES = 2048;
 
+/** `turns.loop_guard` as an object: its numbers are measured (core/loop.ts, docs/protocol.md §12). */
+const LoopGuardSchema = z.strictObject({
+  window: z.int().min(2).max(100).default(LOOP_DEFAULTS.window),
+  similarity: z.number().gt(0).max(1).default(LOOP_DEFAULTS.similarity),
+});
+
+/** `turns.closing`: the agent asked for the outcome when the conversation finishes (docs/protocol.md §12). */
+const ClosingSchema = z.strictObject({ agent: agentName, prompt: z.string().min(1).optional() });
+
 const TurnsSchema = z.strictObject({
   policy: z.enum(POLICIES).default('alternate'),
   max_turns: z.int().min(0).default(0),
@@ -108,6 +118,10 @@ const TurnsSchema = z.strictObject({
    * nothing ("off"); the defaults are measured (docs/protocol.md §11 says how).
    */
   catch_up: z.enum(CATCH_UP_MODES).default('full'),
+  /** Pause a conversation that goes in circles (on by default; false: off). */
+  loop_guard: z.union([z.boolean(), LoopGuardSchema]).default(true),
+  /** Off by default. */
+  closing: ClosingSchema.optional(),
   catch_up_max_bytes: z.int().min(512).max(1_048_576).default(CATCH_UP_MAX_BYTES),
   catch_up_message_max_bytes: z.int().min(128).max(1_048_576).default(CATCH_UP_MESSAGE_MAX_BYTES),
 });

@@ -6,6 +6,17 @@
 export const FINISH_REASONS = ['max_turns', 'stop_phrase', 'max_duration', 'ended', 'max_tokens'] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];
 
+/** Who paused a conversation when a person did not (`baton pause` sets no reason). */
+export const PAUSE_REASONS = ['loop', 'budget'] as const;
+export type PauseReason = (typeof PAUSE_REASONS)[number];
+
+export interface Paused {
+  at: string;
+  reason?: PauseReason | undefined;
+  /** The messages the loop guard paused on. */
+  evidence?: string[] | undefined;
+}
+
 export interface Finished {
   reason: FinishReason;
   at: string;
@@ -26,7 +37,7 @@ export interface Progress {
   nudges?: number | undefined;
   stalled?: boolean | undefined;
   /** `baton pause`: nobody is reminded while it lasts. */
-  paused?: { at: string } | null | undefined;
+  paused?: Paused | null | undefined;
 }
 
 /** The termination and reminder rules of config.json's `turns` (config/ checks them; the types match). */

@@ -4,7 +4,7 @@
  * corrupt states with the same words.
  */
 import { z } from 'zod';
-import { FINISH_REASONS } from './conversation.js';
+import { FINISH_REASONS, PAUSE_REASONS } from './conversation.js';
 import { MESSAGE_ID_SOURCE } from './ids.js';
 import { formatIssues } from './issues.js';
 import type { TurnState } from './turns.js';
@@ -27,7 +27,18 @@ export const StateSchema = z.looseObject({
   turn_started_at: z.string().optional(),
   started_at: z.string().optional(),
   turns_base: z.int().min(0).optional(),
-  paused: z.object({ at: z.string() }).nullable().optional(),
+  paused: z
+    .object({
+      at: z.string(),
+      /** Who paused it when a person did not: the loop guard (loop.ts), a budget. */
+      reason: z.enum(PAUSE_REASONS).optional(),
+      /** The messages that made the guard pause it. */
+      evidence: z.array(id).optional(),
+    })
+    .nullable()
+    .optional(),
+  /** The loop guard looks only at messages after this one (the last it paused on): a resume is not undone. */
+  loop_since: z.int().min(0).optional(),
   /** Made by `baton up --demo`: the bundled demo agents hold it (it ends after DEMO_TURNS messages). */
   demo: z.boolean().optional(),
   /** Tokens the agents used, from their hooks: in all, and per agent. */

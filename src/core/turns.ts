@@ -2,7 +2,7 @@
  * The turn rules (docs/protocol.md §4), as one pure function: the conversation state and an incoming message's
  * (from, to) in, a decision out. No disk, no tmux, no clock — the daemon is the shell around this.
  */
-import type { Finished } from './conversation.js';
+import type { Finished, Paused } from './conversation.js';
 import { formatId } from './ids.js';
 
 export const POLICIES = ['alternate', 'round_robin', 'handoff'] as const;
@@ -18,7 +18,7 @@ export type TurnState = {
   /** Set when the conversation has ended (docs/protocol.md §9): nothing more is delivered. */
   finished?: Finished | null | undefined;
   /** Set by `baton pause`: deliveries wait, and nobody is told to stop (unlike `end`). */
-  paused?: { at: string } | null | undefined;
+  paused?: Paused | null | undefined;
 };
 
 export interface Rules {

@@ -47,7 +47,7 @@ export async function resume(stage: Stage): Promise<Reply> {
   const what = was
     ? `resumed (it had finished: ${was.reason})`
     : st.paused
-      ? 'resumed (it was paused)'
+      ? `resumed (it was paused${st.paused.reason ? `: ${st.paused.reason}` : ''})`
       : st.stalled
         ? 'resumed (it had stalled)'
         : 'it was not finished or paused';

@@ -20,6 +20,7 @@ import { Availability } from './availability.js';
 import { CatchUps, PersonRecords, type RecordReader } from './catch-up.js';
 import { shownParts } from './shown.js';
 import { Conductor } from './conductor.js';
+import { LoopGuard } from './loop-guard.js';
 import { Courier } from './courier.js';
 import { Notes } from './notes.js';
 import { Pass } from './pass.js';
@@ -82,6 +83,7 @@ export function wire(w: Wiring): Parts {
   const typing = pipeline({ config, typist: w.typist, availability, underway, bus, log }, bus);
   const typeInto = (agent: string, text: string) => typing.notice(agent, text);
   const conductor = new Conductor({ config, bus, log, underway, typeInto, wakeIn });
+  const loopGuard = new LoopGuard({ config, bus, log });
   const rejections = new RejectionNotices({ config, bus, log, typeInto, wakeIn });
   const receipts = new Receipts({
     config,
@@ -110,7 +112,10 @@ export function wire(w: Wiring): Parts {
     log,
     underway,
     receipts,
-    delivered: (record) => conductor.afterDelivery(record),
+    delivered: async (record) => {
+      await conductor.afterDelivery(record);
+      await loopGuard.afterDelivery(record);
+    },
     catchUp: (record) => catchUps.text(record),
   });
   const notes = new Notes({ config, bus, typing, log, people, oneshot });

@@ -25,6 +25,11 @@ function refusal(stored: string): StateError {
 }
 
 describe('a state that can be trusted', () => {
+  it('a pause by the loop guard keeps its reason and evidence (the PostgreSQL bus parses the same)', () => {
+    const paused = { at: '2026-11-28T12:00:00.000Z', reason: 'loop', evidence: ['msg_0001', 'msg_0002'] };
+    expect(checkState({ ...base, paused, loop_since: 2 }, 'row')).toEqual({ ...base, paused, loop_since: 2 });
+    expect(() => checkState({ ...base, paused: { ...paused, evidence: ['nope'] } }, 'row')).toThrow(StateError);
+  });
   it('the four keys of a conversation, as stored', () => {
     expect(parseState(text(base), 'state.json')).toEqual(base);
   });

@@ -1,0 +1,71 @@
+/**
+ * The loop guard in the daemon (docs/protocol.md §12; the rule is core/loop.ts): after each delivery, the
+ * last agent messages are read from the archive and, when the last `window` of them added nothing, the
+ * conversation is paused — `paused: {reason: "loop", evidence}` and a `loop` event — never ended: a guess
+ * may be wrong, and a person's `baton resume` goes on. The guard then looks only past the messages it paused
+ * on (`loop_since`), so a resume is not undone by the very same window at the next delivery.
+ */
+import { isoAt, type Clock, type Events, type Records, type TurnState } from '../bus/bus.js';
+import type { Config } from '../config/config.js';
+import { formatId, parseId } from '../core/ids.js';
+import { loopCheck, loopRulesOf, type Said } from '../core/loop.js';
+import type { ArchiveRecord } from '../core/record.js';
+import type { Logger } from '../lib/log.js';
+
+export interface LoopGuardParts {
+  config: Config;
+  bus: TurnState & Records & Events & Clock;
+  log: Logger;
+}
+
+export class LoopGuard {
+  /** The messages read so far, by ID: a delivery reads one new record, not the whole window again. */
+  private readonly seen = new Map<string, Said>();
+
+  constructor(private readonly p: LoopGuardParts) {}
+
+  /** A delivery was stamped (and did not end the conversation): does the conversation go in circles? */
+  async afterDelivery(r: ArchiveRecord): Promise<void> {
+    const rules = loopRulesOf(this.p.config.turns.loop_guard);
+    const s = this.p.bus.state();
+    if (!rules || s.finished || s.paused || parseId(r.id) === null) return;
+    // A conversation started anew under this daemon (`up --fresh` elsewhere) numbers its messages again.
+    if (this.seen.get(r.id)?.content !== undefined && this.seen.get(r.id)?.content !== r.content) this.seen.clear();
+    this.seen.set(r.id, { id: r.id, sender: r.sender, content: r.content });
+    const recent = await this.recent(s.message_counter, 2 * rules.window);
+    const verdict = loopCheck(recent, s.loop_since ?? 0, rules);
+    if (!verdict.loop) return;
+    const last = recent.at(-1)!.id;
+    const st = await this.p.bus.update((x) => ({
+      ...x,
+      paused: { at: isoAt(this.p.bus.now()), reason: 'loop' as const, evidence: verdict.evidence },
+      loop_since: parseId(last) ?? x.message_counter,
+    }));
+    this.p.log.warn(
+      `paused by the loop guard: ${verdict.evidence.join(', ')} added nothing (${verdict.kind}); "baton resume" goes on`,
+    );
+    await this.p.bus.events.emit('loop', {
+      kind: verdict.kind,
+      evidence: verdict.evidence,
+      current_turn: st.current_turn,
+    });
+  }
+
+  /** The last `n` agent messages up to msg_<counter>, oldest first (fewer when the archive has fewer). */
+  private async recent(counter: number, n: number): Promise<Said[]> {
+    const out: Said[] = [];
+    for (let k = counter; k > 0 && k > counter - n; k--) {
+      const id = formatId(k);
+      let m = this.seen.get(id);
+      if (!m) {
+        const rec = await this.p.bus.record(id);
+        if (!rec) break;
+        m = { id, sender: rec.sender, content: rec.content };
+        this.seen.set(id, m);
+      }
+      out.unshift(m);
+    }
+    for (const id of this.seen.keys()) if (!out.some((m) => m.id === id)) this.seen.delete(id);
+    return out;
+  }
+}
