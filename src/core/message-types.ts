@@ -12,4 +12,6 @@ export const MESSAGE_TYPES = [
   'issue',
   'handoff',
   'request',
+  /** The closing agent's account of a finished conversation (turns.closing, docs/protocol.md §12). */
+  'outcome',
 ] as const;

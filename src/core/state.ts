@@ -37,6 +37,10 @@ export const StateSchema = z.looseObject({
     })
     .nullable()
     .optional(),
+  closing: z
+    .object({ agent: z.string(), at: z.string(), asked: z.boolean(), outcome: id.nullable().optional() })
+    .nullable()
+    .optional(),
   /** The loop guard looks only at messages after this one (the last it paused on): a resume is not undone. */
   loop_since: z.int().min(0).optional(),
   /** Made by `baton up --demo`: the bundled demo agents hold it (it ends after DEMO_TURNS messages). */

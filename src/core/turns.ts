@@ -19,7 +19,26 @@ export type TurnState = {
   finished?: Finished | null | undefined;
   /** Set by `baton pause`: deliveries wait, and nobody is told to stop (unlike `end`). */
   paused?: Paused | null | undefined;
+  /** turns.closing after a finish: the agent asked for the outcome, and the outcome's ID once it came. */
+  closing?: Closing | null | undefined;
 };
+
+/** The closing turn (docs/protocol.md §12): asked when the conversation finished, done with its outcome. */
+export interface Closing {
+  agent: string;
+  at: string;
+  /** Its prompt was typed into the agent's pane (false: to be typed when its pane can take it). */
+  asked: boolean;
+  /** The outcome message's ID, once delivered. */
+  outcome?: string | null | undefined;
+}
+
+/**
+ * A finished conversation still takes one message: the closing agent's outcome (type `outcome`), once,
+ * whoever held the turn. Nothing else gets through a finish.
+ */
+export const closingOpen = (state: TurnState, from: string, type: string | undefined): boolean =>
+  Boolean(state.finished) && type === 'outcome' && state.closing?.agent === from && !state.closing.outcome;
 
 export interface Rules {
   policy: Policy;
@@ -59,7 +78,8 @@ export type Hold =
   | { kind: 'out_of_turn'; turn: string };
 
 /** Why a message from `from` must wait now (the conversation's state only), or null when it is its turn. */
-export function whyHeld(state: TurnState, from: string): Hold | null {
+export function whyHeld(state: TurnState, from: string, type?: string): Hold | null {
+  if (closingOpen(state, from, type)) return null;
   if (state.finished) return { kind: 'finished', reason: state.finished.reason };
   if (state.paused) return { kind: 'paused', since: state.paused.at };
   if (state.current_turn !== from) return { kind: 'out_of_turn', turn: state.current_turn };
@@ -73,7 +93,7 @@ export function holdText(h: Hold, from: string): string {
   return `it is ${h.turn}'s turn, not ${from}'s`;
 }
 
-export function decide(state: TurnState, msg: { from: string; to: string }, rules: Rules): Decision {
+export function decide(state: TurnState, msg: { from: string; to: string; type?: string }, rules: Rules): Decision {
   const { from, to } = msg;
   if (!rules.agents.includes(from)) return { action: 'reject', reason: `unknown sender "${from}"` };
   if (!rules.agents.includes(to)) return { action: 'reject', reason: `unknown receiver "${to}"` };
@@ -88,7 +108,7 @@ export function decide(state: TurnState, msg: { from: string; to: string }, rule
     };
   }
 
-  const held = whyHeld(state, from);
+  const held = whyHeld(state, from, msg.type);
   if (held) return { action: 'hold', reason: holdText(held, from) };
 
   const counter = state.message_counter + 1;

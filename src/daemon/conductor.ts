@@ -20,6 +20,7 @@ import {
 import type { Config } from '../config/config.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
+import type { ClosingTurn } from './closing.js';
 import type { Underway } from './underway.js';
 
 export interface ConductorParts {
@@ -32,6 +33,8 @@ export interface ConductorParts {
   typeInto(agent: string, text: string): Promise<string | null>;
   /** Ask the loop for a pass at most `ms` from now. */
   wakeIn(ms: number): void;
+  /** The closing turn (closing.ts): asked at a finish, its outcome noted at its delivery. */
+  closing?: Pick<ClosingTurn, 'finished' | 'ask' | 'delivered'>;
 }
 
 export class Conductor {
@@ -76,6 +79,8 @@ export class Conductor {
   async conduct(): Promise<void> {
     // The conversation's clock (the database's on the PostgreSQL bus): started_at and turn_started_at may
     // have been written on another machine, whose clock is not this one's.
+    // A closing prompt its pane could not take at the finish is typed now.
+    await this.p.closing?.ask();
     const now = this.p.bus.now();
     if (now < this.at) {
       // Not due yet; the wake for it may have given way to an earlier one, so ask again (the earliest wins).
@@ -157,10 +162,12 @@ export class Conductor {
       );
       if (err) this.p.log.warn(`could not tell ${agent} the conversation finished: ${err}`);
     }
+    await this.p.closing?.finished();
   }
 
   /** A delivery was stamped: does it end the conversation (stop phrase, max_turns)? */
   async afterDelivery(r: ArchiveRecord): Promise<void> {
+    await this.p.closing?.delivered(r);
     const s = this.p.bus.state();
     const ends = s.finished
       ? null

@@ -21,7 +21,8 @@ export async function resume(stage: Stage): Promise<Reply> {
     stalled: false,
     nudges: 0,
     turn_started_at: now,
-    ...(was ? { started_at: now, turns_base: s.message_counter } : {}),
+    // A finish after this one asks for its own outcome (turns.closing).
+    ...(was ? { started_at: now, turns_base: s.message_counter, closing: null } : {}),
   }));
   const holder = next.current_turn;
   await stage.bus.events.emit('resumed', {

@@ -10,7 +10,7 @@
 import type { Clock, Events, Queues, TurnState, Waiting } from '../bus/bus.js';
 import type { Timing } from '../core/delivery.js';
 import { hasExpired } from '../core/message.js';
-import { type Decision, decide, type Rules } from '../core/turns.js';
+import { closingOpen, type Decision, decide, type Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 
 export interface QueueScanParts {
@@ -60,7 +60,7 @@ export class QueueScan {
     for (const q of queues) {
       let head = true;
       // The same for every message of a folder (its direction and the state decide): asked once per folder.
-      let d: Decision | null = null;
+      let folder: Decision | null = null;
       for (const w of q.items) {
         // Still waiting when its expires_at passed: refused with that reason, never dropped silently.
         if (w.ready && hasExpired(w.message, now)) {
@@ -72,13 +72,17 @@ export class QueueScan {
           head = false; // an earlier file still being written keeps its place in the order
           continue;
         }
-        d ??= decide(state, w.direction, rules);
+        // The closing agent's outcome gets through a finish (turns.closing): decided by its own type.
+        const type = w.message?.type;
+        const own = closingOpen(state, w.direction.from, type) ? decide(state, { ...w.direction, type }, rules) : null;
+        const d = own ?? (folder ??= decide(state, w.direction, rules));
         if (d.action === 'reject') {
           await bus.reject(w, d.reason);
         } else if (d.action === 'hold') {
           if (!this.of(w).heldLogged) log.info(`held ${w.direction.name}/${w.name}: ${d.reason}`);
           await this.held(w, d.reason);
-        } else if (head && (!best || w.name < best.name)) {
+        } else if ((head || own) && (!best || w.name < best.name)) {
+          // (An outcome passes the held messages before it in its folder: they wait for a resume, it does not.)
           this.of(w).turnSince ??= performance.now(); // its turn came: the time held in its folder ends here
           best = w;
         }

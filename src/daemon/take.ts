@@ -48,7 +48,8 @@ export class Taker {
     // Not committed while the receiver's pane cannot take it: the message stays where it is (docs/protocol.md §6).
     const ready = await typing.gate(w.direction.to);
     if (!ready.ok) return { kind: 'unavailable', reason: ready.reason };
-    const c = await bus.commit(w, (state) => decide(state, w.direction, rules), extra);
+    const type = (w as { message?: { type?: string } | null }).message?.type;
+    const c = await bus.commit(w, (state) => decide(state, { ...w.direction, type }, rules), extra);
     if (c.kind === 'refused') return { kind: 'refused', reason: c.decision.reason };
     if (c.kind !== 'committed') return { kind: c.kind };
     this.p.committed(c.record);

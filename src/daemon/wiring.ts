@@ -19,6 +19,7 @@ import type { Typist } from '../terminal/typist.js';
 import { Availability } from './availability.js';
 import { CatchUps, PersonRecords, type RecordReader } from './catch-up.js';
 import { shownParts } from './shown.js';
+import { ClosingTurn } from './closing.js';
 import { Conductor } from './conductor.js';
 import { LoopGuard } from './loop-guard.js';
 import { Courier } from './courier.js';
@@ -82,7 +83,8 @@ export function wire(w: Wiring): Parts {
   const underway = new Underway();
   const typing = pipeline({ config, typist: w.typist, availability, underway, bus, log }, bus);
   const typeInto = (agent: string, text: string) => typing.notice(agent, text);
-  const conductor = new Conductor({ config, bus, log, underway, typeInto, wakeIn });
+  const closing = new ClosingTurn({ config, bus, log, typeInto });
+  const conductor = new Conductor({ config, bus, log, underway, typeInto, wakeIn, closing });
   const loopGuard = new LoopGuard({ config, bus, log });
   const rejections = new RejectionNotices({ config, bus, log, typeInto, wakeIn });
   const receipts = new Receipts({

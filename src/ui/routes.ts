@@ -7,6 +7,9 @@
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { gatherExport, type ExportSource } from '../app/export/gather.js';
+import { exportHtml } from '../app/export/html.js';
+import { exportMarkdown } from '../app/export/markdown.js';
 import { UsageError } from '../app/input.js';
 import { PKG_ROOT } from '../app/paths.js';
 import { request } from '../app/requests.js';
@@ -38,7 +41,7 @@ const PAGE = join(PKG_ROOT, 'web', 'index.html');
 
 export interface Site {
   config: Config;
-  bus: Listings;
+  bus: Listings & ExportSource;
   feed: Feed;
   pageToken: string;
   /** Set as a cookie with the page, when there is one. */
@@ -122,10 +125,27 @@ export async function serveGet(
     await servePage(res, page);
     return true;
   }
+  if (path === '/export.html' || path === '/export.md') {
+    await serveExport(site, res, path === '/export.html' ? 'html' : 'md', req.method === 'HEAD');
+    return true;
+  }
   const api = await apiAnswer(site, path, url);
   if (api === undefined) return false;
   json(res, 200, api);
   return true;
+}
+
+/** The conversation as `baton export` writes it, as a download (the page's "Export" link). */
+async function serveExport(site: Site, res: ServerResponse, format: 'html' | 'md', head: boolean): Promise<void> {
+  const doc = await gatherExport(site.bus, site.config, new Date());
+  const body = format === 'html' ? exportHtml(doc) : exportMarkdown(doc);
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': format === 'html' ? 'text/html; charset=utf-8' : 'text/markdown; charset=utf-8',
+    'content-disposition': `attachment; filename="baton-conversation.${format}"`,
+    'cache-control': 'no-store',
+  });
+  res.end(head ? undefined : body);
 }
 
 async function apiAnswer(site: Site, path: string, url: URL): Promise<unknown> {

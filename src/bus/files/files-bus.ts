@@ -193,7 +193,7 @@ export class FilesBus implements Bus {
     const l = this.l;
     const dest = join(l.root, 'history', new Date().toISOString().replace(/[:.]/g, '-'));
     const moves: [string, string][] = [];
-    for (const p of [l.state, l.archive, l.rejected, l.events, l.claims, l.pending, l.requests])
+    for (const p of [l.state, l.archive, l.rejected, l.events, l.claims, l.pending, l.requests, l.outcome])
       if (existsSync(p)) moves.push([p, join(dest, basename(p))]);
     for (const d of this.config.directions) {
       for (const name of existsSync(d.dir) ? await readdir(d.dir) : [])

@@ -1,6 +1,7 @@
 /** Where everything lives under message_dir (docs/protocol.md §1, §4, §6, §7). */
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
+import { OUTCOME_FILE } from '../../core/outcome.js';
 import { ASIDE } from '../folders/aside.js';
 
 export interface Layout {
@@ -29,6 +30,8 @@ export interface Layout {
   pending: string;
   /** A person's requests to the daemon (requests.ts). */
   requests: string;
+  /** The closing agent's outcome (daemon/closing.ts): set aside with the conversation it belongs to. */
+  outcome: string;
 }
 
 export function layout(config: Pick<Config, 'messageDir'>): Layout {
@@ -46,5 +49,6 @@ export function layout(config: Pick<Config, 'messageDir'>): Layout {
     generation: join(root, 'daemon.gen'),
     pending: join(root, 'pending'),
     requests: join(root, 'requests'),
+    outcome: join(root, OUTCOME_FILE),
   };
 }

@@ -16,6 +16,7 @@ import { mcp } from './mcp.js';
 import { ls } from './ls.js';
 import { service } from './service.js';
 import { notify } from './notify.js';
+import { exportCommand } from './export.js';
 
 export type { CommandSpec };
 export const COMMANDS: Record<string, CommandSpec> = {
@@ -28,6 +29,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   post,
   send,
   log,
+  export: exportCommand,
   show,
   pause,
   resume,

@@ -3,6 +3,7 @@
  * heading of that file (as GitHub makes anchors of headings). Docs once pointed at files and anchors that
  * were not there (CODEX-GEMINI.md, README.md#agent-kinds).
  */
+import { OUTCOME_FILE } from '../../../src/core/outcome.js';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -76,7 +77,8 @@ describe('links in the docs', () => {
   // agent's instructions file, config.json's neighbours). "SPEC" is not in the repository: docs/protocol.md is.
   it.each(DOCS.map((d) => [d]))('every document %s names is in the repository', (doc) => {
     const md = readFileSync(join(ROOT, doc), 'utf8');
-    const written = new Set(Object.values(KINDS).map((k) => k.instructions));
+    // …and the closing agent's OUTCOME.md, and the dashboard's export.md download.
+    const written = new Set([...Object.values(KINDS).map((k) => k.instructions), OUTCOME_FILE, 'export.md']);
     const named = [...md.matchAll(/(?<![\w/.-])([\w./-]+\.md)\b/g)].map((m) => m[1]!);
     const missing = named.filter(
       (f) =>
