@@ -114,6 +114,13 @@ describe('baton export', () => {
         }),
       );
     }
+    // A person's answer to a dialog, as the daemon logs it: in the export.
+    writeFileSync(
+      q.path('events.jsonl'),
+      `${JSON.stringify({ ts: '2026-01-01T00:01:00.000Z', event: 'answered', agent: 'claude1', choice: 'Yes', by: 'ann' })}\n`,
+    );
+    const withAnswer = await q.cli(['export']);
+    expect(withAnswer.stdout).toContain('- 2026-01-01 00:01:00Z · claude1: "Yes" (by ann)');
     const both = await q.cli(['export', '--md', '--html']);
     expect([both.exitCode, both.stderr.split('\n')[0]]).toEqual([2, 'baton export: choose one of --md and --html']);
     const nowhere = await q.cli(['export', join(q.dir, 'no', 'such', 'dir', 'x.md')]);
