@@ -21,6 +21,7 @@ import type { Config } from '../config/config.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
 import type { ClosingTurn } from './closing.js';
+import type { LoopGuard } from './loop-guard.js';
 import type { Underway } from './underway.js';
 
 export interface ConductorParts {
@@ -35,6 +36,8 @@ export interface ConductorParts {
   wakeIn(ms: number): void;
   /** The closing turn (closing.ts): asked at a finish, its outcome noted at its delivery. */
   closing?: Pick<ClosingTurn, 'finished' | 'ask' | 'delivered'>;
+  /** The loop guard (loop-guard.ts): looked at after a delivery that did not end the conversation. */
+  loop?: Pick<LoopGuard, 'afterDelivery'>;
 }
 
 export class Conductor {
@@ -173,6 +176,7 @@ export class Conductor {
       ? null
       : endsWith(s, { from: r.sender, content: r.content }, rulesFor(this.p.config.turns, s));
     if (ends) await this.finish(ends);
+    else await this.p.loop?.afterDelivery(r);
   }
 
   /**

@@ -20,7 +20,7 @@ import { Availability } from './availability.js';
 import { CatchUps, PersonRecords, type RecordReader } from './catch-up.js';
 import { shownParts } from './shown.js';
 import { ClosingTurn } from './closing.js';
-import { Conductor } from './conductor.js';
+import { Conductor, type ConductorParts } from './conductor.js';
 import { LoopGuard } from './loop-guard.js';
 import { Courier } from './courier.js';
 import { Notes } from './notes.js';
@@ -72,6 +72,11 @@ function pipeline(p: Omit<PipelineParts, 'shown'>, records: RecordReader): Pipel
   return new Pipeline({ ...p, ...shownParts(p.config, records, p.log) });
 }
 
+/** The conductor, with the closing turn it asks at a finish and the loop guard it runs after a delivery. */
+function conductorFor(p: Omit<ConductorParts, 'closing' | 'loop'>): Conductor {
+  return new Conductor({ ...p, closing: new ClosingTurn(p), loop: new LoopGuard(p) });
+}
+
 export function wire(w: Wiring): Parts {
   const { config, log, oneshot, lifecycle } = w;
   const bus = w.bus.delivery(log, w.observe);
@@ -83,9 +88,7 @@ export function wire(w: Wiring): Parts {
   const underway = new Underway();
   const typing = pipeline({ config, typist: w.typist, availability, underway, bus, log }, bus);
   const typeInto = (agent: string, text: string) => typing.notice(agent, text);
-  const closing = new ClosingTurn({ config, bus, log, typeInto });
-  const conductor = new Conductor({ config, bus, log, underway, typeInto, wakeIn, closing });
-  const loopGuard = new LoopGuard({ config, bus, log });
+  const conductor = conductorFor({ config, bus, log, underway, typeInto, wakeIn });
   const rejections = new RejectionNotices({ config, bus, log, typeInto, wakeIn });
   const receipts = new Receipts({
     config,
@@ -114,10 +117,7 @@ export function wire(w: Wiring): Parts {
     log,
     underway,
     receipts,
-    delivered: async (record) => {
-      await conductor.afterDelivery(record);
-      await loopGuard.afterDelivery(record);
-    },
+    delivered: (record) => conductor.afterDelivery(record),
     catchUp: (record) => catchUps.text(record),
   });
   const notes = new Notes({ config, bus, typing, log, people, oneshot });
