@@ -105,7 +105,8 @@ holder's reminders start over.
 - After "baton end" (or max_turns, the stop phrase, max_duration_s), whose notice told every agent to
   stop: every pane is told the conversation continues and who has the turn, and the holder what it
   owes. max_turns and max_duration_s count again from now.
-- After "baton pause", which told nobody: nobody is told.
+- After "baton pause", which told nobody: nobody is told. The same after the loop guard paused it
+  (turns.loop_guard): it then looks only at messages after the ones it paused on.
 - A stalled holder (silent after every reminder) is reminded once more.
 
   --json   print the daemon's answer as JSON`,
