@@ -19,9 +19,6 @@ export interface LoopGuardParts {
 }
 
 export class LoopGuard {
-  /** The messages read so far, by ID: a delivery reads one new record, not the whole window again. */
-  private readonly seen = new Map<string, Said>();
-
   constructor(private readonly p: LoopGuardParts) {}
 
   /** A delivery was stamped (and did not end the conversation): does the conversation go in circles? */
@@ -29,10 +26,7 @@ export class LoopGuard {
     const rules = loopRulesOf(this.p.config.turns.loop_guard);
     const s = this.p.bus.state();
     if (!rules || s.finished || s.paused || parseId(r.id) === null) return;
-    // A conversation started anew under this daemon (`up --fresh` elsewhere) numbers its messages again.
-    if (this.seen.get(r.id)?.content !== undefined && this.seen.get(r.id)?.content !== r.content) this.seen.clear();
-    this.seen.set(r.id, { id: r.id, sender: r.sender, content: r.content });
-    const recent = await this.recent(s.message_counter, 2 * rules.window);
+    const recent = await this.recent(r, s.message_counter, 2 * rules.window);
     const verdict = loopCheck(recent, s.loop_since ?? 0, rules);
     if (!verdict.loop) return;
     const last = recent.at(-1)!.id;
@@ -51,21 +45,19 @@ export class LoopGuard {
     });
   }
 
-  /** The last `n` agent messages up to msg_<counter>, oldest first (fewer when the archive has fewer). */
-  private async recent(counter: number, n: number): Promise<Said[]> {
+  /**
+   * The last `n` agent messages up to msg_<counter>, oldest first (fewer when the archive has fewer), read
+   * from the archive each time but the one just delivered: a copy kept between deliveries would be an old
+   * conversation's after `up --fresh` on another machine, whose daemon delivered the new ones (same IDs).
+   */
+  private async recent(r: ArchiveRecord, counter: number, n: number): Promise<Said[]> {
     const out: Said[] = [];
     for (let k = counter; k > 0 && k > counter - n; k--) {
       const id = formatId(k);
-      let m = this.seen.get(id);
-      if (!m) {
-        const rec = await this.p.bus.record(id);
-        if (!rec) break;
-        m = { id, sender: rec.sender, content: rec.content };
-        this.seen.set(id, m);
-      }
-      out.unshift(m);
+      const rec = id === r.id ? r : await this.p.bus.record(id);
+      if (!rec) break;
+      out.unshift({ id, sender: rec.sender, content: rec.content });
     }
-    for (const id of this.seen.keys()) if (!out.some((m) => m.id === id)) this.seen.delete(id);
     return out;
   }
 }
