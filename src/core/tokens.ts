@@ -2,6 +2,9 @@
  * Token budgets: what one turn of an agent cost, from its CLI's transcript, summed per agent
  * and per conversation in the state; `turns.max_tokens` ends the conversation like max_turns does.
  * Runaway agent-to-agent loops that burn tokens are the top cost complaint with tools like this one.
+ * Codex's session log and Gemini CLI's chat file are read by tokens-codex.ts and tokens-gemini.ts into the
+ * same Usage: `input` is the input read fresh (never the cached part), `cache_read` what came from the
+ * provider's cache, `cache_creation` what was written to it, `output` every token written (thinking too).
  *
  * Claude Code's transcript (measured on the real CLI): when Stop runs it is not complete yet; the turn is
  * complete once a `{"type":"system","subtype":"turn_duration"}` record follows it. A turn's entries are the
@@ -29,28 +32,65 @@ export const addUsage = (a: Usage, b: Usage): Usage => ({
   cache_read: a.cache_read + b.cache_read,
 });
 
+/** What one model used in a turn (a turn may use several: none of the three clients does so far). */
+export interface ModelUsage {
+  /** The model as the client recorded it; null when it said none. */
+  model: string | null;
+  usage: Usage;
+}
+
+/** One turn read from a transcript: `parts` null while the turn is not there at all. */
+export interface TurnRead {
+  /** Nothing more of this turn can come (until then, more entries may). */
+  complete: boolean;
+  parts: ModelUsage[] | null;
+}
+
+/** Every part's usage summed. */
+export const usageOf = (parts: readonly ModelUsage[]): Usage => parts.map((p) => p.usage).reduce(addUsage, NO_USAGE);
+
+/** Parts by model: usage of one model summed (in the order each model first came). */
+export function byModel(parts: readonly ModelUsage[]): ModelUsage[] {
+  const out = new Map<string | null, Usage>();
+  for (const p of parts) out.set(p.model, addUsage(out.get(p.model) ?? NO_USAGE, p.usage));
+  return [...out].map(([model, usage]) => ({ model, usage }));
+}
+
 interface Entry {
   type?: string;
   subtype?: string;
   uuid?: string;
   parentUuid?: string | null;
   promptId?: string;
-  message?: { id?: string; usage?: Record<string, unknown> };
+  message?: { id?: string; model?: unknown; usage?: Record<string, unknown> };
 }
 
-const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+/** The model Claude Code writes on the entries it makes itself at a resume ("No response requested."): no request. */
+const SYNTHETIC = '<synthetic>';
+
+/** A token count as a transcript gives it: anything but a finite count of zero or more (the agent can write its transcript) is 0. */
+export const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
 
 /**
  * One turn's usage from the transcript's entries. `complete`: its turn_duration record is there (until
  * then more entries may come). Null usage: the prompt is not in the transcript (yet).
  */
 export function turnUsage(entries: readonly unknown[], promptId: string): { complete: boolean; usage: Usage | null } {
+  const t = claudeTurn(entries, promptId);
+  return { complete: t.complete, usage: t.parts && usageOf(t.parts) };
+}
+
+/**
+ * One Claude Code turn, by model (`message.model` of each assistant entry; at a resume Claude Code writes an
+ * entry of its own, model `<synthetic>`, usage all 0, which no request made: left out).
+ */
+export function claudeTurn(entries: readonly unknown[], promptId: string): TurnRead {
   const all = entries.filter((e): e is Entry => !!e && typeof e === 'object') as Entry[];
   const root = all.find((e) => e.type === 'user' && e.promptId === promptId && e.uuid);
-  if (!root) return { complete: false, usage: null };
+  if (!root) return { complete: false, parts: null };
   const children = new Map<string, Entry[]>();
   for (const e of all) if (e.parentUuid) children.set(e.parentUuid, [...(children.get(e.parentUuid) ?? []), e]);
-  const byMessage = new Map<string, Usage>();
+  const byMessage = new Map<string, ModelUsage>();
   let complete = false;
   const seen = new Set<string>();
   const queue = [root];
@@ -60,15 +100,19 @@ export function turnUsage(entries: readonly unknown[], promptId: string): { comp
     seen.add(e.uuid);
     if (e.type === 'system' && e.subtype === 'turn_duration') complete = true;
     const u = e.type === 'assistant' ? e.message?.usage : undefined;
-    if (u && e.message?.id)
+    const model = typeof e.message?.model === 'string' ? e.message.model : null;
+    if (u && e.message?.id && model !== SYNTHETIC)
       byMessage.set(e.message.id, {
-        input: n(u.input_tokens),
-        output: n(u.output_tokens),
-        cache_creation: n(u.cache_creation_input_tokens),
-        cache_read: n(u.cache_read_input_tokens),
+        model,
+        usage: {
+          input: n(u.input_tokens),
+          output: n(u.output_tokens),
+          cache_creation: n(u.cache_creation_input_tokens),
+          cache_read: n(u.cache_read_input_tokens),
+        },
       });
     // The next prompt hangs off this turn's last entry: its entries are the next turn's, not this one's.
     queue.push(...(children.get(e.uuid) ?? []).filter((c) => c.promptId === undefined || c.promptId === promptId));
   }
-  return { complete, usage: [...byMessage.values()].reduce(addUsage, NO_USAGE) };
+  return { complete, parts: byModel([...byMessage.values()]) };
 }

@@ -1,0 +1,118 @@
+/**
+ * One Gemini CLI turn's usage, from its chat file (`$GEMINI_CLI_HOME/.gemini/tmp/<project>/chats/session-…jsonl`,
+ * named by its hooks' `transcript_path`). Measured on Gemini CLI 0.61.0:
+ *
+ * - The file is JSONL: a header, then messages, and `{"$set": {…}}` lines that patch the session. A
+ *   `$set.messages` replaces the whole list (a resume writes one holding every earlier message, their
+ *   `tokens` and `model` kept), and a later line with the same `id` replaces the earlier one — a reply with
+ *   a tool call is written twice, first without its `toolCalls`: counted once, by id.
+ * - Each model reply is `type: "gemini"` with `tokens: {input, output, cached, thoughts, tool, total}` and
+ *   `model`; `input` includes `cached` (2234 input, 2078 of them cached), `total` = input + output + thoughts
+ *   + tool. A prompt is `type: "user"` with text parts; a tool's result is `type: "user"` too, with a
+ *   `functionResponse` part.
+ * - A turn is its prompt (the text its BeforeAgent/AfterAgent hooks report) and every reply after it up to
+ *   the next prompt: the tool call's request and the answer after it both count.
+ *
+ * Why the chat file and not the hooks: `AfterModel` fires per streamed chunk, not per request, and drops the
+ * cached and thinking counts. The model router's request before every prompt (and the session summary's) is
+ * recorded nowhere locally, so it is not counted.
+ */
+import { n, type ModelUsage, type TurnRead, byModel } from './tokens.js';
+
+interface Message {
+  id?: unknown;
+  type?: unknown;
+  content?: unknown;
+  model?: unknown;
+  tokens?: Record<string, unknown>;
+  toolCalls?: unknown;
+}
+
+/** The chat's messages as the file says they are now: `$set.messages` resets them, a repeated id replaces. */
+export function geminiMessages(entries: readonly unknown[]): Message[] {
+  let list: Message[] = [];
+  let at = new Map<string, number>();
+  const add = (m: Message) => {
+    const id = typeof m.id === 'string' ? m.id : null;
+    if (id !== null && at.has(id)) list[at.get(id)!] = m;
+    else {
+      if (id !== null) at.set(id, list.length);
+      list.push(m);
+    }
+  };
+  for (const e of entries) {
+    if (!e || typeof e !== 'object') continue;
+    const set = (e as { $set?: { messages?: unknown } }).$set;
+    if (set && typeof set === 'object') {
+      if (Array.isArray(set.messages)) {
+        list = [];
+        at = new Map();
+        for (const m of set.messages) if (m && typeof m === 'object') add(m as Message);
+      }
+      continue;
+    }
+    if ((e as Message).type === 'user' || (e as Message).type === 'gemini') add(e as Message);
+  }
+  return list;
+}
+
+/** A prompt's text (a tool result, `functionResponse`, is no prompt: null). */
+function promptText(m: Message): string | null {
+  if (m.type !== 'user') return null;
+  if (typeof m.content === 'string') return m.content;
+  if (!Array.isArray(m.content)) return null;
+  const texts = m.content.filter((c): c is { text: string } => typeof (c as { text?: unknown })?.text === 'string');
+  return texts.length ? texts.map((c) => c.text).join('') : null;
+}
+
+const replyText = (m: Message): string =>
+  typeof m.content === 'string'
+    ? m.content
+    : Array.isArray(m.content)
+      ? m.content
+          .map((c) => (typeof (c as { text?: unknown })?.text === 'string' ? (c as { text: string }).text : ''))
+          .join('')
+      : '';
+
+/**
+ * The turn whose prompt is `prompt` (the last one with that text), from a chat file's entries. Complete once
+ * a next prompt follows it, or its last reply is text with no tool call left to answer.
+ */
+export function geminiTurn(entries: readonly unknown[], prompt: string): TurnRead {
+  const messages = geminiMessages(entries);
+  const want = prompt.trim();
+  let start = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (promptText(messages[i]!)?.trim() === want) {
+      start = i;
+      break;
+    }
+  }
+  if (start < 0) return { complete: false, parts: null };
+  const parts: ModelUsage[] = [];
+  let complete = false;
+  let last: Message | null = null;
+  for (const m of messages.slice(start + 1)) {
+    if (promptText(m) !== null) {
+      complete = true;
+      break;
+    }
+    if (m.type !== 'gemini') continue;
+    last = m;
+    const t = m.tokens;
+    if (!t || typeof t !== 'object') continue;
+    const cached = n(t.cached);
+    parts.push({
+      model: typeof m.model === 'string' ? m.model : null,
+      usage: {
+        // Tool-use prompt tokens are read as input; thinking is written output, billed as output.
+        input: Math.max(0, n(t.input) - cached) + n(t.tool),
+        output: n(t.output) + n(t.thoughts),
+        cache_creation: 0,
+        cache_read: cached,
+      },
+    });
+  }
+  if (!complete && last) complete = replyText(last).trim() !== '' && !last.toolCalls;
+  return { complete, parts: byModel(parts) };
+}
