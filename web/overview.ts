@@ -8,7 +8,7 @@
 import type { Overview, OverviewRow } from '../src/ui/api.js';
 import { $, h } from './dom.js';
 
-const COLUMNS = ['folder', 'bus', 'policy', 'turn', 'for', 'messages', 'state', 'waiting'] as const;
+const COLUMNS = ['folder', 'bus', 'policy', 'turn', 'for', 'messages', 'cost', 'state', 'waiting'] as const;
 type Column = (typeof COLUMNS)[number];
 
 interface Shown {
@@ -31,7 +31,7 @@ function make(r: OverviewRow): Shown {
   const config = h('div', { class: 'config' });
   const cells = Object.fromEntries(COLUMNS.map((c) => [c, h('td', { 'data-col': c })])) as Shown['cells'];
   cells.folder.append(link, config);
-  for (const c of ['for', 'messages', 'waiting'] as const) cells[c].classList.add('num');
+  for (const c of ['for', 'messages', 'cost', 'waiting'] as const) cells[c].classList.add('num');
   const tr = h('tr', { 'data-id': r.id }, ...COLUMNS.map((c) => cells[c]));
   return { tr, cells, link, config, seconds: null, at: 0 };
 }
@@ -39,7 +39,19 @@ function make(r: OverviewRow): Shown {
 function stateOf(r: OverviewRow): string {
   if (r.skipped) return `skipped: ${r.skipped}`;
   if (!r.ok) return `unreadable: ${r.problem}`;
-  return r.own_daemon ? `${r.run} (own daemon)` : r.run;
+  const run = r.own_daemon ? `${r.run} (own daemon)` : r.run;
+  // Its agents here have no pane (a reboot, a pane that died): it waits for `baton up` in its folder.
+  return r.agents_down?.length ? `${run}, waits for "baton up" (no pane: ${r.agents_down.join(', ')})` : run;
+}
+
+/** What its turns cost so far; a model with no price is named (its cost is not in the sum). */
+function costOf(r: OverviewRow): { text: string; title: string } {
+  if (!r.ok) return { text: '-', title: '' };
+  const x = r.cost_usd ?? 0;
+  const text = x === 0 ? '$0' : x >= 0.01 ? `$${x.toFixed(2)}` : `$${x.toPrecision(2)}`;
+  return r.unpriced?.length
+    ? { text: `${text}+`, title: `no price for model ${r.unpriced.join(', ')}: its cost is not in the sum` }
+    : { text, title: '' };
 }
 
 function update(s: Shown, r: OverviewRow): void {
@@ -53,6 +65,9 @@ function update(s: Shown, r: OverviewRow): void {
   cells.turn.textContent = r.ok ? (r.turn ?? '-') : '-';
   cells.messages.textContent = r.ok ? String(r.messages) : '-';
   cells.waiting.textContent = r.ok ? String(r.waiting) : '-';
+  const cost = costOf(r);
+  cells.cost.textContent = cost.text;
+  cells.cost.title = cost.title;
   cells.state.textContent = stateOf(r);
   cells.state.className = `run-${r.skipped ? 'skipped' : r.ok ? r.run : 'unreadable'}`;
   s.seconds = r.ok ? r.seconds_in_turn : null;

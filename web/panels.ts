@@ -50,7 +50,9 @@ function renderFacts(): void {
     : s.paused
       ? s.paused.reason === 'loop'
         ? `paused by the loop guard: ${(s.paused.evidence ?? []).join(', ')} added nothing`
-        : `paused${s.paused.reason ? ` (${s.paused.reason})` : ''}`
+        : s.paused.reason === 'budget'
+          ? `paused: its budget ${s.paused.budget ?? ''} is spent`
+          : `paused${s.paused.reason ? ` (${s.paused.reason})` : ''}`
       : s.stalled
         ? `stalled (${s.nudges} reminders unanswered)`
         : 'running';
@@ -97,12 +99,29 @@ function renderFacts(): void {
           s.tokens.max && s.tokens.total >= s.tokens.max ? 'bad' : 'ok',
         )
       : []),
+    // What the turns cost (docs/protocol.md §12), per agent, against the budget; models with no price named.
+    ...(s.cost.usd || s.cost.max_usd || s.cost.unpriced.length
+      ? fact(
+          'cost',
+          `${usd(s.cost.usd)}${s.cost.max_usd ? ` / ${usd(s.cost.max_usd)}` : ''}` +
+            (Object.keys(s.cost.by_agent).length
+              ? ` (${Object.entries(s.cost.by_agent)
+                  .map(([a, n]) => `${a} ${usd(n)}`)
+                  .join(', ')})`
+              : '') +
+            (s.cost.unpriced.length ? `; no price for model ${s.cost.unpriced.join(', ')}` : ''),
+          s.cost.max_usd && s.cost.usd >= s.cost.max_usd ? 'bad' : 'ok',
+        )
+      : []),
     ...fact('held', heldNode),
     ...(s.pending.length ? fact('pending', String(s.pending.length)) : []),
     ...fact('rejected', rejected),
   );
   tick();
 }
+
+/** USD as a person reads it: cents, or two significant digits below a cent. */
+export const usd = (x: number): string => (x === 0 ? '$0' : x >= 0.01 ? `$${x.toFixed(2)}` : `$${x.toPrecision(2)}`);
 
 function machines(hosts: Status['hosts']): string {
   return Object.entries(hosts)

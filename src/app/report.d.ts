@@ -47,6 +47,18 @@ export interface StatusReport {
   turns_base: number;
   /** Tokens the agents used, from their hooks, and the budget (0: none). */
   tokens: { total: number; by_agent: Record<string, number>; max: number };
+  /**
+   * What their turns cost in USD (docs/protocol.md §12), in all and per agent; `unpriced`: models counted
+   * with no price (their tokens are in `tokens`, their cost is in no sum here). `max_usd` and `agents_max`:
+   * the budgets in force (0: none), a budget `baton resume --budget` raised included.
+   */
+  cost: {
+    usd: number;
+    by_agent: Record<string, number>;
+    unpriced: string[];
+    max_usd: number;
+    agents_max: Record<string, number>;
+  };
   turn_started_at: string | null;
   /** How long the turn holder has had the turn; null when no turn clock runs (finished, paused, none yet). */
   seconds_in_turn: number | null;
@@ -55,9 +67,17 @@ export interface StatusReport {
   finished: { reason: string; at: string; note?: string | undefined } | null;
   /**
    * `baton pause`: deliveries wait, the agents were not told. `reason`: who paused it when a person did not
-   * (the loop guard, with the messages it paused on as `evidence`).
+   * (the loop guard, with the messages it paused on as `evidence`; a budget reached, `budget` its key path,
+   * with what was spent of how much).
    */
-  paused: { at: string; reason?: 'loop' | 'budget' | undefined; evidence?: string[] | undefined } | null;
+  paused: {
+    at: string;
+    reason?: 'loop' | 'budget' | undefined;
+    evidence?: string[] | undefined;
+    budget?: string | undefined;
+    spent_usd?: number | undefined;
+    max_usd?: number | undefined;
+  } | null;
   /** A demo conversation (`baton up --demo`): the bundled demo agents hold it. */
   demo: boolean;
   /** Moderated mode: files waiting for approval, as "<direction>/<name>". */

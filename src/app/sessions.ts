@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Liveness } from '../bus/bus.js';
 import { isLocal, type Agent, type Config } from '../config/config.js';
 import { log } from '../lib/log.js';
+import { shellQuote } from '../lib/shell.js';
 import { findPane } from '../terminal/pane.js';
 import type { Tmux } from '../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
@@ -68,7 +69,10 @@ export async function inheritedDatabaseEnv(t: Tmux): Promise<Record<string, stri
   return Object.fromEntries(held.map((k) => [k, '']));
 }
 
-/** Start one agent's session, or leave a running one alone. False when its session cannot start. */
+/** What starting an agent did: started its client, left a running one (or a person's session) alone, or failed. */
+export type AgentStart = 'started' | 'left' | 'failed';
+
+/** Start one agent's session, or leave a running one alone. */
 export async function startAgent(
   t: Tmux,
   o: {
@@ -81,8 +85,10 @@ export async function startAgent(
     topic: string | undefined;
     /** The database's variables the tmux server's global environment holds: blanked in an agent's pane. */
     blank?: Record<string, string>;
+    /** The client's own resume arguments (app/agent-start.ts), after everything else on its command line. */
+    resume?: string[] | undefined;
   },
-): Promise<boolean> {
+): Promise<AgentStart> {
   const { config, agent, command, launch, demo, topic } = o;
   const root = config.messageDir;
   const existing = o.sessions.get(agent.session);
@@ -95,14 +101,14 @@ export async function startAgent(
         ? `${own}; messages will be typed into it`
         : `${own} but its pane is dead; messages wait until it is back`,
     );
-    return true;
+    return 'left';
   }
   const what = demo ? 'the demo agent' : `"${command}"`;
   if (existing) {
     const pane = await findPane(t, agent); // the pinned pane, even if the window was split
     if (pane && !pane.dead && pane.demo === demo) {
       log.info(`${agent.name}: session "${agent.session}" already running${demo ? ' the demo agent' : ''}, left alone`);
-      return true;
+      return 'left';
     }
     log.info(
       pane && !pane.dead
@@ -115,6 +121,7 @@ export async function startAgent(
   await mkdir(agent.cwd, { recursive: true });
   const started = withLaunch(command, agent, launch);
   if (started.skipped) log.warn(`${agent.name}: ${started.skipped}; add them to agents.${agent.name}.command yourself`);
+  const line = o.resume?.length ? `${started.command} ${o.resume.map(shellQuote).join(' ')}` : started.command;
   const env = {
     ...(demo ? {} : o.blank),
     ...paneEnv(config, agent, { database: demo }),
@@ -124,10 +131,12 @@ export async function startAgent(
   const r = await t.newSession({
     name: agent.session,
     cwd: agent.cwd,
-    command: started.command,
+    command: line,
     env,
     owner: root,
     demo,
+    // How its client started: who holds the turn in a new pane is told what it owes (daemon/restarted.ts).
+    start: o.resume?.length ? 'resumed' : 'fresh',
     pasteTracker: PASTE_TRACKER,
     withhold: DATABASE_ENV,
   });
@@ -136,7 +145,7 @@ export async function startAgent(
     const owner = /duplicate session/.test(r.stderr) ? (await t.sessions()).get(agent.session)?.owner : undefined;
     if (owner === root) {
       log.info(`${agent.name}: session "${agent.session}" started by another "baton up" of this conversation`);
-      return true;
+      return 'left';
     }
     const free = owner ? sessionSuggestion(config, agent, new Set((await t.sessions()).keys())) : '';
     log.error(
@@ -145,10 +154,12 @@ export async function startAgent(
             `give agents.${agent.name}.session another name, e.g. "session": "${free}"`
         : `${agent.name}: cannot start session "${agent.session}": ${r.stderr}`,
     );
-    return false;
+    return 'failed';
   }
-  log.success(`${agent.name}: started ${what} in session ${agent.session}`);
-  return true;
+  log.success(
+    `${agent.name}: started ${what} in session ${agent.session}${o.resume?.length ? ', resuming its session' : ''}`,
+  );
+  return 'started';
 }
 
 /** Agents given as a pane ("target") are not started: say when that pane is not there yet. */

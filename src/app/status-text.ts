@@ -2,6 +2,7 @@
  * `baton status` as text: one line per fact, each built by a small function so the whole reads top-down.
  * `--json` prints the StatusReport itself (report.d.ts).
  */
+import { dollars } from '../core/budget.js';
 import type { AgentStatus, StatusReport } from './report.js';
 import { runningConfigLine } from './running.js';
 
@@ -30,6 +31,14 @@ function conversationLine(s: StatusReport): string {
   if (s.finished) {
     const note = s.finished.note ? `: ${s.finished.note}` : '';
     return `finished (${s.finished.reason}${note}, ${s.finished.at}); "baton resume" continues it${demo}`;
+  }
+  if (s.paused?.reason === 'budget') {
+    const spent = s.paused.spent_usd !== undefined ? `${dollars(s.paused.spent_usd)} of ` : '';
+    const max = s.paused.max_usd !== undefined ? dollars(s.paused.max_usd) : '';
+    return (
+      `paused since ${s.paused.at}: its budget ${s.paused.budget ?? ''} is spent (${spent}${max}); ` +
+      `"baton resume" goes on one more turn, "baton resume --budget USD" raises it${demo}`
+    );
   }
   if (s.paused) {
     const by =
@@ -86,6 +95,21 @@ function tokenLines(s: StatusReport): string[] {
       .map(([a, n]) => `${a} ${n}`)
       .join(', ') || 'none counted yet';
   return [`tokens        ${s.tokens.total}${max} (${by})`];
+}
+
+/** What the turns cost, of the budgets, per agent, and the models with no price (never a silent gap). */
+function costLines(s: StatusReport): string[] {
+  const c = s.cost;
+  if (!c.usd && !c.max_usd && !Object.keys(c.agents_max).length && !c.unpriced.length) return [];
+  const max = c.max_usd ? ` of max ${dollars(c.max_usd)}` : '';
+  const by =
+    Object.entries(c.by_agent)
+      .map(([a, n]) => `${a} ${dollars(n)}${c.agents_max[a] ? ` of max ${dollars(c.agents_max[a])}` : ''}`)
+      .join(', ') || 'none counted yet';
+  const unpriced = c.unpriced.length
+    ? `; ${c.unpriced.map((m) => `no price for model ${m}`).join(', ')} (its tokens are counted; "pricing" in config.json gives one)`
+    : '';
+  return [`cost          ${dollars(c.usd)}${max} (${by})${unpriced}`];
 }
 
 /**
@@ -163,6 +187,7 @@ export function formatStatus(s: StatusReport): string {
     `conversation  ${conversationLine(s)}`,
     `turn          ${turnLine(s)}`,
     ...tokenLines(s),
+    ...costLines(s),
     `messages      ${messagesLine(s)}`,
     `waiting       ${waitingLine(s)}`,
     ...(s.pending.length ? [`pending       ${s.pending.join(', ')} (baton approve / baton reject)`] : []),

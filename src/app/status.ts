@@ -6,7 +6,9 @@
 import type { Archive, Liveness, Status } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
 import { hostOf, isLocal, type Config } from '../config/config.js';
+import { agentKey, conversationKey } from '../core/budget.js';
 import { rulesFor } from '../core/conversation.js';
+import type { State } from '../core/state.js';
 import { CatchUps, PersonRecords, settled } from '../daemon/catch-up.js';
 import { readAgentStates } from '../terminal/hooks/spool.js';
 import { findPane, targetOf } from '../terminal/pane.js';
@@ -87,6 +89,7 @@ export async function collectStatus(
     max_turns: rulesFor(turns, state ?? {}).max_turns,
     turns_base: state?.turns_base ?? 0,
     tokens: { total: state?.tokens?.total ?? 0, by_agent: state?.tokens?.by_agent ?? {}, max: turns.max_tokens },
+    cost: costOf(config, turns, state),
     turn_started_at: started,
     seconds_in_turn: turnSeconds(state),
     nudges: state?.nudges ?? 0,
@@ -116,6 +119,20 @@ export function turnSeconds(
   const at = s?.turn_started_at ? Date.parse(s.turn_started_at) : Number.NaN;
   if (!s || s.finished || s.paused || Number.isNaN(at)) return null;
   return Math.max(0, Math.round((now - at) / 1000));
+}
+
+/** What the turns cost, and the budgets in force (a `resume --budget` over the config's). */
+function costOf(config: Config, turns: Config['turns'], state: State | null): StatusReport['cost'] {
+  const raised = state?.raised ?? {};
+  return {
+    usd: state?.cost?.usd ?? 0,
+    by_agent: state?.cost?.by_agent ?? {},
+    unpriced: state?.cost?.unpriced ?? [],
+    max_usd: raised[conversationKey] ?? turns.max_cost_usd,
+    agents_max: Object.fromEntries(
+      config.order.map((a) => [a, raised[agentKey(a)] ?? config.agents[a]!.maxCostUsd]).filter(([, n]) => n),
+    ),
+  };
 }
 
 /** What an agent's hooks last said (the CLIs with hooks baton reads), or null. */

@@ -9,7 +9,7 @@ import { isAbsolute, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { LeaseHeldError, type Admin, type Archive, type Liveness, type Status } from '../bus/bus.js';
 import { openBus } from '../bus/open.js';
-import { isLocal, type Agent, type Config } from '../config/config.js';
+import { isLocal, type Config } from '../config/config.js';
 import type { Reply } from '../core/requests.js';
 import type { State } from '../core/state.js';
 import { initialState } from '../core/turns.js';
@@ -27,7 +27,8 @@ import { nameHeld, noAgentsHere } from './machine.js';
 import { sessionSuggestion, takenSessions } from './session-names.js';
 import { DEMO_JS } from './paths.js';
 import { request, startRequest } from './requests.js';
-import { inheritedDatabaseEnv, startAgent, stopAll, waitForDaemon, warnMissingTargets } from './sessions.js';
+import { type Planned, startAgents } from './agent-start.js';
+import { inheritedDatabaseEnv, stopAll, waitForDaemon, warnMissingTargets } from './sessions.js';
 
 /** How a conversation on disk relates to the `up` being asked for (pure: tested without tmux). */
 export type Continuation =
@@ -82,16 +83,10 @@ export const defaultConfigNote = (config: Config): string =>
   `no config.json in ${config.baseDir}: using the built-in default (agents ${config.order.join(', ')} ` +
   'in ./agents/, messages in ./messages/); "baton init" writes one you can edit';
 
-/** An agent this machine starts, and the command it runs. */
-interface Planned {
-  agent: Agent;
-  command: string;
-}
-
 export async function up(
   config: Config,
   t: Tmux,
-  opts: { demo: boolean; fresh: boolean; topic?: string | undefined },
+  opts: { demo: boolean; fresh: boolean; freshAgents?: boolean; topic?: string | undefined },
 ): Promise<UpResult> {
   const { demo, topic } = opts;
   const bus = openBus(config);
@@ -119,17 +114,17 @@ export async function up(
   if (!(await sessionsAreOurs(config, t, plan.agents))) return failed(1);
   if (!(await settleConversation(config, bus, t, opts))) return failed(1);
   const launches = await prepare(config, bus, plan.agents, demo);
-  const sessions = await t.sessions();
   const blank = demo || config.bus.kind !== 'postgres' ? {} : await inheritedDatabaseEnv(t);
-  for (const planned of plan.agents) {
-    const launch = launches.get(planned.agent.name);
-    if (!(await startAgent(t, { config, ...planned, launch, sessions, demo, topic, blank }))) return failed(1);
-  }
+  // The conversation's state as it continues: its agents' client sessions are resumed (agent-start.ts).
+  const state = await bus.readState().catch(() => null);
+  const freshAgents = Boolean(opts.freshAgents);
+  const started = { config, plan: plan.agents, launches, state, demo, freshAgents, topic, blank };
+  if (!(await startAgents(t, started))) return failed(1);
   await warnMissingTargets(config, t);
 
   const watcher = join?.ok
     ? await joinMachineDaemon(config, bus, t)
-    : await startOwnDaemon(config, bus, t, { sessions, why: join ? join.why : null });
+    : await startOwnDaemon(config, bus, t, { sessions: await t.sessions(), why: join ? join.why : null });
   if (!(await waitForDaemon(bus, 10_000))) {
     const screen = watcher ? await t.run(['capture-pane', '-p', '-t', `=${watcher}:`]) : null;
     log.error(`the daemon did not start${screen ? `; its pane shows:\n${screen.stdout.trim()}` : ''}`);
@@ -142,7 +137,7 @@ export async function up(
 }
 
 /** Every agent's command, decided before anything starts, so a missing CLI starts nothing. */
-function planCommands(config: Config, demo: boolean): { ok: true; agents: Planned[] } | Failed {
+export function planCommands(config: Config, demo: boolean): { ok: true; agents: Planned[] } | Failed {
   const agents: Planned[] = [];
   const missing: string[] = [];
   for (const name of config.order) {

@@ -38,7 +38,8 @@ export type EventName =
   | 'unblocked'
   | 'answered'
   | 'budget'
-  | 'loop';
+  | 'loop'
+  | 'restarted';
 
 export interface EventLog {
   /**

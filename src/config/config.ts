@@ -6,6 +6,7 @@ import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { HOOK_KINDS, hasHooks } from '../core/hook-note.js';
 import { formatIssues, keysAt } from '../core/issues.js';
+import type { Price } from '../core/pricing.js';
 import type { ReplyMode } from '../core/receipt.js';
 import { allowedPairs, POLICIES, type Policy } from '../core/turns.js';
 import { conversationName } from './conversation-name.js';
@@ -44,6 +45,8 @@ export interface Agent {
   /** The machine whose tmux runs it (docs/protocol.md §10): this machine unless the config says otherwise. */
   host: string;
   reply: ReplyMode;
+  /** Pause once its turns cost this much in USD (0: no limit). */
+  maxCostUsd: number;
 }
 
 export type BusConfig =
@@ -80,6 +83,8 @@ export interface Config {
   bus: BusConfig;
   /** Who is told when a person is needed or it is over (docs/protocol.md §12); empty: nobody. */
   notify: NotifySinkConfig[];
+  /** Prices per model from config.json, over the table baton ships (core/pricing.ts). */
+  pricing: Record<string, Price>;
   /** This machine's name: BATON_HOST, else its hostname (docs/protocol.md §10). */
   host: string;
 }
@@ -174,6 +179,7 @@ export function parseConfig(
       env: a.env ?? {},
       host: a.host ?? host,
       reply: a.reply,
+      maxCostUsd: a.max_cost_usd,
     };
     if (a.reply !== 'post' && !hasHooks(a.kind))
       problems.push(
@@ -259,6 +265,7 @@ export function parseConfig(
     delivery: c.delivery,
     bus,
     notify: c.notify,
+    pricing: c.pricing,
     host,
   };
 }

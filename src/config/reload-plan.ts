@@ -37,12 +37,16 @@ function keyed(c: Config): Record<string, unknown> {
     delivery: c.delivery,
     bus: c.bus,
     notify: c.notify,
+    pricing: c.pricing,
   };
 }
 
-const LIVE = [/^turns\.(?!policy$)/, /^delivery\./, /^agents\.[^.]+\.reply$/];
-/** On the PostgreSQL bus every machine must agree on the turn rules (see the module's comment). */
-const LIVE_SHARED = [/^delivery\./, /^agents\.[^.]+\.reply$/];
+const LIVE = [/^turns\.(?!policy$)/, /^delivery\./, /^agents\.[^.]+\.(?:reply|maxCostUsd)$/, /^pricing(?:\.|$)/];
+/**
+ * On the PostgreSQL bus every machine must agree on the turn rules (see the module's comment). An agent's
+ * budget and the prices are its own machine's to apply (that machine counts its turns): live there too.
+ */
+const LIVE_SHARED = [/^delivery\./, /^agents\.[^.]+\.(?:reply|maxCostUsd)$/, /^pricing(?:\.|$)/];
 
 export function reloadPlan(running: Config, next: Config): ReloadPlan {
   const rules = running.bus.kind === 'postgres' ? LIVE_SHARED : LIVE;
@@ -57,9 +61,12 @@ export function reloadPlan(running: Config, next: Config): ReloadPlan {
 export function applyLive(running: Config, next: Config): void {
   running.turns = next.turns;
   running.delivery = next.delivery;
+  running.pricing = next.pricing;
   for (const name of running.order) {
     const agent = next.agents[name];
-    if (agent) running.agents[name]!.reply = agent.reply;
+    if (!agent) continue;
+    running.agents[name]!.reply = agent.reply;
+    running.agents[name]!.maxCostUsd = agent.maxCostUsd;
   }
 }
 

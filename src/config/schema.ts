@@ -86,6 +86,16 @@ const AgentSchema = z.strictObject({
    * final reply only when it forgot. "auto" and "both" need a kind with hooks (claude, codex, gemini).
    */
   reply: z.enum(REPLY_MODES).default('post'),
+  /** Pause the conversation once this agent's turns cost this much in USD (docs/protocol.md §12; 0: no limit). */
+  max_cost_usd: z.number().min(0).default(0),
+});
+
+/** USD per million tokens of one model (core/prices.ts has the table baton ships). */
+const PriceSchema = z.strictObject({
+  input: z.number().min(0),
+  output: z.number().min(0),
+  cached_input: z.number().min(0).optional(),
+  cache_write: z.number().min(0).optional(),
 });
 
 /** The whole catch-up, and one missed message in it, at most (bytes): measured, docs/protocol.md §11. */
@@ -112,6 +122,8 @@ const TurnsSchema = z.strictObject({
   moderated: z.boolean().default(false),
   /** End the conversation once its agents used this many tokens (from their hooks' transcripts; 0: no limit). */
   max_tokens: z.int().min(0).default(0),
+  /** Pause the conversation once its agents' turns cost this much in USD (docs/protocol.md §12; 0: no limit). */
+  max_cost_usd: z.number().min(0).default(0),
   /**
    * With three or more agents, what the text that gives an agent its turn carries of what the others said
    * since its last turn (docs/protocol.md §11): each missed message ("full"), one line each ("names"), or
@@ -214,6 +226,8 @@ export const ConfigFileSchema = z.strictObject({
   bus: BusSchema.prefault({}),
   /** Who is told when a person is needed or it is over (docs/protocol.md §12). */
   notify: z.array(NotifySinkSchema).max(20).default([]),
+  /** Prices per model, over the table baton ships (a model named here replaces its row, or adds one). */
+  pricing: z.record(z.string().min(1).max(200), PriceSchema).default({}),
   // The original tool's keys: folder names for claude1 → claude2 and back.
   c1_to_c2: folderName.optional(),
   c2_to_c1: folderName.optional(),

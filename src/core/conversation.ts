@@ -15,6 +15,11 @@ export interface Paused {
   reason?: PauseReason | undefined;
   /** The messages the loop guard paused on. */
   evidence?: string[] | undefined;
+  /** A budget reached (docs/protocol.md §12): which (its key path), how much was spent of how much. */
+  budget?: string | undefined;
+  agent?: string | undefined;
+  spent_usd?: number | undefined;
+  max_usd?: number | undefined;
 }
 
 export interface Finished {

@@ -111,7 +111,10 @@ export type ReplyMode = (typeof REPLY_MODES)[number];
 /**
  * Should the reply at the end of an agent's turn be posted for it? Only when it holds the turn, its turn
  * began with a message it received, and nothing of its own was posted since — never two messages for one
- * turn. `answered`: the incoming message an automatic reply was already written for.
+ * turn. `answered`: the incoming message an automatic reply was already written for. A paused
+ * conversation still gets it: it waits, as any agent's post does, until `baton resume` — a budget pauses a
+ * conversation while the turn that reached it is still running, and dropping that turn's reply left its agent's
+ * answer nowhere and the conversation with nothing to resume.
  */
 export function autoReply(input: {
   mode: ReplyMode;
@@ -125,12 +128,12 @@ export function autoReply(input: {
   /** The turn that ended is the one that message opened (its prompt carried it; for the opening, the topic). */
   endsThatTurn: boolean;
   finished: boolean;
+  /** Paused: posted all the same (it waits until `baton resume`). */
   paused: boolean;
   reply: string | null;
 }): { post: true; replyTo: string | null } | { post: false; why: string } {
   if (input.mode === 'post') return { post: false, why: 'reply is "post": the agent posts itself' };
   if (input.finished) return { post: false, why: 'the conversation has finished' };
-  if (input.paused) return { post: false, why: 'the conversation is paused' };
   if (input.holder !== input.agent) return { post: false, why: `${input.agent} does not hold the turn` };
   const last = input.lastMessage;
   if (!last || (last !== 'opening' && last.receiver !== input.agent))

@@ -11,6 +11,7 @@ import { parseId } from './ids.js';
 import type { Message } from './message.js';
 import type { Received } from './receipt.js';
 import type { Usage } from './tokens.js';
+import type { TurnCost } from './pricing.js';
 
 /**
  * How a submit was confirmed: on screen, on screen after a second Enter, not checked (no screen to read),
@@ -43,6 +44,14 @@ export type ArchiveRecord = Message & {
   auto?: boolean;
   /** What the turn this message opened cost its receiver (its model's usage, from the transcript). */
   turn_tokens?: Usage;
+  /** That turn in USD (null: no price for its model, named in `unpriced`), and the models it used. */
+  turn_cost?: TurnCost;
+  /**
+   * The pane instance whose agent has this message (it was typed there, or its agent was told of it there
+   * after a restart): a holder found in another pane was started again, and is told what it owes
+   * (core/restart.ts).
+   */
+  typed_into?: { id: string; pid: number; server: string };
   /**
    * A person's note to every agent (`receiver: "all"`, docs/protocol.md §11): each agent's delivery, by
    * name. `at` null: its typing began and was not confirmed (typed again, it is flagged `(redelivered)`).
@@ -60,7 +69,10 @@ export interface NoteDelivery {
 
 /** What may be added to an archived record after it was written (a hook's receipt, a turn's tokens). */
 export type Amendment = Partial<
-  Pick<ArchiveRecord, 'received' | 'confirmed' | 'turn_tokens' | 'redelivered' | 'deliveries'>
+  Pick<
+    ArchiveRecord,
+    'received' | 'confirmed' | 'turn_tokens' | 'turn_cost' | 'redelivered' | 'deliveries' | 'typed_into'
+  >
 >;
 
 /**

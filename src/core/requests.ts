@@ -9,7 +9,8 @@ import { MESSAGE_TYPES } from './message.js';
 
 export const RequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('end'), reason: z.string().optional() }),
-  z.strictObject({ op: z.literal('resume') }),
+  // `budget`: raise the budget that paused it (or the conversation's) to this many USD (core/budget.ts).
+  z.strictObject({ op: z.literal('resume'), budget: z.number().positive().max(1e9).optional() }),
   z.strictObject({ op: z.literal('pause') }),
   // A kick-off: the topic typed to the turn holder as the opening of its turn (`baton start`, `up --topic`).
   z.strictObject({ op: z.literal('start'), topic: z.string().min(1) }),

@@ -34,6 +34,11 @@ export const StateSchema = z.looseObject({
       reason: z.enum(PAUSE_REASONS).optional(),
       /** The messages that made the guard pause it. */
       evidence: z.array(id).optional(),
+      /** A budget reached (docs/protocol.md §12): which, how much was spent of how much. */
+      budget: z.string().optional(),
+      agent: z.string().optional(),
+      spent_usd: z.number().optional(),
+      max_usd: z.number().optional(),
     })
     .nullable()
     .optional(),
@@ -47,6 +52,29 @@ export const StateSchema = z.looseObject({
   demo: z.boolean().optional(),
   /** Tokens the agents used, from their hooks: in all, and per agent. */
   tokens: z.object({ total: z.number().min(0), by_agent: z.record(z.string(), z.number().min(0)) }).optional(),
+  /** What they cost in USD (core/budget.ts), and the models counted with no price. */
+  cost: z
+    .object({
+      usd: z.number().min(0),
+      by_agent: z.record(z.string(), z.number().min(0)),
+      unpriced: z.array(z.string()).optional(),
+    })
+    .optional(),
+  /** Budgets `baton resume --budget` raised for this conversation, by key path (`turns.max_cost_usd`). */
+  raised: z.record(z.string(), z.number().positive()).optional(),
+  /** Each agent's client session, from its hooks (core/sessions.ts): `baton up` resumes it. */
+  sessions: z
+    .record(
+      z.string(),
+      z.object({
+        id: z.string(),
+        kind: z.string(),
+        cwd: z.string(),
+        transcript: z.string().optional(),
+        at: z.string(),
+      }),
+    )
+    .optional(),
 });
 
 export type State = z.infer<typeof StateSchema> & TurnState;

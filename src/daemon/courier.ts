@@ -27,7 +27,7 @@ import { begin, saved, type Delivery, type Phase, type Timing, type Typing } fro
 import type { Received } from '../core/receipt.js';
 import { stamped, withReceipt, type ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
-import type { PaneInfo } from '../terminal/pane.js';
+import { paneRef, type PaneInfo } from '../terminal/pane.js';
 import type { Pipeline } from './pipeline.js';
 import type { Underway } from './underway.js';
 
@@ -113,13 +113,16 @@ export class Courier {
     const out = await this.p.typing.advance(job, d.typing);
     if (out.stop) return out.stop.kind === 'failed' && this.failed(out.stop.error);
     const t = out.typing;
+    // The pane instance that has it: an agent found in another one was started again (restarted.ts).
+    const into = paneRef(out.pane);
     const done = withReceipt(
-      stamped(r, t.confirmation, t.redelivered, isoAt(this.p.bus.now())),
+      { ...stamped(r, t.confirmation, t.redelivered, isoAt(this.p.bus.now())), typed_into: into },
       this.p.receipts?.takeEarly(id),
     );
     await this.p.bus.stamp(done);
-    // Typed again after its receipt never came (pass.ts): stamped before, it keeps that stamp; the flag goes on.
-    if (r.delivered_at && t.redelivered) await this.p.bus.amend(id, { redelivered: true });
+    // Typed again after its receipt never came (pass.ts) or its agent was started again (restarted.ts):
+    // stamped before, it keeps that stamp; the flag and the pane that has it now go on.
+    if (r.delivered_at && t.redelivered) await this.p.bus.amend(id, { redelivered: true, typed_into: into });
     // The bundled demo agent has no hooks, whatever kind it stands in for: no receipt is awaited from it
     // (a `--kind claude` demo raised delivery_unconfirmed for every message).
     if (!out.pane.demo) this.p.receipts?.stamped(id, to, Boolean(done.received));

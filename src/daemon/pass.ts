@@ -2,7 +2,7 @@
  * One pass of the delivery loop, as named stages over one context, in order: what the agents' hooks
  * reported; the delivery cut short (until it is done nothing else is delivered); a person's requests;
  * a person's notes to all still on their way; reminders and endings; a message whose receipt never came,
- * typed again if provably lost; the queues (scan.ts: held, rejected, the one whose turn it is); telling the
+ * typed again if provably lost; a turn holder started again, told what it owes; the queues (scan.ts: held, rejected, the one whose turn it is); telling the
  * senders of rejected messages why; and taking that one. At most one message is delivered per pass.
  */
 import type { Moderation, Queues, Records, TurnState, Waiting } from '../bus/bus.js';
@@ -14,6 +14,7 @@ import type { Notes } from './notes.js';
 import type { Pipeline } from './pipeline.js';
 import type { Receipts } from './receipts.js';
 import type { RejectionNotices } from './rejections.js';
+import type { Restarts } from './restarted.js';
 import type { QueueScan } from './scan.js';
 import type { Steering } from './steering.js';
 import type { Taker } from './take.js';
@@ -31,6 +32,7 @@ export interface PassParts {
   rejections: RejectionNotices;
   taker: Taker;
   notes: Pick<Notes, 'run'>;
+  restarts: Pick<Restarts, 'check'>;
 }
 
 /** What a pass has found so far. */
@@ -80,6 +82,11 @@ const retypeLost: PassStage = async (p, ctx) => {
   if (lost && (await retype(p, lost))) ctx.done = true;
 };
 
+/** The turn holder started again (a reboot, `down` and `up`, a pane restarted): told what it owes (restarted.ts). */
+const tellRestarted: PassStage = async (p, ctx) => {
+  if (ctx.free && (await p.restarts.check())) ctx.done = true;
+};
+
 /** Every queue looked at: held and rejected reported, the message whose turn it is found (scan.ts). */
 const scanQueues: PassStage = async (p, ctx) => {
   ctx.best = await p.scan.next();
@@ -112,6 +119,7 @@ const STAGES: readonly PassStage[] = [
   deliverNotes,
   conduct,
   retypeLost,
+  tellRestarted,
   scanQueues,
   tellRejected,
   takeBest,

@@ -11,25 +11,28 @@
  * - the end of a turn (Stop; Gemini's AfterAgent): the agent is idle; its tokens are counted, and its
  *   final reply may become its message (turn-ends.ts).
  * - a permission dialog: the agent waits for a person.
+ * - with each: the client's session ID, kept in the state so `baton up` can resume it (sessions.ts).
  *
  * The notes come through a port (terminal/hooks/intake.ts): nothing here touches a file. The agents'
  * states go to `.hooks/agents.json` for status and the dashboard. A stamped delivery to an
  * agent with hooks whose receipt has not come within RECEIPT_BOUND_MS, while the agent is not busy with
  * something else, is reported once (`delivery_unconfirmed`), and may be typed again (unconfirmed.ts).
  */
-import { FencedError, type Events, type Queues, type Records, type TurnState } from '../bus/bus.js';
+import { FencedError, type Clock, type Events, type Queues, type Records, type TurnState } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
 import type { FinishReason } from '../core/conversation.js';
 import { hasHooks, type HookNote } from '../core/hook-note.js';
 import { factsOf } from '../core/hook-payload.js';
 import { holdsTyped, idsIn, isIntact, type Received } from '../core/receipt.js';
+import { remindedOf } from '../core/restart.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
 import { type AgentStates, noteLabel } from '../terminal/hooks/spool.js';
 import { Budget } from './budget.js';
+import { SessionKeeper } from './sessions.js';
 import { type Post, TurnEnds } from './turn-ends.js';
 import { RECEIPT_BOUND_MS, Unconfirmed } from './unconfirmed.js';
 
@@ -42,7 +45,7 @@ const MAX_TRIES = 3;
 export interface ReceiptsParts {
   config: Config;
   /** What receipts write, and what turn ends (turn-ends.ts) and the budget (budget.ts) use. */
-  bus: Records & TurnState & Queues & Events;
+  bus: Records & TurnState & Queues & Events & Clock;
   rules: Rules;
   intake: HookIntake;
   post: Post;
@@ -68,6 +71,8 @@ export class Receipts {
   private readonly failures = new Map<string, number>();
   private readonly turnEnds: TurnEnds;
   private readonly budget: Budget;
+  /** Each agent's client session, kept in the state for `baton up` to resume (sessions.ts). */
+  private readonly sessions: SessionKeeper;
   /**
    * A spool may hold a note: set by the watcher, by a note left to retry, and every RESCAN_MS (the safety
    * net), so a pass that delivers does not list every agent's spool (a readdir per agent on every pass).
@@ -88,11 +93,8 @@ export class Receipts {
       (a) => hasHooks(p.config.agents[a]!.kind) && p.config.agents[a]!.host === p.config.host,
     );
     this.unconfirmed = new Unconfirmed(this.agents);
-    this.budget = new Budget({
-      ...p,
-      transcript: (agent, path) => p.intake.transcript(agent, path),
-      messageOf: (agent, promptId) => this.carried(agent, promptId)[0] ?? null,
-    });
+    this.budget = new Budget({ ...p, transcript: (agent, path) => p.intake.transcript(agent, path) });
+    this.sessions = new SessionKeeper({ config: p.config, bus: p.bus, log: p.log });
     this.turnEnds = new TurnEnds({ ...p, budget: this.budget, carried: (a, id) => this.carried(a, id) });
   }
 
@@ -182,6 +184,7 @@ export class Receipts {
   }
 
   private async handle(agent: string, note: HookNote): Promise<void> {
+    await this.sessions.saw(agent, note);
     if (note.event === 'prompt') return this.prompt(agent, note);
     if (note.event === 'stop') {
       this.states[agent] = { state: 'idle', since: note.at };
@@ -200,9 +203,12 @@ export class Receipts {
     const promptId = facts.turn ?? undefined;
     this.states[agent] = { state: 'busy', since: note.at, ...(promptId ? { prompt_id: promptId } : {}) };
     const ids = idsIn(prompt);
-    // Codex gives a message steered into a running turn that turn's ID: the turn carries both.
+    // Codex gives a message steered into a running turn that turn's ID: the turn carries both. A restart
+    // reminder's turn answers the message it names (restarted.ts): carried, though no receipt of it.
     const key = `${agent}\n${promptId}`;
-    if (promptId && ids.length) this.prompts.set(key, [...(this.prompts.get(key) ?? []), ...ids]);
+    const reminded = remindedOf(prompt);
+    const carried = [...ids, ...(reminded && !ids.includes(reminded) ? [reminded] : [])];
+    if (promptId && carried.length) this.prompts.set(key, [...(this.prompts.get(key) ?? []), ...carried]);
     for (const id of ids) {
       const record = await this.bus.record(id);
       if (record?.receiver === 'all') {

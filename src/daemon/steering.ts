@@ -66,7 +66,7 @@ export class Steering {
       case 'end':
         return this.end(req.reason);
       case 'resume':
-        return resume(this.stage);
+        return resume(this.stage, req.budget);
       case 'notice':
         return this.notice(req.to, req.text);
       case 'pause':

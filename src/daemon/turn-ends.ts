@@ -1,14 +1,15 @@
 /**
- * The end of an agent's turn, as its hook reports it (Stop; Gemini's AfterAgent): the turn's tokens are
- * counted (budget.ts), and under `reply: "auto"`/`"both"` its final reply becomes its message when it
+ * The end of an agent's turn, as its hook reports it (Stop; Gemini's AfterAgent): the turn's tokens and cost
+ * are counted (budget.ts), and under `reply: "auto"`/`"both"` its final reply becomes its message when it
  * holds the turn and posted nothing since its message came (core/receipt.ts says when), never two for
  * one turn.
  */
-import type { Events, Posted, Queues, Records, TurnState } from '../bus/bus.js';
+import type { Clock, Events, Posted, Queues, Records, TurnState } from '../bus/bus.js';
 import type { Config, Direction } from '../config/config.js';
 import type { HookNote } from '../core/hook-note.js';
 import { factsOf } from '../core/hook-payload.js';
 import { autoReply, idsIn } from '../core/receipt.js';
+import { remindedOf } from '../core/restart.js';
 import { decide, type Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
@@ -16,9 +17,16 @@ import type { Budget } from './budget.js';
 
 export type Post = (d: Direction, message: Record<string, unknown>) => Promise<Posted>;
 
+/** The messages a prompt began a turn with: their headers, or the one a restart reminder names. */
+const carriedBy = (prompt: string): string[] => {
+  const ids = idsIn(prompt);
+  const reminded = remindedOf(prompt);
+  return reminded && !ids.includes(reminded) ? [...ids, reminded] : ids;
+};
+
 export interface TurnEndsParts {
   config: Config;
-  bus: Queues & TurnState & Records & Events;
+  bus: Queues & TurnState & Records & Events & Clock;
   rules: Rules;
   intake: HookIntake;
   /** How a reply is stored as the agent's message (the bus's post, as `baton post` does). */
@@ -41,8 +49,17 @@ export class TurnEnds {
     const { config, bus } = this.p;
     const kind = config.agents[agent]!.kind;
     const facts = factsOf(kind, note);
-    // Token usage is read from Claude Code's transcript format only (core/tokens.ts).
-    if (kind === 'claude') this.p.budget.ended(agent, facts.transcript, facts.turn);
+    const promptId = facts.turn;
+    // The messages the ended turn began with: by its ID where the CLI gives one, else from its prompt.
+    const carried = promptId ? this.p.carried(agent, promptId) : carriedBy(facts.prompt ?? '');
+    // Its tokens, from the client's own record of the turn: keyed by the turn's ID, Gemini's by its prompt.
+    this.p.budget.ended(agent, {
+      kind,
+      transcript: facts.transcript,
+      turn: kind === 'gemini' ? facts.prompt : promptId,
+      model: note.payload.model,
+      opened: carried[0] ?? null,
+    });
     const mode = config.agents[agent]!.reply;
     if (mode === 'post') return;
     await bus.queues(); // the state as stored now (another machine may have moved the turn)
@@ -51,9 +68,6 @@ export class TurnEnds {
     const opening = !s.last_message_id && s.message_counter === 0;
     const reply =
       facts.replyFrom === 'payload' ? facts.reply : await this.p.intake.transcriptReply(agent, facts.transcript);
-    const promptId = facts.turn;
-    // The messages the ended turn began with: by its ID where the CLI gives one, else from its prompt.
-    const carried = promptId ? this.p.carried(agent, promptId) : idsIn(facts.prompt ?? '');
     const endsThatTurn = opening
       ? carried.some((id) => id.startsWith('user_'))
       : !!last && ((!!promptId && last.received?.prompt_id === promptId) || carried.includes(last.id));
@@ -97,8 +111,10 @@ export class TurnEnds {
 
   /** The folder an automatic reply goes to: the one the turn rules allow now, back to the sender if several. */
   private direction(agent: string, sender: string | null): Direction | null {
+    // As if not paused: a reply posted while paused waits there for `baton resume` (core/receipt.ts autoReply).
+    const state = { ...this.p.bus.state(), paused: null };
     const allowed = this.p.config.directions.filter(
-      (d) => d.from === agent && decide(this.p.bus.state(), d, this.p.rules).action === 'deliver',
+      (d) => d.from === agent && decide(state, d, this.p.rules).action === 'deliver',
     );
     return allowed.length === 1 ? allowed[0]! : (allowed.find((d) => d.to === sender) ?? null);
   }

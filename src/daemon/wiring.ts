@@ -4,7 +4,7 @@
  *   scheduler (when to look) → availability (is a pane there) → the delivery under way → the typing
  *   pipeline (everything typed into a pane) → conductor (reminders, endings) → rejection notices →
  *   receipts (what the hooks report) → courier (typing one message) → queue scan → taker (taking one
- *   message) → steering (a person's requests) → pass (one look at it all)
+ *   message) → steering (a person's requests) → restarts (a holder started again) → pass (one look at it all)
  *
  * The one loop is the scheduler's: a pass's parts ask it for wake-ups, so it is made first, and it is
  * given the pass last (scheduler.drive). The conductor and steering do not know the pass: what they need
@@ -27,7 +27,9 @@ import { Notes } from './notes.js';
 import { Pass } from './pass.js';
 import { Pipeline, type PipelineParts } from './pipeline.js';
 import { Receipts } from './receipts.js';
+import type { Post } from './turn-ends.js';
 import { RejectionNotices } from './rejections.js';
+import { Restarts } from './restarted.js';
 import { QueueScan } from './scan.js';
 import { Scheduler } from './scheduler.js';
 import { Steering } from './steering.js';
@@ -77,6 +79,17 @@ function conductorFor(p: Omit<ConductorParts, 'closing' | 'loop'>): Conductor {
   return new Conductor({ ...p, closing: new ClosingTurn(p), loop: new LoopGuard(p) });
 }
 
+/** How a final reply is posted for an agent: as `baton post` would. */
+const replyPost =
+  (w: Wiring, rejections: RejectionNotices): Post =>
+  async (d, m) => {
+    const posted = await w.bus.post(d, m);
+    // A final reply the daemon would reject (over inbox.max_bytes): stored nowhere, and its agent is told.
+    if (posted.kind === 'refused')
+      rejections.add(d.from, { what: 'your final reply', to: d.to, reason: posted.reason });
+    return posted;
+  };
+
 export function wire(w: Wiring): Parts {
   const { config, log, oneshot, lifecycle } = w;
   const bus = w.bus.delivery(log, w.observe);
@@ -95,13 +108,7 @@ export function wire(w: Wiring): Parts {
     bus,
     rules,
     intake: new SpoolIntake(config, log),
-    post: async (d, m) => {
-      const posted = await w.bus.post(d, m);
-      // A final reply the daemon would reject (over inbox.max_bytes): stored nowhere, and its agent is told.
-      if (posted.kind === 'refused')
-        rejections.add(d.from, { what: 'your final reply', to: d.to, reason: posted.reason });
-      return posted;
-    },
+    post: replyPost(w, rejections),
     log,
     finish: (reason) => conductor.finish(reason),
     wakeIn,
@@ -162,6 +169,7 @@ export function wire(w: Wiring): Parts {
     rejections,
     notes,
     taker,
+    restarts: new Restarts({ config, bus, typist: w.typist, typing, courier, log }),
   });
   scheduler.drive(() => pass.run());
   return { bus, scheduler, receipts, courier, conductor, steering, availability };

@@ -87,6 +87,16 @@ export interface KindSpec {
    * takes an Enter while busy as a steer into the running turn (its reply in flight is discarded), Tab queues.
    */
   busySubmit?: 'Tab';
+  /**
+   * The arguments, after everything else on its command line, that make the client resume session `id`
+   * (docs/protocol.md §12): absent for a kind baton cannot resume. Measured on Claude Code 2.1.197
+   * (`--resume ID`), Codex 0.169.0 (the `resume ID` subcommand; its options, baton's `-c` ones too, may
+   * stand before it) and Gemini CLI 0.61.0 (`--resume ID`): each shows the old transcript and then its
+   * input box, ready by the same screen rules as a fresh start, and its next request carries the whole
+   * history. A session the client no longer has makes it exit at once (Claude Code and Codex with status 1,
+   * Gemini CLI with 42), which `baton up` sees and starts it new (app/agent-start.ts).
+   */
+  resumeArgs?: (id: string) => string[];
 }
 
 export const KINDS: Record<AgentKind, KindSpec> = {
@@ -96,6 +106,7 @@ export const KINDS: Record<AgentKind, KindSpec> = {
     enterDelayMs: 50,
     agentCli: true,
     readScreen: readClaudeScreen,
+    resumeArgs: (id) => ['--resume', id],
   },
   codex: {
     command: 'codex',
@@ -105,6 +116,7 @@ export const KINDS: Record<AgentKind, KindSpec> = {
     readScreen: readCodexScreen,
     colours: true,
     busySubmit: 'Tab',
+    resumeArgs: (id) => ['resume', id],
   },
   gemini: {
     command: 'gemini',
@@ -113,6 +125,7 @@ export const KINDS: Record<AgentKind, KindSpec> = {
     settleMs: 150,
     agentCli: true,
     readScreen: readGeminiScreen,
+    resumeArgs: (id) => ['--resume', id],
   },
   // aider reads conventions only when told to: --read.
   aider: { command: 'aider --read CONVENTIONS.md', instructions: 'CONVENTIONS.md', enterDelayMs: 150, agentCli: true },

@@ -32,6 +32,12 @@ export interface PaneInfo {
    * tmux ≥ 3.7), else from the tracker `baton up` gives the panes it starts (@baton_paste); null: unknown.
    */
   bracketed: boolean | null;
+  /**
+   * How `baton up` started the agent's client in it (session option @baton_start): `resumed` its session,
+   * `fresh`, or '' (a pane baton did not start, or an older baton's): who was started again is told what
+   * it owes accordingly (core/restart.ts).
+   */
+  start: string;
 }
 
 export type { PaneRef };
@@ -60,6 +66,7 @@ const FORMAT = [
   '#{pane_tty}',
   '#{bracket_paste_flag}',
   '#{@baton_paste}',
+  '#{@baton_start}',
   '#{pane_start_command}',
 ].join('\t');
 
@@ -70,7 +77,7 @@ const FORMAT = [
 export async function probe(tmux: Tmux, target: string): Promise<PaneInfo | null> {
   const r = await tmux.run(['display-message', '-p', '-t', target, FORMAT]);
   const m =
-    /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(1?)\t(\d*)\t(\d+:\d+)\t([^\t]*)\t([01]?)\t(on|off|)\t(.*)$/.exec(
+    /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(1?)\t(\d*)\t(\d+:\d+)\t([^\t]*)\t([01]?)\t(on|off|)\t([^\t]*)\t(.*)$/.exec(
       r.stdout.split('\n')[0] ?? '',
     );
   if (!r.ok || !m) return null;
@@ -88,7 +95,8 @@ export async function probe(tmux: Tmux, target: string): Promise<PaneInfo | null
     server: m[10]!,
     tty: m[11]!,
     bracketed: flag,
-    startCommand: m[14]!,
+    start: m[14] === 'resumed' || m[14] === 'fresh' ? m[14] : '',
+    startCommand: m[15]!,
   };
 }
 

@@ -110,6 +110,10 @@ export class TmuxTypist implements Typist {
     );
   }
 
+  locate(agent: Agent): Promise<PaneInfo | null> {
+    return findPane(this.tmux, agent);
+  }
+
   async ready(agent: Agent, ours?: string): Promise<Ready> {
     const pane = await findPane(this.tmux, agent);
     const notReady = await whyNotReady(this.tmux, agent, pane);

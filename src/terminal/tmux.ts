@@ -130,6 +130,8 @@ export class Tmux {
     env: Record<string, string>;
     owner: string;
     demo?: boolean;
+    /** How the agent's client was started (`resumed`, `fresh`): session option @baton_start (terminal/pane.ts). */
+    start?: string;
     pasteTracker?: string;
     /**
      * Variables the tmux client that asks for the session does not pass on: when that client starts the
@@ -180,6 +182,7 @@ export class Tmux {
         o.owner,
         // The bundled demo agent stands in for the configured kind: its screen is not that kind's.
         ...(o.demo ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_demo', '1'] : []),
+        ...(o.start ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_start', o.start] : []),
         ...tracker,
       ],
       {

@@ -42,6 +42,8 @@ export type Box =
   | { kind: 'other'; detail: string };
 
 export interface Typist {
+  /** The pane the agent's target names now, whatever it shows (null: none): no screen is read. */
+  locate(agent: Agent): Promise<PaneInfo | null>;
   /**
    * The agent's pane when text may be typed into it now, else why not. `ours`: how a delivery that may
    * already be in the box starts (pasted, not yet submitted), so text there that is its own does not block.

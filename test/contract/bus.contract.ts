@@ -16,6 +16,7 @@ import { personContract } from './person.contract.js';
 import { readerContract } from './reader.contract.js';
 import { recordsContract } from './records.contract.js';
 import { requestsContract } from './requests.contract.js';
+import { sessionsContract } from './sessions.contract.js';
 import { turnsContract } from './turns.contract.js';
 import { type BusTraits, contract, type World } from './world.js';
 
@@ -34,6 +35,7 @@ export function testBus(name: string, world: () => Promise<World>, traits: BusTr
     readerContract(c); // the read side: Status, Liveness, Archive, Listings, Checkup, EventFeed
     adminContract(c); // Admin
     contentContract(c); // what every bus stores and gives back byte for byte
+    sessionsContract(c); // TurnState and Records: what survives a reboot (sessions, cost, panes)
     crashContract(c); // the turn step and the stamp, killed between each two durable steps; Tenure.recover
   });
 }

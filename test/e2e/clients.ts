@@ -149,6 +149,12 @@ export function codexAgent(
   };
 }
 
+/** The model a Codex agent made by codexAgent asks for (its config.toml's `model`). */
+export function pinCodexModel(dir: string, name: string, model: string): void {
+  const file = join(dir, 'home', name, '.codex', 'config.toml');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/^model = .*$/m, `model = ${JSON.stringify(model)}`));
+}
+
 /** Gemini CLI with the offline recipe: an API key, the mock at `url`, no auto-update, telemetry, banner or tips. */
 export function geminiAgent(
   dir: string,

@@ -285,8 +285,10 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
   private answerTurn(entry: LoggedRequest): { out: Out[]; stop: string } {
     const commands: string[] = [];
     const said: string[] = [];
-    for (const d of entry.delivered!) {
-      const a = this.opts.onMessage(d, entry);
+    const actions = entry.delivered!.length
+      ? entry.delivered!.map((d) => this.opts.onMessage(d, entry))
+      : [...entry.texts!, ...entry.system!].map((t) => this.opts.onText?.(typedText(t), entry));
+    for (const a of actions) {
       if (a && 'post' in a) commands.push(postCommand(a.post));
       else if (a && 'say' in a) said.push(a.say);
     }
@@ -313,7 +315,16 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
   ): Promise<void> {
     const id = `msg_mock_${this.opts.name}_${entry.seq}`;
     const model = body.model ?? 'claude-mock';
-    const usage = { input_tokens: 100, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const u = this.opts.usage?.(entry.seq);
+    const usage = u
+      ? {
+          input_tokens: u.input,
+          output_tokens: 1,
+          cache_creation_input_tokens: u.cacheWrite,
+          cache_read_input_tokens: u.cached,
+        }
+      : { input_tokens: 100, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+    const outputTokens = u?.output ?? 10;
     if (!body.stream) {
       await this.opts.hold?.(entry);
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': `req_${id}` });
@@ -326,7 +337,7 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
           content: out,
           stop_reason: stop,
           stop_sequence: null,
-          usage: { ...usage, output_tokens: 10 },
+          usage: { ...usage, output_tokens: outputTokens },
         }),
       );
       return;
@@ -381,7 +392,7 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
     send('message_delta', {
       type: 'message_delta',
       delta: { stop_reason: stop, stop_sequence: null },
-      usage: { output_tokens: 10 },
+      usage: { output_tokens: outputTokens },
     });
     send('message_stop', { type: 'message_stop' });
     res.end();

@@ -185,8 +185,10 @@ export class MockResponses extends MockServer<LoggedRequest> {
       entry.delivered = entry.texts.flatMap((t) => parseDelivered(t));
       const commands: string[] = [];
       const said: string[] = [];
-      for (const d of entry.delivered) {
-        const a = this.opts.onMessage(d, entry);
+      const actions = entry.delivered.length
+        ? entry.delivered.map((d) => this.opts.onMessage(d, entry))
+        : entry.texts.map((t) => this.opts.onText?.(t, entry));
+      for (const a of actions) {
         if (a && 'post' in a) commands.push(postCommand(a.post));
         else if (a && 'say' in a) said.push(a.say);
       }
@@ -234,13 +236,22 @@ export class MockResponses extends MockServer<LoggedRequest> {
             arguments: JSON.stringify({ cmd: o.cmd, login: false }),
           },
     );
-    const usage = {
-      input_tokens: 100,
-      input_tokens_details: { cached_tokens: 0 },
-      output_tokens: 10,
-      output_tokens_details: { reasoning_tokens: 0 },
-      total_tokens: 110,
-    };
+    const u = this.opts.usage?.(entry.seq);
+    const usage = u
+      ? {
+          input_tokens: u.input,
+          input_tokens_details: { cached_tokens: u.cached },
+          output_tokens: u.output,
+          output_tokens_details: { reasoning_tokens: u.thoughts },
+          total_tokens: u.input + u.output,
+        }
+      : {
+          input_tokens: 100,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 10,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 110,
+        };
     const response = (status: string, output: unknown[]) => ({
       id,
       object: 'response',

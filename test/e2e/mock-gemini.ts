@@ -21,7 +21,7 @@
  *   something to the busy agent.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MockServer, pieces, toolNames, type MockOptions as BaseOptions } from './mock-server.js';
+import { MockServer, pieces, toolNames, type MockOptions as BaseOptions, type MockUsage } from './mock-server.js';
 import { parseDelivered, postCommand, type Delivered } from './mock-anthropic.js';
 
 export { parseDelivered, postCommand, shq, type Action, type Delivered } from './mock-anthropic.js';
@@ -209,7 +209,7 @@ export class MockGemini extends MockServer<LoggedRequest> {
     if (m[2] === 'generateContent')
       send(res, 200, {
         candidates: [{ content: { role: 'model', parts: out }, finishReason: 'STOP', index: 0 }],
-        usageMetadata: usage(10),
+        usageMetadata: usage(10, this.opts.usage?.(entry.seq)),
       });
     else await this.stream(res, out, entry);
     done();
@@ -220,8 +220,10 @@ export class MockGemini extends MockServer<LoggedRequest> {
     entry.delivered = (entry.texts ?? []).flatMap((t) => parseDelivered(t));
     const commands: string[] = [];
     const said: string[] = [];
-    for (const d of entry.delivered) {
-      const a = this.opts.onMessage(d, entry);
+    const actions = entry.delivered.length
+      ? entry.delivered.map((d) => this.opts.onMessage(d, entry))
+      : (entry.texts ?? []).map((t) => this.opts.onText?.(t, entry));
+    for (const a of actions) {
       if (a && 'post' in a) commands.push(postCommand(a.post));
       else if (a && 'say' in a) said.push(a.say);
     }
@@ -247,15 +249,22 @@ export class MockGemini extends MockServer<LoggedRequest> {
       const last = i === events.length - 1;
       const candidate = { content: { role: 'model', parts }, index: 0, ...(last ? { finishReason: 'STOP' } : {}) };
       res.write(
-        `data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage(last ? 10 : 0), modelVersion: entry.model, responseId: `mock-${entry.seq}` })}\r\n\r\n`,
+        `data: ${JSON.stringify({ candidates: [candidate], usageMetadata: usage(last ? 10 : 0, this.opts.usage?.(entry.seq), last), modelVersion: entry.model, responseId: `mock-${entry.seq}` })}\r\n\r\n`,
       );
     });
     res.end();
   }
 }
 
-const usage = (output: number) => ({
-  promptTokenCount: 100,
-  candidatesTokenCount: output,
-  totalTokenCount: 100 + output,
-});
+/** The usage on a chunk: the last carries it all; earlier ones only the prompt's count (as the real API sends them). */
+function usage(output: number, u?: MockUsage, last = true): Record<string, number> {
+  if (!u) return { promptTokenCount: 100, candidatesTokenCount: output, totalTokenCount: 100 + output };
+  if (!last) return { promptTokenCount: u.input, totalTokenCount: u.input };
+  return {
+    promptTokenCount: u.input,
+    candidatesTokenCount: u.output,
+    cachedContentTokenCount: u.cached,
+    thoughtsTokenCount: u.thoughts,
+    totalTokenCount: u.input + u.output + u.thoughts,
+  };
+}

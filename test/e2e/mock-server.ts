@@ -13,11 +13,41 @@ export interface MockOptions<R> {
   name: string;
   /** What to do about one baton message in a user turn. */
   onMessage: (m: Delivered, req: R) => Action;
+  /** What to do about a user text that carries no baton message (baton's own notes, a reminder). */
+  onText?: (text: string, req: R) => Action;
   /** Called with the stream open, before the answer: return a promise to keep the model "busy". */
   hold?: (req: R) => Promise<void> | void;
   /** One line per request, for a test's diagnostics. */
   log?: (line: string) => void;
+  /**
+   * What each answer reports as its usage, by the request's number (default: the same small numbers for
+   * every request). `distinctUsage` makes every number name the request it came from, so a count found in
+   * baton's records says which requests it summed.
+   */
+  usage?: (seq: number) => MockUsage;
 }
+
+/** A request's usage as a mock reports it, in each API's own fields: input counts the cached tokens too. */
+export interface MockUsage {
+  input: number;
+  cached: number;
+  output: number;
+  /** Anthropic's cache_creation_input_tokens; Gemini's thoughtsTokenCount and OpenAI's reasoning_tokens. */
+  cacheWrite: number;
+  thoughts: number;
+}
+
+/**
+ * input = seq·1000+234, cached = seq·1000+78, output = seq·100+56, cache write 9, thoughts 7: any sum of
+ * them names the requests it summed.
+ */
+export const distinctUsage = (seq: number): MockUsage => ({
+  input: seq * 1000 + 234,
+  cached: seq * 1000 + 78,
+  output: seq * 100 + 56,
+  cacheWrite: 9,
+  thoughts: 7,
+});
 
 /** What every mock logs of a request before it looks at the body. */
 export interface RequestBase {

@@ -34,6 +34,7 @@ export const pane = (id = '%1', pid = 100, server = '1:1'): PaneInfo => ({
   server,
   tty: '/dev/pts/1',
   bracketed: true,
+  start: '',
 });
 
 export class RecordingTypist implements Typist {
@@ -50,6 +51,13 @@ export class RecordingTypist implements Typist {
   } = { ready: [], box: [], intake: [], paste: [], landed: [], enter: [], confirm: [] };
   fenced: TmuxFence | null = null;
   private clock = 0;
+
+  /** The pane an agent's target names now (restarted.ts compares it with where a message went). */
+  located: PaneInfo | null = pane();
+
+  async locate(): Promise<PaneInfo | null> {
+    return this.located;
+  }
 
   async ready(agent: Agent, ours?: string): Promise<Ready> {
     this.calls.push({ step: 'ready', agent: agent.name, ours });

@@ -140,7 +140,7 @@ describe('exit codes and usage', () => {
     expect(opt.exitCode).toBe(2);
     expect(opt.stderr.trim().split('\n')).toEqual([
       'baton up: unknown option --dmeo — did you mean --demo?',
-      'Usage: baton up [--demo] [--fresh] [--topic TEXT] [--config FILE]   (more: baton up --help)',
+      'Usage: baton up [--demo] [--fresh] [--fresh-agents] [--topic TEXT] [--config FILE]   (more: baton up --help)',
     ]);
     expect(missing.stderr.split('\n')[0]).toMatch(/^baton send: --to needs a value/);
     expect(flagValue.exitCode).toBe(2);

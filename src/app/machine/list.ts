@@ -7,6 +7,7 @@
  */
 import { hostname } from 'node:os';
 import { loadConfig } from '../../config/load.js';
+import { dollars } from '../../core/budget.js';
 import { collectStatus } from '../status.js';
 import { machineDaemon, type MachineHolder } from './daemon-lock.js';
 import { stateDirs, stateRoot } from './identity.js';
@@ -59,6 +60,14 @@ async function rowOf(e: Entry, served: Served | null, o: { host: string | null; 
     const as = { host: host ?? hostname() };
     const config = loadConfig({ file: e.config, baseDir: e.home }, { fallback: 'default', ...as });
     const s = await collectStatus(config);
+    const run = runOf(s);
+    // Its agents here with no pane: it waits for `baton up` (a reboot took them, a pane died).
+    const down =
+      run === 'finished'
+        ? []
+        : Object.entries(s.agents)
+            .filter(([, a]) => a.host === config.host && !a.alive)
+            .map(([name]) => name);
     return {
       ...base,
       ...own,
@@ -68,9 +77,12 @@ async function rowOf(e: Entry, served: Served | null, o: { host: string | null; 
       turn: s.current_turn,
       seconds_in_turn: s.seconds_in_turn,
       messages: s.message_counter,
-      run: runOf(s),
+      run,
       daemon_pid: s.daemon.pid,
       waiting: Object.values(s.waiting).reduce((n, w) => n + w.count, 0),
+      cost_usd: s.cost.usd,
+      unpriced: s.cost.unpriced,
+      agents_down: down,
     };
   } catch (err) {
     return { ...base, ...own, ok: false, problem: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
@@ -120,6 +132,23 @@ function machineLines(m: MachineListing): string[] {
   return [head, ...(m.problem ? [`registry: ${unreadableLine(m.problem)}`] : [])];
 }
 
+/** What the table's marks mean, when a row has one: agents down after a reboot, a cost that leaves a model out. */
+function notes(rows: Row[]): string[] {
+  const ok = rows.filter((r): r is Extract<Row, { ok: true }> => r.ok);
+  const out: string[] = [];
+  if (ok.some((r) => r.agents_down?.length))
+    out.push(
+      'waits for "baton up": its agents here have no pane (a reboot, a pane that died); "baton up" in its folder ' +
+        'starts them again, resuming their sessions ("baton service install --agents" does it at boot)',
+    );
+  const unpriced = [...new Set(ok.flatMap((r) => r.unpriced ?? []))];
+  if (unpriced.length)
+    out.push(
+      `+: the cost leaves out models with no price (${unpriced.join(', ')}); "pricing" in config.json gives one`,
+    );
+  return out;
+}
+
 export function formatListing(l: Listing): string {
   const lines = (l.machines ?? [{ host: null, registry: l.registry, daemon: l.daemon, problem: l.problem }]).flatMap(
     machineLines,
@@ -127,20 +156,25 @@ export function formatListing(l: Listing): string {
   if (!l.conversations.length) return `${[...lines, `no conversation registered in ${l.registry}`].join('\n')}\n`;
   // A machine name column only when some conversation runs under a BATON_HOST that is not the machine's own.
   const named = l.conversations.some((r) => r.host);
-  const table = [['FOLDER', ...(named ? ['HOST'] : []), 'BUS', 'POLICY', 'TURN', 'FOR', 'MSGS', 'STATE', 'WAITING']];
+  const table = [
+    ['FOLDER', ...(named ? ['HOST'] : []), 'BUS', 'POLICY', 'TURN', 'FOR', 'MSGS', 'COST', 'STATE', 'WAITING'],
+  ];
   for (const r of l.conversations) {
     const lead = [r.folder, ...(named ? [r.host ?? '-'] : [])];
     if (!r.ok) {
       const state = r.skipped ? `skipped: ${r.skipped}` : `unreadable: ${r.problem}`;
-      table.push([...lead, r.bus, '-', '-', '-', '-', state, '-']);
+      table.push([...lead, r.bus, '-', '-', '-', '-', '-', state, '-']);
     } else {
       const bus = r.conversation ? `${r.bus}:${r.conversation}` : r.bus;
-      const run = r.skipped ? `skipped: ${r.skipped}` : r.own_daemon ? `${r.run} (own daemon)` : r.run;
-      const row = [...lead, bus, r.policy, r.turn ?? '-', age(r.seconds_in_turn), String(r.messages), run];
+      const down = r.agents_down?.length ? `, waits for "baton up" (no pane: ${r.agents_down.join(', ')})` : '';
+      const base = r.own_daemon ? `${r.run} (own daemon)` : r.run;
+      const run = r.skipped ? `skipped: ${r.skipped}` : `${base}${down}`;
+      const cost = `${dollars(r.cost_usd ?? 0)}${r.unpriced?.length ? '+' : ''}`;
+      const row = [...lead, bus, r.policy, r.turn ?? '-', age(r.seconds_in_turn), String(r.messages), cost, run];
       table.push([...row, String(r.waiting)]);
     }
   }
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
   const text = table.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
-  return `${[...lines, ...text].join('\n')}\n`;
+  return `${[...lines, ...text, ...notes(l.conversations)].join('\n')}\n`;
 }

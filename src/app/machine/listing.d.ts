@@ -27,6 +27,14 @@ export type Row = {
       run: Run;
       daemon_pid: number | null;
       waiting: number;
+      /** What its turns cost so far in USD (docs/protocol.md §12), and the models counted with no price. */
+      cost_usd?: number;
+      unpriced?: string[];
+      /**
+       * This machine's agents with no live pane while the conversation was not finished: it waits for `baton
+       * up` in its folder (after a reboot without `baton service install --agents`, a pane that died).
+       */
+      agents_down?: string[];
     }
   | { ok: false; problem: string }
 );

@@ -23,6 +23,7 @@ import { Tmux } from '../../terminal/tmux.js';
 import { DATABASE_ENV } from '../sessions.js';
 import { databaseEnvHash, takeMachineLock } from './daemon-lock.js';
 import { type Entry, keyOf, readRegistry, registryFile, unreadableLine } from './registry.js';
+import { bringBack } from './bring-back.js';
 import { servedWriter } from './served.js';
 import { linkFor } from './dashboard.js';
 
@@ -55,11 +56,14 @@ export class MachineDaemon {
   private stopping: string | null = null;
   private wake: (() => void) | null = null;
   private lastProblem = '';
+  /** Its first look at the registry: the conversations that were running when the machine went down. */
+  private starting = true;
 
   constructor(
     private readonly dir: string,
     private readonly log: Logger,
-    private readonly opts: { stay: boolean; pollMs?: number },
+    /** `agents`: bring back the agents of each conversation it serves from its start (after a reboot: bring-back.ts). */
+    private readonly opts: { stay: boolean; pollMs?: number; agents?: boolean },
   ) {
     this.publish = servedWriter(dir);
   }
@@ -145,6 +149,7 @@ export class MachineDaemon {
       this.take(key, entry);
     }
     for (const key of this.skipped.keys()) if (!wanted.has(key)) this.skipped.delete(key);
+    this.starting = false;
   }
 
   private take(key: string, entry: Entry): void {
@@ -170,26 +175,37 @@ export class MachineDaemon {
       this.skipped.set(key, { entry, problem });
       return;
     }
+    const tmux = this.tmuxOf(entry.tmux);
     const service = new Service([config], log, {
-      tmux: this.tmuxOf(entry.tmux),
+      tmux,
       serves: this.served.size + 1,
       dashboard: () => linkFor(this.dir, key, config),
     });
     log.info(`serving ${label}`);
+    // Taken on at its start (a reboot, a crash of the service): its agents too, with --agents.
+    const back =
+      this.opts.agents && this.starting
+        ? bringBack(config, tmux, log).then(
+            (not) => void (not && log.info(`${label}: its agents are not brought back: ${not}`)),
+            (err: unknown) => log.warn(`${label}: its agents could not be brought back: ${String(err)}`),
+          )
+        : Promise.resolve();
     // What stopped it, in one line for served.json: a folder gone (ENOTDIR), the lease's holder, the database's word.
     let why: string | null = null;
-    const done = service.run().then(
-      (code) => code,
-      (err: unknown) => {
-        // (A folder gone says itself what brings it back.)
-        const until = err instanceof FolderGone ? '' : '; skipped until "baton up" there';
-        log.error(`${label}: ${err instanceof Error ? err.message : String(err)}${until}`);
-        why = (explainBusError(err) ?? (err instanceof Error ? err.message : String(err)))
-          .split('\n')[0]!
-          .slice(0, 400);
-        return err instanceof LeaseHeldError ? 3 : 1;
-      },
-    );
+    const done = back
+      .then(() => service.run())
+      .then(
+        (code) => code,
+        (err: unknown) => {
+          // (A folder gone says itself what brings it back.)
+          const until = err instanceof FolderGone ? '' : '; skipped until "baton up" there';
+          log.error(`${label}: ${err instanceof Error ? err.message : String(err)}${until}`);
+          why = (explainBusError(err) ?? (err instanceof Error ? err.message : String(err)))
+            .split('\n')[0]!
+            .slice(0, 400);
+          return err instanceof LeaseHeldError ? 3 : 1;
+        },
+      );
     const served: Served = { entry, service, done };
     this.served.set(key, served);
     void done.then((code) => {

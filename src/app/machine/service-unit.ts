@@ -1,7 +1,8 @@
 /**
  * `baton service`: the machine's daemon as a service that survives reboots and crashes — a systemd user
  * unit (Linux) or a launchd agent (macOS) running `baton daemon --machine --stay`, which serves the
- * registry (registry.ts) and stays when it serves nothing. The database's URL comes from an environment
+ * registry (registry.ts) and stays when it serves nothing; with `--agents` (`service install --agents`) it
+ * also starts again, at its start, the agents of the conversations that were running (bring-back.ts). The database's URL comes from an environment
  * file the person fills in (mode 0600), never from the unit: a unit file is world-readable and shown by
  * `systemctl cat`.
  */
@@ -86,7 +87,12 @@ export interface Launch {
   /** PATH for the daemon (tmux must be on it); the state folder when not the default. */
   path: string;
   stateHome: string | undefined;
+  /** `--agents`: after a reboot the service starts the running conversations' agents too (bring-back.ts). */
+  agents?: boolean;
 }
+
+/** What the service runs after the program: the machine's daemon, staying, and bringing agents back or not. */
+const daemonArgs = (l: Launch): string[] => ['daemon', '--machine', '--stay', ...(l.agents ? ['--agents'] : [])];
 
 /**
  * The unit (no Documentation=: it once named man:tmux(1), which is not baton's; baton has no manual page, and
@@ -102,7 +108,7 @@ Description=baton: the machine's daemon (AI coding agents in tmux panes, taking 
 
 [Service]
 Type=simple
-ExecStart=${executable(l.node)} ${argument(l.cli)} daemon --machine --stay
+ExecStart=${executable(l.node)} ${argument(l.cli)} ${daemonArgs(l).join(' ')}
 Restart=on-failure
 RestartSec=2
 # BATON_BUS_URL and the PostgreSQL variables (PGPASSFILE, …), if any: never written into this unit.
@@ -145,7 +151,7 @@ const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 
 /** The launchd agent for macOS (~/Library/LaunchAgents/dev.baton.daemon.plist). */
 export function launchdPlist(l: Launch): string {
-  const args = [l.node, l.cli, 'daemon', '--machine', '--stay'].map((a) => `    <string>${xml(a)}</string>`);
+  const args = [l.node, l.cli, ...daemonArgs(l)].map((a) => `    <string>${xml(a)}</string>`);
   const env = [['PATH', l.path], ...(l.stateHome ? [['XDG_STATE_HOME', l.stateHome]] : [])].map(
     ([k, v]) => `    <key>${k}</key><string>${xml(v!)}</string>`,
   );

@@ -95,10 +95,10 @@ To hold deliveries without telling the agents anything, use "baton pause".
 };
 
 export const resume: CommandSpec = {
-  usage: 'resume [--json]',
+  usage: 'resume [--budget USD] [--json]',
   summary: 'continue a finished, paused or stalled conversation',
-  options: { ...jsonOpt },
-  examples: ['baton resume'],
+  options: { budget: { type: 'string' }, ...jsonOpt },
+  examples: ['baton resume', 'baton resume --budget 20'],
   help: `
 Clears finished, paused and stalled in state.json; held files are delivered in turn and the turn
 holder's reminders start over.
@@ -107,12 +107,20 @@ holder's reminders start over.
   owes. max_turns and max_duration_s count again from now.
 - After "baton pause", which told nobody: nobody is told. The same after the loop guard paused it
   (turns.loop_guard): it then looks only at messages after the ones it paused on.
+- After a cost budget paused it (turns.max_cost_usd, agents.NAME.max_cost_usd): the budget stays spent,
+  so the next turn that adds cost pauses it again (one more turn per resume); --budget raises it.
 - A stalled holder (silent after every reminder) is reminded once more.
 
-  --json   print the daemon's answer as JSON`,
+  --budget USD   raise the budget that paused it (else turns.max_cost_usd) to USD for this conversation
+                 (kept in its state, over config.json's)
+  --json         print the daemon's answer as JSON`,
   async run(inv) {
     noPositionals(inv);
-    return ask(await configOf(inv), { op: 'resume' }, isJson(inv));
+    const raw = inv.values.budget as string | undefined;
+    const budget = raw === undefined ? undefined : Number(raw);
+    if (budget !== undefined && !(Number.isFinite(budget) && budget > 0))
+      throw new UsageError(`--budget: a number of US dollars above 0, not "${raw}"`);
+    return ask(await configOf(inv), { op: 'resume', ...(budget !== undefined ? { budget } : {}) }, isJson(inv));
   },
 };
 

@@ -3,9 +3,9 @@ import type { Logger } from '../../lib/log.js';
 import { UsageError, whenOutputCloses, type CommandSpec, type Invocation } from '../command.js';
 
 export const daemon: CommandSpec = {
-  usage: 'daemon [CONFIG...] | daemon --machine [--stay]',
+  usage: 'daemon [CONFIG...] | daemon --machine [--stay] [--agents]',
   summary: 'run the delivery daemon in the foreground',
-  options: { machine: { type: 'boolean' }, stay: { type: 'boolean' } },
+  options: { machine: { type: 'boolean' }, stay: { type: 'boolean' }, agents: { type: 'boolean' } },
   examples: [
     'baton daemon',
     'baton daemon --config ~/work/review/config.json',
@@ -41,16 +41,19 @@ those conversations leaves such a process running for the others (it says so).
 it serves every conversation listed in $XDG_STATE_HOME/baton/conversations.json (default
 ~/.local/state/baton/), takes on the ones "baton up" adds and lets go of the ones "baton down"
 removes while it runs, and exits once it serves none and has none skipped to report (baton ls) —
-unless --stay (what "baton service" runs).
+unless --stay (what "baton service" runs). --agents: at its start it also starts again the agents of
+every conversation it takes on that was running (not finished), each client resuming its session, as
+"baton up" there would (what "baton service install --agents" runs: a reboot brings them back).
 Only one runs per user and machine name (BATON_HOST, else the hostname: each other name has its
 registry in $XDG_STATE_HOME/baton/hosts/<name>/): a second one exits 3.`,
   async run(inv) {
     if (inv.values.stay && !inv.values.machine) throw new UsageError('--stay goes with --machine');
+    if (inv.values.agents && !inv.values.machine) throw new UsageError('--agents goes with --machine');
     if (inv.values.machine && (inv.positionals.length || inv.values.config))
       throw new UsageError('--machine serves the registry: give no config');
     const { log } = await import('../../lib/log.js');
     const service = inv.values.machine
-      ? await machineDaemon(log, Boolean(inv.values.stay))
+      ? await machineDaemon(log, { stay: Boolean(inv.values.stay), agents: Boolean(inv.values.agents) })
       : await conversationsDaemon(inv, log);
     // Handlers go in before start, so a signal during recovery still ends in a clean stop.
     let signals = 0;
@@ -68,10 +71,10 @@ registry in $XDG_STATE_HOME/baton/hosts/<name>/): a second one exits 3.`,
 };
 
 /** The machine's daemon: every conversation of the registry. */
-async function machineDaemon(log: Logger, stay: boolean) {
+async function machineDaemon(log: Logger, opts: { stay: boolean; agents: boolean }) {
   const { MachineDaemon } = await import('../../app/machine/serve-machine.js');
   const { stateDir } = await import('../../app/machine/registry.js');
-  return new MachineDaemon(stateDir(), log, { stay });
+  return new MachineDaemon(stateDir(), log, opts);
 }
 
 /** One process serving the conversations given. */

@@ -5,25 +5,30 @@ import { CLI_JS } from '../../app/paths.js';
 import type { Launch } from '../../app/machine/service-unit.js';
 import { UsageError, type CommandSpec } from '../command.js';
 
-const launch = (servicePath: (path: string) => string): Launch => ({
+const launch = (servicePath: (path: string) => string, agents: boolean): Launch => ({
   node: process.execPath,
   cli: CLI_JS,
   path: servicePath(process.env.PATH ?? ''),
   stateHome: process.env.XDG_STATE_HOME?.startsWith('/') ? process.env.XDG_STATE_HOME : undefined,
+  agents,
 });
 
 export const service: CommandSpec = {
-  usage: 'service install [--user] | service uninstall',
+  usage: 'service install [--user] [--agents] | service uninstall',
   summary: "run the machine's daemon as a service that survives reboots",
-  options: { user: { type: 'boolean' } },
-  examples: ['baton service install --user', 'baton service uninstall'],
+  options: { user: { type: 'boolean' }, agents: { type: 'boolean' } },
+  examples: ['baton service install --user', 'baton service install --agents', 'baton service uninstall'],
   help: `
 install: writes a systemd user unit, $XDG_CONFIG_HOME/systemd/user/baton.service (default
 ~/.config/…), running "baton daemon --machine --stay" (restarted on failure), and prints how to enable
 it. The database's URL (BATON_BUS_URL) and PostgreSQL variables go in $XDG_CONFIG_HOME/baton/env
 (created empty, mode 0600; the unit requires it), never in the unit. After a reboot the service serves
 every conversation still registered (baton ls): messages wait until "baton up" in each project starts
-its agents again.
+its agents again ("baton ls" says which wait, and why).
+--agents: the service also brings the agents back — every conversation that was running (not
+finished, not a demo) gets its agents started as "baton up" there would, each Claude Code, Codex and
+Gemini CLI client resuming its session, and the agent holding the turn is told what it owes. The
+unit's PATH (this shell's) must find the agents' commands.
 On macOS it prints the launchd agent (a plist for ~/Library/LaunchAgents/) instead of writing a unit.
 Only user services: --user is the default.
 
@@ -44,7 +49,7 @@ command, and keeps the unit (exit 1): removed first, the enabled link would poin
     const { log } = await import('../../lib/log.js');
     const paths = servicePaths();
     if (process.platform === 'darwin') {
-      if (what === 'install') process.stdout.write(launchdPlist(launch(servicePath)));
+      if (what === 'install') process.stdout.write(launchdPlist(launch(servicePath, Boolean(inv.values.agents))));
       log.info(
         what === 'install'
           ? 'save it as ~/Library/LaunchAgents/dev.baton.daemon.plist, then: launchctl load -w <that file>'
@@ -54,7 +59,7 @@ command, and keeps the unit (exit 1): removed first, the enabled link would poin
     }
     if (what === 'uninstall') return uninstall(paths.unit);
     await mkdir(dirname(paths.unit), { recursive: true });
-    await writeFile(paths.unit, systemdUnit(launch(servicePath), paths));
+    await writeFile(paths.unit, systemdUnit(launch(servicePath, Boolean(inv.values.agents)), paths));
     if (!existsSync(paths.envFile)) {
       await mkdir(dirname(paths.envFile), { recursive: true, mode: 0o700 });
       await writeFile(paths.envFile, ENV_TEMPLATE, { mode: 0o600 });

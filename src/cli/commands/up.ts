@@ -5,9 +5,14 @@ import { noPositionals, type CommandSpec } from '../command.js';
 import { DEFAULT_UI_PORT } from './ui.js';
 
 export const up: CommandSpec = {
-  usage: 'up [--demo] [--fresh] [--topic TEXT]',
+  usage: 'up [--demo] [--fresh] [--fresh-agents] [--topic TEXT]',
   summary: 'start the conversation: a tmux session per agent and the daemon',
-  options: { demo: { type: 'boolean' }, fresh: { type: 'boolean' }, topic: { type: 'string' } },
+  options: {
+    demo: { type: 'boolean' },
+    fresh: { type: 'boolean' },
+    'fresh-agents': { type: 'boolean' },
+    topic: { type: 'string' },
+  },
   examples: [
     'baton up --demo',
     'baton up --topic "Design a rate limiter for our API; agree on one design"',
@@ -27,8 +32,18 @@ attach daemon" shows it. Running sessions are left alone; it says which conversa
   --fresh        stop this config's sessions first and start a new conversation; the old state.json,
                  archive/, rejected/, pending/, events.jsonl and waiting files are moved to
                  message_dir/history/<time>/ (nothing is deleted)
+  --fresh-agents continue the conversation, but start every agent's client new instead of resuming
+                 its session (its memory of the conversation is gone; the turn holder gets what it owes
+                 again, flagged "(redelivered)")
   --topic TEXT   once the agent holding the turn is ready, type TEXT to it as the opening of its turn
                  (the same as "baton start TEXT"); "-" reads it from standard input
+
+Continuing a conversation (after a reboot, a crash, "baton down"), each Claude Code, Codex and Gemini CLI
+agent is started with its client's own resume of the session its hooks reported (claude --resume ID,
+codex … resume ID, gemini --resume ID), so it keeps its memory; a session its client no longer has is
+started new, and said. The agent holding the turn is then told what it owes: the message again, flagged
+"(redelivered)", when its model never got it (or its client started new), else a reminder naming it.
+The same when "up" starts again an agent whose program had exited. Other kinds start new, as always.
 
 Demo and real agents never share a conversation or a session: real agents after a demo start a new
 conversation (the demo's is kept in history/) and replace the demo programs in their sessions; the
@@ -54,7 +69,12 @@ whom it talks to, how to reply. A file you wrote yourself (without baton's marke
     const topic = topicArg === undefined ? undefined : await textOrStdin(topicArg, config);
     if (topic !== undefined) startRequest(topic); // an empty topic is a usage error before anything starts
     const t = new Tmux();
-    const r = await start(config, t, { demo: Boolean(inv.values.demo), fresh: Boolean(inv.values.fresh), topic });
+    const r = await start(config, t, {
+      demo: Boolean(inv.values.demo),
+      fresh: Boolean(inv.values.fresh),
+      freshAgents: Boolean(inv.values['fresh-agents']),
+      topic,
+    });
     if (!r.ok) return r.code;
     // Commands a person can paste as they are: `baton` if it is on their PATH, else the node invocation.
     // A path that climbs out of the current folder reads better absolute.

@@ -11,6 +11,13 @@
  * the `baton post` prefix (heredoc included), while every other shell command still asks; or the agent
  * answers with the post tool of baton's MCP server, registered here too (`mcpServers.baton`, trusted).
  *
+ * Session cleanup is turned off in that file (`general.sessionRetention.enabled: false`): with it on (0.61's
+ * default), every start of the CLI in the folder under another session ID — a fresh start, a failed
+ * `--resume`, even `--list-sessions` — deletes a chat file "without resumable content" together with every
+ * other file of the same 8-character short ID, and a resume in a later minute leaves exactly such a stub
+ * beside the conversation: the next start deleted the conversation itself (measured), and `baton up`'s
+ * resume found nothing. Off, the stubs pile up (one per resume in a new minute) and nothing is lost.
+ *
  * A hook that exits 2 with any output blocks the prompt (and an AfterAgent one re-prompts the model with
  * its stderr): `baton hook` always exits 0, and its command line ends in `|| true` should node be gone.
  */
@@ -68,8 +75,16 @@ export async function installGeminiHooks(
     unknown
   >;
   const mcpServers = { ...servers, baton: { ...batonMcpServer(node, cli, agent.name, configFile), trust: true } };
+  const general = (settings.general && typeof settings.general === 'object' ? settings.general : {}) as Record<
+    string,
+    unknown
+  >;
+  const retention = (
+    general.sessionRetention && typeof general.sessionRetention === 'object' ? general.sessionRetention : {}
+  ) as Record<string, unknown>;
+  const kept = { ...general, sessionRetention: { ...retention, enabled: false } };
   await ensureDir(join(agent.cwd, '.gemini'));
-  await writeAtomic(file, `${JSON.stringify({ ...settings, mcpServers, hooks }, null, 2)}\n`);
+  await writeAtomic(file, `${JSON.stringify({ ...settings, general: kept, mcpServers, hooks }, null, 2)}\n`);
   const policy = geminiPolicyPath(agent);
   await writeAtomic(policy, POLICY);
   return { ok: true, file, args: ['--policy', policy], env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' } };

@@ -138,7 +138,8 @@ describe('automatic replies', () => {
     expect(autoReply({ ...base, lastMessage: { id: 'msg_0003', receiver: 'claude1' } }).post).toBe(false);
     expect(autoReply({ ...base, lastMessage: null }).post).toBe(false);
     expect(autoReply({ ...base, finished: true }).post).toBe(false);
-    expect(autoReply({ ...base, paused: true }).post).toBe(false);
+    // Paused (a person, a budget reached mid-turn): posted all the same, it waits until `baton resume`.
+    expect(autoReply({ ...base, paused: true })).toEqual({ post: true, replyTo: 'msg_0003' });
     expect(autoReply({ ...base, reply: null }).post).toBe(false);
   });
 });

@@ -28,17 +28,31 @@ const turn = (promptId: string, tokens: [number, number], done: boolean) => [
     type: 'assistant',
     uuid: `a-${promptId}`,
     parentUuid: `u-${promptId}`,
-    message: { id: `m-${promptId}`, usage: usage(...tokens) },
+    message: { id: `m-${promptId}`, model: 'claude-opus-4-8', usage: usage(...tokens) },
   },
   ...(done ? [{ type: 'system', subtype: 'turn_duration', uuid: `d-${promptId}`, parentUuid: `a-${promptId}` }] : []),
 ];
 
-function world(opts: { maxTokens?: number; state?: Partial<State> } = {}) {
+function world(
+  opts: {
+    maxTokens?: number;
+    maxCost?: number;
+    agentMax?: number;
+    kinds?: [string, string];
+    pricing?: Record<string, unknown>;
+    state?: Partial<State>;
+  } = {},
+) {
+  const [ka, kb] = opts.kinds ?? ['claude', 'claude'];
   const config = parseConfig(
     {
-      agents: { a: { kind: 'claude', command: 'claude' }, b: { kind: 'claude', command: 'claude' } },
+      agents: {
+        a: { kind: ka, command: ka },
+        b: { kind: kb, command: kb, ...(opts.agentMax ? { max_cost_usd: opts.agentMax } : {}) },
+      },
       directions: { a_to_b: ['a', 'b'], b_to_a: ['b', 'a'] },
-      turns: { max_tokens: opts.maxTokens ?? 0 },
+      turns: { max_tokens: opts.maxTokens ?? 0, max_cost_usd: opts.maxCost ?? 0 },
+      ...(opts.pricing ? { pricing: opts.pricing } : {}),
     },
     '/p/config.json',
     '/p',
@@ -58,12 +72,15 @@ function world(opts: { maxTokens?: number; state?: Partial<State> } = {}) {
   const transcripts = new Map<string, unknown[]>();
   const refused = new Map<string, string>();
   const { log: recording, lines } = recordingLog(log);
+  const events: Array<{ event: string; fields: Record<string, unknown> }> = [];
   const bus = fakeDeliveryBus({
     amend: async (id, fields) => {
       amended.push({ id, fields });
       return true;
     },
     update: async (change) => (state = change(state)),
+    now: () => Date.parse('2026-11-28T12:00:00Z'),
+    events: { emit: async (event, fields = {}) => void events.push({ event, fields }) },
   });
   const budget = new Budget({
     config,
@@ -78,25 +95,52 @@ function world(opts: { maxTokens?: number; state?: Partial<State> } = {}) {
         },
       };
     },
-    messageOf: (agent, promptId) => (promptId.startsWith('p') ? `msg_for_${agent}_${promptId}` : null),
     finish: async (reason) => {
       finished.push(reason);
       state = { ...state, finished: { reason, at: 'now' } };
     },
     wakeIn: (ms) => void wakes.push(ms),
   });
-  return { budget, transcripts, refused, amended, finished, wakes, opened, lines, state: () => state };
+  /** A Claude Code turn ended: the message that opened it is named by its prompt id (a `p…` one is baton's). */
+  const end = (agent: string, path: unknown, promptId: unknown) =>
+    budget.ended(agent, {
+      kind: 'claude',
+      transcript: path,
+      turn: promptId,
+      opened: typeof promptId === 'string' && promptId.startsWith('p') ? `msg_for_${agent}_${promptId}` : null,
+    });
+  const setState = (s: Partial<State>) => void (state = { ...state, ...s });
+  return {
+    budget,
+    end,
+    transcripts,
+    refused,
+    amended,
+    finished,
+    wakes,
+    opened,
+    lines,
+    events,
+    setState,
+    state: () => state,
+  };
 }
 
 describe('a turn that ended', () => {
   it('is looked at soon, and counted once its transcript has the whole turn', async () => {
     const w = world();
     w.transcripts.set('/t/b.jsonl', turn('p1', [100, 20], true));
-    w.budget.ended('b', '/t/b.jsonl', 'p1');
+    w.end('b', '/t/b.jsonl', 'p1');
     expect(w.wakes).toEqual([200]);
     await w.budget.run();
     expect(w.amended).toEqual([
-      { id: 'msg_for_b_p1', fields: { turn_tokens: { input: 100, output: 20, cache_creation: 0, cache_read: 0 } } },
+      {
+        id: 'msg_for_b_p1',
+        fields: {
+          turn_tokens: { input: 100, output: 20, cache_creation: 0, cache_read: 0 },
+          turn_cost: { usd: (100 * 5 + 20 * 25) / 1e6, models: ['claude-opus-4-8'], unpriced: [] },
+        },
+      },
     ]);
     expect(w.state().tokens).toEqual({ total: 120, by_agent: { b: 120 } });
     await w.budget.run();
@@ -113,7 +157,7 @@ describe('a turn that ended', () => {
       [42, 'p1'],
       [null, null],
     ])
-      w.budget.ended('b', path, prompt);
+      w.end('b', path, prompt);
     await w.budget.run();
     expect(w.wakes).toEqual([]);
     expect(w.opened).toEqual([]);
@@ -122,7 +166,7 @@ describe('a turn that ended', () => {
   it('adds to the totals each agent has already', async () => {
     const w = world({ state: { tokens: { total: 1000, by_agent: { a: 600, b: 400 } } } });
     w.transcripts.set('/t/a.jsonl', turn('p1', [30, 20], true));
-    w.budget.ended('a', '/t/a.jsonl', 'p1');
+    w.end('a', '/t/a.jsonl', 'p1');
     await w.budget.run();
     expect(w.state().tokens).toEqual({ total: 1050, by_agent: { a: 650, b: 400 } });
   });
@@ -130,7 +174,7 @@ describe('a turn that ended', () => {
   it('a prompt that was no message of baton’s still counts in the totals, on no message', async () => {
     const w = world();
     w.transcripts.set('/t/b.jsonl', turn('typed-by-hand', [5, 5], true));
-    w.budget.ended('b', '/t/b.jsonl', 'typed-by-hand');
+    w.end('b', '/t/b.jsonl', 'typed-by-hand');
     await w.budget.run();
     expect(w.amended).toEqual([]);
     expect(w.state().tokens).toEqual({ total: 10, by_agent: { b: 10 } });
@@ -141,7 +185,7 @@ describe('a turn its transcript does not hold whole yet', () => {
   it('is looked at again shortly while its record is not complete, then counted as it is', async () => {
     const w = world();
     w.transcripts.set('/t/b.jsonl', turn('p1', [10, 10], false));
-    w.budget.ended('b', '/t/b.jsonl', 'p1');
+    w.end('b', '/t/b.jsonl', 'p1');
     await w.budget.run();
     expect(w.wakes).toEqual([200, 100]);
     expect(w.amended).toEqual([]);
@@ -154,7 +198,7 @@ describe('a turn its transcript does not hold whole yet', () => {
     const w = world();
     const lines = turn('p1', [10, 10], false);
     w.transcripts.set('/t/b.jsonl', lines);
-    w.budget.ended('b', '/t/b.jsonl', 'p1');
+    w.end('b', '/t/b.jsonl', 'p1');
     await w.budget.run();
     lines.push({ type: 'system', subtype: 'turn_duration', uuid: 'd', parentUuid: 'a-p1' });
     now += 50;
@@ -164,7 +208,7 @@ describe('a turn its transcript does not hold whole yet', () => {
 
   it('a prompt not in the transcript is waited for, then left uncounted with a warning', async () => {
     const w = world();
-    w.budget.ended('b', '/t/b.jsonl', 'p1');
+    w.end('b', '/t/b.jsonl', 'p1');
     await w.budget.run();
     now += GIVE_UP_MS - 1;
     await w.budget.run();
@@ -185,7 +229,7 @@ describe('a transcript that is not read', () => {
   it("(not a regular file, not under its client's folders): the turn is dropped at once, with the reason", async () => {
     const w = world();
     w.refused.set('/t/fifo', 'not a regular file (a FIFO)');
-    w.budget.ended('b', '/t/fifo', 'p1');
+    w.end('b', '/t/fifo', 'p1');
     await w.budget.run();
     expect(w.lines).toEqual([
       "warn: b's transcript is not read (not a regular file (a FIFO)): the turn's tokens are not counted",
@@ -201,14 +245,14 @@ describe('transcripts', () => {
   it('one reader per transcript while its turns wait, a new one once none does', async () => {
     const w = world();
     w.transcripts.set('/t/b.jsonl', [...turn('p1', [1, 1], false), ...turn('p2', [2, 2], true)]);
-    w.budget.ended('b', '/t/b.jsonl', 'p1');
-    w.budget.ended('b', '/t/b.jsonl', 'p2');
+    w.end('b', '/t/b.jsonl', 'p1');
+    w.end('b', '/t/b.jsonl', 'p2');
     await w.budget.run();
     await w.budget.run();
     expect(w.opened).toEqual(['/t/b.jsonl']);
     now += COMPLETE_WAIT_MS;
     await w.budget.run();
-    w.budget.ended('b', '/t/b.jsonl', 'p3');
+    w.end('b', '/t/b.jsonl', 'p3');
     await w.budget.run();
     expect(w.opened).toEqual(['/t/b.jsonl', '/t/b.jsonl']);
   });
@@ -218,10 +262,10 @@ describe('turns.max_tokens', () => {
   it('ends the conversation once the total reaches it, not before', async () => {
     const w = world({ maxTokens: 100 });
     w.transcripts.set('/t/b.jsonl', [...turn('p1', [40, 19], true), ...turn('p2', [30, 11], true)]);
-    w.budget.ended('b', '/t/b.jsonl', 'p1');
+    w.end('b', '/t/b.jsonl', 'p1');
     await w.budget.run();
     expect(w.finished).toEqual([]);
-    w.budget.ended('b', '/t/b.jsonl', 'p2');
+    w.end('b', '/t/b.jsonl', 'p2');
     await w.budget.run();
     expect(w.state().tokens?.total).toBe(100);
     expect(w.finished).toEqual(['max_tokens']);
@@ -230,13 +274,135 @@ describe('turns.max_tokens', () => {
   it('a conversation that has finished is not ended again; no limit ends none', async () => {
     const w = world({ maxTokens: 10, state: { finished: { reason: 'ended', at: 'earlier' } } });
     w.transcripts.set('/t/b.jsonl', turn('p1', [40, 40], true));
-    w.budget.ended('b', '/t/b.jsonl', 'p1');
+    w.end('b', '/t/b.jsonl', 'p1');
     await w.budget.run();
     expect(w.finished).toEqual([]);
     const v = world({ maxTokens: 0 });
     v.transcripts.set('/t/b.jsonl', turn('p1', [4000, 4000], true));
-    v.budget.ended('b', '/t/b.jsonl', 'p1');
+    v.end('b', '/t/b.jsonl', 'p1');
     await v.budget.run();
     expect(v.finished).toEqual([]);
+  });
+});
+
+describe('cost budgets', () => {
+  /** Opus 4.8 at $5 / $25 per million: a turn of 100 000 in and 20 000 out costs $1.00. */
+  const dollarTurn = (p: string) => turn(p, [100_000, 20_000], true);
+
+  it("a turn's cost goes on its message and into the state's sums, per agent and in all", async () => {
+    const w = world();
+    w.transcripts.set('/t/b.jsonl', dollarTurn('p1'));
+    w.end('b', '/t/b.jsonl', 'p1');
+    await w.budget.run();
+    expect(w.state().cost).toEqual({ usd: 1, by_agent: { b: 1 } });
+    expect(w.amended[0]!.fields.turn_cost).toEqual({ usd: 1, models: ['claude-opus-4-8'], unpriced: [] });
+  });
+
+  it('reaching turns.max_cost_usd pauses the conversation (never ends it) and emits a budget event', async () => {
+    const w = world({ maxCost: 1.5 });
+    w.transcripts.set('/t/b.jsonl', [...dollarTurn('p1'), ...dollarTurn('p2')]);
+    w.end('b', '/t/b.jsonl', 'p1');
+    await w.budget.run();
+    expect(w.state().paused).toBeUndefined();
+    w.end('b', '/t/b.jsonl', 'p2');
+    await w.budget.run();
+    expect(w.finished).toEqual([]);
+    expect(w.state().paused).toEqual({
+      at: '2026-11-28T12:00:00.000Z',
+      reason: 'budget',
+      budget: 'turns.max_cost_usd',
+      spent_usd: 2,
+      max_usd: 1.5,
+    });
+    expect(w.events).toEqual([
+      { event: 'budget', fields: { budget: 'turns.max_cost_usd', spent_usd: 2, max_usd: 1.5 } },
+    ]);
+  });
+
+  it("an agent's own budget pauses it too, naming the agent", async () => {
+    const w = world({ agentMax: 0.5 });
+    w.transcripts.set('/t/b.jsonl', dollarTurn('p1'));
+    w.end('b', '/t/b.jsonl', 'p1');
+    await w.budget.run();
+    expect(w.state().paused).toMatchObject({ reason: 'budget', budget: 'agents.b.max_cost_usd', max_usd: 0.5 });
+    expect(w.events[0]!.fields).toMatchObject({ agent: 'b', spent_usd: 1 });
+  });
+
+  it('after a resume the spent budget pauses again only at the next turn that costs (not on its own)', async () => {
+    const w = world({ maxCost: 0.5 });
+    w.transcripts.set('/t/b.jsonl', [...dollarTurn('p1'), ...turn('p2', [0, 0], true), ...dollarTurn('p3')]);
+    w.end('b', '/t/b.jsonl', 'p1');
+    await w.budget.run();
+    expect(w.state().paused).toBeTruthy();
+    w.setState({ paused: null }); // baton resume
+    w.end('b', '/t/b.jsonl', 'p2'); // a turn that cost nothing
+    await w.budget.run();
+    expect(w.state().paused).toBeNull();
+    w.end('b', '/t/b.jsonl', 'p3');
+    await w.budget.run();
+    expect(w.state().paused).toMatchObject({ reason: 'budget', spent_usd: 2 });
+    expect(w.events.filter((e) => e.event === 'budget')).toHaveLength(2);
+  });
+
+  it('a budget raised by resume --budget is the one in force', async () => {
+    const w = world({ maxCost: 0.5, state: { raised: { 'turns.max_cost_usd': 3 } } });
+    w.transcripts.set('/t/b.jsonl', [...dollarTurn('p1'), ...dollarTurn('p2')]);
+    w.end('b', '/t/b.jsonl', 'p1');
+    w.end('b', '/t/b.jsonl', 'p2');
+    await w.budget.run();
+    expect(w.state().paused).toBeUndefined();
+  });
+
+  it('a model with no price: tokens counted, no cost, said once; pricing in config.json gives it one', async () => {
+    const w = world({ maxCost: 0.01 });
+    const unknown = (p: string) =>
+      turn(p, [100_000, 20_000], true).map((e) =>
+        e.type === 'assistant' ? { ...e, message: { ...e.message, model: 'claude-future-9' } } : e,
+      );
+    w.transcripts.set('/t/b.jsonl', [...unknown('p1'), ...unknown('p2')]);
+    w.end('b', '/t/b.jsonl', 'p1');
+    w.end('b', '/t/b.jsonl', 'p2');
+    await w.budget.run();
+    expect(w.state().tokens?.total).toBe(240_000);
+    expect(w.state().cost).toEqual({ usd: 0, by_agent: { b: 0 }, unpriced: ['claude-future-9'] });
+    expect(w.state().paused).toBeUndefined();
+    expect(w.lines.filter((l) => l.includes('no price for model claude-future-9'))).toHaveLength(1);
+    const v = world({ pricing: { 'claude-future-9': { input: 10, output: 50 } } });
+    v.transcripts.set('/t/b.jsonl', unknown('p1'));
+    v.end('b', '/t/b.jsonl', 'p1');
+    await v.budget.run();
+    expect(v.state().cost?.usd).toBe(2);
+  });
+
+  it('Codex and Gemini turns are read from their own records', async () => {
+    const w = world({ kinds: ['codex', 'gemini'] });
+    const codexLog = [
+      { type: 'turn_context', payload: { turn_id: 't1', model: 'gpt-6.1-sol' } },
+      {
+        type: 'token_usage_record',
+        payload: {
+          turn_id: 't1',
+          turn_token_usage: { input_tokens: 1_000_000, cached_input_tokens: 0, output_tokens: 0 },
+        },
+      },
+      { type: 'event_msg', payload: { type: 'task_complete', turn_id: 't1' } },
+    ];
+    const chat = [
+      { id: 'u1', type: 'user', content: [{ text: 'the prompt' }] },
+      { id: 'g1', type: 'gemini', content: 'done', model: 'gemini-3.8-flash', tokens: { input: 0, output: 1_000_000 } },
+    ];
+    w.transcripts.set('/t/a.jsonl', codexLog);
+    w.transcripts.set('/t/b.jsonl', chat);
+    w.budget.ended('a', {
+      kind: 'codex',
+      transcript: '/t/a.jsonl',
+      turn: 't1',
+      model: 'gpt-6.1-sol',
+      opened: 'msg_0001',
+    });
+    w.budget.ended('b', { kind: 'gemini', transcript: '/t/b.jsonl', turn: 'the prompt', opened: 'msg_0002' });
+    await w.budget.run();
+    expect(w.state().cost).toEqual({ usd: 2 + 3.75, by_agent: { a: 2, b: 3.75 } });
+    expect(w.amended.map((x) => x.id)).toEqual(['msg_0001', 'msg_0002']);
   });
 });

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { type Direction, parseConfig } from '../../../src/config/config.js';
 import type { HookNote } from '../../../src/core/hook-note.js';
 import type { ArchiveRecord } from '../../../src/core/record.js';
+import { restartReminder } from '../../../src/core/restart.js';
 import type { State } from '../../../src/core/state.js';
 import { Receipts, type ReceiptsParts } from '../../../src/daemon/receipts.js';
 import { log } from '../../../src/lib/log.js';
@@ -113,6 +114,7 @@ async function world(
     ...opts.state,
   } as State;
   const bus: ReceiptsParts['bus'] = {
+    now: () => Date.now(),
     events: {
       emit: async (event, fields = {}) => void events.push({ event, fields }),
     },
@@ -296,6 +298,25 @@ describe('the end of an agent’s turn, from its hook', () => {
     expect(w.posted).toHaveLength(1);
   });
 
+  it('posts the reply of a turn that ended while paused (a budget reached mid-turn): it waits for baton resume', async () => {
+    const w = await world({ records: [record('msg_0001')], state: { paused: { at: 'T', reason: 'budget' } } });
+    w.intake.leave('b', { event: 'prompt', payload: { prompt: prompt('msg_0001'), prompt_id: 'p1' } });
+    w.intake.leave('b', { event: 'stop', payload: { prompt_id: 'p1', last_assistant_message: 'the answer' } });
+    await w.receipts.run();
+    expect(w.posted.map((x) => [x.direction, x.message.content])).toEqual([['b_to_a', 'the answer']]);
+  });
+
+  it('posts the reply of a turn a restart reminder started as the reply to the message it names', async () => {
+    const w = await world({
+      records: [{ ...record('msg_0001'), received: { at: 'T', intact: true, prompt_id: 'p0' } }],
+    });
+    const reminder = restartReminder({ agent: 'b', id: 'msg_0001', from: 'a', resumed: true, hint: 'reply with …' });
+    w.intake.leave('b', { event: 'prompt', payload: { prompt: reminder, prompt_id: 'p2' } });
+    w.intake.leave('b', { event: 'stop', payload: { prompt_id: 'p2', last_assistant_message: 'the answer at last' } });
+    await w.receipts.run();
+    expect(w.posted.map((x) => [x.message.content, x.message.type])).toEqual([['the answer at last', 'response']]);
+  });
+
   it('posts nothing for a turn another prompt opened, nor for an agent not holding the turn', async () => {
     const w = await world({ records: [record('msg_0001')] });
     w.intake.leave('b', { event: 'prompt', payload: { prompt: prompt('msg_0001'), prompt_id: 'p1' } });
@@ -310,7 +331,7 @@ describe('the end of an agent’s turn, from its hook', () => {
     const usage = { input_tokens: 40, output_tokens: 50, cache_creation_input_tokens: 5, cache_read_input_tokens: 5 };
     w.intake.transcripts.set('/t/b.jsonl', [
       { type: 'user', uuid: 'u1', promptId: 'p1' },
-      { type: 'assistant', uuid: 'u2', parentUuid: 'u1', message: { id: 'm1', usage } },
+      { type: 'assistant', uuid: 'u2', parentUuid: 'u1', message: { id: 'm1', model: 'claude-opus-4-8', usage } },
       { type: 'system', subtype: 'turn_duration', uuid: 'u3', parentUuid: 'u2' },
     ]);
     w.intake.leave('b', { event: 'prompt', payload: { prompt: prompt('msg_0001'), prompt_id: 'p1' } });
@@ -321,7 +342,11 @@ describe('the end of an agent’s turn, from its hook', () => {
     await w.receipts.run();
     expect(w.amended.at(-1)).toEqual({
       id: 'msg_0001',
-      fields: { turn_tokens: { input: 40, output: 50, cache_creation: 5, cache_read: 5 } },
+      fields: {
+        turn_tokens: { input: 40, output: 50, cache_creation: 5, cache_read: 5 },
+        // Opus 4.8: $5 input, $25 output, $6.25 cache writes, $0.50 cache hits per million.
+        turn_cost: { usd: (40 * 5 + 50 * 25 + 5 * 6.25 + 5 * 0.5) / 1e6, models: ['claude-opus-4-8'], unpriced: [] },
+      },
     });
     expect(w.state().tokens).toEqual({ total: 100, by_agent: { b: 100 } });
     expect(w.finished).toEqual(['max_tokens']);

@@ -18,6 +18,7 @@ const pane = (command: string, startCommand: string): PaneInfo => ({
   server: '1:1',
   tty: '/dev/pts/1',
   bracketed: null,
+  start: '',
 });
 
 describe('isBareShell', () => {
