@@ -60,6 +60,8 @@ export interface RequestBase {
   kind: string;
   /** The baton messages a user turn carried. */
   delivered?: Delivered[];
+  /** The request's body as sent: what the model was given, its history included. */
+  sent?: string;
 }
 
 export abstract class MockServer<R extends RequestBase> {
@@ -90,9 +92,10 @@ export abstract class MockServer<R extends RequestBase> {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const url = req.url ?? '/';
-    const entry = { seq: ++this.seq, at: Date.now(), method: req.method ?? '?', url, kind: 'other' } as R;
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const entry = { seq: ++this.seq, at: Date.now(), method: req.method ?? '?', url, kind: 'other', sent: raw } as R;
     this.requests.push(entry);
-    return { raw: Buffer.concat(chunks).toString('utf8'), url, path: url.split('?')[0]!, entry };
+    return { raw, url, path: url.split('?')[0]!, entry };
   }
 
   protected async listen(): Promise<void> {
