@@ -22,4 +22,11 @@ describe("the service's PATH", () => {
     expect(unit).toContain('Environment="PATH=/x"\n');
     expect(unit).not.toContain('Documentation=');
   });
+
+  it('runs the daemon with --agents only when installed with it (a reboot brings the agents back)', () => {
+    const launch = { node: '/usr/bin/node', cli: '/c.js', path: '/bin', stateHome: undefined };
+    const paths = { unit: '/u', envFile: '/e' };
+    expect(systemdUnit(launch, paths)).toMatch(/^ExecStart=.* daemon --machine --stay$/m);
+    expect(systemdUnit({ ...launch, agents: true }, paths)).toMatch(/^ExecStart=.* daemon --machine --stay --agents$/m);
+  });
 });
