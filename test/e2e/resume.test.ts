@@ -50,24 +50,18 @@ afterEach(async () => {
   p = undefined;
 });
 
-it('a reboot mid-conversation: every real client resumes its session and the conversation finishes', async () => {
+/** What each agent's mock does; `name` is the agent's. */
+type Behaviour = (name: string) => {
+  onMessage: (d: { id: string }) => { post: string } | { say: string } | undefined;
+  onText?: (t: string) => { post: string } | undefined;
+  hold?: (req: { kind: string }) => Promise<void> | void;
+};
+
+/** The three real clients, each against its mock, in one round robin (its config written, nothing started). */
+async function threeClients(behaviour: Behaviour) {
   const project = (p = new Project());
-  let rebooted = false;
   const trace: string[] = [];
-  const mk = (name: string) => ({
-    name,
-    usage: distinctUsage,
-    log: (l: string) => trace.push(l),
-    onMessage: (d: { id: string }) => {
-      const k = num(d.id) + 1;
-      // The answer to the last message before the reboot is not posted yet: the reboot finds its agent owing it.
-      if (k === BEFORE + 1 && !rebooted) return { say: 'Let me think about that.' };
-      return k <= TOTAL ? { post: content(k) } : { say: 'The conversation is complete.' };
-    },
-    // After the reboot the turn holder is reminded of the message it owes a reply to (its model got it).
-    onText: (t: string) =>
-      rebooted && /your session was resumed: it is your turn/.test(t) ? { post: content(BEFORE + 1) } : undefined,
-  });
+  const mk = (name: string) => ({ name, usage: distinctUsage, log: (l: string) => trace.push(l), ...behaviour(name) });
   const mc = await MockAnthropic.start(mk('claude1'));
   const mx = await MockResponses.start(mk('codex1'));
   const mg = await MockGemini.start(mk('gemini1'));
@@ -98,6 +92,30 @@ it('a reboot mid-conversation: every real client resumes its session and the con
   const record = (k: number) => project.archive().find((r) => r.id === `msg_${String(k).padStart(4, '0')}`);
   const dump = async () =>
     `${trace.join('\n')}\n${(await project.cli(['status'])).stdout}\n${JSON.stringify(project.archive(), null, 1)}`;
+  /** The daemon killed with -9 (what `status` names). */
+  const killDaemon = async () => {
+    const status = JSON.parse((await project.cli(['status', '--json'])).stdout) as { daemon: { pid: number | null } };
+    const pid = status.daemon.pid;
+    if (!pid) return;
+    process.kill(pid, 'SIGKILL');
+    await waitFor('daemon gone', () => !alive(pid));
+  };
+  return { project, byAgent, record, dump, killDaemon };
+}
+
+it('a reboot mid-conversation: every real client resumes its session and the conversation finishes', async () => {
+  let rebooted = false;
+  const { project, byAgent, record, dump, killDaemon } = await threeClients(() => ({
+    onMessage: (d) => {
+      const k = num(d.id) + 1;
+      // The answer to the last message before the reboot is not posted yet: the reboot finds its agent owing it.
+      if (k === BEFORE + 1 && !rebooted) return { say: 'Let me think about that.' };
+      return k <= TOTAL ? { post: content(k) } : { say: 'The conversation is complete.' };
+    },
+    // After the reboot the turn holder is reminded of the message it owes a reply to (its model got it).
+    onText: (t) =>
+      rebooted && /your session was resumed: it is your turn/.test(t) ? { post: content(BEFORE + 1) } : undefined,
+  }));
 
   try {
     const up = await project.cli(['up', '--topic', 'please open the conversation']);
@@ -113,11 +131,8 @@ it('a reboot mid-conversation: every real client resumes its session and the con
     expect(Object.keys(sessions).sort()).toEqual([...AGENTS].sort());
 
     // The reboot: the daemon killed with -9, every client with the tmux server.
-    const status = JSON.parse((await project.cli(['status', '--json'])).stdout) as { daemon: { pid: number | null } };
-    const pid = status.daemon.pid;
-    if (pid) process.kill(pid, 'SIGKILL');
+    await killDaemon();
     await killClients(project);
-    if (pid) await waitFor('daemon gone', () => !alive(pid));
     const mark = Object.fromEntries(AGENTS.map((a) => [a, byAgent[a].requests.length]));
     rebooted = true;
 
@@ -170,6 +185,70 @@ it('a reboot mid-conversation: every real client resumes its session and the con
       expect(cost?.models.length, `${r.id}'s models`).toBeGreaterThan(0);
     }
   } finally {
+    if (process.env.BATON_E2E_TRACE) console.log(await dump());
+  }
+}, 900_000);
+
+it('kill -9 of the daemon and of the holding agent mid-turn: up starts its dead pane resumed, it is reminded', async () => {
+  const LAST = 6;
+  /** codex1 holds the turn after msg_0004 (k = 5): its model is kept thinking until the kill. */
+  const VICTIM = writer(5);
+  let killed = false;
+  let release = () => {};
+  const { project, byAgent, record, dump, killDaemon } = await threeClients((name) => ({
+    onMessage: (d) => {
+      const k = num(d.id) + 1;
+      return k <= LAST ? { post: content(k) } : { say: 'The conversation is complete.' };
+    },
+    onText: (t) => (killed && /your session was resumed: it is your turn/.test(t) ? { post: content(5) } : undefined),
+    hold: (req) => {
+      const turn = req as { kind: string; delivered?: Array<{ id: string }> };
+      if (name !== VICTIM || killed || turn.kind !== 'turn' || !turn.delivered?.some((m) => m.id === 'msg_0004'))
+        return;
+      return new Promise<void>((ok) => {
+        release = ok;
+      });
+    },
+  }));
+  try {
+    const up = await project.cli(['up', '--topic', 'please open the conversation']);
+    expect(up.exitCode, up.stdout + up.stderr).toBe(0);
+    // msg_0004 reached codex1's model (its receipt came), which is still thinking.
+    await waitFor('msg_0004 received by its model', () => Boolean(record(4)?.received), 300_000, 500);
+    await waitFor('its model holds it', () => byAgent[VICTIM].requests.some((r) => r.kind === 'turn' && !r.answeredAt));
+    const mark = byAgent[VICTIM].requests.length;
+
+    await killDaemon();
+    const pane = (await project.tmux(['list-panes', '-t', `=${VICTIM}:`, '-F', '#{pane_pid}'])).stdout.trim();
+    process.kill(-Number(pane), 'SIGKILL'); // its whole process group: the client and what it started
+    killed = true;
+    release();
+    await waitFor('its pane is dead', async () => {
+      const dead = await project.tmux(['list-panes', '-t', `=${VICTIM}:`, '-F', '#{pane_dead}']);
+      return dead.stdout.trim() === '1';
+    });
+
+    const again = await project.cli(['up']);
+    expect(again.exitCode, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout + again.stderr).toContain(`${VICTIM}: started`);
+    expect(again.stdout + again.stderr).not.toMatch(/started new|could not resume/);
+    await waitFor('the conversation goes on to its end', () => Boolean(record(LAST)?.turn_tokens), 300_000, 500).catch(
+      async (e) => {
+        console.log(await dump());
+        throw e;
+      },
+    );
+    // Its resumed session has what it did before: its own msg_0002 (k = 2 is codex1's).
+    const first = (byAgent[VICTIM].requests as RequestBase[]).slice(mark).find((r) => r.kind === 'turn');
+    expect(first?.sent?.includes('zebra-2-quartz'), 'its first request after the kill has msg_0002').toBe(true);
+    expect(project.events().filter((e) => e.event === 'restarted')).toEqual([
+      expect.objectContaining({ agent: VICTIM, id: 'msg_0004', told: 'remind' }),
+    ]);
+    const archive = project.archive();
+    expect(archive.map((r) => r.content.trim())).toEqual(Array.from({ length: LAST }, (_, i) => content(i + 1)));
+    expect(archive.filter((r) => r.redelivered)).toEqual([]);
+  } finally {
+    release();
     if (process.env.BATON_E2E_TRACE) console.log(await dump());
   }
 }, 900_000);
