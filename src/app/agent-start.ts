@@ -17,9 +17,11 @@
  * program (baton cannot add arguments to a wrapper script), an ID not shaped like a client's.
  */
 import { existsSync } from 'node:fs';
+import { appendFile, readFile } from 'node:fs/promises';
 import { sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent, Config } from '../config/config.js';
+import { geminiResumeRepair } from '../core/gemini-resume.js';
 import { isSessionId } from '../core/sessions.js';
 import type { State } from '../core/state.js';
 import { clientFolders } from '../terminal/hooks/client-folders.js';
@@ -94,6 +96,23 @@ export async function awaitResumed(t: Tmux, agent: Agent, waitMs = RESUME_WAIT_M
   return { ok: true };
 }
 
+/**
+ * Before Gemini CLI resumes a session, its chat file is repaired (core/gemini-resume.ts): else its first
+ * request after the resume repeats every earlier tool result, which the real API refuses.
+ */
+async function repairChat(agent: Agent, state: State | null): Promise<void> {
+  const t = state?.sessions?.[agent.name]?.transcript;
+  if (agent.kind !== 'gemini' || !t || !under(t, clientFolders(agent)) || !existsSync(t)) return;
+  try {
+    const line = geminiResumeRepair(await readFile(t, 'utf8'));
+    if (!line) return;
+    await appendFile(t, `${line}\n`);
+    log.info(`${agent.name}: its chat file holds each tool result once again (Gemini CLI repeats them at a resume)`);
+  } catch (err) {
+    log.warn(`${agent.name}: could not check its chat file ${t} before the resume: ${String(err)}`);
+  }
+}
+
 /** An agent this machine starts, and the command it runs. */
 export interface Planned {
   agent: Agent;
@@ -126,6 +145,9 @@ export async function startAgents(
     const launch = o.launches.get(agent.name);
     const how = startPlan({ ...planned, state: o.state, freshAgents: o.freshAgents, demo });
     const resume = 'resume' in how ? how.resume.args : undefined;
+    // Only a client about to start: a running one writes its chat file itself.
+    if (resume && !(sessions.has(agent.session) && (await findPane(t, agent))?.dead === false))
+      await repairChat(agent, o.state);
     const r = await startAgent(t, { config, ...planned, launch, sessions, demo, topic, blank, resume });
     if (r === 'failed') return false;
     if (r !== 'started') continue;

@@ -29,6 +29,15 @@ const content = (k: number) => `resume check ${k}: zebra-${k}-quartz from ${writ
 const writer = (k: number) => AGENTS[(k - 1) % AGENTS.length]!;
 const num = (id: string) => (id === 'user_0001' ? 0 : Number(id.slice(4)));
 
+/** Per model content with function calls: how many calls, and how many responses the next content has. */
+function toolPairs(sent: string): Array<[number, number]> {
+  const { contents } = JSON.parse(sent) as { contents: Array<{ role: string; parts: Array<Record<string, unknown>> }> };
+  const count = (i: number, key: string) => contents[i]?.parts.filter((x) => key in x).length ?? 0;
+  return contents.flatMap((_c, i) =>
+    count(i, 'functionCall') ? [[count(i, 'functionCall'), count(i + 1, 'functionResponse')]] : [],
+  );
+}
+
 let p: Project | undefined;
 const mocks: Array<MockAnthropic | MockResponses | MockGemini> = [];
 
@@ -157,6 +166,11 @@ it('a reboot mid-conversation: every real client resumes its session and the con
           true,
         );
     }
+    // Gemini CLI repeats earlier tool results at a resume (the real API refuses that): baton repairs its chat
+    // file first, so each call has one response.
+    for (const r of (byAgent.gemini1.requests as RequestBase[]).slice(mark.gemini1).filter((x) => x.kind === 'turn'))
+      for (const [call, responses] of toolPairs(r.sent!))
+        expect(responses, `gemini1's request #${r.seq}: responses to ${call} call(s)`).toBe(call);
     // The holder was reminded, not given the message twice; nothing lost or doubled.
     expect(project.events().filter((e) => e.event === 'restarted')).toEqual([
       expect.objectContaining({

@@ -1,0 +1,95 @@
+/**
+ * Gemini CLI 0.61.0 sends every earlier tool result once more per resume (upstream google-gemini/gemini-cli
+ * issue 29365, measured): its chat file keeps a tool call's result twice — in the `gemini` message's
+ * `toolCalls[].result` and as a `user` message of `functionResponse` parts — and a resume builds the history
+ * from both, so the first request after `--resume` has two responses for one call (three after a second
+ * resume). The real API refuses such a request ("the number of function response parts is equal to the
+ * number of function call parts"), and every turn of a baton agent has a tool call (`baton post`): a
+ * resumed Gemini agent would fail on its first request.
+ *
+ * The repair, before each resume: the `user` messages made only of responses to calls the `gemini` message
+ * before them already holds with their results are left out, by one `$set.messages` line appended to the
+ * file (the CLI's own way of rewriting the list: nothing earlier is changed). Measured with the real client:
+ * the request after the resume then has one response per call.
+ */
+type Part = Record<string, unknown>;
+type Message = Record<string, unknown>;
+
+/**
+ * The chat's messages as the file says they are now, every type kept (info and error lines too): a
+ * `$set.messages` resets them, a repeated id replaces (core/tokens-gemini.ts reads it the same way).
+ */
+function messagesOf(entries: readonly unknown[]): Message[] {
+  let list: Message[] = [];
+  let at = new Map<string, number>();
+  const add = (m: Message) => {
+    const id = typeof m.id === 'string' ? m.id : null;
+    if (id !== null && at.has(id)) list[at.get(id)!] = m;
+    else {
+      if (id !== null) at.set(id, list.length);
+      list.push(m);
+    }
+  };
+  for (const e of entries) {
+    if (!e || typeof e !== 'object') continue;
+    const set = (e as { $set?: { messages?: unknown } }).$set;
+    if (set && typeof set === 'object') {
+      if (Array.isArray(set.messages)) {
+        list = [];
+        at = new Map();
+        for (const m of set.messages) if (m && typeof m === 'object') add(m as Message);
+      }
+      continue;
+    }
+    if (typeof (e as Message).type === 'string' && 'id' in e) add(e as Message);
+  }
+  return list;
+}
+
+/** The calls a `gemini` message holds with their results: the CLI makes their responses from these. */
+const callIds = (m: Message): Set<string> => {
+  const ids = new Set<string>();
+  if (Array.isArray(m.toolCalls))
+    for (const c of m.toolCalls)
+      if (c && typeof c === 'object' && typeof c.id === 'string' && Array.isArray(c.result) && c.result.length)
+        ids.add(c.id);
+  return ids;
+};
+
+/** The id of each part when every one is a functionResponse (else null: a prompt, or something else). */
+function responseIds(m: Message): string[] | null {
+  if (m.type !== 'user' || !Array.isArray(m.content) || !m.content.length) return null;
+  const ids: string[] = [];
+  for (const p of m.content as Part[]) {
+    const r = p && typeof p === 'object' ? (p.functionResponse as Part | undefined) : undefined;
+    if (!r || typeof r.id !== 'string') return null;
+    ids.push(r.id);
+  }
+  return ids;
+}
+
+/** The line to append to a Gemini CLI chat file before resuming it, or null when it needs none. */
+export function geminiResumeRepair(text: string): string | null {
+  const entries = text
+    .split('\n')
+    .filter((l) => l.trim())
+    .map((l) => {
+      try {
+        return JSON.parse(l) as unknown;
+      } catch {
+        return null;
+      }
+    });
+  const messages = messagesOf(entries);
+  let calls = new Set<string>();
+  const kept = messages.filter((m) => {
+    if (m.type === 'gemini') {
+      calls = callIds(m);
+      return true;
+    }
+    const ids = responseIds(m);
+    return !ids?.every((id) => calls.has(id));
+  });
+  if (kept.length === messages.length) return null;
+  return JSON.stringify({ $set: { messages: kept } });
+}
