@@ -79,3 +79,16 @@ export function turnCost(parts: readonly ModelUsage[], table: PriceTable): TurnC
 
 /** Dollars kept to a millionth of a cent: sums of many turns stay exact enough, and JSON stays short. */
 export const round = (x: number): number => Math.round(x * 1e8) / 1e8;
+
+/**
+ * Two turns one message opened, as one: the turn that message began and, after its agent was started again,
+ * the turn a reminder of it began (core/restart.ts). Kept apart, the record said only what the last one cost.
+ */
+export function addTurnCost(a: TurnCost, b: TurnCost): TurnCost {
+  const usd = a.usd === null && b.usd === null ? null : round((a.usd ?? 0) + (b.usd ?? 0));
+  return {
+    usd,
+    models: [...new Set([...a.models, ...b.models])],
+    unpriced: [...new Set([...a.unpriced, ...b.unpriced])],
+  };
+}

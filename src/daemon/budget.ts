@@ -12,8 +12,8 @@ import { isoAt, type Clock, type Events, type Records, type TurnState } from '..
 import type { Config } from '../config/config.js';
 import { addCost, dollars, reached, type Reached } from '../core/budget.js';
 import type { FinishReason } from '../core/conversation.js';
-import { priceTable, turnCost } from '../core/pricing.js';
-import { byModel, claudeTurn, totalOf, type ModelUsage, type TurnRead, usageOf } from '../core/tokens.js';
+import { addTurnCost, priceTable, turnCost } from '../core/pricing.js';
+import { addUsage, byModel, claudeTurn, totalOf, type ModelUsage, type TurnRead, usageOf } from '../core/tokens.js';
 import { codexTurn } from '../core/tokens-codex.js';
 import { geminiTurn } from '../core/tokens-gemini.js';
 import type { Logger } from '../lib/log.js';
@@ -125,7 +125,14 @@ export class Budget {
         `no price for model ${m} (${t.agent}): its tokens are counted, its cost is not; give it one under "pricing" in config.json`,
       );
     }
-    if (t.opened) await bus.amend(t.opened, { turn_tokens: usage, turn_cost: cost });
+    if (t.opened) {
+      // A message may open two turns (its agent started again and reminded of it): the record has both.
+      const was = await bus.record(t.opened);
+      await bus.amend(t.opened, {
+        turn_tokens: was?.turn_tokens ? addUsage(was.turn_tokens, usage) : usage,
+        turn_cost: was?.turn_cost ? addTurnCost(was.turn_cost, cost) : cost,
+      });
+    }
     const s = await bus.update((st) => {
       const by = { ...(st.tokens?.by_agent ?? {}) };
       by[t.agent] = (by[t.agent] ?? 0) + totalOf(usage);

@@ -7,7 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { parseConfig } from '../../../src/config/config.js';
 import type { FinishReason } from '../../../src/core/conversation.js';
-import type { Amendment } from '../../../src/core/record.js';
+import type { Amendment, ArchiveRecord } from '../../../src/core/record.js';
 import type { State } from '../../../src/core/state.js';
 import { Budget, COMPLETE_WAIT_MS, GIVE_UP_MS } from '../../../src/daemon/budget.js';
 import { log } from '../../../src/lib/log.js';
@@ -73,11 +73,14 @@ function world(
   const refused = new Map<string, string>();
   const { log: recording, lines } = recordingLog(log);
   const events: Array<{ event: string; fields: Record<string, unknown> }> = [];
+  const records = new Map<string, Amendment>();
   const bus = fakeDeliveryBus({
     amend: async (id, fields) => {
       amended.push({ id, fields });
+      records.set(id, { ...records.get(id), ...fields });
       return true;
     },
+    record: async (id) => (records.has(id) ? ({ id, ...records.get(id) } as unknown as ArchiveRecord) : null),
     update: async (change) => (state = change(state)),
     now: () => Date.parse('2026-11-28T12:00:00Z'),
     events: { emit: async (event, fields = {}) => void events.push({ event, fields }) },
@@ -296,6 +299,20 @@ describe('cost budgets', () => {
     await w.budget.run();
     expect(w.state().cost).toEqual({ usd: 1, by_agent: { b: 1 } });
     expect(w.amended[0]!.fields.turn_cost).toEqual({ usd: 1, models: ['claude-opus-4-8'], unpriced: [] });
+  });
+
+  it('a message that opened two turns (its agent started again, reminded of it) has both on its record', async () => {
+    const w = world();
+    w.transcripts.set('/t/b.jsonl', dollarTurn('p1'));
+    w.end('b', '/t/b.jsonl', 'p1');
+    await w.budget.run();
+    w.transcripts.set('/t/b2.jsonl', dollarTurn('p1'));
+    w.end('b', '/t/b2.jsonl', 'p1');
+    await w.budget.run();
+    expect(w.amended).toHaveLength(2);
+    expect(w.amended[1]!.fields.turn_cost).toEqual({ usd: 2, models: ['claude-opus-4-8'], unpriced: [] });
+    expect(w.amended[1]!.fields.turn_tokens).toMatchObject({ input: 200_000, output: 40_000 });
+    expect(w.state().cost).toEqual({ usd: 2, by_agent: { b: 2 } });
   });
 
   it('reaching turns.max_cost_usd pauses the conversation (never ends it) and emits a budget event', async () => {
