@@ -67,7 +67,7 @@ type Behaviour = (name: string) => {
 };
 
 /** The three real clients, each against its mock, in one round robin (its config written, nothing started). */
-async function threeClients(behaviour: Behaviour) {
+async function threeClients(behaviour: Behaviour, turns: Record<string, unknown> = {}) {
   const project = (p = new Project());
   const trace: string[] = [];
   const mk = (name: string) => ({ name, usage: distinctUsage, log: (l: string) => trace.push(l), ...behaviour(name) });
@@ -98,7 +98,7 @@ async function threeClients(behaviour: Behaviour) {
       },
       gemini1: { kind: 'gemini', cwd: g.cwd, env: g.env, command: `${shq(installClient('gemini'))} --yolo` },
     },
-    turns: { policy: 'round_robin' },
+    turns: { policy: 'round_robin', ...turns },
   });
   const record = (k: number) => project.archive().find((r) => r.id === `msg_${String(k).padStart(4, '0')}`);
   const dump = async () =>
@@ -268,6 +268,48 @@ it('kill -9 of the daemon and of the holding agent mid-turn: up starts its dead 
     expect(archive.filter((r) => r.redelivered)).toEqual([]);
   } finally {
     release();
+    if (process.env.BATON_E2E_TRACE) console.log(await dump());
+  }
+}, 900_000);
+
+it('turns.max_cost_usd pauses a conversation of the three real clients; resume --budget goes on to the end', async () => {
+  const LAST = 5;
+  const { project, record, dump } = await threeClients(
+    () => ({
+      onMessage: (d) => {
+        const k = num(d.id) + 1;
+        return k <= LAST ? { post: content(k) } : { say: 'The conversation is complete.' };
+      },
+    }),
+    // Each turn costs about a cent at these prices (distinctUsage): reached within the first few turns.
+    { max_cost_usd: 0.02 },
+  );
+  try {
+    const up = await project.cli(['up', '--topic', 'please open the conversation']);
+    expect(up.exitCode, up.stdout + up.stderr).toBe(0);
+    const paused = () => project.state().paused as { reason?: string; budget?: string; spent_usd?: number } | null;
+    await waitFor('the budget pauses it', () => paused()?.reason === 'budget', 300_000, 500).catch(async (e) => {
+      console.log(await dump());
+      throw e;
+    });
+    expect(paused()).toMatchObject({ budget: 'turns.max_cost_usd', max_usd: 0.02 });
+    expect(paused()!.spent_usd).toBeGreaterThanOrEqual(0.02);
+    await waitFor('the budget event', () => project.events().some((e) => e.event === 'budget'));
+    expect((await project.cli(['status'])).stdout).toMatch(/cost +\$[\d.]+ of max \$0\.02/);
+    const counted = project.archive().length;
+    expect(counted).toBeLessThan(LAST);
+
+    const resumed = await project.cli(['resume', '--budget', '100']);
+    expect(resumed.exitCode, resumed.stdout + resumed.stderr).toBe(0);
+    await waitFor('it goes on to its end', () => Boolean(record(LAST)?.turn_tokens), 300_000, 500).catch(async (e) => {
+      console.log(await dump());
+      throw e;
+    });
+    expect(project.archive().map((r) => r.content.trim())).toEqual(
+      Array.from({ length: LAST }, (_, i) => content(i + 1)),
+    );
+    expect(project.events().filter((e) => e.event === 'budget')).toHaveLength(1);
+  } finally {
     if (process.env.BATON_E2E_TRACE) console.log(await dump());
   }
 }, 900_000);
