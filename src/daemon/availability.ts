@@ -11,8 +11,9 @@ import type { EventLog } from '../bus/events.js';
 import type { Logger } from '../lib/log.js';
 import { targetOf } from '../terminal/pane.js';
 import type { Ready, Typist } from '../terminal/typist.js';
+import { timing } from '../lib/timing.js';
 
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 5000];
+const BACKOFF_MS = timing.paneRetryMs;
 /** A look started on a hint is used by the check that follows it within this long, never later. */
 const EARLY_MS = 25;
 

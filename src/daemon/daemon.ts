@@ -27,6 +27,7 @@ import type { Typist } from '../terminal/typist.js';
 import { ConfigWatch } from './reload.js';
 import { everyTick } from './ticker.js';
 import { type Parts, wire } from './wiring.js';
+import { timing } from '../lib/timing.js';
 
 /** Why a daemon stopped when its conversation was started anew: `baton daemon` follows the new one. */
 export const NEW_GENERATION = 'new generation';
@@ -147,7 +148,7 @@ export class Daemon {
       }
       await announce(this.bus, this.config, this.log);
       await this.lookAtConfig(); // publishes what it runs (config/run-record.ts)
-      this.leaveTicks = everyTick(this.opts.rescanMs ?? 2000, () => this.rescan());
+      this.leaveTicks = everyTick(this.opts.rescanMs ?? timing.rescanMs, () => this.rescan());
       await this.rescan();
     } catch (err) {
       // The lease may have been lost meanwhile (the database went away mid-recovery): stop() then ran

@@ -35,9 +35,10 @@ import { Budget } from './budget.js';
 import { SessionKeeper } from './sessions.js';
 import { type Post, TurnEnds } from './turn-ends.js';
 import { RECEIPT_BOUND_MS, Unconfirmed } from './unconfirmed.js';
+import { timing } from '../lib/timing.js';
 
 /** How often the spools are listed when no watcher said anything (a missed event delays, never loses). */
-const RESCAN_MS = 2000;
+const RESCAN_MS = timing.receiptRescanMs;
 
 /** How often a hook note may fail to be handled before it is set aside. */
 const MAX_TRIES = 3;

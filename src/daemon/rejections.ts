@@ -17,14 +17,15 @@ import { FencedError, type Queues, type Rejected, type TurnState } from '../bus/
 import type { Config } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
 import type { Logger } from '../lib/log.js';
+import { timing } from '../lib/timing.js';
 
 /**
  * How long rejections are gathered before one notice tells them: a burst (a folder of bad files found at
  * start-up, an agent writing several at once) is one notice, not one per file.
  */
-export const GATHER_MS = 1000;
+export const GATHER_MS = timing.rejectionGatherMs;
 /** And an agent is told at most this often: a stream of bad files is a notice every ten seconds, not a flood. */
-export const SPACING_MS = 10_000;
+export const SPACING_MS = timing.rejectionSpacingMs;
 /** How many rejections one notice names; the rest are counted. */
 const NAMED = 5;
 /** How many are kept for an agent that cannot be told now; older ones are only counted. */

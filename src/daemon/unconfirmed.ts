@@ -8,8 +8,10 @@
  * messages are only reported.
  */
 
-/** How long after its stamp a delivery's receipt may take (BATON_RECEIPT_BOUND_MS: tests shorten it). */
-export const RECEIPT_BOUND_MS = Number(process.env.BATON_RECEIPT_BOUND_MS) || 30_000;
+import { timing } from '../lib/timing.js';
+
+/** How long after its stamp a delivery's receipt may take (lib/timing.ts: tests shorten it). */
+export const RECEIPT_BOUND_MS = timing.receiptBoundMs;
 
 export interface Overdue {
   id: string;

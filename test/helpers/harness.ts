@@ -21,6 +21,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type Timing, timingAt } from '../../src/lib/timing.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -39,6 +40,16 @@ export async function waitFor<T>(
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
   }
+}
+
+/**
+ * Run `p`'s baton processes (its daemons and CLI calls) with every lease, lock and rescan time of
+ * src/lib/timing.ts scaled by `scale`, and return those times: a test that waits past one waits a fraction
+ * of it. Set before the project's first daemon starts; every process sharing a lock or lease needs the same.
+ */
+export function scaleTime(p: { env: Record<string, string> }, scale: number): Timing {
+  p.env.BATON_TIME_SCALE = String(scale);
+  return timingAt(scale);
 }
 
 export class Project {

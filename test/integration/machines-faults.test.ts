@@ -7,7 +7,7 @@
 import type { ResultPromise } from 'execa';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../helpers/harness.js';
+import { scaleTime, waitFor } from '../helpers/harness.js';
 import { countArchived, diagnose, invariants, machinesConfig, query, useMachines } from '../helpers/machines.js';
 import { usePostgres } from '../helpers/postgres.js';
 
@@ -16,11 +16,12 @@ const machine = useMachines();
 let n = 0;
 
 /** Two machines, a recorder each, both daemons running, the opening written on alpha. */
-async function pingPong(extra: Record<string, unknown> = {}) {
+async function pingPong(extra: Record<string, unknown> = {}, scale = 1) {
   const conv = `faults-${process.pid}-${n++}`;
   const config = machinesConfig(server.url, conv, extra);
   const a = machine('alpha', config);
   const b = machine('beta', config);
+  for (const m of [a, b]) scaleTime(m, scale);
   const logs = {
     claude1: await a.recorder('claude1', { reply: true }),
     claude2: await b.recorder('claude2', { reply: true }),
@@ -110,11 +111,12 @@ describe('faults across machines (PostgreSQL bus)', () => {
   }, 180_000);
 
   it('a daemon paused past its lease while another takes over types nothing after SIGCONT', async () => {
-    const t = await pingPong();
+    const t = await pingPong({}, 0.25);
     await t.reach(5, 'before the pause');
     const paused = t.daemons.beta;
     paused.kill('SIGSTOP');
-    await sleep(6500); // past the lease's stale time (5 s)
+    // Past the lease's stale time (5 s, here scaled): the database shows beta's heartbeat stale.
+    await waitFor('beta stale', async () => (await t.a.status())?.hosts?.beta?.alive === false, 20_000);
     t.daemons.beta = (await t.b.daemon()).proc; // takes over: ends the paused one's session, a new generation
     await t.reach((await t.count()) + 4, 'after the take-over');
     paused.kill('SIGCONT');

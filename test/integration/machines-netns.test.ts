@@ -5,9 +5,8 @@
  * link are removed afterwards, whatever happened. Needs root and `ip netns` (npm test runs as root in CI).
  */
 import { execa } from 'execa';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRecorder, waitFor } from '../helpers/harness.js';
+import { readRecorder, scaleTime, waitFor } from '../helpers/harness.js';
 import { countArchived, invariants, machinesConfig, query, useMachines } from '../helpers/machines.js';
 import { startPostgres, type Postgres } from '../helpers/postgres.js';
 
@@ -45,6 +44,7 @@ describe.skipIf(process.getuid?.() !== 0)('a machine in its own network namespac
     const config = machinesConfig(`postgres://postgres@${net}.1:${server.port}/postgres`, conv);
     const a = machine('alpha', config);
     const b = machine('beta', config);
+    for (const m of [a, b]) scaleTime(m, 0.25);
     const logs = {
       claude1: await a.recorder('claude1', { reply: true }),
       claude2: await b.recorder('claude2', { reply: true }),
@@ -72,7 +72,8 @@ describe.skipIf(process.getuid?.() !== 0)('a machine in its own network namespac
     await ip('link', 'set', hostIf, 'down');
     const cutAt = await count();
     const typedBefore = readRecorder(logs.claude2).typed.length;
-    await sleep(8000);
+    // Past its lease (5 s, here scaled): alpha sees beta's heartbeat stale.
+    await waitFor('beta stale', async () => (await a.status())?.hosts?.beta?.alive === false, 30_000);
     // Cut off: the conversation waits for beta (a message to claude2 may be committed, none more typed).
     expect(await count()).toBeLessThanOrEqual(cutAt + 1);
     expect(readRecorder(logs.claude2).typed.length).toBeLessThanOrEqual(typedBefore + 1);

@@ -6,11 +6,12 @@
  * delay is widened (enter_delay_ms) instead of racing it.
  */
 import { execa } from 'execa';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLI, Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { CLI, Project, readRecorder, scaleTime, waitFor } from '../helpers/harness.js';
+import type { Timing } from '../../src/lib/timing.js';
 
 let p: Project | undefined;
 afterEach(async () => {
@@ -20,6 +21,15 @@ afterEach(async () => {
 
 const pasted = (log: string) => () => readRecorder(log).unsubmitted.length === 1;
 const delivered = () => p!.archive()[0]?.delivered_at;
+/**
+ * A paused holder's lock is stale for a taker: untouched past the stale time, and past the window in which
+ * a live holder's lock still counts as fresh (bus/files/lock.ts: half the stale time plus 1.5 s, as a lock
+ * taken less than 1.5 s ago may carry the mtime the precision probe set, up to 1 s ahead: lib/lock-dir.ts).
+ */
+const lockStale = (t: Timing) => () => {
+  const age = Date.now() - statSync(p!.path('daemon.lock')).mtimeMs;
+  return age > Math.max(t.lockStaleMs, t.lockStaleMs / 2 + 1500);
+};
 const enters = (log: string) => [...readRecorder(log).raw.toString('latin1')].filter((c) => c === '\r').length;
 
 describe('between the paste and the Enter', () => {
@@ -122,15 +132,14 @@ describe('between the paste and the Enter', () => {
 describe('a daemon that lost its lease', () => {
   it('paused past it while another took over: it presses no key and writes no record, then exits', async () => {
     p = new Project({ delivery: { enter_delay_ms: 3000 } });
+    const t = scaleTime(p, 0.25);
     await p.recorder('claude1');
     const log2 = await p.recorder('claude2');
     const d1 = await p.startDaemon();
     p.send('c1_to_c2', 'm.json', { content: 'paused in the middle' });
     await waitFor('pasted, no Enter yet', pasted(log2));
     process.kill(d1.proc.pid!, 'SIGSTOP');
-    // Its lock goes stale: STALE_MS (3 s) after its last refresh, and a lock taken less than 1.5 s ago still
-    // carries the mtime the lock's precision probe sets (lib/lock-dir.ts), up to 1 s ahead (the flake of CI run 3).
-    await sleep(4500);
+    await waitFor('its lock stale', lockStale(t), 20_000);
     const d2 = await p.startDaemon(); // takes over the stale lock
     await waitFor('delivered by the second daemon', delivered, 30_000);
     const record = readFileSync(p.path('archive', 'msg_0001.json'), 'utf8');
@@ -155,13 +164,12 @@ describe('a daemon that lost its lease', () => {
 
   it('paused while a one-shot command answered a request: it takes the lease again and goes on', async () => {
     p = new Project();
+    const t = scaleTime(p, 0.25);
     const log1 = await p.recorder('claude1');
     await p.recorder('claude2');
     const d = await p.startDaemon();
     process.kill(d.proc.pid!, 'SIGSTOP');
-    // Its lock goes stale: STALE_MS (3 s) after its last refresh, and a lock taken less than 1.5 s ago still
-    // carries the mtime the lock's precision probe sets (lib/lock-dir.ts), up to 1 s ahead (the flake of CI run 3).
-    await sleep(4500);
+    await waitFor('its lock stale', lockStale(t), 20_000);
     const sent = await p.cli(['send', '--to', 'claude1', 'while the daemon sleeps']);
     expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);
     await waitFor('typed by the one-shot', () =>
@@ -186,13 +194,14 @@ describe('a daemon that lost its lease', () => {
 describe('a request while the daemon is paused', () => {
   it('asked while its lease is still fresh: answered here as soon as the lease goes stale, not left unanswered', async () => {
     p = new Project();
+    scaleTime(p, 0.25);
     const log1 = await p.recorder('claude1');
     await p.recorder('claude2');
     const d = await p.startDaemon();
     process.kill(d.proc.pid!, 'SIGSTOP');
     try {
       // At once: the daemon still looks alive, so the command waits for it — and answers itself once the
-      // paused daemon's lease is stale (3 s), instead of waiting out its 15 s and saying nothing was done.
+      // paused daemon's lease is stale (3 s, here scaled), instead of waiting out its 15 s and saying nothing was done.
       const started = Date.now();
       const sent = await p.cli(['send', '--to', 'claude1', 'asked of a paused daemon']);
       expect(sent.exitCode, sent.stdout + sent.stderr).toBe(0);

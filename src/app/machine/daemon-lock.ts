@@ -11,8 +11,9 @@ import { join } from 'node:path';
 import { writeAtomic } from '../../lib/fsx.js';
 import { lockDir, lockHeld } from '../../lib/lock-dir.js';
 import { pidAlive } from '../../lib/process.js';
+import { timing } from '../../lib/timing.js';
 
-const STALE_MS = 3000;
+const STALE_MS = timing.lockStaleMs;
 
 export interface MachineHolder {
   pid: number;

@@ -21,8 +21,9 @@ import { pidAlive } from '../../lib/process.js';
 import { writeAtomic } from '../../lib/fsx.js';
 import type { Layout } from './layout.js';
 import { lockDir, lockHeld } from '../../lib/lock-dir.js';
+import { timing } from '../../lib/timing.js';
 
-export const STALE_MS = 3000;
+export const STALE_MS = timing.lockStaleMs;
 
 export function readHolder(l: Layout): Holder | null {
   try {

@@ -16,10 +16,11 @@ import type pg from 'pg';
 import { isConnectionError } from './db.js';
 import type { LeaseSql } from './sql/lease.js';
 import { run } from './sql/bind.js';
+import { timing } from '../../lib/timing.js';
 
 /** How often the heartbeat is written, and how old it may get before another daemon may take over. */
-export const HEARTBEAT_MS = 1000;
-export const STALE_MS = 5000;
+export const HEARTBEAT_MS = timing.leaseHeartbeatMs;
+export const STALE_MS = timing.leaseStaleMs;
 
 /** What a lease gives the shared heartbeat. */
 export interface Beating {

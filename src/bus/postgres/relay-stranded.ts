@@ -13,6 +13,7 @@ import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Hint } from '../bus.js';
 import { claimOrder, nameOf } from './relay-claims.js';
+import { timing } from '../../lib/timing.js';
 
 /** A file claimed into `dir` (its folder's `.relaying/`) as `as` (its path there: relay-claims.ts). */
 export interface ClaimedFile {
@@ -21,8 +22,8 @@ export interface ClaimedFile {
   as: string;
 }
 
-const FIRST_MS = 250;
-const MAX_MS = 5000;
+const FIRST_MS = timing.relayRetryFirstMs;
+const MAX_MS = timing.relayRetryMaxMs;
 
 export class Stranded {
   private readonly files = new Map<string, ClaimedFile>();

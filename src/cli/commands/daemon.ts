@@ -52,6 +52,10 @@ registry in $XDG_STATE_HOME/baton/hosts/<name>/): a second one exits 3.`,
     if (inv.values.machine && (inv.positionals.length || inv.values.config))
       throw new UsageError('--machine serves the registry: give no config');
     const { log } = await import('../../lib/log.js');
+    const { timeScale } = await import('../../lib/timing.js');
+    // A scaled daemon gives up a stalled peer's lease sooner: say so, so that it is never a silent surprise.
+    if (timeScale() !== 1)
+      log.warn(`BATON_TIME_SCALE=${timeScale()}: every lease, lock and rescan time scaled (for tests)`);
     const service = inv.values.machine
       ? await machineDaemon(log, { stay: Boolean(inv.values.stay), agents: Boolean(inv.values.agents) })
       : await conversationsDaemon(inv, log);

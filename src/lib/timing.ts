@@ -1,0 +1,73 @@
+/**
+ * The waits of the daemon, its buses and its locks that a test would otherwise have to sit through, in one
+ * place. The integration tests slept past these when they were literals spread over a dozen files (34
+ * sleeps, 58 s of a 12-minute CI run: a lock going stale after 3 s, a lease after 5 s, rescans every 2 s);
+ * now a test runs them shorter and waits for the condition it asserts.
+ *
+ * BATON_TIME_SCALE (from the environment only — a config file cannot set it) multiplies every one of them:
+ * 0.25 makes the lock go stale after 750 ms. It can only shorten (0.05–1; anything else is 1), and every
+ * process that shares a lock or a lease must run with the same scale, as a test's do. It is for tests: a
+ * scaled lease gives a daemon stalled by a loaded machine less time before another takes over.
+ */
+
+export interface Timing {
+  /** A lock directory (files bus's lease, the machine daemon's lock) untouched this long is stale. */
+  readonly lockStaleMs: number;
+  /** The PostgreSQL lease's heartbeat, and how old it may get before another daemon may take over. */
+  readonly leaseHeartbeatMs: number;
+  readonly leaseStaleMs: number;
+  /** A daemon's rescan of its folders, requests and config — the safety net behind the hints. */
+  readonly rescanMs: number;
+  /** The receipts' spools looked at again even when no watcher said so. */
+  readonly receiptRescanMs: number;
+  /** How long after its stamp a delivery's hook receipt may take before it is reported missing. */
+  readonly receiptBoundMs: number;
+  /** An unavailable pane is tried again after these (the last repeats). */
+  readonly paneRetryMs: readonly number[];
+  /** A message the relay could not store is tried again after the first, doubling up to the most. */
+  readonly relayRetryFirstMs: number;
+  readonly relayRetryMaxMs: number;
+  /** Rejections gathered this long into one notice to their sender, notices at least this far apart. */
+  readonly rejectionGatherMs: number;
+  readonly rejectionSpacingMs: number;
+}
+
+/** The times at scale 1: what runs in production. */
+export const DEFAULT_TIMING: Timing = {
+  lockStaleMs: 3000,
+  leaseHeartbeatMs: 1000,
+  leaseStaleMs: 5000,
+  rescanMs: 2000,
+  receiptRescanMs: 2000,
+  receiptBoundMs: 30_000,
+  paneRetryMs: [250, 500, 1000, 2000, 4000, 5000],
+  relayRetryFirstMs: 250,
+  relayRetryMaxMs: 5000,
+  rejectionGatherMs: 1000,
+  rejectionSpacingMs: 10_000,
+};
+
+/** The scale BATON_TIME_SCALE asks for: a number in 0.05–1, else 1. */
+export function timeScale(env: NodeJS.ProcessEnv = process.env): number {
+  const s = Number(env.BATON_TIME_SCALE);
+  return Number.isFinite(s) && s >= 0.05 && s <= 1 ? s : 1;
+}
+
+/** The times at `scale` (each at least 1 ms). */
+export function timingAt(scale: number): Timing {
+  const at = (ms: number) => Math.max(1, Math.round(ms * scale));
+  const out: Record<string, number | readonly number[]> = {};
+  for (const [k, v] of Object.entries(DEFAULT_TIMING)) out[k] = typeof v === 'number' ? at(v) : v.map(at);
+  return out as unknown as Timing;
+}
+
+/**
+ * This process's times, fixed when it starts. BATON_RECEIPT_BOUND_MS, which tests set before this existed,
+ * still sets the receipt bound alone.
+ */
+export const timing: Timing = {
+  ...timingAt(timeScale()),
+  ...(Number(process.env.BATON_RECEIPT_BOUND_MS) > 0
+    ? { receiptBoundMs: Number(process.env.BATON_RECEIPT_BOUND_MS) }
+    : {}),
+};
