@@ -6,7 +6,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { Project, readRecorder, scaleTime, waitFor } from '../helpers/harness.js';
 
 let p: Project;
 afterEach(async () => {
@@ -16,6 +16,7 @@ afterEach(async () => {
 describe('the tmux server gone', () => {
   it('kill-server under a running daemon: the message waits in its inbox, pane_unavailable once, delivered once the sessions are back', async () => {
     p = new Project();
+    const t = scaleTime(p, 0.25);
     const logs = { claude1: await p.recorder('claude1'), claude2: await p.recorder('claude2') };
     const { proc: daemon } = await p.startDaemon();
     p.send('c1_to_c2', 'first.json', { content: 'before the crash' });
@@ -32,8 +33,8 @@ describe('the tmux server gone', () => {
       () => p.events().some((e) => e.event === 'pane_unavailable' && e.agent === 'claude1'),
       15_000,
     );
-    // Long enough for several retries (backoff 250 ms, 500 ms, 1 s, …): still waiting, still logged once.
-    await sleep(2500);
+    // Long enough for several retries (backoff 250 ms, 500 ms, 1 s, …, here scaled): still waiting, still logged once.
+    await sleep(t.paneRetryMs.slice(0, 4).reduce((a, b) => a + b));
     expect(p.archive()).toHaveLength(1);
     expect(p.ls('c2_to_c1')).toEqual(['reply.json']);
     expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });

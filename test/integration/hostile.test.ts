@@ -19,7 +19,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Project, readRecorder, rejectedPairs, waitFor } from '../helpers/harness.js';
+import { Project, readRecorder, rejectedPairs, scaleTime, waitFor } from '../helpers/harness.js';
+import { timingAt } from '../../src/lib/timing.js';
 
 let p: Project;
 afterEach(async () => {
@@ -28,8 +29,10 @@ afterEach(async () => {
 
 async function twoRecorders(
   config: Record<string, unknown> = {},
+  scale = 1,
 ): Promise<{ logs: { claude1: string; claude2: string }; daemon: ResultPromise }> {
   p = new Project(config);
+  scaleTime(p, scale);
   const logs = { claude1: await p.recorder('claude1'), claude2: await p.recorder('claude2') };
   const { proc } = await p.startDaemon();
   return { logs, daemon: proc };
@@ -556,7 +559,8 @@ describe('names that are not UTF-8', () => {
   // docs/protocol.md §3: names starting with "." or ending in .tmp/~ are never read, and only *.json are messages —
   // whatever bytes the rest of the name has. A writer's temp file must not vanish under it mid-write.
   it('a dot-file, a *.tmp or a non-.json file whose name is not UTF-8 is left alone like any other', async () => {
-    await twoRecorders();
+    const t = timingAt(0.2);
+    await twoRecorders({}, 0.2);
     const dir = p.path('c1_to_c2');
     const raw = (a: string, b: string) =>
       Buffer.concat([Buffer.from(`${dir}/${a}`), Buffer.from([0xff]), Buffer.from(b)]);
@@ -564,7 +568,7 @@ describe('names that are not UTF-8', () => {
       writeFileSync(f, 'a writer is still writing this');
     p.send('c1_to_c2', 'ok.json', { content: 'after them' });
     await waitFor('ok.json delivered', () => p.archive()[0]?.delivered_at);
-    await sleep(2500); // names that are not UTF-8 are found by the rescan, every 2 s
+    await sleep(2 * t.rescanMs); // names that are not UTF-8 are found by the rescan (every 2 s, here scaled)
     expect(readdirSync(dir, { encoding: 'buffer' })).toHaveLength(3);
     expect(p.ls('rejected')).toEqual([]);
   });

@@ -138,7 +138,18 @@ describe('a database blink', () => {
       expect(posted.stderr).toContain('queued');
       // A script waiting for it, from a shell that reaches the database: it waits through the outage.
       const waiting = a.cli(['post', '--as', 'claude1', '--wait', '--timeout', '60', 'and this one waited']);
-      await new Promise((r) => setTimeout(r, 3000));
+      // Queued (as the first one was): from here it follows the post through the outage, not before.
+      const has = (sub: string, f: string) => {
+        try {
+          return readFileSync(a.path('c1_to_c2', sub, f), 'utf8').includes('and this one waited');
+        } catch {
+          return false; // a folder, or moved on meanwhile
+        }
+      };
+      await waitFor('the waiting post queued', () =>
+        ['', '.relaying'].some((sub) => a.ls('c1_to_c2', sub).some((f) => has(sub, f))),
+      );
+      expect(waiting.exitCode).toBeNull(); // still waiting
       await server.start();
       const waited = await waiting;
       expect(waited.exitCode, waited.stderr).toBe(0);

@@ -16,7 +16,7 @@ import { ensureConversation } from '../../src/bus/postgres/store.js';
 import { parseConfig } from '../../src/config/config.js';
 import { initialState } from '../../src/core/turns.js';
 import { silent } from '../../src/lib/log.js';
-import { waitFor } from '../helpers/harness.js';
+import { scaleTime, waitFor } from '../helpers/harness.js';
 import { machinesConfig, query, useMachines } from '../helpers/machines.js';
 import { usePostgres } from '../helpers/postgres.js';
 
@@ -73,15 +73,19 @@ describe('relay (PostgreSQL bus)', () => {
   it('an insert that fails while the daemon runs is tried again, with backoff and one log line, and status counts it', async () => {
     const conversation = `relay-retry-${process.pid}`;
     const alpha = machine('alpha', machinesConfig(server.url, conversation));
+    scaleTime(alpha, 0.25);
     await alpha.daemon(); // the schema is there from now on
-    // Every insert into relayed fails as a statement past statement_timeout does (57014), until the row goes.
+    // Every insert into relayed fails as a statement past statement_timeout does (57014), until the row goes;
+    // each attempt counted by a sequence (which the failed transaction's rollback does not undo).
     await query(
       server.url,
       `CREATE TABLE public.relay_fault (on_ boolean);
        INSERT INTO public.relay_fault VALUES (true);
+       CREATE SEQUENCE public.relay_attempts;
        CREATE FUNCTION public.relay_fault() RETURNS trigger LANGUAGE plpgsql AS $$
          BEGIN
            IF EXISTS (SELECT 1 FROM public.relay_fault) THEN
+             PERFORM nextval('public.relay_attempts');
              RAISE EXCEPTION 'canceling statement due to statement timeout' USING ERRCODE = '57014';
            END IF;
            RETURN NEW;
@@ -94,7 +98,9 @@ describe('relay (PostgreSQL bus)', () => {
       alpha.send('c1_to_c2', 'hello.json', { content: 'stranded once' });
       await waitFor('claimed', () => alpha.ls('c1_to_c2', '.relaying').length === 1, 10_000);
       await waitFor('counted in status', async () => (await alpha.status())?.relaying === 1, 10_000);
-      await new Promise((r) => setTimeout(r, 3000)); // several attempts fail meanwhile
+      const attempts = async () =>
+        Number((await query<{ n: string }>(server.url, 'SELECT last_value AS n FROM public.relay_attempts'))[0]!.n);
+      await waitFor('several attempts failed', async () => (await attempts()) >= 4, 20_000);
       expect(await stored()).toEqual([]);
     } finally {
       await query(server.url, 'DELETE FROM public.relay_fault');
