@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Project, readRecorder, ROOT, waitFor } from '../helpers/harness.js';
+import { Project, readRecorder, ROOT, scaleTime, waitFor } from '../helpers/harness.js';
 
 const FAKE_CLAUDE = join(ROOT, 'test', 'fixtures', 'fake-claude.mjs');
 const PASTE_BURST = join(ROOT, 'test', 'fixtures', 'paste-burst.mjs');
@@ -204,6 +204,7 @@ describe('other kinds', () => {
     p = new Project({
       agents: { claude1: { kind: 'generic', command: 'x' }, claude2: { kind: 'codex', command: 'x' } },
     });
+    const t = scaleTime(p, 0.25);
     // A program that would take the message (it submits on Enter), but whose screen is not Codex's.
     const log = await session('claude2', PASTE_BURST, [], 'burst-aware ready');
     await p.recorder('claude1');
@@ -212,7 +213,7 @@ describe('other kinds', () => {
     await waitFor('the screen reported', () =>
       p.events().find((e) => e.event === 'screen_unknown' && e.agent === 'claude2'),
     );
-    await sleep(1500);
+    await sleep(t.paneRetryMs.slice(0, 4).reduce((a, b) => a + b)); // four looks again (here scaled): still not typed
     expect(submitted(log)).toEqual([]);
     expect(p.archive()[0]?.delivered_at ?? null).toBeNull();
   });

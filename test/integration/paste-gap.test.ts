@@ -82,7 +82,12 @@ describe('between the paste and the Enter', () => {
       'the agent died',
       async () => (await p!.tmux(['display-message', '-p', '-t', '=claude2:', '#{pane_dead}'])).stdout.trim() === '1',
     );
-    await sleep(2500); // well past the Enter delay
+    // Its Enter step over: the daemon found the pane dead (or, wrongly, stamped the message).
+    await waitFor(
+      'the Enter step over',
+      () =>
+        p!.archive()[0]?.delivered_at || p!.events().some((e) => e.event === 'delivery_failed' && e.id === 'msg_0001'),
+    );
     expect(p.archive()[0]!.delivered_at).toBeNull();
     // Started again in the same pane (same pane id, a new process); held in copy mode until it reads.
     const again = join(p.dir, 'claude2-again.log');
@@ -117,7 +122,10 @@ describe('between the paste and the Enter', () => {
     p.send('c1_to_c2', 'm.json', { content: 'scroll past me' });
     await waitFor('pasted, no Enter yet', pasted(log2));
     await p.tmux(['copy-mode', '-t', '=claude2:']);
-    await sleep(3000);
+    // The Enter delay over, the Enter refused: the pane is in copy mode.
+    await waitFor('the Enter held', () =>
+      p!.events().some((e) => e.event === 'delivery_failed' && String(e.error).includes('copy mode')),
+    );
     expect(p.archive()[0]!.delivered_at).toBeNull(); // the Enter would have been swallowed
     expect(enters(log2)).toBe(0);
     await p.tmux(['send-keys', '-X', '-t', '=claude2:', 'cancel']);
