@@ -91,7 +91,7 @@ describe('config.json edited while the daemon runs', () => {
     await waitFor('finished', () => (q.state().finished as { reason: string } | undefined)?.reason === 'max_turns');
     expect(q.state().message_counter).toBe(2);
     q.send('c1_to_c2', '3.json', msg('claude1', 'claude2', 'three'));
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor('3.json held', () => q.events().some((e) => e.event === 'held' && e.file === '3.json'));
     expect(q.archive()).toHaveLength(2); // held: the conversation is over
   }, 60_000);
 
