@@ -21,6 +21,7 @@ import type { Logger } from '../lib/log.js';
 import { Tmux } from '../terminal/tmux.js';
 import { Daemon, NEW_GENERATION } from './daemon.js';
 import { Notifier } from './notify/notifier.js';
+import { timing } from '../lib/timing.js';
 
 /**
  * A database away this long is told (an `error` notification): a restart or a network blip of a few seconds is
@@ -131,13 +132,13 @@ export class Service {
         // mid-recovery): type nothing until it is back, then take the lease again, recover and go on.
         if ((isBusUnavailable(err) || err instanceof FencedError) && !this.stopping) {
           const why = explainBusError(err) ?? `the bus cannot be reached (${(err as Error).message})`;
-          if (unreachable++ % 15 === 0) log.warn(`${why}; trying again every 2 s`);
+          if (unreachable++ % 15 === 0) log.warn(`${why}; trying again every ${timing.busRetryMs / 1000} s`);
           awaySince ??= Date.now();
           if (Date.now() - awaySince >= this.databaseAwayMs) {
             notifier.trouble('database_away', { error: why, since: new Date(awaySince).toISOString() });
             awaySince = Number.POSITIVE_INFINITY; // told once per outage
           }
-          await sleep(2000);
+          await sleep(timing.busRetryMs);
           continue;
         }
         throw err;

@@ -18,6 +18,8 @@ export interface Timing {
   readonly leaseStaleMs: number;
   /** A daemon's rescan of its folders, requests and config — the safety net behind the hints. */
   readonly rescanMs: number;
+  /** A daemon whose bus (the database) cannot be reached tries to start again this often. */
+  readonly busRetryMs: number;
   /** The receipts' spools looked at again even when no watcher said so. */
   readonly receiptRescanMs: number;
   /** How long after its stamp a delivery's hook receipt may take before it is reported missing. */
@@ -38,6 +40,7 @@ export const DEFAULT_TIMING: Timing = {
   leaseHeartbeatMs: 1000,
   leaseStaleMs: 5000,
   rescanMs: 2000,
+  busRetryMs: 2000,
   receiptRescanMs: 2000,
   receiptBoundMs: 30_000,
   paneRetryMs: [250, 500, 1000, 2000, 4000, 5000],

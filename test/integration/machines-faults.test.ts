@@ -86,10 +86,11 @@ describe('faults across machines (PostgreSQL bus)', () => {
   }, 240_000);
 
   it('PostgreSQL stopped (immediate) and started again mid-conversation: the daemons wait, then go on', async () => {
-    const t = await pingPong();
+    const t = await pingPong({}, 0.25);
     await t.reach(6, 'before the stop');
     await server.stop('immediate');
-    await sleep(3000);
+    // Both daemons lost the lease with the database (5 s, here scaled) and wait for it: neither exits.
+    for (const m of [t.a, t.b]) await waitFor(`${m.host} waits`, () => m.output.includes('trying again every'), 30_000);
     for (const d of Object.values(t.daemons))
       expect(d.exitCode, 'a daemon exited while the database was away').toBeNull();
     await server.start();
