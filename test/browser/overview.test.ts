@@ -54,7 +54,11 @@ describe('baton ui: every conversation', () => {
     page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
     await page.goto(u.url);
     await page.locator('#live', { hasText: /^live$/ }).waitFor();
-    await expect.poll(() => page.locator('#rows tr a').allTextContents()).toEqual([a.p.dir, b.p.dir, c.p.dir]);
+    // expect.poll's own timeout is 1 s: the listing comes with the overview's first refresh, which under load
+    // (2 cores, other suites running) took longer than that, and the listing was asserted empty.
+    await expect
+      .poll(() => page.locator('#rows tr a').allTextContents(), { timeout: 30_000 })
+      .toEqual([a.p.dir, b.p.dir, c.p.dir]);
     for (const x of [a, b, c]) {
       await cell(page, x.p, 'state').locator('text=running').waitFor({ timeout: 20_000 });
       expect(await cell(page, x.p, 'messages').textContent()).toBe('0');

@@ -67,7 +67,9 @@ describe('baton ui', () => {
     const { p, u, log2, page, requests, errors } = await twoAgents();
 
     // Two agent lanes and two pane cards; the recorder's screen arrives from capture-pane.
-    await expect.poll(() => page.locator('#lanes-head > div').allTextContents()).toEqual(['claude1', 'claude2']);
+    await expect
+      .poll(() => page.locator('#lanes-head > div').allTextContents(), { timeout: 15_000 })
+      .toEqual(['claude1', 'claude2']);
     await page.locator('[data-agent="claude2"] .screen', { hasText: 'recorder ready (claude2)' }).waitFor();
     await page.locator('[data-agent="claude1"] .state', { hasText: 'alive' }).waitFor();
     await page.locator('#facts', { hasText: 'running (pid' }).waitFor();
@@ -295,11 +297,15 @@ describe('baton ui', () => {
   });
 
   it('marks the message a silent agent was reminded about, live and after a reload', async () => {
-    // Reminders at 1.5 s and 4.5 s: wide enough that the bubble shows before the first one, even under load.
+    // Reminders 1.5 s apart: two of them, then the turn stalls.
     const { p, page } = await twoAgents({ turns: { timeout_s: 1.5, max_nudges: 2 } });
     p.send('c1_to_c2', '001.json', { content: 'your turn, claude2' });
     await page.locator('#m-msg_0001').waitFor();
-    expect(await page.locator('#m-msg_0001 .nudge').isHidden()).toBe(true); // none yet, none shown
+    // No mark before a reminder was sent. Asserted as that state, not as "hidden the moment the bubble shows":
+    // on a loaded machine the bubble once showed after the first reminder had gone out, its mark rightly with it.
+    const marked = await page.locator('#m-msg_0001 .nudge').isVisible();
+    const nudged = p.events().some((e) => e.event === 'nudged' && e.reply_to === 'msg_0001');
+    expect(!marked || nudged, 'a reminder mark shown though no reminder was sent').toBe(true);
     await page.locator('#m-msg_0001 .nudge', { hasText: '2 reminders' }).waitFor();
     await page.locator('#facts', { hasText: 'stalled' }).waitFor();
     await page.reload();
