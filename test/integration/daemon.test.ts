@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { render } from '../../src/core/compose.js';
-import { Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { Project, readRecorder, scaleTime, waitFor } from '../helpers/harness.js';
 
 let p: Project;
 afterEach(async () => {
@@ -173,6 +173,7 @@ describe('daemon with two recorder agents on a private tmux server', () => {
 
   it("a rejected message's sender is told why in its pane — one notice for what piled up, no ID, no turn", async () => {
     p = new Project({ inbox: { max_bytes: 2000, settle_ms: 300 }, delivery: { enter_delay_ms: 20 } });
+    const t = scaleTime(p, 0.25);
     const log1 = await p.recorder('claude1');
     const log2 = await p.recorder('claude2');
     // Two bad files before the daemon starts: rejected in one look, told in one notice.
@@ -188,7 +189,7 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     expect(told).toContain('[baton] it is still your turn; write a new message.');
     expect(p.archive()).toEqual([]); // a notice takes no ID …
     expect(p.state()).toMatchObject({ current_turn: 'claude1', message_counter: 0 }); // … and no turn
-    // One more later: a notice of its own (ten seconds after the first at the soonest), naming it alone;
+    // One more later: a notice of its own (ten seconds after the first at the soonest, here scaled), naming it alone;
     // the first is not repeated.
     p.send('c1_to_c2', 'array.json', '[1, 2, 3]');
     await waitFor('claude1 told again', () => notices(log1).length >= 2, 30_000);
@@ -200,7 +201,7 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     await waitFor('claude2 told', () => notices(log2).length >= 1);
     expect(notices(log2)[0]).toContain('your message bad-sender.json to claude1 was not delivered: sender: ');
     expect(notices(log2)[0]).toContain('write it again, corrected, if it still matters');
-    await sleep(1000);
+    await sleep(3 * t.rejectionGatherMs); // nothing more: a notice would have been gathered by now
     expect([notices(log1).length, notices(log2).length]).toEqual([2, 1]);
     expect(p.archive()).toEqual([]);
     // Still delivering.

@@ -3,7 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Project, readRecorder, ROOT, waitFor } from '../helpers/harness.js';
+import { Project, readRecorder, ROOT, scaleTime, waitFor } from '../helpers/harness.js';
 
 let p: Project;
 afterEach(async () => {
@@ -184,6 +184,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
     const MESSAGES = 100;
     const began = Date.now();
     p = new Project({ delivery: { enter_delay_ms: 0 } });
+    scaleTime(p, 0.25); // each start takes over the killed daemon's lock once stale: 3 s, here 0.75 s
     const logs = {
       claude1: await p.recorder('claude1', { reply: true }),
       claude2: await p.recorder('claude2', { reply: true }),
@@ -388,6 +389,7 @@ describe('a daemon killed between a paste and its Enter', () => {
 
   /** The daemon pastes msg_0001 and is killed before its Enter; then a daemon starts again. */
   async function killedAfterPaste(content: string): Promise<void> {
+    scaleTime(p, 0.25); // the restart takes over the killed daemon's lock once stale: 3 s, here 0.75 s
     p.send('c1_to_c2', 'm.json', { content });
     const { proc } = await p.startDaemon({ BATON_FAILPOINT: 'pasted' });
     await waitFor('the daemon killed right after its paste', () => proc.exitCode !== null || proc.signalCode, 15_000);
@@ -442,6 +444,7 @@ describe('a daemon killed between a paste and its Enter', () => {
 
   it('Claude Code, its box holding more than that paste (a person typed after it): nothing typed behind it until the box is empty', async () => {
     const log = await claudeReceiver();
+    scaleTime(p, 0.25); // the restart takes over the killed daemon's lock once stale: 3 s, here 0.75 s
     p.send('c1_to_c2', 'm.json', { content: 'one short line' });
     const { proc } = await p.startDaemon({ BATON_FAILPOINT: 'pasted' });
     await waitFor('the daemon killed right after its paste', () => proc.signalCode, 15_000);
@@ -493,6 +496,7 @@ describe('a daemon killed between a paste and its Enter', () => {
 
   it("a person's message (baton send) to a generic agent: answered after the kill, Enter alone first, each submit one copy", async () => {
     p = new Project({ delivery: { enter_delay_ms: 100 } });
+    scaleTime(p, 0.25); // the command takes over the killed daemon's lock once stale: 3 s, here 0.75 s
     await p.recorder('claude1');
     const log = await p.recorder('claude2');
     const { proc } = await p.startDaemon({ BATON_FAILPOINT: 'pasted' });
@@ -518,6 +522,7 @@ describe('a daemon killed between a paste and its Enter', () => {
 
   /** As killedAfterPaste, checking that the box shows the stand-in's marker for a big paste before the restart. */
   async function killedAfterPasteShowingMarker(content: string): Promise<void> {
+    scaleTime(p, 0.25); // the restart takes over the killed daemon's lock once stale: 3 s, here 0.75 s
     p.send('c1_to_c2', 'm.json', { content });
     const { proc } = await p.startDaemon({ BATON_FAILPOINT: 'pasted' });
     await waitFor('the daemon killed right after its paste', () => proc.exitCode !== null || proc.signalCode, 15_000);
