@@ -13,6 +13,8 @@
 export interface Timing {
   /** A lock directory (files bus's lease, the machine daemon's lock) untouched this long is stale. */
   readonly lockStaleMs: number;
+  /** The machine's registry lock (held for one edit) is taken over once untouched this long. */
+  readonly registryLockStaleMs: number;
   /** The PostgreSQL lease's heartbeat, and how old it may get before another daemon may take over. */
   readonly leaseHeartbeatMs: number;
   readonly leaseStaleMs: number;
@@ -37,6 +39,7 @@ export interface Timing {
 /** The times at scale 1: what runs in production. */
 export const DEFAULT_TIMING: Timing = {
   lockStaleMs: 3000,
+  registryLockStaleMs: 5000,
   leaseHeartbeatMs: 1000,
   leaseStaleMs: 5000,
   rescanMs: 2000,

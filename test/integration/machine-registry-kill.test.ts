@@ -2,7 +2,7 @@
  * The machine's registry (app/machine/registry.ts) is written whole or not at all: a writer killed with
  * SIGKILL at any moment leaves the last good list (and at most a temp file, swept by the next writer once
  * its pid is gone). Real writer processes, killed mid-write, against dist/ — so here, not in the unit tier:
- * each round waits out the killed writer's lock (stale after 5 s), ~15 s in all.
+ * each round waits out the killed writer's lock (stale after 5 s, here scaled to 1.25 s).
  */
 import { execa } from 'execa';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -10,11 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { entryOf, readRegistry, register, registryFile } from '../../src/app/machine/registry.js';
+import { readRegistry, registryFile } from '../../src/app/machine/registry.js';
 import type { Config } from '../../src/config/config.js';
 import { ROOT } from '../helpers/harness.js';
 
 let dir = '';
+/** The writers' times scaled (lib/timing.ts): each waits out the killed one's lock in 1.25 s, not 5 s. */
+const SCALED = { BATON_TIME_SCALE: '0.25' };
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 const config = (n: number) =>
@@ -35,7 +37,7 @@ describe('the machine registry', () => {
       for (let i = 0; ; i++) await register(process.argv[1], entryOf({ file: '/w/' + i + '/' + 'x'.repeat(20000), baseDir: '/w/' + i, messageDir: '/w/' + i + '/m', bus: { kind: 'files' } }, null));`;
     const written = () => (existsSync(registryFile(dir)) ? statSync(registryFile(dir)).ino : 0);
     for (let round = 0; round < 4; round++) {
-      const w = execa('node', ['--input-type=module', '-e', script, dir], { reject: false });
+      const w = execa('node', ['--input-type=module', '-e', script, dir], { reject: false, env: SCALED });
       // Kill it mid-stream, not before its first write: node's start-up alone can take 300 ms on a busy machine,
       // and from the second round on the writer first waits out the killed one's lock (stale after 5 s).
       const before = written();
@@ -51,7 +53,11 @@ describe('the machine registry', () => {
     // stale) sweeps it.
     writeFileSync(join(dir, '.baton-999999-0123456789ab.tmp'), '{"version":1,"conversations":[{"ho');
     expect(readRegistry(dir).ok).toBe(true);
-    await register(dir, entryOf(config(7), null));
+    const last = `const { register, entryOf } = await import(${JSON.stringify(mod)});
+      await register(process.argv[1], entryOf(${JSON.stringify(config(7))}, null));`;
+    expect(
+      (await execa('node', ['--input-type=module', '-e', last, dir], { reject: false, env: SCALED })).exitCode,
+    ).toBe(0);
     expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
     expect(readRegistry(dir).registry.conversations.at(-1)?.home).toBe('/p/7');
   }, 60_000);

@@ -22,6 +22,7 @@ import type { Config } from '../../config/config.js';
 import { isOurTemp, writeAtomic } from '../../lib/fsx.js';
 import { lockDir } from '../../lib/lock-dir.js';
 import { pidAlive } from '../../lib/process.js';
+import { timing } from '../../lib/timing.js';
 
 /** One conversation the machine's daemon serves. */
 export interface Entry {
@@ -161,7 +162,7 @@ type Lists = Omit<Registry, 'version'>;
 async function edit(dir: string, change: (lists: Lists) => Lists): Promise<Lists> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const release = await lockDir(join(dir, 'registry.lock'), {
-    stale: 5000,
+    stale: timing.registryLockStaleMs,
     retries: { count: 100, delayMs: 100 },
     onCompromised: () => {}, // held for one read and write: taken over only once this edit is long stale
   });
