@@ -6,7 +6,7 @@
 //   node bench/bench.mjs [--runs N] [--quick] [--skip-scaling] [--only W,W…] [--out FILE]
 //   node bench/bench.mjs --only daemon_cpu [--against COMMIT] [--pairs N] [--cpu-prof DIR]
 //
-// Workloads (see README "Performance"): latency, ping-pong, burst, idle, floor; scaling with 1,000 and
+// Workloads (see docs/performance.md): latency, ping-pong, burst, idle, floor; scaling with 1,000 and
 // 10,000 archived messages and with 2, 4 and 8 agents. Nothing here is a pass/fail test: it reports.
 // daemon_cpu, the CPU a delivered message costs the daemon, is a ratio against an earlier commit's daemon
 // (default a4211c7) run interleaved with this one in the same run (bench/against.mjs says why).

@@ -6,7 +6,7 @@
  * tick starts every member's chore at once (as their own timers firing together would): one that is slow
  * (a database that is away) holds up no other.
  *
- * Measured with `node bench/bench.mjs --only machine_idle`: see the README's figures.
+ * Measured with `node bench/bench.mjs --only machine_idle`: see docs/performance.md.
  */
 type Chore = () => Promise<void>;
 
