@@ -34,6 +34,7 @@ export type EventName =
   | 'config_reloaded'
   | 'config_rejected'
   // A person is needed, or the conversation paused itself (docs/protocol.md §12); the notifier tells them.
+  // blocked: the turn holder waits at a dialog; unblocked: it closed; answered: a person answered one.
   | 'blocked'
   | 'unblocked'
   | 'answered'

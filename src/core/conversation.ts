@@ -43,6 +43,13 @@ export interface Progress {
   stalled?: boolean | undefined;
   /** `baton pause`: nobody is reminded while it lasts. */
   paused?: Paused | null | undefined;
+  /**
+   * The turn holder waits at a dialog for a person (blocked.ts): the turn clock stands still while it lasts,
+   * and the time it lasted — since the conversation started, and within the turn — counts for nothing.
+   */
+  blocked?: { since: string } | null | undefined;
+  blocked_ms?: number | undefined;
+  turn_blocked_ms?: number | undefined;
 }
 
 /** The termination and reminder rules of config.json's `turns` (config/ checks them; the types match). */
@@ -77,8 +84,8 @@ export function endsWith(p: Progress, msg: { from: string; content: string }, ru
 
 /** When max_duration_s runs out (ms since the epoch), or null when it never does. */
 export function durationEndsAt(p: Progress, rules: Rules): number | null {
-  if (rules.max_duration_s <= 0 || !p.started_at || p.finished) return null;
-  return Date.parse(p.started_at) + rules.max_duration_s * 1000;
+  if (rules.max_duration_s <= 0 || !p.started_at || p.finished || p.blocked) return null;
+  return Date.parse(p.started_at) + (p.blocked_ms ?? 0) + rules.max_duration_s * 1000;
 }
 
 export type NudgePlan =
@@ -89,13 +96,15 @@ export type NudgePlan =
 
 /**
  * Reminder k (1-based) is due timeout_s × (2^k − 1) after the turn began, so the gaps grow T, 2T, 4T…;
- * after max_nudges reminders and one more gap the holder is stalled. `at` says when to look again.
+ * after max_nudges reminders and one more gap the holder is stalled. `at` says when to look again. The
+ * time the holder waited at a dialog does not count, and while it waits nothing is due (`at` null: its
+ * end plans again).
  */
 export function nudgePlan(p: Progress, nowMs: number, rules: Rules): NudgePlan {
-  if (rules.timeout_s <= 0 || p.finished || p.paused || p.stalled || !p.turn_started_at)
+  if (rules.timeout_s <= 0 || p.finished || p.paused || p.stalled || p.blocked || !p.turn_started_at)
     return { action: 'none', at: null };
   const sent = p.nudges ?? 0;
-  const due = Date.parse(p.turn_started_at) + rules.timeout_s * 1000 * (2 ** (sent + 1) - 1);
+  const due = Date.parse(p.turn_started_at) + (p.turn_blocked_ms ?? 0) + rules.timeout_s * 1000 * (2 ** (sent + 1) - 1);
   if (nowMs < due) return { action: 'none', at: due };
   return sent < rules.max_nudges ? { action: 'nudge', n: sent + 1 } : { action: 'stall' };
 }
@@ -105,5 +114,7 @@ export function nudgePlan(p: Progress, nowMs: number, rules: Rules): NudgePlan {
  * starts with no reminders yet (the holder wrote, so it was not silent).
  */
 export function turnTaken<S extends Progress, T extends object>(state: S, next: T, now: string): S & T {
-  return { ...state, ...next, turn_started_at: now, nudges: 0, stalled: false };
+  const fresh = { turn_started_at: now, nudges: 0, stalled: false };
+  // (Written only once a block happened: older states and their readers never see the key.)
+  return { ...state, ...next, ...fresh, ...(state.turn_blocked_ms ? { turn_blocked_ms: 0 } : {}) };
 }

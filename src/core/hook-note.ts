@@ -3,8 +3,12 @@
  * imports this on an agent's critical path, and loads nothing it does not need.
  */
 
-/** The hook events baton installs, by what they mean (each CLI's own event names map onto these). */
-export const HOOK_EVENTS = ['prompt', 'stop', 'permission'] as const;
+/**
+ * The hook events baton installs, by what they mean (each CLI's own event names map onto these): a prompt
+ * reached the model, the turn ended, a dialog waits for a person (`permission`: a permission request or a
+ * question), and a tool ran (`ran`: installed only to see a dialog close, and run only while one is open).
+ */
+export const HOOK_EVENTS = ['prompt', 'stop', 'permission', 'ran'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /**

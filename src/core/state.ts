@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { FINISH_REASONS, PAUSE_REASONS } from './conversation.js';
+import { DIALOG_KINDS } from './dialog.js';
 import { MESSAGE_ID_SOURCE } from './ids.js';
 import { formatIssues } from './issues.js';
 import type { TurnState } from './turns.js';
@@ -50,6 +51,23 @@ export const StateSchema = z.looseObject({
   loop_since: z.int().min(0).optional(),
   /** Made by `baton up --demo`: the bundled demo agents hold it (it ends after DEMO_TURNS messages). */
   demo: z.boolean().optional(),
+  /**
+   * The turn holder waits at a dialog for a person (docs/protocol.md §12; blocked.ts): who, since when, at what;
+   * its choices and identity once its screen showed it. The time blocked counts for no reminder and no limit.
+   */
+  blocked: z
+    .looseObject({
+      agent: z.string(),
+      since: z.string(),
+      kind: z.enum(DIALOG_KINDS),
+      question: z.string(),
+      choices: z.array(z.object({ n: z.int(), label: z.string() })).optional(),
+      dialog: z.string().optional(),
+    })
+    .nullable()
+    .optional(),
+  blocked_ms: z.number().min(0).optional(),
+  turn_blocked_ms: z.number().min(0).optional(),
   /** Tokens the agents used, from their hooks: in all, and per agent. */
   tokens: z.object({ total: z.number().min(0), by_agent: z.record(z.string(), z.number().min(0)) }).optional(),
   /** What they cost in USD (core/budget.ts), and the models counted with no price. */

@@ -1,6 +1,6 @@
 /**
  * One pass of the delivery loop, as named stages over one context, in order: what the agents' hooks
- * reported; the delivery cut short (until it is done nothing else is delivered); a person's requests;
+ * reported; who waits at a dialog for a person; the delivery cut short (until it is done nothing else is delivered); a person's requests;
  * a person's notes to all still on their way; reminders and endings; a message whose receipt never came,
  * typed again if provably lost; a turn holder started again, told what it owes; the queues (scan.ts: held, rejected, the one whose turn it is); telling the
  * senders of rejected messages why; and taking that one. At most one message is delivered per pass.
@@ -10,6 +10,7 @@ import type { Config } from '../config/config.js';
 import type { Logger } from '../lib/log.js';
 import type { Conductor } from './conductor.js';
 import type { Courier } from './courier.js';
+import type { Dialogs } from './dialogs.js';
 import type { Notes } from './notes.js';
 import type { Pipeline } from './pipeline.js';
 import type { Receipts } from './receipts.js';
@@ -25,6 +26,7 @@ export interface PassParts {
   log: Logger;
   typing: Pick<Pipeline, 'gate'>;
   receipts: Receipts;
+  dialogs: Pick<Dialogs, 'run'>;
   courier: Courier;
   steering: Steering;
   conductor: Conductor;
@@ -51,6 +53,11 @@ type PassStage = (p: PassParts, ctx: PassContext) => Promise<void>;
 /** What the agents' hooks reported (receipts, turn ends): handled first. */
 const readHooks: PassStage = async (p) => {
   await p.receipts.run();
+};
+
+/** Who waits at a dialog (dialogs.ts): the screens that are due, and the conversation's `blocked`, before anything is typed. */
+const watchDialogs: PassStage = async (p) => {
+  await p.dialogs.run();
 };
 
 /** A cut-short delivery goes first; until it is done nothing else is delivered (but bad files are still rejected). */
@@ -114,6 +121,7 @@ async function moderate(p: PassParts, w: Waiting): Promise<boolean> {
 
 const STAGES: readonly PassStage[] = [
   readHooks,
+  watchDialogs,
   finishCutShort,
   answerRequests,
   deliverNotes,

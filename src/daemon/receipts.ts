@@ -24,6 +24,7 @@ import { sanitize } from '../core/compose.js';
 import type { FinishReason } from '../core/conversation.js';
 import { hasHooks, type HookNote } from '../core/hook-note.js';
 import { factsOf } from '../core/hook-payload.js';
+import { dialogFromHook } from '../core/dialog-hooks.js';
 import { holdsTyped, idsIn, isIntact, type Received } from '../core/receipt.js';
 import { remindedOf } from '../core/restart.js';
 import type { ArchiveRecord } from '../core/record.js';
@@ -32,6 +33,7 @@ import type { Logger } from '../lib/log.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
 import { type AgentStates, noteLabel } from '../terminal/hooks/spool.js';
 import { Budget } from './budget.js';
+import type { Dialogs } from './dialogs.js';
 import { SessionKeeper } from './sessions.js';
 import { type Post, TurnEnds } from './turn-ends.js';
 import { RECEIPT_BOUND_MS, Unconfirmed } from './unconfirmed.js';
@@ -49,6 +51,8 @@ export interface ReceiptsParts {
   bus: Records & TurnState & Queues & Events & Clock;
   rules: Rules;
   intake: HookIntake;
+  /** Who waits at a dialog (dialogs.ts): every note goes there too. */
+  dialogs?: Pick<Dialogs, 'note' | 'current'>;
   post: Post;
   log: Logger;
   finish(reason: FinishReason): Promise<void>;
@@ -84,8 +88,10 @@ export class Receipts {
   private readonly bus: Records & Events;
   private readonly intake: HookIntake;
   private readonly log: Logger;
+  private readonly dialogs: ReceiptsParts['dialogs'];
 
   constructor(p: ReceiptsParts) {
+    this.dialogs = p.dialogs;
     this.config = p.config;
     this.bus = p.bus;
     this.intake = p.intake;
@@ -171,6 +177,7 @@ export class Receipts {
         any = true;
       }
     }
+    if (this.settle()) any = true;
     if (any)
       await this.intake
         .saveStates(this.states)
@@ -184,13 +191,35 @@ export class Receipts {
     return this.prompts.get(`${agent}\n${promptId}`) ?? [];
   }
 
+  /**
+   * An agent shown waiting for a permission whose dialog has closed with no hook (No and Esc fire none; its
+   * screen showed it, dialogs.ts): idle again — its turn ended there. True when a state changed.
+   */
+  private settle(): boolean {
+    let changed = false;
+    for (const [agent, s] of Object.entries(this.states)) {
+      if (s.state !== 'permission' || !this.dialogs || this.dialogs.current(agent)) continue;
+      this.states[agent] = { state: 'idle', since: new Date().toISOString() };
+      changed = true;
+    }
+    return changed;
+  }
+
   private async handle(agent: string, note: HookNote): Promise<void> {
     await this.sessions.saw(agent, note);
+    this.dialogs?.note(agent, note);
     if (note.event === 'prompt') return this.prompt(agent, note);
     if (note.event === 'stop') {
       this.states[agent] = { state: 'idle', since: note.at };
       return this.turnEnds.ended(agent, note);
     }
+    // Its tool ran: the dialog (if it had one) was answered, and the turn goes on.
+    if (note.event === 'ran') {
+      this.states[agent] = { state: 'busy', since: note.at };
+      return;
+    }
+    // A notification of another kind (Claude Code's idle reminder) is no dialog.
+    if (!dialogFromHook(this.config.agents[agent]!.kind, note)) return;
     this.states[agent] = {
       state: 'permission',
       since: note.at,

@@ -24,8 +24,12 @@ export async function resume(stage: Stage, budget?: number): Promise<Reply> {
     stalled: false,
     nudges: 0,
     turn_started_at: now,
+    // The clock starts again: a block before now counts for nothing of the new turn (or run).
+    ...(s.turn_blocked_ms ? { turn_blocked_ms: 0 } : {}),
     // A finish after this one asks for its own outcome (turns.closing).
-    ...(was ? { started_at: now, turns_base: s.message_counter, closing: null } : {}),
+    ...(was
+      ? { started_at: now, turns_base: s.message_counter, closing: null, ...(s.blocked_ms ? { blocked_ms: 0 } : {}) }
+      : {}),
     ...(raise ? { raised: { ...s.raised, [raise]: budget! } } : {}),
   }));
   const holder = next.current_turn;

@@ -1,8 +1,8 @@
 /**
  * The daemon's parts, made in the order they depend on one another — nothing is used before it exists:
  *
- *   scheduler (when to look) → availability (is a pane there) → the delivery under way → the typing
- *   pipeline (everything typed into a pane) → conductor (reminders, endings) → rejection notices →
+ *   scheduler (when to look) → availability (is a pane there) → the delivery under way → dialogs (who
+ *   waits for a person) → the typing pipeline (everything typed into a pane) → conductor (reminders, endings) → rejection notices →
  *   receipts (what the hooks report) → courier (typing one message) → queue scan → taker (taking one
  *   message) → steering (a person's requests) → restarts (a holder started again) → pass (one look at it all)
  *
@@ -14,6 +14,7 @@ import type { Delivering, DeliveryBus, EventObserver, Posting } from '../bus/bus
 import type { Config } from '../config/config.js';
 import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
+import { DialogFiles } from '../terminal/hooks/dialog-files.js';
 import { SpoolIntake } from '../terminal/hooks/intake.js';
 import type { Typist } from '../terminal/typist.js';
 import { Availability } from './availability.js';
@@ -23,6 +24,7 @@ import { ClosingTurn } from './closing.js';
 import { Conductor, type ConductorParts } from './conductor.js';
 import { LoopGuard } from './loop-guard.js';
 import { Courier } from './courier.js';
+import { Dialogs } from './dialogs.js';
 import { Notes } from './notes.js';
 import { Pass } from './pass.js';
 import { Pipeline, type PipelineParts } from './pipeline.js';
@@ -67,6 +69,42 @@ export interface Parts {
   conductor: Conductor;
   steering: Steering;
   availability: Availability;
+  dialogs: Dialogs;
+}
+
+/**
+ * Who waits at a dialog (dialogs.ts), the typing pipeline whose gate asks it first — nothing is typed into a
+ * pane whose dialog is open — and the conductor, whose turn clock stood still while the holder was blocked.
+ */
+function typingParts(
+  w: Wiring,
+  p: { bus: DeliveryBus; availability: Availability; underway: Underway; wakeIn(ms: number): void },
+) {
+  const { config, log, typist } = w;
+  const dialogs = new Dialogs({
+    config,
+    bus: p.bus,
+    typist,
+    store: new DialogFiles(config.messageDir),
+    log,
+    wakeIn: p.wakeIn,
+    changed: () => conductor.replan(),
+  });
+  const typing = pipeline(
+    {
+      config,
+      typist,
+      availability: p.availability,
+      underway: p.underway,
+      bus: p.bus,
+      log,
+      hold: (agent) => dialogs.hold(agent),
+    },
+    p.bus,
+  );
+  const typeInto = (agent: string, text: string) => typing.notice(agent, text);
+  const conductor = conductorFor({ config, bus: p.bus, log, underway: p.underway, typeInto, wakeIn: p.wakeIn });
+  return { dialogs, typing, typeInto, conductor };
 }
 
 /** The typing pipeline; on the PostgreSQL bus it keeps a copy of what it names for `baton show` (shown.ts). */
@@ -99,15 +137,14 @@ export function wire(w: Wiring): Parts {
   const wakeIn = (ms: number) => scheduler.wakeIn(ms);
   const availability = new Availability({ config, typist: w.typist, events: bus.events, log, wakeIn, quiet: oneshot });
   const underway = new Underway();
-  const typing = pipeline({ config, typist: w.typist, availability, underway, bus, log }, bus);
-  const typeInto = (agent: string, text: string) => typing.notice(agent, text);
-  const conductor = conductorFor({ config, bus, log, underway, typeInto, wakeIn });
+  const { dialogs, typing, typeInto, conductor } = typingParts(w, { bus, availability, underway, wakeIn });
   const rejections = new RejectionNotices({ config, bus, log, typeInto, wakeIn });
   const receipts = new Receipts({
     config,
     bus,
     rules,
     intake: new SpoolIntake(config, log),
+    dialogs,
     post: replyPost(w, rejections),
     log,
     finish: (reason) => conductor.finish(reason),
@@ -162,6 +199,7 @@ export function wire(w: Wiring): Parts {
     log,
     typing,
     receipts,
+    dialogs,
     courier,
     steering,
     conductor,
@@ -172,5 +210,5 @@ export function wire(w: Wiring): Parts {
     restarts: new Restarts({ config, bus, typist: w.typist, typing, courier, log }),
   });
   scheduler.drive(() => pass.run());
-  return { bus, scheduler, receipts, courier, conductor, steering, availability };
+  return { bus, scheduler, receipts, courier, conductor, steering, availability, dialogs };
 }

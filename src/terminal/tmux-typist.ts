@@ -28,11 +28,12 @@ import type { Confirmation } from '../core/record.js';
 import { guard, raiseFence, refusal, skipReport, type Refusal, type TmuxFence } from './fence.js';
 import { echoed, tailOf } from './echo.js';
 import { KINDS, type KindSpec } from './kinds.js';
-import { findPane, paneRef, probe, samePane, type PaneInfo, type PaneRef } from './pane.js';
+import { capture, findPane, paneRef, probe, samePane, type PaneInfo, type PaneRef } from './pane.js';
+import { DIALOG_KEYS, type DialogKey } from './dialogs/index.js';
 import { intakeOf, readScreen, screenRead, whyNotReady } from './readiness.js';
 import { copyInBox, isOurPaste, screenProblem, type Screen } from './screen.js';
 import { SKIPPED, type IfOutcome, type Tmux } from './tmux.js';
-import type { Box, Intake, Ready, Typed, Typist } from './typist.js';
+import type { Box, Intake, Look, Ready, Typed, Typist } from './typist.js';
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
 const fail = (error: string, maybeTyped: boolean, refused?: Refusal): Failure => ({
@@ -131,6 +132,26 @@ export class TmuxTypist implements Typist {
     const copy = screen?.state === 'holding' ? copyInBox(screen.input, copies) : undefined;
     if (copy) return { kind: 'copy', which: copy.which };
     return { kind: 'other', detail: screen ? (screenProblem(screen) ?? '') : 'screen unreadable' };
+  }
+
+  async look(agent: Agent): Promise<Look> {
+    const pane = await findPane(this.tmux, agent);
+    if (!pane || pane.dead) return { ok: false, gone: true, reason: pane ? `pane ${pane.id} is dead` : 'no pane' };
+    // The bundled demo agent stands in for the kind and draws none of its dialogs.
+    if (pane.demo) return { ok: false, gone: false, reason: 'the demo agent draws no dialogs' };
+    const lines = await capture(this.tmux, pane, KINDS[agent.kind].colours);
+    return lines ? { ok: true, pane, lines } : { ok: false, gone: false, reason: 'capture-pane failed' };
+  }
+
+  async press(pane: PaneRef, key: DialogKey): Promise<Typed<void>> {
+    // A key name from the fixed list only: nothing a message or a person wrote ever becomes a key here.
+    if (!(DIALOG_KEYS as readonly string[]).includes(key)) return fail(`"${key}" is not a dialog key`, false);
+    const r = await this.guarded(pane, `send-keys -t ${pane.id} ${key}`);
+    return r.ok
+      ? { ok: true, value: undefined }
+      : r.refused
+        ? r
+        : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
   }
 
   intake(agent: Agent, pane: PaneInfo): Promise<Intake> {

@@ -9,11 +9,15 @@
  */
 import type { Agent } from '../config/config.js';
 import type { Confirmation } from '../core/record.js';
+import type { DialogKey } from './dialogs/index.js';
 import type { Refusal, TmuxFence } from './fence.js';
 import type { PaneInfo, PaneRef } from './pane.js';
 import type { Screen } from './screen.js';
 
 export type Ready = { ok: true; pane: PaneInfo } | { ok: false; reason: string; screen?: Screen };
+
+/** An agent's screen as it is now (its lines as captured, with colours where its kind reads them), or why not (`gone`: no live pane). */
+export type Look = { ok: true; pane: PaneInfo; lines: string[] } | { ok: false; gone: boolean; reason: string };
 
 /**
  * A step's outcome. `maybeTyped`: the text may be in the pane even though the step failed (a timeout
@@ -70,6 +74,10 @@ export interface Typist {
   enter(agent: Agent, pane: PaneRef, opts?: { alone: true }): Promise<Typed<void>>;
   /** After Enter: was it submitted? One more Enter when text starting with `ours` is still in the box. */
   confirm(agent: Agent, pane: PaneRef, ours: string): Promise<Typed<Confirmation>>;
+  /** The agent's screen now: to see a dialog open or close (daemon/dialogs.ts), to answer one (daemon/answer.ts). */
+  look(agent: Agent): Promise<Look>;
+  /** Press one key of a dialog's (terminal/dialogs/) into this very pane instance, guarded as every keystroke is. */
+  press(pane: PaneRef, key: DialogKey): Promise<Typed<void>>;
   /** From now on every keystroke carries this lease's token (null: none, a one-shot answer). */
   fence(f: TmuxFence | null): Promise<void>;
   close(): void;

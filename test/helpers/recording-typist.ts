@@ -8,7 +8,8 @@ import type { Agent } from '../../src/config/config.js';
 import type { Confirmation } from '../../src/core/record.js';
 import type { Refusal, TmuxFence } from '../../src/terminal/fence.js';
 import type { PaneInfo, PaneRef } from '../../src/terminal/pane.js';
-import type { Box, Intake, Ready, Typed, Typist } from '../../src/terminal/typist.js';
+import type { DialogKey } from '../../src/terminal/dialogs/index.js';
+import type { Box, Intake, Look, Ready, Typed, Typist } from '../../src/terminal/typist.js';
 
 export type Call =
   | { step: 'ready'; agent: string; ours?: string | undefined }
@@ -16,7 +17,9 @@ export type Call =
   | { step: 'paste'; pane: string; text: string }
   | { step: 'landed'; pane: string }
   | { step: 'enter'; pane: string; alone?: true }
-  | { step: 'confirm'; pane: string; ours: string };
+  | { step: 'confirm'; pane: string; ours: string }
+  | { step: 'look'; agent: string }
+  | { step: 'press'; pane: string; key: string };
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
 
@@ -48,7 +51,10 @@ export class RecordingTypist implements Typist {
     landed: boolean[];
     enter: Failure[];
     confirm: Array<Failure | Confirmation>;
-  } = { ready: [], box: [], intake: [], paste: [], landed: [], enter: [], confirm: [] };
+    /** A screen's lines per look (the last one stays); none: no pane to look at. */
+    look: Look[];
+    press: Failure[];
+  } = { ready: [], box: [], intake: [], paste: [], landed: [], enter: [], confirm: [], look: [], press: [] };
   fenced: TmuxFence | null = null;
   private clock = 0;
 
@@ -97,6 +103,17 @@ export class RecordingTypist implements Typist {
     this.calls.push({ step: 'confirm', pane: p.id, ours });
     const next = this.script.confirm.shift() ?? 'not_checked';
     return typeof next === 'string' ? { ok: true, value: next } : next;
+  }
+
+  async look(agent: Agent): Promise<Look> {
+    this.calls.push({ step: 'look', agent: agent.name });
+    const next = this.script.look.length > 1 ? this.script.look.shift()! : this.script.look[0];
+    return next ?? { ok: false, gone: true, reason: 'no pane' };
+  }
+
+  async press(p: PaneRef, key: DialogKey): Promise<Typed<void>> {
+    this.calls.push({ step: 'press', pane: p.id, key });
+    return this.script.press.shift() ?? { ok: true, value: undefined };
   }
 
   close(): void {}

@@ -108,7 +108,17 @@ describe('hook receipts and automatic replies', () => {
     const mcp = JSON.parse(readFileSync(join(p.dir, 'agents', 'claude1', '.mcp.json'), 'utf8'));
     expect(mcp.mcpServers.baton.args.slice(1, 4)).toEqual(['mcp', '--as', 'claude1']);
     expect(JSON.stringify(settings.hooks.Stop)).toContain('true # mine');
-    expect(Object.keys(settings.hooks).sort()).toEqual(['PermissionRequest', 'Stop', 'UserPromptSubmit']);
+    expect(Object.keys(settings.hooks).sort()).toEqual([
+      'Notification',
+      'PermissionRequest',
+      'PostToolUse',
+      'PostToolUseFailure',
+      'Stop',
+      'UserPromptSubmit',
+    ]);
+    // The late Notification only for a dialog; a tool that ran only while a dialog is open (a shell test first).
+    expect(settings.hooks.Notification[0].matcher).toBe('permission_prompt|elicitation_dialog');
+    expect(settings.hooks.PostToolUse[0].hooks[0].command).toMatch(/^\[ -e '[^']+\/\.dialog-open' \] && .* hook ran /);
 
     await waitFor(
       'the conversation to end by max_turns',

@@ -80,14 +80,19 @@ describe('baton init', () => {
     const codexHooks = JSON.parse(readFileSync(at('codex1', '.codex', 'hooks.json'), 'utf8')) as {
       hooks: Record<string, Array<{ hooks: Array<{ command: string }> }>>;
     };
-    expect(Object.keys(codexHooks.hooks).sort()).toEqual(['Stop', 'UserPromptSubmit']);
+    expect(Object.keys(codexHooks.hooks).sort()).toEqual([
+      'PermissionRequest',
+      'PostToolUse',
+      'Stop',
+      'UserPromptSubmit',
+    ]);
     expect(codexHooks.hooks.Stop![0]!.hooks[0]!.command).toMatch(
       / hook stop --agent 'codex1' .*\|\| true # baton-hook$/,
     );
     const gemini = JSON.parse(readFileSync(at('gemini1', '.gemini', 'settings.json'), 'utf8')) as {
       hooks: Record<string, unknown[]>;
     };
-    expect(Object.keys(gemini.hooks).sort()).toEqual(['AfterAgent', 'BeforeAgent']);
+    expect(Object.keys(gemini.hooks).sort()).toEqual(['AfterAgent', 'AfterTool', 'BeforeAgent', 'Notification']);
     expect(readFileSync(at('gemini1', '.gemini', 'baton-policy.toml'), 'utf8')).toContain(
       'commandPrefix = "baton post"',
     );

@@ -10,13 +10,25 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
-import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
 import { batonMcpServer } from './mcp-server.js';
-import { hookCommand, hooksOf, readSettings, withOurs, type Installed } from './settings-file.js';
+import { hookCommand, hooksOf, type Installed, type OurHook, readSettings, withOurs } from './settings-file.js';
+import { dialogFlag } from './spool.js';
 
-/** Claude Code's event for each of baton's. */
-const EVENTS: Record<HookEvent, string> = { prompt: 'UserPromptSubmit', stop: 'Stop', permission: 'PermissionRequest' };
+/**
+ * Claude Code's events for baton's. A dialog: PermissionRequest (a tool's permission, and AskUserQuestion), and
+ * the Notification `permission_prompt` ~6 s later, which is the only hook auto mode (2.1.332's default) fires
+ * for its approvals; its matcher keeps the idle reminders out. A tool ran (the dialog closed): PostToolUse,
+ * PostToolUseFailure — after every tool call, so only while a dialog is open (hookCommand's onlyIf).
+ */
+const EVENTS: OurHook[] = [
+  { ours: 'prompt', theirs: 'UserPromptSubmit' },
+  { ours: 'stop', theirs: 'Stop' },
+  { ours: 'permission', theirs: 'PermissionRequest' },
+  { ours: 'permission', theirs: 'Notification', matcher: 'permission_prompt|elicitation_dialog' },
+  { ours: 'ran', theirs: 'PostToolUse', whileOpen: true },
+  { ours: 'ran', theirs: 'PostToolUseFailure', whileOpen: true },
+];
 
 export const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.claude', 'settings.local.json');
 
@@ -32,11 +44,12 @@ export async function installClaudeHooks(
   if (!read.ok) return { ok: false, file, why: read.why };
   const settings = read.value;
   const hooks = hooksOf(settings);
-  for (const [ours, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
-    hooks[theirs] = withOurs(hooks[theirs], {
-      hooks: [
-        { type: 'command', command: hookCommand({ node, cli, event: ours, agent: agent.name, spool }), timeout: 10 },
-      ],
+  for (const e of EVENTS) {
+    const onlyIf = e.whileOpen ? { onlyIf: dialogFlag(spool) } : {};
+    const command = hookCommand({ node, cli, event: e.ours, agent: agent.name, spool, ...onlyIf });
+    hooks[e.theirs] = withOurs(hooks[e.theirs], {
+      ...(e.matcher ? { matcher: e.matcher } : {}),
+      hooks: [{ type: 'command', command, timeout: 10 }],
     }).groups;
   }
   // baton's MCP server (.mcp.json, registerClaudeMcp): enabled without a question, its tools allowed.

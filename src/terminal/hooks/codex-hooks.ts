@@ -19,15 +19,29 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
-import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
-import { hookCommand, hooksOf, readSettings, withOurs, type HookHandler, type Installed } from './settings-file.js';
+import {
+  type HookHandler,
+  hookCommand,
+  hooksOf,
+  type Installed,
+  type OurHook,
+  readSettings,
+  withOurs,
+} from './settings-file.js';
+import { dialogFlag } from './spool.js';
 
-/** Codex's event for each of baton's, and its name in a trust key. */
-const EVENTS: Partial<Record<HookEvent, { name: string; key: string }>> = {
-  prompt: { name: 'UserPromptSubmit', key: 'user_prompt_submit' },
-  stop: { name: 'Stop', key: 'stop' },
-};
+/**
+ * Codex's events for baton's, and each one's name in a trust key. A command approval fires PermissionRequest
+ * (~1 s before the dialog is drawn); a tool ran, PostToolUse — after every tool call, so only while a dialog
+ * is open (hookCommand's onlyIf). request_user_input has no hook of its own: the screen shows it.
+ */
+const EVENTS: Array<OurHook & { key: string }> = [
+  { ours: 'prompt', theirs: 'UserPromptSubmit', key: 'user_prompt_submit' },
+  { ours: 'stop', theirs: 'Stop', key: 'stop' },
+  { ours: 'permission', theirs: 'PermissionRequest', key: 'permission_request' },
+  { ours: 'ran', theirs: 'PostToolUse', key: 'post_tool_use', whileOpen: true },
+];
 const TIMEOUT_S = 10;
 
 export const codexHooksPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.codex', 'hooks.json');
@@ -76,15 +90,16 @@ export async function installCodexHooks(
   const doc = read.value;
   const hooks = hooksOf(doc);
   const ours: Array<{ key: string; group: number; handler: HookHandler }> = [];
-  for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, { name: string; key: string }]>) {
+  for (const e of EVENTS) {
+    const onlyIf = e.whileOpen ? { onlyIf: dialogFlag(spool) } : {};
     const handler: HookHandler = {
       type: 'command',
-      command: hookCommand({ node, cli, event, agent: agent.name, spool }),
+      command: hookCommand({ node, cli, event: e.ours, agent: agent.name, spool, ...onlyIf }),
       timeout: TIMEOUT_S,
     };
-    const merged = withOurs(hooks[theirs.name], { hooks: [handler] });
-    hooks[theirs.name] = merged.groups;
-    ours.push({ key: theirs.key, group: merged.index, handler });
+    const merged = withOurs(hooks[e.theirs], { hooks: [handler] });
+    hooks[e.theirs] = merged.groups;
+    ours.push({ key: e.key, group: merged.index, handler });
   }
   await ensureDir(join(agent.cwd, '.codex'));
   await writeAtomic(file, `${JSON.stringify({ ...doc, hooks }, null, 2)}\n`);

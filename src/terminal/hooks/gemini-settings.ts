@@ -23,12 +23,22 @@
  */
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
-import type { HookEvent } from '../../core/hook-note.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
-import { hookCommand, hooksOf, readSettings, withOurs, type Installed } from './settings-file.js';
+import { hookCommand, hooksOf, type Installed, type OurHook, readSettings, withOurs } from './settings-file.js';
+import { dialogFlag } from './spool.js';
 import { batonMcpServer } from './mcp-server.js';
 
-const EVENTS: Partial<Record<HookEvent, string>> = { prompt: 'BeforeAgent', stop: 'AfterAgent' };
+/**
+ * Gemini CLI's events for baton's. A dialog: Notification (`ToolPermission`: a shell command, an edit, ask_user),
+ * 20–180 ms before the box is drawn. A tool ran: AfterTool — after every tool call, so only while a dialog is
+ * open (hookCommand's onlyIf).
+ */
+const EVENTS: OurHook[] = [
+  { ours: 'prompt', theirs: 'BeforeAgent' },
+  { ours: 'stop', theirs: 'AfterAgent' },
+  { ours: 'permission', theirs: 'Notification' },
+  { ours: 'ran', theirs: 'AfterTool', whileOpen: true },
+];
 
 export const geminiSettingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'settings.json');
 export const geminiPolicyPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'baton-policy.toml');
@@ -57,14 +67,15 @@ export async function installGeminiHooks(
   if (!read.ok) return { ok: false, file, why: read.why };
   const settings = read.value;
   const hooks = hooksOf(settings);
-  for (const [event, theirs] of Object.entries(EVENTS) as Array<[HookEvent, string]>) {
-    hooks[theirs] = withOurs(hooks[theirs], {
+  for (const e of EVENTS) {
+    const onlyIf = e.whileOpen ? { onlyIf: dialogFlag(spool) } : {};
+    hooks[e.theirs] = withOurs(hooks[e.theirs], {
       matcher: '*',
       hooks: [
         {
           type: 'command',
-          name: `baton-${event}`,
-          command: hookCommand({ node, cli, event, agent: agent.name, spool }),
+          name: `baton-${e.ours}`,
+          command: hookCommand({ node, cli, event: e.ours, agent: agent.name, spool, ...onlyIf }),
         },
       ],
     }).groups;

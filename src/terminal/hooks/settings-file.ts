@@ -20,10 +20,33 @@ export type Installed = { ok: true; file: string } | { ok: false; file: string; 
  * path, so PATH does not matter. It exits 0 whatever happens (`|| true`: node or baton gone), since an
  * exit of 2 blocks the prompt in Claude Code and in Gemini CLI.
  */
-export function hookCommand(h: { node: string; cli: string; event: HookEvent; agent: string; spool: string }): string {
+export function hookCommand(h: {
+  node: string;
+  cli: string;
+  event: HookEvent;
+  agent: string;
+  spool: string;
+  /**
+   * Run node only while this file exists (the shell's own test: ~1 ms instead of node's ~60). A tool-ran
+   * hook fires after every tool call; baton needs it only while a dialog is open (daemon/dialogs.ts sets it).
+   */
+  onlyIf?: string;
+}): string {
   const q = shellQuote;
   const { node, cli, event, agent, spool } = h;
-  return `${q(node)} ${q(cli)} hook ${event} --agent ${q(agent)} --spool ${q(spool)} || true ${MARK}`;
+  const run = `${q(node)} ${q(cli)} hook ${event} --agent ${q(agent)} --spool ${q(spool)}`;
+  return `${h.onlyIf ? `[ -e ${q(h.onlyIf)} ] && ${run}` : run} || true ${MARK}`;
+}
+
+/** One of baton's hooks in a client's settings: which of its events runs which of baton's, and how. */
+export interface OurHook {
+  ours: HookEvent;
+  /** The client's own event name. */
+  theirs: string;
+  /** The client's matcher, where it has one that spares runs baton does not need. */
+  matcher?: string;
+  /** Run only while the agent has a dialog open (hookCommand's onlyIf). */
+  whileOpen?: boolean;
 }
 
 export interface HookHandler {

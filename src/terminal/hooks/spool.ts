@@ -10,19 +10,24 @@
  */
 import { readdir, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { HookNote } from '../../core/hook-note.js';
+import { HOOK_EVENTS, type HookNote } from '../../core/hook-note.js';
 import { HookNoteSchema, type AgentHookState } from '../../core/receipt.js';
 import { makeDirBelowSync, writeAtomic } from '../../lib/fsx.js';
 import { readOwnFile, readOwnFileSync } from '../../lib/own-file.js';
 
 export const spoolRoot = (messageDir: string): string => join(messageDir, '.hooks');
 export const spoolDir = (messageDir: string, agent: string): string => join(spoolRoot(messageDir), agent);
+/**
+ * Present while the agent has a dialog open (daemon/dialogs.ts): its tool-ran hook runs only then. A dot-file,
+ * never read as a note; an agent that makes it only makes its own hook run more often.
+ */
+export const dialogFlag = (spool: string): string => join(spool, '.dialog-open');
 const statesFile = (messageDir: string) => join(spoolRoot(messageDir), 'agents.json');
 
 export type Spooled = { name: string; note: HookNote } | { name: string; invalid: string };
 
 /** The names `baton hook` gives its notes (write-note.ts): the time, its pid, a count, the event. */
-const NOTE_NAME = /^\d{15}-\d+-\d+-(?:prompt|stop|permission)\.json$/;
+const NOTE_NAME = new RegExp(`^\\d{15}-\\d+-\\d+-(?:${HOOK_EVENTS.join('|')})\\.json$`);
 
 /**
  * A note's name as the log may show it: one `baton hook` wrote, else no name at all — a file an agent

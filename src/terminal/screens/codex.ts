@@ -24,7 +24,13 @@ import { dimAt, plain } from './sgr.js';
 const STATUS = /^ {2}\S.*\s·\s(?:\/|~)\S*/;
 const PROMPT = /^› ?/;
 const BUSY = /^[•◦] Working \(.*esc to interrupt/;
-const DIALOG = [/^› \d+\.\s+\S/, /enter (?:confirm|continue) · esc/, /Hooks need review/, /Trust this folder\?/];
+const DIALOG = [
+  /^› \d+\.\s+\S/,
+  /enter (?:confirm|continue) · esc/,
+  /Hooks need review/,
+  /Trust this folder\?/,
+  /^\s*Question \d+\/\d+ \(\d+ unanswered\)/,
+];
 
 export function readCodexScreen(lines: string[]): Screen {
   const text = lines.map(plain);

@@ -57,6 +57,10 @@ describe('readCodexScreen (Codex CLI 0.169.0)', () => {
     'busy-hook-running': { state: 'ready', busy: true },
     'hooks-review': { state: 'dialog' },
     'trust-folder-dialog': { state: 'dialog' },
+    // Verbatim from the measured dialogs (runs of blank lines dropped): dialogs.test.ts reads their choices.
+    'dialog-escalation': { state: 'dialog' },
+    'dialog-policy-prompt': { state: 'dialog' },
+    'dialog-question': { state: 'dialog' },
     finished: { state: 'ready', busy: false },
     'idle-tab': { state: 'ready', busy: false },
   });
@@ -95,6 +99,9 @@ describe('readGeminiScreen (Gemini CLI 0.61.0)', () => {
     'trust-dialog': { state: 'dialog' },
     'shell-approval': { state: 'dialog' },
     'loop-detected-dialog': { state: 'dialog' },
+    'dialog-shell': { state: 'dialog' },
+    'dialog-write': { state: 'dialog' },
+    'dialog-ask-user': { state: 'dialog' },
   });
 });
 

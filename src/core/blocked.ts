@@ -1,0 +1,167 @@
+/**
+ * Blocked on a person (docs/protocol.md §12), as pure decisions: when an agent's dialog is open, what closes
+ * it, and when the conversation is blocked. The daemon (daemon/dialogs.ts) feeds them what the hooks report
+ * and what the screen shows, with the time; it stores what they return.
+ *
+ * What the three clients were measured to do (Claude Code 2.1.197 / 2.1.332, Codex 0.169.0, Gemini CLI 0.61.0,
+ * offline, without bypass mode):
+ * - A hook says a dialog opened (Claude Code PermissionRequest, and a Notification `permission_prompt` ~6 s
+ *   later; Codex PermissionRequest; Gemini Notification `ToolPermission`), before the dialog is drawn: up to
+ *   0.5 s before on Claude Code 2.1.332, ~1 s on Codex. So a screen without the dialog right after such a
+ *   hook is not a closed dialog: the screen closes a hook's dialog only once it has shown it, or when it
+ *   still has not after OPEN_GRACE_MS (a person who answered it at once).
+ * - A hook says it closed only when the tool ran (PostToolUse, AfterTool) or the turn went on (a prompt, a
+ *   turn's end). **"No" and Esc fire no hook in any client**: only the screen shows it closed.
+ * - Start-up dialogs (folder trust, an API key) fire no hook at all: only the screen shows them.
+ */
+import type { Choice, DialogKind, ScreenDialog } from './dialog.js';
+import { dialogId, questionOf } from './dialog.js';
+
+/** How long a dialog a hook reported may stay undrawn before a screen without it counts as closed. */
+export const OPEN_GRACE_MS = 5000;
+
+/** An agent's open dialog, as the daemon keeps it. */
+export interface OpenDialog {
+  /** When it opened (ISO, the conversation's clock) and the same in ms, for the grace period. */
+  since: string;
+  sinceMs: number;
+  kind: DialogKind;
+  /** What it asks: the tool and its input from the hook, else the dialog's own lines from the screen. */
+  question: string;
+  /** Who said so first. */
+  source: 'hook' | 'screen';
+  /** The screen has shown it: from then on a screen without it means it closed. */
+  seen: boolean;
+  /** As the screen lists them, once seen, and the dialog's identity (core/dialog.ts). */
+  choices?: Choice[];
+  id?: string;
+  /** The identity the hook's question was given to (a later dialog with no hook of its own asks its own lines). */
+  hookFor?: string | null;
+}
+
+/** What a look at the screen found: a dialog (null when its layout is not one baton reads), none, or a screen it does not know. */
+export type ScreenLook = { state: 'dialog'; dialog: ScreenDialog | null } | { state: 'none' } | { state: 'unknown' };
+
+/** A hook said a dialog opened (`at`: when, ISO and ms). */
+export function hookOpened(
+  prev: OpenDialog | null,
+  at: { iso: string; ms: number },
+  what: { kind: DialogKind; question: string },
+): OpenDialog {
+  if (prev) return { ...prev, kind: what.kind, question: what.question, source: 'hook', hookFor: null };
+  return { since: at.iso, sinceMs: at.ms, ...what, source: 'hook', seen: false, hookFor: null };
+}
+
+/** The screen as it is now, against what was open (`now`: ms). Null: no dialog is open. */
+export function screenSaw(
+  prev: OpenDialog | null,
+  look: ScreenLook,
+  now: { iso: string; ms: number },
+): OpenDialog | null {
+  if (look.state === 'unknown') return prev;
+  if (look.state === 'none') {
+    if (!prev) return null;
+    return prev.seen || now.ms - prev.sinceMs >= OPEN_GRACE_MS ? null : prev;
+  }
+  const d = look.dialog;
+  const id = d ? dialogId(d) : undefined;
+  const fromScreen = d ? questionOf(d) : 'a dialog baton cannot read';
+  if (!prev)
+    return {
+      since: now.iso,
+      sinceMs: now.ms,
+      kind: d?.kind ?? 'other',
+      question: fromScreen,
+      source: 'screen',
+      seen: true,
+      ...(d ? { choices: d.choices, id } : {}),
+    };
+  // The hook's question is for the first dialog drawn after it; a later one (the next step, the next tool)
+  // without a hook of its own asks what its own lines say.
+  const hookFor = prev.source === 'hook' ? (prev.hookFor ?? id ?? null) : null;
+  const hooks = prev.source === 'hook' && (hookFor === null || hookFor === id);
+  return {
+    ...prev,
+    seen: true,
+    hookFor,
+    kind: hooks ? prev.kind : (d?.kind ?? prev.kind),
+    question: hooks ? prev.question : fromScreen,
+    ...(d ? { choices: d.choices, id } : {}),
+  };
+}
+
+/** The conversation's `blocked` in state.json: who waits for a person, since when, at what. */
+export interface Blocked {
+  agent: string;
+  since: string;
+  kind: DialogKind;
+  question: string;
+  /** The dialog's choices as its screen lists them, and its identity, once the screen has shown it. */
+  choices?: Choice[];
+  dialog?: string;
+}
+
+/** The conversation is blocked when, and only when, the turn holder's dialog is open. */
+export function blockedOf(holder: string, open: OpenDialog | null | undefined): Blocked | null {
+  if (!open) return null;
+  return {
+    agent: holder,
+    since: open.since,
+    kind: open.kind,
+    question: open.question,
+    ...(open.choices && open.id ? { choices: open.choices, dialog: open.id } : {}),
+  };
+}
+
+/** The state keys this module writes (the clock's: conversation.ts reads them). */
+export interface BlockState {
+  blocked?: Blocked | null | undefined;
+  /** Time blocked since the conversation (or its last resume) started, and since the turn began (ms). */
+  blocked_ms?: number | undefined;
+  turn_blocked_ms?: number | undefined;
+  started_at?: string | undefined;
+  turn_started_at?: string | undefined;
+}
+
+/** What a change of `blocked` is, for the event log: one began, one ended, or its dialog changed (same agent). */
+export type BlockChange =
+  | { kind: 'blocked'; blocked: Blocked }
+  | { kind: 'unblocked'; was: Blocked; after_ms: number }
+  | { kind: 'changed'; blocked: Blocked };
+
+const same = (a: Blocked | null | undefined, b: Blocked | null): boolean =>
+  JSON.stringify(a ?? null) === JSON.stringify(b);
+
+/**
+ * The state with `blocked` as `next` says, and the clock's standing still accounted for: the time the last
+ * block lasted — within the conversation's run and within the turn — is added to `blocked_ms` and
+ * `turn_blocked_ms` when it ends, so reminders and max_duration_s count only the time nobody waited for a
+ * person. `state` itself when nothing changes.
+ */
+export function withBlocked<S extends BlockState>(
+  state: S,
+  next: Blocked | null,
+  nowMs: number,
+): { state: S; changes: BlockChange[] } {
+  const was = state.blocked ?? null;
+  if (same(was, next)) return { state, changes: [] };
+  if (was && next && was.agent === next.agent) {
+    const kept = { ...next, since: was.since };
+    if (same(was, kept)) return { state, changes: [] };
+    return { state: { ...state, blocked: kept }, changes: [{ kind: 'changed', blocked: kept }] };
+  }
+  let s: S = { ...state, blocked: next };
+  const changes: BlockChange[] = [];
+  if (was) {
+    const since = Date.parse(was.since);
+    const within = (from: string | undefined) => Math.max(0, nowMs - Math.max(since, from ? Date.parse(from) : since));
+    s = {
+      ...s,
+      blocked_ms: (state.blocked_ms ?? 0) + within(state.started_at),
+      turn_blocked_ms: (state.turn_blocked_ms ?? 0) + within(state.turn_started_at),
+    };
+    changes.push({ kind: 'unblocked', was, after_ms: Math.max(0, nowMs - since) });
+  }
+  if (next) changes.push({ kind: 'blocked', blocked: next });
+  return { state: s, changes };
+}
