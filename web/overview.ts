@@ -41,7 +41,9 @@ function stateOf(r: OverviewRow): string {
   if (!r.ok) return `unreadable: ${r.problem}`;
   const run = r.own_daemon ? `${r.run} (own daemon)` : r.run;
   // Its agents here have no pane (a reboot, a pane that died): it waits for `baton up` in its folder.
-  return r.agents_down?.length ? `${run}, waits for "baton up" (no pane: ${r.agents_down.join(', ')})` : run;
+  const down = r.agents_down?.length ? `, waits for "baton up" (no pane: ${r.agents_down.join(', ')})` : '';
+  // Blocked on a person (docs/protocol.md §12): who waits, at what.
+  return `${r.blocked ? `${run}, blocked: ${r.blocked.agent} (${r.blocked.kind})` : run}${down}`;
 }
 
 /** What its turns cost so far; a model with no price is named (its cost is not in the sum). */
@@ -69,7 +71,9 @@ function update(s: Shown, r: OverviewRow): void {
   cells.cost.textContent = cost.text;
   cells.cost.title = cost.title;
   cells.state.textContent = stateOf(r);
-  cells.state.className = `run-${r.skipped ? 'skipped' : r.ok ? r.run : 'unreadable'}`;
+  cells.state.className = `run-${r.skipped ? 'skipped' : r.ok ? (r.blocked ? 'blocked' : r.run) : 'unreadable'}`;
+  cells.state.title =
+    r.ok && r.blocked ? `${r.blocked.agent} waits since ${r.blocked.since}: ${r.blocked.question}` : '';
   s.seconds = r.ok ? r.seconds_in_turn : null;
   s.at = Date.now();
   tick1(s);

@@ -3,6 +3,7 @@
  * and rejected), each agent's card and screen, the last events, and moderated mode's pending list.
  */
 import type { AgentStatus, Conversation, PendingItem, RejectedItem, StatusReport as Status } from '../src/ui/api.js';
+import { renderDialogs } from './dialogs.js';
 import { $, act, getJson, h, openDialog, say, when } from './dom.js';
 import { lane } from './transcript.js';
 
@@ -23,6 +24,7 @@ export function applyStatus(s: Status): void {
   view.status = s;
   renderFacts();
   renderAgents();
+  renderDialogs(s);
   void renderPending().catch((err: Error) => say(false, err.message));
 }
 
@@ -90,6 +92,8 @@ function renderFacts(): void {
     ...fact('turn', h('span', {}, h('strong', {}, s.current_turn ?? '—'), h('span', { id: 'turn-for' }, ''))),
     ...fact('messages', `${s.message_counter}${s.max_turns ? ` / ${s.max_turns}` : ''}`),
     ...fact('conversation', `${state}${s.demo ? ' (a demo)' : ''}`, s.finished || s.stalled || s.paused ? 'bad' : 'ok'),
+    // The turn holder waits at a dialog (docs/protocol.md §12): its choices are under "Waiting for a person".
+    ...(s.blocked ? fact('blocked', `${s.blocked.agent} waits for a person (${s.blocked.kind})`, 'bad') : []),
     ...(s.nudges ? fact('reminders', String(s.nudges)) : []),
     // Tokens the agents used, from their hooks, against the budget when there is one.
     ...(s.tokens.total || s.tokens.max

@@ -78,6 +78,12 @@ export interface StatusReport {
     spent_usd?: number | undefined;
     max_usd?: number | undefined;
   } | null;
+  /**
+   * The turn holder waits at a dialog for a person (docs/protocol.md §12): who, since when, what kind
+   * (permission, question, trust, login, other), what it asks, and — once its screen showed it — its choices
+   * and identity (`baton answer`). Null when nobody blocks the conversation.
+   */
+  blocked: BlockedStatus | null;
   /** A demo conversation (`baton up --demo`): the bundled demo agents hold it. */
   demo: boolean;
   /** Moderated mode: files waiting for approval, as "<direction>/<name>". */
@@ -147,6 +153,15 @@ export interface HostStatus {
   agents: string[];
 }
 
+export interface BlockedStatus {
+  agent: string;
+  since: string;
+  kind: 'permission' | 'question' | 'trust' | 'login' | 'other';
+  question: string;
+  choices?: Array<{ n: number; label: string }>;
+  dialog?: string;
+}
+
 export interface AgentStatus {
   alive: boolean;
   target: string;
@@ -175,6 +190,11 @@ export interface AgentStatus {
    * turn runs. Null when the kind's screen is not read, or there is no live pane.
    */
   screen: { state: 'ready' | 'holding' | 'dialog' | 'unknown'; busy?: boolean; detail?: string } | null;
+  /**
+   * Its open dialog as this machine's daemon keeps it (turn holder or not: nothing is typed into its pane
+   * while it is open), with `source` (its hook, or its screen); null when it has none.
+   */
+  dialog: (Omit<BlockedStatus, 'agent'> & { source: 'hook' | 'screen' }) | null;
   /**
    * How many messages it would be caught up on if it got the turn now: what the others said since its
    * last turn (docs/protocol.md §11; 0 with fewer than three agents or `turns.catch_up` "off").

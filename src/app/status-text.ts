@@ -51,7 +51,8 @@ function conversationLine(s: StatusReport): string {
   }
   if (s.stalled) return `stalled: ${s.current_turn} stayed silent after ${s.nudges} reminders${demo}`;
   if (s.skipped && !s.daemon.running) return `not served: the machine's daemon skipped it${demo}`;
-  return `${s.daemon.running ? 'running' : 'not running (no daemon: "baton up" starts it)'}${demo}`;
+  const blocked = s.blocked ? ` — blocked: ${s.blocked.agent} waits for a person (the turn clock stands still)` : '';
+  return `${s.daemon.running ? 'running' : 'not running (no daemon: "baton up" starts it)'}${blocked}${demo}`;
 }
 
 /** The machine's daemon skipped it: why, and what makes it try again. */
@@ -59,6 +60,18 @@ export function skippedLine(skipped: { pid: number; problem: string } | null): s
   if (!skipped) return [];
   return [
     `skipped       by the machine's daemon (pid ${skipped.pid}): ${skipped.problem}; "baton up" here tries again`,
+  ];
+}
+
+/** Who waits at a dialog for a person, at what, and how to answer it (docs/protocol.md §12). */
+function blockedLines(s: StatusReport): string[] {
+  const b = s.blocked;
+  if (!b) return [];
+  const choices = b.choices?.length
+    ? `; choices: ${b.choices.map((c) => `${c.n}. ${c.label}`).join(', ')} — baton answer ${b.agent} N`
+    : '';
+  return [
+    `blocked       ${b.agent} waits for a person since ${b.since} (${ago(b.since)}): ${b.kind} — ${b.question}${choices}`,
   ];
 }
 
@@ -165,9 +178,10 @@ function agentLine(n: string, a: AgentStatus): string {
     const state = a.hooks.state === 'permission' ? 'waiting for a permission' : a.hooks.state;
     hooks = `  hooks: ${state} since ${ago(a.hooks.since)}${a.hooks.detail ? ` (${a.hooks.detail})` : ''}`;
   }
+  const dialog = a.dialog ? `  dialog: ${a.dialog.kind} (${a.dialog.question})` : '';
   const problem = a.problem && a.pane ? `  ! ${a.problem}` : '';
   const missed = a.catch_up ? `  catch-up: ${a.catch_up} message${a.catch_up === 1 ? '' : 's'}` : '';
-  return `  ${n.padEnd(12)} ${life}  ${kind}  ${a.target}${pane}${screen}${hooks}${missed}${problem}`;
+  return `  ${n.padEnd(12)} ${life}  ${kind}  ${a.target}${pane}${screen}${hooks}${dialog}${missed}${problem}`;
 }
 
 export function formatStatus(s: StatusReport): string {
@@ -185,6 +199,7 @@ export function formatStatus(s: StatusReport): string {
       : []),
     `policy        ${policyLine(s)}`,
     `conversation  ${conversationLine(s)}`,
+    ...blockedLines(s),
     `turn          ${turnLine(s)}`,
     ...tokenLines(s),
     ...costLines(s),

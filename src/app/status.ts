@@ -10,6 +10,7 @@ import { agentKey, conversationKey } from '../core/budget.js';
 import { rulesFor } from '../core/conversation.js';
 import type { State } from '../core/state.js';
 import { CatchUps, PersonRecords, settled } from '../daemon/catch-up.js';
+import { readDialogs } from '../terminal/hooks/dialog-files.js';
 import { readAgentStates } from '../terminal/hooks/spool.js';
 import { findPane, targetOf } from '../terminal/pane.js';
 import { readScreen, whyNotReady } from '../terminal/readiness.js';
@@ -44,6 +45,7 @@ export async function collectStatus(
   const relaying = await bus.relaying();
   const agents: StatusReport['agents'] = {};
   const hooked = readAgentStates(config.messageDir);
+  const dialogs = readDialogs(config.messageDir);
   await Promise.all(
     config.order.map(async (name) => {
       agents[name] = {
@@ -51,6 +53,7 @@ export async function collectStatus(
           ? await localAgent(config, t, name, hooksOf(hooked, name))
           : remoteAgent(config, name)),
         catch_up: catchUp[name] ?? 0,
+        dialog: (isLocal(config, name) && dialogs[name]) || null,
       };
     }),
   );
@@ -96,6 +99,7 @@ export async function collectStatus(
     stalled: state?.stalled ?? false,
     finished: state?.finished ?? null,
     paused: state?.paused ?? null,
+    blocked: state?.blocked ?? null,
     demo: Boolean(state?.demo),
     pending,
     waiting,
@@ -141,8 +145,8 @@ function hooksOf(hooked: ReturnType<typeof readAgentStates>, name: string): Agen
   return h ? { state: h.state, since: h.since, ...('detail' in h && h.detail ? { detail: h.detail } : {}) } : null;
 }
 
-/** What an agent's pane and hooks say (its catch-up is the archive's). */
-type PaneStatus = Omit<AgentStatus, 'catch_up'>;
+/** What an agent's pane and hooks say (its catch-up is the archive's, its dialog the daemon's). */
+type PaneStatus = Omit<AgentStatus, 'catch_up' | 'dialog'>;
 
 /** An agent of this machine: its pane and screen, from tmux. */
 async function localAgent(config: Config, t: Tmux, name: string, hooks: AgentStatus['hooks']): Promise<PaneStatus> {

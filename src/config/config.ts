@@ -31,6 +31,7 @@ import {
   type NotifySinkConfig,
   type TurnsConfig,
 } from './schema.js';
+import { type AllowRule, allowProblems } from './allow.js';
 
 export interface Agent {
   name: string;
@@ -47,6 +48,8 @@ export interface Agent {
   reply: ReplyMode;
   /** Pause once its turns cost this much in USD (0: no limit). */
   maxCostUsd: number;
+  /** What it may do without a dialog (allow.ts), written into its client's permission settings at `up`. */
+  allow: AllowRule[];
 }
 
 export type BusConfig =
@@ -180,7 +183,9 @@ export function parseConfig(
       host: a.host ?? host,
       reply: a.reply,
       maxCostUsd: a.max_cost_usd,
+      allow: a.allow ?? [],
     };
+    problems.push(...allowProblems(`agents.${name}.allow`, a.kind, a.allow ?? []));
     if (a.reply !== 'post' && !hasHooks(a.kind))
       problems.push(
         `agents.${name}.reply: "${a.reply}" needs an agent whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}), not "${a.kind}"`,

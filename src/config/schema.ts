@@ -10,6 +10,7 @@ import { REPLY_MODES } from '../core/receipt.js';
 import { LOOP_DEFAULTS } from '../core/loop.js';
 import { POLICIES } from '../core/turns.js';
 import { AGENT_KINDS } from './agent-kinds.js';
+import { AllowRuleSchema } from './allow.js';
 import { CONVERSATION_NAME } from './conversation-name.js';
 
 export { AGENT_KINDS };
@@ -88,6 +89,8 @@ const AgentSchema = z.strictObject({
   reply: z.enum(REPLY_MODES).default('post'),
   /** Pause the conversation once this agent's turns cost this much in USD (docs/protocol.md §12; 0: no limit). */
   max_cost_usd: z.number().min(0).default(0),
+  /** What it may do without a dialog (allow.ts): written into its client's own permission settings at `up`. */
+  allow: z.array(AllowRuleSchema).optional(),
 });
 
 /** USD per million tokens of one model (core/prices.ts has the table baton ships). */

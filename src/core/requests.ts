@@ -1,6 +1,6 @@
 /**
  * A person's requests to the running daemon (`baton end`, `pause`, `resume`, `start`, `send`, `approve`,
- * `reject`) and its replies. Going through the daemon keeps one writer of the state and one typist per
+ * `reject`, `answer`) and its replies. Going through the daemon keeps one writer of the state and one typist per
  * pane (a person's text can never land between a paste and its Enter). How a request travels is the
  * bus's (request files on the files bus); what it says is this schema.
  */
@@ -24,6 +24,15 @@ export const RequestSchema = z.discriminatedUnion('op', [
   z.strictObject({ op: z.literal('note'), id: z.string().regex(/^user_\d{4,}$/), to: z.string().min(1) }),
   z.strictObject({ op: z.literal('approve'), file: z.string().min(1).optional(), all: z.boolean().optional() }),
   z.strictObject({ op: z.literal('reject'), file: z.string().min(1), reason: z.string().min(1) }),
+  // A person answers an agent's dialog (docs/protocol.md §12): `choice` as they gave it, `dialog` the identity of
+  // the dialog they were offered (core/dialog.ts) — typed only while that same dialog is on its screen.
+  z.strictObject({
+    op: z.literal('answer'),
+    to: z.string().min(1),
+    choice: z.string().min(1).max(500),
+    dialog: z.string().regex(/^[0-9a-f]{16}$/, 'a dialog identity (16 hex digits)'),
+    by: z.enum(['cli', 'dashboard']),
+  }),
   // baton's own, across machines (docs/protocol.md §10): a notice (finished, resumed, …) for an agent on another
   // machine, typed there by that machine's daemon. Nobody waits for its answer.
   // A notice is baton's own words, always starting "[baton] " (never "/" or "!", which agent CLIs run).

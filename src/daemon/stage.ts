@@ -19,6 +19,7 @@ import type { FinishReason } from '../core/conversation.js';
 import type { Received } from '../core/receipt.js';
 import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
+import type { Typist } from '../terminal/typist.js';
 import type { Notes } from './notes.js';
 import type { Pipeline } from './pipeline.js';
 import type { Take } from './take.js';
@@ -46,4 +47,8 @@ export interface Stage {
   resumed(): void;
   /** A person's notes to every agent (`send --to all`). */
   readonly notes: Pick<Notes, 'send' | 'forwarded'>;
+  /** An agent's screen, and a dialog's keys (answer.ts): read and pressed through the typist's fence. */
+  readonly keys: Pick<Typist, 'look' | 'press'>;
+  /** A person answered this agent's dialog: its screen is looked at again soon (dialogs.ts). */
+  answered(agent: string): void;
 }

@@ -1,14 +1,15 @@
 /**
  * A person steering the conversation through the daemon: the requests of core/requests.ts (end, pause,
- * resume, start, send, approve, reject), answered between deliveries, so a person's text never lands
+ * resume, start, send, approve, reject, answer), answered between deliveries, so a person's text never lands
  * between a paste and its Enter, and the state has one writer. Each answer is a Reply; what a request
  * could not do now it says at once ("not now: …") rather than leave the person waiting. This module takes
- * the requests and answers the small ones; resume.ts, person.ts (send, start) and approvals.ts do the rest.
+ * the requests and answers the small ones; resume.ts, person.ts (send, start), approvals.ts and answer.ts (a dialog) do the rest.
  */
 import { isoAt } from '../bus/bus.js';
 import { sanitize } from '../core/compose.js';
 import type { Reply, Request } from '../core/requests.js';
 import { isLocal } from '../config/config.js';
+import { answer } from './answer.js';
 import { approveAll, reject } from './approvals.js';
 import { kickoff, send } from './person.js';
 import { resume } from './resume.js';
@@ -82,6 +83,8 @@ export class Steering {
         return approveAll(this.stage, req, name);
       case 'reject':
         return reject(this.stage, req);
+      case 'answer':
+        return answer(this.stage, req);
     }
   }
 

@@ -73,14 +73,21 @@ export interface Parts {
 }
 
 /**
- * Who waits at a dialog (dialogs.ts), the typing pipeline whose gate asks it first — nothing is typed into a
- * pane whose dialog is open — and the conductor, whose turn clock stood still while the holder was blocked.
+ * What typing into a pane depends on: availability (is a pane there), the delivery under way, who waits at a
+ * dialog (dialogs.ts), the typing pipeline whose gate asks them first — nothing is typed into a pane whose
+ * dialog is open — and the conductor, whose turn clock stood still while the holder was blocked.
  */
-function typingParts(
-  w: Wiring,
-  p: { bus: DeliveryBus; availability: Availability; underway: Underway; wakeIn(ms: number): void },
-) {
-  const { config, log, typist } = w;
+function typingParts(w: Wiring, p: { bus: DeliveryBus; wakeIn(ms: number): void }) {
+  const { config, log, typist, oneshot } = w;
+  const availability = new Availability({
+    config,
+    typist,
+    events: p.bus.events,
+    log,
+    wakeIn: p.wakeIn,
+    quiet: oneshot,
+  });
+  const underway = new Underway();
   const dialogs = new Dialogs({
     config,
     bus: p.bus,
@@ -91,20 +98,12 @@ function typingParts(
     changed: () => conductor.replan(),
   });
   const typing = pipeline(
-    {
-      config,
-      typist,
-      availability: p.availability,
-      underway: p.underway,
-      bus: p.bus,
-      log,
-      hold: (agent) => dialogs.hold(agent),
-    },
+    { config, typist, availability, underway, bus: p.bus, log, hold: (agent) => dialogs.hold(agent) },
     p.bus,
   );
   const typeInto = (agent: string, text: string) => typing.notice(agent, text);
-  const conductor = conductorFor({ config, bus: p.bus, log, underway: p.underway, typeInto, wakeIn: p.wakeIn });
-  return { dialogs, typing, typeInto, conductor };
+  const conductor = conductorFor({ config, bus: p.bus, log, underway, typeInto, wakeIn: p.wakeIn });
+  return { availability, underway, dialogs, typing, typeInto, conductor };
 }
 
 /** The typing pipeline; on the PostgreSQL bus it keeps a copy of what it names for `baton show` (shown.ts). */
@@ -135,9 +134,7 @@ export function wire(w: Wiring): Parts {
   // Fenced (the lease lost: paused past it, taken over): the lifecycle stops at once, or waits for the renewal.
   const scheduler = new Scheduler(log, (err) => lifecycle.fenced(err));
   const wakeIn = (ms: number) => scheduler.wakeIn(ms);
-  const availability = new Availability({ config, typist: w.typist, events: bus.events, log, wakeIn, quiet: oneshot });
-  const underway = new Underway();
-  const { dialogs, typing, typeInto, conductor } = typingParts(w, { bus, availability, underway, wakeIn });
+  const { availability, underway, dialogs, typing, typeInto, conductor } = typingParts(w, { bus, wakeIn });
   const rejections = new RejectionNotices({ config, bus, log, typeInto, wakeIn });
   const receipts = new Receipts({
     config,
@@ -187,6 +184,8 @@ export function wire(w: Wiring): Parts {
     receiptFor: (id) => receipts.takeEarly(id),
     finish: (reason, note) => conductor.finish(reason, note),
     notes,
+    keys: w.typist,
+    answered: (agent) => dialogs.soon(agent),
     resumed: () => {
       conductor.replan();
       scan.forgetHeld();

@@ -4,6 +4,7 @@
  * from. A body that does not fit is a 400 with the reason; so is input the CLI would call a usage error.
  */
 import { z } from 'zod';
+import { UsageError } from '../app/input.js';
 import { approveRequest, endRequest, rejectRequest, sendRequest, startRequest } from '../app/requests.js';
 import type { Config } from '../config/config.js';
 import { formatIssues } from '../core/issues.js';
@@ -18,6 +19,8 @@ const Bodies = {
   resume: z.strictObject({}),
   approve: z.strictObject({ file: z.string().optional(), all: z.boolean().optional() }),
   reject: z.strictObject({ file: z.string(), reason: z.string() }),
+  // A dialog's button: the choice's number and the identity of the dialog the page showed (docs/protocol.md §12).
+  answer: z.strictObject({ agent: z.string(), choice: z.string().min(1).max(500), dialog: z.string() }),
 };
 export type Op = keyof typeof Bodies;
 
@@ -43,5 +46,15 @@ export function toRequest(config: Config, op: Op, body: unknown): Request {
       return approveRequest(b.file as string | undefined, b.all === true);
     case 'reject':
       return rejectRequest(b.file as string, b.reason as string);
+    case 'answer':
+      return dashboardAnswer(config, b.agent as string, b.choice as string, b.dialog as string);
   }
+}
+
+/** The dashboard's answer to a dialog it showed: typed only while that same dialog is on the agent's screen. */
+function dashboardAnswer(config: Config, agent: string, choice: string, dialog: string): Request {
+  if (!Object.hasOwn(config.agents, agent))
+    throw new UsageError(`unknown agent "${agent}" (agents: ${config.order.join(', ')})`);
+  if (!/^[0-9a-f]{16}$/.test(dialog)) throw new UsageError('dialog must be the identity the page was given');
+  return { op: 'answer', to: agent, choice, dialog, by: 'dashboard' };
 }

@@ -30,7 +30,7 @@ const BODY_TIMEOUT_MS = 10_000;
 /** The page's modules (web/*.ts, built to dist/web/) and its stylesheet: nothing else is served from disk. */
 const ASSETS: Record<string, { file: string; type: string }> = {
   ...Object.fromEntries(
-    ['app', 'dom', 'transcript', 'panels', 'overview'].map((m) => [
+    ['app', 'dom', 'transcript', 'panels', 'dialogs', 'overview'].map((m) => [
       `/${m}.js`,
       { file: join(PKG_ROOT, 'dist', 'web', `${m}.js`), type: 'text/javascript; charset=utf-8' },
     ]),

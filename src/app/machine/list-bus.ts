@@ -8,7 +8,8 @@
  */
 import { openDirectory } from '../../bus/open.js';
 import type { ListedConversation, ListedMachine, StoreListing } from '../../bus/bus.js';
-import { type Run, runOf } from './list.js';
+import { blockedRow, runOf, stateWords } from './list.js';
+import type { Blocked, Run } from './listing.js';
 import { turnSeconds } from '../status.js';
 
 export interface BusMachine {
@@ -45,6 +46,8 @@ export type BusRow = {
       held: Record<string, number>;
       approvals: number;
       rejected: number;
+      /** The turn holder waits at a dialog for a person (docs/protocol.md §12), or null. */
+      blocked: Blocked | null;
     }
   | { ok: false; problem: string }
 );
@@ -94,6 +97,7 @@ export function rowOf(c: ListedConversation, now: number): BusRow {
     held: c.waiting,
     approvals: c.approvals,
     rejected: c.rejected,
+    blocked: blockedRow(s.blocked),
   };
 }
 
@@ -126,7 +130,8 @@ export function formatBusListing(l: BusListing): string {
     else {
       const turn = r.turn ? `${r.turn}${r.turn_host ? `@${r.turn_host}` : ''}` : '-';
       const waiting = `${r.waiting}${r.approvals ? ` (+${r.approvals} to approve)` : ''}`;
-      const row = [r.conversation, r.policy ?? '-', turn, age(r.seconds_in_turn), String(r.messages), state(r.run)];
+      const run = state(stateWords(r.run, r.blocked));
+      const row = [r.conversation, r.policy ?? '-', turn, age(r.seconds_in_turn), String(r.messages), run];
       table.push([...row, waiting]);
     }
     machines.push(r.machines.map(machineLine));

@@ -12,10 +12,18 @@ import { collectStatus } from '../status.js';
 import { machineDaemon, type MachineHolder } from './daemon-lock.js';
 import { stateDirs, stateRoot } from './identity.js';
 import { type Entry, keyOf, readRegistry, stateDir, unreadableLine } from './registry.js';
-import type { Row, Run } from './listing.js';
+import type { Blocked, Row, Run } from './listing.js';
 import { readServed, type Served } from './served.js';
 
 export type { Row, Run } from './listing.js';
+
+/** A conversation's state in words: its run, and who blocks it (docs/protocol.md §12). */
+export const stateWords = (run: string, blocked: Blocked | null | undefined): string =>
+  blocked ? `${run}, blocked: ${blocked.agent} (${blocked.kind})` : run;
+
+/** A state's `blocked` as a listing row shows it. */
+export const blockedRow = (b: Blocked | null | undefined): Blocked | null =>
+  b ? { agent: b.agent, kind: b.kind, since: b.since, question: b.question } : null;
 
 /** One machine name's registry and daemon. */
 export interface MachineListing {
@@ -83,6 +91,7 @@ async function rowOf(e: Entry, served: Served | null, o: { host: string | null; 
       cost_usd: s.cost.usd,
       unpriced: s.cost.unpriced,
       agents_down: down,
+      blocked: blockedRow(s.blocked),
     };
   } catch (err) {
     return { ...base, ...own, ok: false, problem: err instanceof Error ? err.message.split('\n')[0]! : String(err) };
@@ -168,7 +177,7 @@ export function formatListing(l: Listing): string {
       const bus = r.conversation ? `${r.bus}:${r.conversation}` : r.bus;
       const down = r.agents_down?.length ? `, waits for "baton up" (no pane: ${r.agents_down.join(', ')})` : '';
       const base = r.own_daemon ? `${r.run} (own daemon)` : r.run;
-      const run = r.skipped ? `skipped: ${r.skipped}` : `${base}${down}`;
+      const run = r.skipped ? `skipped: ${r.skipped}` : `${stateWords(base, r.blocked)}${down}`;
       const cost = `${dollars(r.cost_usd ?? 0)}${r.unpriced?.length ? '+' : ''}`;
       const row = [...lead, bus, r.policy, r.turn ?? '-', age(r.seconds_in_turn), String(r.messages), cost, run];
       table.push([...row, String(r.waiting)]);

@@ -5,6 +5,14 @@
 
 export type Run = 'running' | 'paused' | 'finished' | 'stalled' | 'stopped';
 
+/** Who blocks a conversation, at what kind of dialog, since when, asking what. */
+export interface Blocked {
+  agent: string;
+  kind: string;
+  since: string;
+  question: string;
+}
+
 export type Row = {
   folder: string;
   config: string | null;
@@ -35,6 +43,8 @@ export type Row = {
        * up` in its folder (after a reboot without `baton service install --agents`, a pane that died).
        */
       agents_down?: string[];
+      /** The turn holder waits at a dialog for a person (docs/protocol.md §12), or null. */
+      blocked?: Blocked | null;
     }
   | { ok: false; problem: string }
 );

@@ -1,4 +1,5 @@
 import type { CommandSpec } from '../command.js';
+import { answer } from './answer.js';
 import { attach } from './attach.js';
 import { daemon } from './daemon.js';
 import { doctor } from './doctor.js';
@@ -36,6 +37,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   end,
   approve,
   reject,
+  answer,
   attach,
   down,
   doctor,

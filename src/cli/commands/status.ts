@@ -21,10 +21,13 @@ database), and asks tmux about each pane of this machine's agents. Changes nothi
            it says another, else null), max_turns, turns_base (the count at the last resume of a
            finished conversation: max_turns counts from there), turn_started_at,
            seconds_in_turn (null when no turn clock runs: finished, paused), nudges, stalled, finished ({reason, at} or null), pending (moderated),
-           paused ({at} or null), demo, config (the file, or null for the built-in default),
+           paused ({at} or null), blocked ({agent, since, kind, question, choices?, dialog?}: the
+           turn holder waits at a dialog for a person — kind permission|question|trust|login|other —
+           or null), demo, config (the file, or null for the built-in default),
            agents (name → {alive, target, pane, dead, command, last_activity, problem, kind, demo, host,
                    hooks: {state: busy|idle|permission, since} or null,
-                   screen: {state: ready|holding|dialog|unknown, busy?, detail?} or null}),
+                   screen: {state: ready|holding|dialog|unknown, busy?, detail?} or null,
+                   dialog: {since, kind, question, source: hook|screen, choices?, dialog?} or null}),
            message_dir (on the PostgreSQL bus: the database, password hidden), bus {kind, conversation},
            hosts (machine → {alive, pid, last_heartbeat, since, agents}),
            running_config (what this machine's daemon runs: {pid, turns, file: {state: same|unread|

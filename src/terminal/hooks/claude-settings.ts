@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
+import { claudeAllow, mergeClaudeAllow, readClaudeRecord, writeClaudeRecord } from './allow-rules.js';
 import { batonMcpServer } from './mcp-server.js';
 import { hookCommand, hooksOf, type Installed, type OurHook, readSettings, withOurs } from './settings-file.js';
 import { dialogFlag } from './spool.js';
@@ -34,7 +35,7 @@ export const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cw
 
 /** Put baton's hooks into the agent's settings.local.json, keeping everything else in it. */
 export async function installClaudeHooks(
-  agent: Pick<Agent, 'name' | 'cwd'>,
+  agent: Pick<Agent, 'name' | 'cwd'> & Partial<Pick<Agent, 'allow'>>,
   spool: string,
   node: string,
   cli: string,
@@ -57,12 +58,17 @@ export async function installClaudeHooks(
   const permissions = (
     settings.permissions && typeof settings.permissions === 'object' ? settings.permissions : {}
   ) as Record<string, unknown>;
-  const allow = union(permissions.allow, MCP_TOOLS);
+  // agents.NAME.allow (allow-rules.ts): the dialogs a person would always approve never open.
+  const { allow, added } = mergeClaudeAllow(union(permissions.allow, MCP_TOOLS), {
+    before: readClaudeRecord(agent.cwd),
+    now: claudeAllow(agent.allow ?? []),
+  });
   await ensureDir(join(agent.cwd, '.claude'));
   await writeAtomic(
     file,
     `${JSON.stringify({ ...settings, enabledMcpjsonServers: enabled, permissions: { ...permissions, allow }, hooks }, null, 2)}\n`,
   );
+  await writeClaudeRecord(agent.cwd, added);
   return { ok: true, file };
 }
 

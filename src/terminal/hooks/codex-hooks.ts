@@ -29,6 +29,7 @@ import {
   readSettings,
   withOurs,
 } from './settings-file.js';
+import { writeCodexRules } from './allow-rules.js';
 import { dialogFlag } from './spool.js';
 
 /**
@@ -79,7 +80,7 @@ export type CodexInstalled = (Installed & { ok: false }) | { ok: true; file: str
 
 /** Put baton's hooks into the agent's .codex/hooks.json; the arguments that trust them (and the folder) for a session. */
 export async function installCodexHooks(
-  agent: Pick<Agent, 'name' | 'cwd'>,
+  agent: Pick<Agent, 'name' | 'cwd'> & Partial<Pick<Agent, 'allow'>>,
   spool: string,
   node: string,
   cli: string,
@@ -103,6 +104,8 @@ export async function installCodexHooks(
   }
   await ensureDir(join(agent.cwd, '.codex'));
   await writeAtomic(file, `${JSON.stringify({ ...doc, hooks }, null, 2)}\n`);
+  // agents.NAME.allow (allow-rules.ts): Codex reads a trusted project's rules at start.
+  await writeCodexRules(agent.cwd, agent.allow ?? []);
   // Codex names a hook by the real path of its file (and the folder by its real path).
   const real = realpathSync(file);
   const state = ours.map(

@@ -25,6 +25,7 @@ import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
 import { hookCommand, hooksOf, type Installed, type OurHook, readSettings, withOurs } from './settings-file.js';
+import { geminiRules } from './allow-rules.js';
 import { dialogFlag } from './spool.js';
 import { batonMcpServer } from './mcp-server.js';
 
@@ -58,7 +59,7 @@ export type GeminiInstalled =
   | { ok: true; file: string; args: string[]; env: Record<string, string> };
 
 export async function installGeminiHooks(
-  agent: Pick<Agent, 'name' | 'cwd'>,
+  agent: Pick<Agent, 'name' | 'cwd'> & Partial<Pick<Agent, 'allow'>>,
   to: { spool: string; node: string; cli: string; configFile?: string | null },
 ): Promise<GeminiInstalled> {
   const { spool, node, cli, configFile = null } = to;
@@ -97,6 +98,11 @@ export async function installGeminiHooks(
   await ensureDir(join(agent.cwd, '.gemini'));
   await writeAtomic(file, `${JSON.stringify({ ...settings, general: kept, mcpServers, hooks }, null, 2)}\n`);
   const policy = geminiPolicyPath(agent);
-  await writeAtomic(policy, POLICY);
+  // agents.NAME.allow (allow-rules.ts): more rules of the same kind in the same file.
+  const allowed = geminiRules(agent.allow ?? []);
+  await writeAtomic(
+    policy,
+    allowed.length ? `${POLICY}\n# From agents.${agent.name}.allow in config.json:\n${allowed.join('\n\n')}\n` : POLICY,
+  );
   return { ok: true, file, args: ['--policy', policy], env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' } };
 }
