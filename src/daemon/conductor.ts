@@ -67,7 +67,9 @@ export class Conductor {
   }
 
   /** The message the current turn answers (undefined: not known yet), and its reminder timeout, by ID. */
-  private owed: { id: string | null | undefined; timeout_s: number } = { id: null, timeout_s: 0 };
+  // Not known at first (undefined), so the first look reads it: known as "none" (null) with a timeout of 0,
+  // a holder owing the first message after a kick-off was never reminded.
+  private owed: { id: string | null | undefined; timeout_s: number } = { id: undefined, timeout_s: 0 };
 
   /** The turn rules now: reminders follow the owed message's own deadline when it has one. */
   private async turnsNow() {

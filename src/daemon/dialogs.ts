@@ -48,6 +48,12 @@ export class Dialogs {
   private readonly closing = new Set<string>();
   /** How each agent's last dialog closed, for the `unblocked` event. */
   private readonly closedBy = new Map<string, 'hook' | 'screen'>();
+  /**
+   * Agents whose hook said the dialog closed while their screen still showed it: the client draws its next
+   * screen after its hooks ran, and the turn may pass on meanwhile (its Stop hook came with its PostToolUse),
+   * so the block ended by that hook, not by the turn.
+   */
+  private readonly hookSaidClosed = new Set<string>();
   private readonly agents: string[];
   private saved = '{}';
   private seeded = false;
@@ -78,8 +84,10 @@ export class Dialogs {
       const now = this.p.bus.now();
       this.set(agent, hookOpened(prev, { iso: isoAt(now), ms: now }, what));
       this.closing.delete(agent);
+      this.hookSaidClosed.delete(agent);
     } else if (prev && closesDialog(note)) {
       this.closing.add(agent);
+      this.hookSaidClosed.add(agent);
     }
     this.p.wakeIn(0);
   }
@@ -125,7 +133,8 @@ export class Dialogs {
     const now = this.p.bus.now();
     // A hook said it closed: the screen confirms unless it still shows a dialog (another tool's hook, a next step).
     const next = closing && look.state !== 'dialog' ? null : screenSaw(prev, look, { iso: isoAt(now), ms: now });
-    if (prev && !next) this.closedBy.set(agent, closing ? 'hook' : 'screen');
+    if (prev && !next) this.closedBy.set(agent, closing || this.hookSaidClosed.has(agent) ? 'hook' : 'screen');
+    if (!next || next.id !== prev?.id) this.hookSaidClosed.delete(agent);
     this.set(agent, next);
   }
 
@@ -159,7 +168,7 @@ export class Dialogs {
     this.p.changed();
     for (const c of changes) {
       if (c.kind === 'unblocked') {
-        const by = this.closedBy.get(c.was.agent) ?? 'turn';
+        const by = this.closedBy.get(c.was.agent) ?? (this.hookSaidClosed.has(c.was.agent) ? 'hook' : 'turn');
         this.p.log.info(
           `the conversation is no longer blocked (${c.was.agent}, after ${Math.round(c.after_ms / 1000)} s)`,
         );

@@ -260,7 +260,11 @@ export class TmuxTypist implements Typist {
       let last: Screen | null = null;
       for (const end = performance.now() + boundMs; performance.now() < end; await sleep(100)) {
         last = await readScreen(this.tmux, agent, pane);
-        if (last?.state === 'ready') return { ok: true, value: attempt === 1 ? 'screen' : 'screen_after_second_enter' };
+        // A dialog in the box's place: the text left it and the agent already asks a person something (a
+        // permission, a question — a fast model asked within 100 ms of the Enter). Submitted; and never a
+        // second Enter, which would answer that dialog.
+        if (last?.state === 'ready' || last?.state === 'dialog')
+          return { ok: true, value: attempt === 1 ? 'screen' : 'screen_after_second_enter' };
       }
       if (last?.state !== 'holding')
         return fail(`not confirmed: ${last ? screenProblem(last) : 'screen unreadable'}`, true);
