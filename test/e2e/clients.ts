@@ -107,6 +107,25 @@ export function claudeAgent(
 }
 
 /**
+ * Claude Code as claudeAgent, but in its default permission mode: a command that is not read-only opens a
+ * permission dialog. Named, not left to the version: 2.1.332's own default, auto mode, lets edits in its
+ * folder through and asks in other ways (measured).
+ */
+export function claudeAgentAsking(
+  dir: string,
+  configFile: string,
+  name: string,
+  url: string,
+): { cwd: string; env: Record<string, string> } {
+  const made = claudeAgent(dir, configFile, name, url);
+  writeFileSync(
+    join(made.env.HOME!, '.claude', 'settings.json'),
+    JSON.stringify({ permissions: { defaultMode: 'default' } }),
+  );
+  return made;
+}
+
+/**
  * Codex with the offline recipe: a provider "mock" speaking the Responses API at `url`, no update check,
  * plugins, analytics or tooltips. Its folder's trust and baton's hooks come from `baton up` (-c …).
  */

@@ -13,8 +13,8 @@
  *     block; tool results; a message typed while a tool ran, which 2.1.197 passes on as a `system` note)
  *     that carries baton messages (`[baton] msg_0003 from X` header lines): for each one `onMessage`
  *     decides — `{ post: content }` answers with a `tool_use` of the `Bash` tool whose command replies
- *     through `baton post` (Claude Code runs it and sends the `tool_result` back); `{ say: text }` (or
- *     nothing) answers with text.
+ *     through `baton post` (Claude Code runs it and sends the `tool_result` back); `{ run: command }` a
+ *     `Bash` call of that command; `{ say: text }` (or nothing) answers with text.
  *   - A turn carrying only tool results (and no baton message to answer): a short `end_turn` text.
  * - `hold` lets a test keep one answer open (the stream started, the model "thinking") while it does
  *   something to the busy agent.
@@ -29,7 +29,12 @@ export interface Delivered {
   text: string;
 }
 
-export type Action = { post: string } | { say: string } | undefined | undefined;
+/**
+ * What the model does with a baton message: reply through `baton post`, say a text, or `run` a command with
+ * its client's shell tool — one that asks a person's permission when the client is not in bypass mode
+ * (Codex: with `sandbox_permissions: "require_escalated"`, the only way its default mode asks).
+ */
+export type Action = { post: string } | { say: string } | { run: string } | undefined;
 
 export interface ToolResult {
   tool_use_id: string;
@@ -283,21 +288,22 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
 
   /** A user turn's answer: a Bash call per baton message to reply to, else text. */
   private answerTurn(entry: LoggedRequest): { out: Out[]; stop: string } {
-    const commands: string[] = [];
+    const calls: Array<{ command: string; description: string }> = [];
     const said: string[] = [];
     const actions = entry.delivered!.length
       ? entry.delivered!.map((d) => this.opts.onMessage(d, entry))
       : [...entry.texts!, ...entry.system!].map((t) => this.opts.onText?.(typedText(t), entry));
     for (const a of actions) {
-      if (a && 'post' in a) commands.push(postCommand(a.post));
+      if (a && 'post' in a) calls.push({ command: postCommand(a.post), description: 'Reply through baton' });
+      else if (a && 'run' in a) calls.push({ command: a.run, description: 'Run it' });
       else if (a && 'say' in a) said.push(a.say);
     }
-    if (commands.length) {
-      const out: Out[] = commands.map((command, i) => ({
+    if (calls.length) {
+      const out: Out[] = calls.map(({ command, description }, i) => ({
         type: 'tool_use',
         id: `toolu_mock_${this.opts.name}_${++this.tools}`,
         name: 'Bash',
-        input: { command, description: `Reply through baton${commands.length > 1 ? ` (${i + 1})` : ''}` },
+        input: { command, description: `${description}${calls.length > 1 ? ` (${i + 1})` : ''}` },
       }));
       return { out, stop: 'tool_use' };
     }

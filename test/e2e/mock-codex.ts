@@ -16,7 +16,8 @@
  *     X` header lines): for each one `onMessage` decides — `{ post: content }` answers with a
  *     `function_call` of Codex's `exec_command` tool whose `cmd` replies through `baton post` (Codex runs it
  *     and sends a `function_call_output` back; `login: false`, as a login shell would reset PATH from
- *     /etc/profile and lose baton's bin folder); `{ say: text }` (or nothing) answers with text.
+ *     /etc/profile and lose baton's bin folder); `{ run: command }` an `exec_command` of it asking to run outside the sandbox (so Codex
+ *     asks a person); `{ say: text }` (or nothing) answers with text.
  *   - A request whose newest items are only `function_call_output`s: a short text, "done", ending the turn.
  * - `hold` lets a test keep one answer open (response.created sent, the model "thinking") while it does
  *   something to the busy agent. A message steered in (Enter while busy) makes Codex drop the open request
@@ -96,7 +97,7 @@ function partsText(content: unknown): string {
 const isOutput = (i: Item) =>
   i.role === 'assistant' || (i.type !== undefined && i.type !== 'message' && !i.type.endsWith('_output'));
 
-type Out = { type: 'text'; text: string } | { type: 'call'; call_id: string; cmd: string };
+type Out = { type: 'text'; text: string } | { type: 'call'; call_id: string; cmd: string; escalate?: boolean };
 
 export class MockResponses extends MockServer<LoggedRequest> {
   private calls = 0;
@@ -183,17 +184,18 @@ export class MockResponses extends MockServer<LoggedRequest> {
       entry.texts = items.map(([, t]) => t);
       entry.toolOutputs = toolOutputs;
       entry.delivered = entry.texts.flatMap((t) => parseDelivered(t));
-      const commands: string[] = [];
+      const commands: Array<{ cmd: string; escalate?: boolean }> = [];
       const said: string[] = [];
       const actions = entry.delivered.length
         ? entry.delivered.map((d) => this.opts.onMessage(d, entry))
         : entry.texts.map((t) => this.opts.onText?.(t, entry));
       for (const a of actions) {
-        if (a && 'post' in a) commands.push(postCommand(a.post));
+        if (a && 'post' in a) commands.push({ cmd: postCommand(a.post) });
+        else if (a && 'run' in a) commands.push({ cmd: a.run, escalate: true });
         else if (a && 'say' in a) said.push(a.say);
       }
       if (commands.length)
-        out = commands.map((cmd) => ({ type: 'call', call_id: `call_mock_${this.opts.name}_${++this.calls}`, cmd }));
+        out = commands.map((c) => ({ type: 'call', call_id: `call_mock_${this.opts.name}_${++this.calls}`, ...c }));
       else out = [{ type: 'text', text: said.length ? said.join('\n') : toolOutputs.length ? 'done' : 'Noted.' }];
     } else if (toolOutputs.length) {
       entry.kind = 'tool';
@@ -233,7 +235,14 @@ export class MockResponses extends MockServer<LoggedRequest> {
             status: 'completed',
             call_id: o.call_id,
             name: 'exec_command',
-            arguments: JSON.stringify({ cmd: o.cmd, login: false }),
+            // `run`: outside the sandbox, the one call Codex's default mode asks a person about (measured).
+            arguments: JSON.stringify({
+              cmd: o.cmd,
+              login: false,
+              ...(o.escalate
+                ? { sandbox_permissions: 'require_escalated', justification: 'Run it outside the sandbox' }
+                : {}),
+            }),
           },
     );
     const u = this.opts.usage?.(entry.seq);

@@ -11,7 +11,7 @@
  *     "\n\n" in one text) that carries baton messages (`[baton] msg_0003 from X` header lines): for each
  *     one `onMessage` decides — `{ post: content }` answers with a `functionCall` of `run_shell_command`
  *     whose command replies through `baton post` (the CLI runs it and sends a `functionResponse` back);
- *     `{ say: text }` (or nothing) answers with text.
+ *     `{ run: command }` a `run_shell_command` of it; `{ say: text }` (or nothing) answers with text.
  *   - A turn carrying only `functionResponse` parts (and no baton message): a short text, ending the turn.
  * - `POST …:generateContent` (utility calls: the model router on `…flash-lite…` with a `responseJsonSchema`
  *   {complexity_reasoning, complexity_score}, the next-speaker check, …): JSON shaped by the schema, or a
@@ -218,19 +218,17 @@ export class MockGemini extends MockServer<LoggedRequest> {
   /** The answer to a user turn: one run_shell_command call per `post`, else text. */
   private decide(entry: LoggedRequest): Out[] {
     entry.delivered = (entry.texts ?? []).flatMap((t) => parseDelivered(t));
-    const commands: string[] = [];
+    const calls: Array<{ command: string; description: string }> = [];
     const said: string[] = [];
     const actions = entry.delivered.length
       ? entry.delivered.map((d) => this.opts.onMessage(d, entry))
       : (entry.texts ?? []).map((t) => this.opts.onText?.(t, entry));
     for (const a of actions) {
-      if (a && 'post' in a) commands.push(postCommand(a.post));
+      if (a && 'post' in a) calls.push({ command: postCommand(a.post), description: 'Reply through baton' });
+      else if (a && 'run' in a) calls.push({ command: a.run, description: 'Run it' });
       else if (a && 'say' in a) said.push(a.say);
     }
-    if (commands.length)
-      return commands.map((command) => ({
-        functionCall: { name: 'run_shell_command', args: { command, description: 'Reply through baton' } },
-      }));
+    if (calls.length) return calls.map((args) => ({ functionCall: { name: 'run_shell_command', args } }));
     if (said.length) return [{ text: said.join('\n') }];
     if (entry.toolResults?.length)
       return [

@@ -1,0 +1,202 @@
+/**
+ * Blocked on a person, with the real clients (docs/protocol.md §12): Claude Code, Codex CLI and Gemini CLI,
+ * each NOT in bypass mode, against its own local API mock. A recorder agent `t` hands the client `x` a
+ * message whose model asks to run a command with its shell tool (Codex: outside its sandbox, the one call its
+ * default mode asks about); the client opens its permission dialog and:
+ *
+ * 1. the conversation is blocked — the right agent, kind and question — within 2 s of the dialog showing on
+ *    the screen; `answer --list` lists the client's own choices; a reminder due meanwhile is not typed (the
+ *    dialog stays as it was); `baton answer x yes` types the keys that pick "yes": the command runs, the
+ *    turn ends, and x's reply reaches t;
+ * 2. the next one is answered "no": the command does not run, the screen clears the block (no client fires a
+ *    hook for "No"), the reminder held while it was open is typed after; an answer for the closed dialog is
+ *    refused.
+ *
+ * The project folder is under the system's temp folder, never inside a git worktree (Codex loads no project
+ * hooks in a linked worktree: measured). The clients are installed on demand (scripts/agent-cli.mjs); a failed
+ * install fails the test, it never skips.
+ */
+import { existsSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { endGroups } from '../../src/lib/process.js';
+import { Project, RECORDER, readRecorder, waitFor } from '../helpers/harness.js';
+import { claudeAgentAsking, codexAgent, geminiAgent, installClient, VERSIONS, type Client } from './clients.js';
+import { MockAnthropic, shq } from './mock-anthropic.js';
+import { MockResponses } from './mock-codex.js';
+import { MockGemini } from './mock-gemini.js';
+
+type Mock = MockAnthropic | MockResponses | MockGemini;
+let p: Project | undefined;
+let mock: Mock | undefined;
+
+afterEach(async () => {
+  await mock?.close();
+  mock = undefined;
+  if (!p) return;
+  const pids = (await p.tmux(['list-panes', '-a', '-F', '#{pane_pid}'])).stdout.split('\n').filter(Boolean).map(Number);
+  await p.killServer();
+  // Gemini CLI ignores the hangup and would live on without a terminal: what is left gets SIGTERM, then SIGKILL.
+  await endGroups(pids, 5000);
+  await p.stop();
+  p = undefined;
+});
+
+/** Each client's permission dialog, by a line of its own (measured: /work/notes, the captures). */
+const DIALOG: Record<Client, RegExp> = {
+  claude: /Do you want to proceed\?/,
+  codex: /Would you like to run the following command\?/,
+  gemini: /Allow execution of/,
+};
+/** The reminders' timeout: long enough for the dialog to open first on a busy machine. */
+const TIMEOUT_S = 6;
+
+type Blocked = {
+  agent: string;
+  kind: string;
+  question: string;
+  since: string;
+  choices?: Array<{ n: number; label: string }>;
+};
+
+async function scenario(kind: Client): Promise<void> {
+  const bin = installClient(kind);
+  const project = (p = new Project());
+  const trace: string[] = [];
+  const onMessage = (d: { text: string }) => {
+    const run = /^RUN (.+)$/m.exec(d.text)?.[1];
+    return run ? { run } : { say: 'Noted.' };
+  };
+  const opts = { name: 'x', log: (l: string) => trace.push(l), onMessage };
+  mock =
+    kind === 'claude'
+      ? await MockAnthropic.start(opts)
+      : kind === 'codex'
+        ? await MockResponses.start(opts)
+        : await MockGemini.start(opts);
+  const { cwd, env } =
+    kind === 'claude'
+      ? claudeAgentAsking(project.dir, project.configFile, 'x', mock.url)
+      : (kind === 'codex' ? codexAgent : geminiAgent)(project.dir, project.configFile, 'x', mock.url);
+  const tLog = join(project.dir, 't.log');
+  project.writeConfig({
+    message_dir: './messages',
+    agents: {
+      t: { kind: 'generic', command: `exec node ${shq(RECORDER)} ${shq(tLog)}` },
+      // No bypass flag: the client asks before it runs what its defaults do not allow.
+      x: { kind, cwd, command: shq(bin), env, reply: 'auto' },
+    },
+    directions: { t_to_x: ['t', 'x'], x_to_t: ['x', 't'] },
+    first_turn: 't',
+    turns: { policy: 'alternate', timeout_s: TIMEOUT_S, max_nudges: 2 },
+  });
+  const up = await project.cli(['up']);
+  expect(up.exitCode, up.stdout + up.stderr).toBe(0);
+  const blocked = () => (project.state().blocked as Blocked | null | undefined) ?? null;
+  const screen = async () => (await project.tmux(['capture-pane', '-p', '-t', '=x:'])).stdout;
+  const post = async (text: string) => {
+    const r = await project.cli(['post', '--as', 't', '--to', 'x', '-'], { input: text });
+    expect(r.exitCode, r.stderr).toBe(0);
+  };
+  const events = (name: string) => project.events().filter((e) => e.event === name);
+
+  /** From the message on: when the dialog first shows on the screen and when the conversation is blocked. */
+  async function dialogOpens(file: string): Promise<{ dialogAt: number; blockedAt: number; shown: string }> {
+    let dialogAt = 0;
+    let blockedAt = 0;
+    let shown = '';
+    await waitFor(
+      `x's dialog for ${file}, and the block`,
+      async () => {
+        const s = await screen();
+        if (!dialogAt && DIALOG[kind].test(s)) [dialogAt, shown] = [Date.now(), s];
+        if (!blockedAt && blocked()?.question.includes(file)) blockedAt = Date.now();
+        return dialogAt && blockedAt;
+      },
+      90_000,
+      50,
+    );
+    return { dialogAt, blockedAt, shown };
+  }
+
+  try {
+    // ── 1. "yes": blocked within 2 s, listed, a reminder held, answered; the command runs, the turn ends.
+    await post('please make the file\nRUN touch made.txt');
+    const one = await dialogOpens('made.txt');
+    expect(one.blockedAt - one.dialogAt, 'blocked within 2 s of the dialog showing').toBeLessThanOrEqual(2000);
+    expect(blocked()).toMatchObject({ agent: 'x', kind: 'permission' });
+    expect(blocked()!.question).toContain('touch made.txt');
+    await waitFor('its choices read off its screen', () => blocked()?.choices, 10_000);
+    const list = await project.cli(['answer', 'x', '--list']);
+    expect(list.exitCode, list.stdout + list.stderr).toBe(0);
+    expect(list.stdout).toMatch(/^x waits at a permission dialog since /);
+    expect(list.stdout).toMatch(/^ {2}1\. /m);
+    const turnStarted = Date.parse(String(project.state().turn_started_at));
+    // Past the reminder's due time while the dialog is open: none is typed, the dialog is as it was.
+    await sleep(Math.max(0, turnStarted + TIMEOUT_S * 1000 + 1500 - Date.now()));
+    expect(events('nudged')).toEqual([]);
+    const before = await screen();
+    expect(before).toMatch(DIALOG[kind]);
+    expect(blocked()?.agent).toBe('x');
+    const yes = await project.cli(['answer', 'x', 'yes']);
+    expect(yes.exitCode, yes.stdout + yes.stderr).toBe(0);
+    expect(yes.stdout).toMatch(/^answered x: 1\. /);
+    await waitFor('the command ran', () => existsSync(join(cwd, 'made.txt')), 20_000);
+    await waitFor('unblocked', () => events('unblocked').length === 1, 20_000);
+    // The turn ends: x's final answer (reply: auto) reaches t, and the turn is t's.
+    await waitFor('x replied to t', () => project.archive()[1]?.delivered_at, 60_000);
+    expect(project.archive()[1]).toMatchObject({ id: 'msg_0002', sender: 'x', receiver: 't' });
+    expect(readRecorder(tLog).typed.some((t) => t.includes('msg_0002 from x'))).toBe(true);
+
+    // ── 2. "no": not run; the screen clears the block; the reminder held meanwhile is typed after.
+    await post('now the other one\nRUN touch denied.txt');
+    const two = await dialogOpens('denied.txt');
+    expect(two.blockedAt - two.dialogAt, 'blocked within 2 s of the dialog showing').toBeLessThanOrEqual(2000);
+    await waitFor('its choices read off its screen', () => blocked()?.choices, 10_000);
+    const started2 = Date.parse(String(project.state().turn_started_at));
+    await sleep(Math.max(0, started2 + TIMEOUT_S * 1000 + 1500 - Date.now()));
+    expect(events('nudged')).toEqual([]);
+    const no = await project.cli(['answer', 'x', 'no']);
+    expect(no.exitCode, no.stdout + no.stderr).toBe(0);
+    await waitFor('unblocked again', () => events('unblocked').length === 2, 20_000);
+    expect(events('unblocked')[1]).toMatchObject({ agent: 'x', by: 'screen' });
+    expect(existsSync(join(cwd, 'denied.txt'))).toBe(false);
+    const late = await project.cli(['answer', 'x', 'yes']);
+    expect(late.exitCode).toBe(1);
+    expect(late.stdout.trim()).toBe('x has no open dialog');
+    await waitFor('the reminder, after the dialog closed', () => events('nudged').length > 0, 30_000);
+    const unblockedAt = Date.parse(String(events('unblocked')[1]!.ts));
+    expect(Date.parse(String(events('nudged')[0]!.ts))).toBeGreaterThan(unblockedAt);
+    const answered = events('answered');
+    expect(answered.map((e) => [e.agent, e.by])).toEqual([
+      ['x', 'cli'],
+      ['x', 'cli'],
+    ]);
+    expect(events('blocked').length).toBe(2);
+    expect(existsSync(join(cwd, 'denied.txt'))).toBe(false);
+    console.log(
+      `[e2e blocked] ${kind} ${VERSIONS[kind]}: blocked ${one.blockedAt - one.dialogAt} ms / ${two.blockedAt - two.dialogAt} ms after the dialog showed (negative: before, from its hook)`,
+    );
+  } catch (err) {
+    const saved = join(tmpdir(), `baton-e2e-blocked-${kind}-${Date.now()}.json`);
+    writeFileSync(
+      saved,
+      JSON.stringify(
+        { trace, screen: await screen().catch(() => ''), state: project.state(), events: project.events() },
+        null,
+        1,
+      ),
+    );
+    console.error(`── ${kind}: the mock's trace, the screen, the state and the events: ${saved}`);
+    throw err;
+  }
+}
+
+describe('a dialog with the real clients: blocked, answered from baton, the conversation goes on', () => {
+  for (const kind of ['claude', 'codex', 'gemini'] as const)
+    it(`${kind}: yes runs the command and the turn ends; no denies it, a held reminder follows`, async () => {
+      await scenario(kind);
+    }, 600_000);
+});
