@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeAgentStates } from '../../src/terminal/hooks/spool.js';
-import { Project, readRecorder, waitFor } from '../helpers/harness.js';
+import { Project, readRecorder, ROOT, waitFor } from '../helpers/harness.js';
 import { launchBrowser, SHOTS, startUi, type RunningUi } from '../helpers/ui.js';
 
 let browser: Browser;
@@ -311,6 +311,45 @@ describe('baton ui', () => {
     await page.reload();
     await page.locator('#m-msg_0001 .nudge', { hasText: '2 reminders' }).waitFor();
     expect(p.events().filter((e) => e.event === 'nudged' && e.reply_to === 'msg_0001')).toHaveLength(2);
+  });
+
+  it("answers the turn holder's dialog by its button: the keys that pick it, an answered event by the dashboard", async () => {
+    // The stand-in for Claude Code opens its Bash permission dialog for a prompt line `ASK <command>`.
+    const fake = join(ROOT, 'test', 'fixtures', 'fake-claude.mjs');
+    const command = (name: string) => `node ${JSON.stringify(fake)} ${JSON.stringify(`../../${name}.log`)} --hooks`;
+    const p = project({
+      agents: {
+        a: { kind: 'claude', command: command('a'), reply: 'auto' },
+        b: { kind: 'claude', command: command('b'), reply: 'auto' },
+      },
+      directions: { a_to_b: ['a', 'b'], b_to_a: ['b', 'a'] },
+      turns: { policy: 'alternate' },
+    });
+    const up = await p.cli(['up', '--topic', 'ASK touch made.txt']);
+    expect(up.exitCode, up.stderr).toBe(0);
+    const { page, errors } = await open((await ui(p)).url);
+    const box = page.locator('#dialogs li[data-agent="a"]');
+    await box.locator('.question', { hasText: 'Bash: touch made.txt (Run it)' }).waitFor();
+    await box.locator('.badge', { hasText: 'blocks the conversation' }).waitFor();
+    await page.locator('#facts', { hasText: 'a waits for a person (permission)' }).waitFor();
+    const yes = box.locator('button.choice', { hasText: '1. Yes' });
+    await yes.waitFor();
+    expect(await box.locator('button.choice').allTextContents()).toEqual([
+      '1. Yes',
+      '2. Yes, and always allow access to cwd/ from this project',
+      '3. No',
+    ]);
+    await yes.click();
+    const log = () => readFileSync(join(p.dir, 'a.log'), 'utf8');
+    await waitFor('the command ran', () => log().includes('"ran":"touch made.txt"'), 10_000);
+    await page.locator('#blocked-box').waitFor({ state: 'hidden' });
+    expect(p.events().find((e) => e.event === 'answered')).toMatchObject({
+      agent: 'a',
+      choice: 'Yes',
+      by: 'dashboard',
+    });
+    expect(log()).not.toContain('into_dialog');
+    expect(errors).toEqual([]);
   });
 
   it('approves and rejects in moderated mode', async () => {

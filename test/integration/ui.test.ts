@@ -188,6 +188,30 @@ describe('baton ui: HTTP', () => {
     expect((await post('/api/send', JSON.stringify({ to: 'claude1', content: '  ' }))).status).toBe(400);
     expect((await post('/api/reject', JSON.stringify({ file: 'x.json', reason: '' }))).status).toBe(400);
     expect((await post('/api/approve', JSON.stringify({ file: 'x.json', all: true }))).status).toBe(400);
+    // A dialog's button: the same guards, and a body that names a dialog the page was shown.
+    const answer = JSON.stringify({ agent: 'claude1', choice: '1', dialog: '0123456789abcdef' });
+    expect((await post('/api/answer', answer, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await post('/api/answer', answer, { 'x-baton-token': '' })).status).toBe(403);
+    const noAgent = await post(
+      '/api/answer',
+      JSON.stringify({ agent: 'mallory', choice: '1', dialog: '0123456789abcdef' }),
+    );
+    expect(noAgent.status).toBe(400);
+    expect(JSON.parse(noAgent.body).error).toContain('unknown agent "mallory"');
+    expect((await post('/api/answer', JSON.stringify({ agent: 'claude1', choice: '1', dialog: 'x' }))).status).toBe(
+      400,
+    );
+    expect(
+      (await post('/api/answer', JSON.stringify({ agent: 'claude1', choice: '', dialog: '0123456789abcdef' }))).status,
+    ).toBe(400);
+    expect(
+      (
+        await post(
+          '/api/answer',
+          JSON.stringify({ agent: 'claude1', choice: '1', dialog: '0123456789abcdef', keys: 'y' }),
+        )
+      ).status,
+    ).toBe(400);
     expect((await post('/api/nope', '{}')).status).toBe(404);
     expect((await post('/api/send', JSON.stringify({ to: 'claude1', content: 'x'.repeat(1_200_000) }))).status).toBe(
       413,
