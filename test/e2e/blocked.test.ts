@@ -61,7 +61,8 @@ type Blocked = {
   choices?: Array<{ n: number; label: string }>;
 };
 
-async function scenario(kind: Client): Promise<void> {
+/** The talker `t` (a recorder) and the real client `x` (not in bypass mode, `allow` its rules), up. */
+async function setUp(kind: Client, allow: string[] = []) {
   const bin = installClient(kind);
   const project = (p = new Project());
   const trace: string[] = [];
@@ -76,17 +77,19 @@ async function scenario(kind: Client): Promise<void> {
       : kind === 'codex'
         ? await MockResponses.start(opts)
         : await MockGemini.start(opts);
-  const { cwd, env } =
-    kind === 'claude'
-      ? claudeAgentAsking(project.dir, project.configFile, 'x', mock.url)
-      : (kind === 'codex' ? codexAgent : geminiAgent)(project.dir, project.configFile, 'x', mock.url);
+  const { cwd, env } = (kind === 'claude' ? claudeAgentAsking : kind === 'codex' ? codexAgent : geminiAgent)(
+    project.dir,
+    project.configFile,
+    'x',
+    mock.url,
+  );
   const tLog = join(project.dir, 't.log');
   project.writeConfig({
     message_dir: './messages',
     agents: {
       t: { kind: 'generic', command: `exec node ${shq(RECORDER)} ${shq(tLog)}` },
       // No bypass flag: the client asks before it runs what its defaults do not allow.
-      x: { kind, cwd, command: shq(bin), env, reply: 'auto' },
+      x: { kind, cwd, command: shq(bin), env, reply: 'auto', ...(allow.length ? { allow } : {}) },
     },
     directions: { t_to_x: ['t', 'x'], x_to_t: ['x', 't'] },
     first_turn: 't',
@@ -94,12 +97,28 @@ async function scenario(kind: Client): Promise<void> {
   });
   const up = await project.cli(['up']);
   expect(up.exitCode, up.stdout + up.stderr).toBe(0);
-  const blocked = () => (project.state().blocked as Blocked | null | undefined) ?? null;
-  const screen = async () => (await project.tmux(['capture-pane', '-p', '-t', '=x:'])).stdout;
   const post = async (text: string) => {
     const r = await project.cli(['post', '--as', 't', '--to', 'x', '-'], { input: text });
     expect(r.exitCode, r.stderr).toBe(0);
   };
+  const screen = async () => (await project.tmux(['capture-pane', '-p', '-t', '=x:'])).stdout;
+  /** On a failure: the mock's trace, the screen, the state and the events, in a file named on stderr. */
+  const keep = async (err: unknown): Promise<never> => {
+    const saved = join(tmpdir(), `baton-e2e-blocked-${kind}-${Date.now()}.json`);
+    const s = await screen().catch(() => '');
+    writeFileSync(
+      saved,
+      JSON.stringify({ trace, screen: s, state: project.state(), events: project.events() }, null, 1),
+    );
+    console.error(`── ${kind}: the mock's trace, the screen, the state and the events: ${saved}`);
+    throw err;
+  };
+  return { project, cwd, tLog, post, screen, keep };
+}
+
+async function scenario(kind: Client): Promise<void> {
+  const { project, cwd, tLog, post, screen, keep } = await setUp(kind);
+  const blocked = () => (project.state().blocked as Blocked | null | undefined) ?? null;
   const events = (name: string) => project.events().filter((e) => e.event === name);
 
   /** From the message on: when the dialog first shows on the screen and when the conversation is blocked. */
@@ -180,17 +199,20 @@ async function scenario(kind: Client): Promise<void> {
       `[e2e blocked] ${kind} ${VERSIONS[kind]}: blocked ${one.blockedAt - one.dialogAt} ms / ${two.blockedAt - two.dialogAt} ms after the dialog showed (negative: before, from its hook)`,
     );
   } catch (err) {
-    const saved = join(tmpdir(), `baton-e2e-blocked-${kind}-${Date.now()}.json`);
-    writeFileSync(
-      saved,
-      JSON.stringify(
-        { trace, screen: await screen().catch(() => ''), state: project.state(), events: project.events() },
-        null,
-        1,
-      ),
-    );
-    console.error(`── ${kind}: the mock's trace, the screen, the state and the events: ${saved}`);
-    throw err;
+    await keep(err);
+  }
+}
+
+/** `agents.x.allow: ["touch"]` written at up into the client's own settings: its dialog never opens. */
+async function allowed(kind: Client): Promise<void> {
+  const { project, cwd, post, keep } = await setUp(kind, ['touch']);
+  try {
+    await post('please make the file\nRUN touch allowed.txt');
+    await waitFor('the command ran', () => existsSync(join(cwd, 'allowed.txt')), 90_000);
+    await waitFor('x replied to t', () => project.archive()[1]?.delivered_at, 60_000);
+    expect(project.events().filter((e) => e.event === 'blocked')).toEqual([]);
+  } catch (err) {
+    await keep(err);
   }
 }
 
@@ -198,5 +220,9 @@ describe('a dialog with the real clients: blocked, answered from baton, the conv
   for (const kind of ['claude', 'codex', 'gemini'] as const)
     it(`${kind}: yes runs the command and the turn ends; no denies it, a held reminder follows`, async () => {
       await scenario(kind);
+    }, 600_000);
+  for (const kind of ['claude', 'codex', 'gemini'] as const)
+    it(`${kind}: a command its agents.NAME.allow names runs with no dialog`, async () => {
+      await allowed(kind);
     }, 600_000);
 });
