@@ -339,6 +339,12 @@ describe('baton ui', () => {
       '2. Yes, and always allow access to cwd/ from this project',
       '3. No',
     ]);
+    // The overview of the machine's conversations says who blocks this one.
+    const all = await ui(p, ['--all']);
+    const overview = await open(`${all.url.replace(/\/$/, '')}/all`);
+    await overview.page
+      .locator('#rows td[data-col="state"]', { hasText: 'running, blocked: a (permission)' })
+      .waitFor();
     await yes.click();
     const log = () => readFileSync(join(p.dir, 'a.log'), 'utf8');
     await waitFor('the command ran', () => log().includes('"ran":"touch made.txt"'), 10_000);
