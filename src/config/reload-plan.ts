@@ -7,9 +7,9 @@
  * Live: what the daemon reads each time it uses it — the turn rules' limits and reminders (`turns.*` but the
  * policy, whose folders and order are wired into the daemon), how text is typed (`delivery.*`) and how each
  * agent's turns reach the conversation (`agents.<name>.reply`). Everything else — agents added or removed,
- * an agent's kind, host, cwd, command, session, target or env, the folders, `first_turn`, `inbox.*`,
- * `message_dir`, `bus`, `notify` — is what the daemon was started with (its panes, folders, watches and database):
- * only a restart applies it. On the PostgreSQL bus the turn rules are part of what every machine of the
+ * an agent's kind, host, cwd, command, session, target, env or allow rules (written at `up`), the folders,
+ * `first_turn`, `inbox.*`, `message_dir`, `bus`, `notify` — is what the daemon was started with (its panes,
+ * folders, watches and database): only a restart applies it. On the PostgreSQL bus the turn rules are part of what every machine of the
  * conversation must share (fingerprint.ts, docs/protocol.md §10): one machine applying a new max_turns alone
  * would end the conversation on one machine and not the other, so there they also need a restart (of every
  * machine's daemon).

@@ -36,6 +36,11 @@ describe('reloadPlan (files bus)', () => {
     });
   });
 
+  it('an agent’s allow rules need a restart: they are written into its client’s settings at up', () => {
+    const next = config({ ...base, agents: { ...base.agents, a: { ...base.agents.a, allow: ['npm test'] } } });
+    expect(reloadPlan(config(base), next)).toEqual({ live: [], restart: ['agents.a.allow'] });
+  });
+
   it('an agent added, an agent’s command or cwd, the policy, message_dir, inbox and bus need a restart', () => {
     const next = config({
       message_dir: './other',
