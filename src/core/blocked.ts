@@ -37,6 +37,8 @@ export interface OpenDialog {
   id?: string;
   /** The identity the hook's question was given to (a later dialog with no hook of its own asks its own lines). */
   hookFor?: string | null;
+  /** The hook said only that some dialog waits (dialog-hooks.ts): what the screen shows it asks comes first. */
+  vague?: boolean;
 }
 
 /** What a look at the screen found: a dialog (null when its layout is not one baton reads), none, or a screen it does not know. */
@@ -46,10 +48,15 @@ export type ScreenLook = { state: 'dialog'; dialog: ScreenDialog | null } | { st
 export function hookOpened(
   prev: OpenDialog | null,
   at: { iso: string; ms: number },
-  what: { kind: DialogKind; question: string },
+  what: { kind: DialogKind; question: string; vague?: boolean },
 ): OpenDialog {
-  if (prev) return { ...prev, kind: what.kind, question: what.question, source: 'hook', hookFor: null };
-  return { since: at.iso, sinceMs: at.ms, ...what, source: 'hook', seen: false, hookFor: null };
+  const { kind, question } = what;
+  const vague = what.vague ? { vague: true } : {};
+  if (prev) {
+    const { vague: _, ...kept } = prev;
+    return { ...kept, kind, question, source: 'hook', hookFor: null, ...vague };
+  }
+  return { since: at.iso, sinceMs: at.ms, kind, question, source: 'hook', seen: false, hookFor: null, ...vague };
 }
 
 /** The screen as it is now, against what was open (`now`: ms). Null: no dialog is open. */
@@ -79,7 +86,8 @@ export function screenSaw(
   // The hook's question is for the first dialog drawn after it; a later one (the next step, the next tool)
   // without a hook of its own asks what its own lines say.
   const hookFor = prev.source === 'hook' ? (prev.hookFor ?? id ?? null) : null;
-  const hooks = prev.source === 'hook' && (hookFor === null || hookFor === id);
+  // A vague hook's words ("Ask User", "Claude needs your permission") give way to the dialog's own lines.
+  const hooks = prev.source === 'hook' && !prev.vague && (hookFor === null || hookFor === id);
   return {
     ...prev,
     seen: true,

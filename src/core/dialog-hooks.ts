@@ -19,8 +19,9 @@ export interface HookDialog {
   kind: DialogKind;
   question: string;
   /**
-   * Says only that some dialog waits (Claude Code's late Notification): it opens one when none is known, and
-   * never replaces what a PermissionRequest said.
+   * Says only that some dialog waits (Claude Code's late Notification, Gemini CLI's ask_user): it opens one
+   * when none is known, never replaces what a PermissionRequest said, and gives way to what the screen shows
+   * the dialog asks.
    */
   vague: boolean;
 }
@@ -54,7 +55,8 @@ export function dialogFromHook(kind: string, note: HookNote): HookDialog | null 
   if (kind === 'gemini') {
     if (event !== 'Notification' || p.notification_type !== 'ToolPermission') return null;
     const d = obj(p.details);
-    if (d.type === 'ask_user') return { kind: 'question', question: capLine(str(d.title) ?? 'Ask User'), vague: false };
+    // Its details name no question (`{type, title: "Ask User"}`): the screen says what it asks.
+    if (d.type === 'ask_user') return { kind: 'question', question: capLine(str(d.title) ?? 'Ask User'), vague: true };
     const what =
       d.type === 'exec'
         ? `Shell: ${str(d.command) ?? ''}`

@@ -24,7 +24,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { endGroups } from '../../src/lib/process.js';
 import { Project, RECORDER, readRecorder, waitFor } from '../helpers/harness.js';
 import { claudeAgentAsking, codexAgent, geminiAgent, installClient, VERSIONS, type Client } from './clients.js';
-import { MockAnthropic, shq } from './mock-anthropic.js';
+import { type Action, MockAnthropic, shq } from './mock-anthropic.js';
 import { MockResponses } from './mock-codex.js';
 import { MockGemini } from './mock-gemini.js';
 
@@ -61,14 +61,25 @@ type Blocked = {
   choices?: Array<{ n: number; label: string }>;
 };
 
+/** The question `ASK A QUESTION` makes the model ask with its client's own tool. */
+const COLOR = {
+  question: 'Which color should we use?',
+  header: 'Color',
+  options: [
+    { label: 'Red', description: 'A warm color' },
+    { label: 'Blue', description: 'A cool color' },
+  ],
+};
+
 /** The talker `t` (a recorder) and the real client `x` (not in bypass mode, `allow` its rules), up. */
 async function setUp(kind: Client, allow: string[] = []) {
   const bin = installClient(kind);
   const project = (p = new Project());
   const trace: string[] = [];
-  const onMessage = (d: { text: string }) => {
+  const onMessage = (d: { text: string }): Action => {
     const run = /^RUN (.+)$/m.exec(d.text)?.[1];
-    return run ? { run } : { say: 'Noted.' };
+    if (run) return { run };
+    return /^ASK A QUESTION$/m.test(d.text) ? { ask: COLOR } : { say: 'Noted.' };
   };
   const opts = { name: 'x', log: (l: string) => trace.push(l), onMessage };
   mock =
@@ -216,10 +227,47 @@ async function allowed(kind: Client): Promise<void> {
   }
 }
 
+/** The model asks the user a question (Claude Code AskUserQuestion, Gemini CLI ask_user): answered by a label. */
+async function question(kind: Client): Promise<void> {
+  const { project, post, keep } = await setUp(kind);
+  const blocked = () => (project.state().blocked as Blocked | null | undefined) ?? null;
+  try {
+    await post('pick one for me\nASK A QUESTION');
+    await waitFor('blocked at its question, its choices read', () => blocked()?.choices, 90_000);
+    expect(blocked()).toMatchObject({ agent: 'x', kind: 'question' });
+    expect(blocked()!.question).toContain('Which color should we use?');
+    expect(
+      blocked()!
+        .choices!.slice(0, 2)
+        .map((c) => c.label),
+    ).toEqual(['Red', 'Blue']);
+    const blue = await project.cli(['answer', 'x', 'blue']);
+    expect(blue.exitCode, blue.stdout + blue.stderr).toBe(0);
+    expect(blue.stdout.trim()).toBe('answered x: 2. Blue');
+    // The model got the answer as its tool's result, and the turn went on: x's reply reached t.
+    const results = () =>
+      mock!.requests.flatMap((r) =>
+        ((r as { toolResults?: Array<{ text: string }> }).toolResults ?? []).map((t) => t.text),
+      );
+    await waitFor("the model got 'Blue'", () => results().some((t) => t.includes('Blue')), 30_000);
+    await waitFor('x replied to t', () => project.archive()[1]?.delivered_at, 60_000);
+    expect(project.events().filter((e) => e.event === 'answered')).toMatchObject([
+      { agent: 'x', choice: 'Blue', by: 'cli' },
+    ]);
+  } catch (err) {
+    await keep(err);
+  }
+}
+
 describe('a dialog with the real clients: blocked, answered from baton, the conversation goes on', () => {
   for (const kind of ['claude', 'codex', 'gemini'] as const)
     it(`${kind}: yes runs the command and the turn ends; no denies it, a held reminder follows`, async () => {
       await scenario(kind);
+    }, 600_000);
+  // Codex asks its questions (request_user_input) only in Plan mode (measured): not here.
+  for (const kind of ['claude', 'gemini'] as const)
+    it(`${kind}: a question to the user, blocked as one and answered by a choice's label`, async () => {
+      await question(kind);
     }, 600_000);
   for (const kind of ['claude', 'codex', 'gemini'] as const)
     it(`${kind}: a command its agents.NAME.allow names runs with no dialog`, async () => {

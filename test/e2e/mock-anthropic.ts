@@ -34,7 +34,14 @@ export interface Delivered {
  * its client's shell tool — one that asks a person's permission when the client is not in bypass mode
  * (Codex: with `sandbox_permissions: "require_escalated"`, the only way its default mode asks).
  */
-export type Action = { post: string } | { say: string } | { run: string } | undefined;
+export type Action = { post: string } | { say: string } | { run: string } | { ask: Question } | undefined;
+
+/** `ask`: one multiple-choice question to the user, by the client's own tool (Claude Code AskUserQuestion, Gemini CLI ask_user). */
+export interface Question {
+  question: string;
+  header: string;
+  options: Array<{ label: string; description: string }>;
+}
 
 export interface ToolResult {
   tool_use_id: string;
@@ -296,7 +303,11 @@ export class MockAnthropic extends MockServer<LoggedRequest> {
     for (const a of actions) {
       if (a && 'post' in a) calls.push({ command: postCommand(a.post), description: 'Reply through baton' });
       else if (a && 'run' in a) calls.push({ command: a.run, description: 'Run it' });
-      else if (a && 'say' in a) said.push(a.say);
+      else if (a && 'ask' in a) {
+        const questions = [{ ...a.ask, multiSelect: false }];
+        const id = `toolu_mock_${this.opts.name}_${++this.tools}`;
+        return { out: [{ type: 'tool_use', id, name: 'AskUserQuestion', input: { questions } }], stop: 'tool_use' };
+      } else if (a && 'say' in a) said.push(a.say);
     }
     if (calls.length) {
       const out: Out[] = calls.map(({ command, description }, i) => ({

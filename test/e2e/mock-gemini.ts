@@ -11,7 +11,7 @@
  *     "\n\n" in one text) that carries baton messages (`[baton] msg_0003 from X` header lines): for each
  *     one `onMessage` decides — `{ post: content }` answers with a `functionCall` of `run_shell_command`
  *     whose command replies through `baton post` (the CLI runs it and sends a `functionResponse` back);
- *     `{ run: command }` a `run_shell_command` of it; `{ say: text }` (or nothing) answers with text.
+ *     `{ run: command }` a `run_shell_command` of it; `{ ask: question }` an `ask_user` call; `{ say: text }` (or nothing) answers with text.
  *   - A turn carrying only `functionResponse` parts (and no baton message): a short text, ending the turn.
  * - `POST …:generateContent` (utility calls: the model router on `…flash-lite…` with a `responseJsonSchema`
  *   {complexity_reasoning, complexity_score}, the next-speaker check, …): JSON shaped by the schema, or a
@@ -226,6 +226,8 @@ export class MockGemini extends MockServer<LoggedRequest> {
     for (const a of actions) {
       if (a && 'post' in a) calls.push({ command: postCommand(a.post), description: 'Reply through baton' });
       else if (a && 'run' in a) calls.push({ command: a.run, description: 'Run it' });
+      else if (a && 'ask' in a)
+        return [{ functionCall: { name: 'ask_user', args: { questions: [{ ...a.ask, type: 'choice' }] } } }];
       else if (a && 'say' in a) said.push(a.say);
     }
     if (calls.length) return calls.map((args) => ({ functionCall: { name: 'run_shell_command', args } }));

@@ -74,6 +74,33 @@ describe('an agent’s dialog: opened by a hook or the screen, closed by the scr
     );
   });
 
+  it('a hook that only says some dialog waits (vague) gives way to what the screen shows it asks', () => {
+    // Gemini CLI's ask_user Notification says "Ask User", Claude Code's late one "Claude needs your permission".
+    const vague = { kind: 'question' as const, question: 'Ask User', vague: true };
+    const color: ScreenDialog = {
+      kind: 'question',
+      lines: ['Answer Questions', 'Which color should we use?'],
+      choices: [
+        { n: 1, label: 'Red' },
+        { n: 2, label: 'Blue' },
+      ],
+      selected: 1,
+      numbered: true,
+    };
+    const opened = hookOpened(null, at(0), vague);
+    expect(opened.question).toBe('Ask User');
+    const seen = screenSaw(opened, { state: 'dialog', dialog: color }, at(0.2))!;
+    expect(seen).toMatchObject({
+      source: 'hook',
+      kind: 'question',
+      question: 'Answer Questions / Which color should we use?',
+    });
+    // A precise hook keeps its own words.
+    expect(screenSaw(hookOpened(null, at(0), asked), { state: 'dialog', dialog: bash }, at(0.3))!.question).toBe(
+      asked.question,
+    );
+  });
+
   it('only the turn holder’s dialog blocks the conversation', () => {
     const d = screenSaw(null, { state: 'dialog', dialog: bash }, at(0))!;
     expect(blockedOf('a', d)).toMatchObject({ agent: 'a', kind: 'permission', dialog: dialogId(bash) });
@@ -257,7 +284,8 @@ describe('what a hook note says of a dialog', () => {
       dialogFromHook('gemini', note({ hook_event_name: 'Notification', notification_type: 'ToolPermission', details }));
     expect(g({ type: 'exec', command: 'echo hi > f.txt' })).toMatchObject({ question: 'Shell: echo hi > f.txt' });
     expect(g({ type: 'edit', fileName: 'w1.txt' })).toMatchObject({ kind: 'permission', question: 'Edit: w1.txt' });
-    expect(g({ type: 'ask_user', title: 'Ask User' })).toMatchObject({ kind: 'question' });
+    // It names no question (details: {type, title}): its screen says what it asks.
+    expect(g({ type: 'ask_user', title: 'Ask User' })).toMatchObject({ kind: 'question', vague: true });
     expect(dialogFromHook('gemini', note({ hook_event_name: 'Notification', notification_type: 'Other' }))).toBeNull();
   });
   it('a tool ran, a prompt, a turn’s end: the dialog (if any) closed; a dialog note does not', () => {
