@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, Project, ROOT, waitFor } from '../helpers/harness.js';
-import { query } from '../helpers/machines.js';
+import { query, useMachines } from '../helpers/machines.js';
 import { usePostgres } from '../helpers/postgres.js';
 
 const server = usePostgres();
+const machine = useMachines();
 const FAKE_CLAUDE = join(ROOT, 'test', 'fixtures', 'fake-claude.mjs');
 let p: Project | undefined;
 afterEach(async () => {
@@ -86,5 +87,46 @@ describe('blocked on the PostgreSQL bus', () => {
     );
     const names = events.map((e) => e.body.event).filter((e) => ['blocked', 'answered', 'unblocked'].includes(e));
     expect(names).toEqual(['blocked', 'answered', 'unblocked']);
+  });
+
+  it("another machine sees who blocks the conversation, lists the dialog's choices and answers it", async () => {
+    const conv = `blocked-far-${process.pid}`;
+    const config = {
+      message_dir: './messages',
+      agents: {
+        a: { kind: 'claude', command: fake('a'), reply: 'auto', host: 'alpha' },
+        b: { kind: 'claude', command: fake('b'), reply: 'auto', host: 'beta' },
+      },
+      directions: { a_to_b: ['a', 'b'], b_to_a: ['b', 'a'] },
+      turns: { policy: 'alternate' },
+      bus: { kind: 'postgres', url: server.url, conversation: conv },
+    };
+    const alpha = machine('alpha', config);
+    const beta = machine('beta', config);
+    const up = await alpha.cli(['up', '--topic', 'ASK touch far.txt']);
+    expect(up.exitCode, up.stderr).toBe(0);
+    await waitFor(
+      "a blocked in the conversation's row, its choices read",
+      async () => ((await row(conv))?.blocked as { choices?: unknown } | undefined)?.choices,
+      20_000,
+    );
+    // From beta, where a does not run: what the database says.
+    const status = JSON.parse((await beta.cli(['status', '--json'])).stdout) as { blocked: unknown };
+    expect(status.blocked).toMatchObject({ agent: 'a', kind: 'permission', question: 'Bash: touch far.txt (Run it)' });
+    const list = await beta.cli(['answer', 'a', '--list']);
+    expect(list.exitCode, list.stdout + list.stderr).toBe(0);
+    expect(list.stdout).toMatch(
+      /^a waits at a permission dialog since .*:\n {2}Bash: touch far\.txt \(Run it\)\n {2}1\. Yes\n/,
+    );
+    // The answer goes to alpha's daemon, which types it.
+    const yes = await beta.cli(['answer', 'a', 'yes']);
+    expect(yes.exitCode, yes.stdout + yes.stderr).toBe(0);
+    expect(yes.stdout.trim()).toBe('answered a: 1. Yes');
+    await waitFor(
+      'the command ran on alpha',
+      () => readFileSync(join(alpha.dir, 'a.log'), 'utf8').includes('"ran":"touch far.txt"'),
+      10_000,
+    );
+    await waitFor('unblocked in the row', async () => (await row(conv))?.blocked === null, 10_000);
   });
 });
