@@ -16,7 +16,7 @@
  * hooks in a linked worktree: measured). The clients are installed on demand (scripts/agent-cli.mjs); a failed
  * install fails the test, it never skips.
  */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -71,8 +71,13 @@ const COLOR = {
   ],
 };
 
-/** The talker `t` (a recorder) and the real client `x` (not in bypass mode, `allow` its rules), up. */
-async function setUp(kind: Client, allow: string[] = []) {
+/**
+ * The talker `t` (a recorder) and the real client `x` (not in bypass mode, `allow` its rules), up; `untrusted`:
+ * x's folder is not trusted yet (Claude Code opens its start-up trust dialog, which fires no hook), and x
+ * holds the first turn.
+ */
+async function setUp(kind: Client, how: { allow?: string[]; untrusted?: boolean } = {}) {
+  const allow = how.allow ?? [];
   const bin = installClient(kind);
   const project = (p = new Project());
   const trace: string[] = [];
@@ -94,6 +99,12 @@ async function setUp(kind: Client, allow: string[] = []) {
     'x',
     mock.url,
   );
+  if (how.untrusted) {
+    const file = join(env.HOME!, '.claude.json');
+    const seeded = JSON.parse(readFileSync(file, 'utf8')) as { projects: Record<string, unknown> };
+    seeded.projects = {};
+    writeFileSync(file, JSON.stringify(seeded));
+  }
   const tLog = join(project.dir, 't.log');
   project.writeConfig({
     message_dir: './messages',
@@ -103,7 +114,7 @@ async function setUp(kind: Client, allow: string[] = []) {
       x: { kind, cwd, command: shq(bin), env, reply: 'auto', ...(allow.length ? { allow } : {}) },
     },
     directions: { t_to_x: ['t', 'x'], x_to_t: ['x', 't'] },
-    first_turn: 't',
+    first_turn: how.untrusted ? 'x' : 't',
     turns: { policy: 'alternate', timeout_s: TIMEOUT_S, max_nudges: 2 },
   });
   const up = await project.cli(['up']);
@@ -216,7 +227,7 @@ async function scenario(kind: Client): Promise<void> {
 
 /** `agents.x.allow: ["touch"]` written at up into the client's own settings: its dialog never opens. */
 async function allowed(kind: Client): Promise<void> {
-  const { project, cwd, post, keep } = await setUp(kind, ['touch']);
+  const { project, cwd, post, keep } = await setUp(kind, { allow: ['touch'] });
   try {
     await post('please make the file\nRUN touch allowed.txt');
     await waitFor('the command ran', () => existsSync(join(cwd, 'allowed.txt')), 90_000);
@@ -259,17 +270,46 @@ async function question(kind: Client): Promise<void> {
   }
 }
 
+/** Claude Code's folder-trust dialog at start: only its screen shows it; the holder is blocked, answered, goes on. */
+async function startUp(): Promise<void> {
+  const { project, keep } = await setUp('claude', { untrusted: true });
+  const blocked = () => (project.state().blocked as Blocked | null | undefined) ?? null;
+  try {
+    await waitFor('blocked at the trust dialog, its choices read', () => blocked()?.choices, 90_000);
+    expect(blocked()).toMatchObject({ agent: 'x', kind: 'trust' });
+    const yes = await project.cli(['answer', 'x', 'yes']);
+    expect(yes.exitCode, yes.stdout + yes.stderr).toBe(0);
+    expect(yes.stdout).toMatch(/^answered x: \d\. Yes, I trust this folder$/);
+    await waitFor('unblocked by its screen', () => project.events().some((e) => e.event === 'unblocked'), 20_000);
+    // The holder can take its topic now; its reply reaches t.
+    const start = await project.cli(['start', 'please open the conversation']);
+    expect(start.exitCode, start.stdout + start.stderr).toBe(0);
+    await waitFor('x replied to t', () => project.archive()[0]?.delivered_at, 90_000);
+    expect(project.archive()[0]).toMatchObject({ sender: 'x', receiver: 't' });
+  } catch (err) {
+    await keep(err);
+  }
+}
+
+/** The clients to run (blocked-claude-newest.test.ts runs this file once more for Claude Code alone). */
+const only = (kinds: readonly Client[]): Client[] =>
+  kinds.filter((k) => !process.env.BATON_E2E_ONLY || process.env.BATON_E2E_ONLY === k);
+
 describe('a dialog with the real clients: blocked, answered from baton, the conversation goes on', () => {
-  for (const kind of ['claude', 'codex', 'gemini'] as const)
+  for (const kind of only(['claude', 'codex', 'gemini']))
     it(`${kind}: yes runs the command and the turn ends; no denies it, a held reminder follows`, async () => {
       await scenario(kind);
     }, 600_000);
   // Codex asks its questions (request_user_input) only in Plan mode (measured): not here.
-  for (const kind of ['claude', 'gemini'] as const)
+  for (const kind of only(['claude', 'gemini']))
     it(`${kind}: a question to the user, blocked as one and answered by a choice's label`, async () => {
       await question(kind);
     }, 600_000);
-  for (const kind of ['claude', 'codex', 'gemini'] as const)
+  if (only(['claude']).length)
+    it('claude: its start-up trust dialog, seen only on its screen, blocks the holder until answered', async () => {
+      await startUp();
+    }, 600_000);
+  for (const kind of only(['claude', 'codex', 'gemini']))
     it(`${kind}: a command its agents.NAME.allow names runs with no dialog`, async () => {
       await allowed(kind);
     }, 600_000);
