@@ -159,6 +159,22 @@ describe('an agent at a dialog', () => {
     expect(w.events.at(-1)).toMatchObject({ event: 'unblocked', by: 'hook' });
   });
 
+  it('its tool ran and its turn ended before its screen was redrawn: the hook closed it, not the turn', async () => {
+    // The client runs PostToolUse and Stop, then draws; the turn passed on in between (measured: a fast model).
+    const w = world();
+    w.look(screen('dialog-bash-197'));
+    w.dialogs.note('a', permission('a'));
+    await w.dialogs.run();
+    w.dialogs.note('a', { event: 'ran', agent: 'a', at: '', payload: { hook_event_name: 'PostToolUse' } });
+    w.dialogs.note('a', { event: 'stop', agent: 'a', at: '', payload: { hook_event_name: 'Stop' } });
+    await w.dialogs.run(); // its screen still shows the dialog
+    expect(w.state().blocked).toMatchObject({ agent: 'a' });
+    w.setState((s) => ({ ...s, current_turn: 'b' }));
+    await w.dialogs.run();
+    expect(w.state().blocked ?? null).toBeNull();
+    expect(w.events.at(-1)).toMatchObject({ event: 'unblocked', agent: 'a', by: 'hook' });
+  });
+
   it("another tool's hook while the dialog is still drawn closes nothing", async () => {
     const w = world();
     w.look(screen('dialog-bash-197'));
