@@ -72,11 +72,11 @@ const COLOR = {
 };
 
 /**
- * The talker `t` (a recorder) and the real client `x` (not in bypass mode, `allow` its rules), up; `untrusted`:
- * x's folder is not trusted yet (Claude Code opens its start-up trust dialog, which fires no hook), and x
- * holds the first turn.
+ * The talker `t` (a recorder) and the real client `x` (not in bypass mode, `allow` its rules), up; `startUp`:
+ * Claude Code opens a start-up dialog, which fires no hook — its folder not trusted yet (`trust`) or its API
+ * key not approved yet (`key`) — and x holds the first turn.
  */
-async function setUp(kind: Client, how: { allow?: string[]; untrusted?: boolean } = {}) {
+async function setUp(kind: Client, how: { allow?: string[]; startUp?: 'trust' | 'key' } = {}) {
   const allow = how.allow ?? [];
   const bin = installClient(kind);
   const project = (p = new Project());
@@ -99,10 +99,11 @@ async function setUp(kind: Client, how: { allow?: string[]; untrusted?: boolean 
     'x',
     mock.url,
   );
-  if (how.untrusted) {
+  if (how.startUp) {
     const file = join(env.HOME!, '.claude.json');
-    const seeded = JSON.parse(readFileSync(file, 'utf8')) as { projects: Record<string, unknown> };
-    seeded.projects = {};
+    const seeded = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    if (how.startUp === 'trust') seeded.projects = {};
+    else seeded.customApiKeyResponses = { approved: [], rejected: [] };
     writeFileSync(file, JSON.stringify(seeded));
   }
   const tLog = join(project.dir, 't.log');
@@ -114,7 +115,7 @@ async function setUp(kind: Client, how: { allow?: string[]; untrusted?: boolean 
       x: { kind, cwd, command: shq(bin), env, reply: 'auto', ...(allow.length ? { allow } : {}) },
     },
     directions: { t_to_x: ['t', 'x'], x_to_t: ['x', 't'] },
-    first_turn: how.untrusted ? 'x' : 't',
+    first_turn: how.startUp ? 'x' : 't',
     turns: { policy: 'alternate', timeout_s: TIMEOUT_S, max_nudges: 2 },
   });
   const up = await project.cli(['up']);
@@ -270,16 +271,22 @@ async function question(kind: Client): Promise<void> {
   }
 }
 
-/** Claude Code's folder-trust dialog at start: only its screen shows it; the holder is blocked, answered, goes on. */
-async function startUp(): Promise<void> {
-  const { project, keep } = await setUp('claude', { untrusted: true });
+/**
+ * Claude Code's start-up dialogs — folder trust, the API key — show only on its screen: the holder is blocked,
+ * answered "yes", and goes on.
+ */
+async function startUp(which: 'trust' | 'key'): Promise<void> {
+  const { project, keep } = await setUp('claude', { startUp: which });
   const blocked = () => (project.state().blocked as Blocked | null | undefined) ?? null;
+  const kind = which === 'trust' ? 'trust' : 'login';
   try {
-    await waitFor('blocked at the trust dialog, its choices read', () => blocked()?.choices, 90_000);
-    expect(blocked()).toMatchObject({ agent: 'x', kind: 'trust' });
+    await waitFor(`blocked at the ${which} dialog, its choices read`, () => blocked()?.choices, 90_000);
+    expect(blocked()).toMatchObject({ agent: 'x', kind });
     const yes = await project.cli(['answer', 'x', 'yes']);
     expect(yes.exitCode, yes.stdout + yes.stderr).toBe(0);
-    expect(yes.stdout).toMatch(/^answered x: \d\. Yes, I trust this folder$/);
+    expect(yes.stdout).toMatch(
+      which === 'trust' ? /^answered x: \d\. Yes, I trust this folder$/ : /^answered x: \d\. Yes$/,
+    );
     await waitFor('unblocked by its screen', () => project.events().some((e) => e.event === 'unblocked'), 20_000);
     // The holder can take its topic now; its reply reaches t.
     const start = await project.cli(['start', 'please open the conversation']);
@@ -305,9 +312,9 @@ describe('a dialog with the real clients: blocked, answered from baton, the conv
     it(`${kind}: a question to the user, blocked as one and answered by a choice's label`, async () => {
       await question(kind);
     }, 600_000);
-  if (only(['claude']).length)
-    it('claude: its start-up trust dialog, seen only on its screen, blocks the holder until answered', async () => {
-      await startUp();
+  for (const which of only(['claude']).length ? (['trust', 'key'] as const) : [])
+    it(`claude: its start-up ${which} dialog, seen only on its screen, blocks the holder until answered`, async () => {
+      await startUp(which);
     }, 600_000);
   for (const kind of only(['claude', 'codex', 'gemini']))
     it(`${kind}: a command its agents.NAME.allow names runs with no dialog`, async () => {
