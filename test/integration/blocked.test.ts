@@ -82,6 +82,11 @@ describe('the turn holder at a permission dialog', () => {
       /^a waits at a permission dialog since .*:\n {2}Bash: touch made\.txt \(Run it\)\n {2}1\. Yes\n/,
     );
 
+    const listed = JSON.parse((await p.cli(['answer', 'a', '--list', '--json'])).stdout) as Record<string, unknown>;
+    expect(listed).toMatchObject({ agent: 'a', kind: 'permission', question: 'Bash: touch made.txt (Run it)' });
+    expect(listed.dialog).toMatch(/^[0-9a-f]{16}$/);
+    expect(listed.choices).toEqual(status.blocked.choices);
+
     // Past timeout_s while it waits: the turn clock stands still, nothing is typed into the dialog.
     await sleep(3000);
     expect(p.events().filter((e) => e.event === 'nudged')).toEqual([]);
