@@ -173,6 +173,26 @@ describe('dialogs no hook reports, and agents that do not hold the turn', () => 
     await waitFor('unblocked', () => project.events().some((e) => e.event === 'unblocked'), 5000);
   });
 
+  it('a dialog drawn at once after the Enter: the text was submitted, no second Enter answers it', async () => {
+    // No hooks: the screen alone confirms the submit, and it shows the dialog where the box was.
+    p = new Project({
+      agents: {
+        a: { kind: 'claude', command: fake('a', '--answer-ms 0') },
+        b: { kind: 'claude', command: fake('b', '--answer-ms 0') },
+      },
+      directions: DIRECTIONS,
+      turns: { policy: 'alternate' },
+      delivery: { enter_delay_ms: 100 },
+    });
+    const up = await p.cli(['up', '--topic', 'ASK touch fast.txt']);
+    expect(up.exitCode, up.stdout + up.stderr).toBe(0);
+    const project = p;
+    await waitFor('a blocked from its screen', () => blocked(project)?.choices, 20_000);
+    expect(p.events().filter((e) => e.event === 'sent')).toHaveLength(1);
+    expect(p.events().filter((e) => /failed|unconfirmed/.test(e.event))).toEqual([]);
+    expect(agentLog(p, 'a').filter((l) => 'into_dialog' in l)).toEqual([]);
+  });
+
   it('a non-holder at a dialog: shown per agent, its pane held, the conversation not blocked', async () => {
     p = twoAgents();
     const up = await p.cli(['up']);
