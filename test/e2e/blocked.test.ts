@@ -50,8 +50,11 @@ const DIALOG: Record<Client, RegExp> = {
   codex: /Would you like to run the following command\?/,
   gemini: /Allow execution of/,
 };
-/** The reminders' timeout: long enough for the dialog to open first on a busy machine. */
-const TIMEOUT_S = 6;
+/**
+ * The reminders' timeout: long enough for the dialog to open first on a busy machine (with two e2e files at
+ * once and other tests beside them, Gemini CLI's dialog came 7.5 s after the message was typed).
+ */
+const TIMEOUT_S = 15;
 
 type Blocked = {
   agent: string;
@@ -176,6 +179,7 @@ async function scenario(kind: Client): Promise<void> {
     expect(list.stdout).toMatch(/^x waits at a permission dialog since /);
     expect(list.stdout).toMatch(/^ {2}1\. /m);
     const turnStarted = Date.parse(String(project.state().turn_started_at));
+    expect(one.blockedAt, 'the dialog opened before the reminder was due').toBeLessThan(turnStarted + TIMEOUT_S * 1000);
     // Past the reminder's due time while the dialog is open: none is typed, the dialog is as it was.
     await sleep(Math.max(0, turnStarted + TIMEOUT_S * 1000 + 1500 - Date.now()));
     expect(events('nudged')).toEqual([]);
@@ -198,6 +202,7 @@ async function scenario(kind: Client): Promise<void> {
     expect(two.blockedAt - two.dialogAt, 'blocked within 2 s of the dialog showing').toBeLessThanOrEqual(2000);
     await waitFor('its choices read off its screen', () => blocked()?.choices, 10_000);
     const started2 = Date.parse(String(project.state().turn_started_at));
+    expect(two.blockedAt, 'the dialog opened before the reminder was due').toBeLessThan(started2 + TIMEOUT_S * 1000);
     await sleep(Math.max(0, started2 + TIMEOUT_S * 1000 + 1500 - Date.now()));
     expect(events('nudged')).toEqual([]);
     const no = await project.cli(['answer', 'x', 'no']);
