@@ -9,6 +9,8 @@
  */
 import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -152,6 +154,45 @@ describe('the turn holder at a permission dialog', () => {
         expect.stringMatching(line),
         expect.stringMatching(/^Usage: /),
       ]);
+    }
+  });
+});
+
+describe('telling a person', () => {
+  it('a webhook gets one blocked event for the dialog, with what it asks; the answer sends no other', async () => {
+    const got: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => {
+        body += d.toString('utf8');
+      });
+      req.on('end', () => {
+        got.push(body);
+        res.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      p = twoAgents();
+      const config = JSON.parse(readFileSync(p.configFile, 'utf8')) as Record<string, unknown>;
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+      p.writeConfig({ ...config, notify: [{ webhook: url, events: ['blocked'] }] });
+      const up = await p.cli(['up', '--topic', 'ASK touch told.txt']);
+      expect(up.exitCode, up.stderr).toBe(0);
+      const project = p;
+      await waitFor('the webhook', () => got.length > 0, 20_000);
+      expect(JSON.parse(got[0]!)).toMatchObject({
+        event: 'blocked',
+        agent: 'a',
+        details: { kind: 'permission', question: 'Bash: touch told.txt (Run it)' },
+      });
+      await waitFor('its choices read off its screen', () => blocked(project)?.choices, 5000);
+      expect((await p.cli(['answer', 'a', 'yes'])).exitCode).toBe(0);
+      await waitFor('the turn goes on: a reply reached b', () => project.archive()[0]?.delivered_at, 15_000);
+      expect(got).toHaveLength(1);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
     }
   });
 });
