@@ -1,24 +1,11 @@
 /**
- * `baton mcp`'s stdio transport: newline-delimited JSON-RPC on stdin and stdout, as the SDK's
- * StdioServerTransport speaks it, with two guards that transport lacks (an adversarial run found both):
- *
- * - **A request too large.** The SDK's read buffer throws past 10 MB and the transport closes itself: the
- *   server exited with code 0, saying nothing, and the agent lost its tools. Here a line over `limit` is
- *   never buffered: its bytes stream through a scanner that finds its `id` (request-id.ts), the rest of the
- *   line is discarded, the request is answered with a JSON-RPC error (-32600, id null when it cannot be
- *   read), and the server goes on. A line that is not JSON is answered -32700, one that is not JSON-RPC
- *   -32600 — never a silent drop the client waits on for ever.
- * - **The handshake first.** Until the client has sent `initialize` and then `notifications/initialized`,
- *   every request but those and `ping` is refused (-32002), so no tool runs for a client that never said
- *   who it is and what protocol it speaks.
- *
- * - **Every call answered.** When stdin ends, the requests still being served are answered first, then the
- *   transport closes: closing at once made the SDK abort them, and `printf '…tools/call post…' | baton mcp`
- *   stored the message and never said so — the reply was dropped. (A call that never ends is not waited on
- *   past DRAIN_MS.)
- *
- * It implements the SDK's Transport interface (the SDK's own way to bring a transport), so the server is
- * the SDK's unchanged; messages are read and written with the SDK's own schema and serializer.
+ * `baton mcp`'s stdio transport (newline-delimited JSON-RPC, the SDK's Transport interface) with two guards the
+ * SDK's StdioServerTransport lacks:
+ * - a line over `limit` is never buffered: its `id` is scanned for (request-id.ts), the request answered -32600,
+ *   and the server goes on (the SDK's 10 MB throw closed it silently); not JSON: -32700; not JSON-RPC: -32600;
+ * - nothing but `initialize`, `notifications/initialized` and `ping` runs before the handshake (-32002);
+ * and when stdin ends the requests being served are answered first (up to DRAIN_MS): closing at once dropped a
+ * stored post's reply. docs/decisions/0008-what-an-agent-writes-is-hostile.md.
  */
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

@@ -1,13 +1,8 @@
 /**
- * `baton post --wait` (receipts for scripts): after posting, follow the message itself — by the name its
- * post was stored under, which its archive record keeps as `source_file` and its rejection as `file` —
- * until it reaches a stage: `delivered` (stamped: typed and its submit confirmed) or `received` (the
- * receiver's hook said its model got it); or say why not, with what it saw when the time ran out.
- *
- * It once walked the archive by counter from the one before the post, and sat until its time ran out
- * when a person had deleted the newest record (the next message then has an ID the walk never reaches):
- * now any record it had not seen before the post is looked at, whatever the counters say. A bus that
- * cannot be reached for a while (the database restarting) is waited for, up to the same time.
+ * `baton post --wait`: follow the posted message by the name it was stored under (its record's `source_file`,
+ * its rejection's `file`) until `delivered` or `received`, or say why not. Any record not seen before the post is
+ * looked at, whatever the counters (walking by counter hung when a person deleted the newest record); an
+ * unreachable bus is waited for, up to the same time.
  */
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,16 +1,9 @@
 /**
- * The folders a daemon serves one conversation from — its config file's folder (the project) and its
- * message folder — as it found them when it first took the lease: every later lease and every durable
- * write checks that they are still those folders (the same device and inode).
- *
- * Why: `mv pa pa-moved` under a running daemon made it lose its lock (the lock directory went with the
- * folder), take the lease again — which began with `mkdir -p message_dir` — and start a fresh conversation
- * (counter 0) in a new `pa/`, typing a message written there into the moved project's pane, which then
- * read `msg_0001` twice with different content. `rm -rf` of a served project was made again the same way.
- * Now a folder gone, moved away or replaced by another stops the daemon for that conversation
- * (FolderGone, a StoreChanged: the machine's daemon lists it as skipped, `baton daemon` exits 1), and it is
- * never made again at run time: only the daemon's first start makes a missing message folder (docs §2),
- * and only below a project that is there. The next `baton up` there brings the conversation back.
+ * The folders a daemon serves one conversation from (its config's folder and its message folder) as it found them
+ * at its first lease: every later lease and durable write checks the same device and inode. `mv` of a served
+ * project once made the daemon start a fresh conversation in a new folder and type its messages into the moved
+ * project's pane. A folder gone, moved or replaced stops that conversation (FolderGone); only the first start makes
+ * a missing message folder (docs/protocol.md §2). docs/decisions/0009-state-a-person-can-break.md.
  */
 import { statSync } from 'node:fs';
 import { relative } from 'node:path';

@@ -1,15 +1,8 @@
 /**
- * A PostgreSQL conversation's name (docs/protocol.md §10: `bus.conversation`, by default the config
- * folder's name). The default used to map every character but ASCII letters, digits, ".", "_" and "-" to
- * "_": folders `日本` and `中国` were both conversation `__`, `review 42` and `review_42` one conversation —
- * and one project's `baton log` showed the other's messages.
- *
- * Now the default keeps every letter and digit of any script (and combining marks), ".", "_" and "-", and
- * writes every other character as its UTF-8 bytes in percent-encoding (`review 42` → `review%2042`, `%`
- * itself → `%25`): readable, and injective — two folder names never give one conversation name. A name
- * the old default gave unchanged (ASCII letters, digits, ".", "_", "-") is the same name now, so those
- * conversations go on; one with other characters gets its new name (pin the old one with `bus.conversation`).
- * No name has "/" or "@": the bus writes `schema/name` and `name@time` (sql/index.ts, `up --fresh`).
+ * A PostgreSQL conversation's default name (docs/protocol.md §10): the config folder's name, keeping letters,
+ * combining marks and digits of any script, ".", "_" and "-", every other character percent-encoded as UTF-8
+ * bytes — injective (mapping them all to "_" made `日本` and `中国` one conversation). Names the old default kept
+ * are unchanged; none holds "/" or "@". docs/decisions/0009-state-a-person-can-break.md.
  */
 
 /** What a name keeps as it is: letters, combining marks and digits of any script, ".", "_" and "-". */

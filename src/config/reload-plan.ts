@@ -1,18 +1,9 @@
 /**
- * A config.json edited while its daemon runs: which of the differences the daemon can take on the spot and
- * which only a restart applies (pure: the running config and the file's, in; key paths, out). Someone
- * lowered `turns.max_turns` while a conversation ran; the daemon went on with the old limit while `status`
- * read the new one ("messages 21 of max 5", still running): the two must not disagree silently.
- *
- * Live: what the daemon reads each time it uses it — the turn rules' limits and reminders (`turns.*` but the
- * policy, whose folders and order are wired into the daemon), how text is typed (`delivery.*`) and how each
- * agent's turns reach the conversation (`agents.<name>.reply`). Everything else — agents added or removed,
- * an agent's kind, host, cwd, command, session, target, env or allow rules (written at `up`), the folders,
- * `first_turn`, `inbox.*`, `message_dir`, `bus`, `notify` — is what the daemon was started with (its panes,
- * folders, watches and database): only a restart applies it. On the PostgreSQL bus the turn rules are part of what every machine of the
- * conversation must share (fingerprint.ts, docs/protocol.md §10): one machine applying a new max_turns alone
- * would end the conversation on one machine and not the other, so there they also need a restart (of every
- * machine's daemon).
+ * A config.json edited while its daemon runs: which differences apply live and which need a restart (pure).
+ * Live: the turn rules' limits and reminders (`turns.*` but the policy), `delivery.*`, `agents.<name>.reply`.
+ * Everything else is what the daemon was started with. On the PostgreSQL bus the turn rules are shared by every
+ * machine (fingerprint.ts), so there they need a restart too. (A lowered max_turns once went unapplied while
+ * status showed it.) docs/decisions/0009-state-a-person-can-break.md.
  */
 import type { Config } from './config.js';
 import { differences } from './fingerprint.js';

@@ -1,13 +1,8 @@
 /**
- * What a daemon runs, written by the daemon beside its config file (`.baton/<file>.<host>.json`) for the
- * commands of this machine to read: its pid, its message folder (whose tmux sessions `baton up` tagged), the
- * settings it runs, and how the file on disk stands against them (changed, needing a restart, invalid).
- *
- * Why beside the config and not in the conversation's store: a typo in config.json made `baton down` and
- * `baton doctor` refuse (exit 2) — baton could not stop what it had started, since where the message folder
- * or the database is was written in the very file that did not load. The record is found from the config
- * file's path alone. One per machine (`<host>`): on the PostgreSQL bus each machine's daemon reads its own
- * config file, and a folder shared by two machines must not mix their records.
+ * What a daemon runs, written beside its config (`.baton/<file>.<host>.json`) for this machine's commands: its
+ * pid, message folder, settings and how the file on disk stands against them. Beside the config, not in the store,
+ * so a typo in config.json cannot stop `baton down` from finding what it started. One per machine (`<host>`).
+ * docs/decisions/0009-state-a-person-can-break.md.
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';

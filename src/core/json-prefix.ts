@@ -1,18 +1,10 @@
 /**
- * Whether some bytes can still become a JSON text: the question a message file that does not parse poses.
+ * Whether some bytes can still become a JSON text. A file written in place only ever leaves a prefix of its
+ * final bytes, so one that could still become valid waits inbox.settle_ms; bytes that are the prefix of no JSON
+ * text are rejected at once (each waited the full settle time and held the files behind it: a message after
+ * 2,000 bad files reached its pane 2 s late). docs/decisions/0002-the-flood.md.
  *
- * A writer that writes its file in place (not the temp file and rename docs/protocol.md §3 asks for) only
- * ever leaves a prefix of its final bytes on disk, so a file that does not parse yet waits inbox.settle_ms
- * unchanged before it is rejected: a writer pausing mid-file is not cut off. But bytes that are the prefix
- * of no JSON text at all — garbage, a syntax error before the end, anything but whitespace after a whole
- * value, a broken UTF-8 sequence — can never become a message however long one waits. Each such file
- * waited the full settle time all the same, and held every file after it in its folder meanwhile: a valid
- * message written after 2,000 bad files reached its pane 2 s later. This tells the two apart, so only a file
- * that could still become valid waits.
- *
- * One pass over the bytes, no recursion (nesting as deep as inbox.max_bytes allows), and no JSON.parse: the
- * answer never depends on a parser's error text. The grammar is RFC 8259's; UTF-8 is taken as a strict
- * decoder takes it (no overlong form, no surrogate, nothing past U+10FFFF); one BOM may open the text.
+ * One pass, no recursion, no JSON.parse. RFC 8259's grammar; strict UTF-8; one BOM may open the text.
  */
 
 /** The kind of the text's top value, from its first byte. */

@@ -1,24 +1,10 @@
 /**
- * The courier: takes one committed message into its receiver's pane through the typing pipeline
- * (pipeline.ts), phase by phase (core/delivery.ts has the phases), and stamps it delivered once the submit is
- * confirmed. One delivery at a time: until it is stamped (underway.ts), nothing else is delivered and the
- * pipeline's gate lets nothing else into that pane.
- *
- * Each step runs once: a retry after a failed Enter presses only Enter, a retry after an unconfirmed
- * submit only looks (and presses Enter once more if the text is still there), a paste that never showed
- * is pasted again in full, flagged "(redelivered)", and after a failed stamp nothing is typed at all.
- *
- * An Enter goes only to the pane instance that got the paste (with the session replaced inside the Enter
- * delay, a retried Enter once went alone into the new pane, and the message was stamped delivered though that
- * pane never got its text): when the agent's pane is another one now — its session replaced, its tmux server
- * restarted, its program restarted after it died — that paste is lost to it, and the message is typed again
- * in full, flagged, into the pane there is now; never an Enter alone. A person scrolling (copy mode) holds
- * the Enter until they stop. A keystroke tmux refuses because another daemon holds the conversation stops
- * this daemon (FencedError). Before a message that may have been typed is typed again, what an earlier paste
- * left in the pane is looked for (leftover.ts): found in the box, it is submitted, not pasted behind itself.
- * The pipeline keeps these promises for every text; the courier adds the turn step's state write before the
- * typing and the stamp after it. A failure is reported once per distinct error (`delivery_failed`) and
- * retried with the receiver's backoff; it is never stamped delivered.
+ * The courier: takes one committed message into its receiver's pane through the typing pipeline (pipeline.ts),
+ * phase by phase (core/delivery.ts), and stamps it delivered once the submit is confirmed. One delivery at a time.
+ * Each step runs once: a retry presses only what was lost; a paste lost to a replaced pane is typed again in full,
+ * flagged, never an Enter alone (a retried Enter once went alone into a new pane and was stamped delivered). A
+ * fenced keystroke stops this daemon (FencedError). A failure is reported once per distinct error and retried with
+ * backoff; it is never stamped. docs/decisions/0010-one-typing-pipeline.md.
  */
 import { isoAt, type Clock, type Events, type Records, type TurnStep } from '../bus/bus.js';
 import type { Config } from '../config/config.js';

@@ -1,17 +1,9 @@
 /**
- * A paste of the message that may still sit unsubmitted in its receiver's pane, before it is typed again.
- * A daemon killed between a paste and its Enter leaves the text in the agent's input box; its next start
- * typed the message again, flagged `(redelivered)`, behind it — and the agent submitted both copies in one
- * go (seen with a generic agent beside another tool). So before a message that may have been typed is
- * pasted again, what is left is looked for:
- *
- * - **Kinds whose box baton reads** (claude, codex, gemini): the box holding that message alone — its
- *   text, or the client's marker for a paste of its size — is submitted as it is, never pasted again; a
- *   box holding anything else (a person's text, two pastes) waits until it is empty, as readiness waits for
- *   what a person types: nothing is pasted behind it. An empty box gets the flagged copy.
- * - **Other kinds** (generic, aider, shell), whose box baton cannot see: Enter alone first, so whatever was
- *   left goes as a submit of its own (an empty line when nothing was), then the flagged copy. The agent may
- *   get the message twice, the second flagged, but never two copies in one submit.
+ * A paste of the message that may still sit unsubmitted in its pane, before it is typed again (a daemon killed
+ * between paste and Enter once made the agent submit both copies in one go).
+ * - Kinds whose box is read: a box holding that message alone is submitted as it is; one holding anything else
+ *   waits until empty; an empty box gets the flagged copy.
+ * - Other kinds: Enter alone first, then the flagged copy — maybe twice, never two copies in one submit.
  */
 import type { Events } from '../bus/bus.js';
 import type { Agent } from '../config/config.js';

@@ -1,20 +1,12 @@
 /**
- * The one typing pipeline. Everything the daemon types into an agent's pane goes through it, and only it: a
- * message delivered (courier.ts, which adds the turn step before and the stamp after), a person's message
- * (person.ts), a note to all (notes.ts), and baton's own notices — reminders, the end, rejections, a resume
- * (notice()). Four paths once typed each their own way, and a rule added to one (a leftover paste looked for
- * before typing again) was missing from another. Its steps, each taken once (core/delivery.ts has the phases;
- * a failure goes back only as far as it must):
- *
- * 1. **The gate** (gate()): may text go into this pane now? The one place that says so, for every caller:
- *    nothing holds the agent (`hold`), no delivery not yet stamped is for it (nothing lands between a paste
- *    and its Enter), and its pane is ready (availability.ts: outages reported once, retried with backoff).
- * 2. **The text**: a message's envelope — header, what its receiver missed, hint — rendered here, the one
- *    call of core/compose.ts's render; baton's own words as they are.
- * 3. **Leftovers** (leftover.ts), when it may have been typed before: never pasted behind itself.
- * 4. **Paste**, shaped once for how the pane takes it (whole, on one line, or only a line naming it).
- * 5. **Enter**, when the typist says the paste has landed (it knows the agent's kind and the config's delay),
- *    into the pane instance that got the paste and only into it; then the **confirmation**.
+ * The one typing pipeline: everything the daemon types into a pane goes through it — a delivered message
+ * (courier.ts), a person's message (person.ts), a note to all (notes.ts), baton's notices (notice()). Steps:
+ * 1. the gate (gate()): nothing holds the agent, no unstamped delivery is for it, its pane is ready;
+ * 2. the text: a message's envelope rendered here (core/compose.ts's render), baton's own words as they are;
+ * 3. leftovers (leftover.ts) when it may have been typed before;
+ * 4. the paste, shaped once for how the pane takes it;
+ * 5. Enter when the typist says the paste landed, into that pane instance only; then the confirmation.
+ * Four paths once typed each their own way: docs/decisions/0010-one-typing-pipeline.md.
  */
 import { FencedError, type Events, type Requests } from '../bus/bus.js';
 import { isLocal, type Config } from '../config/config.js';

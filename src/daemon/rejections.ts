@@ -1,17 +1,9 @@
 /**
- * An agent hears why its message was not delivered: a file that can never be valid, a folder the turn
- * policy never delivers, an `expires_at` that passed while it waited, a final reply too big to store.
- * Each was moved aside with its reason (docs/protocol.md §6) and nobody told the sender, which then waited
- * for an answer that could not come, and the conversation stalled; `baton reject` (moderation) was the
- * only rejection a sender heard of. Now each is typed back into its sender's pane, as that one is.
- *
- * A notice, never a message: it takes no turn and no ID. It is typed only while no delivery is under way
- * (so never between a paste and its Enter), and an agent is not flooded: what was rejected within a second
- * goes in one notice, naming at most a few, and an agent gets one notice every ten seconds at most (what
- * piles up meanwhile goes in the next). An agent of another machine is told by that machine's
- * daemon (the notice is forwarded, as every notice is). A notice that cannot be typed now (its pane is
- * busy or gone) waits for a later pass; a daemon that stops forgets the ones it had not typed yet — the
- * rejections themselves are kept, with their reasons, where `baton status` counts them.
+ * An agent hears why its message was not delivered (invalid file, a folder the policy never delivers, expired,
+ * a final reply too big): each was moved aside with its reason and the sender, never told, waited for ever. Typed
+ * back into its sender's pane as a notice (no turn, no ID), only while no delivery is under way; what was rejected
+ * within a second goes in one notice, at most one every ten seconds. Another machine's agent is told by its own
+ * daemon. Notices not yet typed are forgotten at stop; the rejections stay where `baton status` counts them.
  */
 import { FencedError, type Queues, type Rejected, type TurnState } from '../bus/bus.js';
 import type { Config } from '../config/config.js';

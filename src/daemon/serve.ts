@@ -1,16 +1,9 @@
 /**
- * Keeping daemons running (`baton daemon [CONFIG...]`): one Daemon per conversation, all in this process
- * when several configs are given. A conversation whose daemon lost its lease (paused past it, or a
- * one-shot command answered meanwhile) takes it again — unless its folders went with the lease (a project
- * moved away: bus/anchor.ts, never made again); one whose bus cannot be reached types nothing and
- * tries every 2 s (docs/protocol.md §10); one whose lease another daemon holds now is left to that one.
- *
- * Why one process for many conversations (measured by the scale run of bench/bus.mjs): a daemon per
- * conversation per machine was 200 node processes, 200 tmux control clients and over a thousand database
- * sessions at 100 conversations over 3 machines, and the CPU for the processes, not the database, was the
- * limit (scale flattened at 70–80 turns/s at 10 conversations and fell to 45–50 at 30). Served together, the
- * conversations share one tmux control client per tmux server, one pool and one LISTEN session per database;
- * each keeps its own lease, its own fence token and its own turn (nothing about a turn is shared).
+ * Keeping daemons running (`baton daemon [CONFIG...]`): one Daemon per conversation, all in this process. A
+ * conversation that lost its lease takes it again (unless its folders went with it: bus/anchor.ts); one whose bus
+ * is unreachable tries every 2 s (docs/protocol.md §10); one another daemon holds is left to it. One process
+ * because a process per conversation flattened at 70–80 turns/s (bench/bus.mjs scale); each conversation keeps
+ * its own lease, fence token and turn. docs/decisions/0004-one-process-many-conversations.md.
  */
 import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

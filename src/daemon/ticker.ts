@@ -1,12 +1,7 @@
 /**
- * One timer for a periodic chore of every daemon in this process: each conversation's rescan (its folders,
- * its requests, its config — the safety net behind the hints) used to keep a setInterval of its own, so a
- * machine daemon serving 50 idle conversations woke 25 times a second for them, each wake-up its own trip
- * through the event loop and the thread pool. Members that share a period share one timer here, and each
- * tick starts every member's chore at once (as their own timers firing together would): one that is slow
- * (a database that is away) holds up no other.
- *
- * Measured with `node bench/bench.mjs --only machine_idle`: see docs/performance.md.
+ * One timer per period for a periodic chore of every daemon in this process (each conversation's rescan): a
+ * timer each made an idle 50-conversation daemon wake 25 times a second. Each tick starts every member's chore at
+ * once, so a slow one holds up no other. docs/decisions/0004-one-process-many-conversations.md.
  */
 type Chore = () => Promise<void>;
 

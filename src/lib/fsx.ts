@@ -1,12 +1,8 @@
 /**
- * Small file-system helpers with the guarantees baton relies on: a reader sees a whole file or the old
- * one (temp file in the same folder, fsync, rename), and a created file never replaces another one.
- *
- * writeAtomic and createAtomic make their small, local calls synchronously and wait for only the fsync
- * off the loop: each async call is a round trip through libuv's thread pool, and a delivery writes three
- * such files (archive record, state.json, the stamp) — 15 round trips, a large share of the daemon's CPU
- * per message (strace of a 300-message ping-pong: ~170 futex calls per message). The fsync, the one call
- * that can take long, still runs in the pool, so the loop is never held while the disk writes.
+ * Small file-system helpers with the guarantees baton relies on: a reader sees a whole file or the old one
+ * (temp file in the same folder, fsync, rename), and a created file never replaces another one. The small local
+ * calls are synchronous and only the fsync runs off the loop: a delivery's three writes were 15 thread-pool
+ * round trips, a large share of its CPU. docs/decisions/0003-few-syscalls-per-message.md.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {

@@ -1,20 +1,10 @@
 /**
- * A lock directory kept fresh by its holder: taken by mkdir (atomic), its mtime touched every stale/2, and
- * stale — taken over by removing it and making it again — once it has not been touched for `stale`. baton's
- * one lock: the files bus's lease (bus/files/lock.ts), the machine daemon's (app/machine/daemon-lock.ts) and
- * the machine registry's (app/machine/registry.ts). On disk it is proper-lockfile's lock, which these once
- * used, so an older baton beside this one respects it.
- *
- * Not proper-lockfile's lock(): every lock it holds refreshes itself on a timer of its own, an async stat
- * and utimes through the thread pool every 1.5 s. A machine daemon serving 50 idle conversations holds 50
- * such locks, and once their folders' rescans were made cheap those refreshes were 60% of its main
- * thread's time (node --cpu-prof). Here every lock a process holds is refreshed in one tick, by a stat and
- * a utimes each, synchronous (microseconds on a local disk) — as the PostgreSQL bus renews every lease of
- * a process in one statement (postgres/heartbeats.ts). The refresh's rules are proper-lockfile's: the
- * mtime found must be the one this holder set last (else another took the lock over: compromised), a
- * lock gone is compromised, and a failed touch is tried again until the stale time has passed — and the
- * directory must be the one this holder made (its inode), and a stale lock is taken over by one taker at a
- * time (takeOver).
+ * A lock directory kept fresh by its holder: taken by mkdir, its mtime touched every stale/2, taken over once
+ * untouched for `stale`. baton's one lock (files bus lease, machine daemon, machine registry); on disk it is
+ * proper-lockfile's, so an older baton respects it. Every lock a process holds is refreshed in one synchronous
+ * tick (proper-lockfile's timer per lock was 60% of an idle 50-conversation daemon's main thread). A refresh that
+ * finds another mtime, a lock gone or another inode is compromised; a stale lock is taken over by one taker at a
+ * time (takeOver). docs/decisions/0004-one-process-many-conversations.md.
  */
 import { mkdirSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { isErrno } from './fsx.js';

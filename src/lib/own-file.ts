@@ -1,12 +1,8 @@
 /**
- * Reading a file someone else may have put there (an agent can write its own hook spool, and names its
- * own transcript): only a regular file this user owns, never through a symbolic link, never more than a
- * cap. An adversarial run found each of these: a FIFO named like a hook note hung the daemon's loop for
- * good (a plain open waits for a writer, and the daemon then ignored SIGTERM), a note that was a symbolic
- * link to /dev/zero took the daemon to 645 MB, and one linked to another file put that file's first bytes
- * into the daemon's log (through the JSON parser's error message). O_NOFOLLOW refuses the link, O_NONBLOCK
- * makes opening a FIFO return at once, and the handle's own fstat decides — so a name swapped between a
- * look and the open changes nothing. The reasons given never quote what the file holds.
+ * Reading a file someone else may have put there (an agent writes its own hook spool and names its transcript):
+ * only a regular file this user owns, never through a link, never more than a cap. A FIFO hung the daemon's loop
+ * for good and a link to /dev/zero took it to 645 MB: O_NOFOLLOW, O_NONBLOCK and the handle's own fstat decide.
+ * The reasons given never quote what the file holds. docs/decisions/0008-what-an-agent-writes-is-hostile.md.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';

@@ -1,15 +1,8 @@
 /**
- * What was read from a folder (or a file), kept while its lstat is unchanged. The rescan behind the hints
- * lists every watched folder every 2 s, and an idle machine daemon serving 50 conversations spent most of
- * its CPU on those listings (an lstat, an open, two getdents and a close each, through the thread pool)
- * that found nothing new. A folder's mtime and ctime move whenever an entry is added, removed or renamed in it, so one
- * lstat says whether the last listing still holds, and the folder is read again only when it does not.
- *
- * The lstat is taken before the read, so a change during the read moves the times past the stamp kept. A
- * folder changed in the last RACY_MS is read again whatever its stamp: the clock the kernel stamps with is
- * coarse (a jiffy, or a second on some filesystems), and a second change within the same tick as the first
- * would leave both times as they were (git's "racily clean" index entries are the same problem). And a
- * listing is kept at most KEPT_MS whatever the stamps say, for a filesystem whose times lie.
+ * What was read from a folder (or file), kept while its lstat is unchanged: an idle machine daemon serving 50
+ * conversations spent most of its CPU relisting folders every 2 s. The lstat is taken before the read; a folder
+ * changed in the last RACY_MS is read again whatever its stamp (coarse kernel clocks, git's "racily clean"), and
+ * no listing is kept past KEPT_MS. docs/decisions/0004-one-process-many-conversations.md.
  */
 import { lstatSync, type Stats } from 'node:fs';
 

@@ -1,16 +1,8 @@
 /**
- * Has a program whose screen baton does not parse drawn a paste? kinds.ts says why this is the generic
- * kind's Enter gate: the pasted text's last characters on the line the cursor is on. A program that echoes
- * what it is given (a line editor, a TUI's input field) has read the paste to its end once it draws that
- * end, and keeps its cursor after it; what does not echo, collapses a paste ("[Pasted text #1]"), hides
- * its cursor elsewhere or draws a border after the text simply never matches, and gets the kind's
- * enterDelayMs instead — never a sooner Enter on a guess. The line is read as tmux joins wrapped lines
- * (capture-pane -J, the cursor's row and the two above it), white space squeezed, so a long last line
- * wrapped by the terminal still matches.
- *
- * Weaker signs were set aside: a screen that changed, or a cursor that moved, says the program read the
- * paste's start (or that a spinner or a clock drew something); and the last line anywhere on the screen
- * matches the previous message's hint, which ends every message the same way.
+ * Has a program whose screen baton does not parse drawn a paste? Yes once the paste's last characters are on
+ * the cursor's line (capture-pane -J, the cursor's row and two above, white space squeezed): a program that
+ * echoes has read the paste to its end. Anything else gets the kind's enterDelayMs, never a guess; a changed
+ * screen or moved cursor only says the paste's start was read. docs/decisions/0001-enter-after-the-paste-shows.md.
  */
 import type { Tmux } from './tmux.js';
 

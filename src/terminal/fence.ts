@@ -1,15 +1,9 @@
 /**
- * Keystrokes that check, inside the tmux server, that they are still wanted. A daemon SIGSTOPped right after
- * a paste once woke, after another had taken over, and still pressed its Enter — into the next message's
- * paste; and an Enter retried after the session was replaced went alone into a pane that never got the
- * text. tmux runs a format condition and the command it guards in one step (`if-shell -F`), so nothing can
- * come between the check and the keystroke:
- *
- * - the fence: a server option per conversation holding the newest lease holder's token (zero-padded,
- *   so string order is number order). A daemon that was paused past its lease, and woke after another
- *   took over and raised the token, types nothing — tmux refuses it, whatever the daemon believes.
- * - the pane: an Enter goes only to the pane instance that got the paste — same server, same pane id,
- *   same first process — not in copy mode (which would swallow it) and not dead.
+ * Keystrokes that check inside the tmux server that they are still wanted (`if-shell -F`: the check and the key
+ * are one step). A daemon paused after a paste once woke after a take-over and pressed Enter into the next
+ * message's paste.
+ * - the fence: a server option per conversation with the newest lease holder's token (zero-padded);
+ * - the pane: an Enter goes only to the pane instance that got the paste, not in copy mode, not dead.
  */
 import type { PaneRef } from './pane.js';
 import { SKIPPED } from './tmux.js';

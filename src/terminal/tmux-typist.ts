@@ -1,26 +1,12 @@
 /**
- * Typing a message into an agent's pane through tmux (docs/protocol.md §5): the whole text as one bracketed paste
- * through a named buffer, then Enter on its own when the agent's kind says (kinds.ts), or `enter_delay_ms` after
- * the paste. Content never goes through `send-keys` without `-l`, so no word in it can become a key. Every
- * keystroke is guarded inside tmux (fence.ts): the lease holder's token, and for an Enter the very pane instance
- * that got the paste, not in copy mode, alive — so a paste is never followed by an Enter into another pane, a
- * swallowed Enter is pressed again once the person stops scrolling, and a daemon that lost its lease presses
- * nothing. The daemon types through one pipeline (daemon/typing.ts), which decides what and whether; this is
- * how, and when the Enter goes.
+ * Typing into an agent's pane through tmux (docs/protocol.md §5): the whole text as one bracketed paste through
+ * a named buffer, then Enter when the kind says (kinds.ts). Content never goes through `send-keys` without `-l`,
+ * and every keystroke is fenced inside tmux (fence.ts). The daemon decides what and whether (daemon/pipeline.ts);
+ * this is how, and when the Enter goes.
  *
- * For kinds whose screen is read (claude, codex, gemini), Enter waits until the box shows the paste — read
- * too early, the box still looks empty because the paste is not drawn yet (seen with the real Claude Code at
- * enter_delay_ms 0), and an Enter before Claude Code has drawn it stays in the box — then for the kind's
- * settleMs, and at least the enter delay after the paste (kinds.ts has the measured table); "submitted"
- * means the box is empty again; still holding the text after 1.5 s,
- * it gets one more Enter (never caused a double submit in measurements), and only on baton's own text.
- * A generic program gets Enter once the paste's end shows at its cursor (echo.ts), within its bounds.
- *
- * A kind may submit with another key while its agent is busy: Codex takes an Enter then as a *steer* into
- * the running turn — the reply it was writing is discarded (seen on 0.169.0) and the message joins that turn —
- * while Tab queues it as a turn of its own, which is what a strict-turn conversation needs. The screen
- * says busy or not right before the key; if the turn ends in between, no harm: on an idle Codex a Tab
- * submits as Enter does (measured on 0.169.0), and a second press, if one is needed, decides again.
+ * A read kind's Enter waits for the box to show the paste (an Enter before Claude Code drew it stayed in the
+ * box); text still there after 1.5 s gets one more Enter. Codex takes an Enter while busy as a steer that
+ * discards its reply, so a busy Codex gets Tab (a queued turn). docs/decisions/0001-enter-after-the-paste-shows.md.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Agent } from '../config/config.js';

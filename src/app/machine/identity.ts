@@ -1,15 +1,8 @@
 /**
- * Which machine daemon serves a shell's conversations: one per user and machine name. A machine's name is
- * BATON_HOST, else its hostname (docs/protocol.md §10), and the daemon loads every config it serves with
- * its own — so the README's way to try the PostgreSQL bus on one box, two folders with
- * `BATON_HOST=alpha baton up` and `BATON_HOST=beta baton up`, had beta's conversation served by the daemon
- * alpha's `up` started, as alpha: refused, "another baton daemon holds conversation … on host alpha".
- *
- * Each name has its own state folder — registry, lock, served.json, tmux session — so each has its own
- * daemon: the machine's own name (BATON_HOST unset, or its hostname) keeps `$XDG_STATE_HOME/baton/`, as
- * before; another is `$XDG_STATE_HOME/baton/hosts/<name>/`. `baton ls` reads them all: every conversation
- * on the box. (The database's variables are the other half of what a daemon runs with: a PostgreSQL
- * conversation whose shell has others gets a daemon of its own, join.ts `joinable`.)
+ * Which machine daemon serves a shell's conversations: one per user and machine name (BATON_HOST, else the
+ * hostname), each with its own state folder — the machine's own name `$XDG_STATE_HOME/baton/`, another
+ * `$XDG_STATE_HOME/baton/hosts/<name>/` — so two BATON_HOSTs on one box get two daemons (one served both as the
+ * first, and was refused). `baton ls` reads them all. docs/decisions/0009-state-a-person-can-break.md.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';

@@ -1,19 +1,10 @@
 /**
- * The machine's registry: the conversations this user's machine daemon serves, in
- * `$XDG_STATE_HOME/baton/conversations.json` (default `~/.local/state/baton/`). `baton up` adds its
- * conversation, `baton down` removes it; the daemon reads it every half second and takes on or lets go of
- * conversations to match, and after a crash (`kill -9`) the next daemon reads it to serve them all again.
- *
- * Written whole and atomically (a temp file in the same folder, fsync, rename: lib/fsx.ts), under a lock
- * (`registry.lock`, lib/lock-dir.ts, taken over when its holder died), so a process killed mid-write leaves
- * the old file and at most a temp file — which no reader opens — and two `up`s at once never drop each
- * other's entry.
- *
- * A file that does not read (edited by hand and left with a trailing comma, a disk that lied) is never
- * written over: `edit()` used to take it as an empty list, so one `baton up` rewrote it with its own
- * conversation alone and the daemon let go of every other — their messages were typed zero times, with no
- * word from `up`. Now every change refuses (RegistryUnreadable: `up` and `down` exit 1 naming the file),
- * the daemon serves on what it served, and the file stays as the person left it, to be fixed by hand.
+ * The machine's registry: the conversations this user's machine daemon serves
+ * (`$XDG_STATE_HOME/baton/conversations.json`). `up` adds, `down` removes; the daemon reads it every half second,
+ * and after a crash the next one serves them all again. Written whole and atomically (lib/fsx.ts) under a lock
+ * (lib/lock-dir.ts). A file that does not read is never written over: every change refuses
+ * (RegistryUnreadable) and the daemon serves on what it served — reading it as empty once let one `up` drop every
+ * other conversation. docs/decisions/0009-state-a-person-can-break.md.
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';

@@ -1,17 +1,9 @@
 /**
- * The machine's daemon (`baton daemon --machine`, started by `baton up`): one process serving every
- * conversation in the registry (registry.ts), taking on and letting go of conversations while it runs —
- * it reads the registry every half second, no restart. Each conversation is a daemon/serve.ts Service of
- * its own (its own lease, fence, recovery and turn); they share one tmux control client per tmux server,
- * the server each conversation's `up` recorded, so a conversation started from another tmux server is typed
- * into on that server.
- *
- * Why one process: the bench measured a daemon per conversation at ≈70 MB and its own tmux client and
- * database connections each; at 30 busy conversations one process made 2.6× the turns per second.
- *
- * One conversation that cannot be served (its config broken, its folder unreadable, its lease held by
- * another daemon) is logged and skipped until its entry changes (a new `baton up`); the others go on.
- * With nothing left to serve or to report skipped it exits, unless started with --stay (the service).
+ * The machine's daemon (`baton daemon --machine`, started by `baton up`): one process serving every conversation
+ * in the registry (registry.ts, read every half second). Each conversation is a daemon/serve.ts Service; they
+ * share one tmux control client per tmux server (at 30 busy conversations one process made 2.6× the turns/s of
+ * one per conversation). One that cannot be served is logged and skipped until its entry changes; with nothing
+ * left it exits, unless --stay. docs/decisions/0004-one-process-many-conversations.md.
  */
 import { FolderGone } from '../../bus/anchor.js';
 import { LeaseHeldError } from '../../bus/bus.js';

@@ -1,15 +1,8 @@
 /**
- * Where a file being taken into the archive waits: `.claimed/<direction>/<id>.<name>`, one rename out of
- * its folder. A message ID never holds a dot, so the first dot ends it and the rest is the name the file
- * goes back under.
- *
- * Each claim once had a folder of its own, `.claimed/<direction>/<id>/<name>`: a mkdir and an rmdir on
- * every delivery. On this project's machines (ext4 without a journal) making an inode scans past every
- * inode freed in the last minutes (the kernel's recently_deleted), so under a ping-pong each new inode
- * cost more the longer it ran, and more while other processes on the machine made and removed files: perf
- * of a 300-message ping-pong put a fifth of the daemon's CPU in making inodes, a quarter of that for the
- * claim's folder. That layout is still read — left by an earlier baton killed mid-claim — and still
- * made for a name too long to carry its ID (no file name is over 255 bytes).
+ * Where a file being taken into the archive waits: `.claimed/<direction>/<id>.<name>`, one rename out of its
+ * folder (an ID holds no dot, so the first dot ends it). A folder per claim made an inode per delivery, a
+ * fifth of the daemon's CPU on this ext4; that layout is still read, and made for a name too long to carry its
+ * ID. docs/decisions/0003-few-syscalls-per-message.md.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';

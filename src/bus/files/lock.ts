@@ -1,16 +1,9 @@
 /**
  * The files bus's lease — one daemon per message folder: a lock directory (`message_dir/daemon.lock`,
- * lib/lock-dir.ts, kept fresh by the holder) plus `daemon.pid` saying who holds it. A lock
- * left by a killed daemon goes stale after STALE_MS and is taken over; a live holder makes the newcomer
- * fail with LeaseHeldError (exit 3). A lock taken less than STALE_MS/2 ago may look fresh up to 1 s longer:
- * the precision probe (lib/lock-dir.ts) sets its mtime to the next full second (+1–199 ms)
- * until the first refresh.
- *
- * Fencing (a daemon paused past its lock once woke up, pressed Enter and overwrote a record): every
- * take-over writes a new generation to `daemon.gen`, and check() — called before every durable write —
- * refuses when the file names a newer one, when the lock was found compromised, or when this holder has
- * not renewed the lock recently enough to prove nobody else could have taken it. Keystrokes are fenced in
- * tmux itself (terminal/fence.ts), with the generation as the token.
+ * lib/lock-dir.ts) plus `daemon.pid`. A killed daemon's lock goes stale after STALE_MS and is taken over; a live
+ * holder refuses the newcomer (LeaseHeldError, exit 3). Fencing: every take-over writes a new generation to
+ * `daemon.gen`, and check() before every durable write refuses a newer one, a compromised lock, or a renewal too
+ * old to prove nobody took over (a paused daemon once woke and overwrote a record); keystrokes are fenced in tmux.
  */
 import { hostname } from 'node:os';
 import { createHash } from 'node:crypto';

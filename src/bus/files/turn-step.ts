@@ -5,17 +5,10 @@
  *         ──archive/<id>.json (delivered_at: null)──▶ ARCHIVED
  *         ──remove the claim; state.json (turn passes, counter = N)──▶ COMMITTED
  *
- * Killed in CLAIMED: no record exists for <id>; at start-up the file goes back to its inbox, same name.
- * Killed in ARCHIVED: state.json lags the archive by one; at start-up it is rebuilt from the last record,
- * the leftover claim is removed, and the message is typed (nothing was typed yet). Typing starts only
- * once state.json says COMMITTED (core/delivery.ts has the rest of the way to the stamp). The claim's
- * name carries its ID (claims.ts: no folder per claim), so a claim stranded by an earlier failed attempt
- * at this ID is found by listing `.claimed/<dir>/`, and goes back to its inbox before the ID is used — listed
- * while the folder may hold one (the first step after start-up, and after a step that failed mid-way).
- *
- * The claim's rename and removal are synchronous calls: small and local, and each async one was a round
- * trip through libuv's thread pool on every message's path (lib/fsx.ts says the same of the writes; only
- * their fsyncs are waited for off the loop).
+ * Killed in CLAIMED: the file goes back to its inbox at start-up. Killed in ARCHIVED: state.json is rebuilt from
+ * the last record and the message typed. Typing starts only once COMMITTED. A claim stranded at this ID goes back
+ * before the ID is used. Rename and removal are synchronous (each async call was a thread-pool round trip per
+ * message): docs/decisions/0003-few-syscalls-per-message.md.
  */
 import { mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';

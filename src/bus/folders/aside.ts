@@ -1,18 +1,9 @@
 /**
- * Taking a file judged invalid out of its folder before it goes to rejected/, and judging it again once no
- * writer can reach it. Its move runs behind the queue (rejecting.ts), moments to seconds after the file was
- * judged, and a writer may have put another file under the name meanwhile. The inode was once compared
- * first and the file renamed later — and a rename moves whatever has the name by then: an adversary wrote
- * garbage, then renamed a valid message over the same name a few ms later, 200 times, and 8 to 14 valid
- * messages went to rejected/ under the garbage's note.
- *
- * So the file is first renamed to `.rejecting/<direction>/<name>` under message_dir — one atomic rename
- * takes whatever has the name now, and nothing a writer does with the name from then on touches it — then
- * examined again there (verdict below), and only then moved on: to rejected/ if it is what was judged (or
- * is bad in its own right: then with its own reason), else back to its folder and looked at anew. Back goes
- * under its name, or under a free one (`m.1.json`) when a newer file took the name meanwhile: link(2)
- * refuses a taken name where rename(2) would replace the newer file. `.rejecting/` is empty at rest; what a
- * daemon killed mid-way left there goes back to its folder at the next start (putBackLeftovers).
+ * Taking a file judged invalid out of its folder and judging it again once no writer can reach it: first one
+ * rename to `.rejecting/<direction>/<name>` (a rename moves whatever has the name by then — comparing the inode
+ * first sent 8–14 of 200 valid messages renamed over garbage to rejected/), then the verdict, then rejected/ or
+ * back (under a free name if a newer file took it: link(2), never rename over). `.rejecting/` is empty at rest;
+ * a killed daemon's leftovers go back at the next start (putBackLeftovers). docs/decisions/0002-the-flood.md.
  */
 import { lstatSync } from 'node:fs';
 import { lstat, mkdir, readdir, rename } from 'node:fs/promises';

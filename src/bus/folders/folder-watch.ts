@@ -1,15 +1,8 @@
 /**
- * The hints that something changed in the direction folders (and the other folders whose changes are
- * hints, requests/): one fs.watch (inotify) on each folder, which names the entry that changed and reads
- * nothing. A hint only ever marks a name to look at: intake.ts looks, and its full listing every few
- * seconds is the safety net for a hint that never came (an event queue that overflowed, a folder replaced).
- *
- * Not chokidar, which this was: on every change in a folder it listed the whole folder again and lstat'ed
- * each entry (its _handleRead, throttled to once a second and then repeated; no option turns it off), and
- * watched each file on its own. With 2,000 bad files dropped at once, rejecting them took 28 s, 29% of the
- * daemon's CPU in lstat and most of the rest in chokidar's path handling (node --cpu-prof); in a ping-pong
- * it was an inotify watch added and removed and a folder listed per message. It also reported a rename
- * ~2 ms after inotify did (it stats first), so a raw fs.watch was already beside it as the fast hint.
+ * The hints that something changed in the direction folders (and requests/): one fs.watch (inotify) per
+ * folder, naming the entry that changed. A hint only marks a name to look at (intake.ts); the full listing
+ * every few seconds is the safety net. Not chokidar: it relisted and lstat'ed the whole folder on every change,
+ * and 2,000 bad files took 28 s to reject. docs/decisions/0002-the-flood.md.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import type { Logger } from '../../lib/log.js';

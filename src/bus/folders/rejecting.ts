@@ -1,15 +1,8 @@
 /**
- * Moving the files judged invalid to rejected/, behind the queue rather than in it. A rejection is no
- * message: once a file is judged it is out of its folder's order, and the valid file after it may be taken
- * at once while the moves go on. They were awaited in the pass that judged them: with 2,000 bad files
- * dropped at once, a valid message written after them waited for every rename and fsynced note ahead of
- * it (1–2 s of the 2 s it took to reach its pane). Each file still gets its own note, `rejected` event,
- * log line and notice to its sender, as before (intake.ts's reject()).
- *
- * A few moves at once (FEW): each is a rename and a note written and fsynced, several thread-pool round
- * trips; one at a time, 2,000 took ~3 s waiting on each fsync in turn, a few at once share the journal's
- * commits and keep the thread pool (4 threads) busy. A name being moved is not examined again until its
- * move is over (a rescan still lists it, a watcher reports the rename): it would be judged, and moved, twice.
+ * Moving the files judged invalid to rejected/, behind the queue rather than in it, so the valid file after
+ * them is taken at once (awaited in the pass, 2,000 bad files held the next message 1–2 s). Each file still
+ * gets its note, event, log line and notice. A few moves at once (FEW) share the journal's commits; a name
+ * being moved is not examined again until its move is over. docs/decisions/0002-the-flood.md.
  */
 import type { Judged } from './aside.js';
 import type { Folder } from './inbox.js';

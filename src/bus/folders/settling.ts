@@ -1,12 +1,8 @@
 /**
- * When to look again at a folder's files that are not valid yet but could become so (the start of a JSON
- * object: a writer may still be at work, docs/protocol.md §6): each is rejected once it has stayed
- * unchanged for settle_ms, so it is looked at again then. One timer per folder, at the earliest such
- * time, marks every file due by then: a timer per file made 2,000 bad files dropped at once 2,000
- * wake-ups, each a pass over the queue.
- * The times are rounded up to GRID_MS, so files that became still a few ms apart are looked at (and
- * rejected) together: with exact times, a flood written over 0.3 s woke the loop ~300 times to reject a
- * handful each, and those passes over the whole queue were the daemon's largest cost (node --cpu-prof).
+ * When to look again at files that are not valid yet but could become so (docs/protocol.md §6): one timer per
+ * folder, at the earliest due time rounded up to GRID_MS, so files that became still a few ms apart are rejected
+ * together (a timer per file, or exact times, woke the loop hundreds of times in a flood).
+ * docs/decisions/0002-the-flood.md.
  */
 import type { Folder } from './inbox.js';
 

@@ -1,15 +1,9 @@
 /**
- * One config per conversation across machines (docs/protocol.md §10). Each daemon decides with its own copy
- * of the config, so machines whose copies disagree route a message into the wrong pane — alpha's copy
- * lacked `host` for agent b, alpha's tmux had an unrelated session named b, and the message was typed
- * there and stamped delivered — and nothing compared the copies.
- *
- * The first daemon of a conversation records its config's fingerprint (config/fingerprint.ts) in the
- * conversation's row, with its machine's name. A daemon (or `baton up`) joining while another machine's
- * daemon runs must bring the same one, or is refused (ConfigError: exit 2) with one line naming the keys
- * that differ and the machine that recorded the other. To change the config of a running conversation on
- * purpose: stop every machine's daemon, then start them with the new config — the first to start, with no
- * other machine's daemon alive, records its own; `baton up --fresh` starts a new conversation.
+ * One config per conversation across machines (docs/protocol.md §10): copies that disagreed routed a message into
+ * an unrelated local session. The first daemon records its config's fingerprint (config/fingerprint.ts) with its
+ * machine's name; a daemon or `baton up` joining while another machine's daemon runs must bring the same one, or
+ * is refused (exit 2) naming the keys that differ. To change it: stop every machine's daemon, start again.
+ * docs/decisions/0007-what-the-database-proves.md.
  */
 import { ConfigError, type Config } from '../../config/config.js';
 import { differences, fingerprintOf } from '../../config/fingerprint.js';

@@ -1,19 +1,10 @@
 /**
- * A daemon's events, carried by the statements it sends anyway. Every delivery's `delivered` event was a
- * statement and a NOTIFY of its own, after the stamp: one of the five statements a turn cost, and a NOTIFY
- * that woke every daemon process's LISTEN session (PostgreSQL wakes every listener in the database on every
- * NOTIFY, and counts a transaction for each). Now an event waits, in the order emitted, for the next turn
- * step, stamp or stored message of the same process (any conversation: the rows say which), which inserts it
- * and tells its conversation's channel in the same statement; one that no statement takes within CARRY_MS is
- * stored on its own, as before. At scale a process sends one of those every few milliseconds.
- *
- * The event log stays a record, not the truth (docs/protocol.md §7): a daemon killed -9 may lose the events
- * of its last CARRY_MS, as a database that crashes may lose its last ones. A daemon that stops stores them
- * first (PgDelivery.close), and a reader in the same process (PgEventSource) waits for them before it reads.
- * One batch at a time (carried or on its own), so a process's events are stored in the order it emitted them.
- * A statement that fails gives its batch back, stored on its own at once and never carried again, and one
- * the server refused for its data is tried again without them: a message is never rejected for an event's
- * data. An event too long to ride along (MAX_CARRIED) is stored on its own.
+ * A daemon's events, carried by the statements it sends anyway: each `delivered` event was its own statement
+ * and a NOTIFY that woke every listener in the database. An event waits, in order, for the process's next turn
+ * step, stamp or stored message (any conversation), or is stored alone after CARRY_MS or when too long
+ * (MAX_CARRIED). The event log stays a record, not the truth (docs/protocol.md §7): a kill -9 may lose the last
+ * CARRY_MS; close() stores them first. A failed statement gives its batch back, stored alone; a message is never
+ * rejected for an event's data. docs/decisions/0005-postgres-round-trips.md.
  */
 import { unstorable, type Db } from './db.js';
 import type { Pg } from './rows.js';

@@ -1,16 +1,9 @@
 /**
- * The heartbeats of every lease one process holds in one database, in one statement a second. A daemon
- * serving many conversations (`baton daemon A B …`) holds a lease per conversation, and each renewed itself
- * once a second: at 100 conversations over 3 machines that was 200 statements a second — with the turns'
- * own, 0.45–0.7 of a transaction per turn at 10–30 conversations, most of what was not a turn (counted with
- * `node bench/bus.mjs --only scale --statements`).
- *
- * Each lease keeps its own session and advisory lock (lease.ts: the lock is what frees a killed daemon's
- * lease at once); only the renewal is shared. It runs on one member's session (the carrier): a carrier whose
- * session breaks or hangs past the stale time is lost — as its own heartbeat would have been — and the next
- * round runs on another. A lease whose row a write transaction holds FOR SHARE is skipped, not waited for,
- * and renews itself alone on its own session (waiting at most 1 s, as it always did), so one lease's wait
- * never holds the others' renewal. A row that is no longer the lease's generation loses that lease.
+ * The heartbeats of every lease one process holds in one database, in one statement a second (a renewal per
+ * lease was 200 statements/s at 100 conversations over 3 machines). Each lease keeps its own session and advisory
+ * lock; the renewal runs on one member's session (the carrier), moving to another when it breaks. A row held FOR
+ * SHARE is skipped and renews alone; a row no longer the lease's generation loses that lease.
+ * docs/decisions/0004-one-process-many-conversations.md.
  */
 import type pg from 'pg';
 import { isConnectionError } from './db.js';

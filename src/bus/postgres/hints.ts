@@ -1,19 +1,10 @@
 /**
- * Notifications on the PostgreSQL bus: one channel per conversation, and what each payload asks of a
- * daemon. They are hints (pg-boss's pattern): a daemon also re-scans, so a missed one delays, never loses.
- *
- * - `messages@HOST` — a message stored for that machine's agent: wakes only that machine's daemon. With
- *   `#SEQ {direction, file, body}` after it (written by the relay when it fits in a notification) it
- *   carries the row, so that daemon need not read its queue (~0.9 ms of a delivery across machines,
- *   traced). The turn step still deletes the row only if its body is the one carried: a wrong hint
- *   delivers nothing.
- * - `moved@HOST` — a turn step of HOST's daemon: wakes every other machine's. With `#VERSION {state}` it
- *   carries the state that step saved: the step deleted a row only from a direction delivered on HOST, so
- *   the other machines keep their rows and take the state without a read. A daemon's own turn step tells
- *   it nothing it does not know.
- * - `messages` — the state changed some other way: every daemon looks again. `requests`: a look at the
- *   requests. `events` and `reply` are for readers and wake no daemon (waking every daemon on every event
- *   cost each one a full pass per event, on every machine).
+ * Notifications on the PostgreSQL bus: one channel per conversation; hints only (a daemon also re-scans).
+ * - `messages@HOST`: a message for that machine's agent; `#SEQ {direction, file, body}` carries the row (the turn
+ *   step still deletes it only if the body matches).
+ * - `moved@HOST`: a turn step of HOST; `#VERSION {state}` carries the saved state to the other machines.
+ * - `messages`: look again; `requests`: look at requests; `events`, `reply`: readers only (waking every daemon
+ *   per event cost each a pass). docs/decisions/0005-postgres-round-trips.md.
  */
 import { createHash } from 'node:crypto';
 import { encodeText } from './sql/codec.js';

@@ -1,15 +1,8 @@
 /**
- * Who holds a machine's lease, as the database can prove it (docs/protocol.md §10). Nothing local counts:
- * the holder's name, hostname and pid say nothing about whether it lives — a cloned VM or container has
- * the same BATON_HOST and hostname and its own PID namespace, so a local `kill(pid, 0)` found its holder
- * "gone", ended that live daemon's session and took over; the two then ended each other's sessions in
- * turn, and the clone typed into its own pane. What the database does know:
- * - the session holding the lease's advisory lock: none once a killed daemon's connection has closed;
- * - the holder's heartbeat (a second apart), by the database's own clock: a live holder's moves, one
- *   that stopped goes stale.
- * A lock held with a fresh heartbeat is watched, not judged: a holder killed a moment ago whose session
- * the server has not yet noticed frees the lock within moments, or goes stale; one whose heartbeat moves
- * (or that a new holder just took) is alive.
+ * Who holds a machine's lease, as the database can prove it: the session holding the advisory lock, and the
+ * heartbeat by the database's clock. Nothing local counts — a cloned VM with the same BATON_HOST found its live
+ * twin's pid "gone" and the two took the lease from each other in turn. A held lock with a fresh heartbeat is
+ * watched, not judged. docs/decisions/0007-what-the-database-proves.md.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Holder } from '../lease.js';

@@ -1,19 +1,10 @@
 /**
- * The lease on the PostgreSQL bus: one daemon per (conversation, machine), docs/protocol.md §10.
- *
- * Two things hold it, because each alone fails one way:
- * - a session advisory lock on the lease's own connection: freed by the server the moment that
- *   connection closes, so a daemon killed with -9 frees it at once (the next one starts without waiting);
- * - a row in `leases` with a generation (one more at every take-over) and a heartbeat (renewed with every
- *   other lease the process holds in the database, in one statement: heartbeats.ts): a daemon that
- *   is paused keeps its connection (and its lock) open, so once its heartbeat is older than the stale
- *   time the next taker ends that session (pg_terminate_backend) and takes over with a new generation.
- * Every write transaction checks the generation (checkGeneration), so a daemon that wakes up after
- * being taken over writes nothing; its keystrokes carry the generation as the tmux fence token
- * (terminal/fence.ts), so it types nothing either. A second daemon that claims the same BATON_HOST from
- * another machine finds the lock held and the heartbeat moving: refused, naming the holder (exit 3) — only
- * what the database proves decides (lease-holder.ts), never a local look at a pid. The lease's statements
- * also read the database's time: the conversation's clock (db-clock.ts) is kept with them.
+ * The lease on the PostgreSQL bus: one daemon per (conversation, machine), docs/protocol.md §10. Two things hold
+ * it: a session advisory lock (freed the moment a killed daemon's connection closes) and a `leases` row with a
+ * generation and a heartbeat (heartbeats.ts; a paused daemon keeps its lock, so a stale heartbeat lets the next
+ * taker end that session). Every write checks the generation; keystrokes carry it as the tmux fence token. Only
+ * what the database proves decides who holds it (lease-holder.ts). The statements also read the database's time
+ * (db-clock.ts). docs/decisions/0007-what-the-database-proves.md.
  */
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';

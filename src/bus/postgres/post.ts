@@ -1,15 +1,9 @@
 /**
- * A post stored in the database directly — `baton post` from a person's shell for an agent of another
- * machine, a final reply posted for an agent — exactly once. (An agent's own `baton post` writes a file
- * into its folder, which its machine's daemon relays: bus/open.ts says which.)
- *
- * Every post carries a key made here — the conversation, this machine, `post`, a random UUID — stored by
- * the relay's own statement (sql/relay.ts): kept in `relayed` for good, the waiting row only if the key
- * is new. When the server goes away after the statement was sent, nobody knows whether it committed: the
- * store is tried again, with the same key, until the server answers, so a retry of a post that did commit
- * stores nothing. Without the key, 8 of 104,549 posts in a run with 12 immediate stops of the server were
- * stored twice: the client was told the connection broke after the server had committed, and the retry
- * stored the message again. The store waits for the disk (the durable pool): an answer means it is kept.
+ * A post stored in the database directly (a person's `baton post` for another machine's agent, a final reply),
+ * exactly once: each carries a key (conversation, machine, `post`, UUID) kept in `relayed` for good, and a store
+ * whose answer was lost is retried with the same key until the server answers (without it, 8 of 104,549 posts
+ * across 12 server stops were stored twice). Durable pool: an answer means it is kept.
+ * docs/decisions/0007-what-the-database-proves.md.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,17 +1,8 @@
 /**
- * Where the relay claims a file (relay.ts): `<direction>/.relaying/<claim>-<name>`, one rename out of its
- * folder, `<claim>` being `<ms>-<pid>-<n>` (the time, the process and a count of its claims). The claim's
- * path below `.relaying/` is the tail of the file's relay key, so a relay cut short and finished at the
- * next start stores it under the same key: never twice.
- *
- * That name is up to 30 bytes longer than the file's, and a file system takes at most 255 bytes a name:
- * a file named over ~225 bytes (any the files bus accepts, up to 255, multi-byte UTF-8 too) could not be
- * claimed — the rename failed with ENAMETOOLONG, the relay skipped the file at every pass with no word,
- * and the message waited for ever. Such a name is claimed into a folder of its own instead,
- * `.relaying/<claim>/<name>`, as the files bus claims a long name (files/claims.ts; a folder for every
- * claim was a mkdir and an rmdir per message, measured costly there, so short names stay flat — and the
- * flat claims an older baton left read as ever). Killed between the folder's mkdir and the rename, or
- * between the file's removal and the rmdir, a relay leaves the folder empty: removed at the next start.
+ * Where the relay claims a file: `<direction>/.relaying/<claim>-<name>`, `<claim>` = `<ms>-<pid>-<n>`; the path
+ * below `.relaying/` is the tail of the relay key, so a relay finished at the next start stores it under the same
+ * key. A name too long for that (over ~225 bytes: ENAMETOOLONG stranded it) is claimed into
+ * `.relaying/<claim>/<name>`; an empty such folder left by a kill is removed at the next start.
  */
 import { type Dirent, lstatSync, mkdirSync, readdirSync, renameSync, rmdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,13 +1,7 @@
 /**
- * Claimed files whose store failed, tried again while the daemon runs (relay.ts). A relay insert that
- * failed once — a lock held past statement_timeout, the database restarting, any one-off error — used to
- * leave its file in `.relaying/` until the daemon restarted (only start-up read that folder), while
- * `status` said nothing waited: the message was stranded, and the conversation with it.
- *
- * Now such a file is kept here and stored again with backoff (250 ms, doubling, at most 5 s; each time
- * due, the daemon is woken), oldest claim first; a folder with one waits behind it, so messages keep the
- * order their files were claimed in. One log line when an outage begins and one when it ends, not one
- * per attempt.
+ * Claimed files whose store failed, stored again while the daemon runs, with backoff (250 ms doubling to 5 s),
+ * oldest claim first, a folder waiting behind its own; one log line when an outage begins and one when it ends.
+ * (Only start-up once read `.relaying/`: one failed insert stranded the conversation while status said nothing waited.)
  */
 import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';

@@ -1,27 +1,14 @@
 /**
- * The file API on the PostgreSQL bus (docs/protocol.md §10): each machine's daemon watches its own agents' direction
- * folders exactly as the files bus does (folders/intake.ts: safe reads, settle time, rejections with a
- * reason) and moves each valid file into the database, so an agent's instructions do not change.
+ * The file API on the PostgreSQL bus (docs/protocol.md §10): each machine's daemon reads its own agents' direction
+ * folders as the files bus does (folders/intake.ts) and moves each valid file into the database. A file is renamed
+ * into `.relaying/` (relay-claims.ts), stored with a relay key unique to that claim (kept in `relayed` for good),
+ * then removed: killed anywhere in between, the next start stores it again and the key makes that a no-op. Name
+ * order; an earlier file being written holds later ones back.
  *
- * A file is first renamed into the folder's `.relaying/` (a writer that replaces the name from then on
- * makes a new message; relay-claims.ts has the names it gets there, a long one in a folder of its own),
- * stored with a relay key unique to that claimed file (kept in `relayed` for good, so it outlives the
- * message's waiting row), then removed. Killed anywhere in between, the next
- * start finds it in `.relaying/` and stores it again — the key makes that a no-op when the first insert
- * had committed, even if the message was delivered meanwhile: never twice, never lost. Files are
- * relayed in name order, and an earlier file still being written holds later ones back.
- *
- * The insert does not wait for the disk (its fsync was ≈1.5 ms of the ≈7.8 ms a message took across
- * machines, measured): it commits with synchronous_commit off, so its NOTIFY goes out at once, and the
- * claimed file stays in `.relaying/` until the insert is durable — until the server's flushed WAL has
- * passed the position after its commit (any later durable commit, such as the receiver's turn step, or
- * the WAL writer within a fraction of a second, gets it there). Should the server restart in between (its
- * start time changes), the file is stored again, durably, and the key makes that a no-op if the first
- * insert survived.
- *
- * A store that fails leaves its file in `.relaying/`, tried again while the daemon runs (relay-stranded.ts);
- * one the server refuses for the message's own data (a data exception: it never could be stored) is
- * rejected on this machine with the reason instead, like a file that is not a message.
+ * The insert commits with synchronous_commit off (its fsync was ≈1.5 of ≈7.8 ms per message) and the file stays
+ * claimed until the server's flushed WAL passes the commit; a server restart in between stores it again. A failed
+ * store is retried while the daemon runs (relay-stranded.ts); a data exception rejects the file with its reason.
+ * docs/decisions/0005-postgres-round-trips.md.
  */
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,24 +1,11 @@
 /**
- * A turn step on the PostgreSQL bus (docs/protocol.md §6: the record archived, the waiting row gone and the
- * state saved together, or none of it), in one statement: the daemon decides on the state it read (the turn
- * rules are pure, core/turns.ts) and builds the record from the waiting row it read; the statement applies
- * it only if the stored state's version is still the one read, under the lease's generation — each part
- * runs only if the one before it did (lease → conversation row locked at that version → waiting row
- * deleted, if its body is the one read → record archived → state saved with version + 1 → NOTIFY), so a
- * stale read changes nothing. One round trip: a turn step sat on every delivery's path with four, and held
- * the conversation's row lock across them. It also carries the process's events waiting to be stored
- * (carried-events.ts).
- *
- * What it decides on is what the daemon sees (waiting-view.ts); a step whose view is out of date is
- * `changed`, and the daemon reads again. With no view of the message — an approval a person approved, a
- * message whose read raced a notification — the state and the row are read for it first (one round trip
- * more), and a step the state moved under is read and tried again: an approval is not refused because
- * another machine took a turn meanwhile. (This was once a transaction of its own, four round trips that
- * locked the row and decided inside; one form now, with the same promise.)
- *
- * Killed before the statement: nothing happened, the message waits. After it: archived and the turn passed,
- * not stamped; recovery types it again flagged. Refused by the server for the message's own data (a data
- * exception): nothing happened, and the outcome is `invalid` — it is rejected, never retried.
+ * A turn step on the PostgreSQL bus (docs/protocol.md §6: archived, waiting row gone and state saved together,
+ * or none), in one statement: lease → conversation row locked at the version read → waiting row deleted if its
+ * body is the one read → record archived → state saved with version + 1 → NOTIFY; a stale read changes nothing
+ * (`changed`: read again). One round trip where there were four, holding the row lock. With no view of the
+ * message (an approval) state and row are read first, and a step the state moved under is tried again.
+ * Killed before: nothing happened. After: archived, not stamped, typed again flagged. A data exception:
+ * `invalid`, rejected, never retried. docs/decisions/0005-postgres-round-trips.md.
  */
 import { turnTaken } from '../../core/conversation.js';
 import { parseId } from '../../core/ids.js';

@@ -1,17 +1,9 @@
 /**
- * Where each agent CLI keeps its transcripts: the only folders a transcript path from a hook note is read
- * in. The path comes from the note, and an agent can write its own spool: it could name a FIFO (the
- * daemon's loop hung on it for good), a device, or any file of the user's. So a transcript is read only
- * when it resolves to a file under its client's own folder — as the client's environment names it:
- *
- * | client | transcripts |
- * | --- | --- |
- * | Claude Code | `$CLAUDE_CONFIG_DIR/projects/`, else `~/.claude/projects/` |
- * | Codex | `$CODEX_HOME/sessions/`, else `~/.codex/sessions/` |
- * | Gemini CLI | `$GEMINI_CLI_HOME/.gemini/tmp/`, else `~/.gemini/tmp/` |
- *
- * The environment is the daemon's, with the agent's `env` from the config over it (what `baton up` gives
- * the agent's pane); both are looked at, so a client started with either finds its folder.
+ * Where each agent CLI keeps its transcripts: the only folders a transcript path from a hook note is read in
+ * (an agent can write its own spool and name any file). Claude Code: `$CLAUDE_CONFIG_DIR/projects/` else
+ * `~/.claude/projects/`; Codex: `$CODEX_HOME/sessions/` else `~/.codex/sessions/`; Gemini CLI:
+ * `$GEMINI_CLI_HOME/.gemini/tmp/` else `~/.gemini/tmp/`. The daemon's environment and the agent's config `env`
+ * are both looked at. docs/decisions/0008-what-an-agent-writes-is-hostile.md.
  */
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';

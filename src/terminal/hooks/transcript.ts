@@ -1,13 +1,9 @@
 /**
- * An agent CLI's transcript (JSONL), read for token usage (core/tokens.ts says what a turn is) and for a
- * Gemini turn's reply. A turn's record there is complete only 62–150 ms after its Stop hook, so it is
- * looked at several times: each look reads only what was appended since the last one, not the whole file
- * again (a long conversation's transcript runs to megabytes, and the looks happen inside the daemon's pass).
- *
- * Its path comes from a hook note, which the agent can write: it is read only when it resolves to a
- * regular file this user owns under its client's own folders (client-folders.ts; a FIFO hung the daemon's
- * loop for good), never through a link at its end, and never more than CHUNK_BYTES a look, WINDOW_BYTES in
- * all from its end, LINE_BYTES a line — so no file can hold the loop or fill the daemon's memory.
+ * An agent CLI's transcript (JSONL), read for token usage (core/tokens.ts) and a Gemini turn's reply. A turn's
+ * record is complete only 62–150 ms after its Stop hook, so it is looked at several times, each look reading only
+ * what was appended. Read only as a regular file this user owns under its client's folders (client-folders.ts),
+ * capped per look (CHUNK_BYTES), in all (WINDOW_BYTES) and per line (LINE_BYTES).
+ * docs/decisions/0008-what-an-agent-writes-is-hostile.md.
  */
 import { realpath } from 'node:fs/promises';
 import { sep } from 'node:path';

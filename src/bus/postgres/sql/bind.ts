@@ -1,23 +1,9 @@
 /**
- * Named parameters for node-postgres, which only knows `$1 … $n`. A statement is written with `:name`
- * where a value goes (`WHERE conversation = :conversation AND id = :id`); `statement()` turns it, once,
- * into the `$n` text PostgreSQL receives and the order of the names, and `bind()` turns an object of
- * named values into the values array in that order. No statement counts `$n` by hand: the turn step's
- * had fourteen, matched to a values array by position.
- *
- * Not a name: `::type` casts, anything inside '…' or "…" (a literal, a quoted identifier), a `--`
- * comment. Every name must get a value (null is a value; undefined is a mistake) and every value a
- * name: a key the statement does not use is a typo, and fails at once rather than binding nothing.
- *
- * run() is also where values cross into the database and back: every parameter is encoded and every text
- * or JSON column decoded there (codec.ts), so what PostgreSQL cannot hold — NUL, a lone surrogate — is
- * stored and read back as written, whatever the statement.
- *
- * Each statement is prepared once per session (a named statement: `prepared`) and then only bound and
- * executed. Sent unnamed, PostgreSQL parsed and planned the text on every run: the relay's store spent
- * 0.45 of its 0.63 ms of server time there and the turn step 0.39 of 0.51 ms (log_min_duration_statement,
- * across two machines), both on a message's path. The set is bounded — the statements of each schema,
- * built once (index.ts) — and a plan a table's change makes stale is made again by the server itself.
+ * Named parameters for node-postgres (`:name` → `$n`, once per statement): the turn step had fourteen `$n`
+ * matched by position. Not a name: `::type`, anything quoted, a `--` comment. Every name needs a value and every
+ * value a name. run() encodes every parameter and decodes every column (codec.ts). Each statement is prepared once
+ * per session: unnamed, parsing and planning took 0.45 of the relay's 0.63 ms server time.
+ * docs/decisions/0005-postgres-round-trips.md.
  */
 import { createHash } from 'node:crypto';
 import type pg from 'pg';

@@ -1,23 +1,10 @@
 /**
- * What PostgreSQL cannot hold, held anyway: the PostgreSQL bus stores every message the files bus accepts
- * and gives it back byte for byte (docs/protocol.md §10). `text` refuses NUL; a lone surrogate (half of a
- * UTF-16 pair: valid in a JavaScript string and in JSON, with no form in UTF-8) became U+FFFD on its way to
- * the server; `jsonb` refuses both as escapes (`\u0000`: "unsupported Unicode escape sequence", `\ud800`:
- * "invalid input syntax for type json"). A message with either — `"x\u0000y"` in a file, or NUL piped into
- * `baton post -` — made the receiving daemon retry its turn step once a second for ever, every later
- * message waiting behind it, while the files bus delivered the same content.
- *
- * So every value is encoded on its way in and decoded on its way out, in one place (run() in bind.ts, and
- * the notification listener for payloads): U+FDD0 followed by the code unit as four lowercase hex digits
- * stands for exactly three things — NUL, a lone surrogate, and U+FDD0 itself. U+FDD0 is a noncharacter
- * (Unicode keeps it for a program's own use; no text a person or an agent writes has one), every U+FDD0 in
- * an encoded value starts an escape, so the encoding is injective; a value with none of the three goes
- * through unchanged — ordinary text costs one scan, and rows written before this encoding read the same.
- *
- * The escape stands for a code unit of the *value*, in a `text` column and inside a `jsonb` string alike,
- * so a `jsonb` value read back as text (`->>`) decodes the same way. A parameter is either plain text
- * (encodeText) or JSON text for a `jsonb` column (a Json: encodeJson, which also turns the JSON escapes
- * `\u0000` and `\ud800`–`\udfff` into the same escape).
+ * What PostgreSQL cannot hold (NUL; a lone surrogate), held anyway, so the PostgreSQL bus gives back every message
+ * the files bus accepts byte for byte: a message with `\u0000` once made its receiver's daemon retry for ever.
+ * Every value is encoded in and decoded out in one place (run() in bind.ts, the listener): U+FDD0 + four hex digits
+ * stands for NUL, a lone surrogate, or U+FDD0 itself — injective, and text with none of the three is unchanged.
+ * encodeText for text, encodeJson for `jsonb` (JSON escapes of the same code units too).
+ * docs/decisions/0006-postgres-holds-any-text.md.
  */
 
 /** The escape character: a noncharacter, U+FDD0. */
