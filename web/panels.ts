@@ -125,7 +125,7 @@ function renderFacts(): void {
 }
 
 /** USD as a person reads it: cents, or two significant digits below a cent. */
-export const usd = (x: number): string => (x === 0 ? '$0' : x >= 0.01 ? `$${x.toFixed(2)}` : `$${x.toPrecision(2)}`);
+const usd = (x: number): string => (x === 0 ? '$0' : x >= 0.01 ? `$${x.toFixed(2)}` : `$${x.toPrecision(2)}`);
 
 function machines(hosts: Status['hosts']): string {
   return Object.entries(hosts)

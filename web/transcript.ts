@@ -191,7 +191,7 @@ export async function loadOlder(): Promise<void> {
 }
 
 /** Jump to a message, or show it in the dialog when it is not loaded. */
-export async function showMessage(id: string): Promise<void> {
+async function showMessage(id: string): Promise<void> {
   const li = bubbles.get(id);
   if (li) {
     li.scrollIntoView({ block: 'center' });

@@ -38,7 +38,7 @@ import { startAgent } from './sessions.js';
 export type StartPlan = { resume: { id: string; args: string[] } } | { fresh: string | null };
 
 /** How long `up` waits for a resumed client to show its input box, or to die of a session it does not have (tests shorten it). */
-export const RESUME_WAIT_MS = Number(process.env.BATON_RESUME_WAIT_MS) || 20_000;
+const RESUME_WAIT_MS = Number(process.env.BATON_RESUME_WAIT_MS) || 20_000;
 
 /** Is `path` a file under one of `folders`? A path outside them (from an agent's note) proves nothing. */
 const under = (path: string, folders: readonly string[]): boolean =>
@@ -72,14 +72,14 @@ export function startPlan(o: {
   return { resume: { id, args: resumeArgs(id) } };
 }
 
-export type Resumed = { ok: true } | { ok: false; why: string };
+type Resumed = { ok: true } | { ok: false; why: string };
 
 /**
  * Wait until a resumed client shows its input box (resumed), or its pane dies (it did not have the
  * session: what its screen said last is the why), up to RESUME_WAIT_MS. A client still starting then is
  * left to come up: the daemon waits for its box anyway.
  */
-export async function awaitResumed(t: Tmux, agent: Agent, waitMs = RESUME_WAIT_MS): Promise<Resumed> {
+async function awaitResumed(t: Tmux, agent: Agent, waitMs = RESUME_WAIT_MS): Promise<Resumed> {
   for (const until = Date.now() + waitMs; Date.now() < until; await sleep(250)) {
     const pane = await findPane(t, agent);
     if (!pane) return { ok: false, why: 'its pane is gone' };

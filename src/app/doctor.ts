@@ -22,7 +22,7 @@ export interface Check {
 
 const level = (ok: boolean, otherwise: 'warn' | 'fail'): Check['level'] => (ok ? 'ok' : otherwise);
 
-export async function checkState(bus: Archive & Status): Promise<Check> {
+async function checkState(bus: Archive & Status): Promise<Check> {
   let view: ArchiveView;
   let have: State | null;
   try {

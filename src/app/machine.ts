@@ -19,7 +19,7 @@ const named = (config: Config): string =>
   `this machine is "${config.host}" (${process.env.BATON_HOST ? 'BATON_HOST' : 'its hostname; BATON_HOST is not set'})`;
 
 /** Each machine the config names and its agents: `alpha (claude1), beta (claude2, claude3)`. */
-export function machinesOf(config: Config): string {
+function machinesOf(config: Config): string {
   const by = new Map<string, string[]>();
   for (const name of config.order) {
     const host = config.agents[name]!.host;

@@ -19,7 +19,7 @@ import {
 import { RequestIdScan } from './request-id.js';
 
 /** JSON-RPC's code for a server that has not been initialized (as the Language Server Protocol uses it). */
-export const NOT_INITIALIZED = -32002;
+const NOT_INITIALIZED = -32002;
 
 type Id = string | number | null;
 

@@ -33,7 +33,7 @@ async function oneLine(answer: () => Promise<ReturnType<typeof text>>): Promise<
   }
 }
 
-export function mcpServer(config: Config, agent: string | undefined): McpServer {
+function mcpServer(config: Config, agent: string | undefined): McpServer {
   const server = new McpServer({ name: 'baton', version: VERSION });
   const bus = openBus(config);
   server.registerTool(
@@ -94,7 +94,7 @@ export function mcpServer(config: Config, agent: string | undefined): McpServer 
  * The longest request line read: a post of a message of inbox.max_bytes, every byte of it escaped, with
  * room to spare (a longer one is answered with an error, mcp-stdio.ts).
  */
-export const requestLimit = (config: Pick<Config, 'inbox'>): number =>
+const requestLimit = (config: Pick<Config, 'inbox'>): number =>
   Math.max(8 << 20, 2 * config.inbox.max_bytes + (1 << 20));
 
 /** Serve on stdin/stdout until the client closes it. */

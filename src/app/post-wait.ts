@@ -12,14 +12,14 @@ import type { Direction } from '../config/config.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { State } from '../core/state.js';
 
-export type Stage = 'delivered' | 'received';
+type Stage = 'delivered' | 'received';
 
 export type Waited = { ok: true; record: ArchiveRecord } | { ok: false; why: string; record: ArchiveRecord | null };
 
 export type FollowBus = Archive & Listings & Status & Liveness;
 
 /** A post to follow: what it was stored as. */
-export interface PostRef {
+interface PostRef {
   direction: Direction;
   /** Its name: the archive record's `source_file`, its rejection's `file`. */
   name: string;

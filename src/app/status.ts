@@ -23,7 +23,7 @@ import { runningConfig } from './running.js';
 import { waitingOf } from './status-waiting.js';
 import { conversationTmux } from './tmux-server.js';
 
-export type { AgentStatus, StatusReport };
+export type { StatusReport };
 export { formatStatus } from './status-text.js';
 /** For a caller that keeps a person's records between status reads (the dashboard). */
 export { PersonRecords };

@@ -79,7 +79,7 @@ type Failed = Extract<UpResult, { ok: false }>;
 const failed = (code: 1 | 2 | 3): Failed => ({ ok: false, code });
 
 /** What `baton up` says when it found no config.json. */
-export const defaultConfigNote = (config: Config): string =>
+const defaultConfigNote = (config: Config): string =>
   `no config.json in ${config.baseDir}: using the built-in default (agents ${config.order.join(', ')} ` +
   'in ./agents/, messages in ./messages/); "baton init" writes one you can edit';
 

@@ -40,21 +40,19 @@ import type { Asking, Requests } from './requests.js';
 import type { TurnState, TurnStep } from './turns.js';
 
 export type { Admin } from './admin.js';
-export type { Directory, ListedConversation, ListedMachine, StoreListing } from './directory.js';
-export type { Approval, ApprovalContent, Moderation } from './approvals.js';
+export type { ListedConversation, ListedMachine, StoreListing } from './directory.js';
+export type { Approval, Moderation } from './approvals.js';
 export { isoAt, type Clock } from './clock.js';
-export type { EventFeed, EventLog, EventObserver, Events, EventSource } from './events.js';
-export type { Hint, Hints } from './hints.js';
+export type { EventFeed, EventObserver, Events } from './events.js';
+export type { Hint } from './hints.js';
 export {
   FencedError,
   fenceToken,
   LeaseHeldError,
-  type Fence,
   type Holder,
   type Lease,
   type LeaseHolding,
   type Recovered,
-  type Tenure,
 } from './lease.js';
 export type { PersonMessages } from './person.js';
 export type { Posted, Posting, Queue, Queues, Rejected, Waiting } from './queues.js';
@@ -63,16 +61,14 @@ export type {
   Archive,
   ArchiveView,
   BusCheck,
-  BusReader,
   Checkup,
-  HostView,
   Listings,
   Liveness,
   Rejection,
   Status,
 } from './reader.js';
 export type { Records } from './records.js';
-export type { Asking, Requests } from './requests.js';
+export type { Requests } from './requests.js';
 export type { Commit, Step, TurnState, TurnStep } from './turns.js';
 export { NewGeneration, StoreChanged } from './turns.js';
 
@@ -90,7 +86,7 @@ export type DeliveryBus = Tenure &
   Clock;
 
 /** What `baton post` and the request commands write: a message or a request, nothing else. */
-export type BusClient = Posting & Asking;
+type BusClient = Posting & Asking;
 
 /** The daemon's side of a bus, as a daemon opens it. */
 export interface Delivering {

@@ -43,7 +43,7 @@ export interface Lease {
 }
 
 /** A tmux server option per conversation (`key`) holding the newest holder's `token` (zero-padded, so string order is number order). */
-export interface Fence {
+interface Fence {
   key: string;
   token: string;
 }

@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 
-export const ALLOW_KINDS = ['claude', 'codex', 'gemini'] as const;
+const ALLOW_KINDS = ['claude', 'codex', 'gemini'] as const;
 export type AllowKind = (typeof ALLOW_KINDS)[number];
 
 /**

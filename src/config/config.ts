@@ -8,19 +8,14 @@ import { HOOK_KINDS, hasHooks } from '../core/hook-note.js';
 import { formatIssues, keysAt } from '../core/issues.js';
 import type { Price } from '../core/pricing.js';
 import type { ReplyMode } from '../core/receipt.js';
-import { allowedPairs, POLICIES, type Policy } from '../core/turns.js';
+import { allowedPairs, type Policy } from '../core/turns.js';
 import { conversationName } from './conversation-name.js';
 
-export { formatIssues, POLICIES, type Policy };
+export type { Policy };
 export {
   AGENT_KINDS,
   type AgentKind,
   ConfigFileSchema,
-  type ConfigFile,
-  RESERVED_FOLDERS,
-  type TurnsConfig,
-  type InboxConfig,
-  type DeliveryConfig,
   type NotifySinkConfig,
 } from './schema.js';
 import {
@@ -52,7 +47,7 @@ export interface Agent {
   allow: AllowRule[];
 }
 
-export type BusConfig =
+type BusConfig =
   | { kind: 'files' }
   | {
       kind: 'postgres';

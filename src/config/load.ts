@@ -45,7 +45,7 @@ const isFile = (path: string): boolean => {
 };
 
 /** What a command that needs a config says when none was found (one line: exit 2). */
-export const noConfigFound = (source: ConfigSource): ConfigError =>
+const noConfigFound = (source: ConfigSource): ConfigError =>
   new ConfigError(
     'baton',
     [

@@ -30,7 +30,7 @@ export interface NotifyRecord {
   sinks: SinkRecord[];
 }
 
-export const notifyRecordPath = (configFile: string, host = thisHost()): string =>
+const notifyRecordPath = (configFile: string, host = thisHost()): string =>
   recordPath(configFile, host).replace(/\.json$/, '.notify.json');
 
 export function writeNotifyRecord(configFile: string, host: string, r: NotifyRecord): void {

@@ -15,7 +15,7 @@ import { CONVERSATION_NAME } from './conversation-name.js';
 
 export { AGENT_KINDS };
 /** Names under message_dir that belong to baton, so no direction folder may take them. */
-export const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'requests', 'history', 'daemon.lock'] as const;
+const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'requests', 'history', 'daemon.lock'] as const;
 
 const agentName = z
   .string()
@@ -164,9 +164,9 @@ const httpUrl = z
   .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'an http:// or https:// URL');
 
 /** How long a repeat of the same event for the same agent is folded into the next notification (docs/protocol.md §12). */
-export const NOTIFY_COOLDOWN_S = 300;
+const NOTIFY_COOLDOWN_S = 300;
 /** How long a `command` sink may run before it is killed. */
-export const NOTIFY_COMMAND_TIMEOUT_S = 10;
+const NOTIFY_COMMAND_TIMEOUT_S = 10;
 
 /**
  * One sink of `notify` (docs/reference.md): exactly one of `webhook`, `ntfy`, `command`, and the keys that
@@ -236,7 +236,6 @@ export const ConfigFileSchema = z.strictObject({
   c2_to_c1: folderName.optional(),
 });
 
-export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 export type TurnsConfig = z.infer<typeof TurnsSchema>;
 export type InboxConfig = z.infer<typeof InboxSchema>;

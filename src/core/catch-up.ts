@@ -28,7 +28,7 @@ import { linesOf } from './lines.js';
 import type { ArchiveRecord } from './record.js';
 
 export const CATCH_UP_MODES = ['full', 'names', 'off'] as const;
-export type CatchUpMode = (typeof CATCH_UP_MODES)[number];
+type CatchUpMode = (typeof CATCH_UP_MODES)[number];
 
 /** `turns.catch_up`, `turns.catch_up_max_bytes`, `turns.catch_up_message_max_bytes`. */
 export interface CatchUpRules {

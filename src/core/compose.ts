@@ -41,7 +41,7 @@ export interface Envelope {
   redelivered?: boolean;
 }
 
-export const DEFAULT_TEMPLATE = '{header}\n{content}\n\n{hint}';
+const DEFAULT_TEMPLATE = '{header}\n{content}\n\n{hint}';
 
 /**
  * A catch-up's first line (core/catch-up.ts builds the block): the agent's model reads what follows as
@@ -63,7 +63,7 @@ export function parseHeader(text: string): { id: string; from: string } | null {
   return m ? { id: m[1]!, from: m[2]! } : null;
 }
 
-export function header(e: Envelope): string {
+function header(e: Envelope): string {
   const parts = [`${headerPrefix(e.id)}from ${e.from}`];
   if (e.reply_to) parts.push(`(reply to ${e.reply_to})`);
   if (e.type !== 'message') parts.push(`[${e.type}]`);
@@ -72,7 +72,7 @@ export function header(e: Envelope): string {
   return parts.join(' ');
 }
 
-export function hint(e: Envelope): string {
+function hint(e: Envelope): string {
   return `[baton] reply to ${e.from} with: baton post "<your reply>"`;
 }
 

@@ -8,7 +8,7 @@ export type FinishReason = (typeof FINISH_REASONS)[number];
 
 /** Who paused a conversation when a person did not (`baton pause` sets no reason). */
 export const PAUSE_REASONS = ['loop', 'budget'] as const;
-export type PauseReason = (typeof PAUSE_REASONS)[number];
+type PauseReason = (typeof PAUSE_REASONS)[number];
 
 export interface Paused {
   at: string;

@@ -60,7 +60,7 @@ export function capLine(s: string, max = 300): string {
 }
 
 /** A choice's words without the client's key hint at the end: Codex's " (y)", Gemini's " (esc)". */
-export const bareLabel = (label: string): string => squash(label).replace(/\s*\((?:y|p|n|esc)\)$/i, '');
+const bareLabel = (label: string): string => squash(label).replace(/\s*\((?:y|p|n|esc)\)$/i, '');
 
 /** The first affirmative choice: "Yes", "Yes, proceed (y)", "Allow once", "Trust folder", "Yes, I trust this folder". */
 const AFFIRMATIVE = /^(?:yes|allow|trust|approve|proceed|accept|continue|submit)\b/i;
@@ -70,7 +70,7 @@ const NEGATIVE = /^(?:no|don't|do not|deny|reject|cancel|decline)\b/i;
 export type Picked = { ok: true; choice: Choice } | { ok: false; why: string };
 
 /** The choices in one line, as a person reads them: `1. Yes, 2. Yes, and …, 3. No`. */
-export const listChoices = (choices: readonly Choice[]): string =>
+const listChoices = (choices: readonly Choice[]): string =>
   choices.map((c) => `${c.n}. ${capLine(c.label, 60)}`).join(', ');
 
 /**

@@ -35,12 +35,12 @@ export interface Said {
   content: string;
 }
 
-export type LoopKind = 'acknowledgements' | 'repeats' | 'no_progress';
+type LoopKind = 'acknowledgements' | 'repeats' | 'no_progress';
 
 export type LoopVerdict = { loop: false } | { loop: true; kind: LoopKind; evidence: string[] };
 
 /** Longer than this (words), a message is never only an acknowledgement. */
-export const ACK_MAX_WORDS = 30;
+const ACK_MAX_WORDS = 30;
 
 // What agents say when they only acknowledge, thank or sign off (measured on thank-you loops of the three
 // clients' default models: every message of them has one of these and no question).
@@ -48,7 +48,7 @@ const ACK =
   /\b(thanks?|thank you|thx|welcome|glad|appreciated?|sounds good|agreed|got it|noted|likewise|you too|cheers|perfect|acknowledged|understood|will do|my pleasure|happy to help|no problem|anytime|goodbye|bye|take care|same here|great (work|job|collaboration|working))\b/i;
 
 /** The words of a text, lower-cased: letters and digits of any script (IDs like msg_0003 stay one word). */
-export function words(text: string): string[] {
+function words(text: string): string[] {
   return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 }
 

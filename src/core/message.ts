@@ -12,7 +12,7 @@ export { MESSAGE_TYPES };
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** Keys the daemon writes into the archive; an agent's own values for them are dropped. */
-export const DAEMON_KEYS = [
+const DAEMON_KEYS = [
   'id',
   'reply_to',
   'received_at',
@@ -28,7 +28,7 @@ export const DAEMON_KEYS = [
   'turn_tokens',
 ] as const;
 
-export const MessageSchema = z.looseObject({
+const MessageSchema = z.looseObject({
   content: z
     .string({ error: (iss) => (iss.input === undefined ? 'required' : 'must be a string') })
     .min(1, 'must not be empty'),

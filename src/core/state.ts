@@ -12,7 +12,7 @@ import type { TurnState } from './turns.js';
 
 const id = z.string().regex(new RegExp(`^${MESSAGE_ID_SOURCE}$`), 'an ID like msg_0001');
 
-export const StateSchema = z.looseObject({
+const StateSchema = z.looseObject({
   current_turn: z.string().min(1),
   last_message_id: id.nullable(),
   message_counter: z.int().min(0),

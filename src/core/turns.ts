@@ -24,7 +24,7 @@ export type TurnState = {
 };
 
 /** The closing turn (docs/protocol.md §12): asked when the conversation finished, done with its outcome. */
-export interface Closing {
+interface Closing {
   agent: string;
   at: string;
   /** Its prompt was typed into the agent's pane (false: to be typed when its pane can take it). */

@@ -20,7 +20,7 @@ export interface RecordReader {
 }
 
 /** The agents' messages before counter `before`, newest first, back to `agent`'s place (included). */
-export async function sincePlace(src: RecordReader, agent: string, before: number): Promise<ArchiveRecord[]> {
+async function sincePlace(src: RecordReader, agent: string, before: number): Promise<ArchiveRecord[]> {
   const out: ArchiveRecord[] = [];
   for (let n = before - 1; n >= 1; n--) {
     const r = await src.record(formatId(n));

@@ -27,7 +27,7 @@ import type { Typist } from '../terminal/typist.js';
 /** How often an open dialog's screen is looked at (a dialog answered with No/Esc shows nowhere else). */
 export const OPEN_LOOK_MS = 400;
 /** How often the turn holder's screen is looked at for a dialog no hook reports. */
-export const IDLE_LOOK_MS = 4000;
+const IDLE_LOOK_MS = 4000;
 
 export interface DialogsParts {
   config: Config;

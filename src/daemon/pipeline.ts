@@ -44,7 +44,7 @@ export interface PipelineParts {
 }
 
 /** What is typed: a message in its envelope (rendered here), or baton's own words as they are. */
-export type Text =
+type Text =
   | { notice: string }
   | {
       envelope: Omit<Envelope, 'redelivered'>;

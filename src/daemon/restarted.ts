@@ -22,7 +22,7 @@ import type { Courier } from './courier.js';
 import type { Pipeline } from './pipeline.js';
 
 /** How often at most the turn holder's pane is looked at (the 2 s rescan drives it: told within seconds). */
-export const LOOK_MS = 1500;
+const LOOK_MS = 1500;
 
 export interface RestartsParts {
   config: Config;

@@ -20,7 +20,7 @@ import { timing } from '../lib/timing.js';
  * A database away this long is told (an `error` notification): a restart or a network blip of a few seconds is
  * what the retries are for, and the person should not wake up for it.
  */
-export const DATABASE_AWAY_MS = 60_000;
+const DATABASE_AWAY_MS = 60_000;
 /** How long a stopping daemon waits for notifications still on their way (within `baton down`'s grace). */
 const NOTIFY_DRAIN_MS = 1000;
 

@@ -38,7 +38,7 @@ export interface Shown {
 }
 
 /** Copies read from the bus, each written whole (a reader sees the old copy or the new, never a part). */
-export class ShownCopies implements Shown {
+class ShownCopies implements Shown {
   constructor(
     private readonly dir: string,
     private readonly records: { record(id: string): Promise<ArchiveRecord | null> },

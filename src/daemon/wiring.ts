@@ -39,7 +39,7 @@ import { Taker } from './take.js';
 import { Underway } from './underway.js';
 
 /** What the parts ask of the daemon's lifecycle (daemon.ts: the lease, stopping). */
-export interface Lifecycle {
+interface Lifecycle {
   /** The daemon is stopping: requests not yet taken are left for the next one. */
   stopping(): boolean;
   /** Throws when the lease is lost. */

@@ -8,10 +8,6 @@
  * Pure: line n is what the agent holding the turn writes as message n + 1, addressed to the next speaker.
  */
 
-import { DEMO_TURNS } from '../core/conversation.js';
-
-export { DEMO_TURNS };
-
 /** How the first line opens; a kick-off topic takes its place (demoTopicLine). */
 const OPENING = 'Let us go through the release checklist together, one item per message. ';
 

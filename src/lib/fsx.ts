@@ -212,18 +212,5 @@ export function makeDirBelowSync(root: string, dir: string): void {
   }
 }
 
-/** Create `dir` (and its parents). True when it was created, false when it already existed. */
-export async function makeDir(dir: string): Promise<boolean> {
-  try {
-    await mkdir(dir);
-    return true;
-  } catch (err) {
-    if (isErrno(err, 'EEXIST')) return false;
-    if (!isErrno(err, 'ENOENT')) throw err;
-  }
-  await mkdir(dirname(dir), { recursive: true });
-  return makeDir(dir);
-}
-
 export const isErrno = (err: unknown, ...codes: string[]): boolean =>
   typeof err === 'object' && err !== null && codes.includes((err as NodeJS.ErrnoException).code ?? '');

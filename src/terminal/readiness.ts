@@ -7,7 +7,7 @@
 import { execa } from 'execa';
 import type { Agent } from '../config/config.js';
 import { KINDS } from './kinds.js';
-import { capture, targetOf, type PaneInfo } from './pane.js';
+import { capture, type PaneInfo } from './pane.js';
 import { programName } from './program.js';
 import { screenProblem, type Screen } from './screen.js';
 import { readDemoScreen } from './screens/demo.js';
@@ -15,20 +15,7 @@ import type { Tmux } from './tmux.js';
 import type { Intake } from './typist.js';
 
 /** Programs that mean "the agent is gone and a shell is in its place": typed text would run as commands. */
-export const SHELLS = new Set([
-  'bash',
-  'sh',
-  'dash',
-  'zsh',
-  'fish',
-  'ksh',
-  'mksh',
-  'tcsh',
-  'csh',
-  'ash',
-  'busybox',
-  'login',
-]);
+const SHELLS = new Set(['bash', 'sh', 'dash', 'zsh', 'fish', 'ksh', 'mksh', 'tcsh', 'csh', 'ash', 'busybox', 'login']);
 
 /**
  * A shell waiting for commands where an agent should be: the pane was started as a shell (a person's
@@ -146,5 +133,3 @@ export async function whyNotReady(
   const problem = screen && screenProblem(screen);
   return problem ? { reason: `pane ${pane.id}: ${problem}`, screen: screen! } : null;
 }
-
-export { targetOf };

@@ -114,11 +114,6 @@ export class Tmux {
     return r.exitCode === 0 ? String(r.stdout).trim() : null;
   }
 
-  /** Sessions are always matched exactly (`=name`), never by prefix. */
-  async hasSession(name: string): Promise<boolean> {
-    return (await this.run(['has-session', '-t', `=${name}`])).ok;
-  }
-
   /**
    * Start a detached session. `owner` (the conversation's message_dir) is kept as the session option
    * @baton_config, so `up` and `down` only ever adopt or kill their own conversation's sessions.

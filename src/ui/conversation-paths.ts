@@ -11,7 +11,7 @@ export { conversationId };
 
 export const conversationPath = (id: string): string => `/c/${id}/`;
 
-export const OVERVIEW_PATH = '/all';
+const OVERVIEW_PATH = '/all';
 
 export type Route =
   /** `rest` is the path under the conversation's prefix, starting with `/` (the page is `/`). */

@@ -31,8 +31,6 @@ export interface FeedOptions {
   onError?: (err: unknown) => void;
 }
 
-export { sse };
-
 const cursorOf = (gen: string, offset: number) => `${gen}:${offset}`;
 export function parseCursor(s: string): { gen: string; offset: number } | null {
   const m = /^([0-9a-z-]{1,40}):(\d{1,15})$/.exec(s);

@@ -18,7 +18,7 @@ import { sse } from './sse.js';
 import { type Sink, Tabs } from './tabs.js';
 
 const PAGE = join(PKG_ROOT, 'web', 'overview.html');
-export const OVERVIEW_GROUP = 'overview';
+const OVERVIEW_GROUP = 'overview';
 
 export interface OverviewOptions {
   registryDir: string;

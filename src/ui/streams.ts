@@ -13,7 +13,7 @@ import { sse } from './sse.js';
 import type { Sink } from './tabs.js';
 import { HttpError, SECURITY_HEADERS } from './http.js';
 
-export const MAX_STREAMS = 64;
+const MAX_STREAMS = 64;
 const MAX_UNREAD_BYTES = 8 * 1024 * 1024;
 
 /** What a stream follows: a conversation's feed, or the overview's listing. */

@@ -8,7 +8,7 @@ import type { Archive } from '../bus/bus.js';
 import { byDelivery, type ArchiveRecord } from '../core/record.js';
 import type { Bubble, Page } from './api.js';
 
-export const CONTENT_CAP = 64 * 1024;
+const CONTENT_CAP = 64 * 1024;
 const READ_CONCURRENCY = 32;
 
 export class Transcript {
@@ -70,7 +70,7 @@ export class Transcript {
 }
 
 /** Agents wrote these fields: they are passed on as strings, never trusted to be of the right type. */
-export function toBubble(r: ArchiveRecord, nudges: number, cap = CONTENT_CAP): Bubble {
+function toBubble(r: ArchiveRecord, nudges: number, cap = CONTENT_CAP): Bubble {
   const content = typeof r.content === 'string' ? r.content : JSON.stringify(r.content ?? '');
   const str = (v: unknown) => (typeof v === 'string' ? v : null);
   return {

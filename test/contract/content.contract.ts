@@ -13,7 +13,7 @@ import { waitFor } from '../helpers/harness.js';
 import { type Contract, NOW } from './world.js';
 
 /** Every code unit PostgreSQL cannot hold, the escape character, and look-alikes of its escapes. */
-export const ODD = 'x\u0000y \ud800 lone \udfff low, a pair 🐈, \ufdd0 \ufdd00041 \ufdd0d800 \\u0000 \\ud800 é';
+const ODD = 'x\u0000y \ud800 lone \udfff low, a pair 🐈, \ufdd0 \ufdd00041 \ufdd0d800 \\u0000 \\ud800 é';
 const ODD_FIELDS = { [`k\u0000${ODD}`]: [ODD, { '\ud800': '\ufdd0' }], data: { 'x\u0000': 'y\udc00' } };
 
 export function contentContract(c: Contract): void {

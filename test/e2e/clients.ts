@@ -37,7 +37,7 @@ export function declareEnv(project: { configFile: string }, name: string, env: R
   writeFileSync(project.configFile, JSON.stringify(c, null, 2));
 }
 
-export const CLAUDE_KEY = 'sk-ant-test-baton-e2e-0123456789abcdefghij';
+const CLAUDE_KEY = 'sk-ant-test-baton-e2e-0123456789abcdefghij';
 
 /** An agent's folders: its working folder (real path), a private HOME and TMPDIR. */
 function folders(dir: string, name: string): { cwd: string; home: string; tmp: string } {

@@ -37,13 +37,13 @@ export interface Delivered {
 export type Action = { post: string } | { say: string } | { run: string } | { ask: Question } | undefined;
 
 /** `ask`: one multiple-choice question to the user, by the client's own tool (Claude Code AskUserQuestion, Gemini CLI ask_user). */
-export interface Question {
+interface Question {
   question: string;
   header: string;
   options: Array<{ label: string; description: string }>;
 }
 
-export interface ToolResult {
+interface ToolResult {
   tool_use_id: string;
   text: string;
   is_error: boolean;
@@ -88,7 +88,7 @@ const QUEUED = [
 ];
 
 /** Text without Claude Code's <system-reminder> blocks and <pasted_content> wrappers. */
-export function typedText(text: string): string {
+function typedText(text: string): string {
   return text
     .replace(REMINDER, '')
     .replace(/<pasted_content\b[^>]*>/g, '')

@@ -27,9 +27,9 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MockServer, pieces, toolNames, type MockOptions as BaseOptions } from './mock-server.js';
 import { parseDelivered, postCommand, type Delivered } from './mock-anthropic.js';
 
-export { parseDelivered, postCommand, shq, type Delivered } from './mock-anthropic.js';
+export type { Delivered } from './mock-anthropic.js';
 
-export interface ToolOutput {
+interface ToolOutput {
   call_id: string;
   text: string;
 }

@@ -24,9 +24,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MockServer, pieces, toolNames, type MockOptions as BaseOptions, type MockUsage } from './mock-server.js';
 import { parseDelivered, postCommand, type Delivered } from './mock-anthropic.js';
 
-export { parseDelivered, postCommand, shq, type Action, type Delivered } from './mock-anthropic.js';
-
-export interface ToolResult {
+interface ToolResult {
   id: string;
   name: string;
   /** `response.output` as sent (Gemini wraps it: "<untrusted_context>\nOutput: …"), or the response as JSON. */

@@ -240,7 +240,7 @@ function message(r: Rand, from: string, to: string, route: boolean): Record<stri
 
 // ---- one thrown file ---------------------------------------------------------------------------
 
-export type Fate = 'valid' | 'reject' | 'ignore';
+type Fate = 'valid' | 'reject' | 'ignore';
 export interface Thrown {
   i: number;
   dir: Dir;
@@ -304,7 +304,7 @@ function name(r: Rand, taken: Set<string>, dir: Dir): Buffer {
   }
 }
 
-export const isUtf8 = (b: Buffer) => {
+const isUtf8 = (b: Buffer) => {
   try {
     new TextDecoder('utf-8', { fatal: true }).decode(b);
     return true;

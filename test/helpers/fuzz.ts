@@ -5,7 +5,7 @@
  *
  *   BATON_FUZZ=long npx vitest run test/unit/core/json-prefix.test.ts test/unit/terminal/hooks/transcript.test.ts
  */
-export const LONG_FUZZ = process.env.BATON_FUZZ === 'long';
+const LONG_FUZZ = process.env.BATON_FUZZ === 'long';
 
 /** `quick` in the everyday run, `long` under BATON_FUZZ=long. */
 export const fuzz = <T>(quick: T, long: T): T => (LONG_FUZZ ? long : quick);

@@ -15,8 +15,6 @@ import {
   rmSync,
   writeFileSync,
   renameSync,
-  openSync,
-  closeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -345,10 +343,6 @@ export function readRecorder(log: string): {
     return '';
   });
   return { raw, typed, pastes, unsubmitted, stray };
-}
-
-export function touch(file: string): void {
-  closeSync(openSync(file, 'w'));
 }
 
 export interface RejectionNote {

@@ -43,7 +43,7 @@ export function factsOf(r: ArchiveRecord): string[] {
 }
 
 /** The conversation's state in a line: running, paused (and why), finished (and why). */
-export function stateLine(s: State | null): string {
+function stateLine(s: State | null): string {
   if (!s) return 'not started';
   if (s.finished)
     return `finished (${s.finished.reason}${s.finished.note ? `: ${s.finished.note}` : ''}, ${when(s.finished.at)})`;

@@ -13,7 +13,7 @@ import { CatchUps } from '../../daemon/catch-up.js';
 import { transcript } from '../transcript.js';
 
 /** A person's answer to an agent's dialog (an `answered` event), as the log has it. */
-export interface Answer {
+interface Answer {
   ts: string;
   agent: string;
   choice: string;

@@ -40,7 +40,7 @@ export function databaseEnvHash(keys: readonly string[], env: NodeJS.ProcessEnv 
 const lockPath = (dir: string) => join(dir, 'daemon.lock');
 const holderPath = (dir: string) => join(dir, 'daemon.json');
 
-export function readMachineHolder(dir: string): MachineHolder | null {
+function readMachineHolder(dir: string): MachineHolder | null {
   try {
     const h = JSON.parse(readFileSync(holderPath(dir), 'utf8')) as MachineHolder;
     return typeof h.pid === 'number' ? h : null;

@@ -16,7 +16,7 @@ export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** The machine name a shell gives its conversations when it is not the machine's own (else null). */
-export function identityOf(env: NodeJS.ProcessEnv = process.env): string | null {
+function identityOf(env: NodeJS.ProcessEnv = process.env): string | null {
   const name = env.BATON_HOST;
   return name && name !== hostname() ? name : null;
 }

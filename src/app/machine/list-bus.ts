@@ -12,7 +12,7 @@ import { blockedRow, runOf, stateWords } from './list.js';
 import type { Blocked, Run } from './listing.js';
 import { turnSeconds } from '../status.js';
 
-export interface BusMachine {
+interface BusMachine {
   host: string;
   alive: boolean;
   /** Its daemon's pid (alive, or the last one that held its lease); null: none known. */
@@ -23,7 +23,7 @@ export interface BusMachine {
   agents: string[];
 }
 
-export type BusRow = {
+type BusRow = {
   conversation: string;
   set_aside: boolean;
   created_at: string;
@@ -69,7 +69,7 @@ function machineOf(m: ListedMachine): BusMachine {
   };
 }
 
-export function rowOf(c: ListedConversation, now: number): BusRow {
+function rowOf(c: ListedConversation, now: number): BusRow {
   const base = {
     conversation: c.name,
     set_aside: c.set_aside,

@@ -15,7 +15,7 @@ import { type Entry, keyOf, readRegistry, stateDir, unreadableLine } from './reg
 import type { Blocked, Row, Run } from './listing.js';
 import { readServed, type Served } from './served.js';
 
-export type { Row, Run } from './listing.js';
+export type { Run } from './listing.js';
 
 /** A conversation's state in words: its run, and who blocks it (docs/protocol.md §12). */
 export const stateWords = (run: string, blocked: Blocked | null | undefined): string =>
@@ -26,7 +26,7 @@ export const blockedRow = (b: Blocked | null | undefined): Blocked | null =>
   b ? { agent: b.agent, kind: b.kind, since: b.since, question: b.question } : null;
 
 /** One machine name's registry and daemon. */
-export interface MachineListing {
+interface MachineListing {
   /** Its BATON_HOST, or null: the machine's own name. */
   host: string | null;
   registry: string;

@@ -35,7 +35,7 @@ export interface Entry {
   host?: string;
 }
 
-export interface Registry {
+interface Registry {
   version: 1;
   conversations: Entry[];
   /**

@@ -9,12 +9,12 @@ import { parseId, type IdPrefix } from '../../core/ids.js';
 import { amended, isRecordName, type Amendment, type ArchiveRecord } from '../../core/record.js';
 import { createAtomic, isErrno, writeAtomic } from '../../lib/fsx.js';
 
-export function recordPath(dir: string, id: string): string {
+function recordPath(dir: string, id: string): string {
   return join(dir, `${id}.json`);
 }
 
 /** A record as its file holds it. */
-export const serialize = (r: ArchiveRecord) => `${JSON.stringify(r, null, 2)}\n`;
+const serialize = (r: ArchiveRecord) => `${JSON.stringify(r, null, 2)}\n`;
 
 /** Write a new record; an existing file with that ID is never replaced (it would mean a reused ID). */
 export async function archiveNew(dir: string, record: ArchiveRecord): Promise<void> {
@@ -24,7 +24,7 @@ export async function archiveNew(dir: string, record: ArchiveRecord): Promise<vo
 }
 
 /** Rewrite an existing record (to stamp `delivered_at`). */
-export async function archiveUpdate(dir: string, record: ArchiveRecord): Promise<void> {
+async function archiveUpdate(dir: string, record: ArchiveRecord): Promise<void> {
   await writeAtomic(recordPath(dir, record.id), serialize(record));
 }
 
@@ -72,7 +72,7 @@ function readRecordNow(dir: string, id: string): ArchiveRecord | null {
 }
 
 /** Merge daemon-owned fields into an archived record (a hook's receipt). False when there is none. */
-export async function amendRecord(dir: string, id: string, fields: Amendment): Promise<boolean> {
+async function amendRecord(dir: string, id: string, fields: Amendment): Promise<boolean> {
   const r = readRecordNow(dir, id);
   if (!r) return false;
   await archiveUpdate(dir, amended(r, fields));
@@ -85,7 +85,7 @@ export async function amendRecord(dir: string, id: string, fields: Amendment): P
  * `written`: the record's file as this daemon last wrote it, when nothing can have written it since (it is
  * not read back). Returns the file as written, or false.
  */
-export async function stampRecord(dir: string, record: ArchiveRecord, written?: string): Promise<string | false> {
+async function stampRecord(dir: string, record: ArchiveRecord, written?: string): Promise<string | false> {
   const stored = written !== undefined ? (JSON.parse(written) as ArchiveRecord) : readRecordNow(dir, record.id);
   if (stored?.delivered_at) return false;
   const text = serialize({ ...stored, ...record });

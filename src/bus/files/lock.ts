@@ -16,9 +16,9 @@ import type { Layout } from './layout.js';
 import { lockDir, lockHeld } from '../../lib/lock-dir.js';
 import { timing } from '../../lib/timing.js';
 
-export const STALE_MS = timing.lockStaleMs;
+const STALE_MS = timing.lockStaleMs;
 
-export function readHolder(l: Layout): Holder | null {
+function readHolder(l: Layout): Holder | null {
   try {
     const h = JSON.parse(readFileSync(l.pidFile, 'utf8')) as Holder;
     return typeof h.pid === 'number' ? h : null;
@@ -28,7 +28,7 @@ export function readHolder(l: Layout): Holder | null {
 }
 
 /** The newest lease generation taken on this folder (0: never, or a file that does not read). */
-export function readGeneration(l: Layout): number {
+function readGeneration(l: Layout): number {
   try {
     return Number.parseInt(readFileSync(l.generation, 'utf8'), 10) || 0;
   } catch {
@@ -45,12 +45,10 @@ export function readGeneration(l: Layout): number {
  * second, so the clock stays ahead of the generations counted before it; and it fits the token's 12 digits
  * (string order is number order) until the year 2286.
  */
-export function nextGeneration(l: Layout, now = Date.now()): number {
+function nextGeneration(l: Layout, now = Date.now()): number {
   const newest = readGeneration(l);
   return newest > 0 ? newest + 1 : Math.max(1, Math.floor(now / 100));
 }
-
-export { pidAlive };
 
 /**
  * A file's identity: device, inode, size, and its modification and change times (below a microsecond); null

@@ -62,7 +62,7 @@ export async function pendingRequests(dir: string): Promise<string[]> {
 }
 
 /** The names in requests/ (none when it is not there). */
-export async function requestsFolder(dir: string): Promise<string[]> {
+async function requestsFolder(dir: string): Promise<string[]> {
   try {
     return await readdir(dir);
   } catch (err) {
@@ -100,7 +100,7 @@ export function pendingIn(names: readonly string[]): string[] {
 export const answerable = (name: string): boolean => Buffer.byteLength(name + TAKEN) <= NAME_MAX;
 
 /** Take a request (rename it), so it can no longer be withdrawn. Null when it was withdrawn first. */
-export async function takeRequest(dir: string, name: string): Promise<string | null> {
+async function takeRequest(dir: string, name: string): Promise<string | null> {
   if (name.endsWith(TAKEN)) return name;
   return rename(join(dir, name), join(dir, name + TAKEN)).then(
     () => name + TAKEN,
@@ -112,7 +112,7 @@ export async function takeRequest(dir: string, name: string): Promise<string | n
 }
 
 /** Read one request; a file that is not a valid request gets an error reply instead. */
-export async function readRequest(dir: string, name: string): Promise<Request | { invalid: string }> {
+async function readRequest(dir: string, name: string): Promise<Request | { invalid: string }> {
   try {
     const parsed = RequestSchema.safeParse(JSON.parse(await readFile(join(dir, name), 'utf8')));
     return parsed.success ? parsed.data : { invalid: z.prettifyError(parsed.error).replace(/\n/g, ' ') };
@@ -128,7 +128,7 @@ export async function answer(dir: string, name: string, reply: Reply): Promise<v
 }
 
 /** Has this request been answered already (killed after the reply, before removing the request)? */
-export async function answered(dir: string, name: string): Promise<boolean> {
+async function answered(dir: string, name: string): Promise<boolean> {
   return stat(replyFile(dir, name)).then(
     () => true,
     () => false,

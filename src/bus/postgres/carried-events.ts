@@ -25,7 +25,7 @@ interface Pending {
 }
 
 /** What a statement carries (`events`), and what it says once it is done: committed or not. */
-export interface Carried {
+interface Carried {
   events: Json;
   done(committed: boolean): void;
 }

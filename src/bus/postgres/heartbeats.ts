@@ -12,7 +12,7 @@ import { run } from './sql/bind.js';
 import { timing } from '../../lib/timing.js';
 
 /** How often the heartbeat is written, and how old it may get before another daemon may take over. */
-export const HEARTBEAT_MS = timing.leaseHeartbeatMs;
+const HEARTBEAT_MS = timing.leaseHeartbeatMs;
 export const STALE_MS = timing.leaseStaleMs;
 
 /** What a lease gives the shared heartbeat. */

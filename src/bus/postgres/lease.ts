@@ -19,7 +19,7 @@ import { leaseHolding } from './lease-holder.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
 
-export { HEARTBEAT_MS, STALE_MS } from './heartbeats.js';
+export { STALE_MS } from './heartbeats.js';
 
 /** Whose lease: a conversation, on one machine. */
 export type LeaseKey = Pick<Pg, 'conversation' | 'host'>;

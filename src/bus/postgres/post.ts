@@ -17,7 +17,7 @@ import { Json } from './sql/codec.js';
 import { ensureConversation } from './store.js';
 
 /** How long a post keeps trying while the server is away (a restart takes a few seconds). */
-export const POST_PATIENCE_MS = 30_000;
+const POST_PATIENCE_MS = 30_000;
 const BACKOFF_MS = [100, 250, 500, 1000, 2000];
 
 export interface DirectPost {

@@ -54,7 +54,7 @@ export const nameOf = (as: string): string => {
 };
 
 /** The folder a claim sits in below `.relaying/` (a long name's), or null. */
-export const folderOf = (as: string): string | null => (as.includes('/') ? dirname(as) : null);
+const folderOf = (as: string): string | null => (as.includes('/') ? dirname(as) : null);
 
 /** A claim's order: by time, then by count. */
 export function claimOrder(a: string, b: string): number {

@@ -76,7 +76,7 @@ export interface Written {
 type Known = Extract<Examined, { kind: 'valid' }> | null;
 
 /** A claimed file's message, to be stored under its relay key. */
-export interface Claimed {
+interface Claimed {
   d: Direction;
   file: string;
   body: string;

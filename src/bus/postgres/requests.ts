@@ -14,7 +14,7 @@ import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
 import { Json } from './sql/codec.js';
 
-export async function requestsFor(db: Db, pg: Pg): Promise<string[]> {
+async function requestsFor(db: Db, pg: Pg): Promise<string[]> {
   const r = await run(db, pg.sql.requests.forHost, { conversation: pg.conversation, host: pg.host });
   return r.rows.map((x) => x.name);
 }

@@ -13,7 +13,7 @@ const requests = () => import('../../app/requests.js');
 const configOf = async (inv: Invocation) => (await import('../inputs.js')).configFrom(inv);
 
 /** Hand `req` to the daemon (or answer it here when none runs) and print the answer. */
-export async function ask(config: Config, req: Request, json: boolean): Promise<number> {
+async function ask(config: Config, req: Request, json: boolean): Promise<number> {
   const { request } = await requests();
   const reply = await request(config, req);
   process.stdout.write(json ? `${JSON.stringify(reply)}\n` : `${reply.message}\n`);

@@ -9,7 +9,7 @@ export const NOTIFY_EVENTS = ['blocked', 'finished', 'stalled', 'budget', 'loop'
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
 
 /** What went wrong for an `error` happening: the daemon's own troubles, which no bus event carries. */
-export const NOTIFY_ERRORS = ['lease_lost', 'config_rejected', 'database_away', 'store_changed'] as const;
+const NOTIFY_ERRORS = ['lease_lost', 'config_rejected', 'database_away', 'store_changed'] as const;
 export type NotifyError = (typeof NOTIFY_ERRORS)[number];
 
 export interface Happening {

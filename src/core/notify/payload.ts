@@ -60,7 +60,7 @@ const ERROR_TEXT: Record<string, string> = {
 };
 
 /** A title and one or two sentences a person reads on a phone's lock screen. */
-export function textOf(n: Notification, conversation: string): { title: string; message: string } {
+function textOf(n: Notification, conversation: string): { title: string; message: string } {
   const { event, agent, details: d } = n.happening;
   const who = agent ?? 'an agent';
   const again = n.count > 1 ? ` (${n.count} times since ${new Date(n.since).toISOString().slice(11, 16)} UTC)` : '';

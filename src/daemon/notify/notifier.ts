@@ -23,7 +23,7 @@ import { attempt, kindOf, targetOf } from './send.js';
 /** A sink's queue at most: a notification older than the ones behind it is the one dropped. */
 export const QUEUE_MAX = 50;
 
-export type NotifyConfig = Pick<Config, 'notify' | 'host' | 'file' | 'baseDir' | 'messageDir' | 'bus'>;
+type NotifyConfig = Pick<Config, 'notify' | 'host' | 'file' | 'baseDir' | 'messageDir' | 'bus'>;
 
 /** The conversation's name in a notification: its folder, or its name in the database. */
 export const conversationOf = (c: Pick<Config, 'bus' | 'file' | 'messageDir'>): string =>

@@ -11,7 +11,7 @@ import { ntfyBody, ntfyTarget, type NotifyPayload } from '../../core/notify/payl
 import { type Attempt, attemptOf } from '../../core/notify/retry.js';
 
 /** The webhook's signature header: `sha256=` and the hex HMAC-SHA256 of the exact body bytes, keyed by `secret`. */
-export const SIGNATURE_HEADER = 'X-Baton-Signature';
+const SIGNATURE_HEADER = 'X-Baton-Signature';
 export const signature = (secret: string, body: string): string =>
   `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 

@@ -31,7 +31,7 @@ const EVENTS: OurHook[] = [
   { ours: 'ran', theirs: 'PostToolUseFailure', whileOpen: true },
 ];
 
-export const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.claude', 'settings.local.json');
+const settingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.claude', 'settings.local.json');
 
 /** Put baton's hooks into the agent's settings.local.json, keeping everything else in it. */
 export async function installClaudeHooks(

@@ -45,7 +45,7 @@ const EVENTS: Array<OurHook & { key: string }> = [
 ];
 const TIMEOUT_S = 10;
 
-export const codexHooksPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.codex', 'hooks.json');
+const codexHooksPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.codex', 'hooks.json');
 
 /** JSON with every object's keys sorted, as Codex hashes a hook for its trust. */
 function canonical(v: unknown): string {
@@ -62,7 +62,7 @@ function canonical(v: unknown): string {
 }
 
 /** The hash Codex keeps for a trusted hook handler (`trusted_hash`). */
-export function trustHash(eventKey: string, handler: HookHandler, matcher?: string): string {
+function trustHash(eventKey: string, handler: HookHandler, matcher?: string): string {
   const h = {
     async: handler.async ?? false,
     command: handler.command,

@@ -41,8 +41,8 @@ const EVENTS: OurHook[] = [
   { ours: 'ran', theirs: 'AfterTool', whileOpen: true },
 ];
 
-export const geminiSettingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'settings.json');
-export const geminiPolicyPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'baton-policy.toml');
+const geminiSettingsPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'settings.json');
+const geminiPolicyPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.gemini', 'baton-policy.toml');
 
 const POLICY = `# Written by baton: this agent may reply with \`baton post\` without a question; any other shell
 # command still asks. Passed to Gemini CLI by \`baton up\` (--policy).

@@ -54,7 +54,7 @@ export interface HookIntake {
 }
 
 /** The largest hook note read: a prompt of inbox.max_bytes, JSON-escaped, with room to spare. */
-export const noteLimit = (config: Pick<Config, 'inbox'>): number => Math.max(8 << 20, 4 * config.inbox.max_bytes);
+const noteLimit = (config: Pick<Config, 'inbox'>): number => Math.max(8 << 20, 4 * config.inbox.max_bytes);
 
 export class SpoolIntake implements HookIntake {
   private readonly watchers: FSWatcher[] = [];

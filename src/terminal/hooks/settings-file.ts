@@ -10,7 +10,7 @@ import type { HookEvent } from '../../core/hook-note.js';
 import { shellQuote } from '../../lib/shell.js';
 
 /** Marks baton's own hook commands (a shell comment at the end). */
-export const MARK = '# baton-hook';
+const MARK = '# baton-hook';
 
 /** What installing baton's hooks in one file did. */
 export type Installed = { ok: true; file: string } | { ok: false; file: string; why: string };

@@ -12,11 +12,11 @@ import { lastGeminiReply } from '../../core/hook-payload.js';
 import { openOwnFile, readAt } from '../../lib/own-file.js';
 
 /** At most this much is read in one look (a few tens of ms of parsing), the rest at the next. */
-export const CHUNK_BYTES = 8 << 20;
+const CHUNK_BYTES = 8 << 20;
 /** A transcript longer than this is read from this far before its end: the turn that just ended is there. */
-export const WINDOW_BYTES = 32 << 20;
+const WINDOW_BYTES = 32 << 20;
 /** A line longer than this is skipped, not kept waiting for its end. */
-export const LINE_BYTES = 16 << 20;
+const LINE_BYTES = 16 << 20;
 
 /** The three caps of a tail. Always these in baton; the unit tests scale them down (tens of MiB took 0.4 s). */
 export interface TailLimits {

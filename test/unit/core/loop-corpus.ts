@@ -4,7 +4,8 @@
  * posts them — what their archives hold), the integration tests' numbered messages, and loops written the
  * way agents write them (thank-you ping-pong, a status said again in other words, an exact repeat).
  */
-import { demoLine, demoTopicLine, DEMO_TURNS } from '../../../src/demo/script.js';
+import { DEMO_TURNS } from '../../../src/core/conversation.js';
+import { demoLine, demoTopicLine } from '../../../src/demo/script.js';
 
 const demo = (names: string[]): string[] =>
   Array.from({ length: DEMO_TURNS }, (_, n) => {

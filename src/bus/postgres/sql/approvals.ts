@@ -39,5 +39,3 @@ export const approvalsSql = (s: string) => ({
     `DELETE FROM ${s}.waiting WHERE seq = :seq AND conversation = :conversation AND status = 'approval' RETURNING body, file`,
   ),
 });
-
-export type ApprovalsSql = ReturnType<typeof approvalsSql>;

@@ -53,5 +53,3 @@ export const archiveSql = (s: string) => ({
       ORDER BY counter LIMIT 1`,
   ),
 });
-
-export type ArchiveSql = ReturnType<typeof archiveSql>;

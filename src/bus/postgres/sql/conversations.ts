@@ -68,5 +68,3 @@ export const conversationsSql = (s: string) => ({
     ),
   ),
 });
-
-export type ConversationsSql = ReturnType<typeof conversationsSql>;

@@ -50,5 +50,3 @@ export const directorySql = (s: string) => ({
        FROM ${s}.leases l ORDER BY l.conversation, l.host`,
   ),
 });
-
-export type DirectorySql = ReturnType<typeof directorySql>;

@@ -39,5 +39,3 @@ export const eventsSql = (s: string) => ({
     `SELECT seq, body FROM ${s}.events WHERE conversation = :conversation AND seq >= :from AND seq < :until ORDER BY seq LIMIT 1000`,
   ),
 });
-
-export type EventsSql = ReturnType<typeof eventsSql>;

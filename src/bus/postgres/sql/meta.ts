@@ -24,5 +24,3 @@ export const metaSql = (s: string, name: string) => ({
    */
   present: plain<{ p: boolean }>('meta.present', `SELECT to_regclass('${s}.meta') IS NOT NULL AS p`),
 });
-
-export type MetaSql = ReturnType<typeof metaSql>;

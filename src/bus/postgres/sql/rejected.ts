@@ -30,5 +30,3 @@ export const rejectedSql = (s: string) => ({
       WHERE conversation = :conversation ORDER BY seq DESC LIMIT :limit`,
   ),
 });
-
-export type RejectedSql = ReturnType<typeof rejectedSql>;

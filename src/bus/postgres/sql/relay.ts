@@ -46,5 +46,3 @@ export const wal = plain<{ inserted: string; flushed: string; epoch: string }>(
   `SELECT pg_current_wal_insert_lsn()::text AS inserted, pg_current_wal_flush_lsn()::text AS flushed,
           pg_postmaster_start_time()::text AS epoch`,
 );
-
-export type RelaySql = ReturnType<typeof relaySql>;

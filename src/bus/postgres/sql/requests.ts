@@ -68,5 +68,3 @@ export const requestsSql = (s: string) => ({
      VALUES (:conversation, :id, :counter, true, :receiver, :request, :record)`,
   ),
 });
-
-export type RequestsSql = ReturnType<typeof requestsSql>;

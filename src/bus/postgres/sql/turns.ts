@@ -97,5 +97,3 @@ export const turnsSql = (s: string, carried = carriedSql(s)) => ({
      SELECT (SELECT generation FROM l) AS generation, (SELECT released FROM l) AS released, ${carried.told}`,
   ),
 });
-
-export type TurnsSql = ReturnType<typeof turnsSql>;

@@ -54,5 +54,3 @@ export const waitingSql = (s: string) => ({
     `DELETE FROM ${s}.waiting WHERE seq = :seq AND conversation = :conversation RETURNING body, file`,
   ),
 });
-
-export type WaitingSql = ReturnType<typeof waitingSql>;
