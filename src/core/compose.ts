@@ -18,7 +18,6 @@ const answersItself = (config: Conversation, agent: string): boolean => config.a
 
 // C0 controls except TAB (0x09) and LF (0x0A), DEL, and C1 (U+0080–U+009F, NEL included). ESC goes too, so an
 // embedded escape sequence (including a fake bracketed-paste end, ESC[201~) arrives as inert printable text.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 
 /**

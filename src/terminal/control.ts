@@ -46,7 +46,6 @@ const ESCAPES: Record<string, string> = {
 
 /** One argument as tmux's command parser reads back exactly the same string. */
 export function quoteArg(s: string): string {
-  // eslint-disable-next-line no-control-regex
   const body = s.replace(
     /[\n\r\t\\"$~#;\u0000-\u001f\u007f]/g,
     (c) => ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`,

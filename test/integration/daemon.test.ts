@@ -304,7 +304,6 @@ describe('daemon with two recorder agents on a private tmux server', () => {
     expect(s.split('\x1b[201~')).toHaveLength(2);
     expect(s.endsWith('\x1b[201~\r')).toBe(true);
     const inner = s.slice(s.indexOf('\x1b[200~') + 6, s.indexOf('\x1b[201~'));
-    // eslint-disable-next-line no-control-regex
     expect(inner).not.toMatch(/[\u0000-\u0008\u000B-\u000C\u000E-\u001F\u007F]/);
     // The archive keeps the content exactly as the agent wrote it.
     expect(p.archive()[0]!.content).toBe(nasty);

@@ -5,7 +5,6 @@
  */
 
 // CSI sequences (SGR and the rest) and OSC strings; tmux's capture emits little more than SGR.
-// eslint-disable-next-line no-control-regex
 const ESCAPES = /\x1b\[[0-9;:?<=>]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]|\x1b[=>78]/g;
 
 /** The text of a captured line, without escape sequences and trailing blanks. */
@@ -15,7 +14,6 @@ export const plain = (line: string): string => line.replace(ESCAPES, '').replace
 export function dimAt(line: string, col: number): boolean {
   let dim = false;
   let at = 0;
-  // eslint-disable-next-line no-control-regex
   for (const part of line.split(/(\x1b\[[0-9;:]*m)/)) {
     const sgr = /^\x1b\[([0-9;:]*)m$/.exec(part);
     if (sgr) {

@@ -24,7 +24,6 @@ describe('formatText', () => {
       '    msg_0100  c → b',
       '    msg_0101  c → b[2Jmsg_0102msg_0103',
     ]);
-    // eslint-disable-next-line no-control-regex
     expect(text).not.toMatch(/[\u0000-\u0009\u000B-\u001F\u007F-\u009F]/);
   });
 });
