@@ -1,30 +1,23 @@
 /**
  * Is an agent's pane available? The last of the typing pipeline's gate (pipeline.ts), which alone asks it.
- * The typist says (terminal/), this remembers outages: one
- * `pane_unavailable` event (and `screen_unknown` for a screen baton does not recognise) per outage, one
- * `pane_available` when it is back, and a capped backoff between tries (250 ms up to 5 s) while it is not.
- * A hint that a message for an agent came starts the look at its pane at once (earlyLook), side by side
- * with the pass that reads the queues; the check before the turn step takes that answer when it is fresh.
+ * The typist says (terminal/), this remembers outages: one `pane_unavailable` event (and `screen_unknown` for
+ * a screen baton does not recognise) per outage, one `pane_available` when it is back, and a capped backoff
+ * between tries (250 ms up to 5 s) while it is not. A hint that a message came starts the look at its pane at
+ * once (earlyLook), beside the pass; the check before the turn step takes that answer when it is fresh.
  */
-import type { Config } from '../config/config.js';
-import type { EventLog } from '../bus/events.js';
-import type { Logger } from '../lib/log.js';
+import type { Events } from '../bus/events.js';
 import { targetOf } from '../terminal/pane.js';
-import type { Ready, Typist } from '../terminal/typist.js';
 import { timing } from '../lib/timing.js';
+import type { Ready } from '../terminal/typist.js';
+import type { Uses } from './context.js';
 
 const BACKOFF_MS = timing.paneRetryMs;
 /** A look started on a hint is used by the check that follows it within this long, never later. */
 const EARLY_MS = 25;
 
-export interface AvailabilityParts {
-  config: Config;
-  typist: Typist;
-  events: EventLog;
-  log: Logger;
-  wakeIn(ms: number): void;
-  /** A one-shot answer (no daemon running) only says why; outages are the running daemon's to report. */
-  quiet: boolean;
+/** A one-shot answer (no daemon running) only says why; outages are the running daemon's to report. */
+export interface AvailabilityParts extends Uses<'config' | 'log' | 'typist' | 'oneshot' | 'wakeIn'> {
+  bus: Events;
 }
 
 export class Availability {
@@ -59,22 +52,22 @@ export class Availability {
   async check(agentName: string, ours?: string): Promise<Ready> {
     const agent = this.p.config.agents[agentName]!;
     const ready = (await this.takeEarly(agentName, ours)) ?? (await this.p.typist.ready(agent, ours));
-    if (this.p.quiet) return ready;
+    if (this.p.oneshot) return ready;
     const target = targetOf(agent);
     if (ready.ok) {
       if (this.outages.delete(agentName)) {
         this.attempts.delete(agentName);
         this.p.log.info(`${agentName}'s pane is back (${ready.pane.id})`);
-        await this.p.events.emit('pane_available', { agent: agentName, target, pane: ready.pane.id });
+        await this.p.bus.events.emit('pane_available', { agent: agentName, target, pane: ready.pane.id });
       }
       return ready;
     }
     if (!this.outages.has(agentName)) {
       this.outages.add(agentName);
       this.p.log.warn(`cannot deliver to ${agentName}: ${ready.reason}; the message waits`);
-      await this.p.events.emit('pane_unavailable', { agent: agentName, target, reason: ready.reason });
+      await this.p.bus.events.emit('pane_unavailable', { agent: agentName, target, reason: ready.reason });
       if (ready.screen?.state === 'unknown' || ready.screen?.state === 'dialog')
-        await this.p.events.emit('screen_unknown', {
+        await this.p.bus.events.emit('screen_unknown', {
           agent: agentName,
           state: ready.screen.state,
           detail: ready.screen.detail,

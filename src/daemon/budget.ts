@@ -9,15 +9,14 @@
  * its cost cannot). Nothing here waits inside a pass: a turn not complete yet is looked at again later.
  */
 import { isoAt, type Clock, type Events, type Records, type TurnState } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import { addCost, dollars, reached, type Reached } from '../core/budget.js';
 import type { FinishReason } from '../core/conversation.js';
 import { addTurnCost, priceTable, turnCost } from '../core/pricing.js';
 import { addUsage, byModel, claudeTurn, totalOf, type ModelUsage, type TurnRead, usageOf } from '../core/tokens.js';
 import { codexTurn } from '../core/tokens-codex.js';
 import { geminiTurn } from '../core/tokens-gemini.js';
-import type { Logger } from '../lib/log.js';
 import type { Transcript } from '../terminal/hooks/intake.js';
+import type { Uses } from './context.js';
 
 /** How long a turn's record may take to be complete (Claude Code's turn_duration: measured 62–150 ms). */
 export const COMPLETE_WAIT_MS = 3000;
@@ -55,14 +54,11 @@ const READERS: Record<string, (entries: readonly unknown[], t: Turn) => TurnRead
   gemini: (e, t) => geminiTurn(e, t.key),
 };
 
-export interface BudgetParts {
-  config: Config;
+export interface BudgetParts extends Uses<'config' | 'log' | 'wakeIn'> {
   bus: Records & TurnState & Events & Clock;
-  log: Logger;
   /** The agent's transcript, read on from where the last look ended (terminal/hooks/intake.ts). */
   transcript(agent: string, path: string): Transcript;
   finish(reason: FinishReason): Promise<void>;
-  wakeIn(ms: number): void;
 }
 
 export class Budget {

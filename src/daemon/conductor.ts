@@ -17,23 +17,18 @@ import {
   type Records,
   type TurnState,
 } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import type { ArchiveRecord } from '../core/record.js';
-import type { Logger } from '../lib/log.js';
 import type { ClosingTurn } from './closing.js';
 import type { LoopGuard } from './loop-guard.js';
 import type { Underway } from './underway.js';
+import type { Uses } from './context.js';
 
-export interface ConductorParts {
-  config: Config;
+export interface ConductorParts extends Uses<'config' | 'log' | 'wakeIn'> {
   bus: TurnState & Records & Queues & Moderation & Events & Clock;
-  log: Logger;
   /** The delivery not yet stamped: while there is one, an ending its stamp may owe is not looked for. */
   underway: Underway;
   /** Type text of baton's own into an agent's pane (pipeline.ts). Null when typed, else why not. */
   typeInto(agent: string, text: string): Promise<string | null>;
-  /** Ask the loop for a pass at most `ms` from now. */
-  wakeIn(ms: number): void;
   /** The closing turn (closing.ts): asked at a finish, its outcome noted at its delivery. */
   closing?: Pick<ClosingTurn, 'finished' | 'ask' | 'delivered'>;
   /** The loop guard (loop-guard.ts): looked at after a delivery that did not end the conversation. */

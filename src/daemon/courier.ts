@@ -7,22 +7,19 @@
  * backoff; it is never stamped. docs/decisions/0010-one-typing-pipeline.md.
  */
 import { isoAt, type Clock, type Events, type Records, type TurnStep } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import { replyHint } from '../core/compose.js';
 import { begin, saved, type Delivery, type Phase, type Timing, type Typing } from '../core/delivery.js';
 import type { Received } from '../core/receipt.js';
 import { stamped, withReceipt, type ArchiveRecord } from '../core/record.js';
-import type { Logger } from '../lib/log.js';
 import { paneRef, type PaneInfo } from '../terminal/pane.js';
 import type { Pipeline } from './pipeline.js';
 import type { Underway } from './underway.js';
+import type { Uses } from './context.js';
 
-export interface CourierParts {
-  config: Config;
+export interface CourierParts extends Uses<'config' | 'log'> {
   /** The turn step's state write it may have to finish, the stamp, and the events. */
   bus: TurnStep & Records & Events & Clock;
   typing: Pick<Pipeline, 'advance'>;
-  log: Logger;
   /** Where the delivery under way is kept, for the parts that must not type into its pane meanwhile. */
   underway: Underway;
   /** Called once a delivery is stamped (the conversation may end with it). */

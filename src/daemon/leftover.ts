@@ -7,9 +7,9 @@
  */
 import type { Events } from '../bus/bus.js';
 import type { Agent } from '../config/config.js';
-import type { Logger } from '../lib/log.js';
 import { paneRef, type PaneInfo } from '../terminal/pane.js';
-import type { Typed, Typist } from '../terminal/typist.js';
+import type { Typed } from '../terminal/typist.js';
+import type { Uses } from './context.js';
 
 export type Leftover =
   /** Nothing there to submit (an empty box; or, unseen, nothing known to be left): paste it. */
@@ -23,10 +23,8 @@ export type Leftover =
   /** The Enter alone failed. */
   | { kind: 'failed'; failure: Extract<Typed<void>, { ok: false }> };
 
-export interface LeftoverParts {
-  typist: Typist;
+export interface LeftoverParts extends Uses<'log' | 'typist'> {
   bus: Events;
-  log: Logger;
 }
 
 /** A text that may have been typed before (pipeline.ts), and the pane it would go into now. */

@@ -12,25 +12,21 @@
  * daemon is asked (a `note` request) to type it into its own agents.
  */
 import type { Events, PersonMessages, Records, Requests, TurnState } from '../bus/bus.js';
-import { isLocal, type Config } from '../config/config.js';
+import { isLocal } from '../config/config.js';
 import { noteHint } from '../core/compose.js';
 import { fresh } from '../core/delivery.js';
 import type { ArchiveRecord, NoteDelivery } from '../core/record.js';
 import { personRecord, stamped } from '../core/record.js';
 import type { Reply } from '../core/requests.js';
-import type { Logger } from '../lib/log.js';
 import { type PersonRecords, settled } from './catch-up.js';
 import { type Pipeline, why } from './pipeline.js';
+import type { Uses } from './context.js';
 
-export interface NotesParts {
-  config: Config;
+export interface NotesParts extends Uses<'config' | 'log' | 'oneshot'> {
   bus: PersonMessages & Records & Requests & Events & TurnState;
   typing: Pick<Pipeline, 'gate' | 'advance'>;
-  log: Logger;
   /** A person's records (catch-up.ts), for the notes some pane still waits for. */
   people: PersonRecords;
-  /** No daemon runs: the command answers its own request and stops; the next daemon carries on. */
-  oneshot: boolean;
 }
 
 /** Who got a note and who still waits for it (and why), for the person who sent it. */

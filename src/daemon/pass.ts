@@ -6,8 +6,6 @@
  * senders of rejected messages why; and taking that one. At most one message is delivered per pass.
  */
 import type { Moderation, Queues, Records, TurnState, Waiting } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
-import type { Logger } from '../lib/log.js';
 import type { Conductor } from './conductor.js';
 import type { Courier } from './courier.js';
 import type { Dialogs } from './dialogs.js';
@@ -19,11 +17,10 @@ import type { Restarts } from './restarted.js';
 import type { QueueScan } from './scan.js';
 import type { Steering } from './steering.js';
 import type { Taker } from './take.js';
+import type { Uses } from './context.js';
 
-export interface PassParts {
-  config: Config;
+export interface PassParts extends Uses<'config' | 'log'> {
   bus: Moderation & Queues & Records & TurnState;
-  log: Logger;
   typing: Pick<Pipeline, 'gate'>;
   receipts: Receipts;
   dialogs: Pick<Dialogs, 'run'>;

@@ -9,28 +9,25 @@
  * Four paths once typed each their own way: docs/decisions/0010-one-typing-pipeline.md.
  */
 import { FencedError, type Events, type Requests } from '../bus/bus.js';
-import { isLocal, type Config } from '../config/config.js';
+import { isLocal } from '../config/config.js';
 import { headerPrefix, inertLine, oneLine, render, type Envelope } from '../core/compose.js';
 import { cleared, confirmed, entered, failed, found, fresh, pasted, type Typing } from '../core/delivery.js';
 import { failpoint } from '../lib/failpoint.js';
-import type { Logger } from '../lib/log.js';
 import type { Refusal } from '../terminal/fence.js';
 import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
-import type { Intake, Ready, Typist } from '../terminal/typist.js';
+import type { Intake, Ready } from '../terminal/typist.js';
 import type { Availability } from './availability.js';
 import { leftover } from './leftover.js';
 import type { Shown } from './shown.js';
 import type { Underway } from './underway.js';
+import type { Uses } from './context.js';
 
-export interface PipelineParts {
-  config: Config;
-  typist: Typist;
+export interface PipelineParts extends Uses<'config' | 'log' | 'typist'> {
   availability: Availability;
   /** The delivery not yet stamped: nothing else goes into its receiver's pane before its Enter. */
   underway: Underway;
   /** Leftover pastes found are logged; a notice for another machine's agent is handed to its daemon. */
   bus: Events & Pick<Requests, 'forward'>;
-  log: Logger;
   /**
    * Why nothing at all may be typed into this agent's pane now, whatever its pane shows and whoever asks
    * (null: nothing holds it) — say, while it waits at a permission dialog. Checked first by the gate.

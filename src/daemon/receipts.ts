@@ -28,7 +28,6 @@ import { dialogFromHook } from '../core/dialog-hooks.js';
 import { holdsTyped, idsIn, isIntact, type Received } from '../core/receipt.js';
 import { remindedOf } from '../core/restart.js';
 import type { ArchiveRecord } from '../core/record.js';
-import type { Rules } from '../core/turns.js';
 import type { Logger } from '../lib/log.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
 import { type AgentStates, noteLabel } from '../terminal/hooks/spool.js';
@@ -38,6 +37,7 @@ import { SessionKeeper } from './sessions.js';
 import { type Post, TurnEnds } from './turn-ends.js';
 import { RECEIPT_BOUND_MS, Unconfirmed } from './unconfirmed.js';
 import { timing } from '../lib/timing.js';
+import type { Uses } from './context.js';
 
 /** How often the spools are listed when no watcher said anything (a missed event delays, never loses). */
 const RESCAN_MS = timing.receiptRescanMs;
@@ -45,18 +45,14 @@ const RESCAN_MS = timing.receiptRescanMs;
 /** How often a hook note may fail to be handled before it is set aside. */
 const MAX_TRIES = 3;
 
-export interface ReceiptsParts {
-  config: Config;
+export interface ReceiptsParts extends Uses<'config' | 'log' | 'rules' | 'wakeIn'> {
   /** What receipts write, and what turn ends (turn-ends.ts) and the budget (budget.ts) use. */
   bus: Records & TurnState & Queues & Events & Clock;
-  rules: Rules;
   intake: HookIntake;
   /** Who waits at a dialog (dialogs.ts): every note goes there too. */
   dialogs?: Pick<Dialogs, 'note' | 'current'>;
   post: Post;
-  log: Logger;
   finish(reason: FinishReason): Promise<void>;
-  wakeIn(ms: number): void;
   /** Throws when the lease is lost. */
   checkLease(): void;
 }

@@ -6,10 +6,9 @@
  * daemon. Notices not yet typed are forgotten at stop; the rejections stay where `baton status` counts them.
  */
 import { FencedError, type Queues, type Rejected, type TurnState } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
-import type { Logger } from '../lib/log.js';
 import { timing } from '../lib/timing.js';
+import type { Uses } from './context.js';
 
 /**
  * How long rejections are gathered before one notice tells them: a burst (a folder of bad files found at
@@ -33,14 +32,10 @@ export interface Untold {
   reason: string;
 }
 
-export interface RejectionNoticeParts {
-  config: Config;
+export interface RejectionNoticeParts extends Uses<'config' | 'log' | 'wakeIn'> {
   bus: Queues & TurnState;
-  log: Logger;
   /** Type text of baton's own into an agent's pane, or hand it to its machine (pipeline.ts): null when done. */
   typeInto(agent: string, text: string): Promise<string | null>;
-  /** Ask the loop for a pass at most `ms` from now. */
-  wakeIn(ms: number): void;
   /** performance.now(), or a test's clock. */
   now?: () => number;
 }

@@ -11,17 +11,15 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { EventLog } from '../bus/events.js';
-import { ConfigError, type Config } from '../config/config.js';
+import { type Config, ConfigError } from '../config/config.js';
 import { configFromText } from '../config/load.js';
 import { applyLive, reloadPlan, runningSettings } from '../config/reload-plan.js';
 import { textHash, writeRunRecord, type RunRecord } from '../config/run-record.js';
-import type { Logger } from '../lib/log.js';
+import type { Uses } from './context.js';
 
-export interface ReloadParts {
-  /** The running config: its live part is changed in place (the daemon's parts read it at each use). */
-  config: Config;
+/** The running config's live part is changed in place (the daemon's parts read it at each use). */
+export interface ReloadParts extends Uses<'config' | 'log'> {
   events: EventLog;
-  log: Logger;
   /** How many conversations this process serves. */
   serves: number;
   /** The live part changed: the daemon plans again (reminders, a limit reached now). */

@@ -10,15 +10,11 @@
 import type { Clock, Events, Queues, TurnState, Waiting } from '../bus/bus.js';
 import type { Timing } from '../core/delivery.js';
 import { hasExpired } from '../core/message.js';
-import { closingOpen, type Decision, decide, type Rules } from '../core/turns.js';
-import type { Logger } from '../lib/log.js';
+import { closingOpen, type Decision, decide } from '../core/turns.js';
+import type { Uses } from './context.js';
 
-export interface QueueScanParts {
+export interface QueueScanParts extends Uses<'log' | 'rules' | 'wakeIn'> {
   bus: Queues & TurnState & Events & Clock;
-  rules: Rules;
-  log: Logger;
-  /** Ask for a pass at most `ms` from now (a waiting message expires then). */
-  wakeIn(ms: number): void;
 }
 
 /** The daemon's own record of one waiting message. */

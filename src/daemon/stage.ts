@@ -14,25 +14,18 @@ import type {
   TurnState,
   Waiting,
 } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import type { FinishReason } from '../core/conversation.js';
 import type { Received } from '../core/receipt.js';
-import type { Rules } from '../core/turns.js';
-import type { Logger } from '../lib/log.js';
 import type { Typist } from '../terminal/typist.js';
 import type { Notes } from './notes.js';
 import type { Pipeline } from './pipeline.js';
 import type { Take } from './take.js';
+import type { Uses } from './context.js';
 
-export interface Stage {
-  readonly config: Config;
+export interface Stage extends Uses<'config' | 'log' | 'rules' | 'oneshot'> {
   readonly bus: Requests & TurnState & Records & Moderation & PersonMessages & Events & Clock;
   /** Everything typed into a pane goes through it: its gate, a person's message, a notice (null when typed, else why not). */
   readonly typing: Pick<Pipeline, 'gate' | 'advance' | 'notice'>;
-  readonly log: Logger;
-  readonly rules: Rules;
-  /** A command answering its own request with no daemon running (`baton send` with nothing up). */
-  readonly oneshot: boolean;
   /** The daemon is stopping: the requests not yet taken are left for the next one. */
   stopping(): boolean;
   /** The agent a delivery not yet stamped is for: no other message may be taken before it is stamped. */

@@ -7,9 +7,10 @@
 import type { Approval, TurnStep, Waiting } from '../bus/bus.js';
 import type { Timing } from '../core/delivery.js';
 import type { ArchiveRecord } from '../core/record.js';
-import { decide, type Rules } from '../core/turns.js';
+import { decide } from '../core/turns.js';
 import type { Courier } from './courier.js';
 import type { Pipeline } from './pipeline.js';
+import type { Uses } from './context.js';
 
 /** What taking a message did. */
 export type Take =
@@ -25,9 +26,8 @@ export type Take =
   | { kind: 'gone' }
   | { kind: 'changed' };
 
-export interface TakerParts {
+export interface TakerParts extends Uses<'rules'> {
   bus: TurnStep;
-  rules: Rules;
   typing: Pick<Pipeline, 'gate'>;
   courier: Courier;
   /** A turn step committed: a new turn, whose reminders are planned afresh (conductor.ts). */

@@ -5,15 +5,15 @@
  * one turn.
  */
 import type { Clock, Events, Posted, Queues, Records, TurnState } from '../bus/bus.js';
-import type { Config, Direction } from '../config/config.js';
+import type { Direction } from '../config/config.js';
 import type { HookNote } from '../core/hook-note.js';
 import { factsOf } from '../core/hook-payload.js';
 import { autoReply, idsIn } from '../core/receipt.js';
 import { remindedOf } from '../core/restart.js';
-import { decide, type Rules } from '../core/turns.js';
-import type { Logger } from '../lib/log.js';
+import { decide } from '../core/turns.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
 import type { Budget } from './budget.js';
+import type { Uses } from './context.js';
 
 export type Post = (d: Direction, message: Record<string, unknown>) => Promise<Posted>;
 
@@ -24,14 +24,11 @@ const carriedBy = (prompt: string): string[] => {
   return reminded && !ids.includes(reminded) ? [...ids, reminded] : ids;
 };
 
-export interface TurnEndsParts {
-  config: Config;
+export interface TurnEndsParts extends Uses<'config' | 'log' | 'rules'> {
   bus: Queues & TurnState & Records & Events & Clock;
-  rules: Rules;
   intake: HookIntake;
   /** How a reply is stored as the agent's message (the bus's post, as `baton post` does). */
   post: Post;
-  log: Logger;
   budget: Budget;
   /** Throws when the lease is lost: a daemon that lost it posts nothing. */
   checkLease(): void;

@@ -11,17 +11,15 @@
  * of a delivery (its receiver, taking a message) is a part of its own they are given (underway.ts, take.ts).
  */
 import type { Delivering, DeliveryBus, EventObserver, Posting } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import type { Rules } from '../core/turns.js';
-import type { Logger } from '../lib/log.js';
 import { DialogFiles } from '../terminal/hooks/dialog-files.js';
 import { SpoolIntake } from '../terminal/hooks/intake.js';
-import type { Typist } from '../terminal/typist.js';
 import { Availability } from './availability.js';
 import { CatchUps, PersonRecords, type RecordReader } from './catch-up.js';
 import { shownParts } from './shown.js';
 import { ClosingTurn } from './closing.js';
 import { Conductor, type ConductorParts } from './conductor.js';
+import type { DaemonContext, Uses } from './context.js';
 import { LoopGuard } from './loop-guard.js';
 import { Courier } from './courier.js';
 import { Dialogs } from './dialogs.js';
@@ -48,14 +46,9 @@ interface Lifecycle {
   fenced(err: unknown): boolean;
 }
 
-export interface Wiring {
-  config: Config;
+export interface Wiring extends Uses<'config' | 'typist' | 'log' | 'oneshot'> {
   /** The daemon's side of the bus is opened from it; a reply posted for an agent goes through its post. */
   bus: Delivering & Posting;
-  typist: Typist;
-  log: Logger;
-  /** Answer the waiting requests and stop (no daemon running): outages are not reported. */
-  oneshot: boolean;
   lifecycle: Lifecycle;
   /** Told of every event the daemon logs (the notifier, daemon/notify/). */
   observe?: EventObserver | undefined;
@@ -77,32 +70,17 @@ export interface Parts {
  * dialog (dialogs.ts), the typing pipeline whose gate asks them first — nothing is typed into a pane whose
  * dialog is open — and the conductor, whose turn clock stood still while the holder was blocked.
  */
-function typingParts(w: Wiring, p: { bus: DeliveryBus; wakeIn(ms: number): void }) {
-  const { config, log, typist, oneshot } = w;
-  const availability = new Availability({
-    config,
-    typist,
-    events: p.bus.events,
-    log,
-    wakeIn: p.wakeIn,
-    quiet: oneshot,
-  });
+function typingParts(ctx: DaemonContext) {
+  const availability = new Availability(ctx);
   const underway = new Underway();
   const dialogs = new Dialogs({
-    config,
-    bus: p.bus,
-    typist,
-    store: new DialogFiles(config.messageDir),
-    log,
-    wakeIn: p.wakeIn,
+    ...ctx,
+    store: new DialogFiles(ctx.config.messageDir),
     changed: () => conductor.replan(),
   });
-  const typing = pipeline(
-    { config, typist, availability, underway, bus: p.bus, log, hold: (agent) => dialogs.hold(agent) },
-    p.bus,
-  );
+  const typing = pipeline({ ...ctx, availability, underway, hold: (agent) => dialogs.hold(agent) }, ctx.bus);
   const typeInto = (agent: string, text: string) => typing.notice(agent, text);
-  const conductor = conductorFor({ config, bus: p.bus, log, underway, typeInto, wakeIn: p.wakeIn });
+  const conductor = conductorFor({ ...ctx, underway, typeInto });
   return { availability, underway, dialogs, typing, typeInto, conductor };
 }
 
@@ -128,56 +106,45 @@ const replyPost =
   };
 
 export function wire(w: Wiring): Parts {
-  const { config, log, oneshot, lifecycle } = w;
+  const { config, log, lifecycle } = w;
   const bus = w.bus.delivery(log, w.observe);
-  const rules: Rules = { policy: config.turns.policy, agents: config.order };
   // Fenced (the lease lost: paused past it, taken over): the lifecycle stops at once, or waits for the renewal.
   const scheduler = new Scheduler(log, (err) => lifecycle.fenced(err));
-  const wakeIn = (ms: number) => scheduler.wakeIn(ms);
-  const { availability, underway, dialogs, typing, typeInto, conductor } = typingParts(w, { bus, wakeIn });
-  const rejections = new RejectionNotices({ config, bus, log, typeInto, wakeIn });
+  const rules: Rules = { policy: config.turns.policy, agents: config.order };
+  const ctx: DaemonContext = { ...w, bus, rules, wakeIn: (ms) => scheduler.wakeIn(ms) };
+  const { availability, underway, dialogs, typing, typeInto, conductor } = typingParts(ctx);
+  const rejections = new RejectionNotices({ ...ctx, typeInto });
   const receipts = new Receipts({
-    config,
-    bus,
-    rules,
+    ...ctx,
     intake: new SpoolIntake(config, log),
     dialogs,
     post: replyPost(w, rejections),
-    log,
     finish: (reason) => conductor.finish(reason),
-    wakeIn,
     checkLease: () => lifecycle.checkLease(),
   });
   // A person's records, read once and shared: the topics a catch-up names, the notes still on their way.
   const people = new PersonRecords(bus, config.order);
   const catchUps = new CatchUps(config, bus, people);
   const courier = new Courier({
-    config,
-    bus,
+    ...ctx,
     typing,
-    log,
     underway,
     receipts,
     delivered: (record) => conductor.afterDelivery(record),
     catchUp: (record) => catchUps.text(record),
   });
-  const notes = new Notes({ config, bus, typing, log, people, oneshot });
-  const scan = new QueueScan({ bus, rules, log, wakeIn });
+  const notes = new Notes({ ...ctx, typing, people });
+  const scan = new QueueScan(ctx);
   const taker = new Taker({
-    bus,
-    rules,
+    ...ctx,
     typing,
     courier,
     committed: (record) => conductor.replan(record),
     timing: (w) => scan.timing(w),
   });
   const steering = new Steering({
-    config,
-    bus,
+    ...ctx,
     typing,
-    log,
-    rules,
-    oneshot,
     stopping: () => lifecycle.stopping(),
     deliveringTo: () => underway.to,
     take: (waiting, extra) => taker.take(waiting, extra),
@@ -193,9 +160,7 @@ export function wire(w: Wiring): Parts {
     },
   });
   const pass = new Pass({
-    config,
-    bus,
-    log,
+    ...ctx,
     typing,
     receipts,
     dialogs,
@@ -206,7 +171,7 @@ export function wire(w: Wiring): Parts {
     rejections,
     notes,
     taker,
-    restarts: new Restarts({ config, bus, typist: w.typist, typing, courier, log }),
+    restarts: new Restarts({ ...ctx, typing, courier }),
   });
   scheduler.drive(() => pass.run());
   return { bus, scheduler, receipts, courier, conductor, steering, availability, dialogs };

@@ -33,10 +33,10 @@ function world(quiet = false) {
   const availability = new Availability({
     config,
     typist,
-    events: { emit: async (event, fields) => void events.push({ event, fields }) },
+    bus: { events: { emit: async (event, fields) => void events.push({ event, fields }) } },
     log: recording,
     wakeIn: (ms) => void wakes.push(ms),
-    quiet,
+    oneshot: quiet,
   });
   const down = (reason: string, n = 1) => {
     for (let i = 0; i < n; i++) typist.script.ready.push({ ok: false, reason });

@@ -58,10 +58,10 @@ function world(
   const availability = new Availability({
     config,
     typist,
-    events: bus.events,
+    bus: { events: bus.events },
     log: quiet,
     wakeIn: (ms) => void wakes.push(ms),
-    quiet: false,
+    oneshot: false,
   });
   const delivered: ArchiveRecord[] = [];
   const underway = new Underway();

@@ -74,10 +74,10 @@ function world() {
     availability: new Availability({
       config,
       typist,
-      events: { emit: async () => {} },
+      bus: { events: { emit: async () => {} } },
       log: recordingLog(log).log,
       wakeIn: () => {},
-      quiet: false,
+      oneshot: false,
     }),
     underway: new Underway(),
     bus: fakeDeliveryBus({}),

@@ -43,10 +43,10 @@ function world(note: ArchiveRecord) {
   const availability = new Availability({
     config,
     typist,
-    events: bus.events,
+    bus: { events: bus.events },
     log: quiet,
     wakeIn: () => {},
-    quiet: false,
+    oneshot: false,
   });
   const typing = new Pipeline({ config, typist, availability, underway: new Underway(), bus, log: quiet });
   const notes = new Notes({

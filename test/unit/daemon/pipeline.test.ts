@@ -38,10 +38,10 @@ function world(held: Record<string, string> = {}, shown?: Array<{ ids: string[];
   const availability = new Availability({
     config,
     typist,
-    events: { emit: async () => {} },
+    bus: { events: { emit: async () => {} } },
     log: recordingLog(log).log,
     wakeIn: () => {},
-    quiet: false,
+    oneshot: false,
   });
   const underway = new Underway();
   const typing = new Pipeline({
