@@ -49,6 +49,22 @@ module.exports = {
       from: { path: `^src/bus/${from}/` },
       to: { path: `^src/bus/(${to})/` },
     })),
+    // app/'s rooms: the commands' rooms (up/, status/, mcp/) build on app/*.ts, which uses none of them; the
+    // machine's daemon (machine/) brings agents back with up/'s code, and never uses status/ or mcp/.
+    {
+      name: 'app-shared-files-point-down',
+      severity: 'error',
+      comment: 'app/*.ts may not import app/up/, app/status/ or app/mcp/',
+      from: { path: '^src/app/[^/]+$' },
+      to: { path: '^src/app/(up|status|mcp)/' },
+    },
+    {
+      name: 'app-machine-never-imports-status-or-mcp',
+      severity: 'error',
+      comment: 'app/machine/ may not import app/status/ or app/mcp/',
+      from: { path: '^src/app/machine/' },
+      to: { path: '^src/app/(status|mcp)/' },
+    },
     {
       name: 'bus-implementations-are-private',
       severity: 'error',

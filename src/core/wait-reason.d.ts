@@ -1,6 +1,6 @@
 /**
  * Why a direction's waiting messages have not gone (core/waiting.ts decides it). Declarations only, so
- * `baton status --json`'s shape (app/report.d.ts) and the dashboard's build (web/) share this one union
+ * `baton status --json`'s shape (app/status/report.d.ts) and the dashboard's build (web/) share this one union
  * without compiling the turn rules.
  */
 

@@ -1,7 +1,7 @@
 /**
  * Each agent's client session, kept in the conversation's state (`sessions`, core/sessions.ts) from what its
  * hooks report, so `baton up` after a reboot, a crash or `down` can start the client with its own resume
- * (app/agent-start.ts). One state write when an agent's session is new or another one (a client started new,
+ * (app/up/agent-start.ts). One state write when an agent's session is new or another one (a client started new,
  * Claude Code's `/clear`), none per prompt: the state is written through the bus, on PostgreSQL a row every
  * machine is told of.
  */

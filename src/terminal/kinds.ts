@@ -48,7 +48,7 @@ export interface KindSpec {
    * stand before it) and Gemini CLI 0.61.0 (`--resume ID`): each shows the old transcript and then its
    * input box, ready by the same screen rules as a fresh start, and its next request carries the whole
    * history. A session the client no longer has makes it exit at once (Claude Code and Codex with status 1,
-   * Gemini CLI with 42), which `baton up` sees and starts it new (app/agent-start.ts).
+   * Gemini CLI with 42), which `baton up` sees and starts it new (app/up/agent-start.ts).
    */
   resumeArgs?: (id: string) => string[];
 }

@@ -4,8 +4,8 @@
  * without compiling server code.
  */
 
-export type { AgentStatus, StatusReport } from '../app/report.js';
-import type { Row } from '../app/machine/listing.js';
+export type { AgentStatus, StatusReport } from '../app/status/report.js';
+import type { Row } from '../app/status/listing.js';
 
 /** What the page shows of one message. Content is cut at 65,536 characters (`truncated`; transcript.ts). */
 export interface Bubble {

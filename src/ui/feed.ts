@@ -11,7 +11,7 @@
 import { LogReplaced, NO_LOG } from '../bus/events.js';
 import { isRecordId } from '../core/ids.js';
 import type { Config } from '../config/config.js';
-import type { StatusReport } from '../app/status.js';
+import type { StatusReport } from '../app/status/status.js';
 import type { Archive, EventFeed, Liveness, Status } from '../bus/bus.js';
 import { LiveStatus } from './live-status.js';
 import { sse } from './sse.js';

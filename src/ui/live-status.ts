@@ -5,7 +5,7 @@
  * per pane each time (1.5% of a core at idle). A pane is captured again only after tmux saw activity in
  * its window (capturing every pane every 2.5 s raised the daemon's own p99 to 80–110 ms on 2 cores).
  */
-import { collectStatus, PersonRecords, type StatusReport } from '../app/status.js';
+import { collectStatus, PersonRecords, type StatusReport } from '../app/status/status.js';
 import type { Archive, Liveness, Status } from '../bus/bus.js';
 import type { Config } from '../config/config.js';
 import { sanitize } from '../core/compose.js';

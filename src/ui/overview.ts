@@ -1,12 +1,12 @@
 /**
- * The overview: every conversation of this machine's daemon (what `baton ls` lists: app/machine/list.ts),
+ * The overview: every conversation of this machine's daemon (what `baton ls` lists: app/status/list.ts),
  * live. The listing is computed here on a timer only while a tab shows it, and pushed to every tab as a
  * `listing` event when it changed — tabs never poll, and a page with forty conversations costs one
  * listing per interval however many tabs are open. Each row leads to its conversation's view (`/c/<id>/`).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { type Listing, listConversations } from '../app/machine/list.js';
+import { type Listing, listConversations } from '../app/status/list.js';
 import { keyOf } from '../app/machine/registry.js';
 import { PKG_ROOT } from '../app/paths.js';
 import type { Overview, OverviewRow } from './api.js';

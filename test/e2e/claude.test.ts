@@ -504,7 +504,7 @@ describe(`real Claude Code ${VERSION} agents under the baton daemon`, () => {
       });
       mocks[name] = mock;
       const { cwd, env } = agentEnv(project, name, mock);
-      // What `baton up` does for a claude agent before starting it (app/hooks.ts).
+      // What `baton up` does for a claude agent before starting it (app/up/hooks.ts).
       const installed = await installClaudeHooks({ name, cwd }, spoolDir(project.path(), name), process.execPath, CLI);
       expect(installed.ok).toBe(true);
       const cmd = `exec env -i TERM="$TERM" ${Object.entries(env)

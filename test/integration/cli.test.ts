@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StatusReport } from '../../src/app/status.js';
+import type { StatusReport } from '../../src/app/status/status.js';
 import { CLI, Project, waitFor } from '../helpers/harness.js';
 
 let p: Project | undefined;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { alive, CLI, Project, ROOT, waitFor } from '../helpers/harness.js';
-import { MARKER } from '../../src/app/instructions.js';
+import { MARKER } from '../../src/app/up/instructions.js';
 
 let p: Project;
 afterEach(async () => {

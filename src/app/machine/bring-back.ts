@@ -1,7 +1,7 @@
 /**
  * The machine's service with `--agents` (`baton service install --agents`): after a reboot the service's
  * daemon brings back, with each conversation it serves, that conversation's agents — what `baton up` in its
- * folder would start, each client resuming its session (app/agent-start.ts), the turn holder then told what
+ * folder would start, each client resuming its session (app/up/agent-start.ts), the turn holder then told what
  * it owes by the conversation's daemon (daemon/restarted.ts). Only a conversation that was running: one
  * that finished stays down, a demo too. Without `--agents` nothing is started, and `baton ls` says which
  * conversations wait for `baton up` and why.
@@ -10,10 +10,10 @@ import { openBus } from '../../bus/open.js';
 import { isLocal, type Config } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Tmux } from '../../terminal/tmux.js';
-import { startAgents } from '../agent-start.js';
-import { installHooks } from '../hooks.js';
-import { writeInstructions } from '../instructions.js';
-import { planCommands } from '../up.js';
+import { startAgents } from '../up/agent-start.js';
+import { installHooks } from '../up/hooks.js';
+import { writeInstructions } from '../up/instructions.js';
+import { planCommands } from '../up/up.js';
 
 /** Start the conversation's agents that have no live pane. Null when done, else why not. */
 export async function bringBack(config: Config, t: Tmux, log: Logger): Promise<string | null> {

@@ -15,7 +15,7 @@ import type { Config } from '../../config/config.js';
 import { log } from '../../lib/log.js';
 import type { Tmux } from '../../terminal/tmux.js';
 import { CLI_JS } from '../paths.js';
-import { DATABASE_ENV, paneEnv } from '../sessions.js';
+import { DATABASE_ENV, paneEnv } from '../pane-env.js';
 import { recordedServer, recordServer } from '../tmux-server.js';
 import { databaseEnvHash, machineDaemon } from './daemon-lock.js';
 import { stateRoot } from './identity.js';

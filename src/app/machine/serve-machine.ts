@@ -12,7 +12,7 @@ import { loadConfig } from '../../config/load.js';
 import { Service } from '../../daemon/serve.js';
 import type { Logger } from '../../lib/log.js';
 import { Tmux } from '../../terminal/tmux.js';
-import { DATABASE_ENV } from '../sessions.js';
+import { DATABASE_ENV } from '../pane-env.js';
 import { databaseEnvHash, takeMachineLock } from './daemon-lock.js';
 import { type Entry, keyOf, readRegistry, registryFile, unreadableLine } from './registry.js';
 import { bringBack } from './bring-back.js';

@@ -28,7 +28,7 @@ there: baton names that machine (exit 2).`,
     const [name, ...extra] = inv.positionals;
     if (!name || extra.length) throw new UsageError('name one agent, or "daemon"');
     const agent = config.agents[name];
-    const { DAEMON_NAMES } = await import('../../app/daemon-session.js');
+    const { DAEMON_NAMES } = await import('../../app/up/daemon-session.js');
     if (!agent && !(DAEMON_NAMES as readonly string[]).includes(name))
       throw new UsageError(`unknown agent "${name}" (agents: ${config.order.join(', ')}; the daemon: daemon)`);
     if (agent && !isLocal(config, name)) {
@@ -82,11 +82,11 @@ there: baton names that machine (exit 2).`,
 type Found = { ok: true; t: import('../../terminal/tmux.js').Tmux; session: string } | { ok: false; why: string };
 
 /**
- * The daemon's session (app/daemon-session.ts) on the server the conversation runs on, else on this shell's
+ * The daemon's session (app/up/daemon-session.ts) on the server the conversation runs on, else on this shell's
  * (the machine's daemon lives on the server of the `up` that started it).
  */
 async function findDaemon(config: import('../../config/config.js').Config): Promise<Found> {
-  const { daemonSession } = await import('../../app/daemon-session.js');
+  const { daemonSession } = await import('../../app/up/daemon-session.js');
   const { machineDaemon } = await import('../../app/machine/daemon-lock.js');
   const { entryOf, isRegistered, keyOf, stateDir } = await import('../../app/machine/registry.js');
   const { conversationTmux } = await import('../../app/tmux-server.js');

@@ -1,4 +1,4 @@
-import type { Check } from '../../app/doctor.js';
+import type { Check } from '../../app/status/doctor.js';
 import { noPositionals, type CommandSpec, type Invocation } from '../command.js';
 
 export const doctor: CommandSpec = {
@@ -21,7 +21,7 @@ does not load) make it exit 1; an agent CLI that is not installed or a folder no
 With no config found it checks the built-in default and says so. A config.json that does not load: the
 "config" check fails naming the error, and the "daemon" check says what runs for that file.`,
   async run(inv) {
-    const { diagnose, repair } = await import('../../app/doctor.js');
+    const { diagnose, repair } = await import('../../app/status/doctor.js');
     const { openBus } = await import('../../bus/open.js');
     const { configOrBroken } = await import('../inputs.js');
     noPositionals(inv);
@@ -54,7 +54,7 @@ function report(inv: Invocation, checks: Check[], repaired: string | null): numb
 
 /** A config.json that does not load: that check fails, and what runs for it is said (what-runs.ts). */
 async function brokenDoctor(inv: Invocation, file: string, error: string): Promise<number> {
-  const { whatRuns } = await import('../../app/what-runs.js');
+  const { whatRuns } = await import('../../app/status/what-runs.js');
   const runs = await whatRuns(file);
   const daemon = !runs.record
     ? check('daemon', 'warn', 'no daemon recorded what it runs for this file on this machine')

@@ -17,9 +17,9 @@ conversations' sessions and panes given as "target" in config.json are left alon
     'itself beside that file (.baton/) and the sessions of its message folder; it names the error and exits 0, ' +
     'or 2 when nothing recorded what runs for that file.',
   async run(inv) {
-    const { stopAll } = await import('../../app/sessions.js');
+    const { stopAll } = await import('../../app/up/sessions.js');
     const { conversationTmux } = await import('../../app/tmux-server.js');
-    const { stopWhatRuns } = await import('../../app/what-runs.js');
+    const { stopWhatRuns } = await import('../../app/status/what-runs.js');
     const { openBus } = await import('../../bus/open.js');
     const { log } = await import('../../lib/log.js');
     const { configOrBroken } = await import('../inputs.js');

@@ -1,5 +1,5 @@
 import { relative, resolve } from 'node:path';
-import type { Machines } from '../../app/scaffold.js';
+import type { Machines } from '../../app/up/scaffold.js';
 import { AGENT_KINDS } from '../../config/agent-kinds.js';
 import type { AgentKind, Config, Policy } from '../../config/config.js';
 import { POLICIES } from '../../core/turns.js';
@@ -43,8 +43,8 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
   --host AGENT=MACHINE   (repeatable, with --bus postgres) the machine that runs AGENT: the name it
                   gets from BATON_HOST (else its hostname); agents not named run where "baton up" runs`,
   async run(inv) {
-    const { installHooks } = await import('../../app/hooks.js');
-    const { makeProject, scaffold } = await import('../../app/scaffold.js');
+    const { installHooks } = await import('../../app/up/hooks.js');
+    const { makeProject, scaffold } = await import('../../app/up/scaffold.js');
     const { log } = await import('../../lib/log.js');
     const { KINDS } = await import('../../terminal/kinds.js');
     if (inv.positionals.length > 1) throw new UsageError('give at most one folder');

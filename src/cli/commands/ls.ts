@@ -55,8 +55,8 @@ in the file until it is fixed by hand). Changes nothing.
                  (direction → count), approvals, rejected} or {…, ok: false, problem}])
   --schema NAME  the schema the conversations are in (bus.schema; default baton); only with --bus`,
   async run(inv) {
-    const { formatBusListing, listBus } = await import('../../app/machine/list-bus.js');
-    const { formatListing, listConversations } = await import('../../app/machine/list.js');
+    const { formatBusListing, listBus } = await import('../../app/status/list-bus.js');
+    const { formatListing, listConversations } = await import('../../app/status/list.js');
     const { BUS_SCHEMA_NAME } = await import('../../config/schema.js');
     const { log } = await import('../../lib/log.js');
     noPositionals(inv);

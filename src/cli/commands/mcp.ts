@@ -23,7 +23,7 @@ command line (-c mcp_servers.baton=…). Its tools:
     if (agent !== undefined && !config.agents[agent])
       throw new UsageError(`unknown agent "${agent}" (agents: ${config.order.join(', ')})`);
     log.level = 0; // stdout is the protocol's: nothing of baton's own may appear on it
-    const { serveMcp } = await import('../../app/mcp.js'); // the SDK loads only for this command
+    const { serveMcp } = await import('../../app/mcp/mcp.js'); // the SDK loads only for this command
     await serveMcp(config, agent);
     return 0;
   },

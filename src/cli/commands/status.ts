@@ -42,9 +42,9 @@ it prints on stderr the error in one line and what runs (the daemon that recorde
 file, the sessions of its message folder, and why the machine's daemon skipped it), nothing on stdout,
 and exits 2.`,
   async run(inv) {
-    const { collectStatus, formatStatus } = await import('../../app/status.js');
+    const { collectStatus, formatStatus } = await import('../../app/status/status.js');
     const { skippedConfigFile } = await import('../../app/machine/skipped.js');
-    const { brokenStatus, whatRuns } = await import('../../app/what-runs.js');
+    const { brokenStatus, whatRuns } = await import('../../app/status/what-runs.js');
     const { configOrBroken } = await import('../inputs.js');
     const { locateConfig } = await import('../../config/load.js');
     noPositionals(inv);
@@ -52,7 +52,7 @@ and exits 2.`,
     if (source.file === null) {
       // No config.json here nor above: no conversation to show (a made-up default once said "not running", exit 0).
       const { log } = await import('../../lib/log.js');
-      const { noConversationHint } = await import('../../app/no-conversation.js');
+      const { noConversationHint } = await import('../../app/status/no-conversation.js');
       const { stateDir } = await import('../../app/machine/registry.js');
       const where = process.env.BATON_HOME
         ? `in ${source.baseDir} ($BATON_HOME)`

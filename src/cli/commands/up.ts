@@ -57,7 +57,7 @@ CONVENTIONS.md for aider, AGENTS.md otherwise) is written into its cwd from the 
 whom it talks to, how to reply. A file you wrote yourself (without baton's marker line) is kept.`,
   async run(inv) {
     const { startRequest } = await import('../../app/requests.js');
-    const { up: start } = await import('../../app/up.js');
+    const { up: start } = await import('../../app/up/up.js');
     const { isLocal } = await import('../../config/config.js');
     const { log } = await import('../../lib/log.js');
     const { onPath } = await import('../../terminal/program.js');

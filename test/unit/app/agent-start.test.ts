@@ -1,12 +1,12 @@
 /**
- * app/agent-start.ts startPlan: how `baton up` starts an agent of a conversation that was running — its
+ * app/up/agent-start.ts startPlan: how `baton up` starts an agent of a conversation that was running — its
  * client's own resume of the session its hooks reported (Claude Code `--resume ID`, Codex `resume ID` after
  * baton's options, Gemini CLI `--resume ID`), or new, saying why — and config.json's budget and pricing keys.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../../../src/config/config.js';
 import type { State } from '../../../src/core/state.js';
-import { startPlan } from '../../../src/app/agent-start.js';
+import { startPlan } from '../../../src/app/up/agent-start.js';
 
 const ID = '662dd966-c06b-4056-9cde-094d262dfa46';
 const config = parseConfig(

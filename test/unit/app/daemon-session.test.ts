@@ -1,9 +1,9 @@
 /**
- * app/daemon-session.ts: which tmux session `baton attach daemon` (or `watcher`) opens — the conversation's own
+ * app/up/daemon-session.ts: which tmux session `baton attach daemon` (or `watcher`) opens — the conversation's own
  * daemon's, else the machine's, else it says the machine's daemon runs in none (a service).
  */
 import { describe, expect, it } from 'vitest';
-import { daemonSession } from '../../../src/app/daemon-session.js';
+import { daemonSession } from '../../../src/app/up/daemon-session.js';
 
 const at = { messageDir: '/p/messages', machineDir: '/state/baton', machinePid: 42 };
 const sessions = (entries: Array<[string, string]>) => new Map(entries.map(([n, owner]) => [n, { owner }]));

@@ -1,5 +1,5 @@
 /**
- * app/instructions.ts: what each agent's instructions file says, for two and three agents under each turn
+ * app/up/instructions.ts: what each agent's instructions file says, for two and three agents under each turn
  * policy, and how `baton up` writes the files without touching one a person has made their own. Configs
  * live in temporary folders (the text looks for baton's scripts/send.sh under the config's folder).
  */
@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { instructionsText, MARKER, writeInstructions } from '../../../src/app/instructions.js';
+import { instructionsText, MARKER, writeInstructions } from '../../../src/app/up/instructions.js';
 import { parseConfig } from '../../../src/config/config.js';
 import { KINDS } from '../../../src/terminal/kinds.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { databaseEnvHash } from '../../../src/app/machine/daemon-lock.js';
 import { joinable } from '../../../src/app/machine/join.js';
-import { DATABASE_ENV } from '../../../src/app/sessions.js';
+import { DATABASE_ENV } from '../../../src/app/pane-env.js';
 import type { Config } from '../../../src/config/config.js';
 
 let dir = '';

@@ -1,11 +1,11 @@
 /**
- * app/mcp-stdio.ts against in-memory streams: lines split anywhere across chunks, CRLF, a line at the
+ * app/mcp/mcp-stdio.ts against in-memory streams: lines split anywhere across chunks, CRLF, a line at the
  * limit read and one byte over it answered (and its rest discarded, the next line read), messages that
  * are not JSON-RPC answered, and the handshake before any other request.
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import { DRAIN_MS, GuardedStdioTransport } from '../../../src/app/mcp-stdio.js';
+import { DRAIN_MS, GuardedStdioTransport } from '../../../src/app/mcp/mcp-stdio.js';
 
 function world(limit: number) {
   const stdin = new PassThrough();

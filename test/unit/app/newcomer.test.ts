@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { jsonError } from '../../../src/config/load.js';
 import { kickoffHint, resumeNotice } from '../../../src/core/compose.js';
 import { DEMO_TURNS, endsWith, nudgePlan, rulesFor } from '../../../src/core/conversation.js';
-import { continuation } from '../../../src/app/up.js';
+import { continuation } from '../../../src/app/up/up.js';
 import { demoLine, demoTopicLine } from '../../../src/demo/script.js';
 import { closest, editDistance } from '../../../src/core/suggest.js';
 import { decide } from '../../../src/core/turns.js';

@@ -1,5 +1,5 @@
 /**
- * app/no-conversation.ts: what `baton status` names in a folder with no config.json — the nearest
+ * app/status/no-conversation.ts: what `baton status` names in a folder with no config.json — the nearest
  * conversation below it (one the machine's daemon serves first, then a config.json one level down), else
  * `baton init` and, when the machine serves any, `baton ls`.
  */
@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { noConversationHint } from '../../../src/app/no-conversation.js';
+import { noConversationHint } from '../../../src/app/status/no-conversation.js';
 
 const root = mkdtempSync(join(tmpdir(), 'baton-nowhere-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,6 +1,6 @@
-/** app/request-id.ts: the id of a JSON-RPC request too large to read, found as its bytes stream past. */
+/** app/mcp/request-id.ts: the id of a JSON-RPC request too large to read, found as its bytes stream past. */
 import { describe, expect, it } from 'vitest';
-import { RequestIdScan } from '../../../src/app/request-id.js';
+import { RequestIdScan } from '../../../src/app/mcp/request-id.js';
 
 /** Scan `text` in pieces of `size` bytes (a chunk may end anywhere: inside a key, a string, an escape). */
 const idOf = (text: string, size: number) => {

@@ -1,11 +1,11 @@
 /**
- * app/scaffold.ts: the config `baton init` writes names what is the project's own — its agents, their
+ * app/up/scaffold.ts: the config `baton init` writes names what is the project's own — its agents, their
  * sessions, the policy asked for — and pins no default, so a default changed later (the measured Enter rule
  * of each kind) reaches it as it reaches every other project.
  */
 import { describe, expect, it } from 'vitest';
 import { ConfigFileSchema, parseConfig } from '../../../src/config/config.js';
-import { acrossMachines, scaffold } from '../../../src/app/scaffold.js';
+import { acrossMachines, scaffold } from '../../../src/app/up/scaffold.js';
 
 describe("baton init's config", () => {
   it('names its agents and policy, and leaves every other key to its default', () => {

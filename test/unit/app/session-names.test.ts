@@ -1,5 +1,5 @@
 /**
- * app/session-names.ts: the session names init writes differ for two projects in folders of one name
+ * app/up/session-names.ts: the session names init writes differ for two projects in folders of one name
  * (a/review and b/review were both review-shell1), and a name `up` suggests is never one already taken — on
  * the tmux server, in this config, or by a conversation the machine's registry lists.
  */
@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectHash, sessionSuggestion, takenSessions } from '../../../src/app/session-names.js';
+import { projectHash, sessionSuggestion, takenSessions } from '../../../src/app/up/session-names.js';
 import { parseConfig } from '../../../src/config/config.js';
 
 const root = mkdtempSync(join(tmpdir(), 'baton-session-names-'));

@@ -1,9 +1,9 @@
 /**
- * app/status.ts turnSeconds: the turn clock `status`, `ls`, `ls --bus` and the overview show runs only while a
+ * app/status/status.ts turnSeconds: the turn clock `status`, `ls`, `ls --bus` and the overview show runs only while a
  * turn runs — a finished conversation's kept counting ("claude1 for 5400 s"), and a paused one's stands still.
  */
 import { describe, expect, it } from 'vitest';
-import { turnSeconds } from '../../../src/app/status.js';
+import { turnSeconds } from '../../../src/app/status/status.js';
 
 const now = Date.parse('2026-01-01T00:10:00.000Z');
 const started = '2026-01-01T00:00:00.000Z';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Listing } from '../../../src/app/machine/list.js';
+import type { Listing } from '../../../src/app/status/list.js';
 import { keyOf } from '../../../src/app/machine/registry.js';
 import { conversationId, conversationPath, routeOf } from '../../../src/ui/conversation-paths.js';
 import { overviewOf } from '../../../src/ui/overview.js';

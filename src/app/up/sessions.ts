@@ -7,46 +7,21 @@
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { basename, delimiter, dirname, isAbsolute } from 'node:path';
+import { basename, dirname, isAbsolute } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Liveness } from '../bus/bus.js';
-import { isLocal, type Agent, type Config } from '../config/config.js';
-import { log } from '../lib/log.js';
-import { shellQuote } from '../lib/shell.js';
-import { findPane } from '../terminal/pane.js';
-import type { Tmux } from '../terminal/tmux.js';
+import type { Liveness } from '../../bus/bus.js';
+import { isLocal, type Agent, type Config } from '../../config/config.js';
+import { log } from '../../lib/log.js';
+import { shellQuote } from '../../lib/shell.js';
+import { findPane } from '../../terminal/pane.js';
+import type { Tmux } from '../../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
-import { BIN_DIR, CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from './paths.js';
-import { isMachineDaemon, leaveMachineDaemon, leftLabel } from './machine/leave.js';
-import { entryOf, keyOf, stateDir, unregisterOwn } from './machine/registry.js';
+import { DATABASE_ENV, paneEnv } from '../pane-env.js';
+import { CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from '../paths.js';
+import { isMachineDaemon, leaveMachineDaemon, leftLabel } from '../machine/leave.js';
+import { entryOf, keyOf, stateDir, unregisterOwn } from '../machine/registry.js';
 import { sessionSuggestion } from './session-names.js';
-import { recordServer } from './tmux-server.js';
-
-/**
- * The database's address and secrets (docs/protocol.md §10): the daemon's, never an agent's. An agent's
- * messages go through its machine (its folder, relayed by the daemon), so it never needs them — and an
- * agent that has them can read and write every conversation in the database (docs/trust.md).
- */
-export const DATABASE_ENV = ['BATON_BUS_URL', 'PGPASSWORD', 'PGPASSFILE', 'PGSSLMODE', 'PGSSLROOTCERT'] as const;
-
-/**
- * The environment a pane gets, so `baton post` finds this conversation: the agent's (`agent`), or the
- * daemon's (none). `database`: the database's variables too — the daemon's pane, and the bundled demo
- * agents (baton's own program, which reads whose turn it is); never an agent's.
- */
-export function paneEnv(config: Config, agent?: Agent, opts: { database?: boolean } = {}): Record<string, string> {
-  const env: Record<string, string> = {
-    PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
-    ...(config.file ? { BATON_CONFIG: config.file } : { BATON_HOME: config.baseDir }),
-  };
-  // This machine's name reaches `baton post` in the panes, the database the daemon (a tmux server started
-  // earlier does not have this shell's environment).
-  const database = opts.database ?? !agent;
-  for (const k of ['BATON_TMUX_SOCKET', 'BATON_HOST', ...(database ? DATABASE_ENV : [])])
-    if (process.env[k]) env[k] = process.env[k]!;
-  if (agent) Object.assign(env, agent.env, { BATON_AGENT: agent.name });
-  return env;
-}
+import { recordServer } from '../tmux-server.js';
 
 /**
  * The database's variables that a tmux server started before (from a shell that had them) holds in its
@@ -85,7 +60,7 @@ export async function startAgent(
     topic: string | undefined;
     /** The database's variables the tmux server's global environment holds: blanked in an agent's pane. */
     blank?: Record<string, string>;
-    /** The client's own resume arguments (app/agent-start.ts), after everything else on its command line. */
+    /** The client's own resume arguments (app/up/agent-start.ts), after everything else on its command line. */
     resume?: string[] | undefined;
   },
 ): Promise<AgentStart> {
@@ -215,7 +190,7 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
       log.warn(`cannot signal the daemon (pid ${holder.pid}): ${(err as Error).message}`);
     }
   }
-  // A daemon of its own stopped (or none ran): `ls` no longer lists it (machine/own-daemon.ts).
+  // A daemon of its own stopped (or none ran): `ls` no longer lists it (up/own-daemon.ts).
   if (!left.left && !(await bus.daemon()).running)
     await unregisterOwn(stateDir(), keyOf(entryOf(config, null))).catch(() => {}); // (does not read: ls says so)
   // Only sessions this conversation started (tagged with its message_dir): never a person's own session

@@ -2,7 +2,7 @@
  * `baton status` as text: one line per fact, each built by a small function so the whole reads top-down.
  * `--json` prints the StatusReport itself (report.d.ts).
  */
-import { dollars } from '../core/budget.js';
+import { dollars } from '../../core/budget.js';
 import type { AgentStatus, StatusReport } from './report.js';
 import { runningConfigLine } from './running.js';
 

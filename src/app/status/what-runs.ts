@@ -6,14 +6,14 @@
  * message folder (@baton_config, sessions.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { readRunRecord, type RunRecord } from '../config/run-record.js';
-import { pidAlive } from '../lib/process.js';
-import type { Tmux } from '../terminal/tmux.js';
-import { isMachineDaemon, leaveByConfigFile, leaveByRecord, leftLabel, recordKey } from './machine/leave.js';
-import { stateDir, unregisterOwn } from './machine/registry.js';
-import type { Skipped } from './machine/skipped.js';
+import { readRunRecord, type RunRecord } from '../../config/run-record.js';
+import { pidAlive } from '../../lib/process.js';
+import type { Tmux } from '../../terminal/tmux.js';
+import { isMachineDaemon, leaveByConfigFile, leaveByRecord, leftLabel, recordKey } from '../machine/leave.js';
+import { stateDir, unregisterOwn } from '../machine/registry.js';
+import type { Skipped } from '../machine/skipped.js';
 import { skippedLine } from './status-text.js';
-import { conversationTmux } from './tmux-server.js';
+import { conversationTmux } from '../tmux-server.js';
 
 export interface WhatRuns {
   /** Null: no daemon ever recorded what it runs for this file on this machine. */
@@ -66,7 +66,7 @@ export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Sto
     }
   }
   for (const name of runs.sessions) if (await t.killSession(name)) stopped.push(`session ${name}`);
-  // A daemon of its own stopped (or none ran): `ls` no longer lists it (machine/own-daemon.ts).
+  // A daemon of its own stopped (or none ran): `ls` no longer lists it (up/own-daemon.ts).
   if (!left.left && !pidAlive(daemon.pid)) await unregisterOwn(stateDir(), recordKey(runs.record)).catch(() => {});
   if (left.left && left.released) stopped.push(leftLabel(left)); // last: what became of the daemon ends the line
   return { kind: 'stopped', stopped, notes };

@@ -5,8 +5,8 @@
  * (BATON_DAEMON=conversation), or the machine's in `baton-daemon` (or `baton-daemon-<hash>`), or — a service,
  * or started from another tmux server — in no session this server has.
  */
-import { MACHINE_SESSION } from './machine/join.js';
-import { WATCHER_SESSION } from './paths.js';
+import { MACHINE_SESSION } from '../machine/join.js';
+import { WATCHER_SESSION } from '../paths.js';
 
 /** The names `baton attach` takes for the daemon (an agent of that name comes first). */
 export const DAEMON_NAMES = ['daemon', WATCHER_SESSION] as const;

@@ -5,8 +5,8 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { loadConfig } from '../config/load.js';
-import { readRegistry } from './machine/registry.js';
+import { loadConfig } from '../../config/load.js';
+import { readRegistry } from '../machine/registry.js';
 
 /** Folders below the current one looked into for a config.json: a project one level down (`cd review`). */
 const LOOK_INTO = 64;

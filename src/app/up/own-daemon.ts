@@ -1,18 +1,18 @@
 /**
  * A conversation with a daemon of its own on this machine, beside the machine's daemon: BATON_DAEMON=conversation,
  * or a PostgreSQL conversation whose shell has other database settings than the machine's daemon was started with
- * (join.ts `joinable`). Such a conversation once showed nowhere — not in `baton ls`, not in the overview — and
+ * (machine/join.ts `joinable`). Such a conversation once showed nowhere — not in `baton ls`, not in the overview — and
  * `up` said it got the session "watcher" when another conversation held that name and it got "watcher-<folder>-…".
- * Now `up` lists it in the registry's `own_daemons` (registry.ts), which the machine's daemon never serves, and
- * names the session it got; `down` takes it out (sessions.ts stopAll, what-runs.ts).
+ * Now `up` lists it in the registry's `own_daemons` (machine/registry.ts), which the machine's daemon never serves, and
+ * names the session it got; `down` takes it out (sessions.ts stopAll, status/what-runs.ts).
  */
 import type { Liveness } from '../../bus/bus.js';
 import type { Config } from '../../config/config.js';
 import { log } from '../../lib/log.js';
 import type { Tmux } from '../../terminal/tmux.js';
-import { startWatcher } from '../sessions.js';
+import { startWatcher } from './sessions.js';
 import { recordedServer } from '../tmux-server.js';
-import { entryOf, registerOwn, stateDir } from './registry.js';
+import { entryOf, registerOwn, stateDir } from '../machine/registry.js';
 
 /**
  * Start the conversation's own daemon (unless one runs), list it for `ls`, and say why it is its own

@@ -10,7 +10,7 @@ import { openDirectory } from '../../bus/open.js';
 import type { ListedConversation, ListedMachine, StoreListing } from '../../bus/bus.js';
 import { blockedRow, runOf, stateWords } from './list.js';
 import type { Blocked, Run } from './listing.js';
-import { turnSeconds } from '../status.js';
+import { turnSeconds } from './status.js';
 
 interface BusMachine {
   host: string;

@@ -1,14 +1,14 @@
 /**
- * What `baton status --json` prints and the dashboard shows (app/status.ts builds it). Declarations only,
+ * What `baton status --json` prints and the dashboard shows (app/status/status.ts builds it). Declarations only,
  * so the page's build (web/) can be type-checked against it without compiling server code.
  */
-import type { WaitReason } from '../core/wait-reason.js';
+import type { WaitReason } from '../../core/wait-reason.js';
 
 export interface StatusReport {
   /** The config file in use; null when none was found and the built-in default is shown. */
   config: string | null;
   message_dir: string;
-  /** The turn policy the daemon runs (config.json's when no daemon has said: app/running.ts). */
+  /** The turn policy the daemon runs (config.json's when no daemon has said: app/status/running.ts). */
   policy: string;
   /**
    * config.json's turns.policy when it is not the one the daemon runs: edited while it runs (a policy takes a
@@ -99,7 +99,7 @@ export interface StatusReport {
   bus: { kind: 'files' | 'postgres'; conversation: string | null };
   /** Each machine of the conversation: its daemon alive or not, its last heartbeat, its agents. */
   hosts: Record<string, HostStatus>;
-  /** What this machine's daemon runs against the config file on disk; null: no daemon has said (app/running.ts). */
+  /** What this machine's daemon runs against the config file on disk; null: no daemon has said (app/status/running.ts). */
   running_config: RunningConfig | null;
   /** config.json's notify sinks and how each has fared on this machine (the daemon that sends records it). */
   notify: NotifySinkStatus[];

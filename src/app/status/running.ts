@@ -4,9 +4,9 @@
  * daemon kept the old max_turns while `status` read the new file ("messages 21 of max 5", still running):
  * status now shows the daemon's values and says when the file differs from them.
  */
-import type { Config } from '../config/config.js';
-import { diskHash, readRunRecord } from '../config/run-record.js';
-import { pidAlive } from '../lib/process.js';
+import type { Config } from '../../config/config.js';
+import { diskHash, readRunRecord } from '../../config/run-record.js';
+import { pidAlive } from '../../lib/process.js';
 import type { RunningConfig } from './report.js';
 
 export function runningConfig(config: Pick<Config, 'file' | 'host'>): RunningConfig | null {

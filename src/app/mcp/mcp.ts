@@ -8,14 +8,14 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { explainBusError, openBus } from '../bus/open.js';
-import type { Config } from '../config/config.js';
-import { MESSAGE_TYPES } from '../core/message.js';
+import { explainBusError, openBus } from '../../bus/open.js';
+import type { Config } from '../../config/config.js';
+import { MESSAGE_TYPES } from '../../core/message.js';
 import { GuardedStdioTransport } from './mcp-stdio.js';
-import { VERSION } from './paths.js';
-import { composePost, postMessage } from './post.js';
-import { collectStatus, formatStatus } from './status.js';
-import { formatText, transcript } from './transcript.js';
+import { VERSION } from '../paths.js';
+import { composePost, postMessage } from '../post.js';
+import { collectStatus, formatStatus } from '../status/status.js';
+import { formatText, transcript } from '../transcript.js';
 
 const text = (t: string, isError = false) => ({
   content: [{ type: 'text' as const, text: t }],

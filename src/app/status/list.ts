@@ -1,19 +1,19 @@
 /**
  * `baton ls`: every conversation the machine's daemons serve (their registries, registry.ts — one per
- * machine name, identity.ts: BATON_HOST), from any folder — each one's `status` (app/status.ts) summed up in
- * a row — and the conversations of this machine that run a daemon of their own (own-daemon.ts), marked so. A
+ * machine name, identity.ts: BATON_HOST), from any folder — each one's `status` (app/status/status.ts) summed up in
+ * a row — and the conversations of this machine that run a daemon of their own (up/own-daemon.ts), marked so. A
  * conversation that cannot be read (its config broken, its folder gone or unreadable, a database this shell
  * cannot reach) is a row with its problem, never the end of the list.
  */
 import { hostname } from 'node:os';
 import { loadConfig } from '../../config/load.js';
 import { dollars } from '../../core/budget.js';
-import { collectStatus } from '../status.js';
-import { machineDaemon, type MachineHolder } from './daemon-lock.js';
-import { stateDirs, stateRoot } from './identity.js';
-import { type Entry, keyOf, readRegistry, stateDir, unreadableLine } from './registry.js';
+import { collectStatus } from './status.js';
+import { machineDaemon, type MachineHolder } from '../machine/daemon-lock.js';
+import { stateDirs, stateRoot } from '../machine/identity.js';
+import { type Entry, keyOf, readRegistry, stateDir, unreadableLine } from '../machine/registry.js';
 import type { Blocked, Row, Run } from './listing.js';
-import { readServed, type Served } from './served.js';
+import { readServed, type Served } from '../machine/served.js';
 
 export type { Run } from './listing.js';
 

@@ -6,11 +6,11 @@
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import type { AgentKind, Config, Policy } from '../config/config.js';
-import { CONVERSATION_NAME, conversationName } from '../config/conversation-name.js';
-import { loadConfig, locateConfig } from '../config/load.js';
-import { createAtomic, ensureDir } from '../lib/fsx.js';
-import { KINDS } from '../terminal/kinds.js';
+import type { AgentKind, Config, Policy } from '../../config/config.js';
+import { CONVERSATION_NAME, conversationName } from '../../config/conversation-name.js';
+import { loadConfig, locateConfig } from '../../config/load.js';
+import { createAtomic, ensureDir } from '../../lib/fsx.js';
+import { KINDS } from '../../terminal/kinds.js';
 import { writeInstructions } from './instructions.js';
 import { sessionSuggestion } from './session-names.js';
 

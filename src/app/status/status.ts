@@ -3,25 +3,25 @@
  * pane from tmux. Reads only; a long-lived Tmux (the dashboard's control client) can be passed in
  * instead of one tmux process per question.
  */
-import type { Archive, Liveness, Status } from '../bus/bus.js';
-import { openBus } from '../bus/open.js';
-import { hostOf, isLocal, type Config } from '../config/config.js';
-import { agentKey, conversationKey } from '../core/budget.js';
-import { rulesFor } from '../core/conversation.js';
-import type { State } from '../core/state.js';
-import { CatchUps, PersonRecords, settled } from '../daemon/catch-up.js';
-import { readDialogs } from '../terminal/hooks/dialog-files.js';
-import { readAgentStates } from '../terminal/hooks/spool.js';
-import { findPane, targetOf } from '../terminal/pane.js';
-import { readScreen, whyNotReady } from '../terminal/readiness.js';
-import type { Tmux } from '../terminal/tmux.js';
+import type { Archive, Liveness, Status } from '../../bus/bus.js';
+import { openBus } from '../../bus/open.js';
+import { hostOf, isLocal, type Config } from '../../config/config.js';
+import { agentKey, conversationKey } from '../../core/budget.js';
+import { rulesFor } from '../../core/conversation.js';
+import type { State } from '../../core/state.js';
+import { CatchUps, PersonRecords, settled } from '../../daemon/catch-up.js';
+import { readDialogs } from '../../terminal/hooks/dialog-files.js';
+import { readAgentStates } from '../../terminal/hooks/spool.js';
+import { findPane, targetOf } from '../../terminal/pane.js';
+import { readScreen, whyNotReady } from '../../terminal/readiness.js';
+import type { Tmux } from '../../terminal/tmux.js';
 import type { AgentStatus, StatusReport } from './report.js';
-import { readRegistry, stateDir } from './machine/registry.js';
-import { skippedConversation } from './machine/skipped.js';
-import { notifyStatus } from './notify.js';
+import { readRegistry, stateDir } from '../machine/registry.js';
+import { skippedConversation } from '../machine/skipped.js';
+import { notifyStatus } from '../notify.js';
 import { runningConfig } from './running.js';
 import { waitingOf } from './status-waiting.js';
-import { conversationTmux } from './tmux-server.js';
+import { conversationTmux } from '../tmux-server.js';
 
 export type { StatusReport };
 export { formatStatus } from './status-text.js';

@@ -7,16 +7,16 @@
  * ~/.gemini.
  */
 import { relative } from 'node:path';
-import type { Agent, Config } from '../config/config.js';
-import { log } from '../lib/log.js';
-import { shellQuote } from '../lib/shell.js';
-import { installClaudeHooks, registerClaudeMcp } from '../terminal/hooks/claude-settings.js';
-import { installCodexHooks } from '../terminal/hooks/codex-hooks.js';
-import { installGeminiHooks } from '../terminal/hooks/gemini-settings.js';
-import { batonMcpServer, codexMcpOverride } from '../terminal/hooks/mcp-server.js';
-import { spoolDir } from '../terminal/hooks/spool.js';
-import { programName } from '../terminal/program.js';
-import { CLI_JS } from './paths.js';
+import type { Agent, Config } from '../../config/config.js';
+import { log } from '../../lib/log.js';
+import { shellQuote } from '../../lib/shell.js';
+import { installClaudeHooks, registerClaudeMcp } from '../../terminal/hooks/claude-settings.js';
+import { installCodexHooks } from '../../terminal/hooks/codex-hooks.js';
+import { installGeminiHooks } from '../../terminal/hooks/gemini-settings.js';
+import { batonMcpServer, codexMcpOverride } from '../../terminal/hooks/mcp-server.js';
+import { spoolDir } from '../../terminal/hooks/spool.js';
+import { programName } from '../../terminal/program.js';
+import { CLI_JS } from '../paths.js';
 
 /** What an agent's command line gets on top of its config: arguments for its CLI, and environment. */
 export interface Launch {

@@ -8,9 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
-import type { Agent, Config } from '../config/config.js';
-import { loadConfig } from '../config/load.js';
-import { readRegistry } from './machine/registry.js';
+import type { Agent, Config } from '../../config/config.js';
+import { loadConfig } from '../../config/load.js';
+import { readRegistry } from '../machine/registry.js';
 
 /** Four hex digits of the project folder's path: two folders of one name on a machine differ in them. */
 export const projectHash = (baseDir: string): string =>

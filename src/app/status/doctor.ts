@@ -5,13 +5,13 @@
 import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Admin, Archive, ArchiveView, Checkup, Liveness, Status } from '../bus/bus.js';
-import { openBus } from '../bus/open.js';
-import { isLocal, type Config } from '../config/config.js';
-import { StateError, type State } from '../core/state.js';
-import { KINDS } from '../terminal/kinds.js';
-import { onPath, programOf } from '../terminal/program.js';
-import { Tmux } from '../terminal/tmux.js';
+import type { Admin, Archive, ArchiveView, Checkup, Liveness, Status } from '../../bus/bus.js';
+import { openBus } from '../../bus/open.js';
+import { isLocal, type Config } from '../../config/config.js';
+import { StateError, type State } from '../../core/state.js';
+import { KINDS } from '../../terminal/kinds.js';
+import { onPath, programOf } from '../../terminal/program.js';
+import { Tmux } from '../../terminal/tmux.js';
 
 /** `fail` makes doctor exit 1; `warn` is worth knowing but not a fault (e.g. no agent CLI: --demo works). */
 export interface Check {

@@ -8,8 +8,8 @@
  *   refused (exit 3).
  */
 import { hostname } from 'node:os';
-import type { Holder, Liveness } from '../bus/bus.js';
-import { isLocal, type Config } from '../config/config.js';
+import type { Holder, Liveness } from '../../bus/bus.js';
+import { isLocal, type Config } from '../../config/config.js';
 
 /** Why `up` must not go on here: exit 2 (the config names no agent for this machine) or 3 (the name is held). */
 export type MachineProblem = { code: 2 | 3; message: string };

@@ -6,10 +6,10 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import type { Config } from '../config/config.js';
-import { writeAtomic, ensureDir } from '../lib/fsx.js';
-import { KINDS } from '../terminal/kinds.js';
-import { expectedReceiver } from '../core/turns.js';
+import type { Config } from '../../config/config.js';
+import { writeAtomic, ensureDir } from '../../lib/fsx.js';
+import { KINDS } from '../../terminal/kinds.js';
+import { expectedReceiver } from '../../core/turns.js';
 
 export const MARKER = '<!-- written by baton from config.json; delete this line to make the file your own -->';
 

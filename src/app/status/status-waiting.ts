@@ -2,10 +2,10 @@
  * `waiting` in `baton status`: for each direction with messages waiting, why they wait (core/waiting.ts,
  * the daemon's own rules), from what the bus, the daemon's liveness and this machine's panes say.
  */
-import { hostOf, isLocal, type Config } from '../config/config.js';
-import type { State } from '../core/state.js';
-import { initialState } from '../core/turns.js';
-import { waitText, whyWaiting } from '../core/waiting.js';
+import { hostOf, isLocal, type Config } from '../../config/config.js';
+import type { State } from '../../core/state.js';
+import { initialState } from '../../core/turns.js';
+import { waitText, whyWaiting } from '../../core/waiting.js';
 import type { StatusReport, WaitingStatus } from './report.js';
 
 export interface WaitingInputs {

@@ -1,0 +1,30 @@
+/** The environment of the panes baton starts, and the database's variables only the daemon's pane gets. */
+import { delimiter } from 'node:path';
+import type { Agent, Config } from '../config/config.js';
+import { BIN_DIR } from './paths.js';
+
+/**
+ * The database's address and secrets (docs/protocol.md §10): the daemon's, never an agent's. An agent's
+ * messages go through its machine (its folder, relayed by the daemon), so it never needs them — and an
+ * agent that has them can read and write every conversation in the database (docs/trust.md).
+ */
+export const DATABASE_ENV = ['BATON_BUS_URL', 'PGPASSWORD', 'PGPASSFILE', 'PGSSLMODE', 'PGSSLROOTCERT'] as const;
+
+/**
+ * The environment a pane gets, so `baton post` finds this conversation: the agent's (`agent`), or the
+ * daemon's (none). `database`: the database's variables too — the daemon's pane, and the bundled demo
+ * agents (baton's own program, which reads whose turn it is); never an agent's.
+ */
+export function paneEnv(config: Config, agent?: Agent, opts: { database?: boolean } = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    PATH: `${BIN_DIR}${delimiter}${process.env.PATH ?? ''}`,
+    ...(config.file ? { BATON_CONFIG: config.file } : { BATON_HOME: config.baseDir }),
+  };
+  // This machine's name reaches `baton post` in the panes, the database the daemon (a tmux server started
+  // earlier does not have this shell's environment).
+  const database = opts.database ?? !agent;
+  for (const k of ['BATON_TMUX_SOCKET', 'BATON_HOST', ...(database ? DATABASE_ENV : [])])
+    if (process.env[k]) env[k] = process.env[k]!;
+  if (agent) Object.assign(env, agent.env, { BATON_AGENT: agent.name });
+  return env;
+}
