@@ -4,6 +4,7 @@
 // read(), and for each complete paste + Enter tells the bench (over a unix socket, one JSON line) when
 // its first byte arrived. With --reply-dir it answers each message at once by writing a file into its
 // outgoing folder (temp name, then rename), as a fast agent would; --reply-until N stops at msg_N.
+import { randomBytes } from 'node:crypto';
 import { connect } from 'node:net';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -58,7 +59,10 @@ process.stdin.on('data', (chunk) => {
     if (o['reply-dir'] && n < until) {
       const name = `msg_${process.hrtime.bigint()}_${++seq}.json`;
       const tmp = join(o['reply-dir'], `.${name}.tmp`);
-      writeFileSync(tmp, JSON.stringify({ content: `reply from ${o.agent} to ${id}` }));
+      // A token of its own: the loop guard (on by default) would take 300 replies alike but for their ID for a
+      // conversation going in circles, and pause it.
+      const token = randomBytes(6).toString('hex');
+      writeFileSync(tmp, JSON.stringify({ content: `reply from ${o.agent} to ${id}, token ${token}` }));
       renameSync(tmp, join(o['reply-dir'], name));
     }
   }

@@ -19,6 +19,10 @@ export interface LoopGuardParts {
 }
 
 export class LoopGuard {
+  /** The last messages read, by ID, and the conversation (its `started_at`) they are of. */
+  private readonly kept = new Map<string, Said>();
+  private keptFor: string | undefined;
+
   constructor(private readonly p: LoopGuardParts) {}
 
   /** A delivery was stamped (and did not end the conversation): does the conversation go in circles? */
@@ -26,7 +30,7 @@ export class LoopGuard {
     const rules = loopRulesOf(this.p.config.turns.loop_guard);
     const s = this.p.bus.state();
     if (!rules || s.finished || s.paused || parseId(r.id) === null) return;
-    const recent = await this.recent(r, s.message_counter, 2 * rules.window);
+    const recent = await this.recent(r, s.message_counter, 2 * rules.window, s.started_at);
     const verdict = loopCheck(recent, s.loop_since ?? 0, rules);
     if (!verdict.loop) return;
     const last = recent.at(-1)!.id;
@@ -46,18 +50,28 @@ export class LoopGuard {
   }
 
   /**
-   * The last `n` agent messages up to msg_<counter>, oldest first (fewer when the archive has fewer), read
-   * from the archive each time but the one just delivered: a copy kept between deliveries would be an old
-   * conversation's after `up --fresh` on another machine, whose daemon delivered the new ones (same IDs).
+   * The last `n` agent messages up to msg_<counter>, oldest first (fewer when the archive has fewer). What a
+   * message said never changes, so the last few are kept between deliveries — under the conversation's
+   * `started_at`, never under the ID alone: after `up --fresh` on another machine, whose daemon delivered the
+   * new ones, the same IDs are another conversation's. Read afresh each time, the window cost 7 archive reads
+   * a delivery, a third of a ping-pong's CPU per message.
    */
-  private async recent(r: ArchiveRecord, counter: number, n: number): Promise<Said[]> {
+  private async recent(r: ArchiveRecord, counter: number, n: number, conversation?: string): Promise<Said[]> {
+    if (conversation !== this.keptFor) this.kept.clear();
+    this.keptFor = conversation;
     const out: Said[] = [];
     for (let k = counter; k > 0 && k > counter - n; k--) {
       const id = formatId(k);
-      const rec = id === r.id ? r : await this.p.bus.record(id);
-      if (!rec) break;
-      out.unshift({ id, sender: rec.sender, content: rec.content });
+      let said = conversation === undefined ? undefined : this.kept.get(id);
+      if (!said) {
+        const rec = id === r.id ? r : await this.p.bus.record(id);
+        if (!rec) break;
+        said = { id, sender: rec.sender, content: rec.content };
+      }
+      out.unshift(said);
     }
+    this.kept.clear();
+    if (conversation !== undefined) for (const said of out) this.kept.set(said.id, said);
     return out;
   }
 }

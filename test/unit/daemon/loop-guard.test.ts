@@ -24,12 +24,22 @@ function world(guard: unknown = true) {
     '/tmp',
   );
   const archive = new Map<string, ArchiveRecord>();
-  let state: State = { current_turn: 'a', last_message_id: null, message_counter: 0, pending_reply_to: null };
+  let state: State = {
+    current_turn: 'a',
+    last_message_id: null,
+    message_counter: 0,
+    pending_reply_to: null,
+    started_at: '2026-11-28T11:00:00.000Z',
+  };
+  const reads: string[] = [];
   const events: Array<[string, unknown]> = [];
   const bus = fakeDeliveryBus({
     state: () => state,
     update: async (f) => (state = f(state)),
-    record: async (id) => archive.get(id) ?? null,
+    record: async (id) => {
+      reads.push(id);
+      return archive.get(id) ?? null;
+    },
     events: { emit: async (e, f) => void events.push([e, f]) },
     now: () => Date.parse('2026-11-28T12:00:00Z'),
   });
@@ -51,6 +61,7 @@ function world(guard: unknown = true) {
       state = s;
     },
     archive,
+    reads,
   };
 }
 
@@ -94,7 +105,16 @@ describe('the loop guard in the daemon', () => {
     ];
     for (const [i, t] of fresh.entries())
       w.archive.set(formatId(i + 1), { id: formatId(i + 1), sender: 'a', receiver: 'b', content: t } as ArchiveRecord);
+    w.state = { ...w.state, started_at: '2026-11-28T12:30:00.000Z' }; // the new conversation's first daemon start
     await w.deliver(4, 'Thanks!');
     expect(w.state.paused).toBeUndefined();
+  });
+
+  it('reads each message from the archive once, not the whole window at every delivery', async () => {
+    const w = world();
+    for (let n = 1; n <= 40; n++)
+      await w.deliver(n, `Step ${n}: ${'abcdefghij'.slice(0, (n % 9) + 1)} done, next ${n + 1}.`);
+    expect(w.state.paused).toBeUndefined();
+    expect(w.reads).toEqual([]); // each one was the delivery itself when first read
   });
 });
