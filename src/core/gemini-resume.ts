@@ -1,6 +1,6 @@
 /**
- * Gemini CLI 0.61.0 sends every earlier tool result once more per resume (upstream google-gemini/gemini-cli
- * issue 29365, measured): its chat file keeps a tool call's result twice — in the `gemini` message's
+ * Gemini CLI 0.61.0 sends every earlier tool result once more per resume (an upstream bug, measured here
+ * with the real client): its chat file keeps a tool call's result twice — in the `gemini` message's
  * `toolCalls[].result` and as a `user` message of `functionResponse` parts — and a resume builds the history
  * from both, so the first request after `--resume` has two responses for one call (three after a second
  * resume). The real API refuses such a request ("the number of function response parts is equal to the

@@ -13,7 +13,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLI, Project, ROOT, waitFor } from '../helpers/harness.js';
 
@@ -90,7 +89,7 @@ describe('the turn holder at a permission dialog', () => {
     expect(listed.choices).toEqual(status.blocked.choices);
 
     // Past timeout_s while it waits: the turn clock stands still, nothing is typed into the dialog.
-    await sleep(3000);
+    await reminderDue(p, 2, 1000);
     expect(p.events().filter((e) => e.event === 'nudged')).toEqual([]);
     expect(agentLog(p, 'a').filter((l) => 'into_dialog' in l)).toEqual([]);
 
@@ -120,7 +119,7 @@ describe('the turn holder at a permission dialog', () => {
     expect(up.exitCode, up.stderr).toBe(0);
     const project = p;
     await waitFor('its choices read off its screen', () => blocked(project)?.choices, 20_000);
-    await sleep(2500); // a reminder would be due now
+    await reminderDue(p, 2, 500); // a reminder would be due now
     const no = await p.cli(['answer', 'a', 'no']);
     expect(no.stdout.trim()).toBe('answered a: 3. No');
     await waitFor('denied', () => agentLog(project, 'a').some((l) => l.denied), 5000);
@@ -263,3 +262,11 @@ describe('dialogs no hook reports, and agents that do not hold the turn', () => 
     expect(p.events().filter((e) => e.event === 'blocked')).toEqual([]);
   });
 });
+
+/** Until the turn's first reminder (timeout_s after the turn began) has been due for `pastMs`. */
+async function reminderDue(p: Project, timeoutS: number, pastMs: number): Promise<void> {
+  await waitFor('a reminder due', () => {
+    const started = p.state().turn_started_at as string | undefined;
+    return !!started && Date.now() > Date.parse(started) + timeoutS * 1000 + pastMs;
+  });
+}
