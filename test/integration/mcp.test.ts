@@ -64,7 +64,8 @@ describe('baton mcp', () => {
       content: 'sent through MCP',
       subject: 'hello',
     });
-    expect(readRecorder(logB).pastes.some((t) => t.includes('sent through MCP'))).toBe(true);
+    // Stamped once typed; the stand-in agent logs what it read a moment later.
+    await waitFor('b read it', () => readRecorder(logB).pastes.some((t) => t.includes('sent through MCP')), 15_000);
 
     expect(textOf(await client.callTool({ name: 'transcript', arguments: { last: 5 } }))).toContain('sent through MCP');
     expect(textOf(await client.callTool({ name: 'status', arguments: {} }))).toMatch(/b\b/);

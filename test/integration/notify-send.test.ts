@@ -12,6 +12,7 @@ import type { NotifySinkConfig } from '../../src/config/config.js';
 import { testPayload } from '../../src/core/notify/payload.js';
 import { attempt } from '../../src/daemon/notify/send.js';
 import { pidAlive } from '../../src/lib/process.js';
+import { waitFor } from '../helpers/harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'baton-notify-'));
 let server: Server;
@@ -77,6 +78,16 @@ describe('one attempt', () => {
     expect(hung).toMatchObject({ kind: 'failed', error: 'sh: killed after 1 s' });
     expect(performance.now() - t0).toBeLessThan(3000);
     const child = Number(readFileSync(join(dir, 'child.pid'), 'utf8'));
-    expect(pidAlive(child)).toBe(false); // its process group went with it
+    // Its process group went with it: gone, or a zombie its new parent has not reaped yet.
+    await waitFor("the command's child killed", () => !pidAlive(child) || zombie(child), 5000);
   });
 });
+
+/** A process that has exited and waits to be reaped (`Z` in /proc/PID/stat): kill(pid, 0) still finds it. */
+function zombie(pid: number): boolean {
+  try {
+    return /\) Z /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true; // gone meanwhile
+  }
+}
