@@ -12,39 +12,14 @@
  * file (the CLI's own way of rewriting the list: nothing earlier is changed). Measured with the real client:
  * the request after the resume then has one response per call.
  */
+import { chatEntries } from './tokens-gemini.js';
+
 type Part = Record<string, unknown>;
 type Message = Record<string, unknown>;
 
-/**
- * The chat's messages as the file says they are now, every type kept (info and error lines too): a
- * `$set.messages` resets them, a repeated id replaces (core/tokens-gemini.ts reads it the same way).
- */
-function messagesOf(entries: readonly unknown[]): Message[] {
-  let list: Message[] = [];
-  let at = new Map<string, number>();
-  const add = (m: Message) => {
-    const id = typeof m.id === 'string' ? m.id : null;
-    if (id !== null && at.has(id)) list[at.get(id)!] = m;
-    else {
-      if (id !== null) at.set(id, list.length);
-      list.push(m);
-    }
-  };
-  for (const e of entries) {
-    if (!e || typeof e !== 'object') continue;
-    const set = (e as { $set?: { messages?: unknown } }).$set;
-    if (set && typeof set === 'object') {
-      if (Array.isArray(set.messages)) {
-        list = [];
-        at = new Map();
-        for (const m of set.messages) if (m && typeof m === 'object') add(m as Message);
-      }
-      continue;
-    }
-    if (typeof (e as Message).type === 'string' && 'id' in e) add(e as Message);
-  }
-  return list;
-}
+/** The chat's messages as the file says they are now, every type kept (info and error lines too). */
+const messagesOf = (entries: readonly unknown[]): Message[] =>
+  chatEntries(entries, (e) => typeof e.type === 'string' && 'id' in e);
 
 /** The calls a `gemini` message holds with their results: the CLI makes their responses from these. */
 const callIds = (m: Message): Set<string> => {

@@ -28,11 +28,18 @@ interface Message {
   toolCalls?: unknown;
 }
 
-/** The chat's messages as the file says they are now: `$set.messages` resets them, a repeated id replaces. */
-export function geminiMessages(entries: readonly unknown[]): Message[] {
-  let list: Message[] = [];
+/**
+ * The entries of a chat file as the file says they are now, those `keep` accepts: `$set.messages` resets
+ * them, a repeated id replaces (core/gemini-resume.ts reads the file this way too, every type kept).
+ */
+export function chatEntries(
+  entries: readonly unknown[],
+  keep: (e: Record<string, unknown>) => boolean,
+): Record<string, unknown>[] {
+  type Entry = Record<string, unknown>;
+  let list: Entry[] = [];
   let at = new Map<string, number>();
-  const add = (m: Message) => {
+  const add = (m: Entry) => {
     const id = typeof m.id === 'string' ? m.id : null;
     if (id !== null && at.has(id)) list[at.get(id)!] = m;
     else {
@@ -47,13 +54,18 @@ export function geminiMessages(entries: readonly unknown[]): Message[] {
       if (Array.isArray(set.messages)) {
         list = [];
         at = new Map();
-        for (const m of set.messages) if (m && typeof m === 'object') add(m as Message);
+        for (const m of set.messages) if (m && typeof m === 'object') add(m as Entry);
       }
       continue;
     }
-    if ((e as Message).type === 'user' || (e as Message).type === 'gemini') add(e as Message);
+    if (keep(e as Entry)) add(e as Entry);
   }
   return list;
+}
+
+/** The chat's messages as the file says they are now: the user's and the model's. */
+export function geminiMessages(entries: readonly unknown[]): Message[] {
+  return chatEntries(entries, (e) => e.type === 'user' || e.type === 'gemini') as Message[];
 }
 
 /** A prompt's text (a tool result, `functionResponse`, is no prompt: null). */
