@@ -80,13 +80,19 @@ describe('blocked on the PostgreSQL bus', () => {
         .some((l) => l.includes('"ran":"touch made.txt"'));
     await waitFor('the command ran', ran, 5000);
     await waitFor('unblocked in the row', async () => (await row(conv))?.blocked === null, 10_000);
-    const events = await query<{ body: { event: string } }>(
-      server.url,
-      'SELECT body FROM baton.events WHERE conversation = $1 ORDER BY seq',
-      [conv],
-    );
-    const names = events.map((e) => e.body.event).filter((e) => ['blocked', 'answered', 'unblocked'].includes(e));
-    expect(names).toEqual(['blocked', 'answered', 'unblocked']);
+    // The row is written before its event is appended: wait for the event, not the moment after the row.
+    const named = async () =>
+      (
+        await query<{ body: { event: string } }>(
+          server.url,
+          'SELECT body FROM baton.events WHERE conversation = $1 ORDER BY seq',
+          [conv],
+        )
+      )
+        .map((e) => e.body.event)
+        .filter((e) => ['blocked', 'answered', 'unblocked'].includes(e));
+    await waitFor('the unblocked event', async () => (await named()).includes('unblocked'), 10_000);
+    expect(await named()).toEqual(['blocked', 'answered', 'unblocked']);
   });
 
   it("another machine sees who blocks the conversation, lists the dialog's choices and answers it", async () => {
