@@ -5,7 +5,7 @@
  * the database and the recorders' logs.
  */
 import { execa, type ResultPromise } from 'execa';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import pg from 'pg';
 import { afterEach, expect } from 'vitest';
 import { listClaimed } from '../../src/bus/postgres/relay-claims.js';
@@ -54,7 +54,28 @@ export class Machine extends Project {
       30_000,
     );
     if (p.exitCode !== null) throw new Error(`the daemon on ${this.host} did not start: ${String((await p).all)}`);
+    // The host shows alive before its conversations have made their folders: a test that writes a message
+    // right away needs the folders of the directions this machine sends on.
+    if (configs[1] === this.configFile) {
+      const senders = this.localDirections();
+      await waitFor(
+        `folders on ${this.host}`,
+        () => p.exitCode !== null || senders.every((d) => existsSync(this.path(d))),
+        30_000,
+      );
+    }
     return { proc: p };
+  }
+
+  /** The directions whose sender runs on this machine (its daemon makes their folders). */
+  private localDirections(): string[] {
+    const c = JSON.parse(readFileSync(this.configFile, 'utf8')) as {
+      agents: Record<string, { host?: string }>;
+      directions?: Record<string, [string, string]>;
+    };
+    return Object.entries(c.directions ?? {})
+      .filter(([, [from]]) => c.agents[from]?.host === this.host)
+      .map(([d]) => d);
   }
 
   async status(): Promise<{
