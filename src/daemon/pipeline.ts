@@ -87,8 +87,8 @@ export class Pipeline {
    * submitted, does not count against it.
    */
   async gate(agent: string, own?: { id: string; inBox: boolean }): Promise<Ready> {
-    const held = this.p.hold?.(agent);
-    if (held) return { ok: false, reason: held };
+    const held = this.held(agent);
+    if (held) return { ok: false, reason: held.reason };
     const under = this.p.underway.delivery?.record;
     if (under?.receiver === agent && under.id !== own?.id)
       return { ok: false, reason: `a message to ${agent} is still being delivered` };
@@ -160,6 +160,10 @@ export class Pipeline {
         // Before the pane is told a name, its copy is there to read (a shell reads the message itself so).
         const named = [...(intake === 'inert' && id ? [id] : []), ...catchUp.named];
         if (named.length) await this.p.shown?.keep(named);
+        // A dialog may have opened while the leftover look, the catch-up and the copies ran: a paste now
+        // would land in it. Nothing typed yet; it goes on from here once the hold is lifted.
+        const held = this.held(job.to);
+        if (held) return { typing: t, stop: held };
         job.typed?.(typed);
         const p = await this.keyed(pane.id, this.p.typist.paste(pane, typed));
         if (!p.ok) return stop(p.error, p);
@@ -171,6 +175,10 @@ export class Pipeline {
       // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
       if (!(await this.p.typist.landed(agent, t.pane, { at: t.pastedAt, text: typed })))
         return stop(`the paste never showed in ${t.pane.id}'s input box`, { maybeTyped: true, pasteLost: true });
+      // An Enter into a dialog that opened after the paste would answer it: the paste waits in the box, and
+      // its Enter is pressed once the dialog is gone (a pasted typing goes on at its Enter).
+      const held = this.held(job.to);
+      if (held) return { typing: t, stop: held };
       const e = await this.keyed(t.pane.id, this.p.typist.enter(agent, t.pane));
       // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
       if (!e.ok) return stop(e.error, { maybeTyped: true, pasteLost: lost(e.refused), refused: e.refused });
@@ -197,6 +205,12 @@ export class Pipeline {
     }
     const { stop } = await this.advance({ to: agent, text: { notice: text } }, fresh(false));
     return stop && why(stop);
+  }
+
+  /** The hold on `agent` now, as a stop (null: nothing holds it). */
+  private held(agent: string): Extract<Stop, { kind: 'unavailable' }> | null {
+    const reason = this.p.hold?.(agent);
+    return reason ? { kind: 'unavailable', reason } : null;
   }
 
   /** A keystroke into the pane: an early look at it started before is stale from then on (availability.ts). */

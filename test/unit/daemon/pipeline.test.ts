@@ -148,6 +148,48 @@ describe('the gate', () => {
   });
 });
 
+describe('a dialog that opens while the text is on its way', () => {
+  const envelope = { id: 'msg_0007', from: 'far', to: 'here', reply_to: null, type: 'message', content: 'hi' };
+
+  it('before the paste: nothing is typed, and it is pasted once the hold is lifted', async () => {
+    const held: Record<string, string> = {};
+    const w = world(held);
+    w.typist.script.ready.push({ ok: true, pane: pane('%5') });
+    const catchUp = async () => {
+      held.here = 'here waits at a permission dialog';
+      return { text: '', named: [] };
+    };
+    const out = await w.typing.advance({ to: 'here', text: { envelope, hint: 'h', catchUp } }, fresh(false));
+    expect(out.stop).toEqual({ kind: 'unavailable', reason: 'here waits at a permission dialog' });
+    expect(out.typing).toEqual(fresh(false));
+    expect(w.typist.calls.map((c) => c.step)).toEqual(['ready']);
+  });
+
+  it('after the paste: no Enter while it holds (it would answer the dialog); Enter alone once lifted', async () => {
+    const held: Record<string, string> = {};
+    const w = world(held);
+    w.typist.script.ready.push({ ok: true, pane: pane('%5') }, { ok: true, pane: pane('%5') });
+    const paste = w.typist.paste.bind(w.typist);
+    w.typist.paste = async (...args) => {
+      held.here = 'here waits at a permission dialog';
+      return paste(...args);
+    };
+    const out = await w.typing.advance({ to: 'here', text: { envelope, hint: 'h' } }, fresh(false));
+    expect(out.stop).toEqual({ kind: 'unavailable', reason: 'here waits at a permission dialog' });
+    expect(out.typing.phase).toBe('pasted');
+    expect(w.typist.calls.map((c) => c.step)).toEqual(['ready', 'paste', 'landed']);
+    // Still held: the gate keeps it out, nothing is looked at.
+    expect((await w.typing.advance({ to: 'here', text: { envelope, hint: 'h' } }, out.typing)).stop).toMatchObject({
+      kind: 'unavailable',
+    });
+    delete held.here;
+    w.typist.calls.length = 0;
+    const done = await w.typing.advance({ to: 'here', text: { envelope, hint: 'h' } }, out.typing);
+    expect(done.stop).toBeNull();
+    expect(w.typist.calls.map((c) => c.step)).toEqual(['ready', 'landed', 'enter', 'confirm']);
+  });
+});
+
 describe('what a pane is told to read with baton show (the PostgreSQL bus: daemon/shown.ts)', () => {
   const envelope = { id: 'msg_0007', from: 'far', to: 'here', reply_to: null, type: 'message', content: 'hi' };
   const catchUp = async () => ({ text: '[baton] while you were away:\n> msg_0005 …', named: ['msg_0005', 'msg_0006'] });
