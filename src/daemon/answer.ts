@@ -55,20 +55,33 @@ export async function answer(stage: Stage, req: Answer): Promise<Reply> {
   if (!picked.ok) return { ok: false, message: `not answered: ${picked.why}` };
   const plan = keysFor(a.kind, d, picked.choice);
   if (!plan.ok) return { ok: false, message: `not answered: ${plan.why}` };
-  for (const key of plan.plan.select) {
+  for (const [i, key] of plan.plan.select.entries()) {
+    // Several keys only move a cursor (arrows): each next one only into the same dialog.
+    if (i > 0) {
+      const still = await onScreen(stage, agent);
+      const changed = typeof still === 'string' ? still : sameAsOffered(req.dialog, still.dialog);
+      if (changed) {
+        stage.answered(agent);
+        return { ok: false, message: `not answered: after ${i} key(s) ${changed}; nothing was picked` };
+      }
+    }
     const r = await stage.keys.press(now.pane, key);
     if (!r.ok) return pressFailed(agent, r);
   }
   if (plan.plan.confirm) {
+    // The keys before a confirming Enter only move the cursor: a dialog gone now was closed by something
+    // else (the client, a person at the pane), never by them, so it is not reported as answered.
     const why = await confirmed(stage, agent, { id: req.dialog, n: picked.choice.n });
-    if (why === 'gone') {
-      // The keys that select picked it already (the dialog closed): nothing more to press.
-    } else if (why)
-      return { ok: false, message: `not answered: ${why}; its cursor may have moved, nothing was picked` };
-    else {
-      const r = await stage.keys.press(now.pane, plan.plan.confirm);
-      if (!r.ok) return pressFailed(agent, r);
+    if (why) {
+      stage.answered(agent);
+      const gone = `${agent}'s dialog closed before baton pressed Enter: something else answered or dismissed it; look with baton attach ${agent}`;
+      return {
+        ok: false,
+        message: `not answered: ${why === 'gone' ? gone : `${why}; its cursor may have moved, nothing was picked`}`,
+      };
     }
+    const r = await stage.keys.press(now.pane, plan.plan.confirm);
+    if (!r.ok) return pressFailed(agent, r);
   }
   const choice = { n: picked.choice.n, label: picked.choice.label };
   stage.log.info(`${agent}'s dialog answered (${req.by}): ${choice.n}. ${choice.label}`);
@@ -79,7 +92,7 @@ export async function answer(stage: Stage, req: Answer): Promise<Reply> {
 
 /**
  * Before the confirming Enter: the same dialog, its cursor on the choice (a key that only moves it takes a
- * moment to draw). Null when so; 'gone' when the dialog closed (the first key picked it); else why not.
+ * moment to draw). Null when so; 'gone' when no dialog is there any more; else why not.
  */
 async function confirmed(
   stage: Stage,

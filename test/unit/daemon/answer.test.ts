@@ -124,6 +124,30 @@ describe('answering a dialog', () => {
     expect(t.presses()).toEqual(['2']);
   }, 10_000);
 
+  it('keys that only move a cursor: each next one only into the same dialog', async () => {
+    const three = screen('claude', 'dialog-auto-approval-332').flatMap((l) =>
+      /^\s+Yes$/.test(l) ? [l, "   Yes, and don't ask again"] : [l],
+    );
+    const other = three.map((l) => l.replace('Do you want to proceed?', 'Do you want to delete it?'));
+    const w = world([three, other]);
+    const r = await answer(w.stage, req('c', '3', idOf('claude', three)));
+    expect(r.ok).toBe(false);
+    expect(r.message).toMatch(/^not answered: after 1 key\(s\) the dialog on its screen is not the one offered/);
+    expect(w.presses()).toEqual(['Down']);
+    expect(w.events).toEqual([]);
+  });
+
+  it('closed before its confirming Enter (the arrows cannot close it): not reported as answered', async () => {
+    const key = screen('claude', 'dialog-api-key-332');
+    const w = world([key, ['─'.repeat(80), '❯\u00A0', '─'.repeat(80), '  ? for shortcuts']]);
+    const r = await answer(w.stage, req('c', '1', idOf('claude', key)));
+    expect(r.ok).toBe(false);
+    expect(r.message).toMatch(/dialog closed before baton pressed Enter: something else answered or dismissed it/);
+    expect(w.presses()).toEqual(['Up']);
+    expect(w.events).toEqual([]);
+    expect(w.answered).toEqual(['c']);
+  });
+
   it('an agent of another machine, or one with no such choice: refused', async () => {
     const w = world([bash]);
     expect((await answer(w.stage, req('far', '1', offered))).message).toMatch(/not an agent of this machine/);
