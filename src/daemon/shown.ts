@@ -37,8 +37,14 @@ export interface Shown {
   keep(ids: readonly string[]): Promise<void>;
 }
 
-/** Copies read from the bus, each written whole (a reader sees the old copy or the new, never a part). */
+/**
+ * Copies read from the bus, each written whole (a reader sees the old copy or the new, never a part). Its
+ * folder is made once, and the records a text names are read and written side by side: a catch-up names
+ * up to a dozen, and one after another they held the paste back by a database round trip each.
+ */
 class ShownCopies implements Shown {
+  private made = false;
+
   constructor(
     private readonly dir: string,
     private readonly records: { record(id: string): Promise<ArchiveRecord | null> },
@@ -48,17 +54,24 @@ class ShownCopies implements Shown {
   async keep(ids: readonly string[]): Promise<void> {
     if (!ids.length) return;
     try {
-      // Not recursive: a message folder moved away is never made again (bus/anchor.ts).
-      await mkdir(this.dir).catch((err: NodeJS.ErrnoException) => {
-        if (err.code !== 'EEXIST') throw err;
-      });
-      for (const id of new Set(ids)) {
-        const r = await this.records.record(id);
-        // Written again each time: after `up --fresh` an ID names another conversation's message.
-        if (r) await writeAtomic(join(this.dir, `${id}.json`), `${JSON.stringify(r, null, 2)}\n`);
+      if (!this.made) {
+        // Not recursive: a message folder moved away is never made again (bus/anchor.ts).
+        await mkdir(this.dir).catch((err: NodeJS.ErrnoException) => {
+          if (err.code !== 'EEXIST') throw err;
+        });
+        this.made = true;
       }
+      await Promise.all(
+        [...new Set(ids)].map(async (id) => {
+          const r = await this.records.record(id);
+          // Written again each time: after `up --fresh` an ID names another conversation's message.
+          if (r) await writeAtomic(join(this.dir, `${id}.json`), `${JSON.stringify(r, null, 2)}\n`);
+        }),
+      );
     } catch (err) {
       // The message still goes: the pane is told its name, and a person's `baton show` reads the database.
+      // A folder removed meanwhile is made again next time (and refused there if it was moved, above).
+      this.made = false;
       this.log.warn(`cannot keep a copy for baton show in ${this.dir}: ${(err as Error).message}`);
     }
   }
