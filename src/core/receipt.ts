@@ -49,6 +49,21 @@ export function idsIn(prompt: string): string[] {
   return [...prompt.matchAll(HEADER)].map((m) => m[1]!);
 }
 
+/**
+ * The IDs whose headers in the prompt baton typed, in order: a line `[baton] msg_0005 …` inside a message's
+ * own content (its sender wrote it) is no receipt of msg_0005 — else a reply quoting a header marked an
+ * older, lost message received, and it was never typed again. `contentOf`: a found message's content as
+ * typed (sanitized); an ID counts while the prompt holds more of its headers than the contents quote.
+ */
+export function genuineIds(prompt: string, contentOf: (id: string) => string | undefined): string[] {
+  const found = idsIn(prompt);
+  const left = new Map<string, number>();
+  for (const id of found) left.set(id, (left.get(id) ?? 0) + 1);
+  for (const id of new Set(found))
+    for (const quoted of idsIn(contentOf(id) ?? '')) left.set(quoted, (left.get(quoted) ?? 0) - 1);
+  return [...new Set(found)].filter((id) => (left.get(id) ?? 0) > 0);
+}
+
 const PASTED = /\n*<pasted_content id="[^"]*">\n([\s\S]*?)\n<\/pasted_content id="[^"]*">\n?/g;
 const ZERO_WIDTH = /\u200B|\u200D|\uFEFF/g;
 

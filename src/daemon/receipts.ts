@@ -25,7 +25,7 @@ import type { FinishReason } from '../core/conversation.js';
 import { hasHooks, type HookNote } from '../core/hook-note.js';
 import { factsOf } from '../core/hook-payload.js';
 import { dialogFromHook } from '../core/dialog-hooks.js';
-import { holdsTyped, idsIn, isIntact, type Received } from '../core/receipt.js';
+import { genuineIds, holdsTyped, idsIn, isIntact, type Received } from '../core/receipt.js';
 import { remindedOf } from '../core/restart.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { Logger } from '../lib/log.js';
@@ -228,7 +228,12 @@ export class Receipts {
     const prompt = facts.prompt ?? '';
     const promptId = facts.turn ?? undefined;
     this.states[agent] = { state: 'busy', since: note.at, ...(promptId ? { prompt_id: promptId } : {}) };
-    const ids = idsIn(prompt);
+    const records = new Map<string, ArchiveRecord | null>();
+    for (const id of new Set(idsIn(prompt))) records.set(id, await this.bus.record(id));
+    const ids = genuineIds(prompt, (id) => {
+      const c = records.get(id)?.content;
+      return c === undefined ? undefined : sanitize(c);
+    });
     // Codex gives a message steered into a running turn that turn's ID: the turn carries both. A restart
     // reminder's turn answers the message it names (restarted.ts): carried, though no receipt of it.
     const key = `${agent}\n${promptId}`;
@@ -236,7 +241,7 @@ export class Receipts {
     const carried = [...ids, ...(reminded && !ids.includes(reminded) ? [reminded] : [])];
     if (promptId && carried.length) this.prompts.set(key, [...(this.prompts.get(key) ?? []), ...carried]);
     for (const id of ids) {
-      const record = await this.bus.record(id);
+      const record = records.get(id);
       if (record?.receiver === 'all') {
         await this.noteReceived(agent, record, note.at, prompt);
         continue;
