@@ -17,7 +17,10 @@ export interface Approval {
 }
 
 /** What reading an approval's message again found. */
-type ApprovalContent = { kind: 'valid'; message: Message } | { kind: 'gone' } | { kind: 'invalid'; reason: string };
+export type ApprovalContent =
+  | { kind: 'valid'; message: Message }
+  | { kind: 'gone' }
+  | { kind: 'invalid'; reason: string };
 
 /** The approval queue: the pass moderates, a person's approve and reject work it, the conductor looks. */
 export interface Moderation {

@@ -39,7 +39,6 @@ export type EventName =
   | 'unblocked'
   | 'answered'
   | 'budget'
-  | 'loop'
   | 'restarted';
 
 export interface EventLog {

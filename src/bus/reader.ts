@@ -7,6 +7,7 @@ import { formatId } from '../core/ids.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { State } from '../core/state.js';
 import { initialState } from '../core/turns.js';
+import type { ListedMachine } from './directory.js';
 import type { Holder, LeaseHolding } from './lease.js';
 import type { EventFeed } from './events.js';
 
@@ -62,15 +63,8 @@ export function archiveViewOf(n: number, count: number, last: ArchiveRecord | nu
   return { n, last, state, gaps };
 }
 
-/** One machine of a conversation (docs/protocol.md §10): is its daemon alive, since when, which agents it runs. */
-export interface HostView {
-  host: string;
-  alive: boolean;
-  holder: Holder | null;
-  /** The daemon's last heartbeat (the files bus has none: null). */
-  last_heartbeat: string | null;
-  agents: string[];
-}
+/** One machine of a conversation (docs/protocol.md §10); the files bus has no heartbeat (null). */
+export type HostView = ListedMachine;
 
 /** What `baton status`, the dashboard's status and the demo agent read: the state and what waits. */
 export interface Status {
@@ -90,13 +84,15 @@ export interface Status {
   approvalKeys(): Promise<string[]>;
 }
 
+export type DaemonStatus = { running: boolean; pid: number | null; holder: Holder | null };
+
 /** Who runs the conversation: status, doctor, `up` and `down` waiting for a daemon, a request with none. */
 export interface Liveness {
   /**
    * Is a live daemon holding the writer's lease (on the PostgreSQL bus: this machine's)? A moment's
    * answer: a daemon may start or stop right after it.
    */
-  daemon(): Promise<{ running: boolean; pid: number | null; holder: Holder | null }>;
+  daemon(): Promise<DaemonStatus>;
   /** Every machine of the conversation and its daemon (the files bus: this machine only). */
   hosts(): Promise<HostView[]>;
   /**

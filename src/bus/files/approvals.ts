@@ -16,10 +16,12 @@ import { dirname, join } from 'node:path';
 import type { Direction } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
 import type { Approval } from '../bus.js';
+import type { ApprovalContent } from '../approvals.js';
 import type { EventLog } from '../events.js';
 import { isErrno, makeDirBelow, moveNoClobber, numbered } from '../../lib/fsx.js';
 import { takeAside } from '../folders/aside.js';
-import { byName, examine, isCandidateName, type Entry, type Folder } from '../folders/inbox.js';
+import { byName } from '../folders/entries.js';
+import { examine, isCandidateName, type Folder } from '../folders/inbox.js';
 import { quarantine } from '../folders/rejected.js';
 
 export interface ApprovalsOptions {
@@ -96,12 +98,7 @@ export class Approvals {
     return 'held';
   }
 
-  async examine(
-    a: Approval,
-    maxBytes: number,
-  ): Promise<
-    { kind: 'valid'; message: NonNullable<Entry['message']> } | { kind: 'gone' } | { kind: 'invalid'; reason: string }
-  > {
+  async examine(a: Approval, maxBytes: number): Promise<ApprovalContent> {
     const r = await examine({ dir: this.dir(a.direction), name: a.name, route: a.direction, maxBytes });
     if (r.kind === 'gone') return { kind: 'gone' };
     if (r.kind !== 'valid') return { kind: 'invalid', reason: r.reason };

@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { parseId, type IdPrefix } from '../../core/ids.js';
 import { amended, isRecordName, type Amendment, type ArchiveRecord } from '../../core/record.js';
 import { createAtomic, isErrno, writeAtomic } from '../../lib/fsx.js';
+import { namesIn } from '../folders/inbox.js';
 
-function recordPath(dir: string, id: string): string {
-  return join(dir, `${id}.json`);
-}
+const recordPath = (dir: string, id: string): string => join(dir, `${id}.json`);
 
 /** A record as its file holds it. */
 const serialize = (r: ArchiveRecord) => `${JSON.stringify(r, null, 2)}\n`;
@@ -21,11 +20,6 @@ export async function archiveNew(dir: string, record: ArchiveRecord): Promise<vo
   if (!(await createAtomic(recordPath(dir, record.id), serialize(record)))) {
     throw new Error(`${recordPath(dir, record.id)} already exists: refusing to reuse a message ID`);
   }
-}
-
-/** Rewrite an existing record (to stamp `delivered_at`). */
-async function archiveUpdate(dir: string, record: ArchiveRecord): Promise<void> {
-  await writeAtomic(recordPath(dir, record.id), serialize(record));
 }
 
 export async function readRecord(dir: string, id: string): Promise<ArchiveRecord | null> {
@@ -39,14 +33,7 @@ export async function readRecord(dir: string, id: string): Promise<ArchiveRecord
 
 /** Counters of all `<prefix>_NNNN.json` records (agent messages by default; `user` for a person's), ascending. */
 export async function archivedCounters(dir: string, prefix: IdPrefix = 'msg'): Promise<number[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return [];
-    throw err;
-  }
-  return names
+  return (await namesIn(dir))
     .map((n) => (n.endsWith('.json') ? parseId(n.slice(0, -5), prefix) : null))
     .filter((n): n is number => n !== null)
     .sort((a, b) => a - b);
@@ -71,28 +58,6 @@ function readRecordNow(dir: string, id: string): ArchiveRecord | null {
   }
 }
 
-/** Merge daemon-owned fields into an archived record (a hook's receipt). False when there is none. */
-async function amendRecord(dir: string, id: string, fields: Amendment): Promise<boolean> {
-  const r = readRecordNow(dir, id);
-  if (!r) return false;
-  await archiveUpdate(dir, amended(r, fields));
-  return true;
-}
-
-/**
- * Stamp a record delivered, once: a record stamped already keeps its stamp (and its redelivered flag);
- * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept. False when it was stamped.
- * `written`: the record's file as this daemon last wrote it, when nothing can have written it since (it is
- * not read back). Returns the file as written, or false.
- */
-async function stampRecord(dir: string, record: ArchiveRecord, written?: string): Promise<string | false> {
-  const stored = written !== undefined ? (JSON.parse(written) as ArchiveRecord) : readRecordNow(dir, record.id);
-  if (stored?.delivered_at) return false;
-  const text = serialize({ ...stored, ...record });
-  await writeAtomic(recordPath(dir, record.id), text);
-  return text;
-}
-
 /**
  * The archive as the daemon writes it (the lease holder: its caller checks the lease before each write). It
  * keeps the record it archived last as its file holds it, until something else may write that file, so the
@@ -108,19 +73,28 @@ export class ArchiveWriter {
     this.last = { id: record.id, text: serialize(record) };
   }
 
-  /** stampRecord(), given the record's file when this daemon wrote it last. True when stamped now. */
+  /**
+   * Stamp a record delivered, once: a record stamped already keeps its stamp (and its redelivered flag);
+   * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept. True when stamped now. The
+   * record is not read back when this daemon wrote it last (nothing else can have written it since).
+   */
   async stamp(record: ArchiveRecord): Promise<boolean> {
     const written = this.last?.id === record.id ? this.last.text : undefined;
     this.last = null; // a stamp that fails may have written the file or not
-    const text = await stampRecord(this.dir, record, written);
-    if (text === false) return false;
+    const stored = written !== undefined ? (JSON.parse(written) as ArchiveRecord) : readRecordNow(this.dir, record.id);
+    if (stored?.delivered_at) return false;
+    const text = serialize({ ...stored, ...record });
+    await writeAtomic(recordPath(this.dir, record.id), text);
     this.last = { id: record.id, text };
     return true;
   }
 
-  /** amendRecord(): the record is read back by its next stamp. */
-  amend(id: string, fields: Amendment): Promise<boolean> {
+  /** Merge daemon-owned fields into an archived record (a hook's receipt); read back by its next stamp. False when there is none. */
+  async amend(id: string, fields: Amendment): Promise<boolean> {
     if (this.last?.id === id) this.last = null;
-    return amendRecord(this.dir, id, fields);
+    const r = readRecordNow(this.dir, id);
+    if (!r) return false;
+    await writeAtomic(recordPath(this.dir, id), serialize(amended(r, fields)));
+    return true;
   }
 }

@@ -106,17 +106,11 @@ export class FilesDelivery implements DeliveryBus {
     return { state: r.state, unfinished: r.unfinished, notes: [...notes, ...r.notes] };
   }
 
-  state(): State {
-    return this.st;
-  }
-
-  watch(hint: (h: Hint) => void): Promise<void> {
-    return this.intake.watch(hint);
-  }
-
-  unwatch(): Promise<void> {
-    return this.intake.unwatch();
-  }
+  readonly state = (): State => this.st;
+  readonly watch = (hint: (h: Hint) => void) => this.intake.watch(hint);
+  readonly unwatch = () => this.intake.unwatch();
+  readonly queues = (): Promise<Queue[]> => this.intake.queues();
+  readonly takeRejected = (): Rejected[] => this.intake.rejected.take();
 
   async rescan(): Promise<void> {
     this.guard();
@@ -124,16 +118,10 @@ export class FilesDelivery implements DeliveryBus {
     await dropStaleReplies(this.l.requests, 60_000, await this.requestsListing.names());
   }
 
-  queues(): Promise<Queue[]> {
-    return this.intake.queues();
-  }
-
   async reject(w: Waiting, reason: string): Promise<void> {
     this.guard();
     await this.intake.rejector.reject(this.intake.folderOf(w.direction.name), w.name, reason, refused(w as Entry));
   }
-
-  readonly takeRejected = (): Rejected[] => this.intake.rejected.take();
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
     this.guard();
@@ -174,9 +162,7 @@ export class FilesDelivery implements DeliveryBus {
     if (await this.records.stamp(record)) failpoint('stamped');
   }
 
-  record(id: string): Promise<ArchiveRecord | null> {
-    return readRecord(this.l.archive, id);
-  }
+  readonly record = (id: string) => readRecord(this.l.archive, id);
 
   amend(id: string, fields: Amendment): Promise<boolean> {
     this.guard();
@@ -194,21 +180,22 @@ export class FilesDelivery implements DeliveryBus {
     return this.approvalQueue.queue(this.intake.folderOf(w.direction.name), w.name);
   }
 
-  approvals(): Promise<Approval[]> {
-    return this.approvalQueue.list();
-  }
+  readonly approvals = (): Promise<Approval[]> => this.approvalQueue.list();
 
   refuse(a: Approval, reason: string): Promise<boolean> {
     this.guard();
     return this.approvalQueue.refuse(a, reason);
   }
 
-  examineApproval(a: Approval) {
-    return this.approvalQueue.examine(a, this.config.inbox.max_bytes);
-  }
+  readonly examineApproval = (a: Approval) => this.approvalQueue.examine(a, this.config.inbox.max_bytes);
 
-  findPersonMessage(request: string): Promise<ArchiveRecord | null> {
-    return personMessageOf(this.l.archive, request);
+  /** Among the last 20 (a request is answered soon after it is made). */
+  async findPersonMessage(request: string): Promise<ArchiveRecord | null> {
+    for (const n of (await archivedCounters(this.l.archive, 'user')).slice(-20).reverse()) {
+      const r = await readRecord(this.l.archive, formatId(n, 'user'));
+      if (r?.request === request) return r;
+    }
+    return null;
   }
 
   async archivePersonMessage(make: (id: string) => ArchiveRecord): Promise<ArchiveRecord> {
@@ -220,27 +207,16 @@ export class FilesDelivery implements DeliveryBus {
     return record;
   }
 
-  async requests(): Promise<string[]> {
-    return pendingIn(await this.requestsListing.names());
-  }
+  readonly requests = async () => pendingIn(await this.requestsListing.names());
 
   async takeRequest(name: string) {
     this.guard();
-    if (!answerable(name)) {
-      await this.setAsideRequest(name);
-      return null;
-    }
-    return takeOne(this.l.requests, name);
-  }
-
-  /**
-   * A request that cannot be taken or answered (requests.ts, answerable) goes to rejected/ with the reason,
-   * said once: left there, it failed at every pass.
-   */
-  private async setAsideRequest(name: string): Promise<void> {
+    if (answerable(name)) return takeOne(this.l.requests, name);
+    // One that cannot be taken or answered (requests.ts) goes to rejected/, said once: left, it failed every pass.
     const reason = `not a request baton can take: its name is ${Buffer.byteLength(name)} bytes, no room for .taken and its reply's name`;
     const moved = await quarantine(this.l.rejected, join(this.l.requests, name), name, { reason });
     if (moved) this.log.warn(`requests/${name} moved to rejected/${moved.name}: ${reason}`);
+    return null;
   }
 
   answer(taken: string, reply: Parameters<DeliveryBus['answer']>[1]): Promise<void> {
@@ -253,17 +229,5 @@ export class FilesDelivery implements DeliveryBus {
     await submitRequest(this.l.requests, request); // one machine: this daemon answers it itself
   }
 
-  async close(): Promise<void> {
-    await this.intake.unwatch();
-  }
-}
-
-/** The person's message a request made, among the last 20 (a request is answered soon after it is made). */
-async function personMessageOf(archive: string, request: string): Promise<ArchiveRecord | null> {
-  const counters = await archivedCounters(archive, 'user');
-  for (const n of counters.slice(-20).reverse()) {
-    const r = await readRecord(archive, formatId(n, 'user'));
-    if (r?.request === request) return r;
-  }
-  return null;
+  readonly close = () => this.intake.unwatch();
 }

@@ -8,10 +8,10 @@ import { mkdir, readdir, rename } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import type { Config, Direction } from '../../config/config.js';
 import type { ArchiveRecord } from '../../core/record.js';
-import type { Request, Reply } from '../../core/requests.js';
+import type { Request } from '../../core/requests.js';
 import type { State } from '../../core/state.js';
 import { silent, type Logger } from '../../lib/log.js';
-import type { ApprovalView, ArchiveView, Bus, BusCheck, DeliveryBus, LeaseHolding, Posted, Rejection } from '../bus.js';
+import type { Bus, BusCheck, DeliveryBus, LeaseHolding } from '../bus.js';
 import type { HostView } from '../reader.js';
 import { listApprovals, listRejected } from './listings.js';
 import type { EventObserver, EventSource } from '../events.js';
@@ -51,57 +51,23 @@ export class FilesBus implements Bus {
   }
 
   // ---- read side ------------------------------------------------------------------------------
-
-  readState(): Promise<State | null> {
-    return readStateFile(this.l.state);
-  }
-
-  waitingCounts(): Promise<Record<string, number>> {
-    return waitingIn(this.config.directions);
-  }
-
+  readonly readState = () => readStateFile(this.l.state);
+  readonly waitingCounts = () => waitingIn(this.config.directions);
   /** Nothing is relayed on the files bus: a file is taken from its folder in the turn step itself. */
-  async relaying(): Promise<number> {
-    return 0;
-  }
-
-  async rejectedCount(): Promise<number> {
-    return (await storedRejections(this.l.rejected)).length;
-  }
-
-  async approvalKeys(): Promise<string[]> {
-    return (await listApprovals(this.config, this.l, 0)).map((a) => a.file);
-  }
+  readonly relaying = async () => 0;
+  readonly rejectedCount = async () => (await storedRejections(this.l.rejected)).length;
+  readonly approvalKeys = async () => (await listApprovals(this.config, this.l, 0)).map((a) => a.file);
+  readonly record = (id: string) => readRecord(this.l.archive, id);
+  readonly recordIds = () => recordIds(this.l.archive);
+  readonly rejections = (limit: number) => listRejected(this.l.rejected, limit);
+  readonly approvalsView = (cap: number) => listApprovals(this.config, this.l, cap);
+  readonly archiveView = () => readArchiveView(this.config, this.l);
+  readonly daemon = () => daemonStatus(this.l);
+  readonly requestsWaiting = async () => (await pendingRequests(this.l.requests)).length;
 
   async records(): Promise<ArchiveRecord[]> {
-    const ids = await recordIds(this.l.archive);
-    return (await Promise.all(ids.map((id) => readRecord(this.l.archive, id)))).filter(
-      (r): r is ArchiveRecord => r !== null,
-    );
-  }
-
-  record(id: string): Promise<ArchiveRecord | null> {
-    return readRecord(this.l.archive, id);
-  }
-
-  recordIds(): Promise<string[]> {
-    return recordIds(this.l.archive);
-  }
-
-  rejections(limit: number): Promise<{ count: number; items: Rejection[] }> {
-    return listRejected(this.l.rejected, limit);
-  }
-
-  approvalsView(cap: number): Promise<ApprovalView[]> {
-    return listApprovals(this.config, this.l, cap);
-  }
-
-  archiveView(): Promise<ArchiveView> {
-    return readArchiveView(this.config, this.l);
-  }
-
-  daemon() {
-    return daemonStatus(this.l);
+    const all = await Promise.all((await this.recordIds()).map((id) => this.record(id)));
+    return all.filter((r): r is ArchiveRecord => r !== null);
   }
 
   /** The lock's holder while it is alive and fresh (files bus: one machine, whose processes it may look at). */
@@ -111,53 +77,24 @@ export class FilesBus implements Bus {
   }
 
   async hosts(): Promise<HostView[]> {
-    const d = await daemonStatus(this.l);
-    return [
-      {
-        host: this.config.host,
-        alive: d.running,
-        holder: d.holder,
-        last_heartbeat: null,
-        agents: [...this.config.order],
-      },
-    ];
-  }
-
-  async requestsWaiting(): Promise<number> {
-    return (await pendingRequests(this.l.requests)).length;
+    const { running: alive, holder } = await daemonStatus(this.l);
+    return [{ host: this.config.host, alive, holder, last_heartbeat: null, agents: [...this.config.order] }];
   }
 
   async checks(daemonRunning: boolean): Promise<BusCheck[]> {
-    const checks: BusCheck[] = [];
-    if (!daemonRunning) {
-      const entries = await readdir(this.l.claims, { recursive: true, withFileTypes: true }).catch(() => []);
-      const claimed = entries.filter((e) => !e.isDirectory()).length;
-      checks.push({
-        name: 'claims',
-        level: claimed === 0 ? 'ok' : 'warn',
-        detail: claimed ? `${claimed} entries in ${this.l.claims} (the next daemon start puts them back)` : 'none',
-      });
-    }
-    return checks;
+    if (daemonRunning) return [];
+    const entries = await readdir(this.l.claims, { recursive: true, withFileTypes: true }).catch(() => []);
+    const claimed = entries.filter((e) => !e.isDirectory()).length;
+    const detail = claimed ? `${claimed} entries in ${this.l.claims} (the next daemon start puts them back)` : 'none';
+    return [{ name: 'claims', level: claimed === 0 ? 'ok' : 'warn', detail }];
   }
 
   // ---- client side ----------------------------------------------------------------------------
-
-  post(d: Direction, message: Record<string, unknown>): Promise<Posted> {
-    return postToFolder(d, message, this.config.inbox.max_bytes);
-  }
-
-  submit(request: Request): Promise<string> {
-    return submitRequest(this.l.requests, request);
-  }
-
-  awaitReply(name: string, timeoutMs: number): Promise<Reply | null> {
-    return awaitReply(this.l.requests, name, timeoutMs);
-  }
-
-  withdraw(name: string): Promise<boolean> {
-    return withdrawRequest(this.l.requests, name);
-  }
+  readonly post = (d: Direction, message: Record<string, unknown>) =>
+    postToFolder(d, message, this.config.inbox.max_bytes);
+  readonly submit = (request: Request) => submitRequest(this.l.requests, request);
+  readonly awaitReply = (name: string, timeoutMs: number) => awaitReply(this.l.requests, name, timeoutMs);
+  readonly withdraw = (name: string) => withdrawRequest(this.l.requests, name);
 
   // ---- admin ----------------------------------------------------------------------------------
 
@@ -184,9 +121,7 @@ export class FilesBus implements Bus {
     }
   }
 
-  overwriteState(state: State): Promise<void> {
-    return writeStateFile(this.l.state, state);
-  }
+  readonly overwriteState = (state: State) => writeStateFile(this.l.state, state);
 
   /** Move the last conversation's runtime data to message_dir/history/<time>/ (never deleted). */
   async setAside(): Promise<string | null> {

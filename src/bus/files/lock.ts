@@ -10,6 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { FencedError, fenceToken, LeaseHeldError, type Holder, type Lease } from '../bus.js';
+import type { DaemonStatus } from '../reader.js';
 import { pidAlive } from '../../lib/process.js';
 import { writeAtomic } from '../../lib/fsx.js';
 import type { Layout } from './layout.js';
@@ -67,9 +68,7 @@ function identityOf(file: string): string | null {
 const lockFresh = (l: Layout): boolean => lockHeld(l.lock, STALE_MS / 2 + 1500);
 
 /** Is a live daemon holding this folder? (A stale lock or a dead pid means no.) */
-export async function daemonStatus(
-  l: Layout,
-): Promise<{ running: boolean; pid: number | null; holder: Holder | null }> {
+export async function daemonStatus(l: Layout): Promise<DaemonStatus> {
   const locked = lockHeld(l.lock, STALE_MS);
   const holder = readHolder(l);
   // A lock kept fresh whose holder file does not read (removed by hand; the instant a daemon takes or leaves
@@ -91,11 +90,12 @@ export async function acquireLock(
 ): Promise<Lease> {
   let lost: string | null = null;
   const listeners = [onLost];
-  const onCompromised = (err: Error) => {
+  const markLost = (why: string) => {
     if (lost !== null) return;
-    lost = `lost the lock on ${l.root} (${err.message})`;
-    for (const f of listeners) f(lost);
+    lost = why;
+    for (const f of listeners) f(why);
   };
+  const onCompromised = (err: Error) => markLost(`lost the lock on ${l.root} (${err.message})`);
   const opts = { stale: STALE_MS, onCompromised };
   let release: () => Promise<void>;
   try {
@@ -120,10 +120,7 @@ export async function acquireLock(
   let mine = identityOf(l.generation);
   await writeAtomic(l.pidFile, `${JSON.stringify(me)}\n`);
   const lose = (why: string) => {
-    if (lost === null) {
-      lost = why;
-      for (const f of listeners) f(why);
-    }
+    markLost(why);
     throw new FencedError(why);
   };
   return {

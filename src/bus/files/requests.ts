@@ -13,6 +13,7 @@ import { z } from 'zod';
 import { RequestSchema, type Reply, type Request } from '../../core/requests.js';
 import { createAtomic, ensureDir, isErrno, NAME_MAX, writeAtomic } from '../../lib/fsx.js';
 import { StatCache } from '../../lib/stat-cache.js';
+import { namesIn } from '../folders/inbox.js';
 
 const REQ = '.req.json';
 const REPLY = '.reply.json';
@@ -58,22 +59,12 @@ export async function withdrawRequest(dir: string, name: string): Promise<boolea
 
 /** Requests waiting, oldest first: new ones, and ones a killed daemon had taken but not answered. */
 export async function pendingRequests(dir: string): Promise<string[]> {
-  return pendingIn(await requestsFolder(dir));
-}
-
-/** The names in requests/ (none when it is not there). */
-async function requestsFolder(dir: string): Promise<string[]> {
-  try {
-    return await readdir(dir);
-  } catch (err) {
-    if (isErrno(err, 'ENOENT')) return [];
-    throw err;
-  }
+  return pendingIn(await namesIn(dir));
 }
 
 /** requests/'s names, read again only when the folder changed (lib/stat-cache.ts): the rescan looks every 2 s. */
 export class RequestsListing {
-  private readonly cache = new StatCache(requestsFolder);
+  private readonly cache = new StatCache(namesIn);
 
   constructor(private readonly dir: string) {}
 

@@ -3,7 +3,7 @@
  * FIFO or device, never read more than max_bytes, and tell "bad for good" apart from "not finished yet".
  */
 import { createHash } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Direction } from '../../config/config.js';
@@ -27,6 +27,16 @@ export interface Listing {
 }
 
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The names in `dir`; none when it is not there. */
+export async function namesIn(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (err) {
+    if (isErrno(err, 'ENOENT')) return [];
+    throw err;
+  }
+}
 
 export async function listInbox(dir: string): Promise<Listing> {
   let raw: Buffer[];
@@ -52,8 +62,6 @@ export async function listInbox(dir: string): Promise<Listing> {
   return { names: names.sort(byName), undecodable };
 }
 
-export { byName };
-
 /** How many message files wait in each of these direction folders (status: not taken yet, or not relayed). */
 export async function waitingIn(directions: readonly Direction[]): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
@@ -72,8 +80,6 @@ export type Examined =
    */
   | { kind: 'unsettled'; sig: string; reason: string; ino: number }
   | { kind: 'valid'; sig: string; digest: string; message: Message };
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** A file to examine, and what an earlier look found. */
 export interface ToExamine {
@@ -133,7 +139,7 @@ export async function examine(o: ToExamine): Promise<Examined> {
     };
     let text: string;
     try {
-      text = utf8.decode(bytes);
+      text = strictUtf8.decode(bytes);
     } catch {
       return invalid('not valid UTF-8');
     }
@@ -184,13 +190,7 @@ function neverMessage(bytes: Buffer): string | null {
   return notAnObject(what[p.top]);
 }
 
-function fileType(st: {
-  isDirectory(): boolean;
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-}): string {
+function fileType(st: Stats): string {
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isSocket()) return 'a socket';

@@ -8,6 +8,7 @@ import { lstat, mkdir, readdir, rename, unlink } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { extname, join } from 'node:path';
 import { cutBytes, isOurTemp, NAME_MAX, tmpName } from '../../lib/fsx.js';
+import { namesIn } from './inbox.js';
 
 export interface Rejection {
   /** Name the file now has in rejected/. */
@@ -81,13 +82,7 @@ export async function quarantine(
  * itself be called `x.error.json`, so the suffix alone proves nothing). Empty when there is no folder.
  */
 export async function storedRejections(dir: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw err;
-  }
+  const names = await namesIn(dir);
   const present = new Set(names);
   return names.filter((n) => present.has(`${n}${NOTE}`));
 }
