@@ -28,9 +28,7 @@ interface Seen {
   born: number;
 }
 
-interface Pinned extends Seen {
-  path: string;
-}
+type Pinned = Seen & { path: string };
 
 /** The folder at `path` now: null when nothing is there. */
 function look(path: string): (Seen & { dir: boolean }) | null {

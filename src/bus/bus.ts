@@ -1,8 +1,8 @@
 /**
  * The Bus: everything baton needs from storage, behind interfaces that the files bus (bus/files/, the
  * embedded default) and the PostgreSQL bus (docs/protocol.md §10) both implement and one contract suite
- * checks (test/contract/). Storage used to be threaded through 27 modules of the daemon and the commands;
- * now each caller sees only the parts it calls, each small enough for a test to fake with a plain object.
+ * checks (test/contract/). Each caller sees only the parts it calls, each small enough for a test to fake
+ * with a plain object.
  *
  * The daemon's side (`DeliveryBus`, what `Bus.delivery()` gives a daemon):
  * - Tenure (lease.ts): the writer's lease, recovery, closing — the daemon's lifecycle.
@@ -85,9 +85,6 @@ export type DeliveryBus = Tenure &
   Events &
   Clock;
 
-/** What `baton post` and the request commands write: a message or a request, nothing else. */
-type BusClient = Posting & Asking;
-
 /** The daemon's side of a bus, as a daemon opens it. */
 export interface Delivering {
   /**
@@ -100,7 +97,8 @@ export interface Delivering {
 
 /** One conversation's storage, as a command opens it (bus/open.ts picks the kind). */
 export type Bus = BusReader &
-  BusClient &
+  Posting &
+  Asking &
   Admin &
   Delivering & {
     readonly kind: 'files' | 'postgres';

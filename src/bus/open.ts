@@ -38,10 +38,7 @@ export function postingFor(config: Config, sender: string): { via: 'folder' | 'd
     }
     return { via: 'database', posting: new PostgresBus({ ...config, bus: config.bus }) };
   }
-  return {
-    via: 'folder',
-    posting: { post: (d, message) => postToFolder(d, message, config.inbox.max_bytes) },
-  };
+  return { via: 'folder', posting: { post: (d, message) => postToFolder(d, message, config.inbox.max_bytes) } };
 }
 
 /**

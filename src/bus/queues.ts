@@ -1,27 +1,19 @@
 /**
- * The waiting messages: an agent posts one into its direction (Posting: `baton post`, the MCP server, a
- * final reply posted for it), and the daemon reads every direction's queue (Queues). A message waits
- * until a turn step takes it (turns.ts), it is rejected, or a person's approval queue takes it
- * (approvals.ts). What the daemon makes of a waiting message — whether it logged it held, when its turn
- * came — is the daemon's own (daemon/scan.ts), kept by `key`.
+ * The waiting messages: an agent posts one into its direction (Posting), the daemon reads every direction's
+ * queue (Queues). A message waits until a turn step takes it (turns.ts), it is rejected, or the approval
+ * queue takes it (approvals.ts). What the daemon makes of one (held? its turn?) is its own (daemon/scan.ts).
  */
 import type { Direction } from '../config/config.js';
 import type { Message } from '../core/message.js';
 
 /** A message waiting in a direction, as the bus examined it. */
 export interface Waiting {
-  /**
-   * The bus's own handle for it: one message's key is the same at every look while it waits, and no two
-   * messages waiting in a conversation share one.
-   */
+  /** The bus's own handle for it: the same at every look while it waits, and no two waiting share one. */
   key: string;
   /** What a person calls it: the file name on the files bus. */
   name: string;
   direction: Direction;
-  /**
-   * performance.now() when this process first saw it (its latency is measured from here); a message put
-   * back in line (a turn step that found it changed) is seen afresh.
-   */
+  /** performance.now() when this process first saw it (its latency's start); one put back in line is seen afresh. */
   firstSeen: number;
   /** A message still being written stays in line (it keeps later ones from overtaking it). */
   ready: boolean;
@@ -59,11 +51,10 @@ export interface Queues {
    */
   waitingFrom(agent: string): Promise<number>;
   /**
-   * The agents' messages this side rejected since the last call, each once, oldest first — whatever
-   * rejected them: a file that can never be valid, a stored body that is not a message, `reject()`. Their
-   * senders are to be told why. A person's refusal of a pending message (Moderation.refuse) is not among
-   * them: the request that refused it tells the sender itself. Kept in memory only: a daemon killed before
-   * it told them does not tell them after its restart (the rejection itself is kept with its reason).
+   * The agents' messages this side rejected since the last call, each once, oldest first (a file that can
+   * never be valid, a stored body that is not a message, `reject()`): their senders are to be told why. Not a
+   * person's refusal (Moderation.refuse: its request tells the sender). In memory only: a daemon killed before
+   * telling does not tell after its restart (the rejection itself is kept with its reason).
    */
   takeRejected(): Rejected[];
 }
@@ -98,15 +89,11 @@ export type Posted =
 /** An agent's side: `baton post`, the MCP server's post, a final reply posted for an agent. */
 export interface Posting {
   /**
-   * An agent's message into a direction, stored whole or not at all (a reader never sees half of it; a
-   * crash leaves nothing or all of it). Any number of processes may post at once: each message is stored
-   * under a name of its own, none overwrites another. It is checked first as the daemon will check it (the
-   * bytes stored against inbox.max_bytes, a valid message for its direction): one the daemon would reject
-   * for good is refused with the daemon's reason, and nothing is stored.
-   *
-   * Every post carries a key of its own (on the files bus, its file name; in the database, a relay key kept
-   * for good, as the relay's are): a store retried after an answer that never came — the server died right
-   * after its commit — is recognised, and the message is never stored twice.
+   * An agent's message into a direction, stored whole or not at all; any number of processes may post at
+   * once, none overwriting another. Checked first as the daemon will (bytes against inbox.max_bytes, a valid
+   * message for its direction): one it would reject for good is refused with its reason, nothing stored.
+   * Every post carries a key of its own (the file name; in the database a relay key kept for good), so a
+   * store retried after an answer that never came (the server died after its commit) is never stored twice.
    */
   post(direction: Direction, message: Record<string, unknown>): Promise<Posted>;
 }

@@ -1,8 +1,4 @@
-/**
- * The Bus's read side: what status, log, doctor and the dashboard read, in parts by who reads what. Reads
- * only; never blocks a writer (a reader may see a step half-way on a bus that has no transactions, and
- * says what it saw).
- */
+/** The Bus's read side: what status, log, doctor and the dashboard read, in parts by who reads what. */
 import { formatId } from '../core/ids.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { State } from '../core/state.js';
@@ -47,9 +43,9 @@ export interface ArchiveView {
 }
 
 /**
- * What an archive says, from its highest ID `n`, how many records it holds and its last record: the state
- * it implies (its last message awaits a reply, its receiver holds the turn) and whether IDs have gaps. The
- * one derivation of both buses, which recovery and doctor share.
+ * What an archive says, from its highest ID `n`, its record count and last record: the state it implies (the
+ * last message awaits a reply, its receiver holds the turn) and whether IDs have gaps. Both buses' recovery
+ * and doctor share it.
  */
 export function archiveViewOf(n: number, count: number, last: ArchiveRecord | null, firstTurn: string): ArchiveView {
   const gaps = count !== n ? `archive has gaps: ${count} records for IDs up to ${formatId(n)}` : null;
@@ -75,10 +71,7 @@ export interface Status {
   /** Messages waiting per direction (held out of turn, or not taken yet). */
   waitingCounts(): Promise<Record<string, number>>;
   rejectedCount(): Promise<number>;
-  /**
-   * Files this machine claimed from its folders and has not yet stored for good (the PostgreSQL bus's
-   * relay: waiting in `.relaying/` for a store that is retried, or for the server's disk); 0 on the files bus.
-   */
+  /** Files claimed from this machine's folders not yet stored for good (the PostgreSQL relay's); 0 on the files bus. */
   relaying(): Promise<number>;
   /** Approvals waiting, as `<direction>/<name>`. */
   approvalKeys(): Promise<string[]>;
@@ -88,10 +81,7 @@ export type DaemonStatus = { running: boolean; pid: number | null; holder: Holde
 
 /** Who runs the conversation: status, doctor, `up` and `down` waiting for a daemon, a request with none. */
 export interface Liveness {
-  /**
-   * Is a live daemon holding the writer's lease (on the PostgreSQL bus: this machine's)? A moment's
-   * answer: a daemon may start or stop right after it.
-   */
+  /** Is a live daemon holding the writer's lease (PostgreSQL: this machine's)? A moment's answer. */
   daemon(): Promise<DaemonStatus>;
   /** Every machine of the conversation and its daemon (the files bus: this machine only). */
   hosts(): Promise<HostView[]>;

@@ -1,9 +1,8 @@
 /**
- * The turn step and the state it moves (docs/protocol.md §5, §6). The turn rules are not here: `commit`
- * and `update` take pure functions of the current state (core/), which a bus applies under its own
- * serialisation — a daemon's copy of the state is a cache, the bus's is the truth. Every write here needs
- * the writer's lease: without it (lost, or not proven within the stale time) it throws FencedError and
- * writes nothing.
+ * The turn step and the state it moves (docs/protocol.md §5, §6): the turn rules are pure functions (core/)
+ * a bus applies under its own serialisation — a daemon's copy of the state is a cache, the bus's the truth.
+ * Every write needs the writer's lease: without it (lost, or not proven within the stale time) it throws
+ * FencedError and writes nothing.
  */
 import type { ArchiveRecord } from '../core/record.js';
 import type { State } from '../core/state.js';
@@ -29,7 +28,7 @@ export type Commit =
  * The conversation's store changed under a running daemon in a way it cannot follow — on the PostgreSQL
  * bus: its schema is newer than this baton knows (another baton migrated it), or its conversation's row
  * is gone (deleted by hand). Its statements may no longer fit, or its conversation is gone: the daemon
- * writes nothing more and stops, saying why (a running daemon used to go on writing, or wait in silence).
+ * writes nothing more and stops, saying why.
  */
 export class StoreChanged extends Error {
   override name = 'StoreChanged';
@@ -39,9 +38,8 @@ export class StoreChanged extends Error {
  * The conversation was started anew under a running daemon (`baton up --fresh` on another machine of the
  * PostgreSQL bus: the old one set aside, a new generation under the same name). The daemon drops what it
  * held of the old one — never typing an old message into the new one — and follows the new one, keeping
- * its machine's lease and its panes. Stopping instead left that machine out of the new conversation until
- * someone restarted it; before that, it was fenced, restarted, and typed the new first message flagged
- * `(redelivered)`.
+ * its machine's lease and its panes (stopping left that machine out of the new conversation until someone
+ * restarted it).
  */
 export class NewGeneration extends Error {
   override name = 'NewGeneration';
@@ -50,16 +48,14 @@ export class NewGeneration extends Error {
 /** The conversation's state: the daemon's copy, and changes to it (nearly every part of the daemon). */
 export interface TurnState {
   /**
-   * The state as this daemon last read or wrote it; no I/O. Another machine may have moved the turn since
-   * (the PostgreSQL bus): queues() reads it again, and commit() decides on the state as stored, never on
-   * this copy.
+   * The state as this daemon last read or wrote it; no I/O. Another machine may have moved the turn since:
+   * queues() reads it again, and commit() decides on the state as stored, never on this copy.
    */
   state(): State;
   /**
    * Change the state (docs/protocol.md §9: end, pause, resume, reminders, stalls; a turn's tokens), atomic
    * with respect to commits and other updates from every process and machine: `change` is applied to the
-   * state as stored at that moment. Returns the new state. Killed mid-way, the change is stored whole or
-   * not at all.
+   * state as stored then. Returns the new state; killed mid-way, stored whole or not at all.
    */
   update(change: (state: State) => State): Promise<State>;
 }

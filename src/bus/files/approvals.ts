@@ -115,7 +115,7 @@ export class Approvals {
       to: d.to,
     });
     if (!moved) return false;
-    await this.o.events.emit('rejected', { file: a.name, direction: d.name, reason, stored_as: moved.name });
+    await this.o.events.emit('rejected', { file: a.name, direction: d.name, reason, stored_as: moved });
     return true;
   }
 }

@@ -89,7 +89,7 @@ export class ArchiveWriter {
     return true;
   }
 
-  /** Merge daemon-owned fields into an archived record (a hook's receipt); read back by its next stamp. False when there is none. */
+  /** Merge daemon-owned fields into a record (a hook's receipt), read back by its next stamp. False: no record. */
   async amend(id: string, fields: Amendment): Promise<boolean> {
     if (this.last?.id === id) this.last = null;
     const r = readRecordNow(this.dir, id);

@@ -215,7 +215,7 @@ export class FilesDelivery implements DeliveryBus {
     // One that cannot be taken or answered (requests.ts) goes to rejected/, said once: left, it failed every pass.
     const reason = `not a request baton can take: its name is ${Buffer.byteLength(name)} bytes, no room for .taken and its reply's name`;
     const moved = await quarantine(this.l.rejected, join(this.l.requests, name), name, { reason });
-    if (moved) this.log.warn(`requests/${name} moved to rejected/${moved.name}: ${reason}`);
+    if (moved) this.log.warn(`requests/${name} moved to rejected/${moved}: ${reason}`);
     return null;
   }
 

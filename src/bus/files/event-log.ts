@@ -92,13 +92,8 @@ export class FileEventSource implements EventSource {
           } catch {
             continue;
           }
-          if (
-            e &&
-            typeof e === 'object' &&
-            !Array.isArray(e) &&
-            (await each(e as Record<string, unknown>, base + start)) === false
-          )
-            return { last, skipping };
+          if (!e || typeof e !== 'object' || Array.isArray(e)) continue;
+          if ((await each(e as Record<string, unknown>, base + start)) === false) return { last, skipping };
         }
         carry = Buffer.from(data.subarray(start));
         if (carry.length > MAX_LINE) {

@@ -6,6 +6,7 @@
  * message is not typed twice: see daemon/person.ts, send).
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,10 +52,9 @@ export async function awaitReply(dir: string, name: string, timeoutMs: number): 
 
 /** Take an unanswered request back. False when it is gone: the daemon has taken it (its reply follows). */
 export async function withdrawRequest(dir: string, name: string): Promise<boolean> {
-  return unlink(join(dir, name)).then(
-    () => true,
-    () => false,
-  );
+  return unlink(join(dir, name))
+    .then(() => true)
+    .catch(() => false);
 }
 
 /** Requests waiting, oldest first: new ones, and ones a killed daemon had taken but not answered. */
@@ -90,40 +90,10 @@ export function pendingIn(names: readonly string[]): string[] {
  */
 export const answerable = (name: string): boolean => Buffer.byteLength(name + TAKEN) <= NAME_MAX;
 
-/** Take a request (rename it), so it can no longer be withdrawn. Null when it was withdrawn first. */
-async function takeRequest(dir: string, name: string): Promise<string | null> {
-  if (name.endsWith(TAKEN)) return name;
-  return rename(join(dir, name), join(dir, name + TAKEN)).then(
-    () => name + TAKEN,
-    (err: unknown) => {
-      if (isErrno(err, 'ENOENT')) return null;
-      throw err;
-    },
-  );
-}
-
-/** Read one request; a file that is not a valid request gets an error reply instead. */
-async function readRequest(dir: string, name: string): Promise<Request | { invalid: string }> {
-  try {
-    const parsed = RequestSchema.safeParse(JSON.parse(await readFile(join(dir, name), 'utf8')));
-    return parsed.success ? parsed.data : { invalid: z.prettifyError(parsed.error).replace(/\n/g, ' ') };
-  } catch (err) {
-    return { invalid: (err as Error).message };
-  }
-}
-
 /** Answer a request: the reply first, then the request goes, so a crash in between never loses the answer. */
 export async function answer(dir: string, name: string, reply: Reply): Promise<void> {
   await writeAtomic(replyFile(dir, name), JSON.stringify(reply));
   await unlink(join(dir, name)).catch(() => {});
-}
-
-/** Has this request been answered already (killed after the reply, before removing the request)? */
-async function answered(dir: string, name: string): Promise<boolean> {
-  return stat(replyFile(dir, name)).then(
-    () => true,
-    () => false,
-  );
 }
 
 /** Remove replies nobody collected (the asking command gave up) after `maxAgeMs`; `names`: requests/ listed. */
@@ -135,16 +105,34 @@ export async function dropStaleReplies(dir: string, maxAgeMs: number, names?: re
   }
 }
 
-/** Take request `name` to act on it: null when it was answered already (then removed) or withdrawn. */
+/**
+ * Take request `name` to act on it: renamed, so it can no longer be withdrawn, and read (a file that is not
+ * a valid request gets an error reply). Null when it was answered already (killed after the reply, before
+ * removing the request: removed now) or withdrawn first (the asking command gave up waiting).
+ */
 export async function takeOne(
   dir: string,
   name: string,
 ): Promise<{ name: string; request: Request | { invalid: string } } | null> {
-  if (await answered(dir, name)) {
+  if (existsSync(replyFile(dir, name))) {
     await unlink(join(dir, name)).catch(() => {});
     return null;
   }
-  const taken = await takeRequest(dir, name);
-  if (!taken) return null; // withdrawn by the command that asked (it gave up waiting)
-  return { name: taken, request: await readRequest(dir, taken) };
+  const taken = name.endsWith(TAKEN) ? name : name + TAKEN;
+  if (taken !== name) {
+    try {
+      await rename(join(dir, name), join(dir, taken));
+    } catch (err) {
+      if (isErrno(err, 'ENOENT')) return null;
+      throw err;
+    }
+  }
+  let request: Request | { invalid: string };
+  try {
+    const parsed = RequestSchema.safeParse(JSON.parse(await readFile(join(dir, taken), 'utf8')));
+    request = parsed.success ? parsed.data : { invalid: z.prettifyError(parsed.error).replace(/\n/g, ' ') };
+  } catch (err) {
+    request = { invalid: (err as Error).message };
+  }
+  return { name: taken, request };
 }

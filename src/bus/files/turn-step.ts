@@ -62,8 +62,7 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   const base = join(l.claims, d.name);
   // Listed only while it may hold a claim this daemon did not settle (at the start, or after a step that
   // failed mid-way): a listing per delivery was five system calls for a folder this daemon alone writes.
-  if (!claimsClear.has(folder) && (await unclaimStrays({ root: l.root, base }, s.decision.id, unclaim)))
-    claimsClear.add(folder);
+  if (!claimsClear.has(folder) && (await unclaimStrays(l.root, base, s.decision.id, unclaim))) claimsClear.add(folder);
   const claim = claimPath(base, s.decision.id, s.name);
   // Until this claim is archived and removed, or put back, the folder may hold it.
   const clear = claimsClear.delete(folder) && !claim.folder;
@@ -142,14 +141,14 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
  * True when the folder holds no other claim (nothing left for a later ID to find).
  */
 async function unclaimStrays(
-  where: { root: string; base: string },
+  root: string,
+  base: string,
   id: string,
   unclaim: (path: string, name: string, claimFolder: string | null) => Promise<void>,
 ): Promise<boolean> {
-  const { base } = where;
   const claims = listClaims(base);
   if (claims === null) {
-    makeDirBelowSync(where.root, base); // never the message folder itself, should it have gone meanwhile
+    makeDirBelowSync(root, base); // never the message folder itself, should it have gone meanwhile
     return true;
   }
   for (const c of claims.flat) if (c.id === id) await unclaim(c.path, c.name, null);

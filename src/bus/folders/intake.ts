@@ -175,10 +175,7 @@ export class Intake {
       for (const raw of f.undecodable.splice(0)) await this.rejector.rejectRaw(f, raw);
       await this.refresh(f);
     }
-    return this.folders.map((f) => ({
-      direction: f.direction,
-      items: f.entries.ordered(),
-    }));
+    return this.folders.map((f) => ({ direction: f.direction, items: f.entries.ordered() }));
   }
 
   folderOf(direction: string): Folder {
@@ -237,11 +234,8 @@ export class Intake {
         } else if (now - entry.firstSeen > Math.max(10 * settle, 10_000)) {
           // A file that never stops changing must not hold its folder's queue forever.
           const still = Math.round((now - entry.firstSeen) / 1000);
-          doom(name, `${res.reason} (still changing ${still} s after it appeared)`, {
-            kind: 'unsettled',
-            ino: res.ino,
-            sig: null,
-          });
+          const judged: Judged = { kind: 'unsettled', ino: res.ino, sig: null };
+          doom(name, `${res.reason} (still changing ${still} s after it appeared)`, judged);
         } else {
           // Look again once it has been still for settle_ms; a change (watcher event) looks sooner.
           this.settling.lookAt(f, name, entry.unchangedSince + settle + 5);

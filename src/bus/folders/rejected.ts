@@ -10,12 +10,6 @@ import { extname, join } from 'node:path';
 import { cutBytes, isOurTemp, NAME_MAX, tmpName } from '../../lib/fsx.js';
 import { namesIn } from './inbox.js';
 
-export interface Rejection {
-  /** Name the file now has in rejected/. */
-  name: string;
-  path: string;
-}
-
 const NOTE = '.error.json';
 const openAsync = promisify(open);
 const fsyncAsync = promisify(fsync);
@@ -44,15 +38,15 @@ function freeName(dir: string, name: string): string {
 
 /**
  * Move `src` (a file, link, FIFO or directory — it is moved, never opened) into rejected/ and write the
- * reason beside it. `src` may be raw bytes for a name that is not valid UTF-8. Returns null if the
- * file vanished before it could be moved.
+ * reason beside it. `src` may be raw bytes for a name that is not valid UTF-8. Returns the name it has
+ * there, or null if the file vanished before it could be moved.
  */
 export async function quarantine(
   rejectedDir: string,
   src: string | Buffer,
   name: string,
   details: { reason: string; direction?: string; [key: string]: unknown },
-): Promise<Rejection | null> {
+): Promise<string | null> {
   const target = freeName(rejectedDir, name);
   const path = join(rejectedDir, target);
   const held = [path, notePath(rejectedDir, target)];
@@ -71,7 +65,7 @@ export async function quarantine(
       await rename(src, path);
     }
     await writeNote(rejectedDir, target, { file: name, ...details, rejected_at: new Date().toISOString() });
-    return { name: target, path };
+    return target;
   } finally {
     for (const p of held) reserved.delete(p);
   }

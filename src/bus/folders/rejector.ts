@@ -11,10 +11,27 @@ import { moveNoClobber } from '../../lib/fsx.js';
 import { BurstLog } from '../../lib/log-burst.js';
 import type { Logger } from '../../lib/log.js';
 import type { EventLog } from '../events.js';
-import { RejectedSince } from '../rejected-since.js';
+import type { Rejected } from '../queues.js';
 import { type Judged, takeAside, type Verdict, verdict } from './aside.js';
 import { examine, type Folder } from './inbox.js';
 import { quarantine } from './rejected.js';
+
+/**
+ * What was rejected since the daemon last asked (Queues.takeRejected), kept in memory until taken: the latest
+ * 100 at most, so a daemon that never asks (a one-shot answer to a person's request) holds no more.
+ */
+class RejectedSince {
+  private items: Rejected[] = [];
+
+  add(r: Rejected): void {
+    this.items.push(r);
+    if (this.items.length > 100) this.items.shift();
+  }
+
+  take(): Rejected[] {
+    return this.items.splice(0);
+  }
+}
 
 export interface RejectorOptions {
   maxBytes: number;
@@ -86,7 +103,7 @@ export class Rejector {
     if (!moved) return;
     this.burst.warn(`rejected ${direction.name}/${name}: ${reason}`);
     this.rejected.add({ direction, file: name, reason });
-    await this.o.events.emit('rejected', { file: name, direction: direction.name, reason, stored_as: moved.name });
+    await this.o.events.emit('rejected', { file: name, direction: direction.name, reason, stored_as: moved });
   }
 
   /**
