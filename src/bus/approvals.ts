@@ -34,10 +34,7 @@ export interface Moderation {
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'>;
   /** The approvals waiting that this daemon delivers (its agents receive them), in order. Reads only. */
   approvals(): Promise<Approval[]>;
-  /**
-   * A person refused it: moved aside with the reason. False when it is gone (refused or approved
-   * meanwhile): never refused twice. Killed mid-way, it waits or is refused, not both.
-   */
+  /** A person refused it: moved aside with its reason. False when gone (never twice); a kill leaves it in one place. */
   refuse(a: Approval, reason: string): Promise<boolean>;
   /** Read an approval's message again (it may have changed or become invalid since it was queued). Reads only. */
   examineApproval(a: Approval): Promise<ApprovalContent>;

@@ -14,10 +14,7 @@ export interface Holder {
   started_at: string;
   /** How many conversations the holder's process serves (`baton daemon A B C`); absent: one. */
   serves?: number;
-  /**
-   * The message folder of the daemon's config: with its host name, what tells `baton up` the daemon is this
-   * project's own and not one of another folder that claims the same machine name (absent: an older daemon).
-   */
+  /** Its config's message folder: with the host, tells `baton up` the daemon is this project's (absent: older). */
   dir?: string;
 }
 
@@ -42,7 +39,7 @@ export interface Lease {
   release(): Promise<void>;
 }
 
-/** A tmux server option per conversation (`key`) holding the newest holder's `token` (zero-padded, so string order is number order). */
+/** A tmux server option per conversation (`key`) holding the newest holder's `token` (zero-padded: sorts as number). */
 interface Fence {
   key: string;
   token: string;
@@ -65,9 +62,8 @@ export interface Tenure {
    */
   lease(holder: Holder, onLost: (why: string) => void): Promise<Lease>;
   /**
-   * Reconcile the stored state with the archive (docs/protocol.md §6) and put back what a crash left
-   * half-moved: after it every message is in exactly one place, and the state agrees with the archive.
-   * Needs the lease. Idempotent: a kill -9 during recovery is recovered at the next start.
+   * Reconcile the stored state with the archive (docs/protocol.md §6) and put back what a crash left half-moved:
+   * then every message is in one place, the state agrees with the archive. Needs the lease. Idempotent.
    */
   recover(): Promise<Recovered>;
   /** Close what this side holds open (watchers, listening connections); the lease is released on its own. */

@@ -9,10 +9,7 @@ import type { Reply, Request } from '../core/requests.js';
 
 /** The daemon's side: the daemon looks for requests, steering takes and answers them, a notice forwards one. */
 export interface Requests {
-  /**
-   * The requests this daemon answers (on the PostgreSQL bus: the ones addressed to its machine), oldest
-   * first: new ones, and ones a killed daemon had taken but not answered. Reads only.
-   */
+  /** The requests this daemon answers (PostgreSQL: its machine's), oldest first, taken ones too. Reads only. */
   requests(): Promise<string[]>;
   /**
    * Take a request so it can no longer be withdrawn, and read it (a request that is not valid comes back
@@ -20,31 +17,21 @@ export interface Requests {
    * (a daemon killed after replying: the request is removed now). Needs the lease (FencedError without it).
    */
   takeRequest(name: string): Promise<{ name: string; request: Request | { invalid: string } } | null>;
-  /**
-   * Store the reply, then remove the taken request: a crash in between never loses the answer (the next
-   * daemon finds the request answered). Needs the lease (FencedError without it).
-   */
+  /** Store the reply, then remove the taken request: a crash in between never loses the answer. Needs the lease. */
   answer(taken: string, reply: Reply): Promise<void>;
   /**
    * Hand a request to the daemon that can carry it out (a notice for another machine's agent, docs/protocol.md
-   * §10; on the files bus, one machine, this daemon itself). Nobody waits for its answer; answered requests
-   * nobody read are dropped after a minute.
+   * §10; on the files bus, this daemon). Nobody waits for its answer: unread replies are dropped after a minute.
    */
   forward(request: Request): Promise<void>;
 }
 
 /** The asking command's side: `baton end`, `send`, `approve` …, and the dashboard's controls. */
 export interface Asking {
-  /**
-   * A person's request for the daemon, stored whole or not at all; returns its name (requests are answered
-   * in the order made). Any number of commands may submit at once: each request is its own.
-   */
+  /** A person's request, stored whole or not at all; returns its name (answered in order made); any number at once. */
   submit(request: Request): Promise<string>;
   /** The reply, once there is one (then removed). Null on timeout: the request stays queued. */
   awaitReply(name: string, timeoutMs: number): Promise<Reply | null>;
-  /**
-   * Take an unanswered request back. False when the daemon has taken it already (its reply follows):
-   * a request is either withdrawn or acted on, never both.
-   */
+  /** Take an unanswered request back; false when the daemon took it already: withdrawn or acted on, never both. */
   withdraw(name: string): Promise<boolean>;
 }

@@ -15,7 +15,7 @@ export type Step = (state: State) => Decision;
 
 /** What a turn step did. Outcomes are data: the loop decides what each means. */
 export type Commit =
-  /** Archived (delivered_at null) and the state moved on; `saved` false: the state write failed and must be retried before typing. */
+  /** Archived (delivered_at null), the state moved on; `saved` false: its write failed, retried before typing. */
   | { kind: 'committed'; record: ArchiveRecord; state: State; saved: boolean }
   /** The step, taken on the current state, does not deliver (another machine moved the turn first). */
   | { kind: 'refused'; decision: Exclude<Decision, { action: 'deliver' }> }

@@ -120,7 +120,7 @@ export class Approvals {
   }
 }
 
-/** `name`, or `m.1.json`, `m.2.json` … when taken (lib/fsx.ts numbered): pending/ is the daemon's alone, so a look decides. */
+/** `name`, or `m.1.json`, `m.2.json` … when taken (lib/fsx.ts): pending/ is the daemon's alone, a look decides. */
 function freeName(dir: string, name: string): string {
   for (let i = 0; ; i++) {
     const candidate = numbered(name, i);

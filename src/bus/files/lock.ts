@@ -39,12 +39,10 @@ function readGeneration(l: Layout): number {
 
 /**
  * The generation a new holder takes: one more than the newest on record; with none (a folder new or made
- * again, a daemon.gen that does not read), the clock in tenths of a second — never 1 again. Started again
- * at 1, it was below the token a tmux server still held from the folder before (`rm -rf messages`, then
- * `up`): tmux refused every keystroke of the new daemon until its take-overs caught up, and its first
- * message was typed as "(redelivered)" after an Enter alone. A take-over takes longer than a tenth of a
- * second, so the clock stays ahead of the generations counted before it; and it fits the token's 12 digits
- * (string order is number order) until the year 2286.
+ * again, a daemon.gen that does not read), the clock in tenths of a second. Started again at 1, it was below
+ * the token a tmux server still held from the folder before (`rm -rf messages`, then `up`): tmux refused every
+ * keystroke of the new daemon. A take-over takes over a tenth of a second, so the clock stays ahead of the
+ * generations counted before it; and it fits the token's 12 digits until the year 2286.
  */
 function nextGeneration(l: Layout, now = Date.now()): number {
   const newest = readGeneration(l);
@@ -52,12 +50,11 @@ function nextGeneration(l: Layout, now = Date.now()): number {
 }
 
 /**
- * A file's identity: device, inode, size, and its modification and change times (below a microsecond); null
- * when it cannot be stat'ed. Before every durable write the holder checks that `daemon.gen` is still the
- * file it wrote itself — one stat where reading it took an open, two reads and a close, three times a
- * delivery — and reads it only when it is not. A take-over writes the next generation by a rename (a new
- * inode while ours still exists); an inode number freed and given again later (a second take-over) comes
- * with a change time of its own, which no process can set: the kernel stamps it from its clock.
+ * A file's identity (device, inode, size, mtime, ctime); null when it cannot be stat'ed. Before every durable
+ * write the holder checks `daemon.gen` is still the file it wrote — one stat, where reading it took four calls,
+ * three times a delivery — and reads it only when not. A take-over writes the next generation by a rename (a
+ * new inode while ours exists); an inode freed and given again later comes with its own ctime, which no
+ * process can set.
  */
 function identityOf(file: string): string | null {
   const st = statSync(file, { throwIfNoEntry: false });

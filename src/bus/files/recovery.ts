@@ -34,8 +34,7 @@ export async function readArchiveView(config: Pick<Config, 'firstTurn'>, l: Layo
 
 export async function recover(config: Config, l: Layout): Promise<FileRecovery> {
   const stored = await readStateFile(l.state);
-  const notes: string[] = [];
-  notes.push(...(await recoverClaims(config, l)));
+  const notes = await recoverClaims(config, l);
   const { n, last, state: derived, gaps } = await readArchiveView(config, l);
   if (gaps) notes.push(gaps);
 

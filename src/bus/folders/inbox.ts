@@ -75,8 +75,8 @@ export type Examined =
   /** Can never become valid: reject now. */
   | { kind: 'bad'; reason: string }
   /**
-   * Not valid yet, but a writer still at work could make it valid (its bytes are the start of a JSON object):
-   * rejected once unchanged for settle_ms. `ino`: the file looked at (its move is checked against it, aside.ts).
+   * Not valid yet, but a writer at work could make it so (the start of a JSON object): rejected once unchanged
+   * for settle_ms. `ino`: the file looked at (its move is checked against it, aside.ts).
    */
   | { kind: 'unsettled'; sig: string; reason: string; ino: number }
   | { kind: 'valid'; sig: string; digest: string; message: Message };
@@ -87,17 +87,11 @@ export interface ToExamine {
   name: string;
   route: { from: string; to: string };
   maxBytes: number;
-  /**
-   * An earlier valid result for the same name: when the bytes are the same (by digest) it is returned as
-   * is, so a file checked before it was claimed is not parsed and validated twice.
-   */
+  /** An earlier valid result: returned as is for the same bytes (by digest), not parsed and validated twice. */
   known?: Extract<Examined, { kind: 'valid' }> | null;
 }
 
-/**
- * Read and check one inbox file, safely (no link followed, no FIFO opened, never more than max_bytes + 1
- * read).
- */
+/** Read and check one inbox file, safely: no link followed, no FIFO opened, never over max_bytes + 1 read. */
 export async function examine(o: ToExamine): Promise<Examined> {
   const { route, maxBytes, known = null } = o;
   const path = join(o.dir, o.name);

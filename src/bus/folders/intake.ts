@@ -1,14 +1,11 @@
 /**
- * The direction folders as queues: watchers say which names changed (folder-watch.ts: fs.watch on each
- * folder), a full listing every few seconds is the safety net, and each changed name is examined once
- * (inbox.ts: never following a link, never opening a FIFO, never reading past max_bytes). A file that can
- * never be valid leaves the queue at once and is moved to rejected/ behind it (rejecting.ts; each move
- * rejector.ts, which moves only the file that was judged: aside.ts); one that is not valid but could still
- * become so — its bytes the start of a JSON object, all a writer at work leaves — waits until it has been
- * unchanged for settle_ms (a slow writer pausing mid-file is not rejected) and keeps its place meanwhile,
- * and one that never stops changing is rejected after max(10 × settle_ms, 10 s). The files bus serves its
- * queues from here; the PostgreSQL bus relays what it finds here into the database, so an agent's file
- * API is the same on both.
+ * The direction folders as queues: watchers name what changed (folder-watch.ts), a full listing every few
+ * seconds is the safety net, and each changed name is examined once (inbox.ts). A file that can never be valid
+ * leaves the queue at once and is moved to rejected/ behind it (rejecting.ts, rejector.ts, aside.ts); one not
+ * valid yet that a writer at work could still finish (the start of a JSON object) keeps its place until it has
+ * been unchanged for settle_ms, and is rejected after max(10 × settle_ms, 10 s) if it never stops changing.
+ * The files bus serves its queues from here; the PostgreSQL bus relays them into the database, so an agent's
+ * file API is the same on both.
  */
 import { lstat } from 'node:fs/promises';
 import type { Direction } from '../../config/config.js';
@@ -38,9 +35,8 @@ export interface IntakeOptions {
   events: EventLog;
   log: Logger;
   /**
-   * The daemon's project and message folder (anchor.ts): a folder of its own removed by hand is made again
-   * only inside the very message folder the daemon started in, never the message folder itself. Without
-   * one (a test of the intake alone), folders are made with `mkdir -p`.
+   * The daemon's folders (anchor.ts): one of its folders removed by hand is made again only inside the message
+   * folder it started in, never that folder itself. Without one (a test of the intake alone): `mkdir -p`.
    */
   anchor?: FolderAnchor;
 }

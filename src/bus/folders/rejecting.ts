@@ -22,7 +22,7 @@ export interface Doomed {
   folder: Folder;
   name: string;
   reason: string;
-  /** What was judged: a different file under its name by the time of the move goes back, not to rejected/ (aside.ts). */
+  /** What was judged: another file under its name by the time of the move goes back, not to rejected/ (aside.ts). */
   judged: Judged;
 }
 
