@@ -1,11 +1,8 @@
 /**
- * The conversation's clock (docs/protocol.md §10, "Time"): one per conversation, so that every machine
- * measures its durations, deadlines and expiry — `max_duration_s` from `started_at`, reminders and stalls
- * from `turn_started_at`, a message's `expires_at` — and writes its timestamps with the same time. On the
- * files bus every daemon of a conversation runs on the machine that holds its folder: its own clock. On the
- * PostgreSQL bus it is the database's: a machine whose clock was 2 h ahead ended a seconds-old
- * conversation by max_duration_s and refused as expired a message whose expires_at was 30 min away, since
- * it compared times another machine had written with its own.
+ * The conversation's clock (docs/protocol.md §10, "Time"): every machine measures durations, deadlines and
+ * expiry (`max_duration_s`, reminders, stalls, `expires_at`) and writes timestamps with the same time. The
+ * files bus lives on one machine: its own clock. The PostgreSQL bus uses the database's: a machine 2 h ahead
+ * ended a seconds-old conversation by max_duration_s and refused as expired a message 30 min from expiry.
  */
 
 /** The conversation's time (the daemon's parts): milliseconds since the epoch, UTC; no I/O. */

@@ -1,7 +1,6 @@
 /**
- * Events (docs/protocol.md §7): what happened, one JSON object each, in order. A bus appends them (events.jsonl on
- * the files bus) and lets readers follow them (`baton log --follow`, the dashboard). The log is a
- * record, not the source of truth: failing to append never stops a delivery.
+ * Events (docs/protocol.md §7): what happened, one JSON object each, in order, appended by a bus and followed
+ * by readers (`baton log --follow`, the dashboard). A record, not the truth: a failed append stops nothing.
  */
 
 export type EventName =

@@ -8,10 +8,7 @@ export type Hint = { kind: 'messages'; direction?: string } | { kind: 'requests'
 
 /** The daemon's lifecycle (daemon.ts) watches for changes and re-scans on its timer. */
 export interface Hints {
-  /**
-   * Start delivering hints to `hint` (folder watchers; LISTEN on the PostgreSQL bus, made again when its
-   * connection drops, with a hint for everything then). A hint may be lost or repeated; it carries no data.
-   */
+  /** Hints to `hint` (watchers; PostgreSQL: LISTEN, made again on a drop, hinting all). May be lost or repeated. */
   watch(hint: (h: Hint) => void): Promise<void>;
   /** Stop delivering hints. Safe to call when not watching, and more than once. */
   unwatch(): Promise<void>;

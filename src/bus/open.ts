@@ -24,11 +24,10 @@ export function openBus(config: Config): Bus {
 }
 
 /**
- * How an agent's message is posted: into its outgoing folder when the agent runs on this machine — on the
- * files bus that is the conversation; on the PostgreSQL bus this machine's daemon relays the folder into
- * the database exactly once (relay keys), so an agent's `baton post` needs neither the database nor its
- * password, and a database that is away only delays it — else (an agent of another machine, posted from a
- * person's shell that reaches the database) straight into the database, under a key of its own.
+ * How an agent's message is posted: into its outgoing folder when the agent runs on this machine (on the
+ * PostgreSQL bus its daemon relays the folder exactly once, so `baton post` needs no database or password,
+ * and a database away only delays it); else (another machine's agent, posted from a person's shell that
+ * reaches the database) straight into the database, under a key of its own.
  */
 export function postingFor(config: Config, sender: string): { via: 'folder' | 'database'; posting: Posting } {
   if (config.bus.kind === 'postgres' && !isLocal(config, sender)) {

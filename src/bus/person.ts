@@ -13,10 +13,9 @@ export interface PersonMessages {
    */
   findPersonMessage(request: string): Promise<ArchiveRecord | null>;
   /**
-   * Archive a person's message under the next user_NNNN, as `make` builds it for that ID. Needs the lease
-   * (FencedError without it). No ID is given twice, however many daemons of the conversation archive at
-   * once (the PostgreSQL bus takes the counter in the archiving transaction). Killed mid-way, the record
-   * is archived whole or not at all.
+   * Archive a person's message under the next user_NNNN, as `make` builds it for that ID. Needs the lease. No
+   * ID is given twice, however many daemons archive at once (PostgreSQL: the counter is taken in the archiving
+   * transaction). Killed mid-way, the record is archived whole or not at all.
    */
   archivePersonMessage(make: (id: string) => ArchiveRecord): Promise<ArchiveRecord>;
 }

@@ -17,9 +17,8 @@ export interface Records {
    */
   stamp(record: ArchiveRecord): Promise<void>;
   /**
-   * Add daemon-owned fields to an archived record (a hook's receipt: `received`, `confirmed`; a turn's
-   * `turn_tokens`; `redelivered`), merged into it as one write; never its ID, sender, receiver, content
-   * or stamp. False when there is no such record.
+   * Merge daemon-owned fields into an archived record as one write (a receipt's `received`, `confirmed`;
+   * `turn_tokens`; `redelivered`), never its ID, sender, receiver, content or stamp. False when there is none.
    */
   amend(id: string, fields: Amendment): Promise<boolean>;
 }

@@ -1,14 +1,12 @@
 /**
  * Moderated mode on the files bus (docs/protocol.md §9): the turn holder's valid message waits in
- * `pending/<direction>/<name>` with no ID yet and no change to the state, until a person approves it
- * (its turn step is then committed from here) or refuses it (rejected/, with the person's reason).
- * One per sender: the next one is held in its folder.
+ * `pending/<direction>/<name>`, no ID yet and the state unchanged, until a person approves it (its turn step
+ * is committed from here) or refuses it (rejected/, with their reason). One per sender: the next is held.
  *
- * The move is one rename: whatever has the name then is what waits for approval, and a writer that puts a
- * new file under the name afterwards makes a new message. It was a link(2) then an unlink(2) by name, and a
- * message renamed over the name between the two was the one unlinked: lost. A move an older baton left cut
- * short by a crash (the same file linked in both folders) is finished at the next look, the folder's copy
- * taken aside first (folders/aside.ts) and removed only if it still is that file.
+ * The move is one rename: whatever has the name then waits, and a file put under the name afterwards is a new
+ * message. It was a link(2) then an unlink(2) by name, and a message renamed over the name between the two was
+ * unlinked: lost. A move an older baton left cut short (the same file linked in both folders) is finished at
+ * the next look, the folder's copy taken aside first (folders/aside.ts) and removed only if it still is that file.
  */
 import { existsSync } from 'node:fs';
 import { lstat, readdir, rename, unlink } from 'node:fs/promises';

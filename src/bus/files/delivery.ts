@@ -1,7 +1,7 @@
 /**
- * The files bus, daemon side: direction folders as queues (folders/intake.ts), a turn step as a claim, an archive
- * record and a state.json write (turn-step.ts), requests as files, the lease as a lock file. One machine,
- * one writer: the lease holder's copy of the state is the truth, and every step runs in its one loop.
+ * The files bus, daemon side: direction folders as queues (folders/intake.ts), a turn step as a claim, a record
+ * and a state.json write (turn-step.ts), requests as files, the lease as a lock file. One machine, one writer:
+ * the lease holder's copy of the state is the truth, and every step runs in its one loop.
  */
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';

@@ -16,9 +16,8 @@ export function eventLog(file: string, onError: (err: unknown) => void): EventLo
   return {
     async emit(event: EventName, fields = {}) {
       const line = `${JSON.stringify({ ts: new Date().toISOString(), event, ...fields })}\n`;
-      // The log is a record, not the source of truth: failing to append must never stop a delivery.
-      // Synchronous (open, one write, close): three small local calls, where the async append was three
-      // round trips through the thread pool for each of a delivery's events.
+      // A record, not the truth: a failed append never stops a delivery. Synchronous: three small local
+      // calls, where the async append was three thread-pool round trips for each of a delivery's events.
       try {
         appendFileSync(file, line);
       } catch (err) {

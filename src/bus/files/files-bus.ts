@@ -103,13 +103,8 @@ export class FilesBus implements Bus {
     await Promise.all([l.root, l.archive, l.rejected, ...this.config.directions.map((d) => d.dir)].map(ensureDir));
     // Only the lease holder writes state.json: the running daemon, or (before one starts) this.
     // With an archive but no state.json, the daemon rebuilds the state from the archive instead.
-    if (
-      !(await daemonStatus(l)).running &&
-      (await readStateFile(l.state)) === null &&
-      (await archivedCounters(l.archive)).length === 0
-    ) {
-      await writeStateFile(l.state, state);
-    }
+    const none = !(await daemonStatus(l)).running && (await readStateFile(l.state)) === null;
+    if (none && (await archivedCounters(l.archive)).length === 0) await writeStateFile(l.state, state);
   }
 
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {

@@ -15,10 +15,7 @@ export async function listRejected(dir: string, limit: number): Promise<{ count:
   const dated = await Promise.all(
     stored.map(async (n) => ({
       n,
-      t: await stat(notePath(dir, n)).then(
-        (s) => s.mtimeMs,
-        () => 0,
-      ),
+      t: (await stat(notePath(dir, n)).catch(() => null))?.mtimeMs ?? 0,
     })),
   );
   dated.sort((a, b) => b.t - a.t);

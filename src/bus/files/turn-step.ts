@@ -67,7 +67,11 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   // Until this claim is archived and removed, or put back, the folder may hold it.
   const clear = claimsClear.delete(folder) && !claim.folder;
   const settled = () => void (clear && claimsClear.add(folder));
-  if (claim.folder) makeClaimDir(claim.folder);
+  try {
+    if (claim.folder) mkdirSync(claim.folder);
+  } catch (err) {
+    if (!isErrno(err, 'EEXIST')) throw err; // a long name's claim folder, there already (a stray's, emptied)
+  }
   folder.entries.delete(s.name);
   try {
     renameSync(join(s.from, s.name), claim.path);
@@ -122,16 +126,14 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   } catch (err) {
     s.log.warn(`cannot remove the claim ${claim.path}: ${String(err)}`);
   }
-  const saved = await writeStateFile(l.state, state).then(
-    () => {
-      failpoint('state_saved');
-      return true;
-    },
-    (err: unknown) => {
-      s.log.warn(`cannot write state.json: ${String(err)}; it is written again before typing`);
-      return false;
-    },
-  );
+  let saved = true;
+  try {
+    await writeStateFile(l.state, state);
+  } catch (err) {
+    s.log.warn(`cannot write state.json: ${String(err)}; it is written again before typing`);
+    saved = false;
+  }
+  if (saved) failpoint('state_saved');
   return { kind: 'committed', record, saved };
 }
 
@@ -158,15 +160,6 @@ async function unclaimStrays(
   for (const stray of readdirSync(dir)) await unclaim(join(dir, stray), stray, dir);
   rmdirQuietly(dir);
   return false; // its folder may still be there (not empty): listed again next time
-}
-
-/** Make a long name's claim folder; there already (a stray's, emptied) is fine. */
-function makeClaimDir(dir: string): void {
-  try {
-    mkdirSync(dir);
-  } catch (err) {
-    if (!isErrno(err, 'EEXIST')) throw err;
-  }
 }
 
 function rmdirQuietly(dir: string): void {

@@ -69,10 +69,9 @@ export async function takeAside(dir: string, name: string, aside: string): Promi
 }
 
 /**
- * Start-up (both buses): every file a daemon killed mid-move left aside (`asideDir`: `.rejecting/`) goes
- * back to its direction's folder — under a free name if its own was taken meanwhile — to be examined anew
- * (a valid message among them is delivered, a bad one rejected as ever; a leftover copy of a file waiting in
- * pending/ is found to be one, approvals.ts). Returns what it did, for the log.
+ * Start-up (both buses): every file a killed daemon left aside (`.rejecting/`) goes back to its folder, under a
+ * free name if its own was taken, to be examined anew (a leftover copy of a file in pending/ is found to be
+ * one, approvals.ts). Returns what it did, for the log.
  */
 export async function putBackLeftovers(
   asideDir: string,

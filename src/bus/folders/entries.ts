@@ -1,9 +1,7 @@
 /**
- * The files tracked in one direction folder, by name, and kept in name order (the order they are taken
- * in, docs/protocol.md §3). The daemon asks for that order at every pass: sorting the folder each time
- * cost a pass O(n log n) however little had changed, and with 2,000 files dropped at once a pass ran per
- * file arriving (node --cpu-prof: the passes over the queue were the daemon's largest cost). A name is
- * inserted into the order, or removed from it, where a binary search finds it.
+ * The files tracked in one direction folder, kept in name order (the order they are taken in, docs/protocol.md
+ * §3), each inserted or removed where a binary search finds it. Sorting at every pass cost O(n log n) however
+ * little had changed; with 2,000 files dropped at once a pass ran per file (node --cpu-prof: the largest cost).
  */
 /** The order files are taken in: by name (docs/protocol.md §3). */
 export const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);

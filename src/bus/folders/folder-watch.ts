@@ -13,12 +13,10 @@ import { isCandidateName, type Folder } from './inbox.js';
 const OWN_MOVE_MS = 1000;
 
 /**
- * The event for a name this daemon has just moved out of the folder (a claim) is that move: no hint, so no
- * pass and no early look at a pane for a message that did not come. In a ping-pong that event woke a pass
- * that found nothing and a look at the receiver's pane (a tmux round trip) that went stale before it was
- * used, for every message. inotify keeps a folder's events in order, so a new file under the same name
- * comes after it, as a hint; a lost event (a queue overflow relists the folder, which clears these) only
- * leaves the name to the next look at the folder.
+ * The event for a name this daemon has just moved out (a claim) is that move: no hint. In a ping-pong it woke,
+ * for every message, a pass that found nothing and a look at the receiver's pane that went stale unused.
+ * inotify keeps a folder's events in order, so a new file under the name comes after it, as a hint; a lost
+ * event (an overflow relists the folder, clearing these) leaves the name to the next look.
  */
 function ownMove(folder: Folder, name: string): boolean {
   const at = folder.taken.get(name);

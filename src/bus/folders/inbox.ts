@@ -165,12 +165,11 @@ export async function examine(o: ToExamine): Promise<Examined> {
 }
 
 /**
- * Why bytes that are no message can never become one, or null when they still may: a writer writing in
- * place only ever leaves a prefix of its final bytes, so only the start of a JSON object (or nothing yet:
- * empty, whitespace, part of a BOM) may. Garbage, a syntax error before the end, anything after a whole
- * value or a broken UTF-8 sequence never can ('': the parser's reason stands); nor can the start of an
- * array, string, number or literal, which gets the reason its whole text would get — the same whether the
- * file was read half written or whole (the fuzz test saw a half-written array rejected as "invalid JSON").
+ * Why bytes that are no message can never become one, or null when they still may: a writer in place leaves
+ * only a prefix of its final bytes, so only the start of a JSON object (or nothing yet: whitespace, part of a
+ * BOM) may. Garbage, a syntax error, anything after a whole value or broken UTF-8 never can ('': the parser's
+ * reason stands); nor can the start of an array, string, number or literal, which gets its whole text's reason
+ * (the fuzz test saw a half-written array rejected as "invalid JSON").
  */
 function neverMessage(bytes: Buffer): string | null {
   // The decoder drops one leading BOM and examine() one more: skip the decoder's, the scan allows the other.

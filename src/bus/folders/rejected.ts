@@ -90,12 +90,10 @@ async function writeNote(dir: string, stored: string, note: Record<string, unkno
 
 /**
  * Write `file` atomically (temp file, fsync, rename), creating it off the loop. writeAtomic (lib/fsx.ts)
- * creates its temp file with a synchronous open, the cheaper way for the few files a delivery writes; but
- * notes come in bulk — 2,000 bad files dropped at once — each with its fsync, and each synchronous open
- * creating a file in rejected/ waited for the journal commits of the fsyncs before it: 2.4 s of the loop
- * held in that flood (node --cpu-prof), and the valid message after the bad files with it. The write, the
- * close and the rename stay on the loop (each a few µs there; through the thread pool, each a round trip
- * that the pool's four threads, busy with the fsyncs, made the moves wait for).
+ * opens synchronously, cheaper for a delivery's few files; but notes come in bulk (2,000 bad files at once),
+ * each with its fsync, and each synchronous create in rejected/ waited for the journal commits before it:
+ * 2.4 s of the loop held in that flood (node --cpu-prof). The write, close and rename stay on the loop (a
+ * few µs each; through the thread pool, busy with the fsyncs, each was a round trip the moves waited for).
  */
 async function writeOffLoop(file: string, data: string): Promise<void> {
   const tmp = tmpName(file);
@@ -119,12 +117,7 @@ async function writeOffLoop(file: string, data: string): Promise<void> {
  * and writing why), and remove our own half-written temp files. Returns the names it annotated.
  */
 export async function tidyRejected(dir: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return [];
-  }
+  const names = await readdir(dir).catch(() => [] as string[]);
   const present = new Set(names);
   const fixed: string[] = [];
   for (const n of names) {

@@ -10,10 +10,9 @@ import type { Folder } from './inbox.js';
 /** How many files are moved to rejected/ at once (see the header). */
 const FEW = 8;
 /**
- * How long a name whose move failed is held before it is looked at again. Its file is back in its folder
- * (rejector.ts puts it back), and that put-back is a change a watcher reports: looked at again at once,
- * a unit test saw 65 moves fail in 0.7 s on a rejected/ that could not be made. A disk that is full stays so
- * for a while: once a second.
+ * How long a name whose move failed is held before it is looked at again: its put-back (rejector.ts) is a
+ * change a watcher reports, and looked at again at once, 65 moves failed in 0.7 s on a rejected/ that could
+ * not be made. A full disk stays so for a while: once a second.
  */
 const RETRY_MS = 1000;
 
