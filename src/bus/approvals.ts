@@ -1,8 +1,7 @@
 /**
- * Moderated mode's approval queue (docs/protocol.md §9): the turn holder's valid message waits there with no
- * ID and no change to the state until a person approves it (its turn step is then committed from there,
- * turns.ts) or refuses it. One per sender: the next one waits in its queue. Writes need the writer's
- * lease (FencedError without it).
+ * Moderated mode's approval queue (docs/protocol.md §9): the turn holder's valid message waits there, no ID
+ * and the state unchanged, until a person approves it (its turn step is committed from there, turns.ts) or
+ * refuses it. One per sender: the next waits in its queue. Writes need the writer's lease.
  */
 import type { Direction } from '../config/config.js';
 import type { Message } from '../core/message.js';
@@ -25,11 +24,10 @@ export type ApprovalContent =
 /** The approval queue: the pass moderates, a person's approve and reject work it, the conductor looks. */
 export interface Moderation {
   /**
-   * Move the turn holder's waiting message to the approval queue (`queued`); `held` when its sender has
-   * one there already (it stays in its queue; the daemon reports it held); `gone` when it was taken or
-   * removed meanwhile. Atomic with respect to other moves and commits: never two approvals for one
-   * sender. Killed mid-way, the message is in one of the two places (the files bus finishes a move cut
-   * short at the next look, rather than leave a second copy to approve).
+   * Move the turn holder's waiting message to the approval queue (`queued`); `held` when its sender has one
+   * there (it stays in its queue); `gone` when taken or removed meanwhile. Atomic with respect to other moves
+   * and commits: never two approvals for one sender. Killed mid-way, the message is in one of the two places
+   * (the files bus finishes a move cut short at the next look, rather than leave a second copy to approve).
    */
   moderate(w: Waiting): Promise<'queued' | 'held' | 'gone'>;
   /** The approvals waiting that this daemon delivers (its agents receive them), in order. Reads only. */

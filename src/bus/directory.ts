@@ -29,10 +29,7 @@ export interface ListedConversation {
   /** Its state; null when the stored one does not parse (`problem` says why). */
   state: State | null;
   problem: string | null;
-  /**
-   * What every machine of it agreed on (config/fingerprint.ts), as the first daemon to start recorded it,
-   * which machine did and when; null before any daemon started.
-   */
+  /** What its machines agreed on (config/fingerprint.ts), as the first daemon recorded it, where and when; or null. */
   config: { fingerprint: Record<string, unknown>; host: string | null; at: string | null } | null;
   created_at: string;
   /** Messages stored and not delivered yet, by direction (held out of turn, or not taken yet). */

@@ -27,10 +27,7 @@ export interface Lease {
   readonly holder: Holder;
   /** One more than the holder before: every durable write checks it is still the newest. */
   readonly generation: number;
-  /**
-   * What this holder's keystrokes carry (terminal/fence.ts): the terminal itself refuses a keystroke whose
-   * token is older than the newest one set, so a daemon that was paused past its lease types nothing.
-   */
+  /** What its keystrokes carry (terminal/fence.ts): tmux refuses an older token, so a paused daemon types nothing. */
   readonly fence: Fence;
   /** Called once when the lease is lost (taken over, or found compromised); nothing more may be written. */
   onLost(listener: (why: string) => void): void;
