@@ -25,7 +25,7 @@
 import { CATCH_UP_CLOSER, CATCH_UP_OPENER, CATCH_UP_OPENER_NAMES, sanitize } from './compose.js';
 import { formatId, parseId } from './ids.js';
 import { linesOf } from './lines.js';
-import type { ArchiveRecord } from './record.js';
+import { type ArchiveRecord, byDelivery, when } from './record.js';
 
 export const CATCH_UP_MODES = ['full', 'names', 'off'] as const;
 type CatchUpMode = (typeof CATCH_UP_MODES)[number];
@@ -63,8 +63,6 @@ const NONE: CatchUp = { missed: [], shown: [], omitted: [], text: '' };
 export const isPlace = (r: Said, agent: string): boolean =>
   parseId(r.id) !== null && r.receiver === agent && r.delivered_at !== null;
 
-const when = (r: Said) => r.delivered_at ?? r.received_at;
-
 /**
  * What `agent` missed before it gets `current` (an agent's message ID), from `history`: archived records
  * in any order — the agents' messages back to its place at least, and the person's messages.
@@ -95,7 +93,7 @@ export function missedBy(a: { history: readonly Said[]; agent: string; current: 
         r.receiver !== agent &&
         (since === null || r.delivered_at > since),
     )
-    .sort((x, y) => (x.delivered_at! < y.delivered_at! ? -1 : x.delivered_at! > y.delivered_at! ? 1 : 0));
+    .sort(byDelivery);
   const out: Said[] = [];
   let t = 0;
   for (const m of missed) {

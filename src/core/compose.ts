@@ -71,20 +71,17 @@ function header(e: Envelope): string {
   return parts.join(' ');
 }
 
-function hint(e: Envelope): string {
-  return `[baton] reply to ${e.from} with: baton post "<your reply>"`;
-}
+const others = (config: Conversation, agent: string) => config.order.filter((a) => a !== agent);
+const nextOf = (config: Conversation, agent: string) =>
+  expectedReceiver(agent, { policy: config.turns.policy, agents: config.order }) ?? others(config, agent)[0] ?? '?';
 
 /** How `agent` answers when it gets the turn, under the conversation's policy (who it may address). */
 export function replyHint(config: Conversation, agent: string): string {
-  const others = config.order.filter((a) => a !== agent);
   if (answersItself(config, agent))
     return '[baton] answer in plain text: when your turn ends, baton sends your final reply';
-  if (config.turns.policy === 'handoff') {
-    return `[baton] your turn: pass it on with: baton post --to AGENT "<your message>" (AGENT: ${others.join(', ')})`;
-  }
-  const next = expectedReceiver(agent, { policy: config.turns.policy, agents: config.order }) ?? others[0] ?? '?';
-  return `[baton] reply to ${next} with: baton post "<your reply>"`;
+  if (config.turns.policy === 'handoff')
+    return `[baton] your turn: pass it on with: baton post --to AGENT "<your message>" (AGENT: ${others(config, agent).join(', ')})`;
+  return `[baton] reply to ${nextOf(config, agent)} with: baton post "<your reply>"`;
 }
 
 /**
@@ -92,13 +89,11 @@ export function replyHint(config: Conversation, agent: string): string {
  * messages it is answered, through baton, to whoever the policy says comes next.
  */
 export function kickoffHint(config: Conversation, holder: string, owes: string | null): string {
-  const others = config.order.filter((a) => a !== holder);
-  const next = expectedReceiver(holder, { policy: config.turns.policy, agents: config.order }) ?? others[0] ?? '?';
   const how = answersItself(config, holder)
     ? 'answer in plain text; when your turn ends, baton sends your final reply'
     : config.turns.policy === 'handoff'
-      ? `write to the agent you choose with: baton post --to AGENT "<your message>" (AGENT: ${others.join(', ')})`
-      : `write to ${next} with: baton post "<your message>"`;
+      ? `write to the agent you choose with: baton post --to AGENT "<your message>" (AGENT: ${others(config, holder).join(', ')})`
+      : `write to ${nextOf(config, holder)} with: baton post "<your message>"`;
   return owes
     ? `[baton] a person set this topic; you hold the turn and ${owes} is waiting for your reply: ${how}`
     : `[baton] a person set this topic; you hold the first turn, so open the conversation: ${how}`;
@@ -152,7 +147,7 @@ export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: stri
   };
   const fields: Record<string, string> = {
     header: header(clean),
-    hint: sanitize(hintText ?? hint(clean)),
+    hint: sanitize(hintText ?? `[baton] reply to ${clean.from} with: baton post "<your reply>"`),
     id: clean.id,
     from: clean.from,
     to: clean.to,

@@ -13,6 +13,7 @@
  * Pure: the daemon reads the transcript when `replyFrom` says so.
  */
 import type { HookNote } from './hook-note.js';
+import { replyText } from './tokens-gemini.js';
 
 export interface HookFacts {
   /** The text the model received (prompt), or the prompt of the turn that ended (Gemini's stop). */
@@ -52,12 +53,7 @@ export function lastGeminiReply(entries: readonly unknown[]): string | null {
     const e = entries[i] as { type?: unknown; content?: unknown } | null;
     if (e?.type === 'user') return null;
     if (e?.type !== 'gemini') continue;
-    const text =
-      typeof e.content === 'string'
-        ? e.content
-        : Array.isArray(e.content)
-          ? e.content.map((c: { text?: unknown }) => (typeof c?.text === 'string' ? c.text : '')).join('')
-          : '';
+    const text = replyText(e.content);
     if (text.trim()) return text;
   }
   return null;

@@ -21,24 +21,12 @@ export type JsonPrefix =
   /** No JSON text starts with these bytes; `at` is the offset of the first byte that rules it out. */
   | { kind: 'impossible'; at: number; problem: 'utf8' | 'syntax' | 'trailing' };
 
-// What the next byte may be (outside a string, a number or a literal).
-const VALUE = 0; // a value (after `:`, after `,` in an array, at the start)
-const VALUE_OR_CLOSE = 1; // a value or `]` (after `[`)
-const KEY_OR_CLOSE = 2; // a key or `}` (after `{`)
-const KEY = 3; // a key (after `,` in an object)
-const COLON = 4;
-const NEXT = 5; // `,` or the container's closer (after a value inside one)
-const END = 6; // whitespace only (after the top value)
-
+// What the next byte may be (outside a string, a number or a literal): a value (after `:`, after `,` in an
+// array, at the start); a value or `]` (after `[`); a key or `}` (after `{`); a key (after `,` in an object);
+// `:`; `,` or the container's closer (after a value inside one); whitespace only (after the top value).
+const [VALUE, VALUE_OR_CLOSE, KEY_OR_CLOSE, KEY, COLON, NEXT, END] = [0, 1, 2, 3, 4, 5, 6];
 // Inside a number: what was read last.
-const N_MINUS = 0;
-const N_ZERO = 1;
-const N_INT = 2;
-const N_DOT = 3;
-const N_FRAC = 4;
-const N_E = 5;
-const N_ESIGN = 6;
-const N_EXP = 7;
+const [N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_E, N_ESIGN, N_EXP] = [0, 1, 2, 3, 4, 5, 6, 7];
 
 const BOM = [0xef, 0xbb, 0xbf];
 const ESCAPES = new Set([...'"\\/bfnrt'].map((c) => c.charCodeAt(0)));
@@ -62,11 +50,9 @@ function utf8Lead(b: number): { more: number; lo: number; hi: number } | null {
   return null;
 }
 
-const LITERALS: Record<number, number[]> = {
-  116: [...'true'].map((c) => c.charCodeAt(0)),
-  102: [...'false'].map((c) => c.charCodeAt(0)),
-  110: [...'null'].map((c) => c.charCodeAt(0)),
-};
+const LITERALS: Record<number, number[]> = Object.fromEntries(
+  ['true', 'false', 'null'].map((w) => [w.charCodeAt(0), [...w].map((c) => c.charCodeAt(0))]),
+);
 
 /** Whether `bytes` are a whole JSON text, the beginning of one, or the beginning of none. */
 export function jsonPrefix(bytes: Uint8Array): JsonPrefix {
@@ -78,7 +64,7 @@ export function jsonPrefix(bytes: Uint8Array): JsonPrefix {
   return scan.end();
 }
 
-type Problem = 'utf8' | 'syntax' | 'trailing';
+type Problem = Extract<JsonPrefix, { kind: 'impossible' }>['problem'];
 
 /** The scanner's state between two bytes: a pushdown automaton for RFC 8259, one byte a step. */
 class Scan {

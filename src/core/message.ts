@@ -10,23 +10,16 @@ export { MESSAGE_TYPES };
 
 // 2025-11-21, 2025-11-21T18:00, …T18:00:00.123+09:00, …Z
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+const isoTime = z
+  .string()
+  .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), 'not an ISO-8601 time')
+  .optional();
 
 /** Keys the daemon writes into the archive; an agent's own values for them are dropped. */
-const DAEMON_KEYS = [
-  'id',
-  'reply_to',
-  'received_at',
-  'delivered_at',
-  'direction',
-  'source_file',
-  'redelivered',
-  'confirmed',
-  'approved_by',
-  'kickoff',
-  'received',
-  'request',
-  'turn_tokens',
-] as const;
+const DAEMON_KEYS = new Set(
+  `id reply_to received_at delivered_at direction source_file redelivered confirmed
+  approved_by kickoff received request turn_tokens`.split(/\s+/),
+);
 
 const MessageSchema = z.looseObject({
   content: z
@@ -35,10 +28,7 @@ const MessageSchema = z.looseObject({
   sender: z.string().optional(),
   receiver: z.string().optional(),
   type: z.enum(MESSAGE_TYPES).default('message'),
-  timestamp: z
-    .string()
-    .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), 'not an ISO-8601 time')
-    .optional(),
+  timestamp: isoTime,
   subject: z.string().optional(),
   priority: z.enum(['low', 'normal', 'high', 'urgent']).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
@@ -47,10 +37,7 @@ const MessageSchema = z.looseObject({
   // rejected/.
   requires_response: z.boolean().optional(),
   response_deadline_s: z.number().positive().optional(),
-  expires_at: z
-    .string()
-    .refine((s) => ISO_8601.test(s) && !Number.isNaN(Date.parse(s)), 'not an ISO-8601 time')
-    .optional(),
+  expires_at: isoTime,
 });
 
 /**
@@ -91,25 +78,22 @@ export function validateMessage(value: unknown, dir: { from: string; to: string 
   const parsed = MessageSchema.safeParse(value);
   if (!parsed.success) return { ok: false, reason: formatIssues(parsed.error.issues).join('; ') };
   const m = parsed.data;
-  if (m.sender !== undefined && m.sender !== dir.from) {
-    return {
-      ok: false,
-      reason: `sender: "${m.sender}" does not match this folder, which carries messages from ${dir.from}`,
-    };
-  }
-  if (m.receiver !== undefined && m.receiver !== dir.to) {
-    return {
-      ok: false,
-      reason: `receiver: "${m.receiver}" does not match this folder, which carries messages to ${dir.to}`,
-    };
-  }
+  for (const [key, way] of [
+    ['sender', 'from'],
+    ['receiver', 'to'],
+  ] as const)
+    if (m[key] !== undefined && m[key] !== dir[way])
+      return {
+        ok: false,
+        reason: `${key}: "${m[key]}" does not match this folder, which carries messages ${way} ${dir[way]}`,
+      };
   // Kept as written, built from the agent's own object: zod's copy would lose a key named "__proto__"
   // (assigning it sets the prototype). The daemon owns DAEMON_KEYS; an agent's values for them are dropped.
   const raw = value as Record<string, unknown>;
   const rest: Record<string, unknown> = {};
   const put = (k: string, v: unknown) =>
     Object.defineProperty(rest, k, { value: v, enumerable: true, writable: true, configurable: true });
-  for (const k of Object.keys(raw)) if (!(DAEMON_KEYS as readonly string[]).includes(k)) put(k, raw[k]);
+  for (const k of Object.keys(raw)) if (!DAEMON_KEYS.has(k)) put(k, raw[k]);
   put('type', m.type); // with its default
   return { ok: true, message: rest as Message };
 }

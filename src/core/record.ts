@@ -7,7 +7,7 @@
  * the submit is confirmed, so a record without `delivered_at` marks a delivery that was cut short.
  */
 import type { Decision } from './turns.js';
-import { parseId } from './ids.js';
+import { isRecordId, parseId } from './ids.js';
 import type { Message } from './message.js';
 import type { Received } from './receipt.js';
 import type { Usage } from './tokens.js';
@@ -159,12 +159,10 @@ export const withReceipt = (r: ArchiveRecord, received: Received | undefined): A
   received ? { ...r, received, confirmed: 'hook' } : r;
 
 /** An archive file name: `msg_NNNN.json` (an agent's message) or `user_NNNN.json` (a person's). */
-export const isRecordName = (n: string): boolean =>
-  n.endsWith('.json') && (parseId(n.slice(0, -5)) !== null || parseId(n.slice(0, -5), 'user') !== null);
+export const isRecordName = (n: string): boolean => n.endsWith('.json') && isRecordId(n.slice(0, -5));
 
-const when = (r: Pick<ArchiveRecord, 'delivered_at' | 'received_at'>) => r.delivered_at ?? r.received_at;
+type Timed = Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>;
+export const when = (r: Pick<Timed, 'delivered_at' | 'received_at'>): string => r.delivered_at ?? r.received_at;
 /** The order records reached the panes: delivery time first (a person's messages fall between turns), then counter. */
-export const byDelivery = (
-  a: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>,
-  b: Pick<ArchiveRecord, 'id' | 'delivered_at' | 'received_at'>,
-): number => (when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : (parseId(a.id) ?? 0) - (parseId(b.id) ?? 0));
+export const byDelivery = (a: Timed, b: Timed): number =>
+  when(a) < when(b) ? -1 : when(a) > when(b) ? 1 : (parseId(a.id) ?? 0) - (parseId(b.id) ?? 0);

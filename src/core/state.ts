@@ -12,41 +12,38 @@ import type { TurnState } from './turns.js';
 
 const id = z.string().regex(new RegExp(`^${MESSAGE_ID_SOURCE}$`), 'an ID like msg_0001');
 
+const str = z.string();
+const count = z.number().min(0);
+const byAgent = z.record(str, count);
+
 const StateSchema = z.looseObject({
-  current_turn: z.string().min(1),
+  current_turn: str.min(1),
   last_message_id: id.nullable(),
   message_counter: z.int().min(0),
   pending_reply_to: id.nullable(),
-  updated_at: z.string().optional(),
+  updated_at: str.optional(),
   // Conversation control (docs/protocol.md §9; see conversation.ts).
-  finished: z
-    .object({ reason: z.enum(FINISH_REASONS), at: z.string(), note: z.string().optional() })
-    .nullable()
-    .optional(),
+  finished: z.object({ reason: z.enum(FINISH_REASONS), at: str, note: str.optional() }).nullish(),
   stalled: z.boolean().optional(),
   nudges: z.int().min(0).optional(),
-  turn_started_at: z.string().optional(),
-  started_at: z.string().optional(),
+  turn_started_at: str.optional(),
+  started_at: str.optional(),
   turns_base: z.int().min(0).optional(),
   paused: z
     .object({
-      at: z.string(),
+      at: str,
       /** Who paused it when a person did not: the loop guard (loop.ts), a budget. */
       reason: z.enum(PAUSE_REASONS).optional(),
       /** The messages that made the guard pause it. */
       evidence: z.array(id).optional(),
       /** A budget reached (docs/protocol.md §12): which, how much was spent of how much. */
-      budget: z.string().optional(),
-      agent: z.string().optional(),
+      budget: str.optional(),
+      agent: str.optional(),
       spent_usd: z.number().optional(),
       max_usd: z.number().optional(),
     })
-    .nullable()
-    .optional(),
-  closing: z
-    .object({ agent: z.string(), at: z.string(), asked: z.boolean(), outcome: id.nullable().optional() })
-    .nullable()
-    .optional(),
+    .nullish(),
+  closing: z.object({ agent: str, at: str, asked: z.boolean(), outcome: id.nullish() }).nullish(),
   /** The loop guard looks only at messages after this one (the last it paused on): a resume is not undone. */
   loop_since: z.int().min(0).optional(),
   /** Made by `baton up --demo`: the bundled demo agents hold it (it ends after DEMO_TURNS messages). */
@@ -57,42 +54,24 @@ const StateSchema = z.looseObject({
    */
   blocked: z
     .looseObject({
-      agent: z.string(),
-      since: z.string(),
+      agent: str,
+      since: str,
       kind: z.enum(DIALOG_KINDS),
-      question: z.string(),
-      choices: z.array(z.object({ n: z.int(), label: z.string() })).optional(),
-      dialog: z.string().optional(),
+      question: str,
+      choices: z.array(z.object({ n: z.int(), label: str })).optional(),
+      dialog: str.optional(),
     })
-    .nullable()
-    .optional(),
-  blocked_ms: z.number().min(0).optional(),
-  turn_blocked_ms: z.number().min(0).optional(),
+    .nullish(),
+  blocked_ms: count.optional(),
+  turn_blocked_ms: count.optional(),
   /** Tokens the agents used, from their hooks: in all, and per agent. */
-  tokens: z.object({ total: z.number().min(0), by_agent: z.record(z.string(), z.number().min(0)) }).optional(),
+  tokens: z.object({ total: count, by_agent: byAgent }).optional(),
   /** What they cost in USD (core/budget.ts), and the models counted with no price. */
-  cost: z
-    .object({
-      usd: z.number().min(0),
-      by_agent: z.record(z.string(), z.number().min(0)),
-      unpriced: z.array(z.string()).optional(),
-    })
-    .optional(),
+  cost: z.object({ usd: count, by_agent: byAgent, unpriced: z.array(str).optional() }).optional(),
   /** Budgets `baton resume --budget` raised for this conversation, by key path (`turns.max_cost_usd`). */
-  raised: z.record(z.string(), z.number().positive()).optional(),
+  raised: z.record(str, z.number().positive()).optional(),
   /** Each agent's client session, from its hooks (core/sessions.ts): `baton up` resumes it. */
-  sessions: z
-    .record(
-      z.string(),
-      z.object({
-        id: z.string(),
-        kind: z.string(),
-        cwd: z.string(),
-        transcript: z.string().optional(),
-        at: z.string(),
-      }),
-    )
-    .optional(),
+  sessions: z.record(str, z.object({ id: str, kind: str, cwd: str, transcript: str.optional(), at: str })).optional(),
 });
 
 export type State = z.infer<typeof StateSchema> & TurnState;

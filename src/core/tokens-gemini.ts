@@ -68,23 +68,24 @@ export function geminiMessages(entries: readonly unknown[]): Message[] {
   return chatEntries(entries, (e) => e.type === 'user' || e.type === 'gemini') as Message[];
 }
 
+const texts = (content: unknown): string[] | null =>
+  Array.isArray(content)
+    ? content.flatMap((c) =>
+        typeof (c as { text?: unknown })?.text === 'string' ? [(c as { text: string }).text] : [],
+      )
+    : null;
+
 /** A prompt's text (a tool result, `functionResponse`, is no prompt: null). */
 function promptText(m: Message): string | null {
   if (m.type !== 'user') return null;
   if (typeof m.content === 'string') return m.content;
-  if (!Array.isArray(m.content)) return null;
-  const texts = m.content.filter((c): c is { text: string } => typeof (c as { text?: unknown })?.text === 'string');
-  return texts.length ? texts.map((c) => c.text).join('') : null;
+  const t = texts(m.content);
+  return t?.length ? t.join('') : null;
 }
 
-const replyText = (m: Message): string =>
-  typeof m.content === 'string'
-    ? m.content
-    : Array.isArray(m.content)
-      ? m.content
-          .map((c) => (typeof (c as { text?: unknown })?.text === 'string' ? (c as { text: string }).text : ''))
-          .join('')
-      : '';
+/** A message's text: its content, or its text parts joined. */
+export const replyText = (content: unknown): string =>
+  typeof content === 'string' ? content : (texts(content)?.join('') ?? '');
 
 /**
  * The turn whose prompt is `prompt` (the last one with that text), from a chat file's entries. Complete once
@@ -125,6 +126,6 @@ export function geminiTurn(entries: readonly unknown[], prompt: string): TurnRea
       },
     });
   }
-  if (!complete && last) complete = replyText(last).trim() !== '' && !last.toolCalls;
+  if (!complete && last) complete = replyText(last.content).trim() !== '' && !last.toolCalls;
   return { complete, parts: byModel(parts) };
 }
