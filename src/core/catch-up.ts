@@ -1,28 +1,20 @@
 /**
  * Catching up (docs/protocol.md §11): with three or more agents each message goes to one receiver, so an
- * agent given the turn may have missed what the others said since its own last turn — seen with three
- * agents under round robin, where the reviewer answered the coder without ever having seen the planner's
- * plan. The text that gives it the turn carries what it missed, as context, in the same paste.
+ * agent given the turn may have missed what the others said (a reviewer once answered the coder without
+ * having seen the planner's plan). The text that gives it the turn carries that, as context, in one paste.
+ * Pure functions of the archive, so a redelivery, both buses and every machine's daemon compute the same.
  *
- * Pure functions of the archive: the same records give the same catch-up, so a message typed again
- * `(redelivered)` carries the same one, and both buses (and every machine's daemon) compute the same.
+ * - An agent's place: the last agent's message stamped delivered to it before the one giving it the turn.
+ * - Missed: the agents' messages after its place that it neither wrote nor received, and a person's topic
+ *   (`kickoff`) typed to another agent after it. Never a person's remark to one agent, a note to all, or its own.
+ * - Shown: oldest first, each cut to `messageMaxBytes` (the rest named for `baton show`), the block within
+ *   `maxBytes`: over it the newest are kept and the rest named ("3 earlier messages omitted: baton show
+ *   msg_0002..msg_0004") — never dropped silently, never burying the message it comes with.
  *
- * - An agent's place: the last agent's message stamped delivered to it before the one that gives it the
- *   turn. It moves only past what really reached it.
- * - Missed: the agents' messages after its place that it neither wrote nor received, and a person's
- *   topic (`baton start`, archived with `kickoff`) typed to another agent after its place. Never a person's
- *   remark to one agent (it stays with that agent), never a note to all (everyone got it), never its own.
- *   With fewer than three agents nothing is ever missed.
- * - Shown: oldest first, each message's content cut to `messageMaxBytes` (its start kept, the rest named
- *   by its ID for `baton show`), the whole block within `maxBytes`: over it the newest are kept and the
- *   rest named ("3 earlier messages omitted: baton show msg_0002..msg_0004") — never dropped silently, and
- *   never so much that it buries the message it comes with.
- *
- * The block's lines after its first are quoted ("> "), so nothing in it can start a line as a baton
- * header (`[baton] msg_…`, which receipts and agents look for), a command (`/`, `!`) or a prompt's end —
- * lines as lines.ts defines them: sanitizing has made every other line break (U+2028 too) an LF.
+ * Its lines after the first are quoted ("> "), so none can start a line (lines.ts) as a baton header
+ * (`[baton] msg_…`, which receipts look for), a command (`/`, `!`) or a prompt's end.
  */
-import { CATCH_UP_CLOSER, CATCH_UP_OPENER, CATCH_UP_OPENER_NAMES, sanitize } from './compose.js';
+import { CATCH_UP_CLOSER, CATCH_UP_OPENER, CATCH_UP_OPENER_NAMES, sanitize, tagsOf } from './compose.js';
 import { formatId, parseId } from './ids.js';
 import { linesOf } from './lines.js';
 import { type ArchiveRecord, byDelivery, when } from './record.js';
@@ -46,12 +38,10 @@ export type Said = Pick<
 > &
   Partial<Pick<ArchiveRecord, 'subject' | 'kickoff'>>;
 
+/** Every message missed, those the block shows (`cut`: shortened) and those it only names, oldest first. */
 export interface CatchUp {
-  /** Every message the agent missed, oldest first (status counts them). */
   missed: Said[];
-  /** The ones the block shows, oldest first; `cut` when its content was shortened. */
   shown: Array<{ said: Said; cut: boolean }>;
-  /** The older ones left out for the budget, named in the block. */
   omitted: Said[];
   /** The block as typed ('' when there is nothing to catch up on). */
   text: string;
@@ -119,14 +109,12 @@ export function cutTo(text: string, max: number): string {
 
 const quote = (line: string) => (line === '' ? '>' : `> ${line}`);
 
-function title(r: Said): string {
-  const parts = [`${r.id} ${r.sender} → ${r.receiver}`];
-  if (r.reply_to) parts.push(`(reply to ${r.reply_to})`);
-  if (r.type !== 'message') parts.push(`[${r.type}]`);
-  if (r.subject) parts.push(`— ${sanitize(r.subject).replace(/\n/g, ' ')}`);
-  if (r.kickoff) parts.push('(the topic a person set)');
-  return parts.join(' ');
-}
+const title = (r: Said): string =>
+  [
+    `${r.id} ${r.sender} → ${r.receiver}`,
+    ...tagsOf(r, !!r.subject && sanitize(r.subject).replace(/\n/g, ' ')),
+    ...(r.kickoff ? ['(the topic a person set)'] : []),
+  ].join(' ');
 
 /** A message's first words on one line (names mode). */
 function firstWords(content: string): string {

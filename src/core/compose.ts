@@ -20,13 +20,8 @@ const answersItself = (config: Conversation, agent: string): boolean => config.a
 // embedded escape sequence (including a fake bracketed-paste end, ESC[201~) arrives as inert printable text.
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F]/g;
 
-/**
- * Text safe to type, with LF its only line break (lines.ts: CRLF, CR, U+2028 and U+2029 become LF first, so
- * that a separator cannot start a line that the catch-up's quoting and the receipt parser do not see).
- */
-export function sanitize(text: string): string {
-  return toLF(text).replace(CONTROL, '');
-}
+/** Text safe to type, LF its only line break (lines.ts): no separator starts a line the quoting and receipts miss. */
+export const sanitize = (text: string): string => toLF(text).replace(CONTROL, '');
 
 export interface Envelope {
   id: string;
@@ -42,10 +37,7 @@ export interface Envelope {
 
 const DEFAULT_TEMPLATE = '{header}\n{content}\n\n{hint}';
 
-/**
- * A catch-up's first line (core/catch-up.ts builds the block): the agent's model reads what follows as
- * context, not as its message. The block's last line says the message to the agent follows.
- */
+/** A catch-up block's first line (catch-up.ts): what follows is context, until the last says the message follows. */
 export const CATCH_UP_OPENER = '[baton] while you were away (context, not addressed to you):';
 export const CATCH_UP_OPENER_NAMES =
   '[baton] while you were away (context, not addressed to you; baton show ID prints one):';
@@ -62,14 +54,19 @@ export function parseHeader(text: string): { id: string; from: string } | null {
   return m ? { id: m[1]!, from: m[2]! } : null;
 }
 
-function header(e: Envelope): string {
-  const parts = [`${headerPrefix(e.id)}from ${e.from}`];
-  if (e.reply_to) parts.push(`(reply to ${e.reply_to})`);
-  if (e.type !== 'message') parts.push(`[${e.type}]`);
-  if (e.subject) parts.push(`— ${e.subject}`);
-  if (e.redelivered) parts.push('(redelivered)');
-  return parts.join(' ');
-}
+/** What a header (and a catch-up's title) says of a message after who sent it: reply_to, type, `— subject`. */
+export const tagsOf = (e: { reply_to: string | null; type: string }, subject: string | false): string[] => [
+  ...(e.reply_to ? [`(reply to ${e.reply_to})`] : []),
+  ...(e.type !== 'message' ? [`[${e.type}]`] : []),
+  ...(subject !== false ? [`— ${subject}`] : []),
+];
+
+const header = (e: Envelope): string =>
+  [
+    `${headerPrefix(e.id)}from ${e.from}`,
+    ...tagsOf(e, !!e.subject && e.subject),
+    ...(e.redelivered ? ['(redelivered)'] : []),
+  ].join(' ');
 
 const others = (config: Conversation, agent: string) => config.order.filter((a) => a !== agent);
 const nextOf = (config: Conversation, agent: string) =>
@@ -172,9 +169,7 @@ export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: stri
 }
 
 /** A message on one line, for a program that takes every line break as a submit (` ⏎ ` where they were). */
-export function oneLine(text: string): string {
-  return linesOf(text).join(' \u23CE ');
-}
+export const oneLine = (text: string): string => linesOf(text).join(' \u23CE ');
 
 /**
  * What a shell gets instead of a message (a `--kind shell` receiver once ran message content as commands): one

@@ -1,6 +1,5 @@
 /**
- * Text on its way into one pane, as data (it was once six booleans and nullables on the daemon, with the
- * state machine only in a comment). Each arrow is one step of the typing pipeline (daemon/typing.ts); a
+ * Text on its way into one pane, as data. Each arrow is one step of the typing pipeline (daemon/typing.ts); a
  * delivery (daemon/courier.ts) is a committed message and its typing, with the turn step's state write
  * before it and the stamp after it. A kill -9 at any point is covered by the crash rule of
  * docs/protocol.md §6, which start-up recovery applies to the stored record:
@@ -15,9 +14,8 @@
 import type { ArchiveRecord, Confirmation } from './record.js';
 
 /**
- * The pane a paste went into: its id, its first process and its tmux server. An Enter goes to that very
- * pane or nowhere: pane ids are reused by the next tmux server (an Enter meant for one agent once landed
- * in the other's pane), and a session replaced inside the Enter delay got an Enter alone.
+ * The pane a paste went into: id, first process, tmux server. An Enter goes to that very pane or nowhere: the
+ * next tmux server reuses pane ids (an Enter once landed in the other agent's pane).
  */
 export interface PaneRef {
   id: string;
@@ -26,10 +24,7 @@ export interface PaneRef {
 }
 
 /** When the message was first seen, and when its turn came (the time between was spent held). */
-export interface Timing {
-  firstSeen: number;
-  turnSince: number;
-}
+export type Timing = { firstSeen: number; turnSince: number };
 
 interface Keyed {
   typed: true;
@@ -83,17 +78,13 @@ export function found(pane: PaneRef, at: number, redelivered: boolean): In<'past
 }
 
 /** Enter was pressed alone in the pane: whatever was left there went as a submit of its own. */
-export function cleared(t: In<'committed'>): In<'committed'> {
-  return { ...t, leftover: false };
-}
+export const cleared = (t: In<'committed'>): In<'committed'> => ({ ...t, leftover: false });
 
 export function pasted(t: In<'committed'>, pane: PaneRef, at: number): In<'pasted'> {
   return { phase: 'pasted', typed: true, redelivered: t.typed, pane, pastedAt: at };
 }
 
-export function entered(t: In<'pasted'>, at: number): In<'entered'> {
-  return { ...t, phase: 'entered', enteredAt: at };
-}
+export const entered = (t: In<'pasted'>, at: number): In<'entered'> => ({ ...t, phase: 'entered', enteredAt: at });
 
 export function confirmed(t: In<'entered'>, confirmation: Confirmation): In<'confirmed'> {
   return { ...t, phase: 'confirmed', confirmation };

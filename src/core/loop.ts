@@ -48,9 +48,7 @@ const ACK =
   /\b(thanks?|thank you|thx|welcome|glad|appreciated?|sounds good|agreed|got it|noted|likewise|you too|cheers|perfect|acknowledged|understood|will do|my pleasure|happy to help|no problem|anytime|goodbye|bye|take care|same here|great (work|job|collaboration|working))\b/i;
 
 /** The words of a text, lower-cased: letters and digits of any script (IDs like msg_0003 stay one word). */
-function words(text: string): string[] {
-  return text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
-}
+const words = (text: string): string[] => text.toLowerCase().match(/[\p{L}\p{N}_]+/gu) ?? [];
 
 /** An acknowledgement: short, an acknowledging phrase, no question, no code. */
 export function isAcknowledgement(text: string): boolean {

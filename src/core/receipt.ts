@@ -45,9 +45,7 @@ export type AgentHookState =
 const HEADER = new RegExp(`${LINE_START}\\[baton\\] (${RECORD_ID_SOURCE})\\b`, 'g');
 
 /** The IDs of baton's messages in a prompt, in order (several when the client merged queued messages). */
-export function idsIn(prompt: string): string[] {
-  return [...prompt.matchAll(HEADER)].map((m) => m[1]!);
-}
+export const idsIn = (prompt: string): string[] => [...prompt.matchAll(HEADER)].map((m) => m[1]!);
 
 /**
  * The IDs whose headers in the prompt baton typed, in order: a line `[baton] msg_0005 …` inside a message's

@@ -1,8 +1,7 @@
 /**
  * What an agent whose client was started again (after a reboot, a crash, `baton down` and `up`, a pane a
- * person killed) is owed when it holds the turn (docs/protocol.md §12). Before, `up` said "claude2 has the
- * turn and owes a reply to msg_0001" and typed nothing: the new pane waited for a message, the conversation
- * for its reply, and with the default `timeout_s: 0` nothing ever said so.
+ * person killed) is owed when it holds the turn (docs/protocol.md §12): typed nothing, the new pane waits for
+ * a message and the conversation for its reply, and with `timeout_s: 0` nothing ever says so.
  *
  * - Its client resumed its session and the message's receipt came (its hook reported the prompt its model
  *   got): the model has it — a reminder naming it.
@@ -19,9 +18,8 @@
 export type Start = 'resumed' | 'fresh' | 'unknown';
 
 export interface Situation {
-  /** The agent whose pane is a new one. */
+  /** The agent whose pane is a new one, and whose turn it is. */
   agent: string;
-  /** Whose turn it is. */
   holder: string;
   finished: boolean;
   paused: boolean;
@@ -33,7 +31,6 @@ export interface Situation {
 }
 
 export type Owed =
-  /** Nothing to tell it. */
   | { action: 'none'; why: string }
   /** Not now (the conversation is finished or paused): looked at again later. */
   | { action: 'later'; why: string }
@@ -83,6 +80,4 @@ const REMINDED =
  * agent whose final reply baton posts (`reply: "auto"`) has it posted as the reply to it — else the turn a
  * reminder started had no message, and its answer went nowhere.
  */
-export function remindedOf(prompt: string): string | null {
-  return REMINDED.exec(prompt)?.[1] ?? null;
-}
+export const remindedOf = (prompt: string): string | null => REMINDED.exec(prompt)?.[1] ?? null;

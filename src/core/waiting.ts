@@ -2,8 +2,7 @@
  * Why a direction's waiting messages have not gone, as `baton status` tells it: from the same rules the
  * daemon applies (turns.ts: rejected, held out of turn, paused, finished; then, in turn, the approval
  * queue, whose machine delivers it, whether a daemon runs, and whether the receiver's pane can take it
- * now). Status used to show only the receiver's pane problem, and said `(sh1: runs on alpha)` for a file
- * that was simply out of turn; `--json` had `waiting: {}` while the text counted a waiting file.
+ * now) — so status never blames the pane for a file that is simply out of turn.
  */
 import { decide, holdText, whyHeld, type Rules, type TurnState } from './turns.js';
 import type { WaitReason } from './wait-reason.js';
