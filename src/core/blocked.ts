@@ -1,7 +1,6 @@
 /**
- * Blocked on a person (docs/protocol.md §12), as pure decisions: when an agent's dialog is open, what closes
- * it, and when the conversation is blocked. The daemon (daemon/dialogs.ts) feeds them what the hooks report
- * and what the screen shows, with the time; it stores what they return.
+ * Blocked on a person (docs/protocol.md §12), as pure decisions: when an agent's dialog is open, what closes it,
+ * and when the conversation is blocked. The daemon (daemon/dialogs.ts) feeds them hooks, screens and the time.
  *
  * What the three clients were measured to do (Claude Code 2.1.197 / 2.1.332, Codex 0.169.0, Gemini CLI 0.61.0,
  * offline, without bypass mode):
@@ -22,20 +21,18 @@ export const OPEN_GRACE_MS = 5000;
 
 /** An agent's open dialog, as the daemon keeps it. */
 export interface OpenDialog {
-  /** When it opened (ISO, the conversation's clock) and the same in ms, for the grace period. */
+  /** When it opened (ISO, the conversation's clock) and in ms, for the grace period. */
   since: string;
   sinceMs: number;
   kind: DialogKind;
-  /** What it asks: the tool and its input from the hook, else the dialog's own lines from the screen. */
+  /** What it asks: the tool and its input from the hook, else the dialog's own lines. `source`: who said so first. */
   question: string;
-  /** Who said so first. */
   source: 'hook' | 'screen';
   /** The screen has shown it: from then on a screen without it means it closed. */
   seen: boolean;
-  /** As the screen lists them, once seen, and the dialog's identity (core/dialog.ts). */
+  /** Its choices once seen, its identity (core/dialog.ts), and the identity the hook's question was given to. */
   choices?: Choice[];
   id?: string;
-  /** The identity the hook's question was given to (a later dialog with no hook of its own asks its own lines). */
   hookFor?: string | null;
   /** The hook said only that some dialog waits (dialog-hooks.ts): what the screen shows it asks comes first. */
   vague?: boolean;
@@ -98,13 +95,12 @@ export function screenSaw(
   };
 }
 
-/** The conversation's `blocked` in state.json: who waits for a person, since when, at what. */
+/** The conversation's `blocked` in state.json: who waits for a person, since when, at what (choices once seen). */
 export interface Blocked {
   agent: string;
   since: string;
   kind: DialogKind;
   question: string;
-  /** The dialog's choices as its screen lists them, and its identity, once the screen has shown it. */
   choices?: Choice[];
   dialog?: string;
 }
@@ -124,7 +120,7 @@ export function blockedOf(holder: string, open: OpenDialog | null | undefined): 
 /** The state keys this module writes (the clock's: conversation.ts reads them). */
 export interface BlockState {
   blocked?: Blocked | null | undefined;
-  /** Time blocked since the conversation (or its last resume) started, and since the turn began (ms). */
+  /** Time blocked since the conversation (or its last resume) started, and within the turn (ms). */
   blocked_ms?: number | undefined;
   turn_blocked_ms?: number | undefined;
   started_at?: string | undefined;
@@ -141,10 +137,9 @@ const same = (a: Blocked | null | undefined, b: Blocked | null): boolean =>
   JSON.stringify(a ?? null) === JSON.stringify(b);
 
 /**
- * The state with `blocked` as `next` says, and the clock's standing still accounted for: the time the last
- * block lasted — within the conversation's run and within the turn — is added to `blocked_ms` and
- * `turn_blocked_ms` when it ends, so reminders and max_duration_s count only the time nobody waited for a
- * person. `state` itself when nothing changes.
+ * The state with `blocked` as `next` says: when a block ends, the time it lasted (within the run and within the
+ * turn) is added to `blocked_ms` and `turn_blocked_ms`, so reminders and max_duration_s count only the time
+ * nobody waited for a person. `state` itself when nothing changes.
  */
 export function withBlocked<S extends BlockState>(
   state: S,

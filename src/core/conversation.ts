@@ -13,9 +13,8 @@ type PauseReason = (typeof PAUSE_REASONS)[number];
 export interface Paused {
   at: string;
   reason?: PauseReason | undefined;
-  /** The messages the loop guard paused on. */
+  /** The messages the loop guard paused on; a budget reached (its key path), whose, how much spent of how much. */
   evidence?: string[] | undefined;
-  /** A budget reached (docs/protocol.md §12): which (its key path), how much was spent of how much. */
   budget?: string | undefined;
   agent?: string | undefined;
   spent_usd?: number | undefined;
@@ -29,31 +28,29 @@ export interface Finished {
   note?: string | undefined;
 }
 
-/** The state keys this module reads (all optional: older state files have none of them). */
-export interface Progress {
+/**
+ * The state keys this module reads (all optional: older state files have none of them). `turn_started_at`:
+ * the last delivery, a resume or the daemon's first start; `started_at`: the conversation's (or its last
+ * resume's) start; `turns_base`: message_counter at the last resume (max_turns counts from there). While the
+ * holder waits at a dialog (`blocked`, blocked.ts) the clocks stand still, and the time it lasted counts for
+ * nothing.
+ */
+interface Progress {
   message_counter: number;
   finished?: Finished | null | undefined;
-  /** When the current turn began (ISO): the last delivery, a resume, or the daemon's first start. */
   turn_started_at?: string | undefined;
-  /** When the conversation (or its last resume) started. */
   started_at?: string | undefined;
-  /** message_counter at the last resume: max_turns counts from there. */
   turns_base?: number | undefined;
   nudges?: number | undefined;
   stalled?: boolean | undefined;
-  /** `baton pause`: nobody is reminded while it lasts. */
   paused?: Paused | null | undefined;
-  /**
-   * The turn holder waits at a dialog for a person (blocked.ts): the turn clock stands still while it lasts,
-   * and the time it lasted — since the conversation started, and within the turn — counts for nothing.
-   */
   blocked?: { since: string } | null | undefined;
   blocked_ms?: number | undefined;
   turn_blocked_ms?: number | undefined;
 }
 
 /** The termination and reminder rules of config.json's `turns` (config/ checks them; the types match). */
-export interface TurnRules {
+interface Rules {
   max_turns: number;
   stop_phrase?: string | undefined;
   stop_from?: readonly string[] | undefined;
@@ -61,7 +58,6 @@ export interface TurnRules {
   timeout_s: number;
   max_nudges: number;
 }
-type Rules = TurnRules;
 
 /** How many messages the bundled demo agents' script has (demo/script.ts): a demo ends after them. */
 export const DEMO_TURNS = 8;
@@ -70,7 +66,7 @@ export const DEMO_TURNS = 8;
  * The rules in force for this conversation: a demo (state.demo, made by `baton up --demo`) ends after its
  * script, through max_turns, unless the config sets a max_turns of its own.
  */
-export function rulesFor<T extends Pick<TurnRules, 'max_turns'>>(turns: T, state: { demo?: boolean | undefined }): T {
+export function rulesFor<T extends Pick<Rules, 'max_turns'>>(turns: T, state: { demo?: boolean | undefined }): T {
   return state.demo && turns.max_turns === 0 ? { ...turns, max_turns: DEMO_TURNS } : turns;
 }
 

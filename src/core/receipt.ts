@@ -1,10 +1,8 @@
 /**
- * Delivery verified by the agent itself: the screen only shows that the text left the input box, not that
- * the model got it, whole and on time. Agent CLIs run hooks with the exact prompt the model
- * receives (Claude Code's UserPromptSubmit: equal to the API request's user text in 460 of 460 measured
- * messages) and the final reply of each turn (Stop's last_assistant_message). baton's hook command drops
- * each one, as a note, into a spool the daemon reads; this module says what a note holds and what it
- * means — pure functions, no fs, no clock.
+ * Delivery verified by the agent itself: the screen shows only that the text left the input box, not that the
+ * model got it whole. Agent CLIs run hooks with the exact prompt the model receives (Claude Code's
+ * UserPromptSubmit: the API request's user text in 460 of 460 measured messages) and each turn's final reply;
+ * baton's hook drops each as a note into a spool the daemon reads. This module says what a note means.
  *
  * What the client does to text before the model sees it (measured on the real Claude Code): CRLF → two LFs,
  * NFD → NFC, trailing blanks trimmed, on 2.1.330 lone zero-width characters removed, and a paste shown as
@@ -26,10 +24,9 @@ export const HookNoteSchema: z.ZodType<HookNote> = z.object({
   payload: z.record(z.string(), z.unknown()),
 });
 
-/** What the archive records about a message the model received (`received` on the record). */
+/** The model received it (`received` on the record): `intact`, the prompt held the typed text as rewritten. */
 export interface Received {
   at: string;
-  /** The prompt held the typed text, after the client's documented rewrites. */
   intact: boolean;
   prompt_id?: string;
 }
@@ -108,10 +105,7 @@ export function isIntact(id: string, content: string, prompt: string): boolean {
   return comparable(end < 0 ? afterHeader : afterHeader.slice(0, end)) === c || (end < 0 && afterHeader.startsWith(c));
 }
 
-/**
- * Did the prompt the model got hold the whole text baton typed — header, catch-up, content and hint —
- * after the client's documented rewrites? What the daemon checks when it knows what it typed.
- */
+/** Did the prompt hold the whole text baton typed, as the client rewrites it? (When the daemon knows what it typed.) */
 export function holdsTyped(typed: string, prompt: string): boolean {
   const t = comparable(typed);
   return t !== '' && comparable(prompt).includes(t);
@@ -122,12 +116,10 @@ export const REPLY_MODES = ['post', 'auto', 'both'] as const;
 export type ReplyMode = (typeof REPLY_MODES)[number];
 
 /**
- * Should the reply at the end of an agent's turn be posted for it? Only when it holds the turn, its turn
- * began with a message it received, and nothing of its own was posted since — never two messages for one
- * turn. `answered`: the incoming message an automatic reply was already written for. A paused
- * conversation still gets it: it waits, as any agent's post does, until `baton resume` — a budget pauses a
- * conversation while the turn that reached it is still running, and dropping that turn's reply left its agent's
- * answer nowhere and the conversation with nothing to resume.
+ * Should the reply at the end of an agent's turn be posted for it? Only when it holds the turn, the turn began
+ * with a message to it, and nothing of its own was posted since — never two messages for one turn. `answered`:
+ * the message an automatic reply was already written for. Paused, it is still posted and waits for `baton
+ * resume`: a budget pauses while the turn that reached it still runs, and dropping its reply lost the answer.
  */
 export function autoReply(input: {
   mode: ReplyMode;
@@ -135,13 +127,12 @@ export function autoReply(input: {
   /** The state's turn holder and the message that gave it the turn ('opening': none yet, it speaks first). */
   holder: string;
   lastMessage: { id: string; receiver: string } | 'opening' | null;
-  /** Messages of this agent stored and not yet delivered (a post, a file in its folder). */
+  /** Its messages stored and not yet delivered. */
   waitingFromAgent: number;
   answered: string | null;
   /** The turn that ended is the one that message opened (its prompt carried it; for the opening, the topic). */
   endsThatTurn: boolean;
   finished: boolean;
-  /** Paused: posted all the same (it waits until `baton resume`). */
   paused: boolean;
   reply: string | null;
 }): { post: true; replyTo: string | null } | { post: false; why: string } {

@@ -1,10 +1,8 @@
 /**
- * The archive record: every delivered message, enriched with its ID, reply_to and times. The archive is
- * the record of the conversation: the state can be rebuilt from it, never the other way round (a bus
- * stores records; this module says what one holds and how it is made and stamped, once for every bus).
- *
- * A record is written with `delivered_at: null` before its text is typed and stamped with the time once
- * the submit is confirmed, so a record without `delivered_at` marks a delivery that was cut short.
+ * The archive record: every delivered message with its ID, reply_to and times. The state can be rebuilt from
+ * the archive, never the other way round; this module says, once for every bus, what a record holds and how it
+ * is made and stamped. Written with `delivered_at: null` before its text is typed and stamped once the submit
+ * is confirmed, a record without `delivered_at` marks a delivery that was cut short.
  */
 import type { Decision } from './turns.js';
 import { isRecordId, parseId } from './ids.js';
@@ -13,10 +11,7 @@ import type { Received } from './receipt.js';
 import type { Usage } from './tokens.js';
 import type { TurnCost } from './pricing.js';
 
-/**
- * How a submit was confirmed: on screen, on screen after a second Enter, not checked (no screen to read),
- * or by the agent's own hook reporting the prompt its model received.
- */
+/** How a submit was confirmed: on screen (after a second Enter), not checked (no screen), or by the agent's hook. */
 export type Confirmation = 'screen' | 'screen_after_second_enter' | 'not_checked' | 'hook';
 
 export type ArchiveRecord = Message & {
@@ -46,16 +41,9 @@ export type ArchiveRecord = Message & {
   turn_tokens?: Usage;
   /** That turn in USD (null: no price for its model, named in `unpriced`), and the models it used. */
   turn_cost?: TurnCost;
-  /**
-   * The pane instance whose agent has this message (it was typed there, or its agent was told of it there
-   * after a restart): a holder found in another pane was started again, and is told what it owes
-   * (core/restart.ts).
-   */
+  /** The pane whose agent has this message: a holder found in another pane was restarted (core/restart.ts). */
   typed_into?: { id: string; pid: number; server: string };
-  /**
-   * A person's note to every agent (`receiver: "all"`, docs/protocol.md §11): each agent's delivery, by
-   * name. `at` null: its typing began and was not confirmed (typed again, it is flagged `(redelivered)`).
-   */
+  /** A person's note to all (`receiver: "all"`): each agent's delivery (`at` null: typing began, unconfirmed). */
   deliveries?: Record<string, NoteDelivery>;
 };
 
@@ -76,9 +64,8 @@ export type Amendment = Partial<
 >;
 
 /**
- * A record with an amendment merged in: its fields replace the record's, but `deliveries` are merged
- * agent by agent, so two machines' daemons recording their own agents' deliveries of one note never
- * undo each other (the PostgreSQL bus does the same in SQL).
+ * A record with an amendment merged in, `deliveries` agent by agent: two machines' daemons recording their own
+ * agents' deliveries of one note never undo each other (the PostgreSQL bus does the same in SQL).
  */
 export function amended(r: ArchiveRecord, fields: Amendment): ArchiveRecord {
   return {
@@ -151,10 +138,7 @@ export function stamped(r: ArchiveRecord, confirmed: Confirmation, redelivered: 
   return { ...r, delivered_at: at, confirmed, ...(redelivered ? { redelivered: true } : {}) };
 }
 
-/**
- * The record with a receipt that came before its stamp (the agent's hook was faster than the screen):
- * the hook, not the screen, confirmed it. One rule for every stamp (an agent's message, a person's).
- */
+/** The record with a receipt that came before its stamp (the hook beat the screen): the hook confirmed it. */
 export const withReceipt = (r: ArchiveRecord, received: Received | undefined): ArchiveRecord =>
   received ? { ...r, received, confirmed: 'hook' } : r;
 
