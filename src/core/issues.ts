@@ -50,14 +50,8 @@ export function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[
   let s: z.ZodType | undefined = unwrap(schema);
   for (const key of path) {
     const d = defOf(s);
-    s =
-      d.type === 'object'
-        ? d.shape?.[String(key)]
-        : d.type === 'record'
-          ? d.valueType
-          : d.type === 'array'
-            ? d.element
-            : undefined;
+    const next = { object: d.shape?.[String(key)], record: d.valueType, array: d.element };
+    s = next[d.type as keyof typeof next];
     if (!s) return [];
     s = unwrap(s);
   }

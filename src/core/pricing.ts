@@ -10,7 +10,7 @@
  * priced as `gpt-5.1-codex`.
  */
 import { type Price, PRICES } from './prices.js';
-import type { ModelUsage, Usage } from './tokens.js';
+import { type ModelUsage, totalOf, type Usage } from './tokens.js';
 
 export type { Price };
 
@@ -68,8 +68,7 @@ export function turnCost(parts: readonly ModelUsage[], table: PriceTable): TurnC
     const price = p.model === null ? null : priceOf(p.model, table);
     if (!price) {
       // A part that used nothing needs no price.
-      if (p.usage.input + p.usage.output + p.usage.cache_read + p.usage.cache_creation > 0 && !unpriced.includes(name))
-        unpriced.push(name);
+      if (totalOf(p.usage) > 0 && !unpriced.includes(name)) unpriced.push(name);
       continue;
     }
     total = (total ?? 0) + usd(p.usage, price);

@@ -36,22 +36,18 @@ export function observe(name: string, fields: Record<string, unknown>): Observed
     kind: 'happened',
     happening: { event, agent, details: fields, ...extra },
   });
+  const agent = str(fields.agent);
   switch (name) {
     case 'blocked':
-      return happened('blocked', str(fields.agent));
-    case 'unblocked':
-    case 'answered': {
-      const agent = str(fields.agent);
-      return agent ? { kind: 'over', event: 'blocked', agent } : null;
-    }
-    case 'finished':
-      return happened('finished', null);
     case 'stalled':
-      return happened('stalled', str(fields.agent));
     case 'budget':
-      return happened('budget', str(fields.agent));
+      return happened(name, agent);
+    case 'unblocked':
+    case 'answered':
+      return agent ? { kind: 'over', event: 'blocked', agent } : null;
+    case 'finished':
     case 'loop':
-      return happened('loop', null);
+      return happened(name, null);
     case 'config_rejected':
       return happened('error', null, { error: 'config_rejected' });
     default:

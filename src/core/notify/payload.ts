@@ -6,12 +6,10 @@
 import type { Notification } from './cooldown.js';
 import type { NotifyEvent } from './happening.js';
 
+/** The conversation's name (its folder, or `bus.conversation`), the machine that saw it, the dashboard's address. */
 export interface NotifyContext {
-  /** The conversation's name (the project's folder, or `bus.conversation` on the PostgreSQL bus). */
   conversation: string;
-  /** The machine that sends it: the one whose daemon saw it happen. */
   host: string;
-  /** The dashboard's address for this conversation when one runs, else null. */
   url: string | null;
 }
 
@@ -23,32 +21,23 @@ export interface NotifyPayload {
   agent: string | null;
   /** For `error`: lease_lost, config_rejected, database_away, store_changed. */
   error?: string | undefined;
-  /** When it happened (ISO, UTC): the latest of the `count` happenings it stands for. */
+  /** The latest (`at`) and first (`since`) of the `count` happenings it stands for (ISO, UTC). */
   at: string;
-  /** How many happenings it stands for (repeats within the sink's cooldown are folded into one). */
   count: number;
-  /** When the first of them happened (ISO). */
   since: string;
   title: string;
   message: string;
   details: Record<string, unknown>;
-  /** The dashboard's address when one runs, else null. */
   url: string | null;
   /** `baton notify --test`: a sample, nothing happened. */
   test?: true | undefined;
 }
 
 const words = (v: unknown, max = 300): string => {
-  const s =
-    typeof v === 'string'
-      ? v
-      : Array.isArray(v)
-        ? v.map((x) => words(x, max)).join(', ')
-        : v === undefined || v === null
-          ? ''
-          : JSON.stringify(v);
-  return s.length > max ? `${s.slice(0, max - 1)}…` : s;
+  if (Array.isArray(v)) return cap(v.map((x) => words(x, max)).join(', '), max);
+  return cap(typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v), max);
 };
+const cap = (s: string, max: number) => (s.length > max ? `${s.slice(0, max - 1)}…` : s);
 
 const usd = (v: unknown): string => (typeof v === 'number' ? `$${v.toFixed(2)}` : '?');
 
