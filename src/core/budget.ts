@@ -1,22 +1,17 @@
 /**
- * Cost budgets (docs/protocol.md §12): what the agents spent in USD, summed per agent and in all in the
- * state, and when a budget is reached — `turns.max_cost_usd` for the conversation, `agents.NAME.max_cost_usd`
- * for one agent. Reaching one pauses the conversation (never ends it: a person decides), with `paused:
- * {reason: "budget", budget, spent_usd, max_usd}`.
- *
- * `baton resume` goes on without raising anything: the budget stays spent, so the next turn that adds cost
- * pauses it again (one more turn per resume, never a run past the limit nobody agreed to). `baton resume
- * --budget USD` raises the budget that paused it to USD for this conversation (kept in the state, `raised`,
- * over the config's), and a config.json with a higher limit does the same for every conversation it runs.
+ * Cost budgets (docs/protocol.md §12): USD spent per agent and in all, and when `turns.max_cost_usd` or
+ * `agents.NAME.max_cost_usd` is reached — which pauses the conversation (a person decides), with `paused:
+ * {reason: "budget", budget, spent_usd, max_usd}`. `baton resume` raises nothing: the next turn that adds
+ * cost pauses again (never a run past a limit nobody agreed to); `--budget USD` raises the budget that paused
+ * it for this conversation (the state's `raised`, over the config's).
  */
 import type { TurnCost } from './pricing.js';
 import { round } from './pricing.js';
 
-/** What the agents spent, in the state. */
+/** What the agents spent, in the state; `unpriced`: models counted with no price (not in `usd`). */
 export interface Spent {
   usd: number;
   by_agent: Record<string, number>;
-  /** Models whose tokens were counted with no price (their cost is not in `usd`). */
   unpriced?: string[] | undefined;
 }
 
@@ -65,7 +60,5 @@ export function reached(spent: Spent, agent: string, b: Budgets): Reached | null
 }
 
 /** USD as a person reads it: cents, or more digits below a cent. */
-export function dollars(x: number): string {
-  if (x === 0) return '$0';
-  return x >= 0.01 ? `$${x.toFixed(2)}` : `$${x.toPrecision(2)}`;
-}
+export const dollars = (x: number): string =>
+  x === 0 ? '$0' : x >= 0.01 ? `$${x.toFixed(2)}` : `$${x.toPrecision(2)}`;

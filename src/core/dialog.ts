@@ -1,12 +1,8 @@
 /**
- * A client's dialog — a permission request, a question to the user, a trust or login prompt — as data, and
- * the pure decisions about answering one (docs/protocol.md §12): which of its choices a person's CHOICE
- * names, and whether the dialog on the screen now is the one that was offered.
- *
- * A dialog's identity is its own words: the lines it draws above its choices (its title, the command, the
- * question) and the choices' labels, never the cursor (it moves) nor the footer (Claude Code's drops "Tab to
- * amend" while its second row is highlighted). Two dialogs for two commands differ in their lines; the same
- * dialog read twice has the same identity.
+ * A client's dialog (a permission request, a question, a trust or login prompt) as data, and the pure
+ * decisions about answering one (docs/protocol.md §12): which choice a person's CHOICE names, and whether the
+ * dialog on the screen now is the one offered. Its identity is its own words — the lines above its choices and
+ * their labels — never the cursor (it moves) nor the footer (Claude Code's drops "Tab to amend" on row two).
  */
 
 export const DIALOG_KINDS = ['permission', 'question', 'trust', 'login', 'other'] as const;

@@ -1,16 +1,12 @@
 /**
- * Gemini CLI 0.61.0 sends every earlier tool result once more per resume (an upstream bug, measured here
- * with the real client): its chat file keeps a tool call's result twice — in the `gemini` message's
- * `toolCalls[].result` and as a `user` message of `functionResponse` parts — and a resume builds the history
- * from both, so the first request after `--resume` has two responses for one call (three after a second
- * resume). The real API refuses such a request ("the number of function response parts is equal to the
- * number of function call parts"), and every turn of a baton agent has a tool call (`baton post`): a
- * resumed Gemini agent would fail on its first request.
+ * Gemini CLI 0.61.0 sends every earlier tool result once more per resume (an upstream bug, measured): its chat
+ * file keeps a result twice — in the `gemini` message's `toolCalls[].result` and as a `user` message of
+ * `functionResponse` parts — and a resume builds the history from both. The API refuses a request with two
+ * responses for one call, and every baton turn has a tool call (`baton post`): a resumed agent would fail.
  *
- * The repair, before each resume: the `user` messages made only of responses to calls the `gemini` message
- * before them already holds with their results are left out, by one `$set.messages` line appended to the
- * file (the CLI's own way of rewriting the list: nothing earlier is changed). Measured with the real client:
- * the request after the resume then has one response per call.
+ * The repair, before each resume: `user` messages made only of responses the `gemini` message before them
+ * already holds are left out, by one appended `$set.messages` line (the CLI's own way; nothing earlier
+ * changes). Measured with the real client: the request after the resume then has one response per call.
  */
 import { chatEntries } from './tokens-gemini.js';
 

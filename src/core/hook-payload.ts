@@ -15,14 +15,15 @@
 import type { HookNote } from './hook-note.js';
 import { replyText } from './tokens-gemini.js';
 
+/**
+ * `prompt`: the text the model received, or the prompt of the turn that ended (Gemini's stop); `turn`: Claude
+ * Code's prompt_id, Codex's turn_id; `reply`: the exact final reply when the payload carries it, else
+ * (`replyFrom`) in the transcript.
+ */
 export interface HookFacts {
-  /** The text the model received (prompt), or the prompt of the turn that ended (Gemini's stop). */
   prompt: string | null;
-  /** The turn's ID where the CLI gives one (Claude Code's prompt_id, Codex's turn_id). */
   turn: string | null;
-  /** The turn's final reply, exact, when the payload carries it. */
   reply: string | null;
-  /** Where the exact reply is when the payload's is not (Gemini): its transcript file. */
   replyFrom: 'payload' | 'transcript';
   transcript: string | null;
 }

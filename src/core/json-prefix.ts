@@ -1,8 +1,7 @@
 /**
- * Whether some bytes can still become a JSON text. A file written in place only ever leaves a prefix of its
- * final bytes, so one that could still become valid waits inbox.settle_ms; bytes that are the prefix of no JSON
- * text are rejected at once (each waited the full settle time and held the files behind it: a message after
- * 2,000 bad files reached its pane 2 s late). docs/decisions/0002-the-flood.md.
+ * Whether some bytes can still become a JSON text. A file written in place leaves a prefix of its final bytes,
+ * so one that could still become valid waits inbox.settle_ms; the prefix of no JSON text is rejected at once
+ * (each waited the settle time: a message after 2,000 bad files came 2 s late). docs/decisions/0002-the-flood.md.
  *
  * One pass, no recursion, no JSON.parse. RFC 8259's grammar; strict UTF-8; one BOM may open the text.
  */

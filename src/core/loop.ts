@@ -2,14 +2,11 @@
  * The loop guard (docs/protocol.md §12, `turns.loop_guard`): does an unattended conversation go in circles?
  * Pure: the last few archived messages in, a verdict out; the daemon (daemon/loop-guard.ts) pauses.
  *
- * A message is *stale* when it adds nothing: an acknowledgement ("Thanks!", "You're welcome, glad it
- * helped") or a near-copy of a message shortly before it (word-pair similarity at or above `similarity`).
- * The conversation loops when the last `window` messages are all stale. One stale message never pauses:
- * real conversations end with an "Agreed, thanks" (the demo's last line is one), and a repeated line can be
- * a fair answer. The numbers are measured (docs/protocol.md §12 says how): the demo and the end-to-end
- * conversations peak at a similarity of 0.50 between two messages (the test agents' "reply to msg_0003"
- * and "reply to msg_0004") and at two acknowledgements in a row; thank-you loops are all acknowledgements, and a
- * status said again in other words scores 0.71 and above against its earlier wording.
+ * A message is *stale* when it adds nothing: an acknowledgement ("Thanks!") or a near-copy of one shortly
+ * before it (word-pair similarity ≥ `similarity`). The conversation loops when the last `window` messages are
+ * all stale; one never pauses (real conversations end with an "Agreed, thanks"). Measured (docs/protocol.md
+ * §12): the demo and end-to-end conversations peak at 0.50 similarity and two acknowledgements in a row;
+ * thank-you loops are all acknowledgements, and a status said again in other words scores 0.71 and above.
  */
 import { parseId } from './ids.js';
 

@@ -1,13 +1,9 @@
 /**
- * What a turn cost in USD: its usage by model (core/tokens.ts and its Codex and Gemini readers) priced from
- * a table — the one baton ships (prices.ts) with config.json's `pricing` over it. A model the table does not
- * name has no price: the turn's tokens are still counted, and it says which model had none, so `status` can
- * say "no price for model X" instead of showing a cost that leaves it out silently.
- *
- * A model is looked up as the client wrote it, then without what clients add to a model's name: a context
- * tag in brackets (Claude Code's `claude-opus-4-8[1m]`), a provider prefix (`openai/gpt-6.1-sol`), a date
- * (`claude-sonnet-4-5-20250929`, `gpt-6.1-sol-2026-09-29`). Never by prefix: `gpt-5.1-codex-mini` is not
- * priced as `gpt-5.1-codex`.
+ * What a turn cost in USD: its usage by model priced from baton's table (prices.ts) with config.json's
+ * `pricing` over it. A model the table lacks has no price: its tokens still count, and it is named, so
+ * `status` says "no price for model X" rather than a cost that leaves it out silently. A model is looked up as
+ * written, then without a bracketed context tag (`claude-opus-4-8[1m]`), a provider prefix
+ * (`openai/gpt-6.1-sol`) or a date (`-20250929`, `-2026-09-29`); never by prefix (`gpt-5.1-codex-mini`).
  */
 import { type Price, PRICES } from './prices.js';
 import { type ModelUsage, totalOf, type Usage } from './tokens.js';

@@ -1,15 +1,12 @@
 /**
- * What an agent whose client was started again (after a reboot, a crash, `baton down` and `up`, a pane a
- * person killed) is owed when it holds the turn (docs/protocol.md §12): typed nothing, the new pane waits for
- * a message and the conversation for its reply, and with `timeout_s: 0` nothing ever says so.
+ * What an agent whose client was started again (a reboot, a crash, `down` and `up`, a killed pane) is owed
+ * when it holds the turn (docs/protocol.md §12): typed nothing, the new pane waits for a message and the
+ * conversation for its reply, and with `timeout_s: 0` nothing ever says so.
  *
- * - Its client resumed its session and the message's receipt came (its hook reported the prompt its model
- *   got): the model has it — a reminder naming it.
- * - Its client resumed its session but no receipt came: its model never got it — the message again, flagged
- *   `(redelivered)`.
- * - Its client started new (no session to resume, `--fresh-agents`, a kind baton cannot resume): its model
- *   has nothing of the conversation — the message again, flagged.
- * - Not known how it started (a pane baton did not start): a reminder; its text is never typed twice on a guess.
+ * - Session resumed and the message's receipt came (its model got it): a reminder naming it.
+ * - Session resumed but no receipt came, or the client started new (`--fresh-agents`, nothing to resume): the
+ *   message again, flagged `(redelivered)`.
+ * - Not known how it started (a pane baton did not start): a reminder; never typed twice on a guess.
  *
  * Pure: the daemon (daemon/restarted.ts) reads the state, the record and the pane, and types what this says.
  */

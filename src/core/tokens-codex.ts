@@ -1,17 +1,10 @@
 /**
- * One Codex turn's usage, from its session log (the rollout, `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl`,
- * which its hooks name in `transcript_path`). Measured on Codex 0.169.0 against a mock that gave every request
- * distinct usage numbers: after each model request the log gets a `token_usage_record` line —
- * `payload: {turn_id, usage, turn_token_usage, thread_token_usage}` — where `turn_token_usage` is the sum of
- * the turn's requests so far (a turn with a tool call: two requests, 3234 + 4234 input = 7468); the turn ends
- * with an `event_msg` whose `payload.type` is `task_complete` (same `turn_id`), and its model is in the
- * `turn_context` line of that turn (and in every hook payload).
- *
- * Why the log and not the hooks: Codex also reports each request's usage to a `PostModelRequest` hook, but a
- * hook is a process per model request (a turn with tool calls makes several), while the log is there anyway
- * and read once per turn, from where the last look ended. The title request Codex makes before a session's
- * first prompt is in neither (its usage is not recorded anywhere locally).
- *
+ * One Codex turn's usage, from its session log (the rollout its hooks name in `transcript_path`). Measured on
+ * Codex 0.169.0 against a mock giving every request distinct numbers: after each model request a
+ * `token_usage_record` line's `payload.turn_token_usage` sums the turn's requests so far (two requests, 3234 +
+ * 4234 input = 7468); an `event_msg` of `payload.type` `task_complete` ends the turn (same `turn_id`), and the
+ * turn's `turn_context` line names its model. Not the `PostModelRequest` hook: a process per model request,
+ * while the log is read once per turn. The title request before a session's first prompt is in neither.
  * Codex's counts follow OpenAI's: `input_tokens` includes the cached ones, `output_tokens` the reasoning.
  */
 import { n, type TurnRead, type Usage } from './tokens.js';

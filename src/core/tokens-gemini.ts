@@ -1,21 +1,15 @@
 /**
- * One Gemini CLI turn's usage, from its chat file (`$GEMINI_CLI_HOME/.gemini/tmp/<project>/chats/session-…jsonl`,
- * named by its hooks' `transcript_path`). Measured on Gemini CLI 0.61.0:
+ * One Gemini CLI turn's usage, from its chat file (its hooks' `transcript_path`). Measured on Gemini CLI 0.61.0:
  *
- * - The file is JSONL: a header, then messages, and `{"$set": {…}}` lines that patch the session. A
- *   `$set.messages` replaces the whole list (a resume writes one holding every earlier message, their
- *   `tokens` and `model` kept), and a later line with the same `id` replaces the earlier one — a reply with
- *   a tool call is written twice, first without its `toolCalls`: counted once, by id.
- * - Each model reply is `type: "gemini"` with `tokens: {input, output, cached, thoughts, tool, total}` and
- *   `model`; `input` includes `cached` (2234 input, 2078 of them cached), `total` = input + output + thoughts
- *   + tool. A prompt is `type: "user"` with text parts; a tool's result is `type: "user"` too, with a
- *   `functionResponse` part.
- * - A turn is its prompt (the text its BeforeAgent/AfterAgent hooks report) and every reply after it up to
- *   the next prompt: the tool call's request and the answer after it both count.
+ * - JSONL: a header, messages, and `{"$set": {…}}` lines. A `$set.messages` replaces the whole list (a resume
+ *   writes one with every earlier message), and a later line with the same `id` replaces the earlier one (a
+ *   reply with a tool call is written twice, first without its `toolCalls`): counted once, by id.
+ * - A model reply is `type: "gemini"` with `model` and `tokens: {input, output, cached, thoughts, tool, total}`;
+ *   `input` includes `cached`. A prompt is `type: "user"` with text parts; so is a tool's `functionResponse`.
+ * - A turn is its prompt (as its BeforeAgent/AfterAgent hooks report it) and every reply up to the next one.
  *
- * Why the chat file and not the hooks: `AfterModel` fires per streamed chunk, not per request, and drops the
- * cached and thinking counts. The model router's request before every prompt (and the session summary's) is
- * recorded nowhere locally, so it is not counted.
+ * Not the hooks: `AfterModel` fires per streamed chunk and drops the cached and thinking counts. The model
+ * router's request before every prompt is recorded nowhere locally, so it is not counted.
  */
 import { n, type ModelUsage, type TurnRead, byModel } from './tokens.js';
 

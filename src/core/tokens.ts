@@ -1,10 +1,9 @@
 /**
- * Token budgets: what one turn of an agent cost, from its CLI's transcript, summed per agent
- * and per conversation in the state; `turns.max_tokens` ends the conversation like max_turns does.
- * Runaway agent-to-agent loops that burn tokens are the top cost complaint with tools like this one.
- * Codex's session log and Gemini CLI's chat file are read by tokens-codex.ts and tokens-gemini.ts into the
- * same Usage: `input` is the input read fresh (never the cached part), `cache_read` what came from the
- * provider's cache, `cache_creation` what was written to it, `output` every token written (thinking too).
+ * Token budgets: what one turn of an agent cost, from its CLI's transcript, summed per agent and per
+ * conversation in the state; `turns.max_tokens` ends the conversation (runaway agent loops that burn tokens
+ * are the top cost complaint with tools like this). tokens-codex.ts and tokens-gemini.ts read the same Usage:
+ * `input` read fresh (never the cached part), `cache_read` from the provider's cache, `cache_creation` written
+ * to it, `output` every token written (thinking too).
  *
  * Claude Code's transcript (measured on the real CLI): when Stop runs it is not complete yet; the turn is
  * complete once a `{"type":"system","subtype":"turn_duration"}` record follows it. A turn's entries are the
@@ -32,16 +31,14 @@ export const addUsage = (a: Usage, b: Usage): Usage => ({
   cache_read: a.cache_read + b.cache_read,
 });
 
-/** What one model used in a turn (a turn may use several: none of the three clients does so far). */
+/** What one model (as the client recorded it, null: none) used in a turn; a turn may use several. */
 export interface ModelUsage {
-  /** The model as the client recorded it; null when it said none. */
   model: string | null;
   usage: Usage;
 }
 
-/** One turn read from a transcript: `parts` null while the turn is not there at all. */
+/** One turn read from a transcript: `complete`, nothing more of it can come; `parts` null, it is not there yet. */
 export interface TurnRead {
-  /** Nothing more of this turn can come (until then, more entries may). */
   complete: boolean;
   parts: ModelUsage[] | null;
 }
@@ -71,10 +68,7 @@ const SYNTHETIC = '<synthetic>';
 /** A token count as a transcript gives it: anything but a finite count of zero or more (the agent can write its transcript) is 0. */
 export const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : 0);
 
-/**
- * One turn's usage from the transcript's entries. `complete`: its turn_duration record is there (until
- * then more entries may come). Null usage: the prompt is not in the transcript (yet).
- */
+/** One turn's usage, `complete` once its turn_duration record is there; null while its prompt is not. */
 export function turnUsage(entries: readonly unknown[], promptId: string): { complete: boolean; usage: Usage | null } {
   const t = claudeTurn(entries, promptId);
   return { complete: t.complete, usage: t.parts && usageOf(t.parts) };
