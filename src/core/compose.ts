@@ -129,12 +129,9 @@ export function noteHint(state: { current_turn: string }): string {
 const LEADING_COMMAND = /^[\s\u00A0\u200B-\u200D\u2060\uFEFF]*[/!]/;
 
 /**
- * Render the text typed into the pane. Every field an agent wrote is sanitized; the result never
- * starts with "/" or "!" and never ends with "\" or a newline, whatever the template says.
- *
- * `catchUp` (core/catch-up.ts: what the agent missed, docs/protocol.md §11) goes where the template says
- * `{catch_up}`; a template without it gets the block right after the header line (before everything when
- * it has no `{header}` either), so the message that gives the turn stays one paste.
+ * Render the text typed into the pane: every field an agent wrote sanitized, never starting with "/" or "!"
+ * nor ending with "\" or a newline, whatever the template says. `catchUp` (catch-up.ts) goes at `{catch_up}`,
+ * else right after the header line (else first), so the message that gives the turn stays one paste.
  */
 export function render(e: Envelope, template = DEFAULT_TEMPLATE, hintText?: string, catchUp = ''): string {
   const clean: Envelope = {
@@ -173,17 +170,14 @@ export const oneLine = (text: string): string => linesOf(text).join(' \u23CE ');
 
 /**
  * What a shell gets instead of a message (a `--kind shell` receiver once ran message content as commands): one
- * comment line naming it, made of characters no shell gives a meaning to in any position — no quote,
- * bracket, `$`, backtick, `;`, `&`, `|`, `<`, `>`, `*`, `?`, `!`, `\`, `#` after the first — so nothing of
- * it can run, even in a shell without interactive comments. The content is read with `baton show ID`.
+ * comment line naming it (`baton show ID` reads it), of characters no shell gives a meaning in any position —
+ * no quote, bracket, `$`, backtick, `;`, `&`, `|`, `<`, `>`, `*`, `?`, `!`, `\`, `#` after the first — so nothing
+ * runs, even without interactive comments.
  *
- * Baton's own notices (no message header: a reminder, the end of the conversation, why a message was
- * rejected) are meant to be read in the pane, so they keep their punctuation — stripped, "finished
- * (max_turns); \"baton resume\" continues it" read as "finished max_turns baton resume continues it". They go
- * as one single-quoted word after the comment sign, where sh, bash, dash, zsh, fish and the csh family give no
- * character a meaning but the quote itself, fish's backslash and csh's `!` (history, even inside quotes):
- * those three become look-alikes (’ ⧵ ǃ), and control characters (a TAB would complete) and line separators
- * spaces.
+ * Baton's own notices (no header) keep their punctuation, to be read ("finished max_turns baton resume
+ * continues it" read badly): one single-quoted word after the `#`, where sh, bash, dash, zsh, fish and csh give
+ * meaning only to the quote, fish's backslash and csh's `!` (history, even quoted) — those become look-alikes
+ * (’ ⧵ ǃ); control characters (a TAB would complete) and line separators become spaces.
  */
 export function inertLine(text: string): string {
   const h = parseHeader(text);

@@ -62,13 +62,9 @@ interface Rules {
 /** How many messages the bundled demo agents' script has (demo/script.ts): a demo ends after them. */
 export const DEMO_TURNS = 8;
 
-/**
- * The rules in force for this conversation: a demo (state.demo, made by `baton up --demo`) ends after its
- * script, through max_turns, unless the config sets a max_turns of its own.
- */
-export function rulesFor<T extends Pick<Rules, 'max_turns'>>(turns: T, state: { demo?: boolean | undefined }): T {
-  return state.demo && turns.max_turns === 0 ? { ...turns, max_turns: DEMO_TURNS } : turns;
-}
+/** The rules in force: a demo (`baton up --demo`) ends after its script, unless the config sets a max_turns. */
+export const rulesFor = <T extends Pick<Rules, 'max_turns'>>(turns: T, state: { demo?: boolean | undefined }): T =>
+  state.demo && turns.max_turns === 0 ? { ...turns, max_turns: DEMO_TURNS } : turns;
 
 /** Does delivering this message end the conversation? (The message itself is delivered.) */
 export function endsWith(p: Progress, msg: { from: string; content: string }, rules: Rules): FinishReason | null {
@@ -91,10 +87,9 @@ export type NudgePlan =
   | { action: 'stall' };
 
 /**
- * Reminder k (1-based) is due timeout_s × (2^k − 1) after the turn began, so the gaps grow T, 2T, 4T…;
- * after max_nudges reminders and one more gap the holder is stalled. `at` says when to look again. The
- * time the holder waited at a dialog does not count, and while it waits nothing is due (`at` null: its
- * end plans again).
+ * Reminder k (1-based) is due timeout_s × (2^k − 1) after the turn began (gaps T, 2T, 4T…); after max_nudges
+ * and one more gap the holder is stalled. `at`: when to look again. Time at a dialog does not count, and while
+ * the holder waits at one nothing is due (`at` null: its end plans again).
  */
 export function nudgePlan(p: Progress, nowMs: number, rules: Rules): NudgePlan {
   if (rules.timeout_s <= 0 || p.finished || p.paused || p.stalled || p.blocked || !p.turn_started_at)
@@ -105,10 +100,7 @@ export function nudgePlan(p: Progress, nowMs: number, rules: Rules): NudgePlan {
   return sent < rules.max_nudges ? { action: 'nudge', n: sent + 1 } : { action: 'stall' };
 }
 
-/**
- * The state after a delivered turn step: the turn passes (`next` from decide()), and the new turn's clock
- * starts with no reminders yet (the holder wrote, so it was not silent).
- */
+/** The state after a delivered turn step (`next` from decide()): the new turn's clock starts, no reminders yet. */
 export function turnTaken<S extends Progress, T extends object>(state: S, next: T, now: string): S & T {
   const fresh = { turn_started_at: now, nudges: 0, stalled: false };
   // (Written only once a block happened: older states and their readers never see the key.)

@@ -1,15 +1,13 @@
 /**
- * Text on its way into one pane, as data. Each arrow is one step of the typing pipeline (daemon/typing.ts); a
- * delivery (daemon/courier.ts) is a committed message and its typing, with the turn step's state write
- * before it and the stamp after it. A kill -9 at any point is covered by the crash rule of
- * docs/protocol.md §6, which start-up recovery applies to the stored record:
+ * Text on its way into one pane, as data. Each arrow is a step of daemon/typing.ts; a delivery
+ * (daemon/courier.ts) is a committed message and its typing, between the turn step's state write and the
+ * stamp. A kill -9 anywhere is covered by docs/protocol.md §6's crash rule, applied at start-up:
  *
  *   (state saved) ──▶ committed ──paste──▶ pasted ──Enter──▶ entered ──submit seen──▶ confirmed (──stamp──▶)
  *
- * `typed`: this text may already be in a pane (a crash or a timeout during a paste, a paste into a pane
- * that went away or never showed it). From then on every paste of it says "(redelivered)", so it is never
- * typed twice silently. A failed step goes back only as far as it must: a lost Enter is pressed again, a
- * lost paste is pasted again (flagged), a failed stamp is stamped again.
+ * `typed`: this text may already be in a pane (a crash or timeout during a paste, a pane gone or that never
+ * showed it): every later paste says "(redelivered)", never typed twice silently. A failed step goes back only
+ * as far as it must: a lost Enter is pressed again, a lost paste pasted again (flagged), a stamp stamped again.
  */
 import type { ArchiveRecord, Confirmation } from './record.js';
 

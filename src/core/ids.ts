@@ -41,13 +41,17 @@ export function recordIdOf(typed: string): string | null {
  */
 export function recordIdsOf(typed: string): { ok: true; ids: string[] } | { ok: false; why: string } {
   const [a, b, ...more] = typed.split('..');
+  const notId = (s: string | undefined) => ({
+    ok: false as const,
+    why: `"${s}" is not a message ID (msg_0007, 7, user_0001)`,
+  });
   if (more.length) return { ok: false, why: `"${typed}" is not an ID or a range (msg_0004..msg_0009)` };
   const from = recordIdOf(a ?? '');
-  if (!from) return { ok: false, why: `"${a}" is not a message ID (msg_0007, 7, user_0001)` };
+  if (!from) return notId(a);
   if (b === undefined) return { ok: true, ids: [from] };
-  const to = recordIdOf(/^\d+$/.test(b.trim()) ? `${from.split('_')[0]}_${b.trim()}` : b);
-  if (!to) return { ok: false, why: `"${b}" is not a message ID (msg_0007, 7, user_0001)` };
   const prefix = from.split('_')[0] as IdPrefix;
+  const to = recordIdOf(/^\d+$/.test(b.trim()) ? `${prefix}_${b.trim()}` : b);
+  if (!to) return notId(b);
   if (to.split('_')[0] !== prefix) return { ok: false, why: `a range is of one kind: ${from}..${to}` };
   const [lo, hi] = [parseId(from, prefix)!, parseId(to, prefix)!];
   if (lo > hi) return { ok: false, why: `${from} comes after ${to}` };

@@ -87,14 +87,7 @@ export const replyText = (content: unknown): string =>
  */
 export function geminiTurn(entries: readonly unknown[], prompt: string): TurnRead {
   const messages = geminiMessages(entries);
-  const want = prompt.trim();
-  let start = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (promptText(messages[i]!)?.trim() === want) {
-      start = i;
-      break;
-    }
-  }
+  const start = messages.map((m) => promptText(m)?.trim()).lastIndexOf(prompt.trim());
   if (start < 0) return { complete: false, parts: null };
   const parts: ModelUsage[] = [];
   let complete = false;

@@ -8,8 +8,7 @@ import { formatId } from './ids.js';
 export const POLICIES = ['alternate', 'round_robin', 'handoff'] as const;
 export type Policy = (typeof POLICIES)[number];
 
-/** The four keys docs/protocol.md §4 fixes; state.json may carry more (see state.ts). A type, not an interface, so a
- * TurnState is also a State (which keeps unknown keys). */
+/** The four keys docs/protocol.md §4 fixes, and more (state.ts); a type, so a TurnState is also a State. */
 export type TurnState = {
   current_turn: string;
   last_message_id: string | null;
@@ -23,13 +22,11 @@ export type TurnState = {
   closing?: Closing | null | undefined;
 };
 
-/** The closing turn (docs/protocol.md §12): asked when the conversation finished, done with its outcome. */
+/** The closing turn (docs/protocol.md §12): `asked` once its prompt was typed, `outcome` its message's ID. */
 interface Closing {
   agent: string;
   at: string;
-  /** Its prompt was typed into the agent's pane (false: to be typed when its pane can take it). */
   asked: boolean;
-  /** The outcome message's ID, once delivered. */
   outcome?: string | null | undefined;
 }
 
@@ -101,12 +98,8 @@ export function decide(state: TurnState, msg: { from: string; to: string; type?:
 
   // A message that can never be right is rejected whoever holds the turn, so it does not sit held forever.
   const expected = expectedReceiver(from, rules);
-  if (expected !== null && to !== expected) {
-    return {
-      action: 'reject',
-      reason: `under the ${rules.policy} policy ${from} must send to ${expected}, not ${to}`,
-    };
-  }
+  if (expected !== null && to !== expected)
+    return { action: 'reject', reason: `under the ${rules.policy} policy ${from} must send to ${expected}, not ${to}` };
 
   const held = whyHeld(state, from, msg.type);
   if (held) return { action: 'hold', reason: holdText(held, from) };

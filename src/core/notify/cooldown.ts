@@ -1,28 +1,22 @@
 /**
  * One notification per happening, never a storm (docs/protocol.md §12): the same event for the same agent
- * within `cooldown_s` of the last one told is not told again at once; it is folded into the next one, which
- * goes out when the cooldown has passed and says how many it stands for. Pure: the caller gives the time.
- *
- * Why a trailing one and not simply "drop repeats": an agent blocked, answered, and blocked again two minutes
- * later must still reach the person — dropped, the second dialog would wait all night with nobody told. Why
- * not one per event: a flapping pane or a config saved every few seconds with a typo would send dozens.
+ * within `cooldown_s` of the last one told is folded into the next, sent when the cooldown has passed with how
+ * many it stands for. Pure. Not "drop repeats": a second dialog two minutes after the first would wait all
+ * night with nobody told. Not one per event: a flapping pane or a config saved with a typo would send dozens.
  */
 import { foldKey, type Happening, type NotifyEvent } from './happening.js';
 
+/** The latest happening (`at`, ms) of the `count` it stands for (repeats folded in), the first at `since`. */
 export interface Notification {
   happening: Happening;
-  /** When it happened (ms since the epoch): the latest of those it stands for. */
   at: number;
-  /** How many happenings it stands for: 1, or more when repeats within the cooldown were folded into it. */
   count: number;
-  /** When the first of those it stands for happened. */
   since: number;
 }
 
+/** When the last notification for a key went out, and the repeats since, not told yet. */
 interface Slot {
-  /** When the last notification for this key went out. */
   toldAt: number;
-  /** The repeats since then, not told yet: the latest, how many, and when the first came. */
   folded: { latest: Happening; at: number; count: number; since: number } | null;
 }
 
