@@ -137,9 +137,8 @@ const same = (a: Blocked | null | undefined, b: Blocked | null): boolean =>
   JSON.stringify(a ?? null) === JSON.stringify(b);
 
 /**
- * The state with `blocked` as `next` says: when a block ends, the time it lasted (within the run and within the
- * turn) is added to `blocked_ms` and `turn_blocked_ms`, so reminders and max_duration_s count only the time
- * nobody waited for a person. `state` itself when nothing changes.
+ * The state with `blocked` as `next` says: an ended block's time (within the run, within the turn) is added to
+ * `blocked_ms` and `turn_blocked_ms`, so reminders and max_duration_s count only time nobody waited for a person.
  */
 export function withBlocked<S extends BlockState>(
   state: S,

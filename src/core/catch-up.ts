@@ -53,10 +53,7 @@ const NONE: CatchUp = { missed: [], shown: [], omitted: [], text: '' };
 export const isPlace = (r: Said, agent: string): boolean =>
   parseId(r.id) !== null && r.receiver === agent && r.delivered_at !== null;
 
-/**
- * What `agent` missed before it gets `current` (an agent's message ID), from `history`: archived records
- * in any order — the agents' messages back to its place at least, and the person's messages.
- */
+/** What `agent` missed before it gets `current`, from `history` (records in any order, back to its place). */
 export function missedBy(a: { history: readonly Said[]; agent: string; current: string; agents: number }): Said[] {
   const { history, agent, agents } = a;
   const before = parseId(a.current);
@@ -152,10 +149,7 @@ function omittedLine(omitted: Said[]): string {
 /** The smallest room a cut message keeps for its content before it is shown by its title alone. */
 const MIN_CONTENT = 64;
 
-/**
- * The catch-up for `agent` getting the message `current`: what it missed, and the block that shows it
- * within the rules' budgets ('' with mode "off", fewer than three agents, or nothing missed).
- */
+/** The catch-up for `agent` getting `current`: what it missed, and the block showing it within the budgets. */
 export function catchUp(a: {
   history: readonly Said[];
   agent: string;

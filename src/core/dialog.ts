@@ -69,10 +69,7 @@ export type Picked = { ok: true; choice: Choice } | { ok: false; why: string };
 const listChoices = (choices: readonly Choice[]): string =>
   choices.map((c) => `${c.n}. ${capLine(c.label, 60)}`).join(', ');
 
-/**
- * Which choice a person's CHOICE names: the number shown; a label, whole (case-insensitive, the key hint
- * aside); `yes` / `no` for the first affirmative / the negative choice; else a unique prefix of a label.
- */
+/** A person's CHOICE: a number shown, a whole label (any case, key hint aside), `yes` / `no`, or a unique prefix. */
 export function pickChoice(choices: readonly Choice[], input: string): Picked {
   const want = squash(input).toLowerCase();
   const all = () => (choices.length ? ` (choices: ${listChoices(choices)})` : ' (it lists no choices)');
@@ -96,10 +93,7 @@ export function pickChoice(choices: readonly Choice[], input: string): Picked {
   return { ok: false, why: `no choice starts with "${input.trim()}"${all()}` };
 }
 
-/**
- * Is the dialog on the screen now the one that was offered (by its identity)? Null when it is; else why not,
- * in words for the person who asked.
- */
+/** Is the dialog on the screen now the one offered (by its identity)? Null when it is; else why not, in words. */
 export function sameAsOffered(offered: string, now: ScreenDialog | null): string | null {
   if (!now) return 'no dialog is open on its screen now (it has closed)';
   if (dialogId(now) === offered) return null;

@@ -11,10 +11,7 @@
 export const HOOK_EVENTS = ['prompt', 'stop', 'permission', 'ran'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
-/**
- * The agent kinds whose CLI runs hooks baton installs (Claude Code, Codex, Gemini CLI): their deliveries
- * are confirmed by the prompt the model received, and their turns can end in an automatic reply.
- */
+/** The kinds whose CLI runs baton's hooks: deliveries confirmed by the prompt received, automatic replies possible. */
 export const HOOK_KINDS = ['claude', 'codex', 'gemini'] as const;
 export const hasHooks = (kind: string): boolean => (HOOK_KINDS as readonly string[]).includes(kind);
 

@@ -12,10 +12,7 @@ export type JsonTop = 'object' | 'array' | 'string' | 'number' | 'literal';
 export type JsonPrefix =
   /** One whole JSON text: only whitespace may follow, which changes nothing. */
   | { kind: 'complete'; top: JsonTop }
-  /**
-   * Not a whole JSON text yet, and some bytes appended would make one. `top` is the value begun (null: none
-   * yet — empty, whitespace, part of a BOM). A top-level number at the very end is partial: a digit may follow.
-   */
+  /** Some bytes appended would make one; `top` null: none begun. A top-level number at the end: a digit may follow. */
   | { kind: 'partial'; top: JsonTop | null }
   /** No JSON text starts with these bytes; `at` is the offset of the first byte that rules it out. */
   | { kind: 'impossible'; at: number; problem: 'utf8' | 'syntax' | 'trailing' };
@@ -34,10 +31,7 @@ const isWhitespace = (b: number) => b === 0x20 || b === 0x09 || b === 0x0a || b 
 const isDigit = (b: number) => b >= 0x30 && b <= 0x39;
 const isHex = (b: number) => isDigit(b) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66);
 
-/**
- * A UTF-8 lead byte above 0x7F: how many continuation bytes follow and the range of the first one (the
- * second and third are 0x80–0xBF); null when no character starts with it.
- */
+/** A UTF-8 lead byte above 0x7F: how many bytes follow, the first's range (others 0x80–0xBF); null: none starts so. */
 function utf8Lead(b: number): { more: number; lo: number; hi: number } | null {
   if (b >= 0xc2 && b <= 0xdf) return { more: 1, lo: 0x80, hi: 0xbf };
   if (b === 0xe0) return { more: 2, lo: 0xa0, hi: 0xbf }; // no overlong form

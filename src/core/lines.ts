@@ -17,8 +17,5 @@ export const linesOf = (text: string): string[] => text.split('\n');
 /** The first line of a text (up to its first LF). */
 export const firstLine = (text: string): string => linesOf(text)[0] ?? '';
 
-/**
- * A pattern source that matches where a line starts: the text's start or just after an LF. Use it instead
- * of `^` with the `m` flag.
- */
+/** A pattern source matching where a line starts (the text's start or after an LF): instead of `^` with `m`. */
 export const LINE_START = '(?<![^\\n])';

@@ -32,18 +32,14 @@ const MessageSchema = z.looseObject({
   subject: z.string().optional(),
   priority: z.enum(['low', 'normal', 'high', 'urgent']).optional(),
   data: z.record(z.string(), z.unknown()).optional(),
-  // A message's own deadlines (docs/protocol.md §3, §9): whether the receiver owes an answer, how soon (its
-  // reminders follow this instead of turns.timeout_s), and when a message still held in its folder goes to
-  // rejected/.
+  // Its own deadlines (docs/protocol.md §3, §9): whether an answer is owed, how soon (instead of
+  // turns.timeout_s), and when a message still held goes to rejected/.
   requires_response: z.boolean().optional(),
   response_deadline_s: z.number().positive().optional(),
   expires_at: isoTime,
 });
 
-/**
- * The reminder timeout for the turn a message opens: its own deadline, none when it needs no answer, else
- * the config's.
- */
+/** The reminder timeout of the turn a message opens: its own, none when it needs no answer, else the config's. */
 export function turnTimeout(
   m: Pick<Message, 'requires_response' | 'response_deadline_s'> | null,
   configured: number,
@@ -66,10 +62,7 @@ export type ParseResult = { ok: true; message: Message } | { ok: false; reason: 
  */
 export const notAnObject = (what: string): string => `the message must be a JSON object, not ${what}`;
 
-/**
- * Validate a parsed JSON value as a message travelling through direction `from` → `to`.
- * The reason names the field, e.g. `content: must not be empty`.
- */
+/** Validate a parsed JSON value as a message from `from` to `to`; the reason names the field. */
 export function validateMessage(value: unknown, dir: { from: string; to: string }): ParseResult {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     const what = Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value;

@@ -63,9 +63,8 @@ const PASTED = /\n*<pasted_content id="[^"]*">\n([\s\S]*?)\n<\/pasted_content id
 const ZERO_WIDTH = /\u200B|\u200D|\uFEFF/g;
 
 /**
- * Text as the model sees it, for comparing: unwrapped, CRLF as the client makes it, NFC, a TAB as the four
- * spaces Claude Code's input box makes of it (measured in its end-to-end test; Codex and Gemini keep TABs,
- * and both sides of a comparison get the same), blanks trimmed.
+ * Text as the model sees it, for comparing: unwrapped, CRLF as the client makes it, NFC, a TAB as Claude Code's
+ * four spaces (measured; Codex and Gemini keep TABs, and both sides get the same), blanks trimmed.
  */
 export function comparable(text: string): string {
   return linesOf(
@@ -84,9 +83,8 @@ export function comparable(text: string): string {
 }
 
 /**
- * Did the prompt the model got hold message `id`'s content as baton typed it? The content is what follows
- * the message's header line, up to the hint baton types under it (a blank line, then `[baton] …`); with a
- * template of a person's own, where that shape is not known, the whole prompt is searched.
+ * Did the prompt hold message `id`'s content as typed: after its header line, up to the hint under it (a blank
+ * line, then `[baton] …`)? With a person's own template, whose shape is not known, the whole prompt is searched.
  */
 export function isIntact(id: string, content: string, prompt: string): boolean {
   const c = comparable(content);

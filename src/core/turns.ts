@@ -30,10 +30,7 @@ interface Closing {
   outcome?: string | null | undefined;
 }
 
-/**
- * A finished conversation still takes one message: the closing agent's outcome (type `outcome`), once,
- * whoever held the turn. Nothing else gets through a finish.
- */
+/** A finished conversation takes only the closing agent's outcome (type `outcome`), once, whoever held the turn. */
 export const closingOpen = (state: TurnState, from: string, type: string | undefined): boolean =>
   Boolean(state.finished) && type === 'outcome' && state.closing?.agent === from && !state.closing.outcome;
 

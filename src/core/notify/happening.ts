@@ -27,10 +27,7 @@ export type Observed = { kind: 'happened'; happening: Happening } | { kind: 'ove
 
 const str = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : null);
 
-/**
- * A bus event as a happening. `paused` is not one by itself: a pause for the budget or a loop comes with its own
- * `budget` or `loop` event, and a person's `baton pause` is the person's own doing.
- */
+/** A bus event as a happening. Not `paused`: budget and loop pauses have their own events; a person's is their own. */
 export function observe(name: string, fields: Record<string, unknown>): Observed | null {
   const happened = (event: NotifyEvent, agent: string | null, extra: Partial<Happening> = {}): Observed => ({
     kind: 'happened',

@@ -26,10 +26,7 @@ export function attemptOf(status: number): Attempt {
   return { kind: 'failed', error: `HTTP ${status}`, retry };
 }
 
-/**
- * The wait before attempt `failures + 1`, after `failures` failed attempts that began `elapsedMs` ago; null: give
- * up (the last failure was final, or the next attempt would start past the plan's total).
- */
+/** The wait after `failures` failed attempts, the first `elapsedMs` ago; null: the next would start past the total. */
 export function retryDelay(plan: RetryPlan, failures: number, elapsedMs: number): number | null {
   const delay = Math.min(plan.maxMs, plan.firstMs * 2 ** Math.max(0, failures - 1));
   return elapsedMs + delay > plan.totalMs ? null : delay;
