@@ -22,12 +22,10 @@ import { type ArchiveRecord, byDelivery, when } from './record.js';
 export const CATCH_UP_MODES = ['full', 'names', 'off'] as const;
 type CatchUpMode = (typeof CATCH_UP_MODES)[number];
 
-/** `turns.catch_up`, `turns.catch_up_max_bytes`, `turns.catch_up_message_max_bytes`. */
+/** `turns.catch_up` and its UTF-8 byte budgets: the whole block's (first and last lines too), one content's. */
 export interface CatchUpRules {
   mode: CatchUpMode;
-  /** The whole block (its first and last lines included), in UTF-8 bytes. */
   maxBytes: number;
-  /** One missed message's content, in UTF-8 bytes, before it is cut. */
   messageMaxBytes: number;
 }
 

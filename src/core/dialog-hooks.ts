@@ -18,11 +18,8 @@ import type { HookNote } from './hook-note.js';
 export interface HookDialog {
   kind: DialogKind;
   question: string;
-  /**
-   * Says only that some dialog waits (Claude Code's late Notification, Gemini CLI's ask_user): it opens one
-   * when none is known, never replaces what a PermissionRequest said, and gives way to what the screen shows
-   * the dialog asks.
-   */
+  /** Says only that some dialog waits (Claude Code's late Notification, Gemini's ask_user): opens one when none
+   * is known, never replaces a PermissionRequest's words, and gives way to what the screen shows it asks. */
   vague: boolean;
 }
 

@@ -4,9 +4,8 @@
  */
 
 /**
- * The hook events baton installs, by what they mean (each CLI's own event names map onto these): a prompt
- * reached the model, the turn ended, a dialog waits for a person (`permission`: a permission request or a
- * question), and a tool ran (`ran`: installed only to see a dialog close, and run only while one is open).
+ * The hook events baton installs, by meaning: a prompt reached the model, the turn ended, a dialog waits for a
+ * person (a permission request or a question), a tool ran (`ran`: only to see a dialog close, while one is open).
  */
 export const HOOK_EVENTS = ['prompt', 'stop', 'permission', 'ran'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];

@@ -2,10 +2,7 @@
 import type { z } from 'zod';
 import { closest } from './suggest.js';
 
-/**
- * `known`: the keys a schema takes at a path, so a mistyped one gets a "did you mean" (`turns.max_turn`
- * was told only "unknown key", and a person read the docs to find the one letter missing).
- */
+/** `known`: the keys a schema takes at a path, so a mistyped one (`turns.max_turn`) gets a "did you mean". */
 export function formatIssues(
   issues: readonly z.core.$ZodIssue[],
   known?: (path: readonly PropertyKey[]) => readonly string[],

@@ -1,8 +1,7 @@
 /**
- * The closing turn (docs/protocol.md §12, `turns.closing`): what the closing agent is asked when a
- * conversation finishes, and OUTCOME.md made from its answer. Pure: the daemon types and writes them.
- * The shape is fixed — decided, open, next steps — so a person reading many outcomes finds the same three
- * parts in each, whatever the agent or the prompt.
+ * The closing turn (docs/protocol.md §12, `turns.closing`): what the closing agent is asked when a conversation
+ * finishes, and OUTCOME.md from its answer. The shape is fixed — decided, open, next steps — so a person reading
+ * many outcomes finds the same three parts in each.
  */
 import { sanitize } from './compose.js';
 

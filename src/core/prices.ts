@@ -1,8 +1,7 @@
 /**
- * The price table baton ships: USD per million tokens, each vendor's standard (pay-as-you-go) rate for the
- * clients' default models and the common alternatives. `pricing` in config.json replaces or adds models
- * (core/pricing.ts). A model that is not here has no price: its tokens are counted and `status` says "no
- * price for model X" — a guess would be worse than nothing.
+ * The price table baton ships: USD per million tokens, each vendor's pay-as-you-go rate for the clients'
+ * default models and common alternatives; config.json's `pricing` replaces or adds models. A model not here
+ * has no price (`status` says so) — a guess would be worse than nothing.
  *
  * Taken on 2026-11-28 from:
  * - Anthropic: platform.claude.com/docs/en/about-claude/pricing ("Model pricing": base input, 5-minute cache
@@ -24,14 +23,11 @@
  * input rate (OpenAI and Google bill no write premium on implicit caching).
  */
 
-/** USD per million tokens. */
+/** USD per million tokens: input read fresh, output, input read from (`cached_input`) and written to the cache. */
 export interface Price {
-  /** Input read fresh. */
   input: number;
   output: number;
-  /** Input read from the provider's cache (absent: the input rate). */
   cached_input?: number | undefined;
-  /** Input written to the cache (absent: the input rate). */
   cache_write?: number | undefined;
 }
 

@@ -27,9 +27,8 @@ export type ArchiveRecord = Message & {
   /** Set when the text was typed again after a crash that may have come after the first paste. */
   redelivered?: boolean;
   confirmed?: Confirmation;
-  /** The request that approved it (moderated mode), so a re-run after a crash says "approved as …". */
+  /** The request that approved it (a re-run says "approved as …") or asked for it (`send`: never typed twice). */
   approved_by?: string;
-  /** A person's message: the request that asked for it (`baton send`), so it is never typed twice. */
   request?: string;
   /** A person's topic that opened the holder's turn (`baton start`, `baton up --topic`). */
   kickoff?: boolean;
@@ -37,9 +36,8 @@ export type ArchiveRecord = Message & {
   received?: Received;
   /** Posted by baton from the agent's final reply (`agents.<name>.reply`: "auto" or "both"). */
   auto?: boolean;
-  /** What the turn this message opened cost its receiver (its model's usage, from the transcript). */
+  /** What the turn this message opened cost its receiver: its model's usage, and in USD (`unpriced`: no price). */
   turn_tokens?: Usage;
-  /** That turn in USD (null: no price for its model, named in `unpriced`), and the models it used. */
   turn_cost?: TurnCost;
   /** The pane whose agent has this message: a holder found in another pane was restarted (core/restart.ts). */
   typed_into?: { id: string; pid: number; server: string };

@@ -1,8 +1,7 @@
 /**
- * A person's requests to the running daemon (`baton end`, `pause`, `resume`, `start`, `send`, `approve`,
- * `reject`, `answer`) and its replies. Going through the daemon keeps one writer of the state and one typist per
- * pane (a person's text can never land between a paste and its Enter). How a request travels is the
- * bus's (request files on the files bus); what it says is this schema.
+ * A person's requests to the running daemon (`baton end`, `pause`, `send`, …) and its replies: one writer of the
+ * state and one typist per pane, so a person's text never lands between a paste and its Enter. The bus carries
+ * them; this schema says what they say.
  */
 import { z } from 'zod';
 import { MESSAGE_TYPES } from './message.js';
@@ -33,9 +32,8 @@ export const RequestSchema = z.discriminatedUnion('op', [
     dialog: z.string().regex(/^[0-9a-f]{16}$/, 'a dialog identity (16 hex digits)'),
     by: z.enum(['cli', 'dashboard']),
   }),
-  // baton's own, across machines (docs/protocol.md §10): a notice (finished, resumed, …) for an agent on another
-  // machine, typed there by that machine's daemon. Nobody waits for its answer.
-  // A notice is baton's own words, always starting "[baton] " (never "/" or "!", which agent CLIs run).
+  // baton's own, across machines (docs/protocol.md §10): a notice for an agent on another machine, typed there by
+  // its daemon, unanswered; always "[baton] …" (never "/" or "!", which agent CLIs run).
   z.strictObject({
     op: z.literal('notice'),
     to: z.string().min(1),

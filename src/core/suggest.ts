@@ -1,7 +1,6 @@
 /**
- * "Did you mean …?" for a mistyped command or option (`up --dmeo` once got the parser's raw text and a
- * 20-line help). Pure: the closest candidate by edit distance (a swap of two neighbours counts as one
- * edit, so `stauts` → `status`), or null when nothing is close enough to be a typo.
+ * "Did you mean …?" for a mistyped command or option (`up --dmeo` got a 20-line help): the closest candidate by
+ * edit distance (a swap of neighbours is one edit: `stauts` → `status`), or null when none is close enough.
  */
 
 /** Optimal string alignment distance: insertions, deletions, substitutions and adjacent swaps. */

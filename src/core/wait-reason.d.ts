@@ -1,7 +1,6 @@
 /**
- * Why a direction's waiting messages have not gone (core/waiting.ts decides it). Declarations only, so
- * `baton status --json`'s shape (app/status/report.d.ts) and the dashboard's build (web/) share this one union
- * without compiling the turn rules.
+ * Why a direction's waiting messages have not gone (core/waiting.ts). Declarations only: `baton status --json`
+ * and the dashboard (web/) share this union without compiling the turn rules.
  */
 
 /** Why the messages of one direction wait (the first of its reasons, in the order the daemon meets them). */

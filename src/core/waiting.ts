@@ -10,14 +10,14 @@ import type { WaitReason } from './wait-reason.js';
 export type { WaitReason };
 
 /** What only the caller can look up: the daemon, the receiver's machine and pane, the approval queue. */
+/**
+ * `daemon`: one runs on this machine; `remote`: the receiver's other machine, and whether a daemon is alive
+ * there; `problem`: why its pane cannot be typed into now; `approval`: the sender has a message awaiting one.
+ */
 export interface WaitFacts {
-  /** A daemon runs on this machine (it delivers to this machine's agents). */
   daemon: boolean;
-  /** The receiver runs on another machine: which, and whether a daemon is alive there. Null: this one. */
   remote: { host: string; alive: boolean } | null;
-  /** Why the receiver's pane cannot be typed into now (the readiness gate's answer), or null. */
   problem: string | null;
-  /** Moderated mode, and the sender has a message waiting for approval. */
   approval: boolean;
 }
 

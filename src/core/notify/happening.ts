@@ -1,7 +1,6 @@
 /**
- * What a person is told about (docs/protocol.md §12, "Telling the person"), from the conversation's own events:
- * pure — a bus event's name and fields in, a happening (or nothing) out. The notifier (daemon/notify/) feeds it
- * every event its daemon emits, so a happening is told by the one machine whose daemon made it happen.
+ * What a person is told about (docs/protocol.md §12), from the conversation's own events: a bus event in, a
+ * happening out. The notifier feeds it its own daemon's events, so one machine tells each happening.
  */
 
 /** The events a sink can be told about; each sink's `events` picks among them (default: all). */

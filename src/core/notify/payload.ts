@@ -1,7 +1,6 @@
 /**
- * What a sink is sent (docs/reference.md, "notify"): one JSON event — the same object for a webhook's body and
- * a command's stdin — and ntfy's own publish format built from it. Pure: the notifier gives the conversation's
- * name, the machine and the dashboard's address.
+ * What a sink is sent (docs/reference.md, "notify"): one JSON event — a webhook's body and a command's stdin
+ * alike — and ntfy's own publish format built from it. Pure.
  */
 import type { Notification } from './cooldown.js';
 import type { NotifyEvent } from './happening.js';
