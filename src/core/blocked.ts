@@ -2,16 +2,12 @@
  * Blocked on a person (docs/protocol.md §12), as pure decisions: when an agent's dialog is open, what closes it,
  * and when the conversation is blocked. The daemon (daemon/dialogs.ts) feeds them hooks, screens and the time.
  *
- * What the three clients were measured to do (Claude Code 2.1.197 / 2.1.332, Codex 0.169.0, Gemini CLI 0.61.0,
- * offline, without bypass mode):
- * - A hook says a dialog opened (Claude Code PermissionRequest, and a Notification `permission_prompt` ~6 s
- *   later; Codex PermissionRequest; Gemini Notification `ToolPermission`), before the dialog is drawn: up to
- *   0.5 s before on Claude Code 2.1.332, ~1 s on Codex. So a screen without the dialog right after such a
- *   hook is not a closed dialog: the screen closes a hook's dialog only once it has shown it, or when it
- *   still has not after OPEN_GRACE_MS (a person who answered it at once).
- * - A hook says it closed only when the tool ran (PostToolUse, AfterTool) or the turn went on (a prompt, a
- *   turn's end). **"No" and Esc fire no hook in any client**: only the screen shows it closed.
- * - Start-up dialogs (folder trust, an API key) fire no hook at all: only the screen shows them.
+ * Measured (Claude Code 2.1.197 / 2.1.332, Codex 0.169.0, Gemini CLI 0.61.0, offline, without bypass mode):
+ * - A hook says a dialog opened (dialog-hooks.ts) before it is drawn: up to 0.5 s before on Claude Code
+ *   2.1.332, ~1 s on Codex. So the screen closes a hook's dialog only once it has shown it, or when it still
+ *   has not after OPEN_GRACE_MS (a person who answered it at once).
+ * - A hook says it closed only when the tool ran or the turn went on. **"No" and Esc fire no hook in any
+ *   client**, and start-up dialogs (folder trust, an API key) none at all: only the screen shows those.
  */
 import type { Choice, DialogKind, ScreenDialog } from './dialog.js';
 import { dialogId, questionOf } from './dialog.js';
