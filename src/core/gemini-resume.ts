@@ -13,10 +13,6 @@ import { chatEntries } from './tokens-gemini.js';
 type Part = Record<string, unknown>;
 type Message = Record<string, unknown>;
 
-/** The chat's messages as the file says they are now, every type kept (info and error lines too). */
-const messagesOf = (entries: readonly unknown[]): Message[] =>
-  chatEntries(entries, (e) => typeof e.type === 'string' && 'id' in e);
-
 /** The calls a `gemini` message holds with their results: the CLI makes their responses from these. */
 const callIds = (m: Message): Set<string> => {
   const ids = new Set<string>();
@@ -51,7 +47,8 @@ export function geminiResumeRepair(text: string): string | null {
         return null;
       }
     });
-  const messages = messagesOf(entries);
+  // The chat's messages as the file says they are now, every type kept (info and error lines too).
+  const messages: Message[] = chatEntries(entries, (e) => typeof e.type === 'string' && 'id' in e);
   let calls = new Set<string>();
   const kept = messages.filter((m) => {
     if (m.type === 'gemini') {
