@@ -55,12 +55,16 @@ export async function writeAtomic(file: string, data: string | Uint8Array): Prom
     await writeSynced(tmp, data);
     renameSync(tmp, file);
   } catch (err) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* never made, or gone */
-    }
+    unlinkQuietly(tmp);
     throw err;
+  }
+}
+
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    /* never made, or gone */
   }
 }
 
@@ -78,11 +82,7 @@ export async function createAtomic(file: string, data: string | Uint8Array): Pro
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw err;
   } finally {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* never made, or gone */
-    }
+    unlinkQuietly(tmp);
   }
 }
 
@@ -144,13 +144,7 @@ export async function moveNoClobber(src: string, dir: string, name: string): Pro
     } catch (err) {
       if (isErrno(err, 'EPERM', 'EISDIR')) {
         // A directory cannot be hard-linked: rename it, to a name nothing has.
-        if (
-          await lstat(join(dir, candidate)).then(
-            () => true,
-            () => false,
-          )
-        )
-          continue;
+        if (await lstat(join(dir, candidate)).catch(() => null)) continue;
         await rename(src, join(dir, candidate));
         return candidate;
       }
@@ -184,19 +178,6 @@ function below(root: string, dir: string): string[] | null {
  * gone (a project moved away under a running daemon) this fails with ENOENT instead of making it again,
  * as `mkdir -p` did. A `dir` that is not below `root` is made as `mkdir -p` makes it.
  */
-export async function makeDirBelow(root: string, dir: string): Promise<void> {
-  const steps = below(root, dir);
-  if (!steps) return ensureDir(dir);
-  for (const d of steps) {
-    try {
-      await mkdir(d);
-    } catch (err) {
-      if (!isErrno(err, 'EEXIST')) throw err;
-    }
-  }
-}
-
-/** makeDirBelow, synchronous. */
 export function makeDirBelowSync(root: string, dir: string): void {
   const steps = below(root, dir);
   if (!steps) {
@@ -211,6 +192,9 @@ export function makeDirBelowSync(root: string, dir: string): void {
     }
   }
 }
+
+/** makeDirBelowSync for an async caller (a few local mkdirs: synchronous, as the header says why). */
+export const makeDirBelow = async (root: string, dir: string): Promise<void> => makeDirBelowSync(root, dir);
 
 export const isErrno = (err: unknown, ...codes: string[]): boolean =>
   typeof err === 'object' && err !== null && codes.includes((err as NodeJS.ErrnoException).code ?? '');

@@ -97,17 +97,21 @@ function take(path: string, stale: number): void {
   } catch (err) {
     if (!isErrno(err, 'EEXIST')) throw err;
   }
-  let seen: Seen | null;
-  try {
-    const st = statSync(path);
-    seen = { ino: st.ino, mtime: st.mtime.getTime() };
-  } catch (err) {
-    if (!isErrno(err, 'ENOENT')) throw err;
-    seen = null; // removed meanwhile: make it, once
-  }
+  const seen = look(path);
   if (seen && seen.mtime >= Date.now() - stale) throw locked(path);
   if (seen) takeOver(path, seen, stale);
-  else makeOnce(path);
+  else makeOnce(path); // removed meanwhile: make it, once
+}
+
+/** The lock directory at `path` as it is now, or null when there is none. */
+function look(path: string): Seen | null {
+  try {
+    const st = statSync(path);
+    return { ino: st.ino, mtime: st.mtime.getTime() };
+  } catch (err) {
+    if (!isErrno(err, 'ENOENT')) throw err;
+    return null;
+  }
 }
 
 /** A lock directory as one look saw it: a takeover removes that one, never one made since. */
@@ -135,13 +139,7 @@ export function takeOver(path: string, seen: Seen, stale: number): void {
     throw locked(path);
   }
   try {
-    let now: Seen | null = null;
-    try {
-      const st = statSync(path);
-      now = { ino: st.ino, mtime: st.mtime.getTime() };
-    } catch (err) {
-      if (!isErrno(err, 'ENOENT')) throw err;
-    }
+    const now = look(path);
     if (now && (now.ino !== seen.ino || now.mtime !== seen.mtime)) throw locked(path);
     if (now) rmdirSync(path); // still the stale one: its holder stopped touching it
     makeOnce(path);

@@ -15,9 +15,7 @@ export type OwnFile =
   | { ok: false; gone?: false; reason: string };
 
 /** What a file is, when it is not a regular file. */
-export function fileType(
-  st: Pick<Stats, 'isDirectory' | 'isFIFO' | 'isSocket' | 'isCharacterDevice' | 'isBlockDevice' | 'isSymbolicLink'>,
-): string {
+export function fileType(st: Stats): string {
   if (st.isSymbolicLink()) return 'a symbolic link';
   if (st.isDirectory()) return 'a directory';
   if (st.isFIFO()) return 'a FIFO';

@@ -10,48 +10,33 @@
  * scaled lease gives a daemon stalled by a loaded machine less time before another takes over.
  */
 
-export interface Timing {
-  /** A lock directory (files bus's lease, the machine daemon's lock) untouched this long is stale. */
-  readonly lockStaleMs: number;
-  /** The machine's registry lock (held for one edit) is taken over once untouched this long. */
-  readonly registryLockStaleMs: number;
-  /** The PostgreSQL lease's heartbeat, and how old it may get before another daemon may take over. */
-  readonly leaseHeartbeatMs: number;
-  readonly leaseStaleMs: number;
-  /** A daemon's rescan of its folders, requests and config — the safety net behind the hints. */
-  readonly rescanMs: number;
-  /** A daemon whose bus (the database) cannot be reached tries to start again this often. */
-  readonly busRetryMs: number;
-  /** The receipts' spools looked at again even when no watcher said so. */
-  readonly receiptRescanMs: number;
-  /** How long after its stamp a delivery's hook receipt may take before it is reported missing. */
-  readonly receiptBoundMs: number;
-  /** An unavailable pane is tried again after these (the last repeats). */
-  readonly paneRetryMs: readonly number[];
-  /** A message the relay could not store is tried again after the first, doubling up to the most. */
-  readonly relayRetryFirstMs: number;
-  readonly relayRetryMaxMs: number;
-  /** Rejections gathered this long into one notice to their sender, notices at least this far apart. */
-  readonly rejectionGatherMs: number;
-  readonly rejectionSpacingMs: number;
-}
-
 /** The times at scale 1: what runs in production. */
-export const DEFAULT_TIMING: Timing = {
+export const DEFAULT_TIMING = {
+  /** A lock directory (files bus's lease, the machine daemon's lock) untouched this long is stale. */
   lockStaleMs: 3000,
+  /** The machine's registry lock (held for one edit) is taken over once untouched this long. */
   registryLockStaleMs: 5000,
+  /** The PostgreSQL lease's heartbeat, and how old it may get before another daemon may take over. */
   leaseHeartbeatMs: 1000,
   leaseStaleMs: 5000,
+  /** A daemon's rescan of its folders, requests and config — the safety net behind the hints. */
   rescanMs: 2000,
+  /** A daemon whose bus (the database) cannot be reached tries to start again this often. */
   busRetryMs: 2000,
+  /** The receipts' spools looked at again even when no watcher said so. */
   receiptRescanMs: 2000,
+  /** How long after its stamp a delivery's hook receipt may take before it is reported missing. */
   receiptBoundMs: 30_000,
-  paneRetryMs: [250, 500, 1000, 2000, 4000, 5000],
+  /** An unavailable pane is tried again after these (the last repeats). */
+  paneRetryMs: [250, 500, 1000, 2000, 4000, 5000] as readonly number[],
+  /** A message the relay could not store is tried again after the first, doubling up to the most. */
   relayRetryFirstMs: 250,
   relayRetryMaxMs: 5000,
+  /** Rejections gathered this long into one notice to their sender, notices at least this far apart. */
   rejectionGatherMs: 1000,
   rejectionSpacingMs: 10_000,
 };
+export type Timing = Readonly<typeof DEFAULT_TIMING>;
 
 /** The scale BATON_TIME_SCALE asks for: a number in 0.05–1, else 1. */
 export function timeScale(env: NodeJS.ProcessEnv = process.env): number {
