@@ -12,14 +12,10 @@ import { allowedPairs, type Policy } from '../core/turns.js';
 import { conversationName } from './conversation-name.js';
 
 export type { Policy };
-export {
-  AGENT_KINDS,
-  type AgentKind,
-  ConfigFileSchema,
-  type NotifySinkConfig,
-} from './schema.js';
+export { AGENT_KINDS, type AgentKind, ConfigFileSchema, type NotifySinkConfig } from './schema.js';
 import {
   type AgentKind,
+  type ConfigFile,
   ConfigFileSchema,
   type DeliveryConfig,
   type InboxConfig,
@@ -47,14 +43,8 @@ export interface Agent {
   allow: AllowRule[];
 }
 
-type BusConfig =
-  | { kind: 'files' }
-  | {
-      kind: 'postgres';
-      url: string;
-      conversation: string /** The PostgreSQL schema (default baton). */;
-      schema: string;
-    };
+/** schema: the PostgreSQL schema (default baton). */
+type BusConfig = { kind: 'files' } | { kind: 'postgres'; url: string; conversation: string; schema: string };
 
 export interface Direction {
   /** Folder name under message_dir. */
@@ -151,31 +141,67 @@ export function parseConfig(
   if (!parsed.success) throw new ConfigError(source, formatIssues(parsed.error.issues, knownKeys));
   const c = parsed.data;
   const problems: string[] = [];
-
-  const agentEntries = Object.entries(c.agents ?? LEGACY_AGENTS);
-  if (agentEntries.length < 2) problems.push('agents: at least two agents are needed');
-  const order = agentEntries.map(([name]) => name);
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
-
   const host = env.BATON_HOST || hostname();
+  const agents = agentsOf(c, { abs, host }, problems);
+  const order = Object.keys(agents);
+  const known = (n: string) => Object.hasOwn(agents, n);
+  const directions = directionEntries(c, order, problems).map(([name, [from, to]]) => {
+    const key = `directions.${name}`;
+    if (!known(from)) problems.push(`${key}: unknown agent "${from}"`);
+    if (!known(to)) problems.push(`${key}: unknown agent "${to}"`);
+    if (from === to) problems.push(`${key}: an agent cannot send to itself`);
+    return { name, from, to, dir: resolve(abs(c.message_dir), name) };
+  });
+  const policy = c.turns.policy;
+  if (policy === 'alternate' && order.length !== 2)
+    problems.push(
+      `turns.policy: "alternate" needs exactly two agents (found ${order.length}); use "round_robin" or "handoff"`,
+    );
+  if (policy !== 'handoff' && problems.length === 0)
+    for (const [from, to] of allowedPairs({ policy, agents: order }))
+      if (!directions.some((d) => d.from === from && d.to === to))
+        problems.push(`directions: no folder for ${from} → ${to}, which the ${policy} policy needs`);
+  if (c.first_turn && !known(c.first_turn)) problems.push(`first_turn: unknown agent "${c.first_turn}"`);
+  if (c.turns.closing && !known(c.turns.closing.agent))
+    problems.push(`turns.closing.agent: unknown agent "${c.turns.closing.agent}"`);
+  for (const [i, n] of (c.turns.stop_from ?? []).entries())
+    if (!known(n)) problems.push(`turns.stop_from.${i}: unknown agent "${n}"`);
+  const bus = busOf(c, { baseDir, env }, problems);
+  if (problems.length) throw new ConfigError(source, problems);
+  const firstTurn = c.first_turn ?? order[0] ?? '';
+  const where = { file, baseDir, messageDir: abs(c.message_dir), agents, order, directions, firstTurn };
+  const { turns, inbox, delivery, notify, pricing } = c;
+  return { ...where, turns, inbox, delivery, bus, notify, pricing, host };
+}
+
+/** Each agent resolved, in config order; what is wrong with them goes to `problems`. */
+function agentsOf(
+  c: ConfigFile,
+  at: { abs: (p: string) => string; host: string },
+  problems: string[],
+): Record<string, Agent> {
+  const entries = Object.entries(c.agents ?? LEGACY_AGENTS);
+  if (entries.length < 2) problems.push('agents: at least two agents are needed');
   const agents: Record<string, Agent> = {};
   const sessions = new Map<string, string>();
-  for (const [name, a] of agentEntries) {
+  for (const [name, a] of entries) {
     if (a.session && a.target) problems.push(`agents.${name}: give either session or target, not both`);
     const session = a.session ?? name;
     const other = sessions.get(session);
     if (other) problems.push(`agents.${name}.session: "${session}" is already the session of ${other}`);
     sessions.set(session, name);
     if (session === 'watcher') problems.push(`agents.${name}: the session name "watcher" is used by the daemon`);
+    const target = a.target && (a.target.startsWith('%') || a.target.startsWith('=') ? a.target : `=${a.target}`);
     agents[name] = {
       name,
       kind: a.kind,
-      cwd: abs(a.cwd ?? `./agents/${name}`),
+      cwd: at.abs(a.cwd ?? `./agents/${name}`),
       command: a.command,
       session,
-      target: a.target ? (a.target.startsWith('%') || a.target.startsWith('=') ? a.target : `=${a.target}`) : undefined,
+      target,
       env: a.env ?? {},
-      host: a.host ?? host,
+      host: a.host ?? at.host,
       reply: a.reply,
       maxCostUsd: a.max_cost_usd,
       allow: a.allow ?? [],
@@ -186,86 +212,37 @@ export function parseConfig(
         `agents.${name}.reply: "${a.reply}" needs an agent whose hooks baton reads (kind ${HOOK_KINDS.join(', ')}), not "${a.kind}"`,
       );
   }
-  const known = (n: string) => Object.hasOwn(agents, n);
+  return agents;
+}
 
-  // Directions: explicit, or the original tool's two keys, or one folder per pair the policy allows.
-  let dirEntries: [string, readonly [string, string]][];
+/** Directions: explicit, or the original tool's two keys, or one folder per pair the policy allows. */
+function directionEntries(c: ConfigFile, order: string[], problems: string[]): [string, readonly [string, string]][] {
   if (c.directions) {
     if (c.c1_to_c2 || c.c2_to_c1) problems.push('c1_to_c2/c2_to_c1: use either these keys or directions, not both');
-    dirEntries = Object.entries(c.directions);
-  } else if (c.c1_to_c2 || c.c2_to_c1) {
-    const [a1, a2] = order;
-    if (order.length !== 2 || !a1 || !a2) {
-      problems.push('c1_to_c2/c2_to_c1: these keys need exactly two agents');
-      dirEntries = [];
-    } else {
-      dirEntries = [
-        [c.c1_to_c2 ?? `${a1}_to_${a2}`, [a1, a2]],
-        [c.c2_to_c1 ?? `${a2}_to_${a1}`, [a2, a1]],
-      ];
-    }
-  } else {
-    dirEntries = allowedPairs({ policy: c.turns.policy, agents: order }).map(
-      ([f, t]) => [`${f}_to_${t}`, [f, t]] as const,
-    );
+    return Object.entries(c.directions);
   }
+  if (!c.c1_to_c2 && !c.c2_to_c1)
+    return allowedPairs({ policy: c.turns.policy, agents: order }).map(([f, t]) => [`${f}_to_${t}`, [f, t]] as const);
+  const [a1, a2] = order;
+  if (order.length !== 2 || !a1 || !a2) {
+    problems.push('c1_to_c2/c2_to_c1: these keys need exactly two agents');
+    return [];
+  }
+  return [
+    [c.c1_to_c2 ?? `${a1}_to_${a2}`, [a1, a2]],
+    [c.c2_to_c1 ?? `${a2}_to_${a1}`, [a2, a1]],
+  ];
+}
 
-  const directions: Direction[] = [];
-  for (const [name, [from, to]] of dirEntries) {
-    const key = `directions.${name}`;
-    if (!known(from)) problems.push(`${key}: unknown agent "${from}"`);
-    if (!known(to)) problems.push(`${key}: unknown agent "${to}"`);
-    if (from === to) problems.push(`${key}: an agent cannot send to itself`);
-    directions.push({ name, from, to, dir: resolve(abs(c.message_dir), name) });
-  }
-
-  const policy = c.turns.policy;
-  if (policy === 'alternate' && order.length !== 2) {
-    problems.push(
-      `turns.policy: "alternate" needs exactly two agents (found ${order.length}); use "round_robin" or "handoff"`,
-    );
-  }
-  if (policy !== 'handoff' && problems.length === 0) {
-    for (const [from, to] of allowedPairs({ policy, agents: order })) {
-      if (!directions.some((d) => d.from === from && d.to === to)) {
-        problems.push(`directions: no folder for ${from} → ${to}, which the ${policy} policy needs`);
-      }
-    }
-  }
-  const firstTurn = c.first_turn ?? order[0] ?? '';
-  if (c.first_turn && !known(c.first_turn)) problems.push(`first_turn: unknown agent "${c.first_turn}"`);
-  if (c.turns.closing && !known(c.turns.closing.agent))
-    problems.push(`turns.closing.agent: unknown agent "${c.turns.closing.agent}"`);
-  for (const [i, n] of (c.turns.stop_from ?? []).entries()) {
-    if (!known(n)) problems.push(`turns.stop_from.${i}: unknown agent "${n}"`);
-  }
-  let bus: BusConfig = { kind: 'files' };
-  if (c.bus.kind === 'postgres') {
-    const url = env.BATON_BUS_URL || c.bus.url;
-    if (!url) problems.push(`${NO_URL_PROBLEM} (here, or in BATON_BUS_URL)`);
-    bus = {
-      kind: 'postgres',
-      url: url ?? '',
-      conversation: c.bus.conversation ?? conversationName(baseDir.split(/[\\/]/).filter(Boolean).pop() ?? 'baton'),
-      schema: c.bus.schema,
-    };
-  }
-  if (problems.length) throw new ConfigError(source, problems);
-
+function busOf(c: ConfigFile, at: { baseDir: string; env: NodeJS.ProcessEnv }, problems: string[]): BusConfig {
+  if (c.bus.kind !== 'postgres') return { kind: 'files' };
+  const url = at.env.BATON_BUS_URL || c.bus.url;
+  if (!url) problems.push(`${NO_URL_PROBLEM} (here, or in BATON_BUS_URL)`);
+  const folder = at.baseDir.split(/[\\/]/).filter(Boolean).pop() ?? 'baton';
   return {
-    file,
-    baseDir,
-    messageDir: abs(c.message_dir),
-    agents,
-    order,
-    directions,
-    firstTurn,
-    turns: c.turns,
-    inbox: c.inbox,
-    delivery: c.delivery,
-    bus,
-    notify: c.notify,
-    pricing: c.pricing,
-    host,
+    kind: 'postgres',
+    url: url ?? '',
+    conversation: c.bus.conversation ?? conversationName(folder),
+    schema: c.bus.schema,
   };
 }

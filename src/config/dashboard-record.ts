@@ -4,9 +4,9 @@
  * when it stops; a notification's link (ntfy's `click`, the event's `url`) reads it. Never the access token:
  * a notification may pass through a server that is not the person's.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { pidAlive } from '../lib/process.js';
-import { makeRecordDir, recordPath } from './run-record.js';
+import { makeRecordDir, readRecord, recordPath } from './run-record.js';
 
 const pathOf = (configFile: string, host: string) => recordPath(configFile, host).replace(/\.json$/, '.ui.json');
 
@@ -24,10 +24,7 @@ export function writeDashboardRecord(configFile: string, host: string, url: stri
 /** The dashboard's address when one runs for this config on this machine, else null. */
 export function dashboardUrl(config: { file: string | null; host: string }): string | null {
   if (!config.file) return null;
-  try {
-    const r = JSON.parse(readFileSync(pathOf(config.file, config.host), 'utf8')) as { pid?: unknown; url?: unknown };
-    return typeof r.pid === 'number' && typeof r.url === 'string' && pidAlive(r.pid) ? r.url : null;
-  } catch {
-    return null;
-  }
+  const valid = (r: { pid?: unknown; url?: unknown }) => typeof r.pid === 'number' && typeof r.url === 'string';
+  const r = readRecord(pathOf(config.file, config.host), valid);
+  return r && pidAlive(r.pid as number) ? (r.url as string) : null;
 }

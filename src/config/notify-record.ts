@@ -4,8 +4,7 @@
  * each sink's last success and last failure, and how many were sent, failed, folded and dropped. A file of its
  * own, so a sink's outcome never races the run record's writer.
  */
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { makeRecordDir, recordPath, thisHost } from './run-record.js';
+import { readRecord, recordPath, thisHost, writeRecord } from './run-record.js';
 
 export interface SinkRecord {
   /** `name`, else the kind and its place in the list (`webhook 1`). */
@@ -33,19 +32,11 @@ export interface NotifyRecord {
 const notifyRecordPath = (configFile: string, host = thisHost()): string =>
   recordPath(configFile, host).replace(/\.json$/, '.notify.json');
 
-export function writeNotifyRecord(configFile: string, host: string, r: NotifyRecord): void {
-  const file = notifyRecordPath(configFile, host);
-  makeRecordDir(file);
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(r, null, 2)}\n`);
-  renameSync(tmp, file);
-}
+export const writeNotifyRecord = (configFile: string, host: string, r: NotifyRecord): void =>
+  writeRecord(notifyRecordPath(configFile, host), r);
 
-export function readNotifyRecord(configFile: string, host = thisHost()): NotifyRecord | null {
-  try {
-    const r = JSON.parse(readFileSync(notifyRecordPath(configFile, host), 'utf8')) as NotifyRecord;
-    return typeof r.pid === 'number' && Array.isArray(r.sinks) ? r : null;
-  } catch {
-    return null;
-  }
-}
+export const readNotifyRecord = (configFile: string, host = thisHost()): NotifyRecord | null =>
+  readRecord<NotifyRecord>(
+    notifyRecordPath(configFile, host),
+    (r) => typeof r.pid === 'number' && Array.isArray(r.sinks),
+  );

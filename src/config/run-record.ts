@@ -39,9 +39,10 @@ export const recordPath = (configFile: string, host = thisHost()): string =>
 
 export const textHash = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** Write it atomically (a reader never sees half of it); the folder gets a .gitignore of its own. */
-export function writeRunRecord(r: RunRecord): void {
-  const file = recordPath(r.config, r.host);
+export const writeRunRecord = (r: RunRecord): void => writeRecord(recordPath(r.config, r.host), r);
+
+/** Write a record atomically (a reader never sees half of it); the folder gets a .gitignore of its own. */
+export function writeRecord(file: string, r: object): void {
   makeRecordDir(file);
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(r, null, 2)}\n`);
@@ -64,10 +65,17 @@ export function makeRecordDir(file: string): void {
 }
 
 /** The record for this config file on this machine, or null (none, or unreadable). */
-export function readRunRecord(configFile: string, host = thisHost()): RunRecord | null {
+export const readRunRecord = (configFile: string, host = thisHost()): RunRecord | null =>
+  readRecord<RunRecord>(
+    recordPath(configFile, host),
+    (r) => typeof r.daemon?.pid === 'number' && typeof r.message_dir === 'string',
+  );
+
+/** A record's JSON when `valid` takes it, else null (none, unreadable, or not what it should be). */
+export function readRecord<T>(file: string, valid: (r: T) => boolean): T | null {
   try {
-    const r = JSON.parse(readFileSync(recordPath(configFile, host), 'utf8')) as RunRecord;
-    return typeof r.daemon?.pid === 'number' && typeof r.message_dir === 'string' ? r : null;
+    const r = JSON.parse(readFileSync(file, 'utf8')) as T;
+    return valid(r) ? r : null;
   } catch {
     return null;
   }

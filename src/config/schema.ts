@@ -236,6 +236,7 @@ export const ConfigFileSchema = z.strictObject({
   c2_to_c1: folderName.optional(),
 });
 
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 export type AgentKind = (typeof AGENT_KINDS)[number];
 export type TurnsConfig = z.infer<typeof TurnsSchema>;
 export type InboxConfig = z.infer<typeof InboxSchema>;
