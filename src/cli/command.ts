@@ -14,6 +14,9 @@ export interface Invocation {
   positionals: string[];
 }
 
+/** An invocation's values, typed: string options `S`, boolean ones `B` (parseArgs has checked them). */
+export type Values<S extends string, B extends string = never> = Partial<Record<S, string> & Record<B, boolean>>;
+
 export interface CommandSpec {
   /** The command and every option its help describes (a test checks they agree). */
   usage: string;
@@ -34,6 +37,12 @@ export interface CommandSpec {
 
 export function noPositionals(inv: Invocation): void {
   if (inv.positionals.length) throw new UsageError(`unexpected argument "${inv.positionals[0]}"`);
+}
+
+/** Print a request's answer (as JSON with --json); its exit code: 0 done, 1 refused. */
+export function answered(reply: { ok: boolean; message: string }, json: boolean): 0 | 1 {
+  process.stdout.write(json ? `${JSON.stringify(reply)}\n` : `${reply.message}\n`);
+  return reply.ok ? 0 : 1;
 }
 
 let closedOutput: () => void = () => {};

@@ -11,24 +11,11 @@ import { StateError } from '../core/state.js';
 import { log } from '../lib/log.js';
 
 export function reportFailure(err: unknown): 1 | 2 | 3 {
-  if (err instanceof ConfigError) {
-    log.error(err.message);
-    return 2;
-  }
-  if (err instanceof LeaseHeldError) {
-    log.error(err.message);
-    return 3;
-  }
-  if (err instanceof StateError || err instanceof StoreChanged || err instanceof RegistryUnreadable) {
-    log.error(err.message);
-    return 1;
-  }
+  const known = [ConfigError, LeaseHeldError, StateError, StoreChanged, RegistryUnreadable].some(
+    (t) => err instanceof t,
+  );
   // The database's errors, each one line a person can act on: never a stack trace, never the password.
-  const explained = explainBusError(err);
-  if (explained) {
-    log.error(explained);
-    return 1;
-  }
-  log.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
-  return 1;
+  const other = () => explainBusError(err) || (err instanceof Error ? (err.stack ?? err.message) : String(err));
+  log.error(known ? (err as Error).message : other());
+  return err instanceof ConfigError ? 2 : err instanceof LeaseHeldError ? 3 : 1;
 }

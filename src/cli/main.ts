@@ -6,7 +6,14 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../app/paths.js';
-import { isClosed, onClosedOutput, UsageError, whenOutputCloses, type CommandSpec } from './command.js';
+import {
+  type CommandSpec,
+  type Invocation,
+  isClosed,
+  onClosedOutput,
+  UsageError,
+  whenOutputCloses,
+} from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { closest } from '../core/suggest.js';
 
@@ -63,12 +70,11 @@ function unknownCommand(name: string): string {
 }
 
 /** parseArgs' error as one line, with a suggestion for a mistyped option. */
-function parseProblem(err: Error & { code?: string }, spec: CommandSpec, takesText = true): string {
+function parseProblem(err: Error & { code?: string }, options: ParseArgsConfig['options'], takesText: boolean): string {
   const unknown = /^Unknown option '(-{1,2})([^']*)'/.exec(err.message);
   if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && unknown) {
     const given = unknown[2]!;
-    const names = ['config', 'help', ...Object.keys(spec.options ?? {})];
-    const guess = unknown[1] === '--' ? closest(given, names) : null;
+    const guess = unknown[1] === '--' ? closest(given, Object.keys(options ?? {})) : null;
     const looksLikeText = takesText && (given.includes(' ') || unknown[1] === '-');
     return (
       `unknown option ${unknown[1]}${given}${guess ? ` — did you mean --${guess}?` : ''}` +
@@ -84,89 +90,48 @@ function parseProblem(err: Error & { code?: string }, spec: CommandSpec, takesTe
   return err.message.split('\n')[0]!.replace(/\. To specify a positional argument.*$/, '');
 }
 
-/** baton's own options, before any command: `baton --versoin` got the whole help and no word of the typo. */
-const GLOBAL: CommandSpec = {
-  usage: '<command> [options]',
-  summary: '',
-  help: '',
-  examples: [],
-  options: { version: { type: 'boolean', short: 'v' } },
-  run: () => Promise.resolve(2),
-};
-
-/** What is wrong with the options given without a command, as one line (null: nothing). */
-function globalProblem(args: string[]): string | null {
+/**
+ * `args` parsed with baton's options and `own` (a command's, or baton's own before any command: `baton
+ * --versoin` got the whole help and no word of the typo), or what is wrong as one line. Without a command
+ * there is no text to put after "--" (`takesText`).
+ */
+function parse(args: string[], own: ParseArgsConfig['options'], takesText = true): Invocation | string {
+  const options = { config: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...own } as const;
   try {
-    parseArgs({
-      args,
-      options: { config: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...GLOBAL.options },
-      allowPositionals: true,
-      strict: true,
-    });
-    return null;
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values, positionals };
   } catch (err) {
-    return parseProblem(err as Error, GLOBAL, false); // no command: no text to put after "--"
+    return parseProblem(err as Error, options, takesText);
   }
+}
+
+/** Write `text` to stdout (exit 0) or, when not `ok`, to stderr (exit 2, a usage error). */
+function say(ok: boolean, text: string): 0 | 2 {
+  (ok ? process.stdout : process.stderr).write(text);
+  return ok ? 0 : 2;
 }
 
 export async function main(argv: string[]): Promise<number> {
   const { name, rest } = splitCommand(argv);
   if (name === undefined || name === 'help') {
     const topic = name === 'help' ? rest.find((a) => !a.startsWith('-')) : undefined;
-    if (topic) {
-      if (COMMANDS[topic]) {
-        process.stdout.write(commandHelp(COMMANDS[topic]));
-        return 0;
-      }
-      process.stderr.write(unknownCommand(topic));
-      return 2;
-    }
-    const wrong = name === undefined ? globalProblem(rest) : null;
-    if (wrong) {
-      process.stderr.write(
-        `baton: ${wrong}\nUsage: baton <command> [options] [--config FILE]   (more: baton --help)\n`,
-      );
-      return 2;
-    }
-    if (rest.includes('--version') || rest.includes('-v')) {
-      process.stdout.write(`${VERSION}\n`);
-      return 0;
-    }
-    const asked = name === 'help' || rest.includes('--help') || rest.includes('-h');
-    (asked ? process.stdout : process.stderr).write(`${GLOBAL_HELP}\n`);
-    return asked ? 0 : 2;
+    if (topic) return COMMANDS[topic] ? say(true, commandHelp(COMMANDS[topic])) : say(false, unknownCommand(topic));
+    const wrong = name === undefined ? parse(rest, { version: { type: 'boolean', short: 'v' } }, false) : null;
+    if (typeof wrong === 'string')
+      return say(false, `baton: ${wrong}\nUsage: baton <command> [options] [--config FILE]   (more: baton --help)\n`);
+    if (rest.includes('--version') || rest.includes('-v')) return say(true, `${VERSION}\n`);
+    return say(name === 'help' || rest.includes('--help') || rest.includes('-h'), `${GLOBAL_HELP}\n`);
   }
   const spec = COMMANDS[name];
-  if (!spec) {
-    process.stderr.write(unknownCommand(name));
-    return 2;
-  }
-  const options: ParseArgsConfig['options'] = {
-    config: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-    ...spec.options,
-  };
-  // biome-ignore lint/suspicious/noImplicitAnyLet: parseArgs infers its result from `options`, built above
-  let parsed;
-  try {
-    parsed = parseArgs({ args: rest, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    process.stderr.write(usageError(name, parseProblem(err as Error, spec), spec));
-    return 2;
-  }
-  if (parsed.values.help) {
-    process.stdout.write(commandHelp(spec));
-    return 0;
-  }
-  const inv = { values: parsed.values as Record<string, unknown>, positionals: parsed.positionals };
+  if (!spec) return say(false, unknownCommand(name));
+  const inv = parse(rest, spec.options);
+  if (typeof inv === 'string') return say(false, usageError(name, inv, spec));
+  if (inv.values.help) return say(true, commandHelp(spec));
   if (typeof spec.reads === 'function' ? spec.reads(inv) : spec.reads) whenOutputCloses(() => process.exit(0));
   try {
     return await spec.run(inv);
   } catch (err) {
-    if (err instanceof UsageError) {
-      process.stderr.write(usageError(name, err.message, spec));
-      return 2;
-    }
+    if (err instanceof UsageError) return say(false, usageError(name, err.message, spec));
     const { reportFailure } = await import('./failure.js'); // the error classes load with what failed
     return reportFailure(err);
   }

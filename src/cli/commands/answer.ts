@@ -1,4 +1,4 @@
-import { UsageError, type CommandSpec } from '../command.js';
+import { answered, type CommandSpec, UsageError } from '../command.js';
 
 export const answer: CommandSpec = {
   usage: 'answer AGENT (CHOICE | --list) [--json]',
@@ -32,16 +32,11 @@ Exit 0 answered; 1 the agent has no open dialog, or the dialog changed or closed
     if (extra.length) throw new UsageError('give one CHOICE (quote a label with spaces)');
     if (list === (choice !== undefined)) throw new UsageError('give a CHOICE, or --list to see the choices');
     const offer = await offeredDialog(config, agent);
-    if (!offer.ok) {
-      process.stdout.write(json ? `${JSON.stringify({ ok: false, message: offer.why })}\n` : `${offer.why}\n`);
-      return 1;
-    }
+    if (!offer.ok) return answered({ ok: false, message: offer.why }, json);
     if (list) {
       process.stdout.write(json ? `${JSON.stringify(offer.offered)}\n` : `${formatOffered(offer.offered)}\n`);
       return 0;
     }
-    const reply = await request(config, answerRequest(offer.offered, choice!, 'cli'));
-    process.stdout.write(json ? `${JSON.stringify(reply)}\n` : `${reply.message}\n`);
-    return reply.ok ? 0 : 1;
+    return answered(await request(config, answerRequest(offer.offered, choice!, 'cli')), json);
   },
 };

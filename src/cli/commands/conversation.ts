@@ -6,18 +6,15 @@
 import type { Config } from '../../config/config.js';
 import { MESSAGE_TYPES } from '../../core/message-types.js';
 import type { Request } from '../../core/requests.js';
-import { noPositionals, UsageError, type CommandSpec, type Invocation } from '../command.js';
+import { answered, type CommandSpec, type Invocation, noPositionals, UsageError } from '../command.js';
 
 /** What these commands run, loaded when one runs. */
 const requests = () => import('../../app/requests.js');
 const configOf = async (inv: Invocation) => (await import('../inputs.js')).configFrom(inv);
 
 /** Hand `req` to the daemon (or answer it here when none runs) and print the answer. */
-async function ask(config: Config, req: Request, json: boolean): Promise<number> {
-  const { request } = await requests();
-  const reply = await request(config, req);
-  process.stdout.write(json ? `${JSON.stringify(reply)}\n` : `${reply.message}\n`);
-  return reply.ok ? 0 : 1;
+async function ask(inv: Invocation, config: Config, req: Request): Promise<number> {
+  return answered(await (await requests()).request(config, req), isJson(inv));
 }
 
 const jsonOpt = { json: { type: 'boolean' } } as const;
@@ -53,7 +50,7 @@ Fails (exit 1) when the holder's pane cannot take it now (not started yet, a dia
   async run(inv) {
     const { startRequest } = await requests();
     const config = await configOf(inv);
-    return ask(config, startRequest(await textArg(inv, 'topic', config)), isJson(inv));
+    return ask(inv, config, startRequest(await textArg(inv, 'topic', config)));
   },
 };
 
@@ -70,7 +67,7 @@ the conversation go on as if nothing happened. A delivery already under way is f
   --json   print the daemon's answer as JSON`,
   async run(inv) {
     noPositionals(inv);
-    return ask(await configOf(inv), { op: 'pause' }, isJson(inv));
+    return ask(inv, await configOf(inv), { op: 'pause' });
   },
 };
 
@@ -90,7 +87,7 @@ To hold deliveries without telling the agents anything, use "baton pause".
   async run(inv) {
     noPositionals(inv);
     const { endRequest } = await requests();
-    return ask(await configOf(inv), endRequest(inv.values.reason as string | undefined), isJson(inv));
+    return ask(inv, await configOf(inv), endRequest(inv.values.reason as string | undefined));
   },
 };
 
@@ -120,7 +117,7 @@ holder's reminders start over.
     const budget = raw === undefined ? undefined : Number(raw);
     if (budget !== undefined && !(Number.isFinite(budget) && budget > 0))
       throw new UsageError(`--budget: a number of US dollars above 0, not "${raw}"`);
-    return ask(await configOf(inv), { op: 'resume', ...(budget !== undefined ? { budget } : {}) }, isJson(inv));
+    return ask(inv, await configOf(inv), { op: 'resume', ...(budget !== undefined ? { budget } : {}) });
   },
 };
 
@@ -161,12 +158,10 @@ send it again.
     if (!Number.isFinite(timeout) || timeout < 0) throw new UsageError('--timeout takes a number of seconds');
     const content = await textArg(inv, 'message text', config);
     const req = sendRequest(config, to, content, inv.values.type as string | undefined);
-    if (to !== 'all') return ask(config, req, isJson(inv));
+    if (to !== 'all') return ask(inv, config, req);
     const { awaitNote } = await import('../../app/note-wait.js');
     const { openBus } = await import('../../bus/open.js');
-    const reply = await awaitNote(openBus(config), await request(config, req), timeout * 1000);
-    process.stdout.write(isJson(inv) ? `${JSON.stringify(reply)}\n` : `${reply.message}\n`);
-    return reply.ok ? 0 : 1;
+    return answered(await awaitNote(openBus(config), await request(config, req), timeout * 1000), isJson(inv));
   },
 };
 
@@ -185,7 +180,7 @@ and no change to state.json. approve delivers it: the ID is given now, the turn 
   async run(inv) {
     if (inv.positionals.length > 1) throw new UsageError('give one pending FILE, or --all');
     const { approveRequest } = await requests();
-    return ask(await configOf(inv), approveRequest(inv.positionals[0], Boolean(inv.values.all)), isJson(inv));
+    return ask(inv, await configOf(inv), approveRequest(inv.positionals[0], Boolean(inv.values.all)));
   },
 };
 
@@ -204,10 +199,6 @@ sender's pane. The turn stays with the sender, who writes a new message.
   async run(inv) {
     if (inv.positionals.length > 1) throw new UsageError('give one pending FILE');
     const { rejectRequest } = await requests();
-    return ask(
-      await configOf(inv),
-      rejectRequest(inv.positionals[0], inv.values.reason as string | undefined),
-      isJson(inv),
-    );
+    return ask(inv, await configOf(inv), rejectRequest(inv.positionals[0], inv.values.reason as string | undefined));
   },
 };

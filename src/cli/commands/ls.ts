@@ -1,13 +1,8 @@
 import { noPositionals, UsageError, type CommandSpec } from '../command.js';
 
 /** A URL node-postgres would take for something else (a socket folder, a host name): refused in one line. */
-const isPostgresUrl = (url: string): boolean => {
-  try {
-    return ['postgres:', 'postgresql:'].includes(new URL(url).protocol);
-  } catch {
-    return false;
-  }
-};
+const isPostgresUrl = (url: string): boolean =>
+  URL.canParse(url) && ['postgres:', 'postgresql:'].includes(new URL(url).protocol);
 
 export const ls: CommandSpec = {
   usage: 'ls [--json] [--bus URL [--schema NAME]]',

@@ -1,6 +1,6 @@
 import { HOOK_KINDS, hasHooks } from '../../core/hook-note.js';
 import { MESSAGE_TYPES } from '../../core/message-types.js';
-import { UsageError, type CommandSpec } from '../command.js';
+import { type CommandSpec, UsageError, type Values } from '../command.js';
 
 export const post: CommandSpec = {
   usage:
@@ -49,16 +49,7 @@ it); another machine's agent's goes into the database.
     const { configFrom, textOrStdin } = await import('../inputs.js');
     // An agent's pane has no database URL (docs/trust.md): its message goes into its folder.
     const config = configFrom(inv, { busUrl: 'optional' });
-    const v = inv.values as {
-      as?: string;
-      to?: string;
-      type?: string;
-      subject?: string;
-      json?: boolean;
-      wait?: boolean;
-      until?: string;
-      timeout?: string;
-    };
+    const v = inv.values as Values<'as' | 'to' | 'type' | 'subject' | 'until' | 'timeout', 'json' | 'wait'>;
     if (inv.positionals.length !== 1)
       throw new UsageError(
         inv.positionals.length ? 'give the text as one argument (quote it)' : 'no message text given',

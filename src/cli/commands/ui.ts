@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
-import { noPositionals, UsageError, type CommandSpec, type Invocation } from '../command.js';
+import { type CommandSpec, type Invocation, noPositionals, UsageError, type Values } from '../command.js';
 
 export const DEFAULT_UI_PORT = 7420;
 
@@ -51,15 +51,7 @@ config.json found), the overview is at / itself.
     const { log } = await import('../../lib/log.js');
     const { startUi } = await import('../../ui/server.js');
     noPositionals(inv);
-    const v = inv.values as {
-      all?: boolean;
-      port?: string;
-      host?: string;
-      open?: boolean;
-      'allow-remote'?: boolean;
-      token?: string;
-      json?: boolean;
-    };
+    const v = inv.values as Values<'port' | 'host' | 'token', 'all' | 'open' | 'allow-remote' | 'json'>;
     const port = v.port === undefined ? DEFAULT_UI_PORT : Number(v.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new UsageError(`--port must be 0..65535, not "${v.port}"`);
