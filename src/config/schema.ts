@@ -17,20 +17,22 @@ export { AGENT_KINDS };
 /** Names under message_dir that belong to baton, so no direction folder may take them. */
 const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'requests', 'history', 'daemon.lock'] as const;
 
-const agentName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'agent names use letters, digits, "_" and "-" (max 64)')
+/** A string of a form: the message says which when it is not. */
+const matching = (form: RegExp, message: string) => z.string().regex(form, message);
+
+const agentName = matching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'agent names use letters, digits, "_" and "-" (max 64)')
   .refine((n) => n !== 'user', '"user" is reserved for messages from a person')
   .refine((n) => n !== 'all', '"all" is reserved for a person\'s note to every agent (baton send --to all)');
 
-const folderName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/, 'folder names use letters, digits, ".", "_" and "-"')
-  .refine((n) => !(RESERVED_FOLDERS as readonly string[]).includes(n), 'this folder name is used by baton itself');
+const folderName = matching(
+  /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/,
+  'folder names use letters, digits, ".", "_" and "-"',
+).refine((n) => !(RESERVED_FOLDERS as readonly string[]).includes(n), 'this folder name is used by baton itself');
 
-const hostName = z
-  .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'host names use letters, digits, ".", "_" and "-" (max 64)');
+const hostName = matching(
+  /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+  'host names use letters, digits, ".", "_" and "-" (max 64)',
+);
 
 /** The PostgreSQL schema baton's tables live in unless `bus.schema` names another. */
 export const DEFAULT_BUS_SCHEMA = 'baton';
@@ -44,25 +46,16 @@ export const BUS_SCHEMA_NAME = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
 // docs/protocol.md §10: where the conversation lives. The password belongs in BATON_BUS_URL, not in this file.
 const BusSchema = z.strictObject({
   kind: z.enum(['files', 'postgres']).default('files'),
-  url: z
-    .string()
-    .regex(/^postgres(ql)?:\/\//, 'a postgres:// URL')
-    .optional(),
-  conversation: z
-    .string()
-    .regex(
-      CONVERSATION_NAME,
-      'conversation names use letters and digits of any script, ".", "_", "-" and %XX escapes (max 255)',
-    )
-    .optional(),
+  url: matching(/^postgres(ql)?:\/\//, 'a postgres:// URL').optional(),
+  conversation: matching(
+    CONVERSATION_NAME,
+    'conversation names use letters and digits of any script, ".", "_", "-" and %XX escapes (max 255)',
+  ).optional(),
   /** The PostgreSQL schema of baton's tables: two schemas in one database are two separate buses. */
-  schema: z
-    .string()
-    .regex(
-      BUS_SCHEMA_NAME,
-      'a schema name uses lowercase letters, digits and "_", starts with a letter or "_" and not with "pg_" (max 63)',
-    )
-    .default(DEFAULT_BUS_SCHEMA),
+  schema: matching(
+    BUS_SCHEMA_NAME,
+    'a schema name uses lowercase letters, digits and "_", starts with a letter or "_" and not with "pg_" (max 63)',
+  ).default(DEFAULT_BUS_SCHEMA),
 });
 
 const AgentSchema = z.strictObject({
@@ -70,15 +63,15 @@ const AgentSchema = z.strictObject({
   cwd: z.string().min(1).optional(),
   command: z.string().min(1).optional(),
   // tmux forbids ":" and "." in session names; we also keep them free of spaces for `attach`.
-  session: z
-    .string()
-    .regex(/^[A-Za-z0-9_-][A-Za-z0-9_@+-]*$/, 'session names use letters, digits, "_", "-", "@" and "+"')
-    .optional(),
-  target: z
-    .string()
-    .regex(/^(%\d+|=?[A-Za-z0-9_@+-]+:\d+(\.\d+)?)$/, 'a pane id like %3 or session:window.pane like work:1.0')
-    .optional(),
-  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable name'), z.string()).optional(),
+  session: matching(
+    /^[A-Za-z0-9_-][A-Za-z0-9_@+-]*$/,
+    'session names use letters, digits, "_", "-", "@" and "+"',
+  ).optional(),
+  target: matching(
+    /^(%\d+|=?[A-Za-z0-9_@+-]+:\d+(\.\d+)?)$/,
+    'a pane id like %3 or session:window.pane like work:1.0',
+  ).optional(),
+  env: z.record(matching(/^[A-Za-z_][A-Za-z0-9_]*$/, 'environment variable name'), z.string()).optional(),
   /** The machine whose tmux runs this agent (docs/protocol.md §10; default: this machine). */
   host: hostName.optional(),
   /**
