@@ -49,11 +49,9 @@ let closedOutput: () => void = () => {};
 const closed = new Set<NodeJS.WriteStream>();
 
 /**
- * `stream` (stdout or stderr) went to a closed pipe (`baton log | head -1`): it is silenced — what is still
- * written to it goes nowhere, and its further errors (EPIPE again, a write after destroy) are expected —
- * and the command's own rule runs (whenOutputCloses): by default it keeps going. `baton up 2>&1 | head -1`
- * once exited 0 here, half-way: one of two agents started and no daemon. A command that only reads says so
- * (CommandSpec.reads) and ends quietly with exit 0: the reader has what it wanted.
+ * `stream` went to a closed pipe (`baton log | head -1`): it is silenced (its further errors are expected) and
+ * the command's rule runs (whenOutputCloses): by default it keeps going — `baton up 2>&1 | head -1` exiting here
+ * left one of two agents started and no daemon. A command that only reads (CommandSpec.reads) ends with exit 0.
  */
 export function onClosedOutput(stream: NodeJS.WriteStream): void {
   if (closed.has(stream)) return;
@@ -70,11 +68,7 @@ export function onClosedOutput(stream: NodeJS.WriteStream): void {
 /** Whether `stream` went to a closed pipe (its errors are then expected: onClosedOutput). */
 export const isClosed = (stream: NodeJS.WriteStream): boolean => closed.has(stream);
 
-/**
- * What a closed output does to the command now running: a command that only reads exits 0 at once; the
- * daemon and the dashboard stop cleanly; by default (a command that changes state) nothing — it goes on
- * silenced and exits with its own code.
- */
+/** What a closed output does to the running command (by default nothing: it goes on silenced). */
 export function whenOutputCloses(fn: () => void): void {
   closedOutput = fn;
 }

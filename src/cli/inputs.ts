@@ -27,10 +27,7 @@ export function configOrBroken(
   }
 }
 
-/**
- * How far standard input may go past inbox.max_bytes before reading stops: a text a little over the limit
- * is still read whole and refused, with its size, by the check every message gets (`post`); gigabytes are not.
- */
+/** How far stdin may go past inbox.max_bytes: a bit over is read and refused with its size (`post`); GBs are not. */
 const STDIN_MARGIN = 64 * 1024;
 
 /** TEXT as given, or, for "-", standard input read to its end (lib/stdin.ts), at most max_bytes + 64 KiB. */

@@ -137,11 +137,7 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/*
- * Output to a closed pipe (`baton log | head -1`): silenced, and a command that only reads ends quietly with
- * exit 0 while one that changes state goes on to its end (command.ts onClosedOutput). Without a listener,
- * EPIPE is an unhandled 'error' event and a stack trace.
- */
+// Output to a closed pipe: command.ts onClosedOutput. Without a listener, EPIPE is an unhandled 'error' event.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') onClosedOutput(stream);

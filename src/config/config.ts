@@ -93,9 +93,8 @@ const LEGACY_AGENTS = {
 
 /**
  * The conversation baton runs when no config file exists: the shipped config.json (a unit test holds them
- * equal). Only what is not a default: every default lives in schema.ts (and an agent's kind in kinds.ts).
- * Both once pinned `delivery.enter_delay_ms: 150`, so the shipped demo never got the Enter rules measured
- * per kind, while the projects `baton init` made did.
+ * equal). Only what is not a default (every default is in schema.ts, a kind's in kinds.ts): a pinned
+ * `delivery.enter_delay_ms` here kept the demo from the Enter rules measured per kind.
  */
 export const DEFAULT_CONFIG = {
   agents: LEGACY_AGENTS,

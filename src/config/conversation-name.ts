@@ -1,8 +1,7 @@
 /**
- * A PostgreSQL conversation's default name (docs/protocol.md §10): the config folder's name, keeping letters,
- * combining marks and digits of any script, ".", "_" and "-", every other character percent-encoded as UTF-8
- * bytes — injective (mapping them all to "_" made `日本` and `中国` one conversation). Names the old default kept
- * are unchanged; none holds "/" or "@". docs/decisions/0009-state-a-person-can-break.md.
+ * A PostgreSQL conversation's default name (docs/protocol.md §10): the config folder's name, every character but
+ * KEPT percent-encoded as UTF-8 — injective (all to "_" made `日本` and `中国` one conversation); never "/" or "@".
+ * docs/decisions/0009-state-a-person-can-break.md.
  */
 
 /** What a name keeps as it is: letters, combining marks and digits of any script, ".", "_" and "-". */

@@ -1,12 +1,9 @@
 /**
- * What every machine of a PostgreSQL conversation must agree on (docs/protocol.md §10): the agents in
- * their order, each one's machine and kind; the directions; who speaks first; the turn rules; the size a
- * message may have. Each daemon decides with its own copy of the config — which machine types into which
- * pane, whose turn comes next, when the conversation ends — so two copies that differ route a message
- * into the wrong pane (one machine's copy lacked `host` for an agent: it typed the message into an
- * unrelated local session of that name and stamped it delivered) or end it on one machine and not the
- * other. What only the machine itself uses (commands, folders, sessions, typing delays, the reply mode of
- * its own agents) is left out.
+ * What every machine of a PostgreSQL conversation must agree on (docs/protocol.md §10): the agents in order with
+ * their machine and kind, the directions, who speaks first, the turn rules, a message's size. Each daemon decides
+ * with its own copy, so copies that differ route a message into the wrong pane (a copy lacking an agent's `host`
+ * typed into an unrelated local session of that name) or end it on one machine only. What only the machine
+ * itself uses (commands, folders, sessions, typing delays, its own agents' reply mode) is left out.
  */
 import type { Config } from './config.js';
 

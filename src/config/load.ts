@@ -1,10 +1,8 @@
 /**
- * Where the config comes from and reading it, found as git finds its repository: `--config`, else
- * `BATON_CONFIG` (set in every agent pane by `baton up`), else `config.json` in `BATON_HOME`, else
- * `config.json` in the current folder or the nearest folder above it. `baton post` in an agent's folder
- * (agents/claude1/) once found nothing there, fell back to the embedded default and wrote a message into
- * ./messages/ that no daemon would ever deliver: so only `status` and `doctor` fall back to the embedded
- * default (rooted at `BATON_HOME` or the current folder); every other command refuses (`fallback`).
+ * Where the config comes from, found as git finds its repository: `--config`, else `BATON_CONFIG` (set in every
+ * agent pane by `baton up`), else `config.json` in `BATON_HOME`, else in the current folder or the nearest above.
+ * Only `status` and `doctor` fall back to the embedded default (`fallback`): `baton post` in agents/claude1/
+ * fell back to it and wrote a message into ./messages/ that no daemon would ever deliver.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';

@@ -1,9 +1,7 @@
 /**
- * A config.json edited while its daemon runs: which differences apply live and which need a restart (pure).
- * Live: the turn rules' limits and reminders (`turns.*` but the policy), `delivery.*`, `agents.<name>.reply`.
- * Everything else is what the daemon was started with. On the PostgreSQL bus the turn rules are shared by every
- * machine (fingerprint.ts), so there they need a restart too. (A lowered max_turns once went unapplied while
- * status showed it.) docs/decisions/0009-state-a-person-can-break.md.
+ * A config.json edited while its daemon runs: which differences apply live (`turns.*` but the policy, `delivery.*`,
+ * `agents.<name>.reply`) and which need a restart (pure). On the PostgreSQL bus the turn rules are shared by every
+ * machine (fingerprint.ts): a restart there too. docs/decisions/0009-state-a-person-can-break.md.
  */
 import type { Config } from './config.js';
 import { differences } from './fingerprint.js';
@@ -32,12 +30,9 @@ function keyed(c: Config): Record<string, unknown> {
   };
 }
 
-const LIVE = [/^turns\.(?!policy$)/, /^delivery\./, /^agents\.[^.]+\.(?:reply|maxCostUsd)$/, /^pricing(?:\.|$)/];
-/**
- * On the PostgreSQL bus every machine must agree on the turn rules (see the module's comment). An agent's
- * budget and the prices are its own machine's to apply (that machine counts its turns): live there too.
- */
+/** On the PostgreSQL bus: an agent's budget and the prices are its own machine's to apply (it counts its turns). */
 const LIVE_SHARED = [/^delivery\./, /^agents\.[^.]+\.(?:reply|maxCostUsd)$/, /^pricing(?:\.|$)/];
+const LIVE = [/^turns\.(?!policy$)/, ...LIVE_SHARED];
 
 export function reloadPlan(running: Config, next: Config): ReloadPlan {
   const rules = running.bus.kind === 'postgres' ? LIVE_SHARED : LIVE;
@@ -62,11 +57,7 @@ export function applyLive(running: Config, next: Config): void {
 }
 
 /** The running config's part a person compares with the file (`status`): no secrets, no paths. */
-export function runningSettings(c: Config): {
-  turns: Config['turns'];
-  delivery: Config['delivery'];
-  replies: Record<string, string>;
-} {
+export function runningSettings(c: Config): Pick<Config, 'turns' | 'delivery'> & { replies: Record<string, string> } {
   return {
     turns: c.turns,
     delivery: c.delivery,

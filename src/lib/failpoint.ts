@@ -1,9 +1,7 @@
 /**
- * Failpoints: `BATON_FAILPOINT=<name>` kills this process with SIGKILL the moment it reaches the durable
- * step of that name, as etcd and TiKV test their storage. The bus contract suite (test/contract/) uses
- * them to kill a daemon between every two durable steps of a delivery, on every bus, and then checks
- * what start-up recovery finds; test/integration/recovery.test.ts kills one between a paste and its Enter.
- * Unset (always, outside those tests), a failpoint is one string compare.
+ * `BATON_FAILPOINT=<name>` SIGKILLs this process at the durable step of that name (as etcd and TiKV test their
+ * storage): test/contract/ kills a daemon between every two durable steps on every bus and checks what recovery
+ * finds; test/integration/recovery.test.ts kills one between a paste and its Enter. Unset: one string compare.
  */
 const armed = process.env.BATON_FAILPOINT || null;
 

@@ -21,10 +21,9 @@ import { promisify } from 'node:util';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 
 /**
- * Dot-name ending in .tmp: never read by the daemon, and short whatever the target's name length. Unique
- * within the process by a counter from a random start (randomBytes and process.pid — a getpid call — on
- * every write were 2% of the daemon's busy time in a ping-pong); a leftover of an earlier process with the
- * same pid and name only makes that one write fail (O_EXCL; 2^48 names from a random start make it unlikely).
+ * Dot-name ending in .tmp: never read by the daemon, short whatever the target's length. Unique by a counter from
+ * a random start (randomBytes and getpid per write were 2% of the daemon's busy time); a leftover of an earlier
+ * process with the same pid and name only fails that one write (O_EXCL; unlikely with 2^48 names).
  */
 const tmpPrefix = `.baton-${process.pid}-`;
 let tmpCounter = randomBytes(6).readUIntBE(0, 6);
@@ -115,10 +114,9 @@ export function cutBytes(text: string, bytes: number): string {
 }
 
 /**
- * `name` numbered `i` (`m.json`, `m.1.json`, `m.2.json` …), never over NAME_MAX: a name with no room for
- * its number is cut and ends with a hash of the whole name, so two names cut alike still differ. Numbered
- * plainly, a name of 254 bytes put back beside a newer file of that name failed with ENAMETOOLONG at every
- * try — at start-up too (bus/folders/aside.ts), so the daemon never started.
+ * `name` numbered `i` (`m.json`, `m.1.json` …), never over NAME_MAX: with no room for its number it is cut and
+ * ends with a hash of the whole name (two cut alike still differ). Numbered plainly, a 254-byte name failed with
+ * ENAMETOOLONG at every try, at start-up too (bus/folders/aside.ts): the daemon never started.
  */
 export function numbered(name: string, i: number): string {
   if (i === 0) return name;
@@ -162,10 +160,7 @@ export async function ensureDir(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
 }
 
-/**
- * The folders from `root` down to `dir`, each below `root` (never `root` itself); null when `dir` is not
- * below `root`.
- */
+/** The folders from `root` down to `dir`, each below `root` (never `root` itself); null when `dir` is not below. */
 function below(root: string, dir: string): string[] | null {
   const rel = relative(root, dir);
   if (!rel || rel.startsWith('..') || isAbsolute(rel)) return null;

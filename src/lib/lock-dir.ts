@@ -9,10 +9,7 @@
 import { mkdirSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { isErrno } from './fsx.js';
 
-/**
- * A wait on the global timer, not node:timers/promises' (which fake timers cannot reach): the lock's unit
- * tests drive its clock — retries, refreshes, staleness — with fake timers, where real waits took 6 s.
- */
+/** On the global timer, which the unit tests' fake timers drive (real waits took 6 s); timers/promises' is not. */
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface DirLockOptions {
@@ -121,13 +118,11 @@ export interface Seen {
 }
 
 /**
- * Take over the stale lock `seen`. Two takers that both saw it stale used to both win: the first removed
- * it and made its own, the second then removed that fresh one and made its own, and as both set the same
- * first mtime (the next whole second), each holder's refresh found "its" mtime for up to stale/2 — two
- * daemons delivering in one conversation. Now a takeover of `seen` is one at a time: the taker makes
- * `<lock>.takeover-<ino>-<mtime>` (mkdir: one wins), looks again that the lock is still `seen` (a taker
- * that comes after the winner finds the winner's, and backs off), removes it, makes its own, and removes
- * the marker. A marker left by a taker killed on the way goes once it is stale itself.
+ * Take over the stale lock `seen`, one taker at a time. Two takers that both saw it stale both won (the second
+ * removed the first's fresh lock, both set the same first mtime, so each refresh found "its" mtime for up to
+ * stale/2: two daemons delivering in one conversation). So the taker makes `<lock>.takeover-<ino>-<mtime>`
+ * (mkdir: one wins), checks the lock is still `seen` (a later taker finds the winner's and backs off), removes
+ * it, makes its own, removes the marker. A marker left by a killed taker goes once it is stale itself.
  */
 export function takeOver(path: string, seen: Seen, stale: number): void {
   const marker = `${path}.takeover-${seen.ino}-${seen.mtime}`;

@@ -1,9 +1,7 @@
 /**
- * Warnings that can come by the thousand (a flood of bad files, each rejected): the first few of each second
- * are logged as they come, the rest counted and told in one line when the second is over. Each one still
- * has its event and, for a rejection, its note: the log is for a person reading it. Logged one by one, the
- * 2,000 rejections of a flood were 8% of the daemon's busy time (consola formatting each line, node
- * --cpu-prof) and 2,000 lines nobody reads.
+ * Warnings that come by the thousand (a flood of bad files): the first few of each second are logged, the rest
+ * counted and told in one line when the second is over (each still has its event and note). One by one, a
+ * flood's 2,000 rejections were 8% of the daemon's busy time (consola formatting, --cpu-prof) and unread.
  */
 export interface BurstOptions {
   /** Lines logged as they come in each window. */

@@ -1,8 +1,8 @@
 /**
- * What was read from a folder (or file), kept while its lstat is unchanged: an idle machine daemon serving 50
- * conversations spent most of its CPU relisting folders every 2 s. The lstat is taken before the read; a folder
- * changed in the last RACY_MS is read again whatever its stamp (coarse kernel clocks, git's "racily clean"), and
- * no listing is kept past KEPT_MS. docs/decisions/0004-one-process-many-conversations.md.
+ * What was read from a folder (or file), kept while its lstat (taken before the read) is unchanged: an idle
+ * daemon serving 50 conversations spent most of its CPU relisting folders. One changed in the last RACY_MS is
+ * read again (coarse clocks, git's "racily clean"); nothing is kept past KEPT_MS.
+ * docs/decisions/0004-one-process-many-conversations.md.
  */
 import { lstatSync, type Stats } from 'node:fs';
 

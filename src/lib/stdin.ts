@@ -1,9 +1,8 @@
 /**
- * Standard input read to its end, whatever it is — a pipe, a file, a terminal, a socket — and never more
- * than a limit. `readFileSync(0)` once crashed `cat 200k.txt | baton post -` with EAGAIN (3 of 3 at 200 KB,
- * 2 of 3 at 70 KB): loading the CLI creates `process.stdin` (an ESM import of `node:process` reads every
- * property of it, and execa reads it at load), which puts a pipe on fd 0 in non-blocking mode, so a
- * synchronous read that gets ahead of its writer fails instead of waiting. Reading the stream waits.
+ * Standard input read to its end (pipe, file, terminal, socket), never more than a limit. `readFileSync(0)`
+ * crashed `cat 200k.txt | baton post -` with EAGAIN: loading the CLI creates `process.stdin` (execa and ESM
+ * imports of node:process read it), which makes a pipe on fd 0 non-blocking, so a synchronous read ahead of its
+ * writer fails instead of waiting. Reading the stream waits.
  */
 
 export type StdinRead =

@@ -1,13 +1,9 @@
 /**
- * The waits of the daemon, its buses and its locks that a test would otherwise have to sit through, in one
- * place. The integration tests slept past these when they were literals spread over a dozen files (34
- * sleeps, 58 s of a 12-minute CI run: a lock going stale after 3 s, a lease after 5 s, rescans every 2 s);
- * now a test runs them shorter and waits for the condition it asserts.
- *
- * BATON_TIME_SCALE (from the environment only — a config file cannot set it) multiplies every one of them:
- * 0.25 makes the lock go stale after 750 ms. It can only shorten (0.05–1; anything else is 1), and every
- * process that shares a lock or a lease must run with the same scale, as a test's do. It is for tests: a
- * scaled lease gives a daemon stalled by a loaded machine less time before another takes over.
+ * The waits of the daemon, its buses and its locks, in one place so a test runs them shorter and waits for
+ * its condition (as literals in a dozen files they were 34 sleeps, 58 s of a 12-minute CI run).
+ * BATON_TIME_SCALE (environment only, never a config file) multiplies them all: 0.25 makes the lock stale
+ * after 750 ms. It only shortens (0.05–1, else 1); every process sharing a lock or lease needs the same scale.
+ * For tests only: a scaled lease gives a daemon stalled by a loaded machine less time before a takeover.
  */
 
 /** The times at scale 1: what runs in production. */
@@ -52,10 +48,7 @@ export function timingAt(scale: number): Timing {
   return out as unknown as Timing;
 }
 
-/**
- * This process's times, fixed when it starts. BATON_RECEIPT_BOUND_MS, which tests set before this existed,
- * still sets the receipt bound alone.
- */
+/** This process's times, fixed when it starts; BATON_RECEIPT_BOUND_MS (tests set it) sets the receipt bound alone. */
 export const timing: Timing = {
   ...timingAt(timeScale()),
   ...(Number(process.env.BATON_RECEIPT_BOUND_MS) > 0
