@@ -26,9 +26,8 @@ export interface CommandSpec {
   examples: string[];
   options: ParseArgsConfig['options'];
   /**
-   * True (or true for these options: `doctor` without --repair) when the command only reads: output to a
-   * closed pipe ends it at once, exit 0. Unset, it changes state, and keeps going with that output silenced
-   * (onClosedOutput), so a closed pipe never stops it half-way.
+   * True (or true for these options: `doctor` without --repair) when it only reads: a closed output ends it, exit 0.
+   * Unset, it changes state and keeps going silenced (onClosedOutput): a closed pipe never stops it half-way.
    */
   reads?: boolean | ((inv: Invocation) => boolean);
   /** What the command does; it imports its modules here, when it runs (see the header). */
@@ -44,6 +43,13 @@ export function answered(reply: { ok: boolean; message: string }, json: boolean)
   process.stdout.write(json ? `${JSON.stringify(reply)}\n` : `${reply.message}\n`);
   return reply.ok ? 0 : 1;
 }
+
+/** Until Ctrl-C (or SIGTERM): a command that serves or follows ends here, cleanly. */
+export const untilStopped = (): Promise<void> =>
+  new Promise((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
 
 let closedOutput: () => void = () => {};
 const closed = new Set<NodeJS.WriteStream>();

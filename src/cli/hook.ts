@@ -15,13 +15,12 @@ export const HOOK_USAGE = 'hook EVENT --agent NAME --spool DIR';
 /** Read stdin whole (a hook payload: a prompt may be a megabyte), giving up after 5 s. */
 async function stdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  const done = new Promise<void>((resolve) => {
+  await new Promise<void>((resolve) => {
     process.stdin.on('data', (c: Buffer) => chunks.push(c));
     process.stdin.on('end', resolve);
     process.stdin.on('error', () => resolve());
     setTimeout(resolve, 4000).unref();
   });
-  await done;
   return Buffer.concat(chunks).toString('utf8');
 }
 

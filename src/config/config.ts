@@ -104,12 +104,12 @@ export const DEFAULT_CONFIG = {
 /** The problem of a PostgreSQL config with no URL (an agent's `baton post` loads one anyway: load.ts). */
 export const NO_URL_PROBLEM = 'bus.url: the postgres bus needs a URL';
 
+/** `invalid` false: the file could not be read at all (one line, not a list of problems). */
 export class ConfigError extends Error {
   override name = 'ConfigError';
   constructor(
     readonly source: string,
     readonly problems: string[],
-    /** False when the file could not be read at all: one line, not a list of problems. */
     readonly invalid = true,
   ) {
     super(

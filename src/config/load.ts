@@ -55,20 +55,13 @@ const noConfigFound = (source: ConfigSource): ConfigError =>
 
 export interface LoadOptions {
   /**
-   * 'optional': a command that runs in an agent's pane (`post`, `mcp`), where the database's URL is kept
-   * from the agent — its messages go through its machine's daemon — loads a PostgreSQL config with no URL
-   * as one whose URL is empty; opening the database then says why it cannot.
+   * 'optional': in an agent's pane (`post`, `mcp`: no database URL there, its messages go through its machine's
+   * daemon) a PostgreSQL config with no URL loads with an empty one; opening the database then says why not.
    */
   busUrl?: 'required' | 'optional';
-  /**
-   * No config file found: 'default' loads the embedded default (`status`, `doctor`: they say so); 'refuse'
-   * (the default) throws ConfigError, so a command that writes never writes where nothing delivers.
-   */
+  /** No config file: 'default' loads the embedded default (`status`, `doctor`); 'refuse' (default) throws. */
   fallback?: 'default' | 'refuse';
-  /**
-   * The machine's name to load it as (what agents without a `host` run on): by default BATON_HOST, else the
-   * hostname. `baton ls` reads conversations that another machine name's `up` handed over (app/machine/).
-   */
+  /** The machine name to load it as (default BATON_HOST, else the hostname): `ls` reads other names' (app/machine/). */
   host?: string;
 }
 

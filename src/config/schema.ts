@@ -37,9 +37,8 @@ const hostName = matching(
 /** The PostgreSQL schema baton's tables live in unless `bus.schema` names another. */
 export const DEFAULT_BUS_SCHEMA = 'baton';
 /**
- * `bus.schema` goes into every statement as an identifier, so its form is checked here: lowercase letters,
- * digits and "_" (nothing to escape, and the same name quoted or not), at most 63 bytes (the server cuts
- * longer ones), and not pg_… (reserved for the system's schemas).
+ * `bus.schema` goes into every statement as an identifier: lowercase letters, digits and "_" (nothing to escape,
+ * the same quoted or not), at most 63 bytes (the server cuts longer ones), not pg_… (the system's).
  */
 export const BUS_SCHEMA_NAME = /^(?!pg_)[a-z_][a-z0-9_]{0,62}$/;
 
@@ -75,9 +74,8 @@ const AgentSchema = z.strictObject({
   /** The machine whose tmux runs this agent (docs/protocol.md §10; default: this machine). */
   host: hostName.optional(),
   /**
-   * How its turns reach the conversation: "post" — it runs `baton post`; "auto" — its final
-   * reply, as its CLI's Stop hook reports it, is posted for it; "both" — it posts, and baton posts its
-   * final reply only when it forgot. "auto" and "both" need a kind with hooks (claude, codex, gemini).
+   * How its turns reach the conversation: "post" — it runs `baton post`; "auto" — its final reply, as its Stop
+   * hook reports it, is posted for it; "both" — it posts, and baton posts its final reply only when it forgot.
    */
   reply: z.enum(REPLY_MODES).default('post'),
   /** Pause the conversation once this agent's turns cost this much in USD (docs/protocol.md §12; 0: no limit). */
@@ -121,9 +119,8 @@ const TurnsSchema = z.strictObject({
   /** Pause the conversation once its agents' turns cost this much in USD (docs/protocol.md §12; 0: no limit). */
   max_cost_usd: z.number().min(0).default(0),
   /**
-   * With three or more agents, what the text that gives an agent its turn carries of what the others said
-   * since its last turn (docs/protocol.md §11): each missed message ("full"), one line each ("names"), or
-   * nothing ("off"); the defaults are measured (docs/protocol.md §11 says how).
+   * With three or more agents, what an agent's turn carries of what the others said since its last: each missed
+   * message ("full"), one line each ("names"), or nothing ("off"); defaults measured (docs/protocol.md §11).
    */
   catch_up: z.enum(CATCH_UP_MODES).default('full'),
   /** Pause a conversation that goes in circles (on by default; false: off). */
@@ -162,9 +159,8 @@ const NOTIFY_COOLDOWN_S = 300;
 const NOTIFY_COMMAND_TIMEOUT_S = 10;
 
 /**
- * One sink of `notify` (docs/reference.md): exactly one of `webhook`, `ntfy`, `command`, and the keys that
- * kind takes. One object with every key, checked here, rather than a union: a union's error for a mistyped key
- * is "invalid input" for the whole entry, where this names the key and the closest one (`notify.0.secet`).
+ * One sink of `notify` (docs/reference.md): one of `webhook`, `ntfy`, `command`, and that kind's keys. Not a union:
+ * its error for a mistyped key is "invalid input" for the whole entry; this names the key (`notify.0.secet`).
  */
 const NotifySinkSchema = z
   .strictObject({

@@ -75,10 +75,7 @@ export async function lockDir(path: string, opts: DirLockOptions): Promise<() =>
   };
 }
 
-/**
- * Remove the lock only while it is still the one this holder touched last: a holder that lost it (paused past
- * the stale time, taken over) and has not noticed yet must not remove its successor's lock on the way out.
- */
+/** Remove the lock only while it is this holder's: one that lost it unawares must not remove its successor's. */
 function removeIfOurs(h: Held): void {
   try {
     if (ours(h)) rmdirSync(h.path);
@@ -168,10 +165,9 @@ function removeIfStale(path: string, stale: number): void {
 }
 
 /**
- * Set the new lock's mtime, and learn whether the filesystem keeps milliseconds (as proper-lockfile probes).
- * The probe's milliseconds are random (1–199, not proper-lockfile's fixed 5): two locks made in the same
- * second, one over the other, then differ in their mtime — the inode does not tell them apart, a freed one
- * being handed straight back — and a holder whose lock was replaced sees it at its next refresh.
+ * Set the new lock's mtime and learn whether the filesystem keeps milliseconds (as proper-lockfile probes). Random
+ * milliseconds (1–199, not a fixed 5): two locks made in one second differ by mtime, as a freed inode is handed
+ * straight back, so a holder whose lock was replaced sees it at its next refresh.
  */
 function firstMtime(path: string): { ino: number; mtime: number; seconds: boolean } {
   const probe = new Date(Math.ceil(Date.now() / 1000) * 1000 + 1 + Math.floor(Math.random() * 199));

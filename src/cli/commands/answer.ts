@@ -23,8 +23,7 @@ Exit 0 answered; 1 the agent has no open dialog, or the dialog changed or closed
   async run(inv) {
     const { answerRequest, formatOffered, offeredDialog } = await import('../../app/answer.js');
     const { request } = await import('../../app/requests.js');
-    const { configFrom } = await import('../inputs.js');
-    const config = configFrom(inv);
+    const config = (await import('../inputs.js')).configFrom(inv);
     const [agent, choice, ...extra] = inv.positionals;
     const list = Boolean(inv.values.list);
     const json = Boolean(inv.values.json);

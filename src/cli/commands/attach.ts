@@ -23,8 +23,7 @@ there: baton names that machine (exit 2).`,
     const { log } = await import('../../lib/log.js');
     const { targetOf } = await import('../../terminal/pane.js');
     const { Tmux } = await import('../../terminal/tmux.js');
-    const { configFrom } = await import('../inputs.js');
-    const config = configFrom(inv);
+    const config = (await import('../inputs.js')).configFrom(inv);
     const [name, ...extra] = inv.positionals;
     if (!name || extra.length) throw new UsageError('name one agent, or "daemon"');
     const agent = config.agents[name];
@@ -68,9 +67,7 @@ there: baton names that machine (exit 2).`,
     }
     const verb = process.env.TMUX ? 'switch-client' : 'attach-session';
     const r = await execa('tmux', [...t.prefix, verb, '-t', target], {
-      stdin: 'inherit',
-      stdout: 'inherit',
-      stderr: 'pipe',
+      stdio: ['inherit', 'inherit', 'pipe'],
       reject: false,
     });
     if (r.exitCode === 0) return 0;

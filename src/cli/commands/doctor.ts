@@ -23,9 +23,8 @@ With no config found it checks the built-in default and says so. A config.json t
   async run(inv) {
     const { diagnose, repair } = await import('../../app/status/doctor.js');
     const { openBus } = await import('../../bus/open.js');
-    const { configOrBroken } = await import('../inputs.js');
     noPositionals(inv);
-    const loaded = configOrBroken(inv, { fallback: 'default' });
+    const loaded = (await import('../inputs.js')).configOrBroken(inv, { fallback: 'default' });
     if (!loaded.ok) return brokenDoctor(inv, loaded.file, loaded.error.line);
     const config = loaded.config;
     const bus = openBus(config);

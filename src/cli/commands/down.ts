@@ -22,9 +22,8 @@ conversations' sessions and panes given as "target" in config.json are left alon
     const { stopWhatRuns } = await import('../../app/status/what-runs.js');
     const { openBus } = await import('../../bus/open.js');
     const { log } = await import('../../lib/log.js');
-    const { configOrBroken } = await import('../inputs.js');
     noPositionals(inv);
-    const loaded = configOrBroken(inv);
+    const loaded = (await import('../inputs.js')).configOrBroken(inv);
     if (loaded.ok) {
       await stopAll(loaded.config, openBus(loaded.config), conversationTmux(loaded.config), { quiet: false });
       return 0;

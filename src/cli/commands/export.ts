@@ -27,8 +27,7 @@ the agents' dialogs; and the outcome (turns.closing). Read from the bus, so it w
     const format = chosen[0] ?? 'md';
     const { gatherExport } = await import('../../app/export/gather.js');
     const { openBus } = await import('../../bus/open.js');
-    const { configFrom } = await import('../inputs.js');
-    const config = configFrom(inv);
+    const config = (await import('../inputs.js')).configFrom(inv);
     const doc = await gatherExport(openBus(config), config, new Date());
     let text: string;
     if (format === 'html') text = (await import('../../app/export/html.js')).exportHtml(doc);

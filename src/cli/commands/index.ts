@@ -19,7 +19,6 @@ import { service } from './service.js';
 import { notify } from './notify.js';
 import { exportCommand } from './export.js';
 
-export type { CommandSpec };
 export const COMMANDS: Record<string, CommandSpec> = {
   init,
   up,

@@ -77,12 +77,10 @@ Then: cd DIR && baton up   (or baton up --demo to try it with the bundled demo a
     }
     const { file, config, notes } = made;
     // Claude Code, Codex and Gemini agents get baton's hooks in their own folders now (up renews them).
-    await installHooks(
-      config,
-      config.order.map((a) => config.agents[a]!),
-    );
+    const agents = config.order.map((a) => config.agents[a]!);
+    await installHooks(config, agents);
     const rel = (p: string) => relative(process.cwd(), p) || '.';
-    const sessions = config.order.map((a) => config.agents[a]!.session).join(', ');
+    const sessions = agents.map((a) => a.session).join(', ');
     const cd = dir === process.cwd() ? '' : `cd ${rel(dir)} && `;
     process.stdout.write(
       `${[

@@ -1,6 +1,6 @@
 import type { Archive, EventFeed } from '../../bus/bus.js';
 import type { ArchiveRecord } from '../../core/record.js';
-import { noPositionals, UsageError, type CommandSpec } from '../command.js';
+import { type CommandSpec, noPositionals, UsageError, untilStopped } from '../command.js';
 
 export const log: CommandSpec = {
   usage: 'log [--follow | -f] [--json | --md]',
@@ -23,8 +23,7 @@ typed: ID, sender → receiver, time, reply_to, then the content.
     const { formatMarkdown, formatText, transcript } = await import('../../app/transcript.js');
     const { NO_LOG } = await import('../../bus/events.js');
     const { openBus } = await import('../../bus/open.js');
-    const { configFrom } = await import('../inputs.js');
-    const config = configFrom(inv);
+    const config = (await import('../inputs.js')).configFrom(inv);
     const bus = openBus(config);
     // Where the events end before the archive is read: whatever is delivered from here on is followed.
     const from = v.follow ? await bus.events.head() : { gen: NO_LOG, end: 0 };
@@ -63,16 +62,11 @@ async function follow(
     // Replaced (up --fresh), or shorter than where we were: read it from its start (`shown` keeps out repeats).
     if (head.gen !== gen || head.end < offset) [gen, offset, skipping] = [head.gen, 0, false];
     const delivered: string[] = [];
+    const collect = (e: Record<string, unknown>) => {
+      if ((e.event === 'delivered' || e.event === 'sent') && typeof e.id === 'string') delivered.push(e.id);
+    };
     try {
-      const r = await bus.events.read(
-        gen,
-        offset,
-        head.end,
-        (e) => {
-          if ((e.event === 'delivered' || e.event === 'sent') && typeof e.id === 'string') delivered.push(e.id);
-        },
-        { skipping },
-      );
+      const r = await bus.events.read(gen, offset, head.end, collect, { skipping });
       [offset, skipping] = [r.last, r.skipping];
     } catch (err) {
       if (!(err instanceof LogReplaced)) throw err;
@@ -91,10 +85,7 @@ async function follow(
     chain = chain.then(readNew).catch(() => {});
   });
   chain = chain.then(readNew).catch(() => {}); // what came between reading the archive and now
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await untilStopped();
   follower.close();
   await chain;
   return 0;

@@ -16,9 +16,9 @@ command line (-c mcp_servers.baton=…). Its tools:
   --as AGENT   the agent it speaks for (default: $BATON_AGENT)`,
   async run(inv) {
     const { log } = await import('../../lib/log.js');
-    const { configFrom } = await import('../inputs.js');
     noPositionals(inv);
-    const config = configFrom(inv, { busUrl: 'optional' }); // an agent's pane has no database URL
+    // an agent's pane has no database URL
+    const config = (await import('../inputs.js')).configFrom(inv, { busUrl: 'optional' });
     const agent = (inv.values.as as string | undefined) ?? process.env.BATON_AGENT;
     if (agent !== undefined && !config.agents[agent])
       throw new UsageError(`unknown agent "${agent}" (agents: ${config.order.join(', ')})`);

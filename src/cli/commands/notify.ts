@@ -16,10 +16,9 @@ config has no notify sinks. No daemon is needed; nothing of the conversation cha
   async run(inv) {
     noPositionals(inv);
     if (!inv.values.test) throw new UsageError('notify takes --test (send a sample to every sink)');
-    const { configFrom } = await import('../inputs.js');
     const { testSinks } = await import('../../app/notify.js');
     const { dashboardUrl } = await import('../../config/dashboard-record.js');
-    const config = configFrom(inv);
+    const config = (await import('../inputs.js')).configFrom(inv);
     if (!config.notify.length) {
       process.stderr.write(
         'baton: config.json has no notify sinks: add "notify": [{"ntfy": "https://ntfy.sh/TOPIC"}] or a webhook (docs/reference.md)\n',

@@ -92,9 +92,9 @@ async function uninstall(unit: string): Promise<number> {
   if (enabled) {
     const r = await execa('systemctl', disable, { reject: false });
     if (r.exitCode !== 0) {
-      const why = String(r.stderr || r.stdout || r.message)
+      const [why] = String(r.stderr || r.stdout || r.message)
         .trim()
-        .split('\n')[0];
+        .split('\n');
       log.error(
         `baton.service is enabled, and systemd could not disable it (${why}): the unit is kept. ` +
           `Run: systemctl ${disable.join(' ')}   then: baton service uninstall`,

@@ -44,8 +44,8 @@ daemon keeps, in message_dir/.shown/, of every message it named to a pane of thi
     if (!parsed.ok) throw new UsageError(parsed.why);
     const { explainBusError, openBus } = await import('../../bus/open.js');
     const { readShown, shownDir } = await import('../../daemon/shown.js');
-    const { configFrom } = await import('../inputs.js');
-    const config = configFrom(inv, { busUrl: 'optional' }); // an agent's pane has no database URL
+    // an agent's pane has no database URL
+    const config = (await import('../inputs.js')).configFrom(inv, { busUrl: 'optional' });
     const bus = openBus(config);
     // An agent's pane on the PostgreSQL bus cannot read the database (docs/trust.md): it reads the copies its
     // machine's daemon keeps of what it names to the panes (daemon/shown.ts).

@@ -45,7 +45,6 @@ and exits 2.`,
     const { collectStatus, formatStatus } = await import('../../app/status/status.js');
     const { skippedConfigFile } = await import('../../app/machine/skipped.js');
     const { brokenStatus, whatRuns } = await import('../../app/status/what-runs.js');
-    const { configOrBroken } = await import('../inputs.js');
     const { locateConfig } = await import('../../config/load.js');
     noPositionals(inv);
     const source = locateConfig(inv.values.config as string | undefined);
@@ -61,7 +60,7 @@ and exits 2.`,
       log.error(`no conversation here: no config.json ${where}\n${noConversationHint(process.cwd(), stateDir())}`);
       return 2;
     }
-    const loaded = configOrBroken(inv);
+    const loaded = (await import('../inputs.js')).configOrBroken(inv);
     if (!loaded.ok) {
       process.stderr.write(
         brokenStatus(loaded.error.line, await whatRuns(loaded.file), skippedConfigFile(loaded.file)),

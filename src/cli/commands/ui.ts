@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { Config } from '../../config/config.js';
 import type { Logger } from '../../lib/log.js';
-import { type CommandSpec, type Invocation, noPositionals, UsageError, type Values } from '../command.js';
+import { type CommandSpec, type Invocation, noPositionals, UsageError, untilStopped, type Values } from '../command.js';
 
 export const DEFAULT_UI_PORT = 7420;
 
@@ -71,15 +71,13 @@ config.json found), the overview is at / itself.
       });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'EADDRINUSE') {
-        log.error(`port ${port} on ${host} is in use: choose another with --port N (0 picks a free one)`);
-        return 1;
-      }
-      if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-        log.error(`cannot listen on ${host}: no such address on this machine`);
-        return 1;
-      }
-      throw err;
+      if (code !== 'EADDRINUSE' && code !== 'EADDRNOTAVAIL' && code !== 'ENOTFOUND') throw err;
+      log.error(
+        code === 'EADDRINUSE'
+          ? `port ${port} on ${host} is in use: choose another with --port N (0 picks a free one)`
+          : `cannot listen on ${host}: no such address on this machine`,
+      );
+      return 1;
     }
     const address = token ? `${server.url}?token=${encodeURIComponent(token)}` : server.url;
     if (v.json) process.stdout.write(`${JSON.stringify({ url: address, port: server.port })}\n`);
@@ -95,10 +93,7 @@ config.json found), the overview is at / itself.
     const { stateDir } = await import('../../app/machine/registry.js');
     const unrecord = config?.file ? writeDashboardRecord(config.file, config.host, server.url) : () => {};
     const unrecordMachine = writeMachineDashboard(stateDir(), server.url);
-    await new Promise<void>((resolve) => {
-      process.once('SIGINT', resolve);
-      process.once('SIGTERM', resolve);
-    });
+    await untilStopped();
     unrecord();
     unrecordMachine();
     await server.close();
@@ -109,9 +104,8 @@ config.json found), the overview is at / itself.
 /** The project's config; none found (and none named): null, the overview of every conversation. */
 async function projectConfig(inv: Invocation): Promise<Config | null> {
   const { locateConfig } = await import('../../config/load.js');
-  const { configFrom } = await import('../inputs.js');
   if (locateConfig(inv.values.config as string | undefined).file === null) return null;
-  return configFrom(inv);
+  return (await import('../inputs.js')).configFrom(inv);
 }
 
 function openBrowser(url: string, log: Logger): void {
