@@ -125,9 +125,6 @@ export class ConfigError extends Error {
   }
 }
 
-/** The keys config.json takes at a path: a mistyped one is told the closest (`turns.max_turn`). */
-const knownKeys = (path: readonly PropertyKey[]): string[] => keysAt(ConfigFileSchema, path);
-
 /** Parse and resolve a config object. `file` is used in error messages and to resolve relative paths. */
 export function parseConfig(
   raw: unknown,
@@ -137,9 +134,10 @@ export function parseConfig(
 ): Config {
   const source = file ?? 'embedded default config';
   const parsed = ConfigFileSchema.safeParse(raw);
-  if (!parsed.success) throw new ConfigError(source, formatIssues(parsed.error.issues, knownKeys));
+  // A mistyped key is told the closest one config.json takes at its path (`turns.max_turn`).
+  const problems = parsed.success ? [] : formatIssues(parsed.error.issues, (p) => keysAt(ConfigFileSchema, p));
+  if (!parsed.success) throw new ConfigError(source, problems);
   const c = parsed.data;
-  const problems: string[] = [];
   const abs = (p: string) => (isAbsolute(p) ? p : resolve(baseDir, p));
   const host = env.BATON_HOST || hostname();
   const agents = agentsOf(c, { abs, host }, problems);

@@ -42,17 +42,6 @@ const isFile = (path: string): boolean => {
   }
 };
 
-/** What a command that needs a config says when none was found (one line: exit 2). */
-const noConfigFound = (source: ConfigSource): ConfigError =>
-  new ConfigError(
-    'baton',
-    [
-      `no config.json in ${source.baseDir} or any folder above it: "baton init" makes one, ` +
-        'or give --config FILE (or BATON_CONFIG)',
-    ],
-    false,
-  );
-
 export interface LoadOptions {
   /**
    * 'optional': in an agent's pane (`post`, `mcp`: no database URL there, its messages go through its machine's
@@ -72,8 +61,10 @@ const envFor = (opts: LoadOptions): NodeJS.ProcessEnv =>
 export function loadConfig(source: ConfigSource, opts: LoadOptions = {}): Config {
   const { file, baseDir } = source;
   if (file === null) {
-    if (opts.fallback !== 'default') throw noConfigFound(source);
-    return parseConfig(DEFAULT_CONFIG, null, baseDir, envFor(opts));
+    if (opts.fallback === 'default') return parseConfig(DEFAULT_CONFIG, null, baseDir, envFor(opts));
+    // A command that needs a config and found none says so in one line (exit 2).
+    const none = `no config.json in ${baseDir} or any folder above it: "baton init" makes one, or give --config FILE`;
+    throw new ConfigError('baton', [`${none} (or BATON_CONFIG)`], false);
   }
   let text: string;
   try {

@@ -5,9 +5,10 @@
  * docs/decisions/0009-state-a-person-can-break.md.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { makeDirBelowSync } from '../lib/fsx.js';
 
 export interface RunRecord {
   config: string;
@@ -52,11 +53,7 @@ export function writeRecord(file: string, r: object): void {
 /** The `.baton/` folder a record `file` goes in, with its .gitignore. */
 export function makeRecordDir(file: string): void {
   // `.baton/` only, beside the config: a project moved away under the daemon is not made again for it.
-  try {
-    mkdirSync(dirname(file));
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
+  makeDirBelowSync(dirname(dirname(file)), dirname(file));
   try {
     writeFileSync(join(dirname(file), '.gitignore'), '# what baton runs on this machine\n*\n', { flag: 'wx' });
   } catch {

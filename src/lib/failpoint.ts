@@ -11,15 +11,8 @@ const armed = process.env.BATON_FAILPOINT || null;
  * `relay_claimed`: a file renamed into `.relaying/` (postgres/relay.ts), not stored yet; `relay_stored`: its
  * insert committed, the claimed file not removed yet.
  */
-export type Failpoint =
-  | 'claimed'
-  | 'archived'
-  | 'state_saved'
-  | 'pasted'
-  | 'stamped'
-  | 'set_aside'
-  | 'relay_claimed'
-  | 'relay_stored';
+type TurnStep = 'claimed' | 'archived' | 'state_saved' | 'pasted' | 'stamped';
+export type Failpoint = TurnStep | 'set_aside' | 'relay_claimed' | 'relay_stored';
 
 export function failpoint(name: Failpoint): void {
   if (armed === name) process.kill(process.pid, 'SIGKILL');

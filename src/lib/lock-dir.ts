@@ -217,7 +217,6 @@ function refreshAll(): void {
 }
 
 function refresh(h: Held): void {
-  const over = () => h.lastUpdate + h.stale < Date.now();
   try {
     if (!ours(h)) {
       compromised(h, new Error('Unable to update lock within the stale threshold'));
@@ -229,7 +228,7 @@ function refresh(h: Held): void {
     h.lastUpdate = Date.now();
   } catch (err) {
     // Gone, or failing past the stale time: lost; otherwise the next tick tries again (proper-lockfile's rules).
-    if (isErrno(err, 'ENOENT') || over()) compromised(h, err as Error);
+    if (isErrno(err, 'ENOENT') || h.lastUpdate + h.stale < Date.now()) compromised(h, err as Error);
   }
 }
 

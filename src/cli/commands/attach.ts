@@ -66,10 +66,8 @@ there: baton names that machine (exit 2).`,
       return 1;
     }
     const verb = process.env.TMUX ? 'switch-client' : 'attach-session';
-    const r = await execa('tmux', [...t.prefix, verb, '-t', target], {
-      stdio: ['inherit', 'inherit', 'pipe'],
-      reject: false,
-    });
+    const opts = { stdio: ['inherit', 'inherit', 'pipe'], reject: false } as const;
+    const r = await execa('tmux', [...t.prefix, verb, '-t', target], opts);
     if (r.exitCode === 0) return 0;
     log.error(`cannot attach to ${what}: ${firstLine(String(r.stderr)) || `tmux exited with ${r.exitCode}`}`);
     return 1;
