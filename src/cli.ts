@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 /**
- * The `baton` command (package.json bin): everything is in cli/main.ts — except `baton hook`, which an
- * agent's hooks run before each prompt reaches the model, so it loads only its own small module, and a bare
- * `baton --version`, which loads only the version (main.ts answers it the same way, with every command's spec).
+ * The `baton` command: everything is in cli/main.ts but `baton hook`, run by an agent's hooks before each prompt
+ * reaches the model, which loads only its own small module, and a bare `baton --version`, only the version.
  */
 const args = process.argv.slice(2);
 // Its --help is the command's own, from the rest (one help text, and help is not on an agent's critical path).

@@ -1,8 +1,7 @@
 /**
- * What every command shares and the CLI needs before any command runs: its spec, usage errors, output to
- * a closed pipe. Light on purpose — `baton --help` loads every command's spec, so nothing here (or in a
- * command's module outside its `run`) may load a package; what a command runs it imports in `run`
- * (test/unit/cli/light.test.ts). Loading a config and reading standard input are inputs.ts.
+ * What every command shares: its spec, usage errors, output to a closed pipe. Light: `baton --help` loads every
+ * spec, so nothing here (or in a command's module outside its `run`) may load a package; a command imports what
+ * it runs in `run` (test/unit/cli/light.test.ts). Loading a config and reading standard input are inputs.ts.
  */
 import type { ParseArgsConfig } from 'node:util';
 import { UsageError } from '../app/input.js';

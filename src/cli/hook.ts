@@ -1,10 +1,9 @@
 /**
- * `baton hook EVENT --agent NAME --spool DIR`: what an agent CLI's hooks run. It reads the
- * hook's JSON from stdin and leaves it as a note in the agent's spool for the daemon — no daemon round
- * trip, no config to load, nothing but node's own modules, so it costs an agent's prompt only node's
- * start-up. It must never block or break the agent: it prints nothing to stdout (Claude Code adds a
- * UserPromptSubmit hook's stdout to the model's context), never exits 2 (that drops the prompt), and
- * exits 0 even when it cannot write, saying why on stderr.
+ * `baton hook EVENT --agent NAME --spool DIR`, what an agent CLI's hooks run: the hook's JSON from stdin left as a
+ * note in the agent's spool for the daemon. No daemon round trip, no config, only node's own modules: it costs a
+ * prompt only node's start-up. It never blocks or breaks the agent: nothing on stdout (Claude Code adds a
+ * UserPromptSubmit hook's stdout to the model's context), never exit 2 (that drops the prompt), exit 0 even when
+ * it cannot write, saying why on stderr.
  */
 import { parseArgs } from 'node:util';
 import { HOOK_EVENTS, type HookEvent } from '../core/hook-note.js';

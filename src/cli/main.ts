@@ -1,8 +1,7 @@
 /**
- * `baton <command> [--config FILE]`: parses arguments with node's own util.parseArgs (strict: an unknown
- * flag is a usage error) and maps failures to the exit codes of docs/protocol.md §8 — 0 ok, 1 failure, 2 usage or
- * config error, 3 lock held. Every command's spec is loaded (the help lists them), none of what they run:
- * a command imports its modules in its `run` (command.ts), so help and --version start in node's time.
+ * `baton <command> [--config FILE]`: arguments by node's util.parseArgs (strict), failures as the exit codes of
+ * docs/protocol.md §8 (0 ok, 1 failure, 2 usage or config error, 3 lock held). Every command's spec is loaded, none
+ * of what they run (imported in `run`: command.ts), so help and --version start in node's time.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../app/paths.js';
@@ -91,9 +90,8 @@ function parseProblem(err: Error & { code?: string }, options: ParseArgsConfig['
 }
 
 /**
- * `args` parsed with baton's options and `own` (a command's, or baton's own before any command: `baton
- * --versoin` got the whole help and no word of the typo), or what is wrong as one line. Without a command
- * there is no text to put after "--" (`takesText`).
+ * `args` parsed with baton's options and `own` (a command's, or baton's own before any command: `baton --versoin`
+ * got the whole help and no word of the typo), or what is wrong as one line.
  */
 function parse(args: string[], own: ParseArgsConfig['options'], takesText = true): Invocation | string {
   const options = { config: { type: 'string' }, help: { type: 'boolean', short: 'h' }, ...own } as const;

@@ -1,12 +1,9 @@
 /**
- * `agents.NAME.allow` (docs/reference.md): what an agent may do without a dialog, so the dialogs a person would
- * always approve never open. `baton up` writes the rules into the client's own permission settings in the
- * agent's folder (terminal/hooks/allow-rules.ts); nothing is ever pressed for it.
- *
- * A rule is either a command prefix — plain words, the neutral form every client gets in its own syntax
+ * `agents.NAME.allow` (docs/reference.md): what an agent may do without a dialog a person would always approve.
+ * `baton up` writes the rules into the client's own permission settings (terminal/hooks/allow-rules.ts); nothing
+ * is ever pressed for it. A rule is a command prefix — plain words, which each client gets in its own syntax
  * (`"npm test"`: Claude Code `Bash(npm test:*)`, Codex `prefix_rule(pattern=["npm", "test"])`, Gemini CLI a
- * `commandPrefix` policy rule) — or a client's own rule passed through as it is, for what a prefix cannot say:
- * `{"claude": "Edit(./**)"}`, `{"codex": "prefix_rule(…)"}`, `{"gemini": "[[rule]] …"}`.
+ * `commandPrefix` rule) — or a client's own rule as it is: `{"claude": "Edit(./**)"}`, `{"gemini": "[[rule]] …"}`.
  */
 import { z } from 'zod';
 
@@ -14,9 +11,8 @@ const ALLOW_KINDS = ['claude', 'codex', 'gemini'] as const;
 export type AllowKind = (typeof ALLOW_KINDS)[number];
 
 /**
- * Plain words: what a shell would split the same way and run as one command. Quotes, `$`, pipes, redirects,
- * `;` and `&` are refused: a prefix rule covers a command's first words, and each client treats those
- * differently (Claude Code never lets a Bash rule cover a redirect; Gemini CLI asks about one).
+ * Plain words, split alike by any shell. Quotes, `$`, pipes, redirects, `;` and `&` are refused: each client treats
+ * them differently (Claude Code never lets a Bash rule cover a redirect; Gemini CLI asks about one).
  */
 const PREFIX = /^[A-Za-z0-9_./:@%+=,^~-]+(?: [A-Za-z0-9_./:@%+=,^~-]+)*$/;
 

@@ -1,8 +1,7 @@
 /**
- * Where this conversation's dashboard is, while one runs: `baton ui` in the project writes its address beside
- * the config (`.baton/<file>.<host>.ui.json`, as the run record: run-record.ts says why there) and removes it
- * when it stops; a notification's link (ntfy's `click`, the event's `url`) reads it. Never the access token:
- * a notification may pass through a server that is not the person's.
+ * Where this conversation's dashboard is while `baton ui` runs in the project (`.baton/<file>.<host>.ui.json`:
+ * run-record.ts says why there), for a notification's link. Never the access token: a notification may pass
+ * through a server that is not the person's.
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { pidAlive } from '../lib/process.js';

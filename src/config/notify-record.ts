@@ -1,8 +1,7 @@
 /**
- * How each notify sink has fared, written by the daemon that sends (daemon/notify/) beside its config file
- * (`.baton/<file>.<host>.notify.json`, like the run record: run-record.ts says why there) for `status` to read:
- * each sink's last success and last failure, and how many were sent, failed, folded and dropped. A file of its
- * own, so a sink's outcome never races the run record's writer.
+ * How each notify sink has fared (last success and failure, counts), written by the sending daemon beside its
+ * config (`.baton/<file>.<host>.notify.json`: run-record.ts says why there) for `status`. A file of its own, so a
+ * sink's outcome never races the run record's writer.
  */
 import { readRecord, recordPath, thisHost, writeRecord } from './run-record.js';
 

@@ -1,8 +1,7 @@
 /**
- * What a daemon runs, written beside its config (`.baton/<file>.<host>.json`) for this machine's commands: its
- * pid, message folder, settings and how the file on disk stands against them. Beside the config, not in the store,
- * so a typo in config.json cannot stop `baton down` from finding what it started. One per machine (`<host>`).
- * docs/decisions/0009-state-a-person-can-break.md.
+ * What a daemon runs (pid, message folder, settings, how the file on disk stands against them), beside its config
+ * (`.baton/<file>.<host>.json`), not in the store: a typo in config.json cannot stop `baton down` from finding
+ * what it started. docs/decisions/0009-state-a-person-can-break.md.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';

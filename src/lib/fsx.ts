@@ -1,8 +1,7 @@
 /**
- * Small file-system helpers with the guarantees baton relies on: a reader sees a whole file or the old one
- * (temp file in the same folder, fsync, rename), and a created file never replaces another one. The small local
- * calls are synchronous and only the fsync runs off the loop: a delivery's three writes were 15 thread-pool
- * round trips, a large share of its CPU. docs/decisions/0003-few-syscalls-per-message.md.
+ * File-system helpers with baton's guarantees: a reader sees a whole file or the old one (temp file, fsync,
+ * rename), a created file never replaces another. Small local calls are synchronous, only the fsync runs off the
+ * loop: a delivery's three writes were 15 thread-pool round trips. docs/decisions/0003-few-syscalls-per-message.md.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import {
@@ -67,10 +66,7 @@ function unlinkQuietly(path: string): void {
   }
 }
 
-/**
- * Create `file` atomically and only if no file has that name (link(2) fails with EEXIST where rename(2)
- * would silently overwrite). Returns false when the name is taken.
- */
+/** Create `file` atomically, only if the name is free (link(2), not rename(2), which overwrites): false if taken. */
 export async function createAtomic(file: string, data: string | Uint8Array): Promise<boolean> {
   const tmp = tmpName(file);
   try {
@@ -130,9 +126,8 @@ export function numbered(name: string, i: number): string {
 }
 
 /**
- * Move a file into `dir` under `name`, or a numbered one (`numbered`) when that is taken — never replacing
- * a file (link(2) refuses an existing name where rename(2) would overwrite it), and safe to repeat after a
- * crash between its link and unlink. Returns the name used.
+ * Move a file into `dir` under `name`, or a `numbered` one when taken: never replacing a file (link(2), not
+ * rename(2)), safe to repeat after a crash between its link and unlink. Returns the name used.
  */
 export async function moveNoClobber(src: string, dir: string, name: string): Promise<string> {
   for (let i = 0; ; i++) {

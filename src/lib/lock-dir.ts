@@ -188,7 +188,8 @@ function join(h: Held): void {
   if (h.stale / 2 < tick) {
     if (timer) clearInterval(timer);
     tick = h.stale / 2;
-    timer = setInterval(refreshAll, tick).unref(); // held locks never keep the process alive
+    // Held locks never keep the process alive.
+    timer = setInterval(() => [...held].forEach(refresh), tick).unref();
   }
   if (!exitHook) {
     // A process that exits holding locks removes them, as proper-lockfile did: the next daemon need not wait.
@@ -210,10 +211,6 @@ function leaveIfEmpty(): void {
   clearInterval(timer);
   timer = null;
   tick = Infinity;
-}
-
-function refreshAll(): void {
-  for (const h of [...held]) refresh(h);
 }
 
 function refresh(h: Held): void {

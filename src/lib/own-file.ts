@@ -1,8 +1,8 @@
 /**
- * Reading a file someone else may have put there (an agent writes its own hook spool and names its transcript):
- * only a regular file this user owns, never through a link, never more than a cap. A FIFO hung the daemon's loop
- * for good and a link to /dev/zero took it to 645 MB: O_NOFOLLOW, O_NONBLOCK and the handle's own fstat decide.
- * The reasons given never quote what the file holds. docs/decisions/0008-what-an-agent-writes-is-hostile.md.
+ * Reading a file someone else may have put there (an agent's hook spool, its transcript): only a regular file this
+ * user owns, never through a link, never over a cap. A FIFO hung the daemon's loop for good and a link to /dev/zero
+ * took it to 645 MB: O_NOFOLLOW, O_NONBLOCK and the handle's own fstat decide. Reasons never quote the file.
+ * docs/decisions/0008-what-an-agent-writes-is-hostile.md.
  */
 import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
@@ -26,10 +26,7 @@ export function fileType(st: Stats): string {
 
 const uid = process.getuid?.();
 
-/**
- * Open `path` for reading only if it is a regular file owned by this user (not followed when it is a
- * link). The handle's fstat has decided; the caller reads and closes it.
- */
+/** Open `path` only if it is a regular file of this user's (a link is not followed); the caller closes it. */
 export async function openOwnFile(
   path: string,
 ): Promise<{ ok: true; fh: FileHandle; size: number } | Exclude<OwnFile, { ok: true }>> {
@@ -68,10 +65,7 @@ export async function readAt(fh: FileHandle, position: number, length: number): 
   return buf.subarray(0, got);
 }
 
-/**
- * The whole of a regular file this user owns, if it is at most `maxBytes` long — never more than
- * `maxBytes + 1` read, even when it grows while it is read.
- */
+/** A regular file this user owns, whole, if at most `maxBytes` long: never more than `maxBytes + 1` read. */
 export async function readOwnFile(path: string, maxBytes: number): Promise<OwnFile> {
   const o = await openOwnFile(path);
   if (!o.ok) return o;
@@ -87,10 +81,7 @@ export async function readOwnFile(path: string, maxBytes: number): Promise<OwnFi
   }
 }
 
-/**
- * readOwnFile for a caller that cannot wait (status, the dashboard reading the agents' states): the same
- * checks, synchronously. Null when it is not such a file, or cannot be read.
- */
+/** readOwnFile, synchronously, for a caller that cannot wait (status, the dashboard); null when refused. */
 export function readOwnFileSync(path: string, maxBytes: number): Buffer | null {
   let fd: number;
   try {

@@ -56,7 +56,8 @@ registry in $XDG_STATE_HOME/baton/hosts/<name>/): a second one exits 3.`,
     // A scaled daemon gives up a stalled peer's lease sooner: say so, so that it is never a silent surprise.
     if (timeScale() !== 1)
       log.warn(`BATON_TIME_SCALE=${timeScale()}: every lease, lock and rescan time scaled (for tests)`);
-    const service = inv.values.machine ? await machineDaemon(inv, log) : await conversationsDaemon(inv, log);
+    const { Service } = await import('../../daemon/serve.js'); // one process serving the conversations given
+    const service = inv.values.machine ? await machineDaemon(inv, log) : new Service(await configsFrom(inv, log), log);
     // Handlers go in before start, so a signal during recovery still ends in a clean stop.
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals) => {
@@ -77,12 +78,6 @@ async function machineDaemon(inv: Invocation, log: Logger) {
   const { MachineDaemon } = await import('../../app/machine/serve-machine.js');
   const { stateDir } = await import('../../app/machine/registry.js');
   return new MachineDaemon(stateDir(), log, { stay: Boolean(inv.values.stay), agents: Boolean(inv.values.agents) });
-}
-
-/** One process serving the conversations given. */
-async function conversationsDaemon(inv: Invocation, log: Logger) {
-  const { Service } = await import('../../daemon/serve.js');
-  return new Service(await configsFrom(inv, log), log);
 }
 
 /**

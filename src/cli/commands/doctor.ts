@@ -41,9 +41,8 @@ const check = (name: string, level: Check['level'], detail: string): Check => ({
 
 function report(inv: Invocation, checks: Check[], repaired: string | null): number {
   const ok = checks.every((c) => c.level !== 'fail');
-  if (inv.values.json) {
-    process.stdout.write(`${JSON.stringify({ ok, checks, repaired }, null, 2)}\n`);
-  } else {
+  if (inv.values.json) process.stdout.write(`${JSON.stringify({ ok, checks, repaired }, null, 2)}\n`);
+  else {
     for (const c of checks)
       process.stdout.write(`${{ ok: 'ok  ', warn: 'warn', fail: 'FAIL' }[c.level]}  ${c.name}: ${c.detail}\n`);
     if (repaired) process.stdout.write(`${repaired}\n`);

@@ -18,11 +18,7 @@ break the agent. "baton up" installs the hooks that run it.
   --agent NAME   the agent whose hook this is
   --spool DIR    its spool folder (messages/.hooks/NAME)`,
   async run(inv) {
-    const v = inv.values as { agent?: string; spool?: string };
-    return runHook([
-      ...inv.positionals,
-      ...(v.agent ? ['--agent', v.agent] : []),
-      ...(v.spool ? ['--spool', v.spool] : []),
-    ]);
+    const flags = (['agent', 'spool'] as const).flatMap((k) => (inv.values[k] ? [`--${k}`, `${inv.values[k]}`] : []));
+    return runHook([...inv.positionals, ...flags]);
   },
 };
