@@ -46,8 +46,7 @@ export function answered(reply: { ok: boolean; message: string }, json: boolean)
 /** Until Ctrl-C (or SIGTERM): a command that serves or follows ends here, cleanly. */
 export const untilStopped = (): Promise<void> =>
   new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    for (const sig of ['SIGINT', 'SIGTERM']) process.once(sig, () => resolve());
   });
 
 let closedOutput: () => void = () => {};

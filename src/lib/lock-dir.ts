@@ -1,10 +1,9 @@
 /**
  * A lock directory kept fresh by its holder: taken by mkdir, its mtime touched every stale/2, taken over once
- * untouched for `stale`. baton's one lock (files bus lease, machine daemon, machine registry); on disk it is
- * proper-lockfile's, so an older baton respects it. Every lock a process holds is refreshed in one synchronous
- * tick (proper-lockfile's timer per lock was 60% of an idle 50-conversation daemon's main thread). A refresh that
- * finds another mtime, a lock gone or another inode is compromised; a stale lock is taken over by one taker at a
- * time (takeOver). docs/decisions/0004-one-process-many-conversations.md.
+ * untouched for `stale`. baton's one lock (files bus lease, machine daemon, registry), on disk proper-lockfile's so
+ * an older baton respects it. All of a process's locks are refreshed in one synchronous tick (a timer per lock was
+ * 60% of an idle 50-conversation daemon's main thread); a refresh finding another mtime or inode, or none, is
+ * compromised. docs/decisions/0004-one-process-many-conversations.md.
  */
 import { mkdirSync, rmdirSync, statSync, utimesSync } from 'node:fs';
 import { isErrno } from './fsx.js';
