@@ -61,12 +61,7 @@ class Sink {
       kind: kindOf(cfg),
       target: targetOf(cfg),
       events: [...cfg.events],
-      last_success: null,
-      last_failure: null,
-      sent: 0,
-      failed: 0,
-      folded: 0,
-      dropped: 0,
+      ...{ last_success: null, last_failure: null, sent: 0, failed: 0, folded: 0, dropped: 0 },
     };
   }
 
@@ -113,7 +108,6 @@ export class Notifier {
   close(): void {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
     this.writeRecord();
   }
 
@@ -162,8 +156,7 @@ export class Notifier {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (next === Infinity) return;
-    this.timer = setTimeout(() => this.flush(), Math.max(0, next - this.now()) + 1);
-    this.timer.unref();
+    this.timer = setTimeout(() => this.flush(), Math.max(0, next - this.now()) + 1).unref();
   }
 
   private flush(): void {
@@ -223,8 +216,7 @@ export class Notifier {
     this.recordTimer = setTimeout(() => {
       this.recordTimer = null;
       this.writeRecord();
-    }, 250);
-    this.recordTimer.unref();
+    }, 250).unref();
   }
 
   private writeRecord(): void {

@@ -29,12 +29,8 @@ export function targetOf(s: NotifySinkConfig): string {
   return s.command?.[0] ?? '';
 }
 
-export interface SendContext {
-  /** Where a command runs (the project's folder). */
-  cwd: string;
-}
-
-export async function attempt(sink: NotifySinkConfig, p: NotifyPayload, ctx: SendContext): Promise<Attempt> {
+/** `ctx.cwd`: where a command runs (the project's folder). */
+export async function attempt(sink: NotifySinkConfig, p: NotifyPayload, ctx: { cwd: string }): Promise<Attempt> {
   const ms = sink.timeout_s * 1000;
   if (sink.webhook !== undefined) {
     const body = JSON.stringify(p);
@@ -76,12 +72,8 @@ function run(argv: string[], o: { input: string; cwd: string; ms: number; event:
     let stderr = '';
     let timedOut = false;
     // Its own process group (detached), so a time limit kills what it started too (`sh -c 'curl …'`).
-    const child = spawn(file, args, {
-      cwd: o.cwd,
-      stdio: ['pipe', 'ignore', 'pipe'],
-      env: { ...process.env, BATON_EVENT: o.event },
-      detached: true,
-    });
+    const env = { ...process.env, BATON_EVENT: o.event };
+    const child = spawn(file, args, { cwd: o.cwd, stdio: ['pipe', 'ignore', 'pipe'], env, detached: true });
     const timer = setTimeout(() => {
       timedOut = true;
       try {
