@@ -8,6 +8,8 @@ import type { Reply, Request } from '../core/requests.js';
 import { decide } from '../core/turns.js';
 import type { Stage } from './stage.js';
 
+const fail = (message: string): Reply => ({ ok: false, message });
+
 export async function approveAll(stage: Stage, req: Extract<Request, { op: 'approve' }>, name: string): Promise<Reply> {
   const bus = stage.bus;
   // Approved already by this very request (a daemon killed before it answered): say so again.
@@ -15,12 +17,12 @@ export async function approveAll(stage: Stage, req: Extract<Request, { op: 'appr
   const last = lastId ? await bus.record(lastId) : null;
   if (!req.all && last?.approved_by === name)
     return { ok: true, message: `${req.file} approved as ${last.id}`, id: last.id };
-  if (!req.all && !req.file) return { ok: false, message: 'name a pending file, or --all' };
+  if (!req.all && !req.file) return fail('name a pending file, or --all');
   const targets = req.all ? await bus.approvals() : [await findApproval(stage, req.file ?? '')];
   const lines: string[] = [];
   let ok = true;
   for (const t of targets) {
-    if (typeof t === 'string') return { ok: false, message: t };
+    if (typeof t === 'string') return fail(t);
     const r = await approve(stage, t, name);
     ok &&= r.ok;
     lines.push(r.message);
@@ -31,23 +33,16 @@ export async function approveAll(stage: Stage, req: Extract<Request, { op: 'appr
 async function approve(stage: Stage, a: Approval, request: string): Promise<Reply> {
   const bus = stage.bus;
   const examined = await bus.examineApproval(a);
-  if (examined.kind === 'gone') return { ok: false, message: `${a.key} is gone` };
-  if (examined.kind === 'invalid')
-    return { ok: false, message: `${a.key} is no longer a valid message (${examined.reason}); reject it` };
+  if (examined.kind === 'gone') return fail(`${a.key} is gone`);
+  if (examined.kind === 'invalid') return fail(`${a.key} is no longer a valid message (${examined.reason}); reject it`);
   const d = decide(bus.state(), a.direction, stage.rules);
-  if (d.action !== 'deliver') return { ok: false, message: `${a.key} cannot be delivered now: ${d.reason}` };
+  if (d.action !== 'deliver') return fail(`${a.key} cannot be delivered now: ${d.reason}`);
   const took = await stage.take(a, { approved_by: request });
   if (took.kind === 'unavailable')
-    return {
-      ok: false,
-      message: `${a.key} waits: ${a.direction.to}'s pane is unavailable; approve again when it is back`,
-    };
-  if (took.kind === 'refused') return { ok: false, message: `${a.key} cannot be delivered now: ${took.reason}` };
+    return fail(`${a.key} waits: ${a.direction.to}'s pane is unavailable; approve again when it is back`);
+  if (took.kind === 'refused') return fail(`${a.key} cannot be delivered now: ${took.reason}`);
   if (took.kind === 'gone' || took.kind === 'changed')
-    return {
-      ok: false,
-      message: `${a.key} ${took.kind === 'gone' ? 'is gone' : 'changed meanwhile; approve it again'}`,
-    };
+    return fail(`${a.key} ${took.kind === 'gone' ? 'is gone' : 'changed meanwhile; approve it again'}`);
   await bus.events.emit('approved', { file: a.key, id: took.id });
   return {
     ok: true,
@@ -58,10 +53,9 @@ async function approve(stage: Stage, a: Approval, request: string): Promise<Repl
 
 export async function reject(stage: Stage, req: Extract<Request, { op: 'reject' }>): Promise<Reply> {
   const p = await findApproval(stage, req.file);
-  if (typeof p === 'string') return { ok: false, message: p };
+  if (typeof p === 'string') return fail(p);
   const d = p.direction;
-  if (!(await stage.bus.refuse(p, `rejected by a person: ${req.reason}`)))
-    return { ok: false, message: `${p.key} is gone` };
+  if (!(await stage.bus.refuse(p, `rejected by a person: ${req.reason}`))) return fail(`${p.key} is gone`);
   const err = await stage.typing.notice(
     d.from,
     `[baton] your message ${p.name} to ${d.to} was not delivered. A person said: ${sanitize(req.reason)}\n` +
