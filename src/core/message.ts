@@ -18,7 +18,7 @@ const isoTime = z
 /** Keys the daemon writes into the archive; an agent's own values for them are dropped. */
 const DAEMON_KEYS = new Set(
   `id reply_to received_at delivered_at direction source_file redelivered confirmed
-  approved_by kickoff received request turn_tokens`.split(/\s+/),
+  approved_by kickoff received request turn_tokens turn_cost typed_into deliveries`.split(/\s+/),
 );
 
 const MessageSchema = z.looseObject({

@@ -43,6 +43,10 @@ describe('validateMessage', () => {
         redelivered: true,
         direction: 'd',
         source_file: 'f',
+        // Read back by the daemon: a restart's pane, a turn's cost added to, a note's deliveries.
+        typed_into: { id: '%1', pid: 1, server: 's' },
+        turn_cost: { usd: 1 },
+        deliveries: { a: { at: null } },
       },
       route,
     );
