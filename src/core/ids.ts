@@ -1,6 +1,6 @@
 /**
- * Message IDs, the one place that knows their format. `msg_0001` … `msg_9999`, `msg_10000`: four digits at least, never truncated (docs/protocol.md §4). A person's
- * messages count on their own as `user_0001` ….
+ * Message IDs, the one place that knows their format. `msg_0001` … `msg_9999`, `msg_10000`: four digits at
+ * least, never truncated (docs/protocol.md §4). A person's messages count on their own as `user_0001` ….
  */
 
 export type IdPrefix = 'msg' | 'user';

@@ -9,10 +9,10 @@ import type { WaitReason } from './wait-reason.js';
 
 export type { WaitReason };
 
-/** What only the caller can look up: the daemon, the receiver's machine and pane, the approval queue. */
 /**
- * `daemon`: one runs on this machine; `remote`: the receiver's other machine, and whether a daemon is alive
- * there; `problem`: why its pane cannot be typed into now; `approval`: the sender has a message awaiting one.
+ * What only the caller can look up. `daemon`: one runs on this machine; `remote`: the receiver's other
+ * machine (null: this one), and whether a daemon is alive there; `problem`: why its pane cannot be typed
+ * into now; `approval`: the sender has a message awaiting one.
  */
 export interface WaitFacts {
   daemon: boolean;
