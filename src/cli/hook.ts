@@ -11,7 +11,7 @@ import { writeNote } from '../terminal/hooks/write-note.js';
 
 export const HOOK_USAGE = 'hook EVENT --agent NAME --spool DIR';
 
-/** Read stdin whole (a hook payload: a prompt may be a megabyte), giving up after 5 s. */
+/** Read stdin whole (a hook payload: a prompt may be a megabyte), giving up after 4 s (the hook's own limit is 5). */
 async function stdin(): Promise<string> {
   const chunks: Buffer[] = [];
   await new Promise<void>((resolve) => {

@@ -4,6 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Is the process alive? A zombie (killed, not yet reaped) is not. */
 export function pidAlive(pid: number): boolean {
+  // kill(0 or -1, 0) signals a group and succeeds: a record holding one named no process at all.
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
   } catch (err) {
