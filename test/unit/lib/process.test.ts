@@ -31,6 +31,8 @@ async function child(code: string): Promise<{ c: ChildProcess; pid: number; said
 describe('is a process alive', { timeout: 10_000 }, () => {
   it('this one is', () => {
     expect(pidAlive(process.pid)).toBe(true);
+    // 0 and -1 name a group to kill(): no process of a record's.
+    for (const pid of [0, -1, 1.5]) expect(pidAlive(pid)).toBe(false);
   });
 
   it('one that has exited is not', async () => {
