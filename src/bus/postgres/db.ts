@@ -134,21 +134,8 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
  * exceptions) is matched by its prefix.
  */
 const AWAY_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EADDRNOTAVAIL',
-  '53300',
-  '57014',
-  '57P01',
-  '57P02',
-  '57P03',
+  ...'ECONNREFUSED ECONNRESET ECONNABORTED EPIPE ETIMEDOUT ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH'.split(' '),
+  ...'EADDRNOTAVAIL 53300 57014 57P01 57P02 57P03'.split(' '),
 ]);
 
 /** pg's own words for a session that broke or never came (the pool's: "timeout exceeded when trying to connect"). */

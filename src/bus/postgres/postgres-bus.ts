@@ -183,12 +183,8 @@ export class PostgresBus implements Bus {
 
   async submit(request: Request): Promise<string> {
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
-    return insertRequest(
-      this.db,
-      this.pg,
-      requestHost(this.config, request, (await this.readState())?.current_turn),
-      request,
-    );
+    const host = requestHost(this.config, request, (await this.readState())?.current_turn);
+    return insertRequest(this.db, this.pg, host, request);
   }
 
   async awaitReply(name: string, timeoutMs: number): Promise<Reply | null> {
@@ -222,11 +218,8 @@ export class PostgresBus implements Bus {
   async exclusive<T>(fn: () => Promise<T>): Promise<T> {
     if (!this.pg.url) throw new NoDatabaseUrl();
     await ensureConversation(this.db, this.pg, initialState(this.config.firstTurn));
-    const lease = await acquireLease(
-      this.pg,
-      { pid: process.pid, host: hostname(), started_at: new Date().toISOString() },
-      () => {},
-    );
+    const holder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString() };
+    const lease = await acquireLease(this.pg, holder, () => {});
     try {
       return await fn();
     } finally {
@@ -256,12 +249,8 @@ async function refusedPost(o: { db: Db; eventsDb: Db; pg: Pg; d: Direction }, er
   const rejection = { stored_as: `${o.pg.conversation}#post-${new Date().toISOString()}`, direction: o.d.name };
   await insertRejected(o.db, o.pg, { ...rejection, file: null, reason, body: null });
   // A one-shot command has no lease and so no sample of the database's clock: its event carries this machine's.
-  const local = { now: () => Date.now() };
-  await pgEventLog(o.eventsDb, o.pg, local, { onError: () => {} }).emit('rejected', {
-    ...rejection,
-    file: null,
-    reason,
-  });
+  const log = pgEventLog(o.eventsDb, o.pg, { now: () => Date.now() }, { onError: () => {} });
+  await log.emit('rejected', { ...rejection, file: null, reason });
   return reason;
 }
 

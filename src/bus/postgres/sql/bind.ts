@@ -60,13 +60,12 @@ export function bind<P extends object>(s: Statement<P, pg.QueryResultRow>, param
 /** The type OIDs read as text (text, varchar, char, name) and as JSON (json, jsonb): decoded (codec.ts). */
 const TEXT_TYPES = new Set([25, 1043, 1042, 19]);
 const JSON_TYPES = new Set([114, 3802]);
-const decodeTextValue = (value: string): string => decodeText(value);
 const parseJson = (value: string): unknown => JSON.parse(decodeJson(value));
 
 /** How run() reads a column: text and JSON decoded, every other type as node-postgres reads it. */
 const types: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
-    if (format !== 'binary' && TEXT_TYPES.has(oid)) return decodeTextValue;
+    if (format !== 'binary' && TEXT_TYPES.has(oid)) return decodeText;
     if (format !== 'binary' && JSON_TYPES.has(oid)) return parseJson;
     return defaultParser(oid, format);
   }) as pg.CustomTypesConfig['getTypeParser'],
