@@ -134,16 +134,8 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
     const log_ = pgEventLog(eventsDb, pg, this.clock, { onError, carried: true });
     this.events = fencedEvents(observed(log_, observe), () => this.held);
     this.anchor = anchor;
-    this.relay = relayInto({
-      config,
-      db,
-      fastDb: eventsDb,
-      pg,
-      events: this.events,
-      log,
-      held: () => this.held,
-      anchor,
-    });
+    const { events } = this;
+    this.relay = relayInto({ config, db, fastDb: eventsDb, pg, events, log, held: () => this.held, anchor });
   }
 
   async lease(holder: Holder, onLost: (why: string) => void): Promise<Lease> {
