@@ -9,7 +9,7 @@
  * Four paths once typed each their own way: docs/decisions/0010-one-typing-pipeline.md.
  */
 import { FencedError, type Events, type Requests } from '../bus/bus.js';
-import { isLocal } from '../config/config.js';
+import { isLocal, type Agent } from '../config/config.js';
 import { headerPrefix, inertLine, oneLine, render, type Envelope } from '../core/compose.js';
 import { cleared, confirmed, entered, failed, found, fresh, pasted, type Typing } from '../core/delivery.js';
 import { failpoint } from '../lib/failpoint.js';
@@ -78,6 +78,34 @@ export type Outcome =
 /** How the pane takes text (terminal/readiness.ts decides): all of it, on one line, or only a line naming it. */
 const SHAPE: Record<Intake, (text: string) => string> = { whole: (t) => t, one_line: oneLine, inert: inertLine };
 
+type At<P extends Typing['phase']> = Extract<Typing, { phase: P }>;
+
+/** What one advance() types with, fixed once the gate has given its pane. */
+interface Run {
+  job: Job;
+  id: string | undefined;
+  agent: Agent;
+  pane: PaneInfo;
+}
+
+/** A step that failed: its error, and how far back its typing goes (core/delivery.ts's failed). */
+type Failure = {
+  error: string;
+  maybeTyped: boolean;
+  pasteLost?: boolean;
+  refused?: Refusal | undefined;
+  untouched?: true;
+};
+
+/** A step's new state, told to the job as it is taken. */
+function kept<T extends Typing>(job: Job, n: T): T {
+  job.keep?.(n);
+  return n;
+}
+
+/** Refused because the pane is another one now, or dead: a paste in it is lost. */
+const lost = (refused?: Refusal): boolean => refused === 'moved' || refused === 'dead';
+
 export class Pipeline {
   constructor(private readonly p: PipelineParts) {}
 
@@ -97,10 +125,6 @@ export class Pipeline {
 
   /** Type it from `start` as far as it goes now: to its confirmation, or to where it must stop. */
   async advance(job: Job, start: Typing): Promise<Outcome> {
-    const keep = <T extends Typing>(n: T): T => {
-      job.keep?.(n);
-      return n;
-    };
     const id = 'envelope' in job.text ? job.text.envelope.id : undefined;
     let t: Typing = start;
     let pane = job.pane;
@@ -109,88 +133,46 @@ export class Pipeline {
       if (!ready.ok) return { typing: t, stop: { kind: 'unavailable', reason: ready.reason } };
       pane = ready.pane;
     }
-    const agent = this.p.config.agents[job.to]!;
-    /** A step failed: back as far as it must go, looked at again after the agent's backoff. Fenced: this daemon stops. */
-    const stop = (
-      error: string,
-      how: { maybeTyped: boolean; pasteLost?: boolean; refused?: Refusal | undefined },
-      untouched?: true,
-    ): Outcome => {
-      if (how.refused === 'fenced') throw new FencedError(error);
-      this.p.availability.retryLater(job.to);
-      return { typing: keep(failed(t, how)), stop: { kind: 'failed', error, ...(untouched && { untouched }) } };
-    };
-    const lost = (refused?: Refusal) => refused === 'moved' || refused === 'dead';
+    const run: Run = { job, id, agent: this.p.config.agents[job.to]!, pane };
     if (t.phase === 'pasted' && !samePane(paneRef(pane), t.pane))
-      return stop(
-        `${job.to}'s pane is not the one the paste went into (${t.pane.id}, process ${t.pane.pid}); typing it again in ${pane.id}`,
-        { maybeTyped: true, pasteLost: true },
-      );
+      return this.stop(run, t, {
+        error: `${job.to}'s pane is not the one the paste went into (${t.pane.id}, process ${t.pane.pid}); typing it again in ${pane.id}`,
+        maybeTyped: true,
+        pasteLost: true,
+      });
     let typed: string | undefined;
     if (t.phase === 'committed') {
-      const text = job.text;
-      const catchUp = 'envelope' in text && text.catchUp ? await text.catchUp() : { text: '', named: [] };
-      const copy = (flagged: boolean): string =>
-        'notice' in text
-          ? text.notice
-          : render(
-              { ...text.envelope, redelivered: flagged },
-              this.p.config.delivery.template,
-              text.hint,
-              catchUp.text,
-            );
-      if (t.typed) {
-        // It may be in the box already, unsubmitted (leftover.ts): never pasted behind itself.
-        const copies = [copy(false), copy(true)] as const;
-        const look = { id: id ?? '', receiver: job.to, leftover: t.leftover, agent, pane, copies };
-        const left = await this.keyed(pane.id, leftover(this.p, look));
-        if (left.kind === 'other') return stop(left.error, { maybeTyped: true }, true);
-        if (left.kind === 'failed')
-          return stop(left.failure.error, {
-            maybeTyped: true,
-            pasteLost: lost(left.failure.refused),
-            refused: left.failure.refused,
-          });
-        if (left.kind === 'found') t = keep(found(paneRef(pane), performance.now(), left.flagged));
-        else if (left.kind === 'entered') t = keep(cleared(t));
-      }
-      if (t.phase === 'committed') {
-        const intake = await this.p.typist.intake(agent, pane);
-        typed = SHAPE[intake](copy(t.typed));
-        // Before the pane is told a name, its copy is there to read (a shell reads the message itself so).
-        const named = [...(intake === 'inert' && id ? [id] : []), ...catchUp.named];
-        if (named.length) await this.p.shown?.keep(named);
-        // A dialog may have opened while the leftover look, the catch-up and the copies ran: a paste now
-        // would land in it. Nothing typed yet; it goes on from here once the hold is lifted.
-        const held = this.held(job.to);
-        if (held) return { typing: t, stop: held };
-        job.typed?.(typed);
-        const p = await this.keyed(pane.id, this.p.typist.paste(pane, typed));
-        if (!p.ok) return stop(p.error, p);
-        t = keep(pasted(t, paneRef(pane), p.value));
-        failpoint('pasted');
-      }
+      const out = await this.typeIn(run, t);
+      if ('stop' in out) return out;
+      t = out.t;
+      typed = out.typed;
     }
+    const agent = run.agent;
     if (t.phase === 'pasted') {
       // Not in the box (lost, or cleared by someone): nothing to submit. Typed again next time, flagged.
       if (!(await this.p.typist.landed(agent, t.pane, { at: t.pastedAt, text: typed })))
-        return stop(`the paste never showed in ${t.pane.id}'s input box`, { maybeTyped: true, pasteLost: true });
+        return this.stop(run, t, {
+          error: `the paste never showed in ${t.pane.id}'s input box`,
+          maybeTyped: true,
+          pasteLost: true,
+        });
       // An Enter into a dialog that opened after the paste would answer it: the paste waits in the box, and
       // its Enter is pressed once the dialog is gone (a pasted typing goes on at its Enter).
       const held = this.held(job.to);
       if (held) return { typing: t, stop: held };
       const e = await this.keyed(t.pane.id, this.p.typist.enter(agent, t.pane));
       // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
-      if (!e.ok) return stop(e.error, { maybeTyped: true, pasteLost: lost(e.refused), refused: e.refused });
+      if (!e.ok)
+        return this.stop(run, t, { error: e.error, maybeTyped: true, pasteLost: lost(e.refused), refused: e.refused });
       // This machine's own clock, not the conversation's: entered_at is set against the receipt the agent's
       // hook writes here (its `at`, by the same clock) to measure how long the agent took to get the text.
-      t = keep(entered(t, Date.now()));
+      t = kept(job, entered(t, Date.now()));
     }
     if (t.phase === 'entered') {
       const ours = id ? headerPrefix(id) : (typed ?? '').slice(0, 40);
       const c = await this.keyed(t.pane.id, this.p.typist.confirm(agent, t.pane, ours));
-      if (!c.ok) return stop(c.error, { maybeTyped: true, refused: c.refused });
-      t = keep(confirmed(t, c.value));
+      if (!c.ok) return this.stop(run, t, { error: c.error, maybeTyped: true, refused: c.refused });
+      t = kept(job, confirmed(t, c.value));
     }
     this.p.availability.succeeded(job.to);
     return { typing: t, stop: null, pane };
@@ -205,6 +187,57 @@ export class Pipeline {
     }
     const { stop } = await this.advance({ to: agent, text: { notice: text } }, fresh(false));
     return stop && why(stop);
+  }
+
+  /**
+   * committed → pasted: the text rendered (a leftover of an earlier paste looked for first, when it may have
+   * been typed), then pasted — or, when the leftover is this message, submitted as it is.
+   */
+  private async typeIn(run: Run, from: At<'committed'>): Promise<Outcome | { t: At<'pasted'>; typed?: string }> {
+    const { job, id, agent, pane } = run;
+    const text = job.text;
+    let t = from;
+    const catchUp = 'envelope' in text && text.catchUp ? await text.catchUp() : { text: '', named: [] };
+    const copy = (flagged: boolean): string =>
+      'notice' in text
+        ? text.notice
+        : render({ ...text.envelope, redelivered: flagged }, this.p.config.delivery.template, text.hint, catchUp.text);
+    if (t.typed) {
+      // It may be in the box already, unsubmitted (leftover.ts): never pasted behind itself.
+      const copies = [copy(false), copy(true)] as const;
+      const look = { id: id ?? '', receiver: job.to, leftover: t.leftover, agent, pane, copies };
+      const left = await this.keyed(pane.id, leftover(this.p, look));
+      if (left.kind === 'other') return this.stop(run, t, { error: left.error, maybeTyped: true, untouched: true });
+      if (left.kind === 'failed') {
+        const { error, refused } = left.failure;
+        return this.stop(run, t, { error, maybeTyped: true, pasteLost: lost(refused), refused });
+      }
+      if (left.kind === 'found') return { t: kept(job, found(paneRef(pane), performance.now(), left.flagged)) };
+      if (left.kind === 'entered') t = kept(job, cleared(t));
+    }
+    const intake = await this.p.typist.intake(agent, pane);
+    const typed = SHAPE[intake](copy(t.typed));
+    // Before the pane is told a name, its copy is there to read (a shell reads the message itself so).
+    const named = [...(intake === 'inert' && id ? [id] : []), ...catchUp.named];
+    if (named.length) await this.p.shown?.keep(named);
+    // A dialog may have opened while the leftover look, the catch-up and the copies ran: a paste now
+    // would land in it. Nothing typed yet; it goes on from here once the hold is lifted.
+    const held = this.held(job.to);
+    if (held) return { typing: t, stop: held };
+    job.typed?.(typed);
+    const p = await this.keyed(pane.id, this.p.typist.paste(pane, typed));
+    if (!p.ok) return this.stop(run, t, p);
+    const out = kept(job, pasted(t, paneRef(pane), p.value));
+    failpoint('pasted');
+    return { t: out, typed };
+  }
+
+  /** A step failed: back as far as it must go, looked at again after the agent's backoff. Fenced: this daemon stops. */
+  private stop(run: Run, t: Typing, f: Failure): Outcome {
+    if (f.refused === 'fenced') throw new FencedError(f.error);
+    this.p.availability.retryLater(run.job.to);
+    const stop: Stop = { kind: 'failed', error: f.error, ...(f.untouched && { untouched: f.untouched }) };
+    return { typing: kept(run.job, failed(t, f)), stop };
   }
 
   /** The hold on `agent` now, as a stop (null: nothing holds it). */
