@@ -14,28 +14,25 @@
  * - The turn clock stands still while the holder is blocked (core/conversation.ts counts the blocked time out),
  *   and the change is an event: `blocked` (agent, since, kind, question), `unblocked` (agent, after_ms, by).
  */
-import { isLocal, type Config } from '../config/config.js';
+import { isLocal } from '../config/config.js';
 import { blockedOf, hookOpened, type OpenDialog, screenSaw, type ScreenLook, withBlocked } from '../core/blocked.js';
 import { closesDialog, dialogFromHook } from '../core/dialog-hooks.js';
 import type { HookNote } from '../core/hook-note.js';
 import { isoAt, type Clock, type Events, type TurnState } from '../bus/bus.js';
-import type { Logger } from '../lib/log.js';
 import { readDialog, readsDialogs } from '../terminal/dialogs/index.js';
 import type { AgentDialog, DialogStore } from '../terminal/hooks/dialog-files.js';
 import type { Typist } from '../terminal/typist.js';
+import type { Uses } from './context.js';
 
 /** How often an open dialog's screen is looked at (a dialog answered with No/Esc shows nowhere else). */
 export const OPEN_LOOK_MS = 400;
 /** How often the turn holder's screen is looked at for a dialog no hook reports. */
 const IDLE_LOOK_MS = 4000;
 
-export interface DialogsParts {
-  config: Config;
+export interface DialogsParts extends Uses<'config' | 'log' | 'wakeIn'> {
   bus: TurnState & Events & Clock;
   typist: Pick<Typist, 'look'>;
   store: DialogStore;
-  log: Logger;
-  wakeIn(ms: number): void;
   /** The conversation's `blocked` changed: the turn clock stood still or goes on (the conductor plans again). */
   changed(): void;
 }
@@ -188,15 +185,8 @@ export class Dialogs {
 
   private async save(): Promise<void> {
     const all: Record<string, AgentDialog> = {};
-    for (const [agent, d] of this.open) {
-      all[agent] = {
-        since: d.since,
-        kind: d.kind,
-        question: d.question,
-        source: d.source,
-        ...(d.choices && d.id ? { choices: d.choices, dialog: d.id } : {}),
-      };
-    }
+    for (const [agent, { since, kind, question, source, choices, id }] of this.open)
+      all[agent] = { since, kind, question, source, ...(choices && id ? { choices, dialog: id } : {}) };
     const text = JSON.stringify(all);
     if (text === this.saved) return;
     this.saved = text;

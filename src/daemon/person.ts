@@ -37,11 +37,7 @@ export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
   if (!ready.ok) {
     const running = stage.oneshot ? ': nothing is running for this conversation; start it with "baton up"' : '';
     // `unavailable`: nothing was done and trying again later may work (`up --topic` waits for the agent).
-    return {
-      ok: false,
-      message: `not sent: ${to} cannot take it now (${ready.reason})${running}`,
-      unavailable: true,
-    };
+    return { ok: false, message: `not sent: ${to} cannot take it now (${ready.reason})${running}`, unavailable: true };
   }
   const typedBefore = record !== null;
   const receivedAt = isoAt(bus.now());
@@ -90,12 +86,7 @@ export async function kickoff(stage: Stage, topic: string, request: string): Pro
     extra: { kickoff: true },
   });
   if (!reply.ok) return reply;
-  await stage.bus.update((s) => ({
-    ...s,
-    turn_started_at: isoAt(stage.bus.now()),
-    nudges: 0,
-    stalled: false,
-  }));
+  await stage.bus.update((s) => ({ ...s, turn_started_at: isoAt(stage.bus.now()), nudges: 0, stalled: false }));
   stage.resumed();
   return {
     ...reply,

@@ -19,7 +19,6 @@
  * something else, is reported once (`delivery_unconfirmed`), and may be typed again (unconfirmed.ts).
  */
 import { FencedError, type Clock, type Events, type Queues, type Records, type TurnState } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import { sanitize } from '../core/compose.js';
 import type { FinishReason } from '../core/conversation.js';
 import { hasHooks, type HookNote } from '../core/hook-note.js';
@@ -28,7 +27,6 @@ import { dialogFromHook } from '../core/dialog-hooks.js';
 import { genuineIds, holdsTyped, idsIn, isIntact, type Received } from '../core/receipt.js';
 import { remindedOf } from '../core/restart.js';
 import type { ArchiveRecord } from '../core/record.js';
-import type { Logger } from '../lib/log.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
 import { type AgentStates, noteLabel } from '../terminal/hooks/spool.js';
 import { Budget } from './budget.js';
@@ -80,18 +78,8 @@ export class Receipts {
    */
   private dirty = true;
   private lookedAt = 0;
-  private readonly config: Config;
-  private readonly bus: Records & Events;
-  private readonly intake: HookIntake;
-  private readonly log: Logger;
-  private readonly dialogs: ReceiptsParts['dialogs'];
 
-  constructor(p: ReceiptsParts) {
-    this.dialogs = p.dialogs;
-    this.config = p.config;
-    this.bus = p.bus;
-    this.intake = p.intake;
-    this.log = p.log;
+  constructor(private readonly p: ReceiptsParts) {
     this.agents = p.config.order.filter(
       (a) => hasHooks(p.config.agents[a]!.kind) && p.config.agents[a]!.host === p.config.host,
     );
@@ -104,8 +92,8 @@ export class Receipts {
   /** Watch the spools (a hint: each pass looks anyway). */
   async watch(kick: () => void): Promise<void> {
     for (const a of this.agents) {
-      await this.intake.ensure(a);
-      this.intake.watch(a, () => {
+      await this.p.intake.ensure(a);
+      this.p.intake.watch(a, () => {
         this.dirty = true;
         kick();
       });
@@ -113,7 +101,7 @@ export class Receipts {
   }
 
   unwatch(): void {
-    this.intake.unwatch();
+    this.p.intake.unwatch();
   }
 
   /** A receipt that came before the stamp, for whoever stamps it (the courier, a person's message) to record with it. */
@@ -150,7 +138,7 @@ export class Receipts {
       this.lookedAt = now;
     }
     for (const agent of look ? this.agents : []) {
-      for (const s of await this.intake.notes(agent)) {
+      for (const s of await this.p.intake.notes(agent)) {
         if ('note' in s) {
           try {
             await this.handle(agent, s.note);
@@ -159,7 +147,7 @@ export class Receipts {
             // The note stays for the next pass; one that keeps failing is set aside, so delivery never stops on it.
             const n = (this.failures.get(s.name) ?? 0) + 1;
             this.failures.set(s.name, n);
-            this.log.warn(
+            this.p.log.warn(
               `${agent}'s hook note ${s.name}: ${String(err)}${n >= MAX_TRIES ? '; set aside' : '; trying again'}`,
             );
             if (n < MAX_TRIES) {
@@ -168,16 +156,17 @@ export class Receipts {
             }
           }
           this.failures.delete(s.name);
-        } else this.log.warn(`${agent}'s hook spool: ${noteLabel(s.name)} is not a hook note (${s.invalid}); removed`);
-        await this.intake.take(agent, s.name);
+        } else
+          this.p.log.warn(`${agent}'s hook spool: ${noteLabel(s.name)} is not a hook note (${s.invalid}); removed`);
+        await this.p.intake.take(agent, s.name);
         any = true;
       }
     }
     if (this.settle()) any = true;
     if (any)
-      await this.intake
+      await this.p.intake
         .saveStates(this.states)
-        .catch((err: unknown) => this.log.warn(`cannot write the agents' states: ${String(err)}`));
+        .catch((err: unknown) => this.p.log.warn(`cannot write the agents' states: ${String(err)}`));
     await this.budget.run();
     await this.overdue();
     return any;
@@ -194,7 +183,7 @@ export class Receipts {
   private settle(): boolean {
     let changed = false;
     for (const [agent, s] of Object.entries(this.states)) {
-      if (s.state !== 'permission' || !this.dialogs || this.dialogs.current(agent)) continue;
+      if (s.state !== 'permission' || !this.p.dialogs || this.p.dialogs.current(agent)) continue;
       this.states[agent] = { state: 'idle', since: new Date().toISOString() };
       changed = true;
     }
@@ -203,7 +192,7 @@ export class Receipts {
 
   private async handle(agent: string, note: HookNote): Promise<void> {
     await this.sessions.saw(agent, note);
-    this.dialogs?.note(agent, note);
+    this.p.dialogs?.note(agent, note);
     if (note.event === 'prompt') return this.prompt(agent, note);
     if (note.event === 'stop') {
       this.states[agent] = { state: 'idle', since: note.at };
@@ -215,7 +204,7 @@ export class Receipts {
       return;
     }
     // A notification of another kind (Claude Code's idle reminder) is no dialog.
-    if (!dialogFromHook(this.config.agents[agent]!.kind, note)) return;
+    if (!dialogFromHook(this.p.config.agents[agent]!.kind, note)) return;
     this.states[agent] = {
       state: 'permission',
       since: note.at,
@@ -224,12 +213,12 @@ export class Receipts {
   }
 
   private async prompt(agent: string, note: HookNote): Promise<void> {
-    const facts = factsOf(this.config.agents[agent]!.kind, note);
+    const facts = factsOf(this.p.config.agents[agent]!.kind, note);
     const prompt = facts.prompt ?? '';
     const promptId = facts.turn ?? undefined;
     this.states[agent] = { state: 'busy', since: note.at, ...(promptId ? { prompt_id: promptId } : {}) };
     const records = new Map<string, ArchiveRecord | null>();
-    for (const id of new Set(idsIn(prompt))) records.set(id, await this.bus.record(id));
+    for (const id of new Set(idsIn(prompt))) records.set(id, await this.p.bus.record(id));
     const ids = genuineIds(prompt, (id) => {
       const c = records.get(id)?.content;
       return c === undefined ? undefined : sanitize(c);
@@ -256,11 +245,11 @@ export class Receipts {
         ...(promptId ? { prompt_id: promptId } : {}),
       };
       this.unconfirmed.received(id, agent);
-      if (record.delivered_at) await this.bus.amend(id, { received, confirmed: 'hook' });
+      if (record.delivered_at) await this.p.bus.amend(id, { received, confirmed: 'hook' });
       else this.early.set(id, received);
       if (!received.intact)
-        this.log.warn(`${id} → ${agent}: the prompt its model got does not hold the text baton typed`);
-      await this.bus.events.emit('received', { id, agent, intact: received.intact });
+        this.p.log.warn(`${id} → ${agent}: the prompt its model got does not hold the text baton typed`);
+      await this.p.bus.events.emit('received', { id, agent, intact: received.intact });
     }
   }
 
@@ -269,18 +258,18 @@ export class Receipts {
     const mine = r.deliveries?.[agent];
     if (!mine || mine.received) return;
     const received = { at, intact: isIntact(r.id, sanitize(r.content), prompt) };
-    await this.bus.amend(r.id, { deliveries: { [agent]: { ...mine, received } } });
-    await this.bus.events.emit('received', { id: r.id, agent, intact: received.intact });
+    await this.p.bus.amend(r.id, { deliveries: { [agent]: { ...mine, received } } });
+    await this.p.bus.events.emit('received', { id: r.id, agent, intact: received.intact });
   }
 
   /** Report once each stamped delivery whose receipt is overdue while its agent is not busy. */
   private async overdue(): Promise<void> {
     for (const o of this.unconfirmed.due((agent) => this.states[agent]?.state === 'busy')) {
-      this.log.warn(
+      this.p.log.warn(
         `${o.id} → ${o.agent}: stamped delivered, but its hook reported no prompt within ${RECEIPT_BOUND_MS / 1000} s` +
           (o.suspect ? '; checking its pane' : ''),
       );
-      await this.bus.events.emit('delivery_unconfirmed', { id: o.id, agent: o.agent, after_ms: o.afterMs });
+      await this.p.bus.events.emit('delivery_unconfirmed', { id: o.id, agent: o.agent, after_ms: o.afterMs });
     }
   }
 }
