@@ -5,7 +5,6 @@
  * because a process per conversation flattened at 70–80 turns/s (bench/bus.mjs scale); each conversation keeps
  * its own lease, fence token and turn. docs/decisions/0004-one-process-many-conversations.md.
  */
-import { basename, dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FencedError, LeaseHeldError, NewGeneration, StoreChanged } from '../bus/bus.js';
 import { explainBusError, isBusUnavailable, openBus } from '../bus/open.js';
@@ -13,7 +12,7 @@ import { ConfigError, type Config } from '../config/config.js';
 import type { Logger } from '../lib/log.js';
 import { Tmux } from '../terminal/tmux.js';
 import { Daemon, NEW_GENERATION } from './daemon.js';
-import { Notifier } from './notify/notifier.js';
+import { conversationOf, Notifier } from './notify/notifier.js';
 import { timing } from '../lib/timing.js';
 
 /**
@@ -23,12 +22,6 @@ import { timing } from '../lib/timing.js';
 const DATABASE_AWAY_MS = 60_000;
 /** How long a stopping daemon waits for notifications still on their way (within `baton down`'s grace). */
 const NOTIFY_DRAIN_MS = 1000;
-
-/** How a conversation is named in a shared daemon's log lines. */
-function labelOf(config: Config): string {
-  if (config.bus.kind === 'postgres') return config.bus.conversation;
-  return basename(config.file ? dirname(config.file) : config.messageDir);
-}
 
 export class Service {
   private stopping: string | null = null;
@@ -68,10 +61,10 @@ export class Service {
    */
   async run(): Promise<number> {
     if (this.configs.length === 1) return this.keep(this.configs[0]!, this.log);
-    this.log.info(`serving ${this.configs.length} conversations: ${this.configs.map(labelOf).join(', ')}`);
+    this.log.info(`serving ${this.configs.length} conversations: ${this.configs.map(conversationOf).join(', ')}`);
     const codes = await Promise.all(
       this.configs.map((config) => {
-        const log = this.log.withTag(labelOf(config)); // "[baton:review-42] …"
+        const log = this.log.withTag(conversationOf(config)); // "[baton:review-42] …"
         return this.keep(config, log).catch((err: unknown) => {
           log.error(explainBusError(err) ?? (err instanceof Error ? err.message : String(err)));
           return err instanceof LeaseHeldError ? 3 : err instanceof ConfigError ? 2 : 1;

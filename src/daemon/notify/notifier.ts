@@ -56,17 +56,8 @@ class Sink {
     i: number,
   ) {
     this.cooldown = new Cooldown(cfg.cooldown_s * 1000);
-    this.rec = {
-      label: labelOf(cfg, i),
-      kind: kindOf(cfg),
-      target: targetOf(cfg),
-      events: [...cfg.events],
-      ...{ last_success: null, last_failure: null, sent: 0, failed: 0, folded: 0, dropped: 0 },
-    };
-  }
-
-  wants(h: Happening): boolean {
-    return (this.cfg.events as readonly string[]).includes(h.event);
+    const counts = { last_success: null, last_failure: null, sent: 0, failed: 0, folded: 0, dropped: 0 };
+    this.rec = { label: labelOf(cfg, i), kind: kindOf(cfg), target: targetOf(cfg), events: [...cfg.events], ...counts };
   }
 }
 
@@ -129,7 +120,7 @@ export class Notifier {
   private offer(h: Happening): void {
     const now = this.now();
     for (const s of this.sinks) {
-      if (!s.wants(h)) continue;
+      if (!(s.cfg.events as readonly string[]).includes(h.event)) continue;
       const n = s.cooldown.offer(h, now);
       if (n) this.enqueue(s, n);
       else s.rec.folded++;
