@@ -7,17 +7,14 @@
  */
 import { join } from 'node:path';
 import { isoAt, type Clock, type Events, type TurnState } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import { closingPrompt, OUTCOME_FILE, outcomeFile } from '../core/outcome.js';
 import type { ArchiveRecord } from '../core/record.js';
 import { expectedReceiver } from '../core/turns.js';
 import { writeAtomic } from '../lib/fsx.js';
-import type { Logger } from '../lib/log.js';
+import type { Uses } from './context.js';
 
-export interface ClosingParts {
-  config: Config;
+export interface ClosingParts extends Uses<'config' | 'log'> {
   bus: TurnState & Events & Clock;
-  log: Logger;
   /** Type text of baton's own into an agent's pane (pipeline.ts). Null when typed, else why not. */
   typeInto(agent: string, text: string): Promise<string | null>;
 }

@@ -6,16 +6,13 @@
  * on (`loop_since`), so a resume is not undone by the very same window at the next delivery.
  */
 import { isoAt, type Clock, type Events, type Records, type TurnState } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import { formatId, parseId } from '../core/ids.js';
 import { loopCheck, loopRulesOf, type Said } from '../core/loop.js';
 import type { ArchiveRecord } from '../core/record.js';
-import type { Logger } from '../lib/log.js';
+import type { Uses } from './context.js';
 
-export interface LoopGuardParts {
-  config: Config;
+export interface LoopGuardParts extends Uses<'config' | 'log'> {
   bus: TurnState & Records & Events & Clock;
-  log: Logger;
 }
 
 export class LoopGuard {

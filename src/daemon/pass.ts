@@ -45,17 +45,13 @@ interface PassContext {
 }
 
 /** One stage of a pass (steering's Stage, stage.ts, is another thing: what a person's requests may use). */
-type PassStage = (p: PassParts, ctx: PassContext) => Promise<void>;
+type PassStage = (p: PassParts, ctx: PassContext) => Promise<unknown>;
 
 /** What the agents' hooks reported (receipts, turn ends): handled first. */
-const readHooks: PassStage = async (p) => {
-  await p.receipts.run();
-};
+const readHooks: PassStage = (p) => p.receipts.run();
 
 /** Who waits at a dialog (dialogs.ts): the screens that are due, and the conversation's `blocked`, before anything is typed. */
-const watchDialogs: PassStage = async (p) => {
-  await p.dialogs.run();
-};
+const watchDialogs: PassStage = (p) => p.dialogs.run();
 
 /** A cut-short delivery goes first; until it is done nothing else is delivered (but bad files are still rejected). */
 const finishCutShort: PassStage = async (p, ctx) => {
@@ -97,9 +93,7 @@ const scanQueues: PassStage = async (p, ctx) => {
 };
 
 /** Senders told why their messages were rejected (rejections.ts), never while a delivery is under way. */
-const tellRejected: PassStage = async (p, ctx) => {
-  await p.rejections.tell(ctx.free);
-};
+const tellRejected: PassStage = (p, ctx) => p.rejections.tell(ctx.free);
 
 /** Deliver that message (or hold it for a person's approval in moderated mode), unless a delivery is stuck. */
 const takeBest: PassStage = async (p, ctx) => {

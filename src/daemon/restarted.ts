@@ -12,25 +12,23 @@
  * pane, so a daemon restarted later does not tell it twice.
  */
 import type { Events, Queues, Records, TurnState } from '../bus/bus.js';
-import { isLocal, type Config } from '../config/config.js';
+import { isLocal } from '../config/config.js';
 import { replyHint } from '../core/compose.js';
 import { owedAfterRestart, restartReminder, type Start } from '../core/restart.js';
-import type { Logger } from '../lib/log.js';
 import { paneRef, samePane, type PaneInfo } from '../terminal/pane.js';
 import type { Typist } from '../terminal/typist.js';
 import type { Courier } from './courier.js';
 import type { Pipeline } from './pipeline.js';
+import type { Uses } from './context.js';
 
 /** How often at most the turn holder's pane is looked at (the 2 s rescan drives it: told within seconds). */
 const LOOK_MS = 1500;
 
-export interface RestartsParts {
-  config: Config;
+export interface RestartsParts extends Uses<'config' | 'log'> {
   bus: TurnState & Records & Queues & Events;
   typist: Pick<Typist, 'locate'>;
   typing: Pick<Pipeline, 'gate' | 'notice'>;
   courier: Pick<Courier, 'begin' | 'advance'>;
-  log: Logger;
 }
 
 const keyOf = (p: { id: string; pid: number; server: string }) => `${p.id} ${p.pid} ${p.server}`;

@@ -6,15 +6,12 @@
  * machine is told of.
  */
 import type { TurnState } from '../bus/bus.js';
-import type { Config } from '../config/config.js';
 import type { HookNote } from '../core/hook-note.js';
 import { changed, sessionOf } from '../core/sessions.js';
-import type { Logger } from '../lib/log.js';
+import type { Uses } from './context.js';
 
-export interface SessionKeeperParts {
-  config: Config;
+export interface SessionKeeperParts extends Uses<'config' | 'log'> {
   bus: TurnState;
-  log: Logger;
 }
 
 export class SessionKeeper {

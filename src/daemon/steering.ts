@@ -57,12 +57,11 @@ export class Steering {
     // A delivery not yet stamped: no other message may be delivered before it (and nothing typed into its
     // receiver's pane before its Enter: the pipeline's gate says so). Say so now rather than leave the person waiting.
     const busy = this.stage.deliveringTo();
-    if (busy !== null && req.op === 'approve') {
+    if (busy !== null && req.op === 'approve')
       return {
         ok: false,
         message: `not now: a message to ${busy} is still being delivered (see baton status); try again when it is`,
       };
-    }
     switch (req.op) {
       case 'end':
         return this.end(req.reason);
