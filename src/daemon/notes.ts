@@ -1,15 +1,13 @@
 /**
- * A person's note to every agent (`baton send --to all`, the dashboard's "all", docs/protocol.md §11): typed
- * once into each agent's pane, each when its pane can take it; no turn moves and no `msg_` ID is taken.
- * It is archived once, as user_NNNN with `receiver: "all"`, and each agent's delivery is recorded on it
- * (`deliveries`), so the archive says who has it and who still waits — and a daemon that starts, or another
- * machine's, carries on from there: a pane that could not take it is tried again until it can.
+ * A person's note to every agent (`baton send --to all`, the dashboard's "all", docs/protocol.md §11): typed once
+ * into each agent's pane when it can take it; no turn moves, no `msg_` ID is taken. Archived once as user_NNNN with
+ * `receiver: "all"`, each agent's delivery recorded on it (`deliveries`): the archive says who has it and who waits,
+ * and a daemon that starts, or another machine's, carries on from there until every pane has it.
  *
- * One agent's delivery: its entry is written with `at: null` before the typing and with the time after it,
- * so a daemon killed in between types it again flagged `(redelivered)` — never silently twice. The record
- * is stamped (`delivered_at`) at the first pane that got it: from then on it is part of the transcript.
- * Across machines the note is archived by the machine that took the request, and each other machine's
- * daemon is asked (a `note` request) to type it into its own agents.
+ * One agent's delivery: its entry is written with `at: null` before the typing and with the time after, so a daemon
+ * killed between types it again flagged `(redelivered)` — never silently twice. The record is stamped
+ * (`delivered_at`, in the transcript from then) at the first pane that got it. Across machines, the machine that
+ * took the request archives it and asks each other's daemon (a `note` request) to type it into its own agents.
  */
 import type { Events, PersonMessages, Records, Requests, TurnState } from '../bus/bus.js';
 import { isLocal } from '../config/config.js';

@@ -1,15 +1,12 @@
 /**
- * An agent started again while it holds the turn — after a reboot, a crash, `baton down` and `up`, or a
- * pane a person killed and `up` brought back — is told what it owes (core/restart.ts decides what): its
- * message again, flagged `(redelivered)`, or a reminder naming it. Before, nothing was typed: the new pane
- * waited for a message, the conversation for its reply, and with `timeout_s: 0` nothing said so.
- *
- * How it is known: every delivery records the pane instance it was typed into (`typed_into`: pane id, its
- * first process, the tmux server's pid and start time — none survives a restart of the agent, and a reboot
- * changes all of them), and `baton up` marks how it started each client (@baton_start: `resumed` its
- * session, or `fresh`). The holder's pane is looked at at each rescan (one tmux query, no screen read):
- * another instance than the one its message went into is a restart. Once told, the record names the new
- * pane, so a daemon restarted later does not tell it twice.
+ * An agent started again while it holds the turn (a reboot, a crash, `baton down` and `up`, a pane killed and brought
+ * back) is told what it owes (core/restart.ts decides): its message again, flagged `(redelivered)`, or a reminder
+ * naming it — untold, the new pane waited for a message, the conversation for its reply, and with `timeout_s: 0`
+ * nothing said so.
+ * Known by the pane instance each delivery records (`typed_into`: pane id, first process, tmux server pid and start
+ * time — none survives a restart of the agent) and how `baton up` started each client (@baton_start: `resumed` or
+ * `fresh`). The holder's pane is looked at each rescan (one tmux query, no screen read): another instance than its
+ * message's is a restart. Once told, the record names the new pane, so a later daemon does not tell it twice.
  */
 import type { Events, Queues, Records, TurnState } from '../bus/bus.js';
 import { isLocal } from '../config/config.js';

@@ -1,11 +1,9 @@
 /**
- * Looking at every direction's queue once per pass: the message to deliver now is the first, by name, of
- * the queues whose sender holds the turn. On the way, out-of-turn messages are held where they are (one
- * `held` event each), one the policy never allows is rejected, one whose expires_at passed is refused with
- * that reason, and a message still being written keeps its place in line.
- *
- * What the daemon knows of a waiting message beyond what the bus says — whether its `held` event was
- * logged, when its turn came — is kept here, by the message's key, for as long as it waits.
+ * Every direction's queue looked at once per pass: the message to deliver is the first, by name, of the queues
+ * whose sender holds the turn. On the way, out-of-turn messages are held in place (one `held` event each), one the
+ * policy never allows is rejected, one past its expires_at is refused with that reason, and one still being
+ * written keeps its place. What the daemon knows of a waiting message beyond the bus (its `held` event logged, when
+ * its turn came) is kept here by its key while it waits.
  */
 import type { Clock, Events, Queues, TurnState, Waiting } from '../bus/bus.js';
 import type { Timing } from '../core/delivery.js';

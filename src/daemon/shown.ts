@@ -1,16 +1,12 @@
 /**
- * What a pane is told to read with `baton show`, kept where that pane can read it (docs/trust.md).
- *
- * A shell-kind agent gets only a line naming its message (`read it with: baton show msg_0001`: a shell would
- * run the content), and a catch-up names what it cut or left out the same way. On the PostgreSQL bus the
- * archive is in the database, and an agent's pane never holds the database's password — so the hint failed
- * in the very pane it was typed into. The daemon, which has the database, writes a copy of each record it
- * names to a pane on this machine into `message_dir/.shown/<id>.json` just before typing the name, and
- * `baton show` in a shell without the database reads the copy. A pane can so read exactly what it was told
- * to read — messages of its own conversation, never the database and its other conversations.
- *
- * Chosen over a daemon answering `baton show` over a socket or a request: that needs the daemon running
- * and a new way in for a pane; a copy needs neither, and `cat` reads it too.
+ * What a pane is told to read with `baton show`, kept where that pane can read it (docs/trust.md). A shell-kind
+ * agent gets only a line naming its message (a shell would run the content), and a catch-up names what it cut or
+ * left out the same way. On the PostgreSQL bus a pane never holds the database's password, so that hint failed in
+ * the very pane it was typed into: the daemon writes a copy of each record it names to a pane on this machine into
+ * `message_dir/.shown/<id>.json` just before typing the name, and `baton show` without the database reads it —
+ * exactly what the pane was told to read, never the database and its other conversations.
+ * Chosen over the daemon answering `baton show` (a socket, a request): that needs it running and a new way in for a
+ * pane; a copy needs neither, and `cat` reads it too.
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,11 +1,9 @@
 /**
- * Deliveries the agent's own hook never confirmed. Stamped from the screen, a message whose
- * prompt hook has not reported it within the bound, while its agent is not busy, is reported once
- * (`delivery_unconfirmed`) — and handled like a failed submit: when the agent's hooks are known to work
- * (they have reported a baton message before), its silence means the model did not get the text, so the
- * message is a suspect the pass may type again, flagged, once (pass.ts checks that it provably is not in
- * the box and that the agent has not answered it). Hooks that never reported anything prove nothing: their
- * messages are only reported.
+ * Deliveries the agent's own hook never confirmed: stamped from the screen, a message its prompt hook has not
+ * reported within the bound, while its agent is not busy, is reported once (`delivery_unconfirmed`). When the
+ * agent's hooks are known to work (they reported a baton message before), that silence means the model did not
+ * get the text: the message is a suspect the pass may type again, flagged, once (pass.ts checks that it provably
+ * is not in the box and was not answered). Hooks that never reported anything prove nothing: only reported.
  */
 
 import { timing } from '../lib/timing.js';
