@@ -34,11 +34,11 @@ export class Availability {
   constructor(private readonly p: AvailabilityParts) {}
 
   /**
-   * A message for the agent may have come: look at its pane now, while the pass reads the queues, so the
-   * check before its turn step need not wait for tmux. Traced across two machines, that look was 0.48 ms
-   * of a 4.4 ms delivery, right after the 0.45 ms from the notification to the take: done side by side.
-   * Only a pane found ready is taken from it, and only within EARLY_MS: it is as fresh as a look made
-   * before the turn step always was (the paste itself checks inside tmux that the pane is the same one).
+   * A message for the agent may have come: look at its pane now, while the pass reads the queues, so the check
+   * before its turn step need not wait for tmux (traced across two machines, that look was 0.48 ms of a 4.4 ms
+   * delivery, right after the 0.45 ms from the notification to the take: done side by side). Only a pane found
+   * ready is taken from it, within EARLY_MS: as fresh as a look before the turn step (the paste itself checks
+   * inside tmux that the pane is the same one).
    */
   earlyLook(agentName: string): void {
     const agent = this.p.config.agents[agentName];

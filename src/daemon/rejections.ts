@@ -10,10 +10,7 @@ import { sanitize } from '../core/compose.js';
 import { timing } from '../lib/timing.js';
 import type { Uses } from './context.js';
 
-/**
- * How long rejections are gathered before one notice tells them: a burst (a folder of bad files found at
- * start-up, an agent writing several at once) is one notice, not one per file.
- */
+/** Rejections are gathered this long before one notice: a burst (bad files found at start-up) is one notice. */
 export const GATHER_MS = timing.rejectionGatherMs;
 /** And an agent is told at most this often: a stream of bad files is a notice every ten seconds, not a flood. */
 export const SPACING_MS = timing.rejectionSpacingMs;

@@ -1,8 +1,7 @@
 /**
- * The end of an agent's turn, as its hook reports it (Stop; Gemini's AfterAgent): the turn's tokens and cost
- * are counted (budget.ts), and under `reply: "auto"`/`"both"` its final reply becomes its message when it
- * holds the turn and posted nothing since its message came (core/receipt.ts says when), never two for
- * one turn.
+ * The end of an agent's turn, as its hook reports it (Stop; Gemini's AfterAgent): its tokens and cost are counted
+ * (budget.ts), and under `reply: "auto"`/`"both"` its final reply becomes its message when it holds the turn and
+ * posted nothing since its message came (core/receipt.ts says when), never two for one turn.
  */
 import type { Clock, Events, Posted, Queues, Records, TurnState } from '../bus/bus.js';
 import type { Direction } from '../config/config.js';
