@@ -1,10 +1,8 @@
 /**
- * `baton service`: the machine's daemon as a service that survives reboots and crashes — a systemd user
- * unit (Linux) or a launchd agent (macOS) running `baton daemon --machine --stay`, which serves the
- * registry (registry.ts) and stays when it serves nothing; with `--agents` (`service install --agents`) it
- * also starts again, at its start, the agents of the conversations that were running (bring-back.ts). The database's URL comes from an environment
- * file the person fills in (mode 0600), never from the unit: a unit file is world-readable and shown by
- * `systemctl cat`.
+ * `baton service`: the machine's daemon as a service surviving reboots and crashes — a systemd user unit
+ * (Linux) or launchd agent (macOS) running `baton daemon --machine --stay` (serves the registry, stays when
+ * idle; with `--agents` it restarts the running conversations' agents, bring-back.ts). The database's URL
+ * comes from an environment file (mode 0600), never the unit: units are world-readable (`systemctl cat`).
  */
 import { lstatSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -23,10 +21,8 @@ export function servicePaths(env: NodeJS.ProcessEnv = process.env): ServicePaths
   return { unit: join(config, 'systemd', 'user', 'baton.service'), envFile: join(config, 'baton', 'env') };
 }
 
-// systemd reads every value of a unit through its own rules (systemd.syntax, systemd.service, systemd.exec),
-// and a path is the person's: an XDG_CONFIG_HOME holding "%" once made systemd drop the EnvironmentFile= line
-// ("Invalid slot", a warning `systemd-analyze verify` passes), and "%h" would have named another file.
-// `%` starts a specifier in every value, so it is written `%%` everywhere.
+// `%` starts a systemd specifier in every value: an XDG_CONFIG_HOME holding "%" made systemd drop the
+// EnvironmentFile= line ("Invalid slot", passed by `systemd-analyze verify`), so it is written `%%` everywhere.
 const specifiers = (s: string): string => s.replace(/%/g, '%%');
 
 /** Inside double quotes systemd undoes C escapes: `\\`, `\"`, and `\xNN` for a control character. */
@@ -37,9 +33,8 @@ const cQuoted = (s: string): string =>
     .replace(/[\u0000-\u001F\u007F]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 /**
- * The program of a command line (ExecStart=): quoted, specifiers doubled, and otherwise taken as written —
- * `$` included (measured on systemd 252: `$$` there stays two dollars and names no file). systemd refuses
- * quotes, backslashes and control characters in it ("Executable name contains special characters").
+ * ExecStart='s program: quoted, specifiers doubled, `$` as written (systemd 252: `$$` there stays two
+ * dollars). systemd refuses quotes, backslashes and control characters in it.
  */
 function executable(path: string): string {
   if (!path.startsWith('/') || /["'\\\u0000-\u001F\u007F]/.test(path))
@@ -56,9 +51,8 @@ const argument = (s: string): string => `"${specifiers(cQuoted(s)).replace(/\$/g
 const assignment = (name: string, value: string): string => `"${specifiers(cQuoted(`${name}=${value}`))}"`;
 
 /**
- * A path setting (EnvironmentFile=; WorkingDirectory= too) is the rest of its line, as written: no quotes
- * (they would be part of the name), only specifiers expanded. A path systemd cannot be given so — a line
- * break or other control character in it, or one not absolute — is refused rather than written wrong.
+ * A path setting (EnvironmentFile=) is the rest of its line: no quotes (they would be part of the name), only
+ * specifiers expanded. A relative path or one with a control character is refused rather than written wrong.
  */
 function pathValue(path: string): string {
   if (!path.startsWith('/') || /[\u0000-\u001F\u007F]/.test(path) || path !== path.trim())
@@ -69,11 +63,9 @@ function pathValue(path: string): string {
 }
 
 /**
- * The PATH the service runs with: the installing shell's, frozen (the daemon runs tmux, and a notify command
- * sink runs the person's programs: a user manager's own PATH, /usr/bin:/bin, lacks a tmux from Homebrew or
- * Nix), with each folder once — a shell's PATH gathers repeats (every nested shell, every `source ~/.bashrc`,
- * added its folders again, and the unit carried them all) — and without empty or relative entries, which
- * would name the service's working folder. Re-run install after moving tmux (docs/reference.md).
+ * The service's PATH: the installing shell's, frozen (a user manager's /usr/bin:/bin lacks a Homebrew or Nix
+ * tmux), each folder once (nested shells repeat them) and without empty or relative entries (they would name
+ * the working folder). Re-run install after moving tmux (docs/reference.md).
  */
 export function servicePath(path: string): string {
   const seen = new Set<string>();
@@ -95,11 +87,9 @@ export interface Launch {
 const daemonArgs = (l: Launch): string[] => ['daemon', '--machine', '--stay', ...(l.agents ? ['--agents'] : [])];
 
 /**
- * The unit (no Documentation=: it once named man:tmux(1), which is not baton's; baton has no manual page, and
- * `baton service --help` is what says what this unit is). Its environment file is required (no `-` before it): `install` always writes one (empty but
- * for comments until the person adds the database's settings), so a missing one means something went
- * wrong, and a service started without them would run with no database and say nothing; systemd instead
- * refuses to start it and `systemctl --user status baton` names the file.
+ * The unit (no Documentation=: baton has no manual page). Its environment file is required (no `-`): install
+ * always writes one, so a missing one is an error, and without it the service would run with no database
+ * silently; systemd instead refuses to start and `systemctl --user status baton` names the file.
  */
 export function systemdUnit(l: Launch, paths: ServicePaths): string {
   const env = [assignment('PATH', l.path), ...(l.stateHome ? [assignment('XDG_STATE_HOME', l.stateHome)] : [])];
@@ -124,10 +114,7 @@ export const ENV_TEMPLATE = `# baton service environment (read by systemd: KEY=v
 # BATON_BUS_URL=postgres://user@host/db   (the password goes in ~/.pgpass, or PGPASSWORD= here)
 `;
 
-/**
- * Is the unit enabled — linked from a target's `.wants/` (what `systemctl --user enable` makes of WantedBy=)?
- * Read from the unit's own folder, so uninstall knows without asking a user manager that may not be running.
- */
+/** The unit's enable links (`.wants/`), read from its folder: uninstall needs no running user manager. */
 export function enabledLinks(unitDir: string): string[] {
   let names: string[];
   try {
