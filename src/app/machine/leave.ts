@@ -9,8 +9,7 @@ import type { Liveness } from '../../bus/bus.js';
 import type { Config } from '../../config/config.js';
 import type { RunRecord } from '../../config/run-record.js';
 import { machineDaemon } from './daemon-lock.js';
-import { stateDirs } from './identity.js';
-import { machineMode } from './identity.js';
+import { machineMode, stateDirs } from './identity.js';
 import { entryOf, keyOf, readRegistry, RegistryUnreadable, stateDir, unregister } from './registry.js';
 import { readServed } from './served.js';
 
@@ -23,9 +22,8 @@ export type Left =
   | { left: true; pid: number | null; released: boolean; exited: boolean; others: number | null; stays?: boolean };
 
 /**
- * What `down` says of the machine's daemon: this conversation's place in it, and what became of the daemon —
- * it serves the others on, or had nothing else to serve and exited (or stays: the service). It once said only
- * "stopped its place in the machine's daemon (pid N)", and a person could not tell whether anything still ran.
+ * What `down` says of the machine's daemon: this conversation's place in it, and what became of the daemon
+ * (serves others, exited, or stays) — without that a person could not tell whether anything still ran.
  */
 export function leftLabel(l: Left & { left: true }): string {
   const place = `its place in the machine's daemon (pid ${l.pid ?? '-'})`;
@@ -107,11 +105,9 @@ async function leaveByKey(key: string, daemon: number | null): Promise<Left> {
 }
 
 /**
- * Whether the registry lists this conversation (`daemon`: the pid serving it, if any). A registry that does
- * not read cannot be changed (registry.ts): when the machine's daemon serves the conversation, or when `up`
- * hands conversations to it, this throws RegistryUnreadable (`down` and `up --fresh` exit 1 naming the file)
- * rather than say "not registered" and leave the daemon serving it; a daemon of the conversation's own
- * (BATON_DAEMON=conversation) is stopped as before.
+ * Whether the registry lists this conversation (`daemon`: the pid serving it, if any). An unreadable registry
+ * throws RegistryUnreadable when the machine's daemon serves it or `up` hands conversations to it, rather than
+ * say "not registered" and leave the daemon serving it; a conversation's own daemon is stopped as before.
  */
 function listed(dir: string, key: string, daemon: number | null): boolean {
   const read = readRegistry(dir);

@@ -1,20 +1,18 @@
 /**
- * Starting an agent of a conversation that was running (after a reboot, a crash, `baton down`, a pane a
- * person killed) with its client's own resume, so it keeps its memory (docs/protocol.md §12): the session ID
- * its hooks reported is in the conversation's state (core/sessions.ts), and each kind says how its client
- * resumes one (terminal/kinds.ts `resumeArgs`). `baton up --fresh-agents` starts them new instead.
+ * Starting an agent of a conversation that was running (reboot, crash, `baton down`, a killed pane) with its
+ * client's own resume, so it keeps its memory (docs/protocol.md §12): the session ID its hooks reported is in
+ * the state (core/sessions.ts), each kind says how to resume (terminal/kinds.ts `resumeArgs`).
+ * `baton up --fresh-agents` starts them new instead.
  *
- * A session the client no longer has is found two ways. Before the start: the file the client keeps it in
- * (its hooks' `transcript_path`) is gone — Claude Code's transcript, Codex's session log, Gemini CLI's chat
- * file; the cheap and certain case. After the start: the client exits at once (measured: Claude Code "No
+ * A session the client no longer has is found two ways. Before the start: its file (the hooks'
+ * `transcript_path`) is gone — cheap and certain. After: the client exits at once (measured: Claude Code "No
  * conversation found with session ID: …", exit 1; Codex "ERROR: No saved session found with ID …", exit 1;
- * Gemini CLI "Error resuming session: Invalid session identifier …", exit 42) and its pane is dead, which
- * `up` waits for while the client comes up (ready in 0.5–4 s measured), then starts it new — saying so,
- * never leaving a dead pane silently.
+ * Gemini CLI "Error resuming session: Invalid session identifier …", exit 42) and `up`, waiting while the
+ * client comes up (0.5–4 s measured), sees the dead pane and starts it new — saying so.
  *
- * Not resumed, and said why: another kind or folder than the session's (Codex asks in a dialog which folder
- * to use; Claude Code and Gemini CLI find no such session), a command that does not start the kind's own
- * program (baton cannot add arguments to a wrapper script), an ID not shaped like a client's.
+ * Not resumed, said why: another kind or folder than the session's (Codex asks which folder in a dialog; the
+ * others find no such session), a command that is not the kind's own program (baton cannot add arguments to
+ * a wrapper), an ID not shaped like a client's.
  */
 import { existsSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
