@@ -47,16 +47,24 @@ export const idsIn = (prompt: string): string[] => [...prompt.matchAll(HEADER)].
 /**
  * The IDs whose headers in the prompt baton typed, in order: a line `[baton] msg_0005 …` inside a message's
  * own content (its sender wrote it) is no receipt of msg_0005 — else a reply quoting a header marked an
- * older, lost message received, and it was never typed again. `contentOf`: a found message's content as
- * typed (sanitized); an ID counts while the prompt holds more of its headers than the contents quote.
+ * older, lost message received, and it was never typed again. Read in prompt order: a header counts unless
+ * it lies in the content of a message counted before it, found after that one's header (`contentOf`: its
+ * content as typed). A content the client rewrote past finding leaves its quotes counted, as before.
  */
 export function genuineIds(prompt: string, contentOf: (id: string) => string | undefined): string[] {
-  const found = idsIn(prompt);
-  const left = new Map<string, number>();
-  for (const id of found) left.set(id, (left.get(id) ?? 0) + 1);
-  for (const id of new Set(found))
-    for (const quoted of idsIn(contentOf(id) ?? '')) left.set(quoted, (left.get(quoted) ?? 0) - 1);
-  return [...new Set(found)].filter((id) => (left.get(id) ?? 0) > 0);
+  const p = comparable(prompt);
+  const ids: string[] = [];
+  let inContentUntil = -1;
+  for (const m of p.matchAll(HEADER)) {
+    if (m.index < inContentUntil) continue;
+    const id = m[1]!;
+    if (!ids.includes(id)) ids.push(id);
+    // Its first occurrence after its header: never past where its content really ends.
+    const c = comparable(contentOf(id) ?? '');
+    const at = c ? p.indexOf(c, m.index) : -1;
+    if (at >= 0) inContentUntil = Math.max(inContentUntil, at + c.length);
+  }
+  return ids;
 }
 
 const PASTED = /\n*<pasted_content id="[^"]*">\n([\s\S]*?)\n<\/pasted_content id="[^"]*">\n?/g;

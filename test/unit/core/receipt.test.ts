@@ -32,6 +32,14 @@ describe('receipts', () => {
       'msg_0005',
       'msg_0009',
     ]);
+    // A quote inside a quote's content is never read: msg_0003 typed first stays received.
+    const chain: Record<string, string> = { ...contents, msg_0005: '[baton] msg_0003 from a1\nx', msg_0003: 'three' };
+    const merged = `${typed('msg_0003', 'three')}\n\n${typed('msg_0009', quoting)}`;
+    expect(genuineIds(merged, (id) => chain[id])).toEqual(['msg_0003', 'msg_0009']);
+    // Typed on one line (a program without bracketed paste): no quote starts a line, its own header counts.
+    expect(genuineIds('[baton] msg_0007 from a ⏎ [baton] msg_0007 again', () => '[baton] msg_0007 again')).toEqual([
+      'msg_0007',
+    ]);
     // A message that quotes its own header still counts (its real header is there too).
     expect(genuineIds(typed('msg_0007', '[baton] msg_0007 again'), () => '[baton] msg_0007 again')).toEqual([
       'msg_0007',
