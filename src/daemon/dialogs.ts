@@ -18,6 +18,7 @@ import type { HookNote } from '../core/hook-note.js';
 import { isoAt, type Clock, type Events, type TurnState } from '../bus/bus.js';
 import { readDialog, readsDialogs } from '../terminal/dialogs/index.js';
 import type { AgentDialog, DialogStore } from '../terminal/hooks/dialog-files.js';
+import type { HookIntake } from '../terminal/hooks/intake.js';
 import type { Typist } from '../terminal/typist.js';
 import type { Uses } from './context.js';
 
@@ -30,6 +31,8 @@ export interface DialogsParts extends Uses<'config' | 'log' | 'wakeIn'> {
   bus: TurnState & Events & Clock;
   typist: Pick<Typist, 'look'>;
   store: DialogStore;
+  /** The agents' hook spools, peeked at right before a keystroke (holdNow). */
+  spool?: Pick<HookIntake, 'notes'>;
   /** The conversation's `blocked` changed: the turn clock stood still or goes on (the conductor plans again). */
   changed(): void;
 }
@@ -62,6 +65,21 @@ export class Dialogs {
     if (!d) return null;
     const answer = d.choices?.length ? `; baton answer ${agent} --list shows its choices` : '';
     return `${agent} waits at a dialog for a person (${d.kind}: ${d.question}): nothing is typed into its pane until it closes${answer}`;
+  }
+
+  /**
+   * `hold`, and also a dialog whose hook note waits in the spool unread: notes are handled between passes,
+   * while a paste and its Enter run inside one, so a dialog that opened since the gate would get them — an
+   * Enter picks its highlighted choice. Asked right before each; only looks, the next pass handles the note.
+   */
+  async holdNow(agent: string): Promise<string | null> {
+    const held = this.hold(agent);
+    if (held || !this.agents.includes(agent) || !this.p.spool) return held;
+    const kind = this.p.config.agents[agent]!.kind;
+    let open = false;
+    for (const s of await this.p.spool.notes(agent).catch(() => []))
+      if ('note' in s) open = dialogFromHook(kind, s.note) ? true : closesDialog(s.note) ? false : open;
+    return open ? `${agent}'s hook says a dialog opened: nothing is typed into its pane until it is read` : null;
   }
 
   /** The agent's open dialog, or null. */

@@ -32,7 +32,7 @@ export interface PipelineParts extends Uses<'config' | 'log' | 'typist'> {
    * Why nothing at all may be typed into this agent's pane now, whatever its pane shows and whoever asks
    * (null: nothing holds it) — say, while it waits at a permission dialog. Checked first by the gate.
    */
-  hold?(agent: string): string | null;
+  hold?(agent: string): Promise<string | null>;
   /**
    * Copies of the records a text names for `baton show` (shown.ts), for panes that cannot read the bus
    * itself — the PostgreSQL bus's; absent on the files bus, whose archive every pane of it can read.
@@ -115,7 +115,7 @@ export class Pipeline {
    * submitted, does not count against it.
    */
   async gate(agent: string, own?: { id: string; inBox: boolean }): Promise<Ready> {
-    const held = this.held(agent);
+    const held = await this.held(agent);
     if (held) return { ok: false, reason: held.reason };
     const under = this.p.underway.delivery?.record;
     if (under?.receiver === agent && under.id !== own?.id)
@@ -158,7 +158,7 @@ export class Pipeline {
         });
       // An Enter into a dialog that opened after the paste would answer it: the paste waits in the box, and
       // its Enter is pressed once the dialog is gone (a pasted typing goes on at its Enter).
-      const held = this.held(job.to);
+      const held = await this.held(job.to);
       if (held) return { typing: t, stop: held };
       const e = await this.keyed(t.pane.id, this.p.typist.enter(agent, t.pane));
       // Refused because the pane is another one now, or dead: the text is lost to it. In copy mode: later.
@@ -222,7 +222,7 @@ export class Pipeline {
     if (named.length) await this.p.shown?.keep(named);
     // A dialog may have opened while the leftover look, the catch-up and the copies ran: a paste now
     // would land in it. Nothing typed yet; it goes on from here once the hold is lifted.
-    const held = this.held(job.to);
+    const held = await this.held(job.to);
     if (held) return { typing: t, stop: held };
     job.typed?.(typed);
     const p = await this.keyed(pane.id, this.p.typist.paste(pane, typed));
@@ -241,8 +241,8 @@ export class Pipeline {
   }
 
   /** The hold on `agent` now, as a stop (null: nothing holds it). */
-  private held(agent: string): Extract<Stop, { kind: 'unavailable' }> | null {
-    const reason = this.p.hold?.(agent);
+  private async held(agent: string): Promise<Extract<Stop, { kind: 'unavailable' }> | null> {
+    const reason = await this.p.hold?.(agent);
     return reason ? { kind: 'unavailable', reason } : null;
   }
 

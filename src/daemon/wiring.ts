@@ -73,15 +73,17 @@ export interface Parts {
 function typingParts(ctx: DaemonContext) {
   const availability = new Availability(ctx);
   const underway = new Underway();
+  const spool = new SpoolIntake(ctx.config, ctx.log);
   const dialogs = new Dialogs({
     ...ctx,
     store: new DialogFiles(ctx.config.messageDir),
+    spool,
     changed: () => conductor.replan(),
   });
-  const typing = pipeline({ ...ctx, availability, underway, hold: (agent) => dialogs.hold(agent) }, ctx.bus);
+  const typing = pipeline({ ...ctx, availability, underway, hold: (agent) => dialogs.holdNow(agent) }, ctx.bus);
   const typeInto = (agent: string, text: string) => typing.notice(agent, text);
   const conductor = conductorFor({ ...ctx, underway, typeInto });
-  return { availability, underway, dialogs, typing, typeInto, conductor };
+  return { availability, underway, dialogs, typing, typeInto, conductor, spool };
 }
 
 /** The typing pipeline; on the PostgreSQL bus it keeps a copy of what it names for `baton show` (shown.ts). */
@@ -112,11 +114,11 @@ export function wire(w: Wiring): Parts {
   const scheduler = new Scheduler(log, (err) => lifecycle.fenced(err));
   const rules: Rules = { policy: config.turns.policy, agents: config.order };
   const ctx: DaemonContext = { ...w, bus, rules, wakeIn: (ms) => scheduler.wakeIn(ms) };
-  const { availability, underway, dialogs, typing, typeInto, conductor } = typingParts(ctx);
+  const { availability, underway, dialogs, typing, typeInto, conductor, spool } = typingParts(ctx);
   const rejections = new RejectionNotices({ ...ctx, typeInto });
   const receipts = new Receipts({
     ...ctx,
-    intake: new SpoolIntake(config, log),
+    intake: spool,
     dialogs,
     post: replyPost(w, rejections),
     finish: (reason) => conductor.finish(reason),

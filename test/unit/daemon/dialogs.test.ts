@@ -59,10 +59,13 @@ function world() {
   const saved: Array<Record<string, AgentDialog>> = [];
   const flags: string[] = [];
   let replanned = 0;
+  // Notes written by an agent's hook and not handled yet (a pass hands them over with dialogs.note).
+  const spooled: Record<string, HookNote[]> = {};
   const dialogs = new Dialogs({
     config,
     bus,
     typist,
+    spool: { notes: async (a) => (spooled[a] ?? []).map((note, i) => ({ name: `${i}.json`, note })) },
     store: { save: async (d) => void saved.push(d), flag: async (a, open) => void flags.push(`${a} ${open}`) },
     log: recordingLog(log).log,
     wakeIn: () => {},
@@ -82,7 +85,7 @@ function world() {
     underway: new Underway(),
     bus: fakeDeliveryBus({}),
     log: recordingLog(log).log,
-    hold: (agent) => dialogs.hold(agent),
+    hold: (agent) => dialogs.holdNow(agent),
   });
   // Each agent's screen, as a look now finds it (every agent's input box, unless a test draws a dialog there).
   const screens: Record<string, string[]> = { a: READY, b: READY };
@@ -98,6 +101,7 @@ function world() {
   };
   return {
     dialogs,
+    spooled,
     typist,
     typing,
     events,
@@ -145,6 +149,17 @@ describe('an agent at a dialog', () => {
     expect(w.saved.at(-1)).toEqual({});
     expect(await w.typing.notice('a', '[baton] reminder 1/3: a, it is your turn')).toBeNull();
     expect(w.typist.calls.filter((c) => c.step === 'paste')).toHaveLength(1);
+  });
+
+  it('a dialog whose hook note is not handled yet holds the pane too; a later note that closes it does not', async () => {
+    const w = world();
+    w.spooled.a = [permission('a')];
+    expect(await w.typing.notice('a', '[baton] a reminder')).toBe(
+      "a's hook says a dialog opened: nothing is typed into its pane until it is read",
+    );
+    expect(w.typist.calls).toEqual([]);
+    w.spooled.a.push({ event: 'ran', agent: 'a', at: new Date().toISOString(), payload: {} });
+    expect(await w.typing.notice('a', '[baton] a reminder')).toBeNull();
   });
 
   it('a tool-ran hook closes it once its screen no longer shows it', async () => {

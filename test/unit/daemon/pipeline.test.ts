@@ -51,7 +51,7 @@ function world(held: Record<string, string> = {}, shown?: Array<{ ids: string[];
     underway,
     bus,
     log: recordingLog(log).log,
-    hold: (agent) => held[agent] ?? null,
+    hold: async (agent) => held[agent] ?? null,
     ...(shown && {
       shown: {
         keep: async (ids: readonly string[]) =>
