@@ -74,7 +74,7 @@ export async function answer(stage: Stage, req: Answer): Promise<Reply> {
     const why = await confirmed(stage, agent, { id: req.dialog, n: picked.choice.n });
     if (why) {
       stage.answered(agent);
-      const gone = `${agent}'s dialog closed before baton pressed Enter: something else answered or dismissed it; look with baton attach ${agent}`;
+      const gone = `${agent}'s dialog closed before baton pressed Enter: the keys before it only move a cursor, so something else closed it; look with baton attach ${agent}`;
       return {
         ok: false,
         message: `not answered: ${why === 'gone' ? gone : `${why}; its cursor may have moved, nothing was picked`}`,
