@@ -142,7 +142,9 @@ describe('answering a dialog', () => {
     const w = world([key, ['─'.repeat(80), '❯\u00A0', '─'.repeat(80), '  ? for shortcuts']]);
     const r = await answer(w.stage, req('c', '1', idOf('claude', key)));
     expect(r.ok).toBe(false);
-    expect(r.message).toMatch(/dialog closed before baton pressed Enter: the keys before it only move a cursor, so something else closed it/);
+    expect(r.message).toMatch(
+      /dialog closed before baton pressed Enter: the keys before it only move a cursor, so something else closed it/,
+    );
     expect(w.presses()).toEqual(['Up']);
     expect(w.events).toEqual([]);
     expect(w.answered).toEqual(['c']);
