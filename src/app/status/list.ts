@@ -70,12 +70,9 @@ async function rowOf(e: Entry, served: Served | null, o: { host: string | null; 
     const s = await collectStatus(config);
     const run = runOf(s);
     // Its agents here with no pane: it waits for `baton up` (a reboot took them, a pane died).
-    const down =
-      run === 'finished'
-        ? []
-        : Object.entries(s.agents)
-            .filter(([, a]) => a.host === config.host && !a.alive)
-            .map(([name]) => name);
+    const down = Object.keys(s.agents).filter(
+      (n) => run !== 'finished' && s.agents[n]!.host === config.host && !s.agents[n]!.alive,
+    );
     return {
       ...base,
       ...own,

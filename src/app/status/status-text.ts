@@ -1,7 +1,4 @@
-/**
- * `baton status` as text: one line per fact, each built by a small function so the whole reads top-down.
- * `--json` prints the StatusReport itself (report.d.ts).
- */
+/** `baton status` as text: one line per fact, each from a small function; `--json` prints the StatusReport itself. */
 import { dollars } from '../../core/budget.js';
 import type { AgentStatus, StatusReport } from './report.js';
 import { runningConfigLine } from './running.js';
@@ -57,10 +54,9 @@ function conversationLine(s: StatusReport): string {
 
 /** The machine's daemon skipped it: why, and what makes it try again. */
 export function skippedLine(skipped: { pid: number; problem: string } | null): string[] {
-  if (!skipped) return [];
-  return [
-    `skipped       by the machine's daemon (pid ${skipped.pid}): ${skipped.problem}; "baton up" here tries again`,
-  ];
+  return skipped
+    ? [`skipped       by the machine's daemon (pid ${skipped.pid}): ${skipped.problem}; "baton up" here tries again`]
+    : [];
 }
 
 /** Who waits at a dialog for a person, at what, and how to answer it (docs/protocol.md §12). */
@@ -88,16 +84,11 @@ function turnLine(s: StatusReport): string {
   return `${s.current_turn ?? '(no state yet)'}${since}${nudges}`;
 }
 
-/**
- * The policy the daemon runs, and config.json's when it says another: a policy takes a restart, and status
- * once showed the file's value as if it ran.
- */
+/** The policy the daemon runs, and config.json's when it says another: a policy takes a restart. */
 function policyLine(s: StatusReport): string {
   if (!s.policy_in_file) return s.policy;
-  return (
-    `${s.policy} (the daemon runs it; config.json says ${s.policy_in_file}, which the daemon does not take while ` +
-    'it runs: baton down, baton up)'
-  );
+  const file = `config.json says ${s.policy_in_file}, which the daemon does not take while it runs`;
+  return `${s.policy} (the daemon runs it; ${file}: baton down, baton up)`;
 }
 
 function tokenLines(s: StatusReport): string[] {

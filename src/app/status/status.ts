@@ -1,8 +1,4 @@
-/**
- * What `baton status` and the dashboard show: the conversation's state from the bus, and each agent's
- * pane from tmux. Reads only; a long-lived Tmux (the dashboard's control client) can be passed in
- * instead of one tmux process per question.
- */
+/** What `baton status` and the dashboard show: the conversation's state from the bus, each agent's pane from tmux. */
 import type { Archive, Liveness, Status } from '../../bus/bus.js';
 import { openBus } from '../../bus/open.js';
 import { hostOf, isLocal, type Config } from '../../config/config.js';
@@ -111,11 +107,7 @@ export async function collectStatus(
   };
 }
 
-/**
- * How long the holder has had the turn, or null when no turn clock runs: a finished conversation's clock once
- * kept counting in status, ls and the overview ("claude1 for 5400 s") though nobody was awaited; a paused
- * one's stands still (nobody is reminded).
- */
+/** How long the holder has had the turn, or null when no turn clock runs (finished; paused: nobody is reminded). */
 export function turnSeconds(
   s: { turn_started_at?: string | undefined; finished?: unknown; paused?: unknown } | null,
   now = Date.now(),

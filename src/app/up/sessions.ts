@@ -24,9 +24,8 @@ import { sessionSuggestion } from './session-names.js';
 import { recordServer } from '../tmux-server.js';
 
 /**
- * The database's variables that a tmux server started before (from a shell that had them) holds in its
- * global environment, which every pane inherits: blanked for an agent's pane (tmux cannot unset one for a
- * single session), and said once.
+ * The database's variables a tmux server started from a shell that had them holds in its global environment,
+ * which every pane inherits: blanked for an agent's pane (tmux cannot unset one per session), and said once.
  */
 export async function inheritedDatabaseEnv(t: Tmux): Promise<Record<string, string>> {
   const r = await t.run(['show-environment', '-g']);
@@ -166,22 +165,21 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
   // Served by the machine's daemon: it lets go of this conversation and serves the others on.
   const left = await leaveMachineDaemon(config, bus);
   const d = left.left ? { running: false, holder: null } : await bus.daemon();
-  const holder = d.holder;
+  const holder = d.running ? d.holder : null;
   if (left.left && !left.released) log.warn(`the machine's daemon (pid ${left.pid}) has not let go of it yet`);
   // A daemon on another host (a shared folder) cannot be signalled from here.
-  if (d.running && holder && holder.host !== hostname()) {
+  if (holder && holder.host !== hostname()) {
     log.warn(`the daemon runs on ${holder.host} (pid ${holder.pid}); stop it there`);
-  } else if (d.running && holder && isMachineDaemon(holder.pid)) {
+  } else if (holder && isMachineDaemon(holder.pid)) {
     // Served by the machine's daemon, though no longer in its list: it lets go of it by itself.
     log.warn(`the machine's daemon (pid ${holder.pid}) still serves it; it is left running for the others`);
-  } else if (d.running && holder && (holder.serves ?? 1) > 1) {
-    // One process serving several conversations (`baton daemon A B C`): stopping it for this one would
-    // stop the others too.
+  } else if (holder && (holder.serves ?? 1) > 1) {
+    // One process serving several conversations (`baton daemon A B C`): stopping it would stop the others too.
     log.warn(
       `the daemon (pid ${holder.pid}) also serves ${holder.serves! - 1} other conversation(s); ` +
         'it is left running — stop it yourself to stop this one',
     );
-  } else if (d.running && holder) {
+  } else if (holder) {
     try {
       process.kill(holder.pid, 'SIGTERM');
       for (let i = 0; i < 100 && (await bus.daemon()).running; i++) await sleep(100);
@@ -195,9 +193,8 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
     await unregisterOwn(stateDir(), keyOf(entryOf(config, null))).catch(() => {}); // (does not read: ls says so)
   // Only sessions this conversation started (tagged with its message_dir): never a person's own session
   // that happens to be called claude1, nor another conversation's.
-  for (const [name, { owner }] of await t.sessions()) {
+  for (const [name, { owner }] of await t.sessions())
     if (owner === config.messageDir && (await t.killSession(name))) stopped.push(`session ${name}`);
-  }
   // Said last: what became of the machine's daemon ends the line ("…; it still serves 2 other conversations").
   if (left.left && left.released) stopped.push(leftLabel(left));
   if (!opts.quiet) log.info(stopped.length ? `stopped ${stopped.join(', ')}` : 'nothing was running');
@@ -211,10 +208,7 @@ function watcherName(root: string, sessions: Map<string, { owner: string }>): st
   return `${WATCHER_SESSION}-${basename(dirname(root))}-${createHash('sha1').update(root).digest('hex').slice(0, 6)}`;
 }
 
-/**
- * Start the daemon in the "watcher" session unless a live daemon already holds the folder. When another
- * conversation on this tmux server has "watcher", ours is "watcher-<folder>". Returns the session name.
- */
+/** Start the daemon in its session (watcherName) unless a live daemon already holds the folder; returns its name. */
 export async function startWatcher(
   config: Config,
   bus: Liveness,
@@ -246,7 +240,7 @@ export async function startWatcher(
     // Another conversation's `up` took "watcher" between our look and our start: look again, once.
     if (attempt > 0 || !/duplicate session/.test(r.stderr))
       throw new Error(`cannot start the watcher session: ${r.stderr}`);
-    sessions = await t.sessions(); // (a concurrent `up` took the name first)
+    sessions = await t.sessions();
     name = watcherName(root, sessions);
   }
   await recordServer(config, t);

@@ -51,14 +51,13 @@ export function continuation(state: State | null, messages: number, demo: boolea
       action: 'set_aside',
       why: `the conversation in this message folder was the demo's (${size}); the real agents start a new one`,
     };
-  if (!wasDemo && demo) {
+  if (!wasDemo && demo)
     return {
       action: 'refuse',
       why:
         `this message folder holds a conversation of real agents (${size}); ` +
         'the demo agents would answer its messages. "baton up --demo --fresh" keeps it in history/ and starts a demo',
     };
-  }
   if (wasDemo && state.finished)
     return { action: 'set_aside', why: `the last demo finished (${size}); starting it again` };
   const where = state.finished
@@ -101,8 +100,7 @@ export async function up(
     log.error(problem.message);
     return failed(problem.code);
   }
-  // Handed to the machine's daemon: its registry must read, or this `up` would have nowhere to add the
-  // conversation — said before anything starts, not after the agents are up.
+  // Handed to the machine's daemon: its registry must read first, or `up` would have nowhere to add it.
   const join = machineMode() ? joinable(config) : null;
   const registry = join?.ok ? readRegistry(stateDir()) : null;
   if (registry && !registry.ok) {
@@ -130,8 +128,7 @@ export async function up(
     log.error(`the daemon did not start${screen ? `; its pane shows:\n${screen.stdout.trim()}` : ''}`);
     return failed(1);
   }
-  let kicked: Reply | null = null;
-  if (topic !== undefined) kicked = await kickOff(config, topic);
+  const kicked = topic === undefined ? null : await kickOff(config, topic);
   const holder = (await bus.readState().catch(() => null))?.current_turn ?? config.firstTurn;
   return { ok: true, watcher, kicked, holder };
 }
@@ -184,10 +181,7 @@ async function sessionsAreOurs(config: Config, t: Tmux, plan: Planned[]): Promis
   return false;
 }
 
-/**
- * What is on disk: continue it, keep it aside, or refuse (demo and real agents never share one). False
- * when `up` must stop.
- */
+/** What is on disk: continue it, keep it aside, or refuse (demo and real agents never share one). False: stop. */
 async function settleConversation(
   config: Config,
   bus: Status & Archive & Liveness & Admin,
@@ -221,10 +215,8 @@ async function settleConversation(
 }
 
 /** A new conversation's state (a demo's says so). */
-const firstState = (config: Config, demo: boolean): State => ({
-  ...initialState(config.firstTurn),
-  ...(demo ? { demo: true } : {}),
-});
+const firstState = (config: Config, demo: boolean): State =>
+  demo ? { ...initialState(config.firstTurn), demo: true } : initialState(config.firstTurn);
 
 /**
  * The message folders, the agents' instructions and their hooks, all in place before any agent starts. The
@@ -237,13 +229,12 @@ async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolea
   for (const f of notes.written) log.info(`wrote ${relative(process.cwd(), f) || f}`);
   for (const f of notes.kept) log.info(`kept your own ${relative(process.cwd(), f) || f}`);
   // The agents' own hooks report what the model got and the end of each turn.
-  const launches = demo
+  return demo
     ? new Map<string, Launch>()
-    : await installHooks(
+    : installHooks(
         config,
         plan.map((p) => p.agent),
       );
-  return launches;
 }
 
 /**
