@@ -87,10 +87,7 @@ export class MachineDaemon {
           pid: process.pid,
           serving: [...this.served.keys()],
           skipped: [...this.skipped].map(([key, s]) => ({ key, problem: s.problem })),
-          entries: [
-            ...[...this.served.values()].map((s) => s.entry),
-            ...[...this.skipped.values()].map((s) => s.entry),
-          ],
+          entries: [...this.served.values(), ...this.skipped.values()].map((s) => s.entry),
         }).catch((err: unknown) => this.log.warn(`cannot write served.json: ${(err as Error).message}`));
         // One it skipped keeps it: served.json is where `ls` and `status` read why (a project moved away, a
         // config broken), and only a live daemon's word counts. `up` there or `down` of it ends that.
@@ -150,7 +147,7 @@ export class MachineDaemon {
       label
         .replace(/\/config\.json$/, '')
         .split('/')
-        .slice(-1)[0] || label,
+        .pop() || label,
     );
     let config: ReturnType<typeof loadConfig>;
     try {
@@ -214,10 +211,7 @@ export class MachineDaemon {
   private tmuxOf(socketPath: string | null): Tmux {
     const key = socketPath ?? '';
     let t = this.tmuxes.get(key);
-    if (!t) {
-      t = new Tmux({ control: true, ...(socketPath ? { socketPath } : {}) });
-      this.tmuxes.set(key, t);
-    }
+    if (!t) this.tmuxes.set(key, (t = new Tmux({ control: true, ...(socketPath ? { socketPath } : {}) })));
     return t;
   }
 }

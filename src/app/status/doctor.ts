@@ -27,16 +27,12 @@ async function checkState(bus: Archive & Status): Promise<Check> {
   let have: State | null;
   try {
     view = await bus.archiveView();
+    have = await bus.readState();
   } catch (err) {
     return { name: 'state.json', level: 'fail', detail: (err as StateError).message };
   }
   const want = view.state;
   const problems = view.gaps ? [view.gaps] : [];
-  try {
-    have = await bus.readState();
-  } catch (err) {
-    return { name: 'state.json', level: 'fail', detail: (err as StateError).message };
-  }
   if (!have) {
     const detail = want.message_counter
       ? 'missing (the daemon rebuilds it from the archive at start)'
@@ -70,75 +66,59 @@ export async function diagnose(
   config: Config,
   bus: Status & Liveness & Archive & Checkup = openBus(config),
 ): Promise<Check[]> {
-  const l = {
-    root: config.messageDir,
-    archive: join(config.messageDir, 'archive'),
-    rejected: join(config.messageDir, 'rejected'),
-  };
-  const t = new Tmux();
+  const root = config.messageDir;
+  const rejected = join(root, 'rejected');
   const checks: Check[] = [];
-  const version = await t.version();
-  checks.push({
-    name: 'tmux',
-    level: level(!!version, 'fail'),
-    detail: version ?? 'not installed (apt-get install -y tmux)',
-  });
+  const add = (name: string, lv: Check['level'], detail: string) => checks.push({ name, level: lv, detail });
+  const version = await new Tmux().version();
+  add('tmux', level(!!version, 'fail'), version ?? 'not installed (apt-get install -y tmux)');
   for (const name of config.order) {
     const a = config.agents[name]!;
     if (a.target || !isLocal(config, name)) continue; // another machine's agent: its own doctor checks it
     const command = a.command ?? KINDS[a.kind].command;
     const program = command && programOf(command);
     const ok = !!program && onPath(program, a.cwd);
-    checks.push({
-      name: `agent ${name}`,
-      level: level(ok, 'warn'),
-      detail: ok
+    add(
+      `agent ${name}`,
+      level(ok, 'warn'),
+      ok
         ? `"${command}"`
         : command
           ? `"${program}" is not on PATH (baton up --demo runs demo agents instead)`
           : `agents.${name}.command is required for kind ${a.kind}`,
-    });
+    );
   }
   // On the PostgreSQL bus only this machine's agents' folders (relayed into the database) and rejected/ are on disk.
   const folders =
     config.bus.kind === 'postgres'
-      ? [l.root, l.rejected, ...config.directions.filter((d) => isLocal(config, d.from)).map((d) => d.dir)]
-      : [l.root, l.archive, l.rejected, ...config.directions.map((d) => d.dir)];
+      ? [root, rejected, ...config.directions.filter((d) => isLocal(config, d.from)).map((d) => d.dir)]
+      : [root, join(root, 'archive'), rejected, ...config.directions.map((d) => d.dir)];
   for (const dir of folders) {
     const ok = await access(dir, constants.R_OK | constants.W_OK | constants.X_OK).then(
       () => true,
       () => false,
     );
-    checks.push({
-      name: `folder ${dir}`,
-      level: level(ok, 'warn'),
-      detail: ok ? 'readable and writable' : 'missing or not writable (baton up or baton daemon creates it)',
-    });
+    add(
+      `folder ${dir}`,
+      level(ok, 'warn'),
+      ok ? 'readable and writable' : 'missing or not writable (baton up or baton daemon creates it)',
+    );
   }
   const d = await bus.daemon();
-  checks.push({ name: 'daemon', level: 'ok', detail: d.running ? `running (pid ${d.pid})` : 'not running' });
+  add('daemon', 'ok', d.running ? `running (pid ${d.pid})` : 'not running');
   checks.push(await checkState(bus));
   const st = await bus.readState().catch(() => null);
   if (st?.finished)
-    checks.push({
-      name: 'conversation',
-      level: 'ok',
-      detail: `finished (${st.finished.reason}) at ${st.finished.at}; "baton resume" continues it`,
-    });
+    add('conversation', 'ok', `finished (${st.finished.reason}) at ${st.finished.at}; "baton resume" continues it`);
   else if (st?.stalled)
-    checks.push({
-      name: 'conversation',
-      level: 'warn',
-      detail: `stalled: ${st.current_turn} stayed silent after ${st.nudges ?? 0} reminders`,
-    });
+    add('conversation', 'warn', `stalled: ${st.current_turn} stayed silent after ${st.nudges ?? 0} reminders`);
   const waiting = await bus.requestsWaiting();
-  if (waiting && !d.running) {
-    checks.push({
-      name: 'requests',
-      level: 'warn',
-      detail: `${waiting} waiting in ${bus.where} with no daemon to answer them (the next daemon start does)`,
-    });
-  }
+  if (waiting && !d.running)
+    add(
+      'requests',
+      'warn',
+      `${waiting} waiting in ${bus.where} with no daemon to answer them (the next daemon start does)`,
+    );
   checks.push(...(await bus.checks(d.running)));
   return checks;
 }
