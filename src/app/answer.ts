@@ -43,25 +43,12 @@ async function fromScreen(config: Config, agent: string, t: Tmux): Promise<Offer
   if (!pane || pane.dead) return { ok: false, why: `${agent} has no live pane`, waiting: false };
   const lines = await capture(t, pane, KINDS[a.kind].colours);
   const look = lines ? readDialog(a.kind, lines) : ({ state: 'unknown' } as const);
-  if (look.state === 'dialog' && look.dialog) {
-    const d = look.dialog;
-    const offered = {
-      agent,
-      since: null,
-      kind: d.kind,
-      question: questionOf(d),
-      choices: d.choices,
-      dialog: dialogId(d),
-    };
-    return { ok: true, offered };
-  }
-  if (look.state === 'dialog')
-    return {
-      ok: false,
-      why: `${agent}'s screen shows a dialog baton cannot read (baton attach ${agent})`,
-      waiting: true,
-    };
-  return { ok: false, why: `${agent} has no open dialog`, waiting: false };
+  if (look.state !== 'dialog') return { ok: false, why: `${agent} has no open dialog`, waiting: false };
+  const d = look.dialog;
+  const unread = `${agent}'s screen shows a dialog baton cannot read (baton attach ${agent})`;
+  if (!d) return { ok: false, why: unread, waiting: true };
+  const { kind, choices } = d;
+  return { ok: true, offered: { agent, since: null, kind, question: questionOf(d), choices, dialog: dialogId(d) } };
 }
 
 export async function offeredDialog(

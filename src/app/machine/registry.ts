@@ -26,10 +26,7 @@ export interface Entry {
   /** The tmux server its sessions run on (socket path, as `up` recorded it): the daemon types there. */
   tmux: string | null;
   added_at: string;
-  /**
-   * Its message folder's identity when `up` added it (folderIdOf): a project moved away is found
-   * again by it — `up` in its new place replaces the old entry, `status` there says why it was skipped.
-   */
+  /** Its message folder's identity (folderIdOf): a project moved away is found again by it (`up`, `status`). */
   folder_id?: string;
   /** The machine name (BATON_HOST) its `up` ran as, when not the machine's own: `ls` reads it as that machine. */
   host?: string;
@@ -41,8 +38,7 @@ interface Registry {
   /**
    * This machine's conversations that run a daemon of their own (BATON_DAEMON=conversation, or a PostgreSQL
    * conversation whose shell had other database settings than the machine's daemon): `ls` and the overview list
-   * them — they once showed nowhere — and the machine's daemon never serves them (an older one reads only
-   * `conversations`). `up` adds one, `down` takes it out.
+   * them; the machine's daemon never serves them (an older one reads only `conversations`).
    */
   own_daemons: Entry[];
 }
@@ -69,10 +65,7 @@ export function entryOf(config: Config, tmux: string | null, now = new Date()): 
   };
 }
 
-/**
- * A folder's device, inode and birth time now (`dev:ino:born`; the inode alone is handed to the next folder
- * made once this one is removed: bus/anchor.ts), or undefined when nothing is there.
- */
+/** A folder's `dev:ino:born` now (an inode alone is reused by the next folder made: bus/anchor.ts), or undefined. */
 export function folderIdOf(path: string): string | undefined {
   try {
     const st = statSync(path);

@@ -116,12 +116,10 @@ export const ENV_TEMPLATE = `# baton service environment (read by systemd: KEY=v
 
 /** The unit's enable links (`.wants/`), read from its folder: uninstall needs no running user manager. */
 export function enabledLinks(unitDir: string): string[] {
-  let names: string[];
+  let names: string[] = [];
   try {
     names = readdirSync(unitDir);
-  } catch {
-    return [];
-  }
+  } catch {}
   return names
     .filter((n) => n.endsWith('.wants') || n.endsWith('.requires'))
     .map((n) => join(unitDir, n, 'baton.service'))

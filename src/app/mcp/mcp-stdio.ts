@@ -120,21 +120,13 @@ export class GuardedStdioTransport implements Transport {
   }
 
   private lineEnded(): void {
-    const over = this.over;
-    const length = this.length;
-    const line = over ? null : Buffer.concat(this.pieces);
+    const { over, length, pieces } = this;
     this.pieces = [];
     this.length = 0;
     this.over = null;
-    if (over) {
-      void this.refuse(
-        over.id(),
-        ErrorCode.InvalidRequest,
-        `request too large: ${length} bytes, over the limit of ${this.limit}; it was not read`,
-      );
-      return;
-    }
-    this.line(line!.toString('utf8').replace(/\r$/, ''));
+    const tooLarge = `request too large: ${length} bytes, over the limit of ${this.limit}; it was not read`;
+    if (over) void this.refuse(over.id(), ErrorCode.InvalidRequest, tooLarge);
+    else this.line(Buffer.concat(pieces).toString('utf8').replace(/\r$/, ''));
   }
 
   private line(text: string): void {
