@@ -19,7 +19,6 @@ export function instructionsText(config: Config, name: string): string {
   const policy = config.turns.policy;
   const next = expectedReceiver(name, { policy, agents: config.order });
   const from = senderTo(config, name);
-  const first = config.firstTurn === name;
   // scripts/send.sh exists in baton's own checkout, not in a folder `baton init` set up.
   const sendSh = existsSync(join(config.baseDir, 'scripts', 'send.sh'))
     ? `${relative(agent.cwd, join(config.baseDir, 'scripts')) || '.'}/send.sh`
@@ -32,7 +31,7 @@ export function instructionsText(config: Config, name: string): string {
         ? `- Turns go round in this order: ${config.order.join(' → ')} → ${config.order[0]}. Your messages go to **${next}**.`
         : `- Turns alternate strictly between you and **${others[0]}**.`;
   const post = policy === 'handoff' ? `baton post --to ${others[0]} "your message"` : 'baton post "your reply"';
-  if (agent.reply === 'auto') return autoText(config, name, turns, first);
+  if (agent.reply === 'auto') return autoText(config, name, turns);
   // The example header's last line: what baton tells the agent to do with the message.
   const footer =
     policy === 'handoff'
@@ -40,15 +39,7 @@ export function instructionsText(config: Config, name: string): string {
       : `reply to ${next ?? others[0]} with: baton post "<your reply>"`;
   const forgot =
     agent.reply === 'both' ? '\nIf your turn ends without a post, baton sends your final reply for you (once).\n' : '';
-  return `${MARKER}
-# You are ${name}
-
-You are **${name}**, one of ${config.order.length} AI agents in a conversation run by **baton**: ${config.order.join(', ')}.
-You live in your own terminal pane; baton types every message for you into it and delivers what you send.
-
-## Turns
-${turns}
-- ${first ? 'You speak first: you hold the turn when the conversation starts.' : `${config.firstTurn} speaks first.`}
+  return `${head(config, name, turns, ' and delivers what you send')}
 - A message for you arrives as a prompt that starts with a header line, for example:
 
       [baton] msg_0007 from ${from} (reply to msg_0006)
@@ -121,18 +112,21 @@ function senderTo(config: Config, name: string): string {
   return config.order.find((a) => a !== name) ?? name;
 }
 
-/** Instructions for an agent whose final reply baton posts for it (`reply: "auto"`): it just answers. */
-function autoText(config: Config, name: string, turns: string, first: boolean): string {
-  const from = senderTo(config, name);
-  return `${MARKER}
+/** Both texts' opening: who the agent is, who else is there, and the turns. */
+const head = (config: Config, name: string, turns: string, delivers: string): string => `${MARKER}
 # You are ${name}
 
 You are **${name}**, one of ${config.order.length} AI agents in a conversation run by **baton**: ${config.order.join(', ')}.
-You live in your own terminal pane; baton types every message for you into it.
+You live in your own terminal pane; baton types every message for you into it${delivers}.
 
 ## Turns
 ${turns}
-- ${first ? 'You speak first: you hold the turn when the conversation starts.' : `${config.firstTurn} speaks first.`}
+- ${config.firstTurn === name ? 'You speak first: you hold the turn when the conversation starts.' : `${config.firstTurn} speaks first.`}`;
+
+/** Instructions for an agent whose final reply baton posts for it (`reply: "auto"`): it just answers. */
+function autoText(config: Config, name: string, turns: string): string {
+  const from = senderTo(config, name);
+  return `${head(config, name, turns, '')}
 - A message for you arrives as a prompt that starts with a header line, for example
   \`[baton] msg_0007 from ${from} (reply to msg_0006)\`, then the text.
 ${PERSON_NOTE}${catchUpLines(config)}
@@ -144,10 +138,7 @@ Keep each reply self-contained: the others see only your final reply, not your s
 `;
 }
 
-/**
- * Write each agent's instructions file into its cwd unless the user's own is there. Returns what was
- * written or kept, for a person to read.
- */
+/** Write each agent's instructions file into its cwd unless the user's own is there; says what was written or kept. */
 export async function writeInstructions(config: Config): Promise<{ written: string[]; kept: string[] }> {
   const written: string[] = [];
   const kept: string[] = [];
@@ -156,17 +147,13 @@ export async function writeInstructions(config: Config): Promise<{ written: stri
     if (agent.target) continue; // a pane a person runs: their setup, not ours
     const file = join(agent.cwd, KINDS[agent.kind].instructions);
     const text = instructionsText(config, name);
-    if (existsSync(file)) {
-      const current = readFileSync(file, 'utf8');
-      if (!current.startsWith(MARKER)) {
-        kept.push(file);
-        continue;
-      }
-      if (current === text) continue;
+    const current = existsSync(file) ? readFileSync(file, 'utf8') : null;
+    if (current?.startsWith(MARKER) === false) kept.push(file);
+    else if (current !== text) {
+      await ensureDir(agent.cwd);
+      await writeAtomic(file, text);
+      written.push(file);
     }
-    await ensureDir(agent.cwd);
-    await writeAtomic(file, text);
-    written.push(file);
   }
   return { written, kept };
 }
