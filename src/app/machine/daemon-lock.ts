@@ -26,11 +26,9 @@ export interface MachineHolder {
 }
 
 /**
- * The database's variables of an environment (BATON_BUS_URL, PGPASSWORD, …), hashed: a PostgreSQL
- * conversation joins the machine's daemon only when this shell's hash is the daemon's. BATON_BUS_URL
- * overrides a config's bus.url, so a daemon started from a shell with another URL would serve the
- * conversation on the wrong database, and one started without it would not reach the database at all.
- * Hashed, so daemon.json never holds a password.
+ * The database's variables of an environment (BATON_BUS_URL, PGPASSWORD, …), hashed so daemon.json never holds
+ * a password: a PostgreSQL conversation joins the machine's daemon only when this shell's hash is the daemon's
+ * (BATON_BUS_URL overrides a config's bus.url: another shell's daemon would serve it on the wrong database).
  */
 export function databaseEnvHash(keys: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
   const vars = keys.map((k) => [k, env[k] ?? '']);
@@ -64,10 +62,11 @@ export async function takeMachineLock(
   dir: string,
   opts: { stay: boolean; databaseEnv: string; onLost: (why: string) => void },
 ): Promise<Taken> {
+  const started_at = new Date().toISOString();
   const me: MachineHolder = {
     pid: process.pid,
     host: hostname(),
-    started_at: new Date().toISOString(),
+    started_at,
     stay: opts.stay,
     database_env: opts.databaseEnv,
   };

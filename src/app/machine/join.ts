@@ -72,9 +72,8 @@ async function startMachineDaemon(config: Config, t: Tmux, dir: string): Promise
 }
 
 /**
- * `up`: this conversation in the registry, and a machine daemon serving it (started when none runs, and
- * again should it exit just as this one was added). A daemon someone runs by hand for this conversation
- * (`baton daemon`) is left alone, as before. Returns the daemon's session when this `up` started it.
+ * `up`: this conversation in the registry, and a machine daemon serving it (started when none runs, or exited
+ * just as this one was added); a hand-run `baton daemon` of it is left alone. Returns the session it started.
  */
 export async function joinMachineDaemon(config: Config, bus: Liveness, t: Tmux): Promise<string | null> {
   const dir = stateDir();

@@ -1,7 +1,6 @@
 /**
- * What `baton status` says in a folder with no config.json (nor one above it). It once showed a made-up
- * conversation — the built-in default's two agents, "not running", exit 0 — where `post` and `up` refuse:
- * now it says there is no conversation here (exit 2) and names the nearest one a person may have meant.
+ * What `baton status` says in a folder with no config.json (nor one above it): no conversation here (exit 2,
+ * as `post` and `up` refuse, not the built-in default's made-up one), and the nearest one a person may mean.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';

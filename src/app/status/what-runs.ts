@@ -1,9 +1,8 @@
 /**
- * What runs for a config file that does not load (invalid JSON, a schema error, deleted): `down`, `status`
- * and `doctor` still act on it. A typo in config.json once made `baton down` refuse (exit 2), so baton could
- * not stop what it had started. What runs is found from the file's path alone: the daemon's run record beside
- * it (config/run-record.ts: its pid and its message folder), and the tmux sessions `baton up` tagged with that
- * message folder (@baton_config, sessions.ts).
+ * What runs for a config file that does not load (invalid JSON, a schema error, deleted), so `down`, `status`
+ * and `doctor` still act on it (a typo must not keep baton from stopping what it started). Found from the
+ * file's path alone: the daemon's run record beside it (config/run-record.ts), and the tmux sessions `baton
+ * up` tagged with that message folder (@baton_config, sessions.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunRecord, type RunRecord } from '../../config/run-record.js';

@@ -14,14 +14,8 @@ import { KINDS } from '../../terminal/kinds.js';
 import { writeInstructions } from './instructions.js';
 import { sessionSuggestion } from './session-names.js';
 
-const PREFIX: Record<AgentKind, string> = {
-  claude: 'claude',
-  codex: 'codex',
-  gemini: 'gemini',
-  aider: 'aider',
-  shell: 'shell',
-  generic: 'agent',
-};
+/** An agent's name before its count: its kind's ("agent" for a generic one). */
+const prefix = (kind: AgentKind): string => (kind === 'generic' ? 'agent' : kind);
 
 /**
  * The config `baton init` writes: one agent per entry of `kinds` (a kind may repeat; kinds may be mixed:
@@ -33,7 +27,7 @@ export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Recor
   const counts = new Map<AgentKind, number>();
   const agents = kinds.map((kind) => {
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
-    return { name: `${PREFIX[kind]}${counts.get(kind)}`, kind };
+    return { name: `${prefix(kind)}${counts.get(kind)}`, kind };
   });
   return {
     agents: Object.fromEntries(
