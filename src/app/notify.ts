@@ -9,11 +9,14 @@ import { type NotifyPayload, testPayload } from '../core/notify/payload.js';
 import { conversationOf, labelOf } from '../daemon/notify/notifier.js';
 import { attempt, kindOf, targetOf } from '../daemon/notify/send.js';
 
+type Sink = Config['notify'][number];
+const sinkOf = (s: Sink, i: number) => ({ label: labelOf(s, i), kind: kindOf(s), target: targetOf(s) });
+
 /** Each configured sink and its last success and failure (none yet: nothing sent since a daemon wrote). */
 export function notifyStatus(config: Pick<Config, 'notify' | 'file' | 'host'>): SinkRecord[] {
   const record = config.file ? readNotifyRecord(config.file, config.host) : null;
   return config.notify.map((s, i) => {
-    const mine = { label: labelOf(s, i), kind: kindOf(s), target: targetOf(s) };
+    const mine = sinkOf(s, i);
     const seen = record?.sinks.find((r) => r.label === mine.label && r.kind === mine.kind && r.target === mine.target);
     return {
       ...mine,
@@ -52,9 +55,7 @@ export async function testSinks(
       const t0 = performance.now();
       const a = await attempt(s, p, { cwd: config.baseDir });
       return {
-        label: labelOf(s, i),
-        kind: kindOf(s),
-        target: targetOf(s),
+        ...sinkOf(s, i),
         ok: a.kind === 'sent',
         error: a.kind === 'failed' ? a.error : null,
         ms: Math.round(performance.now() - t0),

@@ -40,9 +40,7 @@ export function stateDirs(root: string = stateRoot()): Array<{ host: string | nu
   let names: string[] = [];
   try {
     names = readdirSync(join(root, HOSTS)).sort();
-  } catch {
-    /* none yet */
-  }
+  } catch {} // none yet
   return [{ host: null, dir: root }, ...names.map((n) => ({ host: n, dir: join(root, HOSTS, n) }))];
 }
 

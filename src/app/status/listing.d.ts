@@ -38,10 +38,7 @@ export type Row = {
       /** What its turns cost so far in USD (docs/protocol.md §12), and the models counted with no price. */
       cost_usd?: number;
       unpriced?: string[];
-      /**
-       * This machine's agents with no live pane while the conversation was not finished: it waits for `baton
-       * up` in its folder (after a reboot without `baton service install --agents`, a pane that died).
-       */
+      /** This machine's agents with no live pane in an unfinished conversation: it waits for `baton up`. */
       agents_down?: string[];
       /** The turn holder waits at a dialog for a person (docs/protocol.md §12), or null. */
       blocked?: Blocked | null;

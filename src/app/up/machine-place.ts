@@ -1,11 +1,8 @@
 /**
  * This machine's place in a conversation across machines (PostgreSQL bus, docs/protocol.md §10), decided
- * before `baton up` starts anything. Two mistakes used to pass in silence, with "baton is running" and exit 0:
- * - a machine whose name (BATON_HOST, else its hostname) matches no agent's `host` — nothing would ever
- *   run there;
- * - a machine claiming a name whose lease a live daemon elsewhere holds (`BATON_HOST=alpha` twice) — it
- *   started a second copy of alpha's agents, panes no message would ever reach, and only its daemon was
- *   refused (exit 3).
+ * before `baton up` starts anything, so two mistakes do not pass in silence: a machine whose name (BATON_HOST,
+ * else its hostname) matches no agent's `host` (nothing would run there), and a machine claiming a name a live
+ * daemon elsewhere holds (it would start a second copy of that machine's agents, panes no message reaches).
  */
 import { hostname } from 'node:os';
 import type { Holder, Liveness } from '../../bus/bus.js';
