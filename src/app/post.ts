@@ -1,9 +1,8 @@
 /**
- * An agent's reply as a message (docs/protocol.md §3), for `baton post` and the MCP server's post tool alike:
- * who sends it, to whom (the one outgoing folder, or the one named), the fields baton fills in, and what
- * can be checked before it is said to be posted — the receiver, the policy, the size and the message
- * itself, as the daemon will check them — so the sender hears of a message that could never be delivered
- * at once, not never. Every misuse is a UsageError naming what to give.
+ * An agent's reply as a message (docs/protocol.md §3), for `baton post` and the MCP post tool alike: who sends
+ * it, to whom (the one outgoing folder, or the one named), the fields baton fills in, and what the daemon will
+ * check (receiver, policy, size, the message itself) checked first, so the sender hears at once of a message
+ * that could never be delivered. Every misuse is a UsageError naming what to give.
  */
 import { postingFor } from '../bus/open.js';
 import type { Config, Direction } from '../config/config.js';
@@ -25,9 +24,8 @@ export function composePost(config: Config, p: PostInput): { direction: Directio
   if (!from) throw new UsageError('who is sending? give --as AGENT (or set BATON_AGENT)');
   if (!config.agents[from]) throw new UsageError(`unknown agent "${from}" ${agents}`);
   if (!p.text.trim()) throw new UsageError('the message text is empty');
-  if (p.type !== undefined && !(MESSAGE_TYPES as readonly string[]).includes(p.type)) {
+  if (p.type !== undefined && !(MESSAGE_TYPES as readonly string[]).includes(p.type))
     throw new UsageError(`--type must be one of ${MESSAGE_TYPES.join(', ')}`);
-  }
   // A folder the policy never delivers (one configured beside those it does): the daemon would reject the
   // message whoever holds the turn — the same rule, asked as if it were from's turn. Without --to it is not
   // a choice; named with --to it is refused here.

@@ -10,7 +10,9 @@ export async function transcript(bus: Archive): Promise<ArchiveRecord[]> {
   return (await bus.records()).sort(byDelivery);
 }
 
-const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'not typed yet');
+/** A time as the transcript and the exports show it. */
+export const when = (iso: string | null | undefined): string =>
+  iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'not typed yet';
 
 /**
  * One record for a terminal (`baton log`) or an agent's model (the MCP `transcript` tool): its content as a
@@ -18,7 +20,7 @@ const time = (iso: string | null) => (iso ? iso.replace('T', ' ').replace(/\.\d+
  * would start a line there) and indented line by line, so no line of it can pass for a record's own line.
  */
 export function formatText(r: ArchiveRecord): string {
-  const head = [r.id, `${r.sender} → ${r.receiver}`, time(r.delivered_at)];
+  const head = [r.id, `${r.sender} → ${r.receiver}`, when(r.delivered_at)];
   if (r.reply_to) head.push(`reply to ${r.reply_to}`);
   if (r.type !== 'message') head.push(`[${r.type}]`);
   if (r.subject) head.push(`— ${sanitize(r.subject).replace(/\n/g, ' ')}`);
@@ -36,7 +38,7 @@ export function formatMarkdown(records: ArchiveRecord[], config: Config): string
     '',
   ];
   for (const r of records) {
-    const meta = [`**${r.sender}** → ${r.receiver}`, time(r.delivered_at)];
+    const meta = [`**${r.sender}** → ${r.receiver}`, when(r.delivered_at)];
     if (r.reply_to) meta.push(`reply to [${r.reply_to}](#${r.reply_to})`);
     if (r.type !== 'message') meta.push(r.type);
     if (r.redelivered) meta.push('redelivered');

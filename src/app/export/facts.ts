@@ -4,10 +4,8 @@
  */
 import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
+import { when } from '../transcript.js';
 import type { ExportDoc } from './gather.js';
-
-export const when = (iso: string | null | undefined): string =>
-  iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : 'not typed yet';
 
 /** "user → all" for a note to every agent, else sender → receiver. */
 export const route = (r: ArchiveRecord): string =>

@@ -4,7 +4,8 @@
  * agent string is escaped: a message is text, never markup.
  */
 import { sanitize } from '../../core/compose.js';
-import { factsOf, headFacts, route, when } from './facts.js';
+import { when } from '../transcript.js';
+import { factsOf, headFacts, route } from './facts.js';
 import type { ExportDoc } from './gather.js';
 
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };

@@ -1,6 +1,7 @@
 /** `baton export --md` and `--jsonl`: pure renderings of an ExportDoc (gather.ts). */
 import { linesOf } from '../../core/lines.js';
-import { factsOf, headFacts, route, when } from './facts.js';
+import { when } from '../transcript.js';
+import { factsOf, headFacts, route } from './facts.js';
 import type { ExportDoc } from './gather.js';
 
 /** A fence longer than any run of backticks in `text`, so the block cannot be closed from inside. */

@@ -1,10 +1,8 @@
 /**
- * The machine's service with `--agents` (`baton service install --agents`): after a reboot the service's
- * daemon brings back, with each conversation it serves, that conversation's agents — what `baton up` in its
- * folder would start, each client resuming its session (app/up/agent-start.ts), the turn holder then told what
- * it owes by the conversation's daemon (daemon/restarted.ts). Only a conversation that was running: one
- * that finished stays down, a demo too. Without `--agents` nothing is started, and `baton ls` says which
- * conversations wait for `baton up` and why.
+ * `baton service install --agents`: after a reboot the service's daemon brings back each running conversation's
+ * agents — what `baton up` in its folder would start, each client resuming its session (up/agent-start.ts), the
+ * turn holder told what it owes (daemon/restarted.ts). A finished conversation or a demo stays down; without
+ * `--agents` nothing is started, and `baton ls` says which conversations wait for `baton up`.
  */
 import { openBus } from '../../bus/open.js';
 import { isLocal, type Config } from '../../config/config.js';

@@ -1,10 +1,8 @@
 /**
  * A conversation with a daemon of its own on this machine, beside the machine's daemon: BATON_DAEMON=conversation,
- * or a PostgreSQL conversation whose shell has other database settings than the machine's daemon was started with
- * (machine/join.ts `joinable`). Such a conversation once showed nowhere — not in `baton ls`, not in the overview — and
- * `up` said it got the session "watcher" when another conversation held that name and it got "watcher-<folder>-…".
- * Now `up` lists it in the registry's `own_daemons` (machine/registry.ts), which the machine's daemon never serves, and
- * names the session it got; `down` takes it out (sessions.ts stopAll, status/what-runs.ts).
+ * or a PostgreSQL conversation whose shell has other database settings than the machine's daemon (machine/join.ts
+ * `joinable`). `up` lists it in the registry's `own_daemons` (which the machine's daemon never serves) so `ls` and
+ * the overview show it, and names the session it got; `down` takes it out (sessions.ts stopAll, what-runs.ts).
  */
 import type { Liveness } from '../../bus/bus.js';
 import type { Config } from '../../config/config.js';
@@ -15,9 +13,8 @@ import { recordedServer } from '../tmux-server.js';
 import { entryOf, registerOwn, stateDir } from '../machine/registry.js';
 
 /**
- * Start the conversation's own daemon (unless one runs), list it for `ls`, and say why it is its own
- * (`why`: the machine's daemon cannot serve it; null: BATON_DAEMON=conversation asked for it). Returns the
- * daemon's session, as startWatcher does.
+ * Start the conversation's own daemon (unless one runs), list it for `ls`, and say why it is its own (`why`;
+ * null: BATON_DAEMON=conversation asked for it). Returns the daemon's session, as startWatcher does.
  */
 export async function startOwnDaemon(
   config: Config,
