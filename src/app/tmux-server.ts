@@ -1,9 +1,8 @@
 /**
- * The tmux server a conversation's sessions run on. `baton up` starts them on the server its own shell
- * reaches (the one $TMUX names inside tmux, else `-L $BATON_TMUX_SOCKET` or tmux's default) and records
- * that server's socket path in the message folder; `baton down` and `baton status` act on the recorded
- * server, never on the one their caller happens to be attached to. `baton down` run from a pane of another
- * tmux server once reported success and left every session of the conversation running.
+ * The tmux server a conversation's sessions run on. `baton up` starts them on the server its own shell reaches
+ * ($TMUX inside tmux, else `-L $BATON_TMUX_SOCKET` or tmux's default) and records its socket path in the message
+ * folder; `baton down` and `status` act on the recorded server, never on their caller's (a `down` from a pane of
+ * another server would report success and leave every session running).
  */
 import { join } from 'node:path';
 import type { Config } from '../config/config.js';
@@ -19,8 +18,7 @@ const recordOf = (config: Pick<Config, 'messageDir'>) => join(config.messageDir,
 export async function recordServer(config: Pick<Config, 'messageDir'>, t: Tmux): Promise<void> {
   const r = await t.run(['display-message', '-p', '#{socket_path}']);
   const path = r.ok ? r.stdout.trim() : '';
-  // Not recorded (no session to ask, a folder not writable): later commands use their caller's server,
-  // as before; nothing that runs depends on it.
+  // Not recorded (no session to ask, a folder not writable): later commands use their caller's server.
   if (path.startsWith('/')) await writeAtomic(recordOf(config), `${path}\n`).catch(() => {});
 }
 

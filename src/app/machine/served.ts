@@ -1,9 +1,8 @@
 /**
- * What the machine's daemon serves right now (`served.json` beside the registry), written by the daemon
- * whenever it changes: the conversations it serves and those it skipped, with why. The registry says what
- * should be served; this says what is — `baton ls` shows a skipped conversation's reason (its config broken,
- * its folder unreadable, its lease held elsewhere) instead of a silent gap, and `baton down` with a config
- * that does not load waits here for the daemon to let go, having no bus to ask.
+ * What the machine's daemon serves right now (`served.json` beside the registry, written when it changes): the
+ * conversations it serves and those it skipped, with why. The registry says what should be served; this says
+ * what is — `baton ls` shows a skipped one's reason instead of a silent gap, and `baton down` with a config that
+ * does not load waits here for the daemon to let go, having no bus to ask.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

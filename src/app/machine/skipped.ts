@@ -1,8 +1,6 @@
 /**
- * Why the machine's daemon does not serve a conversation that is in its registry: what it wrote in
- * served.json (its config broken, its folder unreadable, its lease held by another daemon, an error that
- * stopped it). `status` says it, instead of only "not running" for a conversation `baton up` handed over.
- * Only the live daemon's word counts: a served.json left by a daemon that died says nothing.
+ * Why the machine's daemon does not serve a conversation in its registry, as it wrote in served.json, for
+ * `status` to say instead of only "not running". Only the live daemon's word counts: a dead one's says nothing.
  */
 import type { Config } from '../../config/config.js';
 import { machineDaemon } from './daemon-lock.js';

@@ -1,8 +1,6 @@
 /**
- * `status`: what this machine's daemon runs, from the record it writes beside its config
- * (config/run-record.ts), against the file as it is now. An edited config.json was once half-applied — the
- * daemon kept the old max_turns while `status` read the new file ("messages 21 of max 5", still running):
- * status now shows the daemon's values and says when the file differs from them.
+ * `status`: what this machine's daemon runs, from the record it writes beside its config (config/run-record.ts),
+ * against the file now — the daemon's values, and when an edited file differs from them (not yet applied).
  */
 import type { Config } from '../../config/config.js';
 import { diskHash, readRunRecord } from '../../config/run-record.js';

@@ -1,9 +1,8 @@
 /**
- * Where this conversation's daemon can be watched: `baton attach daemon` (and `attach watcher`, the name the
- * daemon's session had before there was one daemon per machine: the help still said it, and it failed with
- * `no tmux session "watcher"`). The daemon is, in this order, the conversation's own in its `watcher` session
- * (BATON_DAEMON=conversation), or the machine's in `baton-daemon` (or `baton-daemon-<hash>`), or — a service,
- * or started from another tmux server — in no session this server has.
+ * Where this conversation's daemon can be watched: `baton attach daemon` (or `watcher`, its session's older
+ * name). The daemon is, in this order, the conversation's own in its `watcher` session (BATON_DAEMON=
+ * conversation), the machine's in `baton-daemon` (or `baton-daemon-<hash>`), or — a service, or started from
+ * another tmux server — in no session this server has.
  */
 import { MACHINE_SESSION } from '../machine/join.js';
 import { WATCHER_SESSION } from '../paths.js';

@@ -1,10 +1,8 @@
 /**
- * The tmux session names a project's agents get, unique on the machine. `baton init` once named them
- * `<folder>-<agent>`, so two projects in folders of one name (a/review, b/review) both had `review-shell1`:
- * the second `up` was refused — and told to use the very name that collided. Now init writes
- * `<folder>-<hash>-<agent>`, the hash of the project's own path telling such folders apart, and a name `up`
- * suggests is checked free: on the tmux server, and among the sessions of every conversation the machine's
- * registry lists. A project's names stay what its config says; only a clash is refused.
+ * The tmux session names a project's agents get, unique on the machine: `<folder>-<hash>-<agent>`, the hash of
+ * the project's path telling folders of one name apart (a/review, b/review), and a name `up` suggests is checked
+ * free on the tmux server and among the sessions of every conversation the registry lists. A project's names
+ * stay what its config says; only a clash is refused.
  */
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
