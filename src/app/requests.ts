@@ -17,10 +17,7 @@ const REPLY_TIMEOUT_MS = 15_000;
 /** How often an unanswered request looks again for a daemon to answer it. */
 const LOOK_EVERY_MS = 1000;
 
-/**
- * Answer the request here, with the daemon's own code, when no daemon holds the conversation. A daemon
- * that starts meanwhile (LeaseHeldError) answers it instead.
- */
+/** Answer the request here, with the daemon's own code, when no daemon holds the conversation (or starts meanwhile). */
 async function answerHere(config: Config, bus: ReturnType<typeof openBus>): Promise<void> {
   if ((await bus.daemon()).running) return;
   const quiet = log.create({ level: Math.min(log.level, 1) });

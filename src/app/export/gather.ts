@@ -1,9 +1,8 @@
 /**
- * `baton export` and the dashboard's download (docs/protocol.md §12): the whole conversation as one document
- * — every record in the order it reached the panes, the catch-up each agent was given with a message
- * (rebuilt by the one catch-up rule the daemon typed it with, daemon/catch-up.ts), a person's notes and
- * answers to dialogs, and the outcome. Read through the bus's reader parts only, so both buses export
- * the same. The renderers (markdown.ts, html.ts) are pure functions of what this gathers.
+ * `baton export` and the dashboard's download (docs/protocol.md §12): the whole conversation as one document —
+ * every record in delivery order, the catch-up typed with each message (rebuilt by the daemon's own rule,
+ * daemon/catch-up.ts), a person's notes and answers, the outcome. Read through the bus's reader parts, so both
+ * buses export the same; the renderers (markdown.ts, html.ts) are pure functions of it.
  */
 import type { Archive, EventFeed, Status } from '../../bus/bus.js';
 import type { Config } from '../../config/config.js';

@@ -23,10 +23,7 @@ const NOT_INITIALIZED = -32002;
 
 type Id = string | number | null;
 
-/**
- * How long, once stdin has ended, the requests still being served may take to be answered: a post waits on
- * its folder or the database (seconds at worst); a handler stuck for longer must not keep the process.
- */
+/** How long, once stdin has ended, requests being served may take (a post: seconds); a stuck one must not keep us. */
 export const DRAIN_MS = 30_000;
 
 export class GuardedStdioTransport implements Transport {

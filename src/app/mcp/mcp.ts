@@ -1,10 +1,8 @@
 /**
- * `baton mcp`: a stdio MCP server, built on the official TypeScript SDK, through which an agent
- * answers with a tool instead of a shell command — so its CLI's tool permissions (`mcp__baton__post`)
- * replace `--allowedTools 'Bash(baton post:*)'`. Tools: post (its reply, as `baton post` writes it),
- * status (whose turn, what waits), transcript (the conversation so far). The agent is `--as`, else
- * $BATON_AGENT. Loaded only when `baton mcp` runs: the SDK is not on any other command's path. Its stdio
- * transport (mcp-stdio.ts) answers a request too large and refuses tools before the handshake.
+ * `baton mcp`: a stdio MCP server (the official TypeScript SDK) through which an agent answers with a tool,
+ * not a shell command, so its CLI's tool permissions (`mcp__baton__post`) replace `--allowedTools 'Bash(baton
+ * post:*)'`. Tools: post, status, transcript; the agent is `--as`, else $BATON_AGENT. Loaded only when `baton
+ * mcp` runs (the SDK is on no other command's path); mcp-stdio.ts guards its transport.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';

@@ -1,10 +1,8 @@
 /**
- * The `id` of a JSON-RPC request too large to be read, found while its bytes stream past (`baton mcp`
- * answers such a request with an error, and the client matches the answer by that id). It keeps only a
- * few counters and the id's own few bytes, never the line: a request of any size costs no memory. The
- * top-level object's `id` is found wherever it is, before its params or after them; anything that is not
- * a top-level object, or an id that is not a short number or string, gives null — JSON-RPC's answer when
- * the id cannot be read.
+ * The `id` of a JSON-RPC request too large to be read, found while its bytes stream past (`baton mcp` answers
+ * it with an error the client matches by that id). Only a few counters and the id's own bytes are kept, never
+ * the line, so a request of any size costs no memory. The top-level `id` is found before or after the params;
+ * no top-level object, or an id that is not a short number or string, gives null (JSON-RPC's unreadable id).
  */
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;

@@ -1,10 +1,8 @@
 /**
- * `baton ls --bus URL`: every conversation in that PostgreSQL database (its schema), from any folder, with
- * its machines — who holds the turn and on which machine, for how long, running / paused / finished /
- * stalled (or stopped: no machine's daemon is alive), what waits in the database, and each machine's daemon:
- * alive or not, its pid and since when. What the database knows, read by the bus (bus/directory.ts);
- * nothing is taken or written. Files still in a machine's folders (not relayed yet) are that machine's to
- * count: its own `baton ls`/`status` shows them.
+ * `baton ls --bus URL`: every conversation in that PostgreSQL database (its schema), from any folder: who holds
+ * the turn on which machine and for how long, its run state, what waits in the database, and each machine's
+ * daemon. Only what the database knows (bus/directory.ts), nothing taken or written: files not relayed yet are
+ * their machine's to count (its own `baton ls`/`status`).
  */
 import { openDirectory } from '../../bus/open.js';
 import type { ListedConversation, ListedMachine, StoreListing } from '../../bus/bus.js';

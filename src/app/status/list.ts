@@ -1,9 +1,7 @@
 /**
- * `baton ls`: every conversation the machine's daemons serve (their registries, registry.ts — one per
- * machine name, identity.ts: BATON_HOST), from any folder — each one's `status` (app/status/status.ts) summed up in
- * a row — and the conversations of this machine that run a daemon of their own (up/own-daemon.ts), marked so. A
- * conversation that cannot be read (its config broken, its folder gone or unreadable, a database this shell
- * cannot reach) is a row with its problem, never the end of the list.
+ * `baton ls`: every conversation the machine's daemons serve (one registry per machine name, identity.ts), from
+ * any folder — each one's `status` summed up in a row — and this machine's conversations with a daemon of their
+ * own (up/own-daemon.ts), marked so. One that cannot be read is a row with its problem, never the list's end.
  */
 import { hostname } from 'node:os';
 import { loadConfig } from '../../config/load.js';

@@ -24,10 +24,7 @@ export { formatStatus } from './status-text.js';
 /** For a caller that keeps a person's records between status reads (the dashboard). */
 export { PersonRecords };
 
-/**
- * `t`: a long-lived Tmux (the dashboard's control client) instead of one tmux process per question;
- * `people`: a person's records kept between calls (the dashboard's), so each call reads only what is new.
- */
+/** `t`: a long-lived Tmux (the dashboard's) over one tmux process per question; `people`: kept between calls. */
 export async function collectStatus(
   config: Config,
   t: Tmux = conversationTmux(config),
