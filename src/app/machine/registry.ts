@@ -121,10 +121,8 @@ export function readRegistry(dir: string): Read {
     const parsed = JSON.parse(text) as Partial<Registry>;
     if (!Array.isArray(parsed.conversations)) throw new Error('no "conversations" list');
     const own = Array.isArray(parsed.own_daemons) ? parsed.own_daemons.filter(isEntry) : [];
-    return {
-      ok: true,
-      registry: { version: 1, conversations: parsed.conversations.filter(isEntry), own_daemons: own },
-    };
+    const registry: Registry = { version: 1, conversations: parsed.conversations.filter(isEntry), own_daemons: own };
+    return { ok: true, registry };
   } catch (err) {
     // One line: JSON.parse quotes the text around the fault, newlines and all.
     const why = (err as Error).message.replace(/\s+/g, ' ');

@@ -164,11 +164,9 @@ function agentLine(n: string, a: AgentStatus): string {
   const kind = a.demo ? `demo agent (for ${a.kind})` : a.kind;
   const pane = a.pane ? ` (${a.pane}, ${a.command}, active ${ago(a.last_activity)})` : '';
   const screen = a.screen ? `  screen: ${screenWords(a.screen)}` : '';
-  let hooks = '';
-  if (a.hooks) {
-    const state = a.hooks.state === 'permission' ? 'waiting for a permission' : a.hooks.state;
-    hooks = `  hooks: ${state} since ${ago(a.hooks.since)}${a.hooks.detail ? ` (${a.hooks.detail})` : ''}`;
-  }
+  const h = a.hooks;
+  const state = h?.state === 'permission' ? 'waiting for a permission' : h?.state;
+  const hooks = h ? `  hooks: ${state} since ${ago(h.since)}${h.detail ? ` (${h.detail})` : ''}` : '';
   const dialog = a.dialog ? `  dialog: ${a.dialog.kind} (${a.dialog.question})` : '';
   const problem = a.problem && a.pane ? `  ! ${a.problem}` : '';
   const missed = a.catch_up ? `  catch-up: ${a.catch_up} message${a.catch_up === 1 ? '' : 's'}` : '';
