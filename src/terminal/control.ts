@@ -32,23 +32,13 @@ interface Waiting {
   outputs: string[];
 }
 
-const ESCAPES: Record<string, string> = {
-  '\n': '\\n',
-  '\r': '\\r',
-  '\t': '\\t',
-  '\\': '\\\\',
-  '"': '\\"',
-  $: '\\$',
-  '~': '\\~',
-  '#': '\\#',
-  ';': '\\;',
-};
+const ESCAPES: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** One argument as tmux's command parser reads back exactly the same string. */
 export function quoteArg(s: string): string {
   const body = s.replace(
     /[\n\r\t\\"$~#;\u0000-\u001f\u007f]/g,
-    (c) => ESCAPES[c] ?? `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`,
+    (c) => ESCAPES[c] ?? (c < ' ' || c === '\u007f' ? `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}` : `\\${c}`),
   );
   return `"${body}"`;
 }
@@ -81,10 +71,8 @@ export class ControlClient {
   ): Promise<ControlClient | null> {
     let proc: ChildProcess;
     try {
-      proc = spawn('tmux', [UTF8, ...argvPrefix, '-C', 'attach-session', '-f', 'ignore-size,no-output'], {
-        stdio: ['pipe', 'pipe', 'ignore'],
-        env,
-      });
+      const argv = [UTF8, ...argvPrefix, '-C', 'attach-session', '-f', 'ignore-size,no-output'];
+      proc = spawn('tmux', argv, { stdio: ['pipe', 'pipe', 'ignore'], env });
     } catch {
       return null;
     }

@@ -22,12 +22,8 @@ import { SKIPPED, type IfOutcome, type Tmux } from './tmux.js';
 import type { Box, Intake, Look, Ready, Typed, Typist } from './typist.js';
 
 type Failure = { ok: false; error: string; maybeTyped: boolean; refused?: Refusal };
-const fail = (error: string, maybeTyped: boolean, refused?: Refusal): Failure => ({
-  ok: false,
-  error,
-  maybeTyped,
-  ...(refused ? { refused } : {}),
-});
+const fail = (error: string, maybeTyped: boolean, refused?: Refusal): Failure =>
+  refused ? { ok: false, error, maybeTyped, refused } : { ok: false, error, maybeTyped };
 const REFUSED: Record<Refusal, string> = {
   fenced: 'another daemon holds this conversation now',
   unfenced: 'the tmux server does not know this daemon',
@@ -41,10 +37,7 @@ let bufferSeq = 0;
 const ECHO_STEP_MS = 10;
 
 /** Sleep until performance.now() reaches `t`. */
-async function until(t: number): Promise<void> {
-  const left = t - performance.now();
-  if (left > 0) await sleep(left);
-}
+const until = (t: number) => sleep(Math.max(0, t - performance.now()));
 
 export class TmuxTypist implements Typist {
   private fenceNow: TmuxFence | null = null;
@@ -90,11 +83,8 @@ export class TmuxTypist implements Typist {
     // A new tmux server has no token yet: give it ours (unless it has a newer one), then try once more.
     if (why === 'unfenced' && !opts.retried && (await this.raise()))
       return this.guarded(pane, command, { retried: true });
-    return fail(
-      `${pane.id}: ${REFUSED[why === 'unfenced' ? 'fenced' : why]}`,
-      false,
-      why === 'unfenced' ? 'fenced' : why,
-    );
+    const refused = why === 'unfenced' ? 'fenced' : why;
+    return fail(`${pane.id}: ${REFUSED[refused]}`, false, refused);
   }
 
   locate(agent: Agent): Promise<PaneInfo | null> {
@@ -133,11 +123,8 @@ export class TmuxTypist implements Typist {
     // A key name from the fixed list only: nothing a message or a person wrote ever becomes a key here.
     if (!(DIALOG_KEYS as readonly string[]).includes(key)) return fail(`"${key}" is not a dialog key`, false);
     const r = await this.guarded(pane, `send-keys -t ${pane.id} ${key}`);
-    return r.ok
-      ? { ok: true, value: undefined }
-      : r.refused
-        ? r
-        : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
+    if (r.ok) return { ok: true, value: undefined };
+    return r.refused ? r : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
   }
 
   intake(agent: Agent, pane: PaneInfo): Promise<Intake> {
