@@ -89,9 +89,8 @@ export class Tmux {
   }
 
   /**
-   * Put `text` in a named buffer, then runIf (`command` pastes it; `skipped` is the refusing branch), in the
-   * same round trip where the engine allows. `guarded` is null when the buffer could not be set and nothing
-   * else was sent.
+   * Put `text` in a named buffer, then runIf (`command` pastes it; `skipped` is the refusing branch), in the same round
+   * trip where the engine allows. `guarded` is null when the buffer could not be set and nothing else was sent.
    */
   async setBufferThenIf(
     buffer: string,
@@ -141,51 +140,22 @@ export class Tmux {
     // remain-on-exit: a dead agent stays visible as a dead pane instead of vanishing with its session.
     // tmux gives a new session the PATH of the client that asks for it, whatever `-e PATH=` says (spawn.c:
     // "otherwise running `tmux new myprogram` wouldn't work"): so the client itself runs with that PATH.
+    const target = `=${o.name}:`;
+    const withheld = Object.fromEntries((o.withhold ?? []).map((k) => [k, undefined]));
+    const set = (option: string, value: string) => [';', 'set-option', '-t', target, option, value];
     return this.engine.spawn(
       [
-        'new-session',
-        '-d',
-        '-s',
-        o.name,
-        '-c',
-        o.cwd,
-        '-x',
-        '200',
-        '-y',
-        '50',
-        ...envArgs,
-        o.command,
-        ';',
-        'set-option',
-        '-t',
-        `=${o.name}:`,
-        'remain-on-exit',
-        'on',
+        ...['new-session', '-d', '-s', o.name, '-c', o.cwd, '-x', '200', '-y', '50', ...envArgs, o.command],
+        ...set('remain-on-exit', 'on'),
         // Pin the agent's pane: messages go to it even if someone splits the window later.
-        ';',
-        'set-option',
-        '-F',
-        '-t',
-        `=${o.name}:`,
-        '@baton_pane',
-        '#{pane_id}',
-        ';',
-        'set-option',
-        '-t',
-        `=${o.name}:`,
-        '@baton_config',
-        o.owner,
+        ...[';', 'set-option', '-F', '-t', target, '@baton_pane', '#{pane_id}'],
+        ...set('@baton_config', o.owner),
         // The bundled demo agent stands in for the configured kind: its screen is not that kind's.
-        ...(o.demo ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_demo', '1'] : []),
-        ...(o.start ? [';', 'set-option', '-t', `=${o.name}:`, '@baton_start', o.start] : []),
+        ...(o.demo ? set('@baton_demo', '1') : []),
+        ...(o.start ? set('@baton_start', o.start) : []),
         ...tracker,
       ],
-      {
-        env: {
-          ...Object.fromEntries((o.withhold ?? []).map((k) => [k, undefined])),
-          ...(o.env.PATH ? { PATH: o.env.PATH } : {}),
-        },
-      },
+      { env: { ...withheld, ...(o.env.PATH ? { PATH: o.env.PATH } : {}) } },
     );
   }
 
@@ -202,19 +172,13 @@ export class Tmux {
   }
 
   /**
-   * Kill a session, and the programs of its panes with it: tmux only hangs up their terminal, and a
-   * program that ignores the hangup lives on without one (Gemini CLI 0.61 does: `baton down` left it
-   * running, ~250 MB each). Those get SIGTERM, then SIGKILL, to their process group — only the panes of
-   * this session, by the pids tmux names.
+   * Kill a session, and the programs of its panes with it: tmux only hangs up their terminal, and a program that
+   * ignores the hangup lives on without one (Gemini CLI 0.61 does: `baton down` left it running, ~250 MB each). Those
+   * get SIGTERM, then SIGKILL, to their process group — only the panes of this session, by the pids tmux names.
    */
   async killSession(name: string): Promise<boolean> {
     const panes = await this.run(['list-panes', '-s', '-t', `=${name}`, '-F', '#{pane_pid}']);
-    const pids = panes.ok
-      ? panes.stdout
-          .split('\n')
-          .map(Number)
-          .filter((n) => n > 1)
-      : [];
+    const pids = (panes.ok ? panes.stdout.split('\n') : []).map(Number).filter((n) => n > 1);
     const killed = (await this.run(['kill-session', '-t', `=${name}`])).ok;
     if (killed && pids.length) await endGroups(pids);
     return killed;
@@ -227,18 +191,6 @@ export class Tmux {
  * which start their panes as `baton up` does.
  */
 export function pasteTrackerCommands(name: string, tracker: string): string[] {
-  return [
-    'set-option',
-    '-p',
-    '-t',
-    `=${name}:`,
-    '@baton_paste',
-    'off',
-    ';',
-    'pipe-pane',
-    '-O',
-    '-t',
-    `=${name}:`,
-    `exec perl ${shellQuote(tracker)} '#{socket_path}' '#{pane_id}'`,
-  ];
+  const [t, pipe] = [`=${name}:`, `exec perl ${shellQuote(tracker)} '#{socket_path}' '#{pane_id}'`];
+  return ['set-option', '-p', '-t', t, '@baton_paste', 'off', ';', 'pipe-pane', '-O', '-t', t, pipe];
 }

@@ -1,7 +1,6 @@
 /**
- * The dashboard's JSON, as the server sends it and the page reads it: the one description both sides
- * are type-checked against (src/ui/* and web/app.ts). Declarations only, so the page's build can use it
- * without compiling server code.
+ * The dashboard's JSON, as the server sends it and the page reads it: the one description both sides are type-checked
+ * against (src/ui/* and web/app.ts). Declarations only, so the page's build can use it without compiling server code.
  */
 
 export type { AgentStatus, StatusReport } from '../app/status/report.js';

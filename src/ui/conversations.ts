@@ -1,9 +1,8 @@
 /**
- * The conversations a dashboard serves besides (or instead of) its project's own: every one in the machine's
- * registry (app/machine/registry.ts), each opened when its page is first asked for — its bus and feed cost a
- * watch and a timer, and nobody may ever look at most of them — and closed when its entry leaves the registry
- * (`baton down`): its open tabs are then told they are disconnected instead of following a conversation the
- * machine no longer serves.
+ * The conversations a dashboard serves besides (or instead of) its project's own: every one in the machine's registry
+ * (app/machine/registry.ts), each opened when its page is first asked for — its bus and feed cost a watch and a timer,
+ * and nobody may ever look at most of them — and closed when its entry leaves the registry (`baton down`): its open
+ * tabs are then told they are disconnected instead of following a conversation the machine no longer serves.
  */
 import { hostname } from 'node:os';
 import { stateDirs } from '../app/machine/identity.js';

@@ -1,12 +1,11 @@
 /**
- * The one source of live updates for every browser tab: it follows the bus's events (events.jsonl on the
- * files bus: one small append-only file, however long the archive) and turns each into a Server-Sent
- * Event whose id is a cursor: which log (its generation) and the position just past that event. A tab
- * that reconnects sends the cursor back (Last-Event-ID) and is replayed exactly the lines it missed:
- * nothing twice, nothing skipped (tabs.ts holds what comes meanwhile). A cursor from another log
- * (`baton up --fresh` replaced it) or too far behind gets `reset`, and the tab loads a fresh snapshot.
- * Status and screens are read on a timer only while a tab is open, and pushed to all tabs, so tabs never
- * poll.
+ * The one source of live updates for every browser tab: it follows the bus's events (events.jsonl on the files bus: one
+ * small append-only file, however long the archive) and turns each into a Server-Sent Event whose id is a cursor: which
+ * log (its generation) and the position just past that event. A tab that reconnects sends the cursor back
+ * (Last-Event-ID) and is replayed exactly the lines it missed: nothing twice, nothing skipped (tabs.ts holds what comes
+ * meanwhile). A cursor from another log (`baton up --fresh` replaced it) or too far behind gets `reset`, and the tab
+ * loads a fresh snapshot. Status and screens are read on a timer only while a tab is open, and pushed to all tabs, so
+ * tabs never poll.
  */
 import { LogReplaced, NO_LOG } from '../bus/events.js';
 import { isRecordId } from '../core/ids.js';

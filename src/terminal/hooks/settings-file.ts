@@ -1,9 +1,8 @@
 /**
- * The settings files baton adds its hooks to, in an agent's own folder (Claude Code's
- * `.claude/settings.local.json`, Codex's `.codex/hooks.json`, Gemini CLI's `.gemini/settings.json`): all
- * three hold `hooks: {Event: [{matcher?, hooks: [{type, command, …}]}]}`. A user's file is read, never
- * clobbered: one that is not a JSON object is left as it is, with why; the user's own hooks are kept, and
- * baton's (marked by MARK in their command) replaced, not added again.
+ * The settings files baton adds its hooks to, in an agent's own folder (Claude Code's `.claude/settings.local.json`,
+ * Codex's `.codex/hooks.json`, Gemini CLI's `.gemini/settings.json`): all three hold `hooks: {Event: [{matcher?, hooks:
+ * [{type, command, …}]}]}`. A user's file is read, never clobbered: one that is not a JSON object is left as it is,
+ * with why; the user's own hooks are kept, and baton's (marked by MARK in their command) replaced, not added again.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { HookEvent } from '../../core/hook-note.js';

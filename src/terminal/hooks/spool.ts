@@ -30,9 +30,8 @@ export type Spooled = { name: string; note: HookNote } | { name: string; invalid
 const NOTE_NAME = new RegExp(`^\\d{15}-\\d+-\\d+-(?:${HOOK_EVENTS.join('|')})\\.json$`);
 
 /**
- * A note's name as the log may show it: one `baton hook` wrote, else no name at all — a file an agent
- * put there may be named anything (terminal escapes, another file's contents), and nothing a note says
- * reaches the log.
+ * A note's name as the log may show it: one `baton hook` wrote, else no name at all — a file an agent put there may be
+ * named anything (terminal escapes, another file's contents), and nothing a note says reaches the log.
  */
 export const noteLabel = (name: string): string =>
   NOTE_NAME.test(name) ? name : 'a file not named as baton hook names its notes';
