@@ -18,34 +18,20 @@ export function tailOf(text: string): string {
     .trim();
 }
 
+const CURSOR_FORMAT = '#{cursor_y}\t#{bracket_paste_flag}\t#{@baton_paste}';
 /**
  * Does the cursor's line show `tail` now? Null when tmux cannot say the program uses bracketed paste
  * (`bracket_paste_flag`, tmux ≥ 3.7; else the tracker's `@baton_paste`): without it a paste is no one unit
  * whose end the screen could show.
  */
 export async function echoed(tmux: Pick<Tmux, 'run'>, paneId: string, tail: string): Promise<boolean | null> {
-  const at = await tmux.run([
-    'display-message',
-    '-p',
-    '-t',
-    paneId,
-    '#{cursor_y}\t#{bracket_paste_flag}\t#{@baton_paste}',
-  ]);
+  const at = await tmux.run(['display-message', '-p', '-t', paneId, CURSOR_FORMAT]);
   const m = /^(\d+)\t([01]?)\t(on|off|)$/.exec(at.stdout.split('\n')[0] ?? '');
   const bracketed = m?.[2] ? m[2] === '1' : m?.[3] ? m[3] === 'on' : null;
   if (!at.ok || !m || bracketed !== true || !tail) return null;
   const y = Number(m[1]);
-  const rows = await tmux.run([
-    'capture-pane',
-    '-p',
-    '-J',
-    '-t',
-    paneId,
-    '-S',
-    String(Math.max(0, y - 2)),
-    '-E',
-    `${y}`,
-  ]);
+  const top = String(Math.max(0, y - 2));
+  const rows = await tmux.run(['capture-pane', '-p', '-J', '-t', paneId, '-S', top, '-E', `${y}`]);
   // Both engines give the rows without a final line break: the last line is the cursor's row, blank or not.
   return rows.ok && squeeze(rows.stdout.split('\n').at(-1) ?? '').includes(tail);
 }

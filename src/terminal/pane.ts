@@ -50,25 +50,12 @@ export function targetOf(agent: Pick<Agent, 'target' | 'session'>): string {
   return agent.target ?? `=${agent.session}:`;
 }
 
-// Tab-separated; the start command (which may contain anything) comes last.
-const FORMAT = [
-  'P',
-  '#{pane_id}',
-  '#{pane_dead}',
-  '#{pane_in_mode}',
-  '#{@baton_pane}',
-  '#{session_name}',
-  '#{pane_current_command}',
-  '#{window_activity}',
-  '#{@baton_demo}',
-  '#{pane_pid}',
-  '#{pid}:#{start_time}',
-  '#{pane_tty}',
-  '#{bracket_paste_flag}',
-  '#{@baton_paste}',
-  '#{@baton_start}',
-  '#{pane_start_command}',
-].join('\t');
+// Tab-separated (spaces here become tabs); the start command (which may contain anything) comes last.
+const FORMAT = (
+  'P #{pane_id} #{pane_dead} #{pane_in_mode} #{@baton_pane} #{session_name} #{pane_current_command} ' +
+  '#{window_activity} #{@baton_demo} #{pane_pid} #{pid}:#{start_time} #{pane_tty} #{bracket_paste_flag} ' +
+  '#{@baton_paste} #{@baton_start} #{pane_start_command}'
+).replaceAll(' ', '\t');
 
 /**
  * The pane behind a target, or null when it does not exist (display-message prints an empty line and

@@ -36,22 +36,9 @@ export function readDialog(kind: AgentKind, lines: string[]): ScreenLook {
 
 /** The only keys baton ever presses into a dialog: tmux key names, none of which is text a client would take as words. */
 export const DIALOG_KEYS = [
-  '1',
-  '2',
-  '3',
-  '4',
-  '5',
-  '6',
-  '7',
-  '8',
-  '9',
-  'y',
-  'p',
-  'Enter',
-  'Escape',
-  'Up',
-  'Down',
-] as const;
+  ...(['1', '2', '3', '4', '5', '6', '7', '8', '9'] as const),
+  ...(['y', 'p', 'Enter', 'Escape', 'Up', 'Down'] as const),
+];
 export type DialogKey = (typeof DIALOG_KEYS)[number];
 
 /**
