@@ -48,12 +48,10 @@ export interface Site {
   accessCookie: () => string | undefined;
 }
 
+const noStore = (type: string) => ({ ...SECURITY_HEADERS, 'content-type': type, 'cache-control': 'no-store' });
+
 export function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, {
-    ...SECURITY_HEADERS,
-    'content-type': 'application/json; charset=utf-8',
-    'cache-control': 'no-store',
-  });
+  res.writeHead(status, noStore('application/json; charset=utf-8'));
   res.end(JSON.stringify(body));
 }
 
@@ -89,11 +87,7 @@ export async function servePage(
   page: { file: string; pageToken: string; cookie: string | undefined; head: boolean },
 ): Promise<void> {
   const html = (await readFile(page.file, 'utf8')).replace('__BATON_TOKEN__', page.pageToken);
-  const headers: Record<string, string> = {
-    ...SECURITY_HEADERS,
-    'content-type': 'text/html; charset=utf-8',
-    'cache-control': 'no-store',
-  };
+  const headers: Record<string, string> = noStore('text/html; charset=utf-8');
   if (page.cookie !== undefined) headers['set-cookie'] = page.cookie;
   res.writeHead(200, headers);
   res.end(page.head ? undefined : html);
