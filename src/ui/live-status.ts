@@ -105,17 +105,10 @@ export class LiveStatus {
       await Promise.all(
         this.config.order.map(async (name) => {
           const pane = await findPane(this.tmux, this.config.agents[name]!);
-          const last = this.screenRead.get(name);
-          if (
-            pane &&
-            !pane.dead &&
-            last &&
-            last.activity === pane.activity &&
-            Date.now() - last.at < SCREEN_STALE_MS &&
-            this.screenText.get(name) !== null
-          )
-            return;
-          const lines = pane && !pane.dead ? await capture(this.tmux, pane) : null;
+          const [last, live] = [this.screenRead.get(name), pane && !pane.dead ? pane : null];
+          const fresh = live && last && last.activity === live.activity && Date.now() - last.at < SCREEN_STALE_MS;
+          if (fresh && this.screenText.get(name) !== null) return;
+          const lines = live ? await capture(this.tmux, live) : null;
           const text = lines ? plain(lines) : null;
           if (pane) this.screenRead.set(name, { activity: pane.activity, at: Date.now() });
           if (this.screenText.get(name) !== text || !this.screenText.has(name)) {
@@ -140,5 +133,5 @@ function plain(lines: string[]): string {
     .map((l) => l.trimEnd())
     .join('\n')
     .replace(/\n+$/, '');
-  return text.length > SCREEN_CAP ? text.slice(0, SCREEN_CAP) : text;
+  return text.slice(0, SCREEN_CAP);
 }
