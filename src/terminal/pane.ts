@@ -56,6 +56,8 @@ const FORMAT = (
   '#{window_activity} #{@baton_demo} #{pane_pid} #{pid}:#{start_time} #{pane_tty} #{bracket_paste_flag} ' +
   '#{@baton_paste} #{@baton_start} #{pane_start_command}'
 ).replaceAll(' ', '\t');
+const PROBE =
+  /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(1?)\t(\d*)\t(\d+:\d+)\t([^\t]*)\t([01]?)\t(on|off|)\t([^\t]*)\t(.*)$/;
 
 /**
  * The pane behind a target, or null when it does not exist (display-message prints an empty line and
@@ -63,10 +65,7 @@ const FORMAT = (
  */
 export async function probe(tmux: Tmux, target: string): Promise<PaneInfo | null> {
   const r = await tmux.run(['display-message', '-p', '-t', target, FORMAT]);
-  const m =
-    /^P\t(%\d+)\t(\d*)\t(\d*)\t(%\d+|)\t([^\t]*)\t([^\t]*)\t(\d*)\t(1?)\t(\d*)\t(\d+:\d+)\t([^\t]*)\t([01]?)\t(on|off|)\t([^\t]*)\t(.*)$/.exec(
-      r.stdout.split('\n')[0] ?? '',
-    );
+  const m = PROBE.exec(r.stdout.split('\n')[0] ?? '');
   if (!r.ok || !m) return null;
   const flag = m[12] ? m[12] === '1' : m[13] ? m[13] === 'on' : null;
   return {
