@@ -53,11 +53,8 @@ export async function intakeOf(agent: Pick<Agent, 'kind'>, pane: PaneInfo): Prom
   // program; a `--kind shell` demo that got the inert line never read msg_0001 and stalled. A shell in
   // its place is judged by the configured kind, as below.
   if (pane.demo && !SHELLS.has(pane.command)) return pane.bracketed === false ? 'one_line' : 'whole';
-  if (
-    agent.kind === 'shell' ||
-    (!KINDS[agent.kind].agentCli && SHELLS.has(pane.command) && startsShell(pane.startCommand))
-  )
-    return 'inert';
+  const shellPane = SHELLS.has(pane.command) && startsShell(pane.startCommand);
+  if (agent.kind === 'shell' || (!KINDS[agent.kind].agentCli && shellPane)) return 'inert';
   if (pane.bracketed !== null || pane.demo) return pane.bracketed === false ? 'one_line' : 'whole';
   return (await canonical(pane)) ? 'one_line' : 'whole';
 }
