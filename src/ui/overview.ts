@@ -86,10 +86,7 @@ export class OverviewFeed {
 
   /** A tab joins: the listing now, then each one that differs from the last sent. */
   private subscribe(sink: Sink): Promise<() => void> {
-    return this.tabs.join(sink, async (tab) => {
-      const overview = await this.read();
-      tab.send(sse('listing', overview));
-    });
+    return this.tabs.join(sink, async (tab) => void tab.send(sse('listing', await this.read())));
   }
 
   private async refresh(): Promise<void> {
