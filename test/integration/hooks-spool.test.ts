@@ -8,8 +8,8 @@
  * deliver, keep its memory, say nothing of what the files hold, and stop on SIGTERM.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, readdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import type { ResultPromise } from 'execa';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Project, ROOT, waitFor } from '../helpers/harness.js';
@@ -67,6 +67,13 @@ async function survives(spool: string, planted: string[]): Promise<string> {
   return out;
 }
 
+/** A note put in the spool whole, as `baton hook` does (written aside, then renamed): the watcher may read it at once. */
+function leave(file: string, text: string): void {
+  const tmp = join(dirname(file), `.${basename(file)}.tmp`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
+}
+
 describe('a hostile hook spool', () => {
   it('a FIFO named like a note: set aside at once, never opened for reading', async () => {
     const { spool } = await world();
@@ -80,7 +87,7 @@ describe('a hostile hook spool', () => {
     const fifo = join(claudeDir, 'projects', 'x', 'session.jsonl');
     execFileSync('mkfifo', [fifo]);
     const stop = { event: 'stop', agent: 'claude1', at: new Date().toISOString() };
-    writeFileSync(
+    leave(
       join(spool, noteName(1, 'stop')),
       JSON.stringify({ ...stop, payload: { prompt_id: 'p1', transcript_path: fifo, last_assistant_message: 'x' } }),
     );
@@ -104,7 +111,7 @@ describe('a hostile hook spool', () => {
         .join(''),
     );
     const stop = { event: 'stop', agent: 'claude1', at: new Date().toISOString() };
-    writeFileSync(
+    leave(
       join(spool, noteName(1, 'stop')),
       JSON.stringify({ ...stop, payload: { prompt_id: 'p1', transcript_path: outside, last_assistant_message: 'x' } }),
     );
