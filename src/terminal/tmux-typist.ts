@@ -37,7 +37,10 @@ let bufferSeq = 0;
 const ECHO_STEP_MS = 10;
 
 /** Sleep until performance.now() reaches `t`. */
-const until = (t: number) => sleep(Math.max(0, t - performance.now()));
+const until = async (t: number): Promise<void> => {
+  const left = t - performance.now();
+  if (left > 0) await sleep(left); // a timer even at 0 costs each paste a turn of the event loop
+};
 
 export class TmuxTypist implements Typist {
   private fenceNow: TmuxFence | null = null;

@@ -38,7 +38,7 @@ export function readDialog(kind: AgentKind, lines: string[]): ScreenLook {
 export const DIALOG_KEYS = [
   ...(['1', '2', '3', '4', '5', '6', '7', '8', '9'] as const),
   ...(['y', 'p', 'Enter', 'Escape', 'Up', 'Down'] as const),
-];
+] as const;
 export type DialogKey = (typeof DIALOG_KEYS)[number];
 
 /**
