@@ -5,6 +5,7 @@ import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ControlClient, quoteArg } from '../../src/terminal/control.js';
 import { Tmux } from '../../src/terminal/tmux.js';
+import { alive, waitFor } from '../helpers/harness.js';
 
 // A private tmux server per test: its own TMUX_TMPDIR, set for this process (the client inherits it);
 // the test's own tmux calls name that server's socket explicitly.
@@ -113,8 +114,12 @@ describe('ControlClient against a real tmux server', () => {
         (await tmux(['list-clients', '-F', '#{client_control_mode}'])).stdout.split('\n').filter((l) => l === '1')
           .length;
       expect(await clients()).toBe(1);
+      const server = Number((await tmux(['display-message', '-p', '#{pid}'])).stdout);
       await execa('tmux', ['-S', socket(), 'kill-session', '-t', '=a'], { reject: false });
       await execa('tmux', ['-S', socket(), 'kill-session', '-t', '=b'], { reject: false });
+      // The server left with no session exits; a new-session sent while it is still exiting joins it and is
+      // lost with it (seen on a loaded machine), so the next server starts once this one is gone.
+      await waitFor('the old server gone', () => !alive(server));
       await tmux(['new-session', '-d', '-s', 'b', '-x', '120', '-y', '40', 'cat']);
       // Whatever happened to the old client, commands keep working (through a new client or a process).
       for (let i = 0; i < 30 && (await t.run(['has-session', '-t', '=b'])).ok !== true; i++)
