@@ -255,30 +255,13 @@ export class Project {
    */
   async recorderWhenReady(
     name: string,
-    opts: { reply?: boolean; log?: string; flags?: string[] } = {},
+    opts: { reply?: boolean; log?: string; flags?: string[]; as?: string } = {},
   ): Promise<string> {
     const log = opts.log ?? join(this.dir, `${name}.log`);
     const starting = `${name}-starting`;
     const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}${(opts.flags ?? []).map((f) => ` ${f}`).join('')}`;
-    let r = await this.tmux([
-      'new-session',
-      '-d',
-      '-s',
-      starting,
-      '-x',
-      '200',
-      '-y',
-      '50',
-      '-e',
-      `BATON_AGENT=${name}`,
-      '-e',
-      `BATON_CONFIG=${this.configFile}`,
-      cmd,
-    ]);
-    // Right after kill-server the old server may still be going away: start the new one again.
-    for (let i = 0; i < 10 && r.exitCode !== 0 && /server exited unexpectedly/.test(r.stderr); i++) {
-      await sleep(200);
-      r = await this.tmux([
+    const start = () =>
+      this.tmux([
         'new-session',
         '-d',
         '-s',
@@ -288,11 +271,16 @@ export class Project {
         '-y',
         '50',
         '-e',
-        `BATON_AGENT=${name}`,
+        `BATON_AGENT=${opts.as ?? name}`,
         '-e',
         `BATON_CONFIG=${this.configFile}`,
         cmd,
       ]);
+    let r = await start();
+    // Right after kill-server the old server may still be going away: start the new one again.
+    for (let i = 0; i < 10 && r.exitCode !== 0 && /server exited unexpectedly/.test(r.stderr); i++) {
+      await sleep(200);
+      r = await start();
     }
     if (r.exitCode !== 0) throw new Error(`new-session ${starting}: ${r.stderr}`);
     await waitFor(`recorder ${name} screen`, async () =>

@@ -26,11 +26,17 @@ export async function recorderConversation(
   const p = new Project({ agents, delivery: { enter_delay_ms: 0 } });
   if (state) p.env.XDG_STATE_HOME = state.env.XDG_STATE_HOME!;
   made.push(p);
-  const panes = async () => ({
+  const logs = {
     claude1: await p.recorder(`${tag}-c1`, { as: 'claude1' }),
     claude2: await p.recorder(`${tag}-c2`, { as: 'claude2' }),
+  };
+  // Started again while a daemon looks for them: named as the agents only once the recorder reads its
+  // terminal, or a message typed during its start-up is read as stray keys (a loaded CI machine did that).
+  const panes = async () => ({
+    claude1: await p.recorderWhenReady(`${tag}-c1`, { as: 'claude1' }),
+    claude2: await p.recorderWhenReady(`${tag}-c2`, { as: 'claude2' }),
   });
-  return { p, logs: await panes(), panes };
+  return { p, logs, panes };
 }
 
 /** The pid the machine's daemon recorded (daemon.json in the registry's folder). */

@@ -96,7 +96,7 @@ describe('a reboot with the service installed', () => {
           const l = await ls();
           return l.daemon?.pid === daemon.pid && l.conversations.filter((c) => c.skipped === null).length === 2;
         },
-        20_000,
+        60_000,
       );
       expect((await ls()).conversations.map((c) => c.folder).sort()).toEqual([a.p.dir, b.p.dir].sort());
 
@@ -112,11 +112,12 @@ describe('a reboot with the service installed', () => {
       const upB = await b.p.cli(['up']);
       expect(upB.exitCode, upB.stderr + upB.stdout).toBe(0);
       expect((await a.p.cli(['up'])).exitCode).toBe(0);
-      await waitFor('typed after the panes came back', () => typedIn(bLogs.claude2, 'after the reboot'), 20_000).catch(
-        async (e) => {
-          // What the daemon saw, for a failure in CI.
-          console.log((await b.p.cli(['status'])).stdout, readFileSync(join(b.p.messages, 'events.jsonl'), 'utf8'));
-          throw e;
+      // Generous: a loaded CI machine once took longer than 20 s here. On a timeout the error itself carries what
+      // the daemon saw (CI shows a failure's message, not what the test printed).
+      await waitFor('typed after the panes came back', () => typedIn(bLogs.claude2, 'after the reboot'), 60_000).catch(
+        async (e: Error) => {
+          const events = readFileSync(join(b.p.messages, 'events.jsonl'), 'utf8').split('\n').slice(-25).join('\n');
+          throw new Error(`${e.message}\n${(await b.p.cli(['status'])).stdout}\n${events}`);
         },
       );
       expect(machinePid(a.p)).toBe(daemon.pid);
@@ -129,6 +130,6 @@ describe('a reboot with the service installed', () => {
       expect(typedIn(aLogs.claude2, 'before the reboot')).toBe(1);
       expect(a.p.archive().map((m) => m.content)).toEqual(['before the reboot', 'A after the reboot']);
     },
-    120_000,
+    240_000,
   );
 });
