@@ -6,20 +6,13 @@
  */
 import { openDirectory } from '../../bus/open.js';
 import type { ListedConversation, ListedMachine, StoreListing } from '../../bus/bus.js';
-import { blockedRow, runOf, stateWords } from './list.js';
+import { age, blockedRow, columns, runOf, stateWords } from './list.js';
 import type { Blocked, Run } from './listing.js';
+import type { HostStatus } from './report.js';
 import { turnSeconds } from './status.js';
 
-interface BusMachine {
-  host: string;
-  alive: boolean;
-  /** Its daemon's pid (alive, or the last one that held its lease); null: none known. */
-  pid: number | null;
-  /** Alive since its daemon took the lease; else since its last heartbeat (null: never seen). */
-  since: string | null;
-  last_heartbeat: string | null;
-  agents: string[];
-}
+/** `pid`: its daemon's (alive, or the last one that held its lease); null: none known. */
+type BusMachine = { host: string } & HostStatus;
 
 type BusRow = {
   conversation: string;
@@ -106,9 +99,6 @@ export async function listBus(url: string, schema?: string): Promise<BusListing>
   return { bus: l.where, schema_version: l.schema_version, conversations: l.conversations.map((c) => rowOf(c, now)) };
 }
 
-const age = (s: number | null): string =>
-  s === null ? '-' : s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
-
 function machineLine(m: BusMachine): string {
   const agents = `agents: ${m.agents.join(', ') || '-'}`;
   const daemon = m.alive
@@ -134,9 +124,8 @@ export function formatBusListing(l: BusListing): string {
     }
     machines.push(r.machines.map(machineLine));
   }
-  const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  const line = (row: string[]) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  ');
-  const lines = [head, line(table[0]!)];
-  for (const [i, row] of table.slice(1).entries()) lines.push(line(row), ...machines[i]!);
+  const [header, ...rows] = columns(table);
+  const lines = [head, header!];
+  for (const [i, row] of rows.entries()) lines.push(row, ...machines[i]!);
   return `${lines.join('\n')}\n`;
 }

@@ -23,33 +23,25 @@ export const stateWords = (run: string, blocked: Blocked | null | undefined): st
 export const blockedRow = (b: Blocked | null | undefined): Blocked | null =>
   b ? { agent: b.agent, kind: b.kind, since: b.since, question: b.question } : null;
 
-/** One machine name's registry and daemon. */
+/** One machine name's registry and daemon; `host`: its BATON_HOST, or null: the machine's own name. */
 interface MachineListing {
-  /** Its BATON_HOST, or null: the machine's own name. */
   host: string | null;
   registry: string;
   daemon: MachineHolder | null;
   problem: string | null;
 }
 
-export interface Listing {
-  /** This shell's machine name's registry, its daemon and its problem (as before several names were listed). */
-  registry: string;
-  daemon: MachineHolder | null;
-  problem: string | null;
+/** This shell's machine name's registry, daemon and problem, and every machine name's conversations (`host`). */
+export type Listing = Omit<MachineListing, 'host'> & {
   /** Every machine name on this box with a daemon, a problem or a conversation: the machine's own first. */
   machines?: MachineListing[];
-  /** Every machine name's conversations, each row with its `host`. */
   conversations: Row[];
-}
+};
+
+type RunInput = { finished?: unknown; paused?: unknown; stalled?: boolean; daemon: { running: boolean } };
 
 /** What a conversation is doing, from its state and whether a daemon serves it. */
-export function runOf(s: {
-  finished?: unknown;
-  paused?: unknown;
-  stalled?: boolean;
-  daemon: { running: boolean };
-}): Run {
+export function runOf(s: RunInput): Run {
   if (s.finished) return 'finished';
   if (s.paused) return 'paused';
   if (!s.daemon.running) return 'stopped';
@@ -124,7 +116,7 @@ export async function listConversations(dir = stateDir(), root = stateRoot()): P
   };
 }
 
-const age = (s: number | null): string =>
+export const age = (s: number | null): string =>
   s === null ? '-' : s < 120 ? `${s}s` : s < 7200 ? `${Math.round(s / 60)}m` : `${Math.round(s / 3600)}h`;
 
 /** A machine name's daemon, and its registry's problem, in a line or two. */
@@ -178,7 +170,11 @@ export function formatListing(l: Listing): string {
       table.push([...row, String(r.waiting)]);
     }
   }
+  return `${[...lines, ...columns(table), ...notes(l.conversations)].join('\n')}\n`;
+}
+
+/** A table's rows as lines, each column padded to its widest cell (the last one not). */
+export function columns(table: string[][]): string[] {
   const widths = table[0]!.map((_, i) => Math.max(...table.map((row) => row[i]!.length)));
-  const text = table.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
-  return `${[...lines, ...text, ...notes(l.conversations)].join('\n')}\n`;
+  return table.map((row) => row.map((c, i) => (i === row.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
 }

@@ -1,7 +1,4 @@
-/**
- * What `baton status --json` prints and the dashboard shows (app/status/status.ts builds it). Declarations only,
- * so the page's build (web/) can be type-checked against it without compiling server code.
- */
+/** What `baton status --json` prints and the dashboard shows (status.ts builds it): declarations only, for web/. */
 import type { WaitReason } from '../../core/wait-reason.js';
 
 export interface StatusReport {
@@ -10,10 +7,7 @@ export interface StatusReport {
   message_dir: string;
   /** The turn policy the daemon runs (config.json's when no daemon has said: app/status/running.ts). */
   policy: string;
-  /**
-   * config.json's turns.policy when it is not the one the daemon runs: edited while it runs (a policy takes a
-   * restart), else null.
-   */
+  /** config.json's turns.policy when the daemon runs another (edited while it runs: a policy takes a restart). */
   policy_in_file: string | null;
   current_turn: string | null;
   message_counter: number;
@@ -23,22 +17,17 @@ export interface StatusReport {
   held: Record<string, number>;
   rejected: number;
   /**
-   * Files this machine claimed from its agents' folders and has not yet stored for good: on the PostgreSQL
-   * bus, in `.relaying/` while a store that failed is tried again (or until the server's disk has it); 0 on
-   * the files bus.
+   * Files claimed from this machine's agents' folders, not yet stored for good: on PostgreSQL, in `.relaying/`
+   * while a failed store is tried again (or until the server's disk has it); 0 on the files bus.
    */
   relaying: number;
   daemon: { running: boolean; pid: number | null };
   /**
-   * The machine's daemon has this conversation in its registry (`baton up` handed it over) but skipped it:
-   * its pid and why (its config broken, its folder unreadable, its lease held by another daemon, an error
-   * that stopped it); null otherwise. It tries again at the next `baton up` here.
+   * The machine's daemon has it in its registry but skipped it: its pid and why (config broken, folder
+   * unreadable, lease held elsewhere, an error); null otherwise. The next `baton up` here tries again.
    */
   skipped: { pid: number; problem: string } | null;
-  /**
-   * The machine's registry (conversations.json) does not read: why. Nothing is written to it until it is
-   * fixed by hand — `baton up` and `baton down` refuse — and the machine's daemon serves on what it served.
-   */
+  /** Why the machine's registry does not read (nothing written to it until fixed by hand: registry.ts), or null. */
   registry_problem: string | null;
   agents: Record<string, AgentStatus>;
   /** Conversation control (docs/protocol.md §9). */
@@ -48,9 +37,8 @@ export interface StatusReport {
   /** Tokens the agents used, from their hooks, and the budget (0: none). */
   tokens: { total: number; by_agent: Record<string, number>; max: number };
   /**
-   * What their turns cost in USD (docs/protocol.md §12), in all and per agent; `unpriced`: models counted
-   * with no price (their tokens are in `tokens`, their cost is in no sum here). `max_usd` and `agents_max`:
-   * the budgets in force (0: none), a budget `baton resume --budget` raised included.
+   * Their cost in USD (docs/protocol.md §12), in all and per agent; `unpriced`: models with no price (in
+   * `tokens`, in no sum here). `max_usd`, `agents_max`: budgets in force (0: none), `resume --budget` included.
    */
   cost: {
     usd: number;
@@ -66,9 +54,8 @@ export interface StatusReport {
   stalled: boolean;
   finished: { reason: string; at: string; note?: string | undefined } | null;
   /**
-   * `baton pause`: deliveries wait, the agents were not told. `reason`: who paused it when a person did not
-   * (the loop guard, with the messages it paused on as `evidence`; a budget reached, `budget` its key path,
-   * with what was spent of how much).
+   * `baton pause`: deliveries wait, the agents were not told. `reason`: who paused it if not a person (the loop
+   * guard, on the messages in `evidence`; a budget reached: `budget` its key path, and what was spent of how much).
    */
   paused: {
     at: string;
@@ -78,20 +65,13 @@ export interface StatusReport {
     spent_usd?: number | undefined;
     max_usd?: number | undefined;
   } | null;
-  /**
-   * The turn holder waits at a dialog for a person (docs/protocol.md §12): who, since when, what kind
-   * (permission, question, trust, login, other), what it asks, and — once its screen showed it — its choices
-   * and identity (`baton answer`). Null when nobody blocks the conversation.
-   */
+  /** The turn holder waits at a dialog for a person (docs/protocol.md §12; `baton answer`), or null. */
   blocked: BlockedStatus | null;
   /** A demo conversation (`baton up --demo`): the bundled demo agents hold it. */
   demo: boolean;
   /** Moderated mode: files waiting for approval, as "<direction>/<name>". */
   pending: string[];
-  /**
-   * Why each direction's waiting files (`held`) have not gone, by the daemon's own rules: only directions
-   * with files waiting. docs/reference.md ("baton status") lists the reasons.
-   */
+  /** Why each direction's waiting files (`held`) wait, by the daemon's rules (docs/reference.md "baton status"). */
   waiting: Record<string, WaitingStatus>;
   /** A person's notes to all (`send --to all`) that some agents have not got yet: ID → those agents. */
   notes: Record<string, string[]>;
@@ -145,10 +125,7 @@ export interface HostStatus {
   pid: number | null;
   /** The daemon's last heartbeat (ISO; null on the files bus, whose daemon has none). */
   last_heartbeat: string | null;
-  /**
-   * Since when the machine is as `alive` says (ISO): alive since its daemon took the lease; not alive since
-   * its last heartbeat (null: never seen).
-   */
+  /** Since when it is as `alive` says (ISO): since its daemon took the lease, else since its last heartbeat. */
   since: string | null;
   agents: string[];
 }
@@ -178,26 +155,15 @@ export interface AgentStatus {
   demo: boolean;
   /** The machine whose tmux runs it (docs/protocol.md §10); another machine's pane is not looked at from here. */
   host: string;
-  /**
-   * What its own hooks last said (kinds with hooks): busy since when (a prompt reached its
-   * model), idle since when (its turn ended), or waiting for a person at a permission dialog. Null when
-   * no hook has reported (or the kind has none).
-   */
+  /** What its own hooks last said: busy (a prompt reached its model), idle (turn ended), permission; null: none. */
   hooks: { state: 'busy' | 'idle' | 'permission'; since: string; detail?: string } | null;
   /**
-   * What its screen shows, read the way its kind's client draws it (claude, codex, gemini): its
-   * input box empty (`ready`) or holding text, a dialog, or a screen baton does not know; `busy` while a
-   * turn runs. Null when the kind's screen is not read, or there is no live pane.
+   * What its screen shows, read as its kind's client draws it: input box empty (`ready`) or holding text, a
+   * dialog, or unknown; `busy` while a turn runs. Null when the kind's screen is not read, or no live pane.
    */
   screen: { state: 'ready' | 'holding' | 'dialog' | 'unknown'; busy?: boolean; detail?: string } | null;
-  /**
-   * Its open dialog as this machine's daemon keeps it (turn holder or not: nothing is typed into its pane
-   * while it is open), with `source` (its hook, or its screen); null when it has none.
-   */
+  /** Its open dialog as this machine's daemon keeps it (nothing is typed into its pane meanwhile), or null. */
   dialog: (Omit<BlockedStatus, 'agent'> & { source: 'hook' | 'screen' }) | null;
-  /**
-   * How many messages it would be caught up on if it got the turn now: what the others said since its
-   * last turn (docs/protocol.md §11; 0 with fewer than three agents or `turns.catch_up` "off").
-   */
+  /** Messages it would be caught up on if it got the turn now (docs/protocol.md §11; 0 with under 3 agents). */
   catch_up: number;
 }
