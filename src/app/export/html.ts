@@ -48,11 +48,9 @@ export function exportHtml(d: ExportDoc): string {
     );
   out.push('<h2>Messages</h2>');
   for (const r of d.records) {
-    const facts = factsOf(r)
-      .map((f) =>
-        r.reply_to && f === `reply to ${r.reply_to}` ? `reply to <a href="#${r.reply_to}">${r.reply_to}</a>` : esc(f),
-      )
-      .join(' · ');
+    const link = (f: string) =>
+      r.reply_to && f === `reply to ${r.reply_to}` ? `reply to <a href="#${r.reply_to}">${r.reply_to}</a>` : esc(f);
+    const facts = factsOf(r).map(link).join(' · ');
     const catchUp = d.catch_ups[r.id];
     out.push(
       `<article id="${esc(r.id)}"${r.sender === 'user' ? ' class="person"' : ''}>`,

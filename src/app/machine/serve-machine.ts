@@ -143,23 +143,15 @@ export class MachineDaemon {
 
   private take(key: string, entry: Entry): void {
     const label = entry.config ?? entry.home;
-    const log = this.log.withTag(
-      label
-        .replace(/\/config\.json$/, '')
-        .split('/')
-        .pop() || label,
-    );
+    const folder = label.replace(/\/config\.json$/, '');
+    const log = this.log.withTag(folder.split('/').pop() || label);
     let config: ReturnType<typeof loadConfig>;
     try {
       config = loadConfig({ file: entry.config, baseDir: entry.home }, { fallback: 'default' });
     } catch (err) {
       // One line (served.json, ls): a config error's detail is on the lines after its first.
-      const problem = (err as Error).message
-        .split('\n')
-        .map((l) => l.trim())
-        .filter(Boolean)
-        .join('; ')
-        .slice(0, 400);
+      const lines = (err as Error).message.split('\n').map((l) => l.trim());
+      const problem = lines.filter(Boolean).join('; ').slice(0, 400);
       log.error(`${label}: skipped (${problem}); "baton up" there tries again`);
       this.skipped.set(key, { entry, problem });
       return;
@@ -189,9 +181,8 @@ export class MachineDaemon {
           // (A folder gone says itself what brings it back.)
           const until = err instanceof FolderGone ? '' : '; skipped until "baton up" there';
           log.error(`${label}: ${err instanceof Error ? err.message : String(err)}${until}`);
-          why = (explainBusError(err) ?? (err instanceof Error ? err.message : String(err)))
-            .split('\n')[0]!
-            .slice(0, 400);
+          const said = explainBusError(err) ?? (err instanceof Error ? err.message : String(err));
+          why = said.split('\n')[0]!.slice(0, 400);
           return err instanceof LeaseHeldError ? 3 : 1;
         },
       );

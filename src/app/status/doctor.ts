@@ -78,15 +78,10 @@ export async function diagnose(
     const command = a.command ?? KINDS[a.kind].command;
     const program = command && programOf(command);
     const ok = !!program && onPath(program, a.cwd);
-    add(
-      `agent ${name}`,
-      level(ok, 'warn'),
-      ok
-        ? `"${command}"`
-        : command
-          ? `"${program}" is not on PATH (baton up --demo runs demo agents instead)`
-          : `agents.${name}.command is required for kind ${a.kind}`,
-    );
+    const missing = command
+      ? `"${program}" is not on PATH (baton up --demo runs demo agents instead)`
+      : `agents.${name}.command is required for kind ${a.kind}`;
+    add(`agent ${name}`, level(ok, 'warn'), ok ? `"${command}"` : missing);
   }
   // On the PostgreSQL bus only this machine's agents' folders (relayed into the database) and rejected/ are on disk.
   const folders =
@@ -94,15 +89,10 @@ export async function diagnose(
       ? [root, rejected, ...config.directions.filter((d) => isLocal(config, d.from)).map((d) => d.dir)]
       : [root, join(root, 'archive'), rejected, ...config.directions.map((d) => d.dir)];
   for (const dir of folders) {
-    const ok = await access(dir, constants.R_OK | constants.W_OK | constants.X_OK).then(
-      () => true,
-      () => false,
-    );
-    add(
-      `folder ${dir}`,
-      level(ok, 'warn'),
-      ok ? 'readable and writable' : 'missing or not writable (baton up or baton daemon creates it)',
-    );
+    const rwx = constants.R_OK | constants.W_OK | constants.X_OK;
+    const ok = (await access(dir, rwx).catch(() => false)) !== false; // (it resolves to undefined)
+    const detail = ok ? 'readable and writable' : 'missing or not writable (baton up or baton daemon creates it)';
+    add(`folder ${dir}`, level(ok, 'warn'), detail);
   }
   const d = await bus.daemon();
   add('daemon', 'ok', d.running ? `running (pid ${d.pid})` : 'not running');
@@ -113,12 +103,8 @@ export async function diagnose(
   else if (st?.stalled)
     add('conversation', 'warn', `stalled: ${st.current_turn} stayed silent after ${st.nudges ?? 0} reminders`);
   const waiting = await bus.requestsWaiting();
-  if (waiting && !d.running)
-    add(
-      'requests',
-      'warn',
-      `${waiting} waiting in ${bus.where} with no daemon to answer them (the next daemon start does)`,
-    );
+  const unanswered = `${waiting} waiting in ${bus.where} with no daemon to answer them (the next daemon start does)`;
+  if (waiting && !d.running) add('requests', 'warn', unanswered);
   checks.push(...(await bus.checks(d.running)));
   return checks;
 }

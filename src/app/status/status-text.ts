@@ -94,11 +94,8 @@ function policyLine(s: StatusReport): string {
 function tokenLines(s: StatusReport): string[] {
   if (!s.tokens.total && !s.tokens.max) return [];
   const max = s.tokens.max ? ` of max ${s.tokens.max}` : '';
-  const by =
-    Object.entries(s.tokens.by_agent)
-      .map(([a, n]) => `${a} ${n}`)
-      .join(', ') || 'none counted yet';
-  return [`tokens        ${s.tokens.total}${max} (${by})`];
+  const by = Object.entries(s.tokens.by_agent).map(([a, n]) => `${a} ${n}`);
+  return [`tokens        ${s.tokens.total}${max} (${by.join(', ') || 'none counted yet'})`];
 }
 
 /** What the turns cost, of the budgets, per agent, and the models with no price (never a silent gap). */
@@ -106,10 +103,9 @@ function costLines(s: StatusReport): string[] {
   const c = s.cost;
   if (!c.usd && !c.max_usd && !Object.keys(c.agents_max).length && !c.unpriced.length) return [];
   const max = c.max_usd ? ` of max ${dollars(c.max_usd)}` : '';
-  const by =
-    Object.entries(c.by_agent)
-      .map(([a, n]) => `${a} ${dollars(n)}${c.agents_max[a] ? ` of max ${dollars(c.agents_max[a])}` : ''}`)
-      .join(', ') || 'none counted yet';
+  const each = ([a, n]: [string, number]) =>
+    `${a} ${dollars(n)}${c.agents_max[a] ? ` of max ${dollars(c.agents_max[a])}` : ''}`;
+  const by = Object.entries(c.by_agent).map(each).join(', ') || 'none counted yet';
   const unpriced = c.unpriced.length
     ? `; ${c.unpriced.map((m) => `no price for model ${m}`).join(', ')} (its tokens are counted; "pricing" in config.json gives one)`
     : '';

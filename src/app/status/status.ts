@@ -51,11 +51,8 @@ export async function collectStatus(
     }),
   );
   // A person's notes to all that some pane has not got yet (the daemons keep trying).
-  const notes = Object.fromEntries(
-    (await people.all())
-      .filter((r) => r.receiver === 'all' && !settled(r, config.order))
-      .map((r) => [r.id, config.order.filter((a) => !r.deliveries?.[a]?.at)]),
-  );
+  const unsettled = (await people.all()).filter((r) => r.receiver === 'all' && !settled(r, config.order));
+  const notes = Object.fromEntries(unsettled.map((r) => [r.id, config.order.filter((a) => !r.deliveries?.[a]?.at)]));
   const pending = await bus.approvalKeys();
   const daemon = await bus.daemon().then((d) => ({ running: d.running, pid: d.pid }));
   const skipped = skippedConversation(config);

@@ -23,11 +23,8 @@ export function sessionSuggestion(
   agent: Pick<Agent, 'name'>,
   taken: ReadonlySet<string> = new Set(),
 ): string {
-  const folder =
-    basename(resolve(config.baseDir))
-      .replace(/[^A-Za-z0-9_-]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 40) || 'baton';
+  const dashed = basename(resolve(config.baseDir)).replace(/[^A-Za-z0-9_-]+/g, '-');
+  const folder = dashed.replace(/^-+|-+$/g, '').slice(0, 40) || 'baton';
   const name = `${folder}-${projectHash(config.baseDir)}-${agent.name}`;
   if (!taken.has(name)) return name;
   for (let n = 2; ; n++) if (!taken.has(`${name}-${n}`)) return `${name}-${n}`;

@@ -30,10 +30,8 @@ import { recordServer } from '../tmux-server.js';
 export async function inheritedDatabaseEnv(t: Tmux): Promise<Record<string, string>> {
   const r = await t.run(['show-environment', '-g']);
   if (!r.ok) return {}; // no server yet: the one baton starts never gets them (newSession's withhold)
-  const held = r.stdout
-    .split('\n')
-    .map((l) => l.slice(0, l.indexOf('=')))
-    .filter((k): k is (typeof DATABASE_ENV)[number] => (DATABASE_ENV as readonly string[]).includes(k));
+  const names = r.stdout.split('\n').map((l) => l.slice(0, l.indexOf('=')));
+  const held = names.filter((k): k is (typeof DATABASE_ENV)[number] => (DATABASE_ENV as readonly string[]).includes(k));
   if (held.length)
     log.warn(
       `this tmux server holds ${held.join(', ')} in its global environment (it was started from a shell that ` +
