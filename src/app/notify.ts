@@ -18,16 +18,9 @@ export function notifyStatus(config: Pick<Config, 'notify' | 'file' | 'host'>): 
   return config.notify.map((s, i) => {
     const mine = sinkOf(s, i);
     const seen = record?.sinks.find((r) => r.label === mine.label && r.kind === mine.kind && r.target === mine.target);
-    return {
-      ...mine,
-      events: [...s.events],
-      last_success: seen?.last_success ?? null,
-      last_failure: seen?.last_failure ?? null,
-      sent: seen?.sent ?? 0,
-      failed: seen?.failed ?? 0,
-      folded: seen?.folded ?? 0,
-      dropped: seen?.dropped ?? 0,
-    };
+    const { last_success = null, last_failure = null, ...n } = seen ?? ({} as Partial<SinkRecord>);
+    const { sent = 0, failed = 0, folded = 0, dropped = 0 } = n;
+    return { ...mine, events: [...s.events], last_success, last_failure, sent, failed, folded, dropped };
   });
 }
 
@@ -46,10 +39,8 @@ export async function testSinks(
   config: Pick<Config, 'notify' | 'file' | 'host' | 'baseDir' | 'messageDir' | 'bus'>,
   dashboard: string | null = null,
 ): Promise<TestResult[]> {
-  const p: NotifyPayload = testPayload(
-    { conversation: conversationOf(config), host: config.host, url: dashboard },
-    Date.now(),
-  );
+  const at = { conversation: conversationOf(config), host: config.host, url: dashboard };
+  const p: NotifyPayload = testPayload(at, Date.now());
   return Promise.all(
     config.notify.map(async (s, i) => {
       const t0 = performance.now();

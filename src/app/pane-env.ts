@@ -4,16 +4,14 @@ import type { Agent, Config } from '../config/config.js';
 import { BIN_DIR } from './paths.js';
 
 /**
- * The database's address and secrets (docs/protocol.md §10): the daemon's, never an agent's. An agent's
- * messages go through its machine (its folder, relayed by the daemon), so it never needs them — and an
- * agent that has them can read and write every conversation in the database (docs/trust.md).
+ * The database's address and secrets (docs/protocol.md §10): the daemon's, never an agent's — its messages go
+ * through its folder, and with them it could read and write every conversation in the database (docs/trust.md).
  */
 export const DATABASE_ENV = ['BATON_BUS_URL', 'PGPASSWORD', 'PGPASSFILE', 'PGSSLMODE', 'PGSSLROOTCERT'] as const;
 
 /**
- * The environment a pane gets, so `baton post` finds this conversation: the agent's (`agent`), or the
- * daemon's (none). `database`: the database's variables too — the daemon's pane, and the bundled demo
- * agents (baton's own program, which reads whose turn it is); never an agent's.
+ * A pane's environment, so `baton post` finds this conversation: an agent's, or (no `agent`) the daemon's.
+ * `database`: its variables too — the daemon's pane and the bundled demo agents (which read whose turn it is).
  */
 export function paneEnv(config: Config, agent?: Agent, opts: { database?: boolean } = {}): Record<string, string> {
   const env: Record<string, string> = {

@@ -1,10 +1,7 @@
 /**
- * `baton up` and `baton down` with the machine's daemon: `up` adds its conversation to the registry and
- * starts the daemon if none runs — in the tmux session "baton-daemon" of the server this `up` reaches, so it
- * ends with that server (a test's private server, or a person ending theirs); `down` removes the
- * conversation and waits until the daemon has let go of it (released its lease), touching nothing else.
- *
- * `BATON_DAEMON=conversation` keeps the former way: a daemon of its own in the "watcher" session.
+ * `baton up` with the machine's daemon (`down`: leave.ts): its conversation goes into the registry, and the
+ * daemon is started if none runs — in tmux session "baton-daemon" of the server this `up` reaches, so it ends
+ * with that server (a test's private one, or a person ending theirs). BATON_DAEMON=conversation: own-daemon.ts.
  */
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
@@ -27,9 +24,8 @@ export const MACHINE_SESSION = 'baton-daemon';
 export type Joinable = { ok: true } | { ok: false; why: string };
 
 /**
- * Whether this conversation can be served by the machine's daemon that runs: always on the files bus; on the
- * PostgreSQL bus only when the daemon was started with this shell's database variables (daemon-lock.ts
- * databaseEnvHash) — else it gets a daemon of its own (own-daemon.ts), which has them; `why` says so.
+ * Whether the machine's daemon can serve it: always on the files bus; on PostgreSQL only when it was started
+ * with this shell's database variables (databaseEnvHash), else it gets a daemon of its own (own-daemon.ts).
  */
 export function joinable(config: Config, dir = stateDir()): Joinable {
   if (config.bus.kind !== 'postgres') return { ok: true };
@@ -71,10 +67,7 @@ async function startMachineDaemon(config: Config, t: Tmux, dir: string): Promise
   return name;
 }
 
-/**
- * `up`: this conversation in the registry, and a machine daemon serving it (started when none runs, or exited
- * just as this one was added); a hand-run `baton daemon` of it is left alone. Returns the session it started.
- */
+/** Register it and see a machine daemon serve it (a hand-run `baton daemon` is left alone); the session started. */
 export async function joinMachineDaemon(config: Config, bus: Liveness, t: Tmux): Promise<string | null> {
   const dir = stateDir();
   const d = await bus.daemon();

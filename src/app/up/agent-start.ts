@@ -1,18 +1,12 @@
 /**
  * Starting an agent of a conversation that was running (reboot, crash, `baton down`, a killed pane) with its
  * client's own resume, so it keeps its memory (docs/protocol.md §12): the session ID its hooks reported is in
- * the state (core/sessions.ts), each kind says how to resume (terminal/kinds.ts `resumeArgs`).
- * `baton up --fresh-agents` starts them new instead.
- *
- * A session the client no longer has is found two ways. Before the start: its file (the hooks'
- * `transcript_path`) is gone — cheap and certain. After: the client exits at once (measured: Claude Code "No
- * conversation found with session ID: …", exit 1; Codex "ERROR: No saved session found with ID …", exit 1;
- * Gemini CLI "Error resuming session: Invalid session identifier …", exit 42) and `up`, waiting while the
- * client comes up (0.5–4 s measured), sees the dead pane and starts it new — saying so.
- *
- * Not resumed, said why: another kind or folder than the session's (Codex asks which folder in a dialog; the
- * others find no such session), a command that is not the kind's own program (baton cannot add arguments to
- * a wrapper), an ID not shaped like a client's.
+ * the state (core/sessions.ts), each kind says how to resume (terminal/kinds.ts); `--fresh-agents` starts new.
+ * A session the client no longer has is seen before the start (the hooks' `transcript_path` is gone), or after:
+ * the client exits at once (measured: Claude Code and Codex exit 1, Gemini CLI 42, each saying no such session)
+ * while `up` waits for it to come up (0.5–4 s measured), and it is started new, said. Not resumed, said why:
+ * another kind or folder than the session's (Codex asks which folder in a dialog), a command not the kind's own
+ * program (a wrapper takes no added arguments), an ID not shaped like a client's.
  */
 import { existsSync } from 'node:fs';
 import { appendFile, readFile } from 'node:fs/promises';
@@ -73,9 +67,8 @@ export function startPlan(o: {
 type Resumed = { ok: true } | { ok: false; why: string };
 
 /**
- * Wait until a resumed client shows its input box (resumed), or its pane dies (it did not have the
- * session: what its screen said last is the why), up to RESUME_WAIT_MS. A client still starting then is
- * left to come up: the daemon waits for its box anyway.
+ * Wait until a resumed client shows its input box, or its pane dies (no such session: its last screen says why),
+ * up to RESUME_WAIT_MS; a client still starting then is left to come up (the daemon waits for its box anyway).
  */
 async function awaitResumed(t: Tmux, agent: Agent, waitMs = RESUME_WAIT_MS): Promise<Resumed> {
   for (const until = Date.now() + waitMs; Date.now() < until; await sleep(250)) {
@@ -118,9 +111,8 @@ export interface Planned {
 }
 
 /**
- * Start the agents' sessions (running ones are left alone), each client resuming its session when the
- * conversation has one; a resume its client refuses is started new, and said. False when a session cannot
- * start at all.
+ * Start the agents' sessions (running ones are left alone), each client resuming its session when there is
+ * one; a resume its client refuses is started new, and said. False when a session cannot start at all.
  */
 export async function startAgents(
   t: Tmux,

@@ -1,8 +1,6 @@
 /**
- * Where this conversation's daemon can be watched: `baton attach daemon` (or `watcher`, its session's older
- * name). The daemon is, in this order, the conversation's own in its `watcher` session (BATON_DAEMON=
- * conversation), the machine's in `baton-daemon` (or `baton-daemon-<hash>`), or — a service, or started from
- * another tmux server — in no session this server has.
+ * Where `baton attach daemon` (or `watcher`) finds this conversation's daemon: its own in its `watcher` session,
+ * the machine's in `baton-daemon` (or `baton-daemon-<hash>`), or (a service, another tmux server's) nowhere here.
  */
 import { MACHINE_SESSION } from '../machine/join.js';
 import { WATCHER_SESSION } from '../paths.js';
@@ -16,10 +14,7 @@ export type DaemonSession =
   | { kind: 'elsewhere'; pid: number }
   | { kind: 'none' };
 
-/**
- * The daemon's session among `sessions` (name → the tag of what started it: a message folder, or the machine's
- * state folder for its daemon). `machinePid`: the machine's daemon's pid when one runs.
- */
+/** The daemon's session among `sessions` (name → its owner tag: a message folder, or the machine's state folder). */
 export function daemonSession(
   o: { messageDir: string; machineDir: string; machinePid: number | null },
   sessions: ReadonlyMap<string, { owner: string }>,

@@ -12,10 +12,7 @@ import { startWatcher } from './sessions.js';
 import { recordedServer } from '../tmux-server.js';
 import { entryOf, registerOwn, stateDir } from '../machine/registry.js';
 
-/**
- * Start the conversation's own daemon (unless one runs), list it for `ls`, and say why it is its own (`why`;
- * null: BATON_DAEMON=conversation asked for it). Returns the daemon's session, as startWatcher does.
- */
+/** Start its own daemon (unless one runs), list it for `ls`, say `why` (null: BATON_DAEMON asked); its session. */
 export async function startOwnDaemon(
   config: Config,
   bus: Liveness,

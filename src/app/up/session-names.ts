@@ -14,10 +14,7 @@ import { readRegistry } from '../machine/registry.js';
 export const projectHash = (baseDir: string): string =>
   createHash('sha1').update(resolve(baseDir)).digest('hex').slice(0, 4);
 
-/**
- * `<folder>-<hash>-<agent>`, within tmux's rules (config/schema.ts), unique to this project on the machine;
- * should it be in `taken` all the same, the first free `…-2`, `…-3`.
- */
+/** `<folder>-<hash>-<agent>` within tmux's rules (config/schema.ts); when in `taken`, the first free `…-2`, `…-3`. */
 export function sessionSuggestion(
   config: Pick<Config, 'baseDir'>,
   agent: Pick<Agent, 'name'>,
@@ -30,10 +27,7 @@ export function sessionSuggestion(
   for (let n = 2; ; n++) if (!taken.has(`${name}-${n}`)) return `${name}-${n}`;
 }
 
-/**
- * Every session name a suggestion must not be: the tmux server's sessions, this config's own, and those the
- * configs of the registry's other conversations give their agents (down for now, up again later).
- */
+/** Names a suggestion must not be: the server's sessions, this config's, the registry's other configs' (down now). */
 export function takenSessions(config: Config, running: Iterable<string>, registryDir: string): Set<string> {
   const taken = new Set([...running, ...config.order.map((a) => config.agents[a]!.session)]);
   const { registry } = readRegistry(registryDir);

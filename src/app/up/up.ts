@@ -1,9 +1,7 @@
 /**
- * `baton up`: start a conversation — each agent's tmux session and the daemon's — and say what it
- * continues. Demo and real agents never share a conversation or a session (`up` with real agents after a
- * demo once left the demo programs in the panes, and then had a real agent owe a reply to a demo message it
- * never saw): real agents after a demo start a new conversation (the demo's is kept aside), the demo
- * refuses real agents' conversation.
+ * `baton up`: start a conversation — each agent's tmux session and the daemon's — and say what it continues.
+ * Demo and real agents never share a conversation or a session (mixed, a real agent owed a reply to a demo
+ * message it never saw): real agents after a demo start a new one (the demo's kept aside); the demo refuses.
  */
 import { isAbsolute, relative } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -158,9 +156,8 @@ export function planCommands(config: Config, demo: boolean): { ok: true; agents:
 }
 
 /**
- * Never adopt another conversation's session: its daemon would see its agent answer our messages. The name
- * suggested instead is free — on this tmux server and among the registry's conversations — and differs from
- * every other suggestion made here.
+ * Never adopt another conversation's session: its daemon would see its agent answer our messages. Each name
+ * suggested instead is free on this tmux server and in the registry, and unlike the other suggestions.
  */
 async function sessionsAreOurs(config: Config, t: Tmux, plan: Planned[]): Promise<boolean> {
   const before = await t.sessions();
@@ -219,9 +216,9 @@ const firstState = (config: Config, demo: boolean): State =>
   demo ? { ...initialState(config.firstTurn), demo: true } : initialState(config.firstTurn);
 
 /**
- * The message folders, the agents' instructions and their hooks, all in place before any agent starts. The
- * bus first: on PostgreSQL it refuses a machine whose config differs from the conversation's (agreement.ts),
- * and a refused `up` once left each agent's AGENTS.md written behind it — check first, write after.
+ * The message folders, the agents' instructions and hooks, in place before any agent starts. The bus first: on
+ * PostgreSQL it refuses a config that differs from the conversation's (agreement.ts), and files written before
+ * a refusal were left behind.
  */
 async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolean): Promise<Map<string, Launch>> {
   await bus.prepare(firstState(config, demo));
