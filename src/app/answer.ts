@@ -1,13 +1,9 @@
 /**
- * Answering an agent's dialog from anywhere (docs/protocol.md §12): the dialog a person is offered — the
- * one `status`, `answer --list` and the dashboard show — and the request that answers it (the daemon types
- * the keys: daemon/answer.ts). What was offered travels with the request as the dialog's identity, so the
- * keys go in only while that same dialog is on the screen.
- *
- * Where the offer comes from: the turn holder's `blocked` (state.json, or the database — any machine sees
- * it), else what this machine's daemon keeps of its agents' open dialogs (.hooks/dialogs.json); with no
- * daemon running here, the agent's screen itself, read now (a stale record of a daemon that died is not
- * offered).
+ * Answering an agent's dialog from anywhere (docs/protocol.md §12): the dialog offered to a person (`status`,
+ * `answer --list`, the dashboard) and the request that answers it (daemon/answer.ts types the keys). The offer's
+ * identity travels with the request, so the keys go in only while that same dialog is on the screen. The offer
+ * is the turn holder's `blocked` (any machine sees it), else this machine's daemon's open dialogs; with no
+ * daemon here, the agent's screen read now (a dead daemon's stale record is not offered).
  */
 import { openBus } from '../bus/open.js';
 import type { Status } from '../bus/bus.js';

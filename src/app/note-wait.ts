@@ -1,7 +1,6 @@
 /**
- * `baton send --to all`: the daemon answers with the panes that got the note and those that could not take it
- * yet (docs/protocol.md §11), and keeps trying those; the command follows the note's record a little while, so
- * a pane freed a moment later (or another machine's) is reported, and it never says "sent" while one waits.
+ * `baton send --to all`: the daemon answers with the panes that got the note and those not yet (docs/protocol.md
+ * §11); the command follows the record a while, so it never says "sent" while one waits.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Archive } from '../bus/bus.js';

@@ -1,8 +1,7 @@
 /**
- * `baton post --wait`: follow the posted message by the name it was stored under (its record's `source_file`,
- * its rejection's `file`) until `delivered` or `received`, or say why not. Any record not seen before the post is
- * looked at, whatever the counters (walking by counter hung when a person deleted the newest record); an
- * unreachable bus is waited for, up to the same time.
+ * `baton post --wait`: follow the post by the name it was stored under until `delivered` or `received`, or say
+ * why not. Any record not seen before the post is looked at, whatever the counters (walking by counter hung when
+ * a person deleted the newest record); an unreachable bus is waited for, up to the same time.
  */
 import { existsSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';

@@ -1,8 +1,7 @@
 /**
- * An agent's reply as a message (docs/protocol.md §3), for `baton post` and the MCP post tool alike: who sends
- * it, to whom (the one outgoing folder, or the one named), the fields baton fills in, and what the daemon will
- * check (receiver, policy, size, the message itself) checked first, so the sender hears at once of a message
- * that could never be delivered. Every misuse is a UsageError naming what to give.
+ * An agent's reply as a message (docs/protocol.md §3), for `baton post` and the MCP post tool: its sender and
+ * receiver, the fields baton fills in, and what the daemon will check checked first, so the sender hears at once
+ * of a message that could never be delivered. Every misuse is a UsageError naming what to give.
  */
 import { postingFor } from '../bus/open.js';
 import type { Config, Direction } from '../config/config.js';
@@ -26,9 +25,7 @@ export function composePost(config: Config, p: PostInput): { direction: Directio
   if (!p.text.trim()) throw new UsageError('the message text is empty');
   if (p.type !== undefined && !(MESSAGE_TYPES as readonly string[]).includes(p.type))
     throw new UsageError(`--type must be one of ${MESSAGE_TYPES.join(', ')}`);
-  // A folder the policy never delivers (one configured beside those it does): the daemon would reject the
-  // message whoever holds the turn — the same rule, asked as if it were from's turn. Without --to it is not
-  // a choice; named with --to it is refused here.
+  // A folder the policy never delivers (asked as if it were from's turn): no choice without --to, refused with it.
   const rules = { policy: config.turns.policy, agents: config.order };
   const verdict = (d: Direction) => decide(initialState(from), d, rules);
   let outgoing = config.directions.filter((d) => d.from === from && (p.to === undefined || d.to === p.to));

@@ -1,8 +1,6 @@
 /**
- * The tmux server a conversation's sessions run on. `baton up` starts them on the server its own shell reaches
- * ($TMUX inside tmux, else `-L $BATON_TMUX_SOCKET` or tmux's default) and records its socket path in the message
- * folder; `baton down` and `status` act on the recorded server, never on their caller's (a `down` from a pane of
- * another server would report success and leave every session running).
+ * The tmux server a conversation's sessions run on: `baton up` records the socket its shell reaches; `down` and
+ * `status` act on that one, not their caller's (a `down` from another server's pane left every session running).
  */
 import { join } from 'node:path';
 import type { Config } from '../config/config.js';

@@ -26,9 +26,8 @@ export interface MachineHolder {
 }
 
 /**
- * The database's variables of an environment (BATON_BUS_URL, PGPASSWORD, …), hashed so daemon.json never holds
- * a password: a PostgreSQL conversation joins the machine's daemon only when this shell's hash is the daemon's
- * (BATON_BUS_URL overrides a config's bus.url: another shell's daemon would serve it on the wrong database).
+ * The database's variables (BATON_BUS_URL, PGPASSWORD, …) hashed, so daemon.json holds no password: a PostgreSQL
+ * conversation joins the machine's daemon only with the same hash (else it could serve on the wrong database).
  */
 export function databaseEnvHash(keys: readonly string[], env: NodeJS.ProcessEnv = process.env): string {
   const vars = keys.map((k) => [k, env[k] ?? '']);

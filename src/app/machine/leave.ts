@@ -1,7 +1,6 @@
 /**
- * `baton down` and `up --fresh` with the machine's daemon (join.ts): this conversation leaves the registry
- * and the daemon lets go of it — stops its scheduler and watches, releases its lease — while every other
- * conversation it serves goes on.
+ * `baton down` and `up --fresh` with the machine's daemon (join.ts): this conversation leaves the registry and
+ * the daemon lets go of it (stops serving it, releases its lease) while it serves every other one on.
  */
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -13,18 +12,12 @@ import { machineMode, stateDirs } from './identity.js';
 import { entryOf, keyOf, readRegistry, RegistryUnreadable, stateDir, unregister } from './registry.js';
 import { readServed } from './served.js';
 
-/**
- * `exited`: it served only this one and has exited since (not started to stay); `others`: how many other
- * conversations it still serves (null: not known).
- */
+/** `exited`: it served only this one and has exited since; `others`: how many it still serves (null: unknown). */
 export type Left =
   | { left: false }
   | { left: true; pid: number | null; released: boolean; exited: boolean; others: number | null; stays?: boolean };
 
-/**
- * What `down` says of the machine's daemon: this conversation's place in it, and what became of the daemon
- * (serves others, exited, or stays) — without that a person could not tell whether anything still ran.
- */
+/** What `down` says of the machine's daemon, and what became of it: else nobody could tell whether it still ran. */
 export function leftLabel(l: Left & { left: true }): string {
   const place = `its place in the machine's daemon (pid ${l.pid ?? '-'})`;
   if (l.exited) return `${place}; it had nothing else to serve and exited`;
@@ -50,10 +43,7 @@ async function released(dir: string, key: string, pid: number | null): Promise<L
   return { left: true, pid, released: true, exited, others: exited ? 0 : othersServed(dir, key, pid), stays };
 }
 
-/**
- * `down` (and `up --fresh`): remove this conversation from the registry and wait (up to 10 s) for the daemon
- * to let go of it. Not registered: nothing done, the caller stops a daemon of its own as before.
- */
+/** Take it out of the registry, wait (up to 10 s) for the daemon to let go; not registered: nothing done. */
 export async function leaveMachineDaemon(config: Config, bus: Liveness): Promise<Left> {
   const dir = stateDir();
   const key = keyOf(entryOf(config, null));
@@ -68,10 +58,7 @@ export async function leaveMachineDaemon(config: Config, bus: Liveness): Promise
   return { left: true, pid, released: false, exited: false, others: null };
 }
 
-/**
- * `down` with a config that does not load: no bus to ask, so the conversation is found by its run record
- * (config/run-record.ts) and the daemon's letting go seen in served.json (served.ts).
- */
+/** `down` with a config that does not load: found by its run record, the letting go seen in served.json. */
 export function leaveByRecord(record: RunRecord): Promise<Left> {
   return leaveByKey(recordKey(record), record.daemon.pid);
 }
@@ -80,10 +67,7 @@ export function leaveByRecord(record: RunRecord): Promise<Left> {
 export const recordKey = (record: RunRecord): string =>
   keyOf({ config: record.config, home: dirname(record.config), message_dir: record.message_dir, bus: record.bus });
 
-/**
- * `down` with a config file that is gone with its run record (its project moved away or removed: the daemon
- * lists it as skipped, bus/anchor.ts): its entry is found by the file's path in the registry and taken out.
- */
+/** `down` of a config gone with its run record (project moved or removed: skipped): found by its path. */
 export function leaveByConfigFile(file: string): Promise<Left> {
   const read = readRegistry(stateDir());
   const entry = read.ok ? read.registry.conversations.find((e) => e.config === file) : undefined;
@@ -105,9 +89,8 @@ async function leaveByKey(key: string, daemon: number | null): Promise<Left> {
 }
 
 /**
- * Whether the registry lists this conversation (`daemon`: the pid serving it, if any). An unreadable registry
- * throws RegistryUnreadable when the machine's daemon serves it or `up` hands conversations to it, rather than
- * say "not registered" and leave the daemon serving it; a conversation's own daemon is stopped as before.
+ * Whether the registry lists it (`daemon`: the pid serving it). One that does not read throws when the machine's
+ * daemon serves it or would, rather than say "not registered" and leave the daemon serving it.
  */
 function listed(dir: string, key: string, daemon: number | null): boolean {
   const read = readRegistry(dir);
@@ -117,10 +100,7 @@ function listed(dir: string, key: string, daemon: number | null): boolean {
   return false;
 }
 
-/**
- * A machine's daemon's pid — of any machine name on this box (identity.ts), not only this shell's: never
- * signalled for one conversation, since it serves the others too.
- */
+/** A machine daemon's pid, of any machine name here: never signalled for one conversation (it serves others). */
 export const isMachineDaemon = (pid: number): boolean => stateDirs().some(({ dir }) => machineDaemon(dir)?.pid === pid);
 
 /** The last conversation left: the daemon (not started to stay) exits; wait for it, so `down` leaves nothing. */

@@ -1,10 +1,8 @@
 /**
- * The machine's registry: the conversations this user's machine daemon serves
- * (`$XDG_STATE_HOME/baton/conversations.json`). `up` adds, `down` removes; the daemon reads it every half second,
- * and after a crash the next one serves them all again. Written whole and atomically (lib/fsx.ts) under a lock
- * (lib/lock-dir.ts). A file that does not read is never written over: every change refuses
- * (RegistryUnreadable) and the daemon serves on what it served — reading it as empty once let one `up` drop every
- * other conversation. docs/decisions/0009-state-a-person-can-break.md.
+ * The machine's registry (`$XDG_STATE_HOME/baton/conversations.json`): what this user's machine daemon serves.
+ * `up` adds, `down` removes; the daemon reads it every half second. Written whole and atomically under a lock.
+ * A file that does not read is never written over — every change refuses (RegistryUnreadable), the daemon serves
+ * on — since reading it as empty let one `up` drop every other conversation (docs/decisions/0009-…).
  */
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -35,11 +33,7 @@ export interface Entry {
 interface Registry {
   version: 1;
   conversations: Entry[];
-  /**
-   * This machine's conversations that run a daemon of their own (BATON_DAEMON=conversation, or a PostgreSQL
-   * conversation whose shell had other database settings than the machine's daemon): `ls` and the overview list
-   * them; the machine's daemon never serves them (an older one reads only `conversations`).
-   */
+  /** Conversations with a daemon of their own (up/own-daemon.ts): listed by `ls`, never served by the machine's. */
   own_daemons: Entry[];
 }
 
@@ -166,10 +160,7 @@ async function edit(dir: string, change: (lists: Lists) => Lists): Promise<Lists
   }
 }
 
-/**
- * Add (or refresh: a new tmux server, say) this conversation for the machine's daemon; its entry from before it
- * moved goes, and so does its entry as a conversation with a daemon of its own.
- */
+/** Add (or refresh) it for the machine's daemon; its entries from before it moved, or as its own daemon's, go. */
 export async function register(dir: string, entry: Entry): Promise<Entry[]> {
   const id = entry.folder_id;
   const other = (e: Entry) => keyOf(e) !== keyOf(entry) && !movedFrom(e, id);

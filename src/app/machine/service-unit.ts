@@ -1,18 +1,16 @@
 /**
- * `baton service`: the machine's daemon as a service surviving reboots and crashes — a systemd user unit
- * (Linux) or launchd agent (macOS) running `baton daemon --machine --stay` (serves the registry, stays when
- * idle; with `--agents` it restarts the running conversations' agents, bring-back.ts). The database's URL
- * comes from an environment file (mode 0600), never the unit: units are world-readable (`systemctl cat`).
+ * `baton service`: the machine's daemon surviving reboots and crashes — a systemd user unit (Linux) or launchd
+ * agent (macOS) running `baton daemon --machine --stay [--agents]` (bring-back.ts). The database's URL comes
+ * from an environment file (mode 0600), never the unit: units are world-readable (`systemctl cat`).
  */
 import { lstatSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { UsageError } from '../input.js';
 
+/** Under $XDG_CONFIG_HOME: systemd/user/baton.service, baton/env. */
 export interface ServicePaths {
-  /** The unit: $XDG_CONFIG_HOME/systemd/user/baton.service. */
   unit: string;
-  /** The environment file: $XDG_CONFIG_HOME/baton/env. */
   envFile: string;
 }
 
@@ -32,10 +30,7 @@ const cQuoted = (s: string): string =>
     .replace(/"/g, '\\"')
     .replace(/[\u0000-\u001F\u007F]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
-/**
- * ExecStart='s program: quoted, specifiers doubled, `$` as written (systemd 252: `$$` there stays two
- * dollars). systemd refuses quotes, backslashes and control characters in it.
- */
+/** ExecStart='s program: quoted, specifiers doubled, `$` as written (systemd 252 keeps `$$` there two dollars). */
 function executable(path: string): string {
   if (!path.startsWith('/') || /["'\\\u0000-\u001F\u007F]/.test(path))
     throw new UsageError(
@@ -50,10 +45,7 @@ const argument = (s: string): string => `"${specifiers(cQuoted(s)).replace(/\$/g
 /** One `NAME=value` of Environment=: quoted, specifiers doubled; `$` means nothing there. */
 const assignment = (name: string, value: string): string => `"${specifiers(cQuoted(`${name}=${value}`))}"`;
 
-/**
- * A path setting (EnvironmentFile=) is the rest of its line: no quotes (they would be part of the name), only
- * specifiers expanded. A relative path or one with a control character is refused rather than written wrong.
- */
+/** A path setting (EnvironmentFile=) is the rest of its line: no quotes (they'd be in the name), specifiers doubled. */
 function pathValue(path: string): string {
   if (!path.startsWith('/') || /[\u0000-\u001F\u007F]/.test(path) || path !== path.trim())
     throw new UsageError(
@@ -87,9 +79,8 @@ export interface Launch {
 const daemonArgs = (l: Launch): string[] => ['daemon', '--machine', '--stay', ...(l.agents ? ['--agents'] : [])];
 
 /**
- * The unit (no Documentation=: baton has no manual page). Its environment file is required (no `-`): install
- * always writes one, so a missing one is an error, and without it the service would run with no database
- * silently; systemd instead refuses to start and `systemctl --user status baton` names the file.
+ * The unit (no Documentation=: baton has no manual page). Its environment file is required (no `-`): without
+ * it the service would run with no database silently; systemd refuses instead, and `status` names the file.
  */
 export function systemdUnit(l: Launch, paths: ServicePaths): string {
   const env = [assignment('PATH', l.path), ...(l.stateHome ? [assignment('XDG_STATE_HOME', l.stateHome)] : [])];

@@ -1,11 +1,9 @@
 /**
- * `baton mcp`'s stdio transport (newline-delimited JSON-RPC, the SDK's Transport interface) with two guards the
- * SDK's StdioServerTransport lacks:
- * - a line over `limit` is never buffered: its `id` is scanned for (request-id.ts), the request answered -32600,
- *   and the server goes on (the SDK's 10 MB throw closed it silently); not JSON: -32700; not JSON-RPC: -32600;
- * - nothing but `initialize`, `notifications/initialized` and `ping` runs before the handshake (-32002);
- * and when stdin ends the requests being served are answered first (up to DRAIN_MS): closing at once dropped a
- * stored post's reply. docs/decisions/0008-what-an-agent-writes-is-hostile.md.
+ * `baton mcp`'s stdio transport (newline-delimited JSON-RPC) with guards the SDK's StdioServerTransport lacks:
+ * a line over `limit` is never buffered — its `id` is scanned for (request-id.ts) and answered -32600, and the
+ * server goes on (the SDK's 10 MB throw closed it silently); nothing but `initialize`, `notifications/initialized`
+ * and `ping` runs before the handshake (-32002); at stdin's end the requests being served are answered first (up
+ * to DRAIN_MS: closing at once dropped a stored post's reply). docs/decisions/0008-what-an-agent-writes-is-hostile.md.
  */
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';

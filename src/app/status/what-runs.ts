@@ -1,8 +1,7 @@
 /**
- * What runs for a config file that does not load (invalid JSON, a schema error, deleted), so `down`, `status`
- * and `doctor` still act on it (a typo must not keep baton from stopping what it started). Found from the
- * file's path alone: the daemon's run record beside it (config/run-record.ts), and the tmux sessions `baton
- * up` tagged with that message folder (@baton_config, sessions.ts).
+ * What runs for a config file that does not load, so `down`, `status` and `doctor` still act on it (a typo
+ * must not keep baton from stopping what it started): found from the daemon's run record beside the file
+ * (config/run-record.ts) and the tmux sessions tagged with its message folder (sessions.ts).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunRecord, type RunRecord } from '../../config/run-record.js';
@@ -71,10 +70,7 @@ export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Sto
   return { kind: 'stopped', stopped, notes };
 }
 
-/**
- * `status` with a config that does not load: the error in one line, then what runs — all on stderr, so
- * stdout (a script's `status --json`) stays empty, as for every config error, and the exit code says it.
- */
+/** `status` with a config that does not load: the error, then what runs — on stderr, as every config error. */
 export function brokenStatus(error: string, runs: WhatRuns, skipped: Skipped | null = null): string {
   const running = Boolean(runs.daemon?.alive);
   const daemon = !runs.record

@@ -1,8 +1,7 @@
 /**
- * This machine's place in a conversation across machines (PostgreSQL bus, docs/protocol.md §10), decided
- * before `baton up` starts anything, so two mistakes do not pass in silence: a machine whose name (BATON_HOST,
- * else its hostname) matches no agent's `host` (nothing would run there), and a machine claiming a name a live
- * daemon elsewhere holds (it would start a second copy of that machine's agents, panes no message reaches).
+ * This machine's place in a conversation across machines (docs/protocol.md §10), checked before `baton up`
+ * starts anything: a name (BATON_HOST, else the hostname) no agent's `host` matches runs nothing, and a name a
+ * live daemon elsewhere holds would start a second copy of its agents, panes no message reaches.
  */
 import { hostname } from 'node:os';
 import type { Holder, Liveness } from '../../bus/bus.js';
@@ -36,17 +35,11 @@ export function noAgentsHere(config: Config): MachineProblem | null {
   };
 }
 
-/**
- * A daemon is this project's own — the one its `up` started before, left alone — when it runs on this host
- * for this message folder. Another folder (or machine) claiming the same machine name is not.
- */
+/** The daemon this project's `up` started before (left alone): on this host, for this message folder. */
 const ours = (config: Config, holder: Holder | null): boolean =>
   holder !== null && holder.host === hostname() && (holder.dir === undefined || holder.dir === config.messageDir);
 
-/**
- * The machine's name is held by a live daemon that is not this project's: proven by the database
- * (`leaseHolder`, what a daemon's own take-over decides on), never by a local look at a pid.
- */
+/** Its name is held by a live daemon not this project's: as the database proves it (`leaseHolder`), not a pid. */
 export async function nameHeld(config: Config, bus: Liveness): Promise<MachineProblem | null> {
   if (config.bus.kind !== 'postgres') return null;
   const d = await bus.daemon();

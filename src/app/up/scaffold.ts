@@ -1,8 +1,4 @@
-/**
- * `baton init`: a conversation in any folder — config.json (N agents of one kind, or one of each kind
- * listed), a working folder per agent with its instructions file, and messages/ (ignored by git through
- * its own .gitignore).
- */
+/** `baton init`: config.json, a folder per agent with its instructions, and messages/ (with its own .gitignore). */
 import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
@@ -18,10 +14,8 @@ import { sessionSuggestion } from './session-names.js';
 const prefix = (kind: AgentKind): string => (kind === 'generic' ? 'agent' : kind);
 
 /**
- * The config `baton init` writes: one agent per entry of `kinds` (a kind may repeat; kinds may be mixed:
- * `claude, codex, gemini`), each in agents/<name>/, named after its kind and counted per kind (`codex1`,
- * `codex2`). Session names carry the folder's name and a hash of its path (`myproj-3f2a-claude1`,
- * session-names.ts), so two projects made by init never clash on one machine, folders of one name included.
+ * The config `baton init` writes: one agent per entry of `kinds` (repeated or mixed), in agents/<name>/, named
+ * by kind and counted per kind (`codex1`, `codex2`); session names unique on the machine (session-names.ts).
  */
 export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Record<string, unknown> {
   const counts = new Map<AgentKind, number>();
@@ -54,10 +48,9 @@ export interface Machines {
 }
 
 /**
- * The scaffold with its bus and each agent's machine (docs/protocol.md §10). The conversation's name is
- * written too (the folder's name, as the default would give it): left to the default, a copy of the folder
- * under another name on the next machine silently became another conversation (`messages 0`), though the
- * docs say to copy the folder to each machine.
+ * The scaffold with its bus and each agent's machine (docs/protocol.md §10), and the conversation's name
+ * written out: left to the default (the folder's name), a copy under another name on the next machine silently
+ * became another conversation (`messages 0`).
  */
 export function acrossMachines(
   config: Record<string, unknown>,

@@ -1,8 +1,7 @@
 /**
- * A conversation's tmux sessions: the environment every pane gets, each agent's session, the daemon's
- * session ("watcher"), and stopping what `baton up` started. Sessions baton starts are tagged with their
- * conversation (@baton_config = the message folder), so `up` never adopts and `down` never kills another
- * conversation's sessions or a person's own session of the same name.
+ * A conversation's tmux sessions: each agent's, the daemon's ("watcher"), and stopping what `baton up` started.
+ * Each is tagged with its conversation (@baton_config = the message folder), so `up` never adopts and `down`
+ * never kills another conversation's sessions, or a person's own session of the same name.
  */
 import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
@@ -24,7 +23,7 @@ import { sessionSuggestion } from './session-names.js';
 import { recordServer } from '../tmux-server.js';
 
 /**
- * The database's variables a tmux server started from a shell that had them holds in its global environment,
+ * The database's variables a tmux server holds in its global environment (started from a shell that had them),
  * which every pane inherits: blanked for an agent's pane (tmux cannot unset one per session), and said once.
  */
 export async function inheritedDatabaseEnv(t: Tmux): Promise<Record<string, string>> {
@@ -55,9 +54,8 @@ export async function startAgent(
     sessions: Map<string, { owner: string }>;
     demo: boolean;
     topic: string | undefined;
-    /** The database's variables the tmux server's global environment holds: blanked in an agent's pane. */
+    /** `blank`: the server's database variables, blanked; `resume`: the client's resume arguments (agent-start.ts). */
     blank?: Record<string, string>;
-    /** The client's own resume arguments (app/up/agent-start.ts), after everything else on its command line. */
     resume?: string[] | undefined;
   },
 ): Promise<AgentStart> {
@@ -144,9 +142,8 @@ export async function warnMissingTargets(config: Config, t: Tmux): Promise<void>
 }
 
 /**
- * Wait until a daemon holds the conversation's lease and has said who it is — a lock just taken is held before
- * its holder file is written (files bus: lock.ts daemonStatus), and what `up` prints next names it. One that
- * stays unnamed (its holder file removed by hand) counts after a second.
+ * Wait until a daemon holds the lease and has said who it is (files bus: a lock is held before its holder file
+ * is written, and `up` names it next); one unnamed after a second (holder file removed by hand) counts.
  */
 export async function waitForDaemon(bus: Liveness, timeoutMs: number): Promise<boolean> {
   for (let waited = 0; waited < timeoutMs; waited += 100) {
@@ -186,11 +183,10 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
       log.warn(`cannot signal the daemon (pid ${holder.pid}): ${(err as Error).message}`);
     }
   }
-  // A daemon of its own stopped (or none ran): `ls` no longer lists it (up/own-daemon.ts).
+  // A daemon of its own stopped (or none ran): `ls` no longer lists it (a registry that does not read: ls says so).
   if (!left.left && !(await bus.daemon()).running)
-    await unregisterOwn(stateDir(), keyOf(entryOf(config, null))).catch(() => {}); // (does not read: ls says so)
-  // Only sessions this conversation started (tagged with its message_dir): never a person's own session
-  // that happens to be called claude1, nor another conversation's.
+    await unregisterOwn(stateDir(), keyOf(entryOf(config, null))).catch(() => {});
+  // Only sessions this conversation started: never a person's own "claude1", nor another conversation's.
   for (const [name, { owner }] of await t.sessions())
     if (owner === config.messageDir && (await t.killSession(name))) stopped.push(`session ${name}`);
   // Said last: what became of the machine's daemon ends the line ("…; it still serves 2 other conversations").
