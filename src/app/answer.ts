@@ -65,12 +65,9 @@ export async function offeredDialog(
     const where = local ? '' : ` (as far as this machine knows: ${agent} runs on ${a.host})`;
     return { ok: false, why: `${agent} has no open dialog${where}`, waiting: false };
   }
+  const unshown = `${agent} waits at a dialog (${kept.kind}: ${kept.question}) that its screen has not shown yet`;
   if (!kept.dialog || !kept.choices?.length)
-    return {
-      ok: false,
-      why: `${agent} waits at a dialog (${kept.kind}: ${kept.question}) that its screen has not shown yet; try again in a moment`,
-      waiting: true,
-    };
+    return { ok: false, why: `${unshown}; try again in a moment`, waiting: true };
   const { since, kind, question, choices, dialog } = kept;
   return { ok: true, offered: { agent, since, kind, question, choices, dialog } };
 }

@@ -1,8 +1,7 @@
 /**
  * A person steering the conversation (docs/protocol.md §8, §9): end, pause, resume, start, send, approve, reject.
- * Each is a request the daemon answers (daemon/steering.ts); with no daemon running the asking command
- * answers it itself, with the daemon's own code, under the daemon's lease. The checks that turn a
- * person's input into a request live here, so the CLI and the web dashboard judge input the same way.
+ * Each is a request the daemon answers (daemon/steering.ts); with no daemon, the asking command answers it with
+ * the daemon's code under its lease. Input is checked here, so the CLI and the dashboard judge it the same way.
  */
 import { openBus } from '../bus/open.js';
 import { LeaseHeldError } from '../bus/bus.js';
@@ -31,9 +30,8 @@ async function answerHere(config: Config, bus: ReturnType<typeof openBus>): Prom
 export async function request(config: Config, req: Request): Promise<Reply> {
   const bus = openBus(config);
   const name = await bus.submit(req);
-  // Until answered: whenever no daemon holds the conversation, answer it here. Looked at again every
-  // second, not once: a holder seen at the first look (a paused daemon whose lease was not stale yet, a
-  // daemon on its way out) may be gone a moment later, and then nobody else would answer.
+  // Until answered, whenever no daemon holds it, answer it here: looked at every second, since a holder seen at
+  // first (a daemon on its way out, a paused one's lease not yet stale) may be gone, and then nobody would answer.
   const until = Date.now() + REPLY_TIMEOUT_MS;
   for (;;) {
     await answerHere(config, bus);

@@ -1,7 +1,4 @@
-/**
- * What each export format says about a record and the conversation, in words: one place, so the Markdown,
- * the HTML and the dashboard's download never disagree about a receipt, a turn's tokens or its cost.
- */
+/** What each export says of a record and the conversation, in words: one place, so the formats never disagree. */
 import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import { when } from '../transcript.js';

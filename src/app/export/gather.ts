@@ -1,8 +1,7 @@
 /**
- * `baton export` and the dashboard's download (docs/protocol.md §12): the whole conversation as one document —
- * every record in delivery order, the catch-up typed with each message (rebuilt by the daemon's own rule,
- * daemon/catch-up.ts), a person's notes and answers, the outcome. Read through the bus's reader parts, so both
- * buses export the same; the renderers (markdown.ts, html.ts) are pure functions of it.
+ * `baton export` and the dashboard's download (docs/protocol.md §12): the conversation as one document — every
+ * record in delivery order, the catch-up typed with each (daemon/catch-up.ts's rule), a person's notes and
+ * answers, the outcome — read through the bus's reader parts, so both buses export the same.
  */
 import type { Archive, EventFeed, Status } from '../../bus/bus.js';
 import type { Config } from '../../config/config.js';

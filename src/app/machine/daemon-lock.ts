@@ -62,13 +62,8 @@ export async function takeMachineLock(
   opts: { stay: boolean; databaseEnv: string; onLost: (why: string) => void },
 ): Promise<Taken> {
   const started_at = new Date().toISOString();
-  const me: MachineHolder = {
-    pid: process.pid,
-    host: hostname(),
-    started_at,
-    stay: opts.stay,
-    database_env: opts.databaseEnv,
-  };
+  const { stay, databaseEnv: database_env } = opts;
+  const me: MachineHolder = { pid: process.pid, host: hostname(), started_at, stay, database_env };
   const base = {
     stale: STALE_MS,
     onCompromised: (err: Error) => opts.onLost(`lost the machine daemon's lock (${err.message})`),

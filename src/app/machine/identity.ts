@@ -1,8 +1,7 @@
 /**
  * Which machine daemon serves a shell's conversations: one per user and machine name (BATON_HOST, else the
- * hostname), each with its own state folder — the machine's own name `$XDG_STATE_HOME/baton/`, another
- * `$XDG_STATE_HOME/baton/hosts/<name>/` — so two BATON_HOSTs on one box get two daemons (one served both as the
- * first, and was refused). `baton ls` reads them all. docs/decisions/0009-state-a-person-can-break.md.
+ * hostname), each with its state folder (`$XDG_STATE_HOME/baton/`, others in `hosts/<name>/`), so two
+ * BATON_HOSTs on one box get two daemons (one served both as the first, and was refused). `ls` reads them all.
  */
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';

@@ -1,8 +1,7 @@
 /**
- * What the machine's daemon serves right now (`served.json` beside the registry, written when it changes): the
- * conversations it serves and those it skipped, with why. The registry says what should be served; this says
- * what is — `baton ls` shows a skipped one's reason instead of a silent gap, and `baton down` with a config that
- * does not load waits here for the daemon to let go, having no bus to ask.
+ * What the machine's daemon serves now (`served.json`, written when it changes), and what it skipped and why:
+ * the registry says what should be served, this what is — for `ls` to say why one is skipped, and for a `down`
+ * with no bus to ask (a config that does not load) to see the daemon let go.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,8 +1,7 @@
 /**
- * `baton mcp`: a stdio MCP server (the official TypeScript SDK) through which an agent answers with a tool,
- * not a shell command, so its CLI's tool permissions (`mcp__baton__post`) replace `--allowedTools 'Bash(baton
- * post:*)'`. Tools: post, status, transcript; the agent is `--as`, else $BATON_AGENT. Loaded only when `baton
- * mcp` runs (the SDK is on no other command's path); mcp-stdio.ts guards its transport.
+ * `baton mcp`: a stdio MCP server (the official SDK) through which an agent answers with a tool, so its CLI's
+ * permission `mcp__baton__post` replaces `Bash(baton post:*)`. Tools: post, status, transcript; the agent is
+ * `--as`, else $BATON_AGENT. Loaded only by `baton mcp` (the SDK is on no other command's path).
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
@@ -88,10 +87,7 @@ function mcpServer(config: Config, agent: string | undefined): McpServer {
   return server;
 }
 
-/**
- * The longest request line read: a post of a message of inbox.max_bytes, every byte of it escaped, with
- * room to spare (a longer one is answered with an error, mcp-stdio.ts).
- */
+/** The longest request line read: a post of inbox.max_bytes, every byte escaped, with room to spare. */
 const requestLimit = (config: Pick<Config, 'inbox'>): number =>
   Math.max(8 << 20, 2 * config.inbox.max_bytes + (1 << 20));
 

@@ -1,8 +1,7 @@
 /**
- * `baton ls --bus URL`: every conversation in that PostgreSQL database (its schema), from any folder: who holds
- * the turn on which machine and for how long, its run state, what waits in the database, and each machine's
- * daemon. Only what the database knows (bus/directory.ts), nothing taken or written: files not relayed yet are
- * their machine's to count (its own `baton ls`/`status`).
+ * `baton ls --bus URL`: every conversation in that database (its schema), from any folder: who holds the turn
+ * where and how long, its run state, what waits, each machine's daemon. Only what the database knows, nothing
+ * taken or written: files not relayed yet are their machine's to count (its own `baton ls`/`status`).
  */
 import { openDirectory } from '../../bus/open.js';
 import type { ListedConversation, ListedMachine, StoreListing } from '../../bus/bus.js';

@@ -1,10 +1,8 @@
 /**
- * Installing baton's hooks for the agents whose CLI has them (terminal/hooks/ has the why for each CLI),
- * and what each needs on its command line to run unattended in its own folder: Codex the trust of its
- * folder and of baton's hooks (`-c …`), the message folder writable from its sandbox and baton's MCP
- * server; Gemini CLI its folder trusted and the policy that allows `baton post`. (Claude Code and Gemini
- * find baton's MCP server in the agent's folder.) Nothing goes into the user's own ~/.claude, ~/.codex or
- * ~/.gemini.
+ * baton's hooks for the agents whose CLI has them (terminal/hooks/ says why for each), and what each needs on
+ * its command line to run unattended in its folder: Codex its folder and baton's hooks trusted (`-c …`), the
+ * message folder writable from its sandbox, baton's MCP server; Gemini CLI its folder trusted and a policy
+ * allowing `baton post`. Nothing goes into the user's own ~/.claude, ~/.codex or ~/.gemini.
  */
 import { relative } from 'node:path';
 import type { Agent, Config } from '../../config/config.js';
@@ -38,12 +36,10 @@ export function withLaunch(
   return { command: `${command} ${launch.args.map(shellQuote).join(' ')}` };
 }
 
+type Installed = { ok: boolean; file: string; why?: string; launch?: Launch };
+
 /** baton's hooks in one agent's folder, and its launch additions (none for Claude Code: its settings file suffices). */
-async function install(
-  config: Config,
-  agent: Agent,
-  spool: string,
-): Promise<{ ok: boolean; file: string; why?: string; launch?: Launch } | null> {
+async function install(config: Config, agent: Agent, spool: string): Promise<Installed | null> {
   switch (agent.kind) {
     case 'claude':
       return installClaudeHooks(agent, spool, process.execPath, CLI_JS);

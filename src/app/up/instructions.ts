@@ -1,8 +1,7 @@
 /**
- * Each agent's instructions file (CLAUDE.md, AGENTS.md, GEMINI.md, CONVENTIONS.md — kinds.ts picks
- * the name), written by `baton up` and `baton init` from the config: who the agent is, who it talks to,
- * how to reply with one short command, and to stop after sending. A file without baton's marker line is
- * the user's own and is never touched.
+ * Each agent's instructions file (CLAUDE.md, AGENTS.md, … as kinds.ts names it), written by `up` and `init`:
+ * who the agent is, who it talks to, how to reply, and to stop after sending. A file without baton's marker
+ * line is the user's own and never touched.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
