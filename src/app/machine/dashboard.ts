@@ -1,7 +1,6 @@
 /**
- * Where the machine's dashboard is while `baton ui` runs (`ui.json` in the machine's state folder): it serves
- * every conversation of the registry at `/c/<id>/`, so a notification of a conversation the machine's daemon
- * serves links there when no dashboard runs in the project itself (config/dashboard-record.ts).
+ * Where the machine's dashboard is while `baton ui` runs (`ui.json`): it serves each registry conversation at
+ * `/c/<id>/`, where a notification links when no dashboard runs in the project (config/dashboard-record.ts).
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,4 @@
-/**
- * Why the machine's daemon does not serve a conversation in its registry, as it wrote in served.json, for
- * `status` to say instead of only "not running". Only the live daemon's word counts: a dead one's says nothing.
- */
+/** Why the machine's daemon skipped a conversation (served.json), for `status`: only a live daemon's word counts. */
 import type { Config } from '../../config/config.js';
 import { machineDaemon } from './daemon-lock.js';
 import { type Entry, entryOf, folderIdOf, keyOf, movedFrom, readRegistry, stateDir } from './registry.js';
@@ -22,10 +19,7 @@ function skippedWhere(match: (e: Entry) => boolean, dir: string): Skipped | null
   return s ? { pid: daemon.pid, problem: s.problem } : null;
 }
 
-/**
- * This config's conversation, skipped: why, or null (served, not registered, or no machine daemon). Found
- * by its key, or by its message folder's inode when it was added from where the project was before it moved.
- */
+/** This config's conversation, skipped: why, or null; found by its key, or its folder's inode (moved since). */
 export function skippedConversation(config: Config, dir = stateDir()): Skipped | null {
   const key = keyOf(entryOf(config, null));
   const id = folderIdOf(config.messageDir);

@@ -1,7 +1,4 @@
-/**
- * What `baton status` says in a folder with no config.json (nor one above it): no conversation here (exit 2,
- * as `post` and `up` refuse, not the built-in default's made-up one), and the nearest one a person may mean.
- */
+/** `baton status` with no config.json here or above: no conversation (exit 2), and the nearest one meant. */
 import { existsSync, readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { loadConfig } from '../../config/load.js';

@@ -1,7 +1,4 @@
-/**
- * `status`: what this machine's daemon runs, from the record it writes beside its config (config/run-record.ts),
- * against the file now — the daemon's values, and when an edited file differs from them (not yet applied).
- */
+/** `status`: what this machine's daemon runs (config/run-record.ts), against the config file as it is now. */
 import type { Config } from '../../config/config.js';
 import { diskHash, readRunRecord } from '../../config/run-record.js';
 import { pidAlive } from '../../lib/process.js';

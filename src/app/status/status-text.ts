@@ -112,10 +112,7 @@ function costLines(s: StatusReport): string[] {
   return [`cost          ${dollars(c.usd)}${max} (${by})${unpriced}`];
 }
 
-/**
- * How many messages, against max_turns as it counts: from the last resume of a finished conversation (it once
- * said "messages 5 of max 3" after a resume, which went on to 6). A finished conversation awaits no reply.
- */
+/** Messages, against max_turns counted from the last resume (else "5 of max 3" after one); finished: no reply due. */
 function messagesLine(s: StatusReport): string {
   const last = `last ${s.last_message_id ?? '-'}`;
   const awaiting = s.finished ? '' : `, awaiting a reply to ${s.pending_reply_to ?? '-'}`;

@@ -1,7 +1,4 @@
-/**
- * `waiting` in `baton status`: for each direction with messages waiting, why they wait (core/waiting.ts,
- * the daemon's own rules), from what the bus, the daemon's liveness and this machine's panes say.
- */
+/** `waiting` in `baton status`: why each direction's messages wait, by the daemon's rules (core/waiting.ts). */
 import { hostOf, isLocal, type Config } from '../../config/config.js';
 import type { State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';

@@ -1,8 +1,7 @@
 /**
- * A conversation with a daemon of its own on this machine, beside the machine's daemon: BATON_DAEMON=conversation,
- * or a PostgreSQL conversation whose shell has other database settings than the machine's daemon (machine/join.ts
- * `joinable`). `up` lists it in the registry's `own_daemons` (which the machine's daemon never serves) so `ls` and
- * the overview show it, and names the session it got; `down` takes it out (sessions.ts stopAll, what-runs.ts).
+ * A conversation with a daemon of its own beside the machine's (BATON_DAEMON=conversation, or other database
+ * settings: machine/join.ts `joinable`): `up` lists it in the registry's `own_daemons` (never served by the
+ * machine's daemon) for `ls` and the overview; `down` takes it out (sessions.ts stopAll, what-runs.ts).
  */
 import type { Liveness } from '../../bus/bus.js';
 import type { Config } from '../../config/config.js';

@@ -1,8 +1,7 @@
 /**
- * The tmux session names a project's agents get, unique on the machine: `<folder>-<hash>-<agent>`, the hash of
- * the project's path telling folders of one name apart (a/review, b/review), and a name `up` suggests is checked
- * free on the tmux server and among the sessions of every conversation the registry lists. A project's names
- * stay what its config says; only a clash is refused.
+ * Session names unique on the machine: `<folder>-<hash>-<agent>`, the path's hash telling folders of one name
+ * apart (a/review, b/review); a suggestion is checked free on the tmux server and in every registry conversation.
+ * A project's names stay what its config says; only a clash is refused.
  */
 import { createHash } from 'node:crypto';
 import { basename, resolve } from 'node:path';
