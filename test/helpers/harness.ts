@@ -110,23 +110,7 @@ export class Project {
     opts: { reply?: boolean; flags?: string[]; as?: string; config?: string; tracker?: boolean } = {},
   ): Promise<string> {
     const log = join(this.dir, `${name}.log`);
-    const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}${(opts.flags ?? []).map((f) => ` ${f}`).join('')}`;
-    const r = await this.tmux([
-      'new-session',
-      '-d',
-      '-s',
-      name,
-      '-x',
-      '200',
-      '-y',
-      '50',
-      '-e',
-      `BATON_AGENT=${opts.as ?? name}`,
-      '-e',
-      `BATON_CONFIG=${opts.config ?? this.configFile}`,
-      cmd,
-      ...(opts.tracker ? [';', ...pasteTrackerCommands(name, PASTE_TRACKER)] : []),
-    ]);
+    const r = await this.startRecorder(name, log, opts);
     if (r.exitCode !== 0) throw new Error(`new-session ${name}: ${r.stderr}`);
     await waitFor(`recorder ${name}`, () => existsSync(log));
     await waitFor(`recorder ${name} screen`, async () =>
@@ -210,10 +194,19 @@ export class Project {
     return execa('tmux', ['-S', this.socket, 'kill-session', '-t', `=${name}`], { reject: false });
   }
 
-  /** Kill only this test's tmux server, named by its socket path. */
+  /**
+   * Kill only this test's tmux server, named by its socket path, and wait until it has exited: a session
+   * started while it is still exiting joins it and is lost with it (tmux says "server exited unexpectedly",
+   * or nothing at all), which a loaded machine made tests here see.
+   */
   async killServer(): Promise<number | undefined> {
     if (!existsSync(this.socket)) return undefined;
-    return (await execa('tmux', ['-S', this.socket, 'kill-server'], { reject: false })).exitCode;
+    const pid = Number(
+      (await execa('tmux', ['-S', this.socket, 'display-message', '-p', '#{pid}'], { reject: false })).stdout,
+    );
+    const code = (await execa('tmux', ['-S', this.socket, 'kill-server'], { reject: false })).exitCode;
+    if (pid > 0) await waitFor(`tmux server ${pid} gone`, () => !alive(pid));
+    return code;
   }
 
   async stop(): Promise<void> {
@@ -259,29 +252,7 @@ export class Project {
   ): Promise<string> {
     const log = opts.log ?? join(this.dir, `${name}.log`);
     const starting = `${name}-starting`;
-    const cmd = `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${opts.reply ? ' --reply' : ''}${(opts.flags ?? []).map((f) => ` ${f}`).join('')}`;
-    const start = () =>
-      this.tmux([
-        'new-session',
-        '-d',
-        '-s',
-        starting,
-        '-x',
-        '200',
-        '-y',
-        '50',
-        '-e',
-        `BATON_AGENT=${opts.as ?? name}`,
-        '-e',
-        `BATON_CONFIG=${this.configFile}`,
-        cmd,
-      ]);
-    let r = await start();
-    // Right after kill-server the old server may still be going away: start the new one again.
-    for (let i = 0; i < 10 && r.exitCode !== 0 && /server exited unexpectedly/.test(r.stderr); i++) {
-      await sleep(200);
-      r = await start();
-    }
+    const r = await this.startRecorder(starting, log, { ...opts, as: opts.as ?? name });
     if (r.exitCode !== 0) throw new Error(`new-session ${starting}: ${r.stderr}`);
     await waitFor(`recorder ${name} screen`, async () =>
       (await this.tmux(['capture-pane', '-p', '-t', `=${starting}:`])).stdout.includes('recorder ready'),
@@ -289,6 +260,31 @@ export class Project {
     const renamed = await this.tmux(['rename-session', '-t', `=${starting}`, name]);
     if (renamed.exitCode !== 0) throw new Error(`rename-session ${starting} → ${name}: ${renamed.stderr}`);
     return log;
+  }
+
+  /** Session `session` running the recorder, its reads appended to `log` (recorder() says what opts mean). */
+  private startRecorder(
+    session: string,
+    log: string,
+    opts: { reply?: boolean; flags?: string[]; as?: string; config?: string; tracker?: boolean },
+  ) {
+    const flags = [...(opts.reply ? ['--reply'] : []), ...(opts.flags ?? [])].map((f) => ` ${f}`).join('');
+    return this.tmux([
+      'new-session',
+      '-d',
+      '-s',
+      session,
+      '-x',
+      '200',
+      '-y',
+      '50',
+      '-e',
+      `BATON_AGENT=${opts.as ?? session}`,
+      '-e',
+      `BATON_CONFIG=${opts.config ?? this.configFile}`,
+      `exec node ${JSON.stringify(RECORDER)} ${JSON.stringify(log)}${flags}`,
+      ...(opts.tracker ? [';', ...pasteTrackerCommands(session, PASTE_TRACKER)] : []),
+    ]);
   }
 }
 
