@@ -90,7 +90,10 @@ export async function diagnose(
       : [root, join(root, 'archive'), rejected, ...config.directions.map((d) => d.dir)];
   for (const dir of folders) {
     const rwx = constants.R_OK | constants.W_OK | constants.X_OK;
-    const ok = (await access(dir, rwx).catch(() => false)) !== false; // (it resolves to undefined)
+    const ok = await access(dir, rwx).then(
+      () => true,
+      () => false,
+    );
     const detail = ok ? 'readable and writable' : 'missing or not writable (baton up or baton daemon creates it)';
     add(`folder ${dir}`, level(ok, 'warn'), detail);
   }
