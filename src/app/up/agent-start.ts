@@ -3,7 +3,7 @@
  * client's own resume, so it keeps its memory (docs/protocol.md §12): the session ID its hooks reported is in
  * the state (core/sessions.ts), each kind says how to resume (terminal/kinds.ts); `--fresh-agents` starts new.
  * A session the client no longer has is seen before the start (the hooks' `transcript_path` is gone), or after:
- * the client exits at once (measured: Claude Code and Codex exit 1, Gemini CLI 42, each saying no such session)
+ * the client exits at once (what each prints and its exit code: docs/decisions/0014-a-resume-the-client-refuses)
  * while `up` waits for it to come up (0.5–4 s measured), and it is started new, said. Not resumed, said why:
  * another kind or folder than the session's (Codex asks which folder in a dialog), a command not the kind's own
  * program (a wrapper takes no added arguments), an ID not shaped like a client's.
