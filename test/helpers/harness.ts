@@ -204,8 +204,26 @@ export class Project {
     const pid = Number(
       (await execa('tmux', ['-S', this.socket, 'display-message', '-p', '#{pid}'], { reject: false })).stdout,
     );
+    const born = startTime(pid);
     const code = (await execa('tmux', ['-S', this.socket, 'kill-server'], { reject: false })).exitCode;
-    if (pid > 0) await waitFor(`tmux server ${pid} gone`, () => !alive(pid));
+    if (!born) return code;
+    // The same process, not only the same pid: pids wrap at 32768 here, and a CI run spawns more than that.
+    const gone = () => startTime(pid) !== born;
+    if (await waitFor('', gone, 5_000).catch(() => false)) return code;
+    // Once in a CI run of 1,300 tests the server outlived its kill-server by 15 s. It is this test's own
+    // server, named by its pid: say what it was doing, then end it, so the next test starts on a clean socket.
+    // Seen here: a control-mode client (`tmux -C attach-session`) of a SIGKILLed daemon still connected,
+    // its stdin's writer gone. Name who is still connected, by pid and command line.
+    const who = `for c in $(ss -xp | grep -F 'pid=${pid},' | grep -o 'client",pid=[0-9]*' | grep -o '[0-9]*$' | sort -u); do
+      echo "$c ppid $(sed 's/.*) //' /proc/$c/stat | cut -d' ' -f2): $(tr '\\0' ' ' < /proc/$c/cmdline)"; done`;
+    const clients = (await execa('sh', ['-c', who], { reject: false })).stdout || 'none seen';
+    console.warn(`tmux server ${pid} still up 5 s after kill-server; its clients: ${clients}`);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      /* gone just now */
+    }
+    await waitFor(`tmux server ${pid} gone`, gone);
     return code;
   }
 
@@ -290,6 +308,17 @@ export class Project {
 
 /** Is the process alive (a zombie is not)? The daemon's own check. */
 export const alive = pidAlive;
+
+/** When process `pid` started (/proc/<pid>/stat field 22), or null once it is gone or a zombie. */
+function startTime(pid: number): string | null {
+  if (!(pid > 0) || !alive(pid)) return null;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
 
 /** Write a message file into `dir` atomically (temp dot-file, then rename), as a well-behaved agent does. */
 export function writeMessage(dir: string, name: string, message: unknown): string {
