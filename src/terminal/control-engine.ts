@@ -5,6 +5,7 @@
  * with stdin always does: the control client has no stdin per command.
  */
 import { ControlClient, type ControlReply } from './control.js';
+import { endOrphans } from './orphans.js';
 import type { ProcessEngine } from './process-engine.js';
 import type { ClientEnv, RunOptions, TmuxEngine, TmuxResult } from './tmux-engine.js';
 
@@ -18,12 +19,15 @@ type Client = NonNullable<Awaited<ReturnType<Connect>>>;
 
 /** A control client for the server `prefix` selects (a socket, or $TMUX when inside tmux). */
 export function connectTmux(prefix: readonly string[], timeoutMs: number): Connect {
-  return () => {
+  return async () => {
     // Inside tmux, $TMUX names the server; the control client gets it as -S, and no $TMUX (attaching
     // with it set is refused as nesting).
     const { TMUX, ...env } = process.env;
     const argv = prefix.length ? prefix : TMUX ? ['-S', TMUX.split(',')[0]!] : [];
-    return ControlClient.connect(argv, env, timeoutMs);
+    const client = await ControlClient.connect(argv, env, timeoutMs);
+    // A control client a killed daemon left attached is ended (orphans.ts); the delivery never waits for it.
+    if (client) void endOrphans((a, ms) => client.run(a, ms), client.pid, timeoutMs).catch(() => {});
+    return client;
   };
 }
 

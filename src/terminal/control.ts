@@ -13,6 +13,7 @@
  *   `#`, `;` and control characters escaped (`set-buffer` round-trips any text that way, megabytes included).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { CONTROL_ARGS } from './orphans.js';
 import { UTF8 } from './tmux-engine.js';
 
 export interface ControlReply {
@@ -71,7 +72,7 @@ export class ControlClient {
   ): Promise<ControlClient | null> {
     let proc: ChildProcess;
     try {
-      const argv = [UTF8, ...argvPrefix, '-C', 'attach-session', '-f', 'ignore-size,no-output'];
+      const argv = [UTF8, ...argvPrefix, ...CONTROL_ARGS];
       proc = spawn('tmux', argv, { stdio: ['pipe', 'pipe', 'ignore'], env });
     } catch {
       return null;
@@ -98,6 +99,10 @@ export class ControlClient {
 
   get alive(): boolean {
     return !this.closed;
+  }
+
+  get pid(): number | undefined {
+    return this.proc.pid;
   }
 
   /**

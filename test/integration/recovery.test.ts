@@ -1,9 +1,9 @@
 import { execa } from 'execa';
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Project, readRecorder, ROOT, scaleTime, waitFor } from '../helpers/harness.js';
+import { alive, Project, readRecorder, ROOT, scaleTime, waitFor } from '../helpers/harness.js';
 
 let p: Project;
 afterEach(async () => {
@@ -175,6 +175,39 @@ describe('start-up recovery after a crash mid-delivery', () => {
     await waitFor('delivered', () => p.archive()[0]?.delivered_at);
     expect(p.state()).toMatchObject({ current_turn: 'claude2', message_counter: 1, last_message_id: 'msg_0001' });
     expect(p.events().find((e) => e.event === 'recovered')).toBeTruthy();
+  });
+
+  it("a killed daemon's tmux control client, left attached, is ended by the next daemon", async () => {
+    p = new Project();
+    await p.recorder('claude1');
+    await p.recorder('claude2');
+    // As a kill -9 can leave one: baton's control client with its parent gone, still attached. Its stdin is a
+    // fifo this test holds open, so tmux cannot end it on its own.
+    const fifo = join(p.dir, 'orphan-stdin');
+    await execa('mkfifo', [fifo]);
+    const holder = openSync(fifo, 'r+');
+    try {
+      const line = '(tmux -u -S "$0" -C attach-session -f ignore-size,no-output <"$1" >/dev/null 2>&1 &)';
+      await execa('sh', ['-c', line, p.socket, fifo]);
+      const controlClients = async () =>
+        (await p.tmux(['list-clients', '-F', '#{client_pid} #{client_control_mode}'])).stdout
+          .split('\n')
+          .filter((l) => l.endsWith(' 1'))
+          .map((l) => Number(l.split(' ')[0]));
+      const [orphan] = await waitFor('the orphan attached', async () => {
+        const pids = await controlClients();
+        return pids.length ? pids : null;
+      });
+      const stat = readFileSync(`/proc/${orphan}/stat`, 'utf8');
+      expect(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1], 'its parent gone').toBe('1');
+      await p.startDaemon();
+      await waitFor('the orphan ended', () => !alive(orphan!));
+      p.send('c1_to_c2', 'a.json', { content: 'after the sweep' });
+      await waitFor('delivered', () => p.archive()[0]?.delivered_at);
+      expect(await controlClients()).toHaveLength(1); // the daemon's own
+    } finally {
+      closeSync(holder);
+    }
   });
 
   // Seeded, so a failure can be replayed: BATON_STORM_SEED=<seed> npx vitest run test/integration/recovery.test.ts
