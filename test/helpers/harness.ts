@@ -210,10 +210,9 @@ export class Project {
     // The same process, not only the same pid: pids wrap at 32768 here, and a CI run spawns more than that.
     const gone = () => startTime(pid) !== born;
     if (await waitFor('', gone, 5_000).catch(() => false)) return code;
-    // Once in a CI run of 1,300 tests the server outlived its kill-server by 15 s. It is this test's own
-    // server, named by its pid: say what it was doing, then end it, so the next test starts on a clean socket.
-    // Seen here: a control-mode client (`tmux -C attach-session`) of a SIGKILLed daemon still connected,
-    // its stdin's writer gone. Name who is still connected, by pid and command line.
+    // Seen in CI: a SIGKILLed daemon's control client still attached, and the server waiting for it past
+    // kill-server. The next daemon ends such clients (terminal/orphans.ts), but a test may end before one
+    // starts. So: name who is still connected, then end this test's own server by its pid.
     const who = `for c in $(ss -xp | grep -F 'pid=${pid},' | grep -o 'client",pid=[0-9]*' | grep -o '[0-9]*$' | sort -u); do
       echo "$c ppid $(sed 's/.*) //' /proc/$c/stat | cut -d' ' -f2): $(tr '\\0' ' ' < /proc/$c/cmdline)"; done`;
     const clients = (await execa('sh', ['-c', who], { reject: false })).stdout || 'none seen';
