@@ -15,6 +15,7 @@ import { dialogId, pickChoice, sameAsOffered, type ScreenDialog } from '../core/
 import type { Reply, Request } from '../core/requests.js';
 import { keysFor, readDialog, readsDialogs } from '../terminal/dialogs/index.js';
 import type { PaneInfo } from '../terminal/pane.js';
+import { fail } from './approvals.js';
 import type { Stage } from './stage.js';
 
 type Answer = Extract<Request, { op: 'answer' }>;
@@ -40,21 +41,21 @@ export async function answer(stage: Stage, req: Answer): Promise<Reply> {
   const { config } = stage;
   const agent = req.to;
   const a = config.agents[agent];
-  if (!a) return { ok: false, message: `unknown agent "${agent}"` };
-  if (!isLocal(config, agent)) return { ok: false, message: `${agent} is not an agent of this machine` };
-  if (!readsDialogs(a.kind)) return { ok: false, message: `baton does not read the dialogs of ${a.kind} agents` };
+  if (!a) return fail(`unknown agent "${agent}"`);
+  if (!isLocal(config, agent)) return fail(`${agent} is not an agent of this machine`);
+  if (!readsDialogs(a.kind)) return fail(`baton does not read the dialogs of ${a.kind} agents`);
   // Its paste may be in the box, its Enter not yet pressed: no key goes in between.
   if (stage.deliveringTo() === agent)
-    return { ok: false, message: `not now: a message to ${agent} is still being delivered; nothing was typed` };
+    return fail(`not now: a message to ${agent} is still being delivered; nothing was typed`);
   const now = await onScreen(stage, agent);
-  if (typeof now === 'string') return { ok: false, message: `not answered: ${now}` };
+  if (typeof now === 'string') return fail(`not answered: ${now}`);
   const differs = sameAsOffered(req.dialog, now.dialog);
-  if (differs || !now.dialog) return { ok: false, message: `not answered: ${agent}: ${differs}; nothing was typed` };
+  if (differs || !now.dialog) return fail(`not answered: ${agent}: ${differs}; nothing was typed`);
   const d = now.dialog;
   const picked = pickChoice(d.choices, req.choice);
-  if (!picked.ok) return { ok: false, message: `not answered: ${picked.why}` };
+  if (!picked.ok) return fail(`not answered: ${picked.why}`);
   const plan = keysFor(a.kind, d, picked.choice);
-  if (!plan.ok) return { ok: false, message: `not answered: ${plan.why}` };
+  if (!plan.ok) return fail(`not answered: ${plan.why}`);
   for (const [i, key] of plan.plan.select.entries()) {
     // Several keys only move a cursor (arrows): each next one only into the same dialog.
     if (i > 0) {
@@ -62,7 +63,7 @@ export async function answer(stage: Stage, req: Answer): Promise<Reply> {
       const changed = typeof still === 'string' ? still : sameAsOffered(req.dialog, still.dialog);
       if (changed) {
         stage.answered(agent);
-        return { ok: false, message: `not answered: after ${i} key(s) ${changed}; nothing was picked` };
+        return fail(`not answered: after ${i} key(s) ${changed}; nothing was picked`);
       }
     }
     const r = await stage.keys.press(now.pane, key);
@@ -75,10 +76,7 @@ export async function answer(stage: Stage, req: Answer): Promise<Reply> {
     if (why) {
       stage.answered(agent);
       const gone = `${agent}'s dialog closed before baton pressed Enter: the keys before it only move a cursor, so something else closed it; look with baton attach ${agent}`;
-      return {
-        ok: false,
-        message: `not answered: ${why === 'gone' ? gone : `${why}; its cursor may have moved, nothing was picked`}`,
-      };
+      return fail(`not answered: ${why === 'gone' ? gone : `${why}; its cursor may have moved, nothing was picked`}`);
     }
     const r = await stage.keys.press(now.pane, plan.plan.confirm);
     if (!r.ok) return pressFailed(agent, r);
@@ -117,5 +115,5 @@ async function confirmed(
 
 function pressFailed(agent: string, r: { error: string; refused?: string }): Reply {
   if (r.refused === 'fenced') throw new FencedError(r.error);
-  return { ok: false, message: `not answered: a key into ${agent}'s pane was refused (${r.error})` };
+  return fail(`not answered: a key into ${agent}'s pane was refused (${r.error})`);
 }

@@ -8,7 +8,7 @@ import type { Reply, Request } from '../core/requests.js';
 import { decide } from '../core/turns.js';
 import type { Stage } from './stage.js';
 
-const fail = (message: string): Reply => ({ ok: false, message });
+export const fail = (message: string): Reply => ({ ok: false, message });
 
 export async function approveAll(stage: Stage, req: Extract<Request, { op: 'approve' }>, name: string): Promise<Reply> {
   const bus = stage.bus;

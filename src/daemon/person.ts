@@ -9,6 +9,7 @@ import { kickoffHint, userHint } from '../core/compose.js';
 import { fresh } from '../core/delivery.js';
 import { personRecord, stamped, withReceipt } from '../core/record.js';
 import type { Reply } from '../core/requests.js';
+import { fail } from './approvals.js';
 import { why } from './pipeline.js';
 import type { Stage } from './stage.js';
 
@@ -28,7 +29,7 @@ export interface PersonMessage {
 export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
   const { config, bus, typing } = stage;
   const { to, content, type, request, hint, extra = {} } = m;
-  if (!config.agents[to]) return { ok: false, message: `unknown agent "${to}" (agents: ${config.order.join(', ')})` };
+  if (!config.agents[to]) return fail(`unknown agent "${to}" (agents: ${config.order.join(', ')})`);
   // Done already (a daemon killed after typing, before answering)? Then say so; typed but unstamped: flag it.
   let record = await bus.findPersonMessage(request);
   if (record?.delivered_at) return { ok: true, message: `${record.id} typed into ${to}'s pane`, id: record.id };
@@ -51,10 +52,9 @@ export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
   if (out.stop?.kind === 'failed' && out.stop.untouched)
     return { ok: false, message: `not sent: ${out.stop.error}`, unavailable: true };
   if (out.stop)
-    return {
-      ok: false,
-      message: `${id} is archived but its typing was not confirmed (${why(out.stop)}); look at ${to}'s pane before sending it again`,
-    };
+    return fail(
+      `${id} is archived but its typing was not confirmed (${why(out.stop)}); look at ${to}'s pane before sending it again`,
+    );
   const { redelivered } = out.typing;
   await bus.stamp(
     withReceipt(stamped(record, out.typing.confirmation, redelivered, isoAt(bus.now())), stage.receiptFor(id)),
@@ -72,10 +72,7 @@ export async function send(stage: Stage, m: PersonMessage): Promise<Reply> {
 export async function kickoff(stage: Stage, topic: string, request: string): Promise<Reply> {
   const st = stage.bus.state();
   if (st.finished)
-    return {
-      ok: false,
-      message: `the conversation has finished (${st.finished.reason}); "baton resume" continues it, then start`,
-    };
+    return fail(`the conversation has finished (${st.finished.reason}); "baton resume" continues it, then start`);
   const holder = st.current_turn;
   const reply = await send(stage, {
     to: holder,

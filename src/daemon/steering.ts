@@ -10,7 +10,7 @@ import { sanitize } from '../core/compose.js';
 import type { Reply, Request } from '../core/requests.js';
 import { isLocal } from '../config/config.js';
 import { answer } from './answer.js';
-import { approveAll, reject } from './approvals.js';
+import { approveAll, fail, reject } from './approvals.js';
 import { kickoff, send } from './person.js';
 import { resume } from './resume.js';
 import type { Stage } from './stage.js';
@@ -44,10 +44,10 @@ export class Steering {
         // The request's own name (not the taken one) identifies it across a crash: see person.ts.
         reply =
           'invalid' in req
-            ? { ok: false, message: `not a valid request: ${req.invalid}` }
+            ? fail(`not a valid request: ${req.invalid}`)
             : await this.handle(req, name.replace(/\.taken$/, ''));
       } catch (err) {
-        reply = { ok: false, message: `failed: ${err instanceof Error ? err.message : String(err)}` };
+        reply = fail(`failed: ${err instanceof Error ? err.message : String(err)}`);
       }
       await bus.answer(taken.name, reply);
     }
@@ -58,10 +58,7 @@ export class Steering {
     // receiver's pane before its Enter: the pipeline's gate says so). Say so now rather than leave the person waiting.
     const busy = this.stage.deliveringTo();
     if (busy !== null && req.op === 'approve')
-      return {
-        ok: false,
-        message: `not now: a message to ${busy} is still being delivered (see baton status); try again when it is`,
-      };
+      return fail(`not now: a message to ${busy} is still being delivered (see baton status); try again when it is`);
     switch (req.op) {
       case 'end':
         return this.end(req.reason);
@@ -101,9 +98,9 @@ export class Steering {
 
   /** From another machine's daemon (docs/protocol.md §10): typed as it is, baton's own words. */
   private async notice(to: string, text: string): Promise<Reply> {
-    if (!isLocal(this.stage.config, to)) return { ok: false, message: `${to} is not an agent of this machine` };
+    if (!isLocal(this.stage.config, to)) return fail(`${to} is not an agent of this machine`);
     const err = await this.stage.typing.notice(to, sanitize(text));
-    return err ? { ok: false, message: `could not tell ${to}: ${err}` } : { ok: true, message: `${to} was told` };
+    return err ? fail(`could not tell ${to}: ${err}`) : { ok: true, message: `${to} was told` };
   }
 
   private async pause(): Promise<Reply> {
