@@ -1,14 +1,9 @@
 /**
- * The PostgreSQL bus, daemon side (docs/protocol.md §10). One daemon per (conversation, machine): it relays its own
- * agents' direction folders into the database (relay.ts), and delivers the messages whose receiver is on
- * its machine. A turn step is one statement (turn-step.ts) — lease generation checked, the conversation
- * row locked at the version the step was decided on, the waiting row deleted, the record archived, the
- * state saved, NOTIFY — so the state never lags the archive.
- *
- * Crash promise: killed before its commit, nothing happened (the message waits); after it, the record is
- * archived but not stamped, and this machine's next daemon types it again flagged `(redelivered)`, as
- * docs/protocol.md §6 asks, since the paste may have happened. Hints are LISTEN/NOTIFY; the daemon's re-scan timer
- * is behind them, so a notification lost while the connection was down delays, never loses.
+ * The PostgreSQL bus, daemon side (docs/protocol.md §10): one daemon per (conversation, machine) relays its own
+ * agents' direction folders into the database (relay.ts) and delivers the messages whose receiver is on its
+ * machine, each in one turn-step statement (turn-step.ts), so the state never lags the archive. Killed before
+ * the commit, the message waits; after it, the next daemon types it again flagged `(redelivered)` (§6), since
+ * the paste may have happened. Hints are LISTEN/NOTIFY with a re-scan timer behind: a lost one delays, never loses.
  */
 import type pg from 'pg';
 import type { Config } from '../../config/config.js';

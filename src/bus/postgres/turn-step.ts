@@ -1,11 +1,10 @@
 /**
- * A turn step on the PostgreSQL bus (docs/protocol.md §6: archived, waiting row gone and state saved together,
- * or none), in one statement: lease → conversation row locked at the version read → waiting row deleted if its
- * body is the one read → record archived → state saved with version + 1 → NOTIFY; a stale read changes nothing
- * (`changed`: read again). One round trip where there were four, holding the row lock. With no view of the
- * message (an approval) state and row are read first, and a step the state moved under is tried again.
- * Killed before: nothing happened. After: archived, not stamped, typed again flagged. A data exception:
- * `invalid`, rejected, never retried. docs/decisions/0005-postgres-round-trips.md.
+ * A turn step on the PostgreSQL bus (docs/protocol.md §6: archived, waiting row gone and state saved together, or
+ * none), in one statement (one round trip where there were four): lease → conversation row locked at the version
+ * read → waiting row deleted if its body is the one read → record archived → state saved at version + 1 → NOTIFY.
+ * A stale read changes nothing (`changed`: read again). With no view of the message (an approval) state and row
+ * are read first, and a step the state moved under is tried again. A data exception: `invalid`, rejected, never
+ * retried. Crash outcomes: delivery.ts. docs/decisions/0005-postgres-round-trips.md.
  */
 import { turnTaken } from '../../core/conversation.js';
 import { parseId } from '../../core/ids.js';

@@ -1,11 +1,8 @@
 /**
- * What a daemon sees of its machine's queues: the conversation's state and the waiting rows it delivers,
- * read in one statement and kept until something may have changed them — a notification (another
- * machine's turn step or post; a message stored for this machine, whose row the notification carries
- * when it fits: added without a read), a re-scan, a write of this daemon's.
- * Reading on every pass cost a turn five reads (every file hint, every turn step's NOTIFY, the pass after
- * each delivery, on both machines): a third of all statements at scale. A turn step of this
- * daemon updates the view in place: its row left, and the state is the one it saved.
+ * What a daemon sees of its machine's queues: the conversation's state and the waiting rows it delivers, read in
+ * one statement and kept until something may have changed them — a notification (a row that fits in it is added
+ * without a read), a re-scan, or this daemon's own turn step (which updates the view in place). Reading on every
+ * pass cost a turn five reads: a third of all statements at scale.
  */
 import type { Direction } from '../../config/config.js';
 import type { State } from '../../core/state.js';
