@@ -1,11 +1,9 @@
 /**
- * The connection side of the PostgreSQL bus. node-postgres (`pg`): a Pool for the short transactions of
- * turn steps (each one checked out, used, given back), and dedicated Clients where a session matters — the
- * lease's advisory lock and LISTEN. Chosen over `postgres` (porsager) because a session is explicit here:
- * the lease must know exactly which connection holds its lock, and a LISTEN connection that drops must be
- * noticed (an 'error'/'end' event), not silently re-made, since a re-scan has to follow it.
- *
- * The URL's password is never logged: `redact` is the only form of the URL that reaches a message.
+ * The connection side of the PostgreSQL bus, on node-postgres (`pg`): a Pool for turn steps' short transactions,
+ * dedicated Clients where a session matters. Chosen over `postgres` (porsager) because a session is explicit here:
+ * the lease must know which connection holds its advisory lock, and a dropped LISTEN connection must be noticed
+ * ('error'/'end'), not silently re-made, since a re-scan has to follow it. `redact` is the only form of the URL
+ * that reaches a message (never the password).
  */
 import type pg from 'pg';
 import { createRequire } from 'node:module';

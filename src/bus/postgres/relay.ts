@@ -1,13 +1,10 @@
 /**
- * The file API on the PostgreSQL bus (docs/protocol.md §10): each machine's daemon reads its own agents' direction
- * folders as the files bus does (folders/intake.ts) and moves each valid file into the database. A file is renamed
- * into `.relaying/` (relay-claims.ts), stored with a relay key unique to that claim (kept in `relayed` for good),
- * then removed: killed anywhere in between, the next start stores it again and the key makes that a no-op. Name
- * order; an earlier file being written holds later ones back.
- *
- * The insert commits with synchronous_commit off (its fsync was ≈1.5 of ≈7.8 ms per message) and the file stays
- * claimed until the server's flushed WAL passes the commit; a server restart in between stores it again. A failed
- * store is retried while the daemon runs (relay-stranded.ts); a data exception rejects the file with its reason.
+ * The file API on the PostgreSQL bus (docs/protocol.md §10): each daemon reads its own agents' direction folders as
+ * the files bus does (folders/intake.ts), in name order (a file being written holds later ones back). A file is
+ * renamed into `.relaying/` (relay-claims.ts), stored with a relay key unique to that claim, then removed: killed
+ * in between, the next start stores it again and the key makes that a no-op. The insert commits with
+ * synchronous_commit off (its fsync was ≈1.5 of ≈7.8 ms per message), so the file stays claimed until the flushed
+ * WAL passes the commit. A failed store is retried (relay-stranded.ts); a data exception rejects the file.
  * docs/decisions/0005-postgres-round-trips.md.
  */
 import { unlink } from 'node:fs/promises';
