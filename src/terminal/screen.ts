@@ -79,3 +79,18 @@ export function copyInBox(input: string, copies: readonly string[]): { which: nu
   const fits = copies.flatMap((c, i) => (sizeFits(size, c) ? [i] : []));
   return fits.length === 0 ? undefined : { which: fits.length === 1 ? fits[0]! : null };
 }
+
+/** A screen without the input box: the first line a dialog pattern matches, else the last three lines. */
+export function boxless(text: string[], dialogs: RegExp[], empty: string, clean = (l: string) => l.trim()): Screen {
+  const hit = text.find((l) => dialogs.some((re) => re.test(l)));
+  if (hit) return { state: 'dialog', detail: clean(hit).slice(0, 120) };
+  return {
+    state: 'unknown',
+    detail:
+      text
+        .filter((l) => l.trim())
+        .slice(-3)
+        .join(' | ')
+        .slice(0, 200) || empty,
+  };
+}

@@ -2,7 +2,7 @@
  * Claude Code's screen (measured on 2.1.197 and 2.1.330): the input box between two rules, the prompt
  * `❯`, a spinner or "esc to interrupt" while a turn runs, and the dialogs it stops at.
  */
-import type { Screen } from '../screen.js';
+import { boxless, type Screen } from '../screen.js';
 
 /** A horizontal rule of the input box: a run of box-drawing dashes filling most of the line. */
 const RULE = /^\s*─{20,}\s*$/;
@@ -41,11 +41,5 @@ export function readClaudeScreen(lines: string[]): Screen {
     if (input === '' || QUEUED_PLACEHOLDER.test(input)) return { state: 'ready', busy };
     return { state: 'holding', busy, input };
   }
-  const hit = text.find((l) => DIALOG.some((re) => re.test(l)));
-  if (hit) return { state: 'dialog', detail: hit.trim().slice(0, 120) };
-  const tail = text
-    .filter((l) => l.trim())
-    .slice(-3)
-    .join(' | ');
-  return { state: 'unknown', detail: tail.slice(0, 200) || '(empty screen)' };
+  return boxless(text, DIALOG, '(empty screen)');
 }

@@ -17,7 +17,7 @@
  *   is not the box.
  * Transcript lines of what a person typed also start with `› `; the box is the last one above the status line.
  */
-import type { Screen } from '../screen.js';
+import { boxless, type Screen } from '../screen.js';
 import { dimAt, plain } from './sgr.js';
 
 /** The status line: model and effort, " · ", the working folder (an absolute or home path). */
@@ -39,17 +39,9 @@ export function readCodexScreen(lines: string[]): Screen {
   let box = -1;
   for (let i = status - 1; i >= 0 && box < 0; i--) if (PROMPT.test(text[i]!) && text[i]!.startsWith('›')) box = i;
   if (status < 0 || box < 0 || DIALOG[0]!.test(text[box]!)) {
-    const hit = text.find((l) => DIALOG.some((re) => re.test(l)));
-    if (hit) return { state: 'dialog', detail: hit.trim().slice(0, 120) };
-    const loading = text.some((l) => /OpenAI Codex \(v/.test(l));
-    const tail = text
-      .filter((l) => l.trim())
-      .slice(-3)
-      .join(' | ');
-    return {
-      state: 'unknown',
-      detail: loading ? 'Codex is starting (no status line yet)' : tail.slice(0, 200) || '(empty screen)',
-    };
+    const screen = boxless(text, DIALOG, '(empty screen)');
+    const loading = screen.state === 'unknown' && text.some((l) => /OpenAI Codex \(v/.test(l));
+    return loading ? { state: 'unknown', detail: 'Codex is starting (no status line yet)' } : screen;
   }
   const busy = text.slice(0, box).some((l) => BUSY.test(l.trim()));
   const first = text[box]!.replace(PROMPT, '');

@@ -18,7 +18,7 @@
  * What a person typed earlier stays in the transcript in the same half-block frame, so the box is found
  * from the footer up, never from the frames.
  */
-import type { Screen } from '../screen.js';
+import { boxless, type Screen } from '../screen.js';
 import { plain } from './sgr.js';
 
 const FRAME = /^(?:▄{20,}|▀{20,})$/;
@@ -52,13 +52,8 @@ export function readGeminiScreen(lines: string[]): Screen {
   );
   const first = PROMPT.exec(box[0] ?? '');
   if (footer < 0 || !first) {
-    const dialog = text.find((l) => DIALOG.some((re) => re.test(l)));
-    if (dialog) return { state: 'dialog', detail: dialog.replace(/^[\s│]+|[\s│]+$/g, '').slice(0, 120) };
-    const tail = text
-      .filter((l) => l.trim())
-      .slice(-3)
-      .join(' | ');
-    return { state: 'unknown', detail: tail.slice(0, 200) || '(empty screen; Gemini CLI may be starting)' };
+    const clean = (l: string) => l.replace(/^[\s│]+|[\s│]+$/g, '');
+    return boxless(text, DIALOG, '(empty screen; Gemini CLI may be starting)', clean);
   }
   const busy = text.slice(Math.max(0, rule - 4), rule).some((l) => BUSY.test(l));
   const input = [first[2]!, ...box.slice(1).map((l) => l.replace(/^ {3}/, ''))].join('\n').trim();
