@@ -20,7 +20,7 @@
  */
 import type { DialogKind, ScreenDialog } from '../../core/dialog.js';
 import { plain } from '../screens/sgr.js';
-import { lastNumbered, linesBetween, topAbove } from './rows.js';
+import { lastNumbered, linesBetween, numberedDialog, topAbove } from './rows.js';
 
 const ROW = /^\s*(›)?\s*(\d+)\.\s+(\S.*)$/;
 /** Where its dialog's own lines begin: a transcript line above it (`• Running …`, `› a prompt`, `■ …`). */
@@ -41,12 +41,5 @@ export function readCodexDialog(raw: string[]): ScreenDialog | null {
   const first = rows.at[0]!;
   const top = topAbove(text, first, (l) => TRANSCRIPT.test(l), 15);
   const lines = linesBetween(text, top >= 0 ? top + 1 : first - 15, first, (l) => l.trim());
-  const below = text.slice(rows.at.at(-1)! + 1).join('\n');
-  return {
-    kind: kindOf([...lines, below].join('\n')),
-    lines,
-    choices: rows.choices,
-    selected: rows.selected,
-    numbered: true,
-  };
+  return numberedDialog(text, rows, lines, kindOf);
 }

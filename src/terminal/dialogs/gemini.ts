@@ -21,7 +21,7 @@
  */
 import type { DialogKind, ScreenDialog } from '../../core/dialog.js';
 import { plain } from '../screens/sgr.js';
-import { lastNumbered, linesBetween, topAbove } from './rows.js';
+import { lastNumbered, linesBetween, numberedDialog, topAbove } from './rows.js';
 
 /** A box line's inside, every frame it is drawn in taken off (the command sits in a box within the box). */
 function inside(line: string): string {
@@ -52,12 +52,5 @@ export function readGeminiDialog(raw: string[]): ScreenDialog | null {
   // The outer box's top edge: a line that starts with ╭ before any frame is taken off.
   const top = topAbove(frame, first, (l) => /^\s*╭/.test(l), 40);
   const lines = linesBetween(text, top >= 0 ? top + 1 : first - 12, first, (l) => (EDGE.test(l) ? '' : l.trim()));
-  const below = text.slice(rows.at.at(-1)! + 1).join('\n');
-  return {
-    kind: kindOf([...lines, below].join('\n')),
-    lines,
-    choices: rows.choices,
-    selected: rows.selected,
-    numbered: true,
-  };
+  return numberedDialog(text, rows, lines, kindOf);
 }

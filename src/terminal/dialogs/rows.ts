@@ -4,7 +4,7 @@
  * below. The transcript above may hold numbered lists of its own (a model's answer): the dialog's list is the
  * last one on the screen, numbered 1, 2, 3… with only descriptions, rules or blanks between its rows.
  */
-import type { Choice } from '../../core/dialog.js';
+import type { Choice, DialogKind, ScreenDialog } from '../../core/dialog.js';
 
 export interface Rows {
   /** Index of each choice's line, in order. */
@@ -54,4 +54,11 @@ export function linesBetween(text: string[], from: number, to: number, clean: (l
 export function topAbove(text: string[], below: number, top: (line: string) => boolean, max = 20): number {
   for (let i = below - 1; i >= Math.max(0, below - max); i--) if (top(text[i]!)) return i;
   return -1;
+}
+
+/** A numbered dialog of `lines` above `rows`, its kind told by `kindOf` from those lines and the ones below. */
+export function numberedDialog(text: string[], rows: Rows, lines: string[], kindOf: (words: string) => DialogKind) {
+  const below = text.slice(rows.at.at(-1)! + 1).join('\n');
+  const kind = kindOf([...lines, below].join('\n'));
+  return { kind, lines, choices: rows.choices, selected: rows.selected, numbered: true } satisfies ScreenDialog;
 }
