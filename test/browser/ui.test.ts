@@ -23,6 +23,26 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => {});
 });
 
+/**
+ * Wait for the result line to say `text` as a success. A timeout says what the line and the daemon said
+ * instead: CI shows a failure's message, not the page.
+ */
+async function resultOk(page: Page, p: Project, text: string): Promise<void> {
+  try {
+    await page.locator('#result.ok', { hasText: text }).waitFor();
+  } catch (err) {
+    const line = await page.locator('#result').evaluate((e) => `${e.className}: ${e.textContent}`);
+    const events = p
+      .events()
+      .filter((e) => e.event !== 'delivered') // a resumed ping-pong's deliveries would hide the rest
+      .slice(-12)
+      .map((e) => JSON.stringify(e));
+    throw new Error(`no "${text}" on the result line; it says ${line}; last events:\n${events.join('\n')}`, {
+      cause: err,
+    });
+  }
+}
+
 function project(config: Record<string, unknown> = {}): Project {
   const p = new Project(config);
   cleanups.push(() => p.stop());
@@ -443,13 +463,13 @@ describe('baton ui', () => {
     // Resume from the page: the held answer goes through; Pause holds the next one; the topic control
     // types a kick-off to the holder, which answers it through baton.
     await page.getByRole('button', { name: 'Resume' }).click();
-    await page.locator('#result.ok', { hasText: 'resumed (it was paused)' }).waitFor();
+    await resultOk(page, p, 'resumed (it was paused)');
     await page.getByRole('button', { name: 'Pause' }).click();
-    await page.locator('#result.ok', { hasText: 'paused' }).waitFor();
+    await resultOk(page, p, 'paused: messages wait'); // not the resume's line, which says "paused" too
     const holder = p.state().current_turn as string;
     await page.getByLabel('Give the agents a topic').fill('Plan the next release');
     await page.getByRole('button', { name: 'Start' }).click();
-    await page.locator('#result.ok', { hasText: `user_0001 typed into ${holder}'s pane` }).waitFor();
+    await resultOk(page, p, `user_0001 typed into ${holder}'s pane`);
     const holderLog = holder === 'claude1' ? log1 : log2;
     await waitFor("the topic in the holder's pane", () =>
       readRecorder(holderLog).pastes.some(
