@@ -48,3 +48,6 @@ export interface Reply {
   message: string;
   [key: string]: unknown;
 }
+
+/** A refusal: nothing was done, and `message` says why. */
+export const fail = (message: string): Reply => ({ ok: false, message });

@@ -12,10 +12,9 @@
 import { FencedError } from '../bus/bus.js';
 import { isLocal } from '../config/config.js';
 import { dialogId, pickChoice, sameAsOffered, type ScreenDialog } from '../core/dialog.js';
-import type { Reply, Request } from '../core/requests.js';
+import { fail, type Reply, type Request } from '../core/requests.js';
 import { keysFor, readDialog, readsDialogs } from '../terminal/dialogs/index.js';
 import type { PaneInfo } from '../terminal/pane.js';
-import { fail } from './approvals.js';
 import type { Stage } from './stage.js';
 
 type Answer = Extract<Request, { op: 'answer' }>;

@@ -4,11 +4,9 @@
  */
 import type { Approval } from '../bus/bus.js';
 import { sanitize } from '../core/compose.js';
-import type { Reply, Request } from '../core/requests.js';
+import { fail, type Reply, type Request } from '../core/requests.js';
 import { decide } from '../core/turns.js';
 import type { Stage } from './stage.js';
-
-export const fail = (message: string): Reply => ({ ok: false, message });
 
 export async function approveAll(stage: Stage, req: Extract<Request, { op: 'approve' }>, name: string): Promise<Reply> {
   const bus = stage.bus;

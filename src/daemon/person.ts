@@ -8,8 +8,7 @@ import { isoAt } from '../bus/bus.js';
 import { kickoffHint, userHint } from '../core/compose.js';
 import { fresh } from '../core/delivery.js';
 import { personRecord, stamped, withReceipt } from '../core/record.js';
-import type { Reply } from '../core/requests.js';
-import { fail } from './approvals.js';
+import { fail, type Reply } from '../core/requests.js';
 import { why } from './pipeline.js';
 import type { Stage } from './stage.js';
 

@@ -7,10 +7,10 @@
  */
 import { isoAt } from '../bus/bus.js';
 import { sanitize } from '../core/compose.js';
-import type { Reply, Request } from '../core/requests.js';
+import { fail, type Reply, type Request } from '../core/requests.js';
 import { isLocal } from '../config/config.js';
 import { answer } from './answer.js';
-import { approveAll, fail, reject } from './approvals.js';
+import { approveAll, reject } from './approvals.js';
 import { kickoff, send } from './person.js';
 import { resume } from './resume.js';
 import type { Stage } from './stage.js';
