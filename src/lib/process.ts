@@ -11,12 +11,20 @@ export function pidAlive(pid: number): boolean {
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+  const stat = procStat(pid);
+  return stat ? stat[0] !== 'Z' : true; // no /proc (macOS): trust kill(0)
+}
+
+/**
+ * /proc/<pid>/stat's fields after the command name, which may hold spaces and ")" (the last ")" ends it):
+ * [0] the state letter, [1] the parent's pid, [19] the start time. Null when it cannot be read (gone, macOS).
+ */
+export function procStat(pid: number): string[] | null {
   try {
-    // /proc/<pid>/stat: "pid (comm) S ..." — the state letter follows the last ")".
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return true; // no /proc (macOS): trust kill(0)
+    return null;
   }
 }
 

@@ -8,6 +8,7 @@
  * Where /proc cannot tell (macOS) nothing is ended.
  */
 import { readFileSync } from 'node:fs';
+import { procStat } from '../lib/process.js';
 
 /** How a baton control client attaches (after `-u` and the server's `-S`/`-L`): how it is recognised. */
 export const CONTROL_ARGS = ['-C', 'attach-session', '-f', 'ignore-size,no-output'] as const;
@@ -41,9 +42,10 @@ export function orphans(listing: string, self: number | undefined, look: (pid: n
 
 /** What /proc says of `pid`, or null when it cannot be read. */
 function processOf(pid: number): ClientProcess | null {
+  const stat = procStat(pid);
+  if (!stat) return null;
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    const ppid = Number(stat[1]);
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
     return { ppid, parent: readFileSync(`/proc/${ppid}/comm`, 'utf8').trim(), argv };
   } catch {

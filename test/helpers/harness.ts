@@ -3,7 +3,7 @@
  * a temp project with config.json, recorder panes, and the real daemon from the built CLI.
  */
 import { PASTE_TRACKER } from '../../src/app/paths.js';
-import { pidAlive } from '../../src/lib/process.js';
+import { pidAlive, procStat } from '../../src/lib/process.js';
 import { pasteTrackerCommands } from '../../src/terminal/tmux.js';
 import { execa, type ResultPromise } from 'execa';
 import {
@@ -310,13 +310,7 @@ export const alive = pidAlive;
 
 /** When process `pid` started (/proc/<pid>/stat field 22), or null once it is gone or a zombie. */
 function startTime(pid: number): string | null {
-  if (!(pid > 0) || !alive(pid)) return null;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
-  } catch {
-    return null;
-  }
+  return pid > 0 && alive(pid) ? (procStat(pid)?.[19] ?? null) : null;
 }
 
 /** Write a message file into `dir` atomically (temp dot-file, then rename), as a well-behaved agent does. */

@@ -3,6 +3,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { procStat } from '../../src/lib/process.js';
 import { alive, Project, readRecorder, ROOT, scaleTime, waitFor } from '../helpers/harness.js';
 
 let p: Project;
@@ -198,8 +199,7 @@ describe('start-up recovery after a crash mid-delivery', () => {
         const pids = await controlClients();
         return pids.length ? pids : null;
       });
-      const stat = readFileSync(`/proc/${orphan}/stat`, 'utf8');
-      expect(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1], 'its parent gone').toBe('1');
+      expect(procStat(orphan!)?.[1], 'its parent gone').toBe('1');
       await p.startDaemon();
       await waitFor('the orphan ended', () => !alive(orphan!));
       p.send('c1_to_c2', 'a.json', { content: 'after the sweep' });
