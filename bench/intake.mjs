@@ -165,6 +165,7 @@ export async function daemonCpu({ messages = 300, cli, nodeFlags, kept } = {}) {
     const last = rig.note((x) => x.id === pad4(messages), 180_000);
     const t0 = rig.send('claude1', 'ping');
     const end = await last;
+    await rig.stamped(pad4(messages)); // its stamp is the last of the daemon's work a message costs
     const c1 = procTimes(rig.proc.pid);
     const per = round((c1.self - c0.self) / messages, 2);
     // The daemon's own share of each delivery, first sight → paste done (its `delivered` events).

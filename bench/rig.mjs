@@ -197,12 +197,29 @@ export class Rig {
       : [];
   }
 
+  /** The archive as baton's readers see it: with the record state.json holds while it is typed (held.ts). */
   archive() {
     const d = join(this.messages, 'archive');
-    return readdirSync(d)
-      .filter((n) => /^msg_\d+\.json$/.test(n))
+    const names = readdirSync(d).filter((n) => /^msg_\d+\.json$/.test(n));
+    const records = names
       .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
       .map((n) => JSON.parse(readFileSync(join(d, n), 'utf8')));
+    const state = join(this.messages, 'state.json');
+    const held = existsSync(state) ? JSON.parse(readFileSync(state, 'utf8')).delivering : undefined;
+    if (held?.id && !names.includes(`${held.id}.json`)) records.push(held);
+    return records;
+  }
+
+  /** Once `id` is stamped delivered in archive/ (the daemon's last write for it), or after `ms`. */
+  async stamped(id, ms = 5000) {
+    const file = join(this.messages, 'archive', `${id}.json`);
+    for (const t0 = now(); now() - t0 < ms; await sleep(5)) {
+      try {
+        if (JSON.parse(readFileSync(file, 'utf8')).delivered_at) return;
+      } catch {
+        /* not there yet, or being replaced */
+      }
+    }
   }
 
   /** Write a message as a well-behaved agent does; returns the time just after the rename. */

@@ -75,4 +75,10 @@ export interface TurnStep {
    * find the step committed). Idempotent; a no-op where the step saved it in its own transaction.
    */
   saveState(): Promise<void>;
+  /**
+   * The delivery under way must wait (its pane not ready, a step failed): what the bus still holds back of its
+   * turn step is written out, so the archive shows the record, unstamped, while it waits. A no-op where the
+   * turn step wrote it all (PostgreSQL); on the files bus the record is otherwise written once, by its stamp.
+   */
+  settle(): Promise<void>;
 }

@@ -17,7 +17,7 @@ import type { Underway } from './underway.js';
 import type { Uses } from './context.js';
 
 export interface CourierParts extends Uses<'config' | 'log'> {
-  /** The turn step's state write it may have to finish, the stamp, and the events. */
+  /** The turn step's write it may have to finish (or settle, when it must wait), the stamp, and the events. */
   bus: TurnStep & Records & Events & Clock;
   typing: Pick<Pipeline, 'advance'>;
   /** Where the delivery under way is kept, for the parts that must not type into its pane meanwhile. */
@@ -94,7 +94,10 @@ export class Courier {
       keep: (typing: Typing) => void (d = this.set({ ...d, typing })),
     };
     const out = await this.p.typing.advance(job, d.typing);
-    if (out.stop) return out.stop.kind === 'failed' && this.failed(out.stop.error);
+    if (out.stop) {
+      await this.p.bus.settle(); // it waits: the archive shows it meanwhile, unstamped
+      return out.stop.kind === 'failed' && this.failed(out.stop.error);
+    }
     const t = out.typing;
     // The pane instance that has it: an agent found in another one was started again (restarted.ts).
     const into = paneRef(out.pane);

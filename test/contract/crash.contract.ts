@@ -1,8 +1,8 @@
 /**
  * A daemon killed (SIGKILL, through a failpoint in a child process: commit-child.mjs) between every two
  * durable steps of a turn step and its stamp, and recovery checked: every message in exactly one place,
- * IDs 1..N, the state agreeing with the archive (or lagging it by the one record the crash left
- * unconfirmed), and an unfinished delivery reported as possibly typed exactly when its state was saved.
+ * IDs 1..N, the state agreeing with the archive, and an unfinished delivery reported as possibly typed
+ * exactly when its turn step was committed.
  */
 import { execa } from 'execa';
 import { join } from 'node:path';
@@ -17,9 +17,7 @@ export function crashContract(c: Contract): void {
     // A daemon killed between every two durable steps of a turn step and its stamp: what recovery finds.
     const points = [
       { at: 'claimed', archived: 0, state: 0, unfinished: null },
-      c.traits.atomicStep
-        ? { at: 'archived', archived: 0, state: 0, unfinished: null }
-        : { at: 'archived', archived: 1, state: 0, unfinished: { typed: false } },
+      ...(c.traits.atomicStep ? [{ at: 'archived', archived: 0, state: 0, unfinished: null } as const] : []),
       { at: 'state_saved', archived: 1, state: 1, unfinished: { typed: true } },
       { at: 'stamped', archived: 1, state: 1, unfinished: null },
     ] as const;

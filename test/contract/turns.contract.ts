@@ -34,6 +34,10 @@ export function turnsContract(c: Contract): void {
       });
       expect(d.state()).toEqual(r.state); // the daemon's copy moved on with the step
       await d.saveState(); // idempotent: what the step saved, again
+      expect(await bus.record('msg_0001')).toMatchObject({ id: 'msg_0001', delivered_at: null }); // to every reader
+      await d.settle(); // its delivery must wait: the archive shows it, unstamped, until its stamp
+      expect(await bus.record('msg_0001')).toMatchObject({ id: 'msg_0001', delivered_at: null });
+      expect((await bus.archiveView()).n).toBe(1);
       expect((await d.queues()).flatMap((q) => q.items)).toEqual([]);
       expect(await bus.readState()).toMatchObject({ current_turn: 'claude2', message_counter: 1 });
       await d.stamp(stamped(r.record, 'not_checked', false, new Date().toISOString()));

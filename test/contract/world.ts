@@ -46,9 +46,9 @@ export function tempWorld(extra: Record<string, unknown> = {}): World {
 
 export interface BusTraits {
   /**
-   * The turn step is one transaction (the PostgreSQL bus): killed before its commit nothing happened, so
-   * the "claimed" and "archived" failpoints leave the message waiting; killed after it, the delivery may
-   * have been typed.
+   * The turn step is one transaction (the PostgreSQL bus), with an "archived" failpoint inside it: killed there
+   * nothing happened, and the message waits. (The files bus's step commits in one write too, state.json with the
+   * record in it, and has no point between.) Killed after either's commit, the delivery may have been typed.
    */
   atomicStep?: boolean;
 }

@@ -172,11 +172,17 @@ export class Project {
     Record<string, unknown> & { id: string; reply_to: string | null; delivered_at: string | null; content: string }
   > {
     const d = this.path('archive');
-    if (!existsSync(d)) return [];
-    return readdirSync(d)
-      .filter((n) => /^msg_\d+\.json$/.test(n))
+    const names = existsSync(d) ? readdirSync(d).filter((n) => /^msg_\d+\.json$/.test(n)) : [];
+    const records = names
       .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
       .map((n) => JSON.parse(readFileSync(join(d, n), 'utf8')));
+    // Committed and being typed: state.json holds its record until the stamp archives it (docs/protocol.md
+    // §6), and baton's own readers count it as archived, unstamped. So does this one.
+    const held = existsSync(this.path('state.json')) ? this.state().delivering : undefined;
+    const id = (held as { id?: unknown } | undefined)?.id;
+    if (typeof id === 'string' && !names.includes(`${id}.json`) && id === this.state().last_message_id)
+      records.push(held as (typeof records)[number]);
+    return records;
   }
 
   ls(...p: string[]): string[] {

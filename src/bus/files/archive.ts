@@ -2,7 +2,7 @@
  * archive/<id>.json on the files bus: one file per record (core/record.ts says what a record holds).
  * A new record never replaces a file (link(2), not rename(2)): a reused ID would fail loudly.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseId, type IdPrefix } from '../../core/ids.js';
@@ -15,11 +15,19 @@ const recordPath = (dir: string, id: string): string => join(dir, `${id}.json`);
 /** A record as its file holds it. */
 const serialize = (r: ArchiveRecord) => `${JSON.stringify(r, null, 2)}\n`;
 
-/** Write a new record; an existing file with that ID is never replaced (it would mean a reused ID). */
-export async function archiveNew(dir: string, record: ArchiveRecord): Promise<void> {
-  if (!(await createAtomic(recordPath(dir, record.id), serialize(record)))) {
-    throw new Error(`${recordPath(dir, record.id)} already exists: refusing to reuse a message ID`);
-  }
+/** Throws when `id` has a record already: a reused ID is refused before the message is committed, not at its stamp. */
+export function refuseTaken(dir: string, id: string): void {
+  if (existsSync(recordPath(dir, id))) throw taken(dir, id);
+}
+
+const taken = (dir: string, id: string) =>
+  new Error(`${recordPath(dir, id)} already exists: refusing to reuse a message ID`);
+
+/** Write a new record, returning its text; a file with that ID is never replaced (it would mean a reused ID). */
+export async function archiveNew(dir: string, record: ArchiveRecord): Promise<string> {
+  const text = serialize(record);
+  if (!(await createAtomic(recordPath(dir, record.id), text))) throw taken(dir, record.id);
+  return text;
 }
 
 export async function readRecord(dir: string, id: string): Promise<ArchiveRecord | null> {
@@ -59,18 +67,37 @@ function readRecordNow(dir: string, id: string): ArchiveRecord | null {
 }
 
 /**
- * The archive as the daemon writes it (the lease holder: its caller checks the lease before each write). It
- * keeps the record it archived last as its file holds it, until something else may write that file, so the
- * stamp that follows a commit need not read it back: an open, two reads and a close on every delivery.
+ * The archive as the daemon writes it (the lease holder: its caller checks the lease before each write). A record
+ * the turn step commits is held here (state.json holds it on disk: held.ts) until its stamp writes its file once,
+ * or until its delivery must wait. It keeps the record it wrote last as its file holds it, until something else
+ * may write that file, so a stamp need not read it back: an open, two reads and a close on every delivery.
  */
 export class ArchiveWriter {
   private last: { id: string; text: string } | null = null;
+  private kept: ArchiveRecord | null = null;
 
   constructor(private readonly dir: string) {}
 
-  /** A record the turn step has just archived. */
-  archived(record: ArchiveRecord): void {
-    this.last = { id: record.id, text: serialize(record) };
+  /** The record committed and not archived yet (state.json holds it), if any. */
+  get held(): ArchiveRecord | null {
+    return this.kept;
+  }
+
+  /** A record the turn step has just committed, with state.json holding it. */
+  committed(record: ArchiveRecord): void {
+    this.kept = record;
+  }
+
+  /** The held record archived as it is (unstamped): its delivery waits, and archive/ shows it meanwhile. */
+  async settle(): Promise<boolean> {
+    if (!this.kept) return false;
+    await this.create(this.kept);
+    this.kept = null;
+    return true;
+  }
+
+  private async create(r: ArchiveRecord): Promise<void> {
+    this.last = { id: r.id, text: await archiveNew(this.dir, r) };
   }
 
   /**
@@ -79,6 +106,11 @@ export class ArchiveWriter {
    * record is not read back when this daemon wrote it last (nothing else can have written it since).
    */
   async stamp(record: ArchiveRecord): Promise<boolean> {
+    if (this.kept?.id === record.id) {
+      await this.create({ ...this.kept, ...record });
+      this.kept = null;
+      return true;
+    }
     const written = this.last?.id === record.id ? this.last.text : undefined;
     this.last = null; // a stamp that fails may have written the file or not
     const stored = written !== undefined ? (JSON.parse(written) as ArchiveRecord) : readRecordNow(this.dir, record.id);
@@ -89,8 +121,15 @@ export class ArchiveWriter {
     return true;
   }
 
-  /** Merge daemon-owned fields into a record (a hook's receipt), read back by its next stamp. False: no record. */
+  /**
+   * Merge daemon-owned fields into a record (a hook's receipt), read back by its next stamp. False: no record.
+   * A held record is changed where it is held (its caller writes state.json again).
+   */
   async amend(id: string, fields: Amendment): Promise<boolean> {
+    if (this.kept?.id === id) {
+      this.kept = amended(this.kept, fields);
+      return true;
+    }
     if (this.last?.id === id) this.last = null;
     const r = readRecordNow(this.dir, id);
     if (!r) return false;

@@ -102,7 +102,7 @@ export class FilesDelivery implements DeliveryBus {
     const notes = await this.intake.recover();
     const r = await recover(this.config, l);
     this.st = r.state;
-    if (r.stateChanged) await writeStateFile(l.state, this.st);
+    if (r.stateChanged) await this.writeState();
     return { state: r.state, unfinished: r.unfinished, notes: [...notes, ...r.notes] };
   }
 
@@ -127,6 +127,9 @@ export class FilesDelivery implements DeliveryBus {
     this.guard();
     const decision = step(this.st);
     if (decision.action !== 'deliver') return { kind: 'refused', decision };
+    // One message held at a time: one whose delivery was left (never, with one courier) is archived first.
+    await this.records.settle();
+    const next = turnTaken(this.st, decision.next, new Date().toISOString());
     const fromApprovals = !('firstSeen' in w);
     const entry = fromApprovals ? null : (w as Entry);
     const c = await turnStep(this.l, this.config, this.intake.folderOf(w.direction.name), {
@@ -137,23 +140,33 @@ export class FilesDelivery implements DeliveryBus {
       decision,
       extra,
       log: this.log,
-      // Archived: from here the message is committed. The state moves on in memory at once, so a failing
-      // disk can delay its write but never reuse its ID; the next start rebuilds state.json from the archive.
-      advance: () => (this.st = turnTaken(this.st, decision.next, new Date().toISOString())),
+      next,
     });
-    if (c.kind === 'committed') this.records.archived(c.record);
-    return c.kind === 'committed' ? { ...c, state: this.st } : c;
+    if (c.kind !== 'committed') return c;
+    this.st = next;
+    this.records.committed(c.record);
+    return { ...c, saved: true, state: next };
+  }
+
+  /** state.json as the daemon holds it: with the record of a message committed and not yet archived. */
+  private writeState(): Promise<void> {
+    return writeStateFile(this.l.state, this.st, this.records.held);
   }
 
   async saveState(): Promise<void> {
     this.guard();
-    await writeStateFile(this.l.state, this.st);
+    await this.writeState();
+  }
+
+  async settle(): Promise<void> {
+    this.guard();
+    await this.records.settle(); // state.json still names it: a record archived already is ignored there (held.ts)
   }
 
   async update(change: (state: State) => State): Promise<State> {
     this.guard();
     this.st = change(this.st);
-    await writeStateFile(this.l.state, this.st);
+    await this.writeState();
     return this.st;
   }
 
@@ -162,11 +175,15 @@ export class FilesDelivery implements DeliveryBus {
     if (await this.records.stamp(record)) failpoint('stamped');
   }
 
-  readonly record = (id: string) => readRecord(this.l.archive, id);
+  readonly record = async (id: string) =>
+    this.records.held?.id === id ? this.records.held : readRecord(this.l.archive, id);
 
-  amend(id: string, fields: Amendment): Promise<boolean> {
+  async amend(id: string, fields: Amendment): Promise<boolean> {
     this.guard();
-    return this.records.amend(id, fields);
+    const held = this.records.held?.id === id;
+    const done = await this.records.amend(id, fields);
+    if (held) await this.writeState(); // what a hook reported survives a crash before the stamp
+    return done;
   }
 
   async waitingFrom(agent: string): Promise<number> {

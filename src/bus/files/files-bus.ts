@@ -18,6 +18,7 @@ import type { EventObserver, EventSource } from '../events.js';
 import { archivedCounters, readRecord, recordIds } from './archive.js';
 import { FilesDelivery } from './delivery.js';
 import { FileEventSource } from './event-log.js';
+import { archiveHeld, heldRecord } from './held.js';
 import { ensureDir } from '../../lib/fsx.js';
 import { FolderAnchor } from '../anchor.js';
 import { postToFolder } from '../folders/outbox.js';
@@ -57,8 +58,19 @@ export class FilesBus implements Bus {
   readonly relaying = async () => 0;
   readonly rejectedCount = async () => (await storedRejections(this.l.rejected)).length;
   readonly approvalKeys = async () => (await listApprovals(this.config, this.l, 0)).map((a) => a.file);
-  readonly record = (id: string) => readRecord(this.l.archive, id);
-  readonly recordIds = () => recordIds(this.l.archive);
+  /** A record, archived or held back in state.json (held.ts): the same to a reader. */
+  async record(id: string): Promise<ArchiveRecord | null> {
+    const r = await readRecord(this.l.archive, id);
+    if (r) return r;
+    const held = await heldRecord(this.l);
+    return held?.id === id ? held : null;
+  }
+
+  async recordIds(): Promise<string[]> {
+    const [ids, held] = await Promise.all([recordIds(this.l.archive), heldRecord(this.l)]);
+    return held && !ids.includes(held.id) ? [...ids, held.id] : ids;
+  }
+
   readonly rejections = (limit: number) => listRejected(this.l.rejected, limit);
   readonly approvalsView = (cap: number) => listApprovals(this.config, this.l, cap);
   readonly archiveView = () => readArchiveView(this.config, this.l);
@@ -116,11 +128,16 @@ export class FilesBus implements Bus {
     }
   }
 
-  readonly overwriteState = (state: State) => writeStateFile(this.l.state, state);
+  /** Under exclusive(): a record state.json holds back is archived first, never dropped with it. */
+  async overwriteState(state: State): Promise<void> {
+    await archiveHeld(this.l);
+    await writeStateFile(this.l.state, state);
+  }
 
   /** Move the last conversation's runtime data to message_dir/history/<time>/ (never deleted). */
   async setAside(): Promise<string | null> {
     const l = this.l;
+    await archiveHeld(l); // history keeps it in its archive
     const dest = join(l.root, 'history', new Date().toISOString().replace(/[:.]/g, '-'));
     const moves: [string, string][] = [];
     for (const p of [l.state, l.archive, l.rejected, l.events, l.claims, l.pending, l.requests, l.outcome])

@@ -1,13 +1,13 @@
 /**
  * Start-up reconciliation of state.json and claimed files with the archive on the files bus, so a daemon
- * killed at any step of a delivery (core/delivery.ts; the claim, archive and state steps of
- * files-bus.ts) resumes without losing or silently repeating a message. (What a rejection cut short
- * left, the intake puts right: folders/intake.ts.)
+ * killed at any step of a delivery (core/delivery.ts; the claim and state steps of turn-step.ts, the record
+ * state.json holds until the stamp: held.ts) resumes without losing or silently repeating a message. (What a
+ * rejection cut short left, the intake puts right: folders/intake.ts.)
  */
 import { readdir, rmdir, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Config } from '../../config/config.js';
-import { formatId } from '../../core/ids.js';
+import { formatId, parseId } from '../../core/ids.js';
 import { StateError, type State } from '../../core/state.js';
 import { initialState } from '../../core/turns.js';
 import type { ArchiveView, Recovered } from '../bus.js';
@@ -16,25 +16,32 @@ import { archivedCounters, readRecord } from './archive.js';
 import { listClaims, type Claim } from './claims.js';
 import { moveNoClobber } from '../../lib/fsx.js';
 import type { Layout } from './layout.js';
-import { readStateFile } from './state-file.js';
+import { archiveHeld, heldRecord } from './held.js';
+import { readStored } from './state-file.js';
 
 export interface FileRecovery extends Recovered {
   /** Whether state.json must be written (it was missing or lagged the archive). */
   stateChanged: boolean;
 }
 
-/** What the archive says the conversation's state is (archiveViewOf). */
+/** What the archive says the conversation's state is (archiveViewOf), with the record state.json holds back. */
 export async function readArchiveView(config: Pick<Config, 'firstTurn'>, l: Layout): Promise<ArchiveView> {
   const counters = await archivedCounters(l.archive);
+  const held = await heldRecord(l);
+  if (held) counters.push(parseId(held.id)!);
   const n = counters.at(-1) ?? 0;
-  const last = n ? await readRecord(l.archive, formatId(n)) : null;
+  const last = held ?? (n ? await readRecord(l.archive, formatId(n)) : null);
   if (n && !last) throw new StateError(`${join(l.archive, formatId(n))}.json cannot be read`);
   return archiveViewOf(n, counters.length, last, config.firstTurn);
 }
 
 export async function recover(config: Config, l: Layout): Promise<FileRecovery> {
-  const stored = await readStateFile(l.state);
-  const notes = await recoverClaims(config, l);
+  const kept = await readStored(l.state);
+  const stored = kept?.state ?? null;
+  // Committed, maybe typed, not archived: archived now, so its claim is a copy and its delivery is finished.
+  const held = await archiveHeld(l, kept);
+  const notes = held ? [`${held.id} was being delivered when the daemon stopped; it is typed again, flagged`] : [];
+  notes.push(...(await recoverClaims(config, l)));
   const { n, last, state: derived, gaps } = await readArchiveView(config, l);
   if (gaps) notes.push(gaps);
 
@@ -52,7 +59,7 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
         'if archive records were removed on purpose, baton doctor --repair rebuilds state.json from what is left',
     );
   }
-  if (!last) return { state, stateChanged: stored === null, unfinished: null, notes };
+  if (!last) return { state, stateChanged: stored === null || !!kept?.delivering, unfinished: null, notes };
 
   if (!Object.hasOwn(config.agents, last.receiver) || !config.directions.some((d) => d.name === last.direction)) {
     throw new StateError(
@@ -60,7 +67,7 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
         'restore that agent and folder, or start a new conversation with "baton up --fresh"',
     );
   }
-  let stateChanged = stored === null;
+  let stateChanged = stored === null || !!kept?.delivering; // written again without it
   // Archive one ahead of state: the daemon died after archiving, before state.json — so before the paste.
   const lagsByOne = stored !== null && n === state.message_counter + 1 && !last.delivered_at;
   const contradiction = stored === null ? null : contradicts(stored, derived, lagsByOne);

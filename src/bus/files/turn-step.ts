@@ -2,13 +2,13 @@
  * A turn step on the files bus, each arrow one durable step:
  *
  *   INBOX ──rename to .claimed/<dir>/<id>.<name>──▶ CLAIMED
- *         ──archive/<id>.json (delivered_at: null)──▶ ARCHIVED
- *         ──remove the claim; state.json (turn passes, counter = N)──▶ COMMITTED
+ *         ──state.json (turn passes, counter = N, the record as `delivering`)──▶ COMMITTED
+ *         ──remove the claim──▶ (typing; the stamp writes archive/<id>.json: held.ts)
  *
- * Killed in CLAIMED: the file goes back to its inbox at start-up. Killed in ARCHIVED: state.json is rebuilt from
- * the last record and the message typed. Typing starts only once COMMITTED. A claim stranded at this ID goes back
- * before the ID is used. Rename and removal are synchronous (each async call was a thread-pool round trip per
- * message): docs/decisions/0003-few-syscalls-per-message.md.
+ * Killed in CLAIMED: the file goes back to its inbox at start-up. Killed once COMMITTED: the record is archived
+ * from state.json, the claim (a copy) removed, and the message typed again, flagged. A claim stranded at this ID
+ * goes back before the ID is used. Rename and removal are synchronous (each async call was a thread-pool round
+ * trip per message): docs/decisions/0003-few-syscalls-per-message.md.
  */
 import { mkdirSync, readdirSync, renameSync, rmdirSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -19,7 +19,7 @@ import type { Decision } from '../../core/turns.js';
 import { failpoint } from '../../lib/failpoint.js';
 import { isErrno, makeDirBelowSync, moveNoClobber } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
-import { archiveNew } from './archive.js';
+import { refuseTaken } from './archive.js';
 import { claimPath, listClaims } from './claims.js';
 import { examine, type Examined, type Folder } from '../folders/inbox.js';
 import type { Layout } from './layout.js';
@@ -35,14 +35,11 @@ export interface StepInput {
   decision: Extract<Decision, { action: 'deliver' }>;
   extra: Record<string, unknown>;
   log: Logger;
-  /** The state after this step, once archived (the in-memory state moves on there). */
-  advance: () => State;
+  /** The state after this step: written with the record, it commits it. */
+  next: State;
 }
 
-export type StepResult =
-  | { kind: 'committed'; record: ArchiveRecord; saved: boolean }
-  | { kind: 'gone' }
-  | { kind: 'changed' };
+export type StepResult = { kind: 'committed'; record: ArchiveRecord } | { kind: 'gone' } | { kind: 'changed' };
 
 /**
  * The folders whose `.claimed/<direction>/` holds no claim this daemon left behind: every claim it made
@@ -110,15 +107,14 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
     extra: s.extra,
   });
   try {
-    await archiveNew(l.archive, record);
-    failpoint('archived');
+    refuseTaken(l.archive, record.id);
+    await writeStateFile(l.state, s.next, record);
   } catch (err) {
-    await unclaim(claim.path, s.name, claim.folder);
+    await unclaim(claim.path, s.name, claim.folder); // not committed: back in its queue
     throw err;
   }
-  const state = s.advance();
-  // The claim is now a copy of the archived message (a leftover is removed at the next start), so it
-  // goes before state.json is written: either order is the same to recovery.
+  failpoint('state_saved');
+  // The claim is now a copy of the message state.json holds (a leftover is removed at the next start).
   try {
     unlinkSync(claim.path);
     if (claim.folder) rmdirSync(claim.folder);
@@ -126,15 +122,7 @@ export async function turnStep(l: Layout, config: Config, folder: Folder, s: Ste
   } catch (err) {
     s.log.warn(`cannot remove the claim ${claim.path}: ${String(err)}`);
   }
-  let saved = true;
-  try {
-    await writeStateFile(l.state, state);
-  } catch (err) {
-    s.log.warn(`cannot write state.json: ${String(err)}; it is written again before typing`);
-    saved = false;
-  }
-  if (saved) failpoint('state_saved');
-  return { kind: 'committed', record, saved };
+  return { kind: 'committed', record };
 }
 
 /**

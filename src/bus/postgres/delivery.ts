@@ -233,6 +233,9 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
   /** Nothing to do: the state is saved in the turn step's own transaction. */
   async saveState(): Promise<void> {}
 
+  /** Nothing to do: the turn step archived the record in its own transaction. */
+  async settle(): Promise<void> {}
+
   async update(change: (state: State) => State): Promise<State> {
     this.st = await this.write((c) => updateState(c, this.pg, change));
     return this.st;

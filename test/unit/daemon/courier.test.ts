@@ -38,6 +38,7 @@ function world(
   const wakes: number[] = [];
   let stampFails = opts.stampFails ?? 0;
   let saves = 0;
+  let settles = 0;
   const bus: CourierParts['bus'] = {
     events: {
       emit: async (event, fields = {}) => void events.push({ event, fields }),
@@ -45,6 +46,7 @@ function world(
     // What these tests never reach fails loudly, as a missing method did.
     commit: unexpected('commit'),
     saveState: async () => void saves++,
+    settle: async () => void settles++,
     record: unexpected('record'),
     stamp: async (r) => {
       if (stampFails-- > 0) throw new Error('disk full');
@@ -83,7 +85,7 @@ function world(
     ...(opts.catchUp !== undefined ? { catchUp: async () => ({ text: opts.catchUp!, named: ['msg_0005'] }) } : {}),
     ...(opts.typed ? { receipts: { takeEarly: () => undefined, stamped: () => {}, typed: opts.typed } } : {}),
   });
-  return { typist, stamps, events, wakes, courier, delivered, saves: () => saves };
+  return { typist, stamps, events, wakes, courier, delivered, saves: () => saves, settles: () => settles };
 }
 
 const begin = (w: ReturnType<typeof world>, opts = { typed: false, saved: true }) =>
@@ -286,6 +288,7 @@ describe('the courier', () => {
     for (let i = 0; i < 7; i++) w.typist.script.ready.push({ ok: false, reason: 'there is no tmux session "b"' });
     begin(w);
     for (let i = 0; i < 7; i++) expect(await w.courier.advance()).toBe(false);
+    expect(w.settles(), 'a delivery that waits asks the bus to write out what it holds back').toBe(7);
     expect(w.wakes).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000]);
     expect(w.events.filter((e) => e.event === 'pane_unavailable')).toHaveLength(1);
     expect(await w.courier.advance()).toBe(true);

@@ -25,6 +25,7 @@ export function fakeDeliveryBus(own: Partial<DeliveryBus>): DeliveryBus {
     takeRejected: unused('takeRejected'),
     commit: unused('commit'),
     saveState: unused('saveState'),
+    settle: unused('settle'),
     update: unused('update'),
     stamp: unused('stamp'),
     record: unused('record'),

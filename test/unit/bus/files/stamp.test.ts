@@ -1,7 +1,9 @@
 /**
- * The files bus's stamp of a record it has just archived: not read back from its file (an open, two reads
- * and a close on every delivery) — what this daemon wrote is what is there — while a record amended
- * meanwhile (a receipt that came first) is read back, and keeps what was added.
+ * The files bus's record of a committed message: held in state.json until its stamp writes archive/<id>.json
+ * once (a file made and freed less per message), counted as archived by every reader meanwhile, archived
+ * unstamped when its delivery must wait. A record stamped again is not read back from its file (an open, two
+ * reads and a close on every delivery), while one amended meanwhile (a receipt that came first) is, and keeps
+ * what was added.
  */
 import * as fs from 'node:fs';
 import { renameSync, writeFileSync } from 'node:fs';
@@ -41,6 +43,7 @@ afterEach(async () => {
 const file = (id: string) => join(config.messageDir, 'archive', `${id}.json`);
 const reads = (id: string) => vi.mocked(fs.readFileSync).mock.calls.filter(([p]) => p === file(id)).length;
 const onDisk = (id: string) => JSON.parse(fs.readFileSync(file(id), 'utf8'));
+const stateFile = () => JSON.parse(fs.readFileSync(join(config.messageDir, 'state.json'), 'utf8'));
 
 async function commit(name: string) {
   const dir = config.directions.find((x) => x.name === 'c1_to_c2')!.dir;
@@ -55,21 +58,58 @@ async function commit(name: string) {
 }
 
 describe('the stamp', () => {
-  it('of the record just archived: written without reading it back; stamped once', async () => {
+  it('of a committed record: state.json holds it, every reader counts it archived; the stamp writes it once', async () => {
     const r = await commit('a.json');
-    const before = reads(r.id);
+    expect(fs.existsSync(file(r.id))).toBe(false);
+    expect(stateFile()).toMatchObject({ message_counter: 1, delivering: { id: r.id, delivered_at: null } });
+    const reader = openBus(config);
+    expect(await reader.record(r.id)).toMatchObject({ id: r.id, content: 'a.json', delivered_at: null });
+    expect(await reader.recordIds()).toEqual([r.id]);
+    expect(await reader.archiveView()).toMatchObject({ n: 1, gaps: null, last: { id: r.id } });
+    expect(await d.record(r.id)).toMatchObject({ id: r.id, delivered_at: null });
     await d.stamp(stamped(r, 'not_checked', false, '2026-01-01T00:00:01.000Z'));
-    expect(reads(r.id)).toBe(before);
-    expect(onDisk(r.id)).toMatchObject({ content: 'a.json', delivered_at: '2026-01-01T00:00:01.000Z' });
     await d.stamp(stamped(r, 'not_checked', false, '2026-01-01T00:00:02.000Z')); // a stamped record keeps its stamp
-    expect(onDisk(r.id).delivered_at).toBe('2026-01-01T00:00:01.000Z');
+    expect(reads(r.id)).toBe(0); // what this daemon wrote last is not read back
+    expect(onDisk(r.id)).toMatchObject({ content: 'a.json', delivered_at: '2026-01-01T00:00:01.000Z' });
+  });
+
+  it('of a delivery that had to wait: archived unstamped at once, then stamped over', async () => {
+    const r = await commit('a.json');
+    await d.settle();
+    expect(onDisk(r.id)).toMatchObject({ id: r.id, delivered_at: null });
+    await d.stamp(stamped(r, 'not_checked', false, '2026-01-01T00:00:01.000Z'));
+    expect(onDisk(r.id)).toMatchObject({ delivered_at: '2026-01-01T00:00:01.000Z' });
+  });
+
+  it('of a record amended before it: what was added is kept, in state.json meanwhile and in the record', async () => {
+    const r = await commit('a.json');
+    const received = { at: '2026-01-01T00:00:00.500Z', intact: true, prompt_id: 'p1' };
+    expect(await d.amend(r.id, { received })).toBe(true);
+    expect(stateFile().delivering).toMatchObject({ id: r.id, received });
+    await d.stamp(stamped(r, 'not_checked', false, '2026-01-01T00:00:01.000Z'));
+    expect(onDisk(r.id)).toMatchObject({ delivered_at: '2026-01-01T00:00:01.000Z', received });
   });
 
   it('of a record amended after it was archived: read back, and what was added is kept', async () => {
     const r = await commit('a.json');
+    await d.settle();
     const received = { at: '2026-01-01T00:00:00.500Z', intact: true, prompt_id: 'p1' };
     expect(await d.amend(r.id, { received })).toBe(true);
     await d.stamp(stamped(r, 'not_checked', false, '2026-01-01T00:00:01.000Z'));
+    expect(reads(r.id)).toBeGreaterThan(0);
     expect(onDisk(r.id)).toMatchObject({ delivered_at: '2026-01-01T00:00:01.000Z', received });
+  });
+
+  it('killed with a record held: the next start archives it from state.json and reports it maybe typed', async () => {
+    const r = await commit('a.json');
+    await d.close();
+    await lease.release(); // as a kill leaves it, but for the lock (the lease contract covers taking that over)
+    d = openBus(config).delivery(quiet);
+    lease = await d.lease(me(), () => {});
+    const rec = await d.recover();
+    expect(onDisk(r.id)).toMatchObject({ id: r.id, delivered_at: null });
+    expect(rec.unfinished).toMatchObject({ record: { id: r.id }, typed: true });
+    expect(rec.state).toMatchObject({ message_counter: 1, last_message_id: r.id });
+    expect(stateFile().delivering).toBeUndefined();
   });
 });
