@@ -134,17 +134,11 @@ export class Conductor {
 
   /** Stop delivering: state.json says why, an event is logged, every pane gets a short notice. */
   async finish(reason: FinishReason, note?: string): Promise<void> {
-    const st = await this.p.bus.update((s) => ({
-      ...s,
-      finished: { reason, at: isoAt(this.p.bus.now()), ...(note ? { note } : {}) },
-    }));
+    const noted = note ? { note } : {};
+    const st = await this.p.bus.update((s) => ({ ...s, finished: { reason, at: isoAt(this.p.bus.now()), ...noted } }));
     this.at = 0;
     this.p.log.info(`the conversation has finished (${reason}${note ? `: ${note}` : ''})`);
-    await this.p.bus.events.emit('finished', {
-      reason,
-      ...(note ? { note } : {}),
-      message_counter: st.message_counter,
-    });
+    await this.p.bus.events.emit('finished', { reason, ...noted, message_counter: st.message_counter });
     const demoEnd = st.demo && !this.p.config.turns.max_turns ? ': the end of the demo' : '';
     const why = {
       max_turns: `it reached max_turns (${rulesFor(this.p.config.turns, st).max_turns}${demoEnd})`,

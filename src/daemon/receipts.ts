@@ -20,14 +20,13 @@ import { hasHooks, type HookNote } from '../core/hook-note.js';
 import { factsOf } from '../core/hook-payload.js';
 import { dialogFromHook } from '../core/dialog-hooks.js';
 import { genuineIds, holdsTyped, idsIn, isIntact, type Received } from '../core/receipt.js';
-import { remindedOf } from '../core/restart.js';
 import type { ArchiveRecord } from '../core/record.js';
 import type { HookIntake } from '../terminal/hooks/intake.js';
 import { type AgentStates, noteLabel } from '../terminal/hooks/spool.js';
 import { Budget } from './budget.js';
 import type { Dialogs } from './dialogs.js';
 import { SessionKeeper } from './sessions.js';
-import { type Post, TurnEnds } from './turn-ends.js';
+import { carriedBy, type Post, TurnEnds } from './turn-ends.js';
 import { RECEIPT_BOUND_MS, Unconfirmed } from './unconfirmed.js';
 import { timing } from '../lib/timing.js';
 import type { Uses } from './context.js';
@@ -221,8 +220,7 @@ export class Receipts {
     // Codex gives a message steered into a running turn that turn's ID: the turn carries both. A restart
     // reminder's turn answers the message it names (restarted.ts): carried, though no receipt of it.
     const key = `${agent}\n${promptId}`;
-    const reminded = remindedOf(prompt);
-    const carried = [...ids, ...(reminded && !ids.includes(reminded) ? [reminded] : [])];
+    const carried = carriedBy(prompt, ids);
     if (promptId && carried.length) this.prompts.set(key, [...(this.prompts.get(key) ?? []), ...carried]);
     for (const id of ids) {
       const record = records.get(id);

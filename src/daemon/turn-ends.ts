@@ -16,9 +16,8 @@ import type { Uses } from './context.js';
 
 export type Post = (d: Direction, message: Record<string, unknown>) => Promise<Posted>;
 
-/** The messages a prompt began a turn with: their headers, or the one a restart reminder names. */
-const carriedBy = (prompt: string): string[] => {
-  const ids = idsIn(prompt);
+/** The messages a prompt began a turn with: their headers (`ids`), and the one a restart reminder names. */
+export const carriedBy = (prompt: string, ids = idsIn(prompt)): string[] => {
   const reminded = remindedOf(prompt);
   return reminded && !ids.includes(reminded) ? [...ids, reminded] : ids;
 };

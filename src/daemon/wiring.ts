@@ -15,17 +15,17 @@ import type { Rules } from '../core/turns.js';
 import { DialogFiles } from '../terminal/hooks/dialog-files.js';
 import { SpoolIntake } from '../terminal/hooks/intake.js';
 import { Availability } from './availability.js';
-import { CatchUps, PersonRecords, type RecordReader } from './catch-up.js';
+import { CatchUps, PersonRecords } from './catch-up.js';
 import { shownParts } from './shown.js';
 import { ClosingTurn } from './closing.js';
-import { Conductor, type ConductorParts } from './conductor.js';
+import { Conductor } from './conductor.js';
 import type { DaemonContext, Uses } from './context.js';
 import { LoopGuard } from './loop-guard.js';
 import { Courier } from './courier.js';
 import { Dialogs } from './dialogs.js';
 import { Notes } from './notes.js';
 import { Pass } from './pass.js';
-import { Pipeline, type PipelineParts } from './pipeline.js';
+import { Pipeline } from './pipeline.js';
 import { Receipts } from './receipts.js';
 import type { Post } from './turn-ends.js';
 import { RejectionNotices } from './rejections.js';
@@ -80,20 +80,14 @@ function typingParts(ctx: DaemonContext) {
     spool,
     changed: () => conductor.replan(),
   });
-  const typing = pipeline({ ...ctx, availability, underway, hold: (agent) => dialogs.holdNow(agent) }, ctx.bus);
+  // On the PostgreSQL bus the pipeline keeps a copy of what it names for `baton show` (shown.ts).
+  const hold = (agent: string) => dialogs.holdNow(agent);
+  const typing = new Pipeline({ ...ctx, availability, underway, hold, ...shownParts(ctx.config, ctx.bus, ctx.log) });
   const typeInto = (agent: string, text: string) => typing.notice(agent, text);
-  const conductor = conductorFor({ ...ctx, underway, typeInto });
+  // The closing turn is asked at a finish, the loop guard after a delivery.
+  const p = { ...ctx, underway, typeInto };
+  const conductor = new Conductor({ ...p, closing: new ClosingTurn(p), loop: new LoopGuard(p) });
   return { availability, underway, dialogs, typing, typeInto, conductor, spool };
-}
-
-/** The typing pipeline; on the PostgreSQL bus it keeps a copy of what it names for `baton show` (shown.ts). */
-function pipeline(p: Omit<PipelineParts, 'shown'>, records: RecordReader): Pipeline {
-  return new Pipeline({ ...p, ...shownParts(p.config, records, p.log) });
-}
-
-/** The conductor, with the closing turn it asks at a finish and the loop guard it runs after a delivery. */
-function conductorFor(p: Omit<ConductorParts, 'closing' | 'loop'>): Conductor {
-  return new Conductor({ ...p, closing: new ClosingTurn(p), loop: new LoopGuard(p) });
 }
 
 /** How a final reply is posted for an agent: as `baton post` would. */
