@@ -1,13 +1,10 @@
 /**
- * `baton answer` and the dashboard's buttons (docs/protocol.md §12): a person's choice typed into an agent's
- * open dialog, as the keys that pick it in that client (terminal/dialogs/) — only while the dialog on its
- * screen is the one the person was offered (its identity: its lines and choices, core/dialog.ts), read again
- * right before the first key and again before a confirming Enter. Anything else on the screen — another
- * dialog, none, a screen baton cannot read — is refused with what is there, and nothing is typed.
- *
- * A request like `send` (steering.ts): the daemon answers it between passes, so no key lands between a
- * paste and its Enter; and it refuses while a delivery to that agent is not stamped yet. The keys go through
- * the typist's fence like every keystroke (the lease's token, the same pane instance).
+ * `baton answer` and the dashboard's buttons (docs/protocol.md §12): a person's choice typed into an agent's open
+ * dialog as the keys that pick it in that client (terminal/dialogs/) — only while its screen shows the dialog the
+ * person was offered (its lines and choices, core/dialog.ts), read again before the first key and before a
+ * confirming Enter. Anything else on the screen is refused with what is there, and nothing is typed.
+ * Answered between passes like `send` (steering.ts), so no key lands between a paste and its Enter; refused while a
+ * delivery to that agent is not stamped. The keys go through the typist's fence like every keystroke.
  */
 import { FencedError } from '../bus/bus.js';
 import { isLocal } from '../config/config.js';

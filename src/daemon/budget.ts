@@ -1,12 +1,10 @@
 /**
- * Token and cost budgets in the daemon (core/tokens.ts, core/pricing.ts and core/budget.ts have the rules).
- * When an agent's turn ends (its Stop hook; Gemini's AfterAgent), the turn's usage is read from its client's
- * own record — Claude Code's transcript, Codex's session log, Gemini CLI's chat file — once the turn is
- * complete there, or after COMPLETE_WAIT_MS with what is there; then recorded on the message that opened
- * the turn (`turn_tokens`, and `turn_cost` in USD with its models), added to the state's totals (`tokens`,
- * `cost`), the conversation ended at `turns.max_tokens`, and paused at a cost budget (`turns.max_cost_usd`,
- * `agents.NAME.max_cost_usd`) with a `budget` event. A model with no price is said once (its tokens count,
- * its cost cannot). Nothing here waits inside a pass: a turn not complete yet is looked at again later.
+ * Token and cost budgets in the daemon (the rules: core/tokens.ts, core/pricing.ts, core/budget.ts). When a turn
+ * ends (Stop; Gemini's AfterAgent) its usage is read from the client's own record (Claude Code's transcript, Codex's
+ * session log, Gemini CLI's chat file) once complete there, or after COMPLETE_WAIT_MS; recorded on the message that
+ * opened the turn (`turn_tokens`, `turn_cost`) and in the state's totals; the conversation ends at `turns.max_tokens`
+ * and pauses at a cost budget with a `budget` event. A model with no price is said once. Nothing waits inside a
+ * pass: a turn not complete yet is looked at again later.
  */
 import { isoAt, type Clock, type Events, type Records, type TurnState } from '../bus/bus.js';
 import { addCost, dollars, reached, type Reached } from '../core/budget.js';

@@ -1,11 +1,10 @@
 /**
  * What the catch-up rule (core/catch-up.ts, docs/protocol.md §11) reads of the archive, through the one call every
- * bus has for it (a record by its ID), so the files bus and the PostgreSQL bus (every machine's daemon) read the
- * same records and compute the same catch-up.
+ * bus has (a record by its ID), so both buses and every machine's daemon compute the same catch-up.
  * - The agents' messages: from the one before the message that gives the turn back, to the receiver's place (the
- *   last one stamped delivered to it) — only what it missed: under round robin with three agents, three records.
- * - A person's messages (their topics are missed too; a note to all is followed by the daemon): few, read once,
- *   then only the new ones and those not yet settled (not stamped, or a note some pane still waits for).
+ *   last one stamped delivered to it): under round robin with three agents, three records.
+ * - A person's messages (their topics are missed too): few, read once, then only the new ones and those not yet
+ *   settled (not stamped, or a note some pane still waits for).
  */
 import type { Config } from '../config/config.js';
 import { type CatchUp, catchUp, isPlace } from '../core/catch-up.js';

@@ -1,9 +1,8 @@
 /**
- * The closing turn in the daemon (docs/protocol.md §12; the texts are core/outcome.ts). When a conversation
- * finishes and `turns.closing` names an agent, that agent is asked once for the outcome; its answer (a
- * message of type `outcome`, the one message a finished conversation still takes: core/turns.ts) is
- * archived like any message and written to `message_dir/OUTCOME.md`. A prompt its pane could not take is
- * typed at a later look; a resume clears the closing, so the next finish asks again.
+ * The closing turn (docs/protocol.md §12; texts: core/outcome.ts). When a conversation finishes and `turns.closing`
+ * names an agent, it is asked once for the outcome; its answer (type `outcome`, the one message a finished
+ * conversation still takes: core/turns.ts) is archived and written to `message_dir/OUTCOME.md`. A prompt its pane
+ * could not take is typed at a later look; a resume clears the closing, so the next finish asks again.
  */
 import { join } from 'node:path';
 import { isoAt, type Clock, type Events, type TurnState } from '../bus/bus.js';

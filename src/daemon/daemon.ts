@@ -1,10 +1,7 @@
 /**
- * The daemon's lifecycle: it takes the bus's lease, recovers what a crash left, starts the loop and its
- * watches, and stops. Its parts — the scheduler (when to look), one pass (what to deliver), the courier
- * (typing one message phase by phase), availability (is a pane there), steering (a person's requests), the
- * conductor (reminders, endings), receipts (what the hooks report) — are made in wiring.ts. The rules are
- * pure functions in core/; storage is the bus (bus/); the panes are the typist (terminal/). Nothing here
- * touches a file or tmux directly.
+ * The daemon's lifecycle: take the bus's lease, recover what a crash left, start the loop and its watches, stop.
+ * Its parts are made in wiring.ts; rules are pure functions in core/, storage is the bus (bus/), the panes are the
+ * typist (terminal/). Nothing here touches a file or tmux directly.
  */
 import {
   FencedError,

@@ -1,14 +1,13 @@
 /**
  * Blocked on a person (docs/protocol.md §12): which agents of this machine wait at a dialog, from their hooks
- * (receipts.ts hands each note over) and screens, and the conversation's `blocked` while the turn holder does.
- * core/blocked.ts decides; this is its clock, its screen looks and its writes.
- * - While an agent's dialog is open nothing is typed into its pane (`hold`, the pipeline's gate): a reminder, note
- *   or catch-up typed into a dialog answers it (Gemini CLI's `j`/`k` move its cursor, an Enter then picks).
+ * (via receipts.ts) and screens, and the conversation's `blocked` while the turn holder does (core/blocked.ts
+ * decides; this is its clock, screen looks and writes).
+ * - While a dialog is open nothing is typed into its pane (`hold`): a reminder, note or catch-up typed into it
+ *   answers it (Gemini CLI's `j`/`k` move its cursor, an Enter then picks).
  * - An open dialog's screen is looked at every OPEN_LOOK_MS (No and Esc close it with no hook in any client), and
- *   at once when a hook says its tool ran or its turn went on.
- * - Otherwise the holder's screen is looked at every IDLE_LOOK_MS: start-up dialogs (folder trust, an API key) and
- *   questions with no hook (Codex's request_user_input) show only there. A look is one capture-pane.
- * - The turn clock stands still while the holder is blocked (core/conversation.ts), and each change is an event:
+ *   at once when a hook says its tool ran or its turn went on; otherwise the holder's every IDLE_LOOK_MS: start-up
+ *   dialogs and questions with no hook (Codex's request_user_input) show only there. A look is one capture-pane.
+ * - The turn clock stands still while the holder is blocked (core/conversation.ts); each change is an event:
  *   `blocked` (agent, since, kind, question), `unblocked` (agent, after_ms, by).
  */
 import { isLocal } from '../config/config.js';

@@ -1,13 +1,10 @@
 /**
- * A person's note to every agent (`baton send --to all`, the dashboard's "all", docs/protocol.md §11): typed once
- * into each agent's pane when it can take it; no turn moves, no `msg_` ID is taken. Archived once as user_NNNN with
- * `receiver: "all"`, each agent's delivery recorded on it (`deliveries`): the archive says who has it and who waits,
- * and a daemon that starts, or another machine's, carries on from there until every pane has it.
- *
- * One agent's delivery: its entry is written with `at: null` before the typing and with the time after, so a daemon
- * killed between types it again flagged `(redelivered)` — never silently twice. The record is stamped
- * (`delivered_at`, in the transcript from then) at the first pane that got it. Across machines, the machine that
- * took the request archives it and asks each other's daemon (a `note` request) to type it into its own agents.
+ * A person's note to every agent (`baton send --to all`, docs/protocol.md §11): typed once into each pane when it
+ * can take it; no turn moves, no `msg_` ID. Archived once as user_NNNN with `receiver: "all"` and each agent's
+ * delivery on it (`deliveries`), so a daemon that starts, or another machine's, carries on until every pane has it.
+ * An entry is written with `at: null` before the typing and the time after: a daemon killed between types it again
+ * flagged `(redelivered)`, never silently twice. Stamped at the first pane that got it. Across machines, the one
+ * that took the request archives it and asks each other's daemon (a `note` request) to type it there.
  */
 import type { Events, PersonMessages, Records, Requests, TurnState } from '../bus/bus.js';
 import { isLocal } from '../config/config.js';

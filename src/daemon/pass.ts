@@ -1,9 +1,6 @@
 /**
- * One pass of the delivery loop, as named stages over one context, in order: what the agents' hooks
- * reported; who waits at a dialog for a person; the delivery cut short (until it is done nothing else is delivered); a person's requests;
- * a person's notes to all still on their way; reminders and endings; a message whose receipt never came,
- * typed again if provably lost; a turn holder started again, told what it owes; the queues (scan.ts: held, rejected, the one whose turn it is); telling the
- * senders of rejected messages why; and taking that one. At most one message is delivered per pass.
+ * One pass of the delivery loop: the named stages below over one context, in STAGES' order. At most one message
+ * is delivered per pass.
  */
 import type { Moderation, Queues, Records, TurnState, Waiting } from '../bus/bus.js';
 import type { Conductor } from './conductor.js';

@@ -1,12 +1,10 @@
 /**
- * The one typing pipeline: everything the daemon types into a pane goes through it — a delivered message
- * (courier.ts), a person's message (person.ts), a note to all (notes.ts), baton's notices (notice()). Steps:
- * 1. the gate (gate()): nothing holds the agent, no unstamped delivery is for it, its pane is ready;
- * 2. the text: a message's envelope rendered here (core/compose.ts's render), baton's own words as they are;
- * 3. leftovers (leftover.ts) when it may have been typed before;
- * 4. the paste, shaped once for how the pane takes it;
- * 5. Enter when the typist says the paste landed, into that pane instance only; then the confirmation.
- * Four paths once typed each their own way: docs/decisions/0010-one-typing-pipeline.md.
+ * The one typing pipeline: everything typed into a pane goes through it — a delivered message (courier.ts), a
+ * person's (person.ts), a note to all (notes.ts), baton's notices (notice()). Steps: the gate (nothing holds the
+ * agent, no unstamped delivery is for it, its pane is ready); the text (an envelope rendered by core/compose.ts, or
+ * baton's words as they are); leftovers (leftover.ts) when it may have been typed before; the paste, shaped for how
+ * the pane takes it; Enter once the typist says it landed, into that pane instance only; the confirmation.
+ * Why one path, not four: docs/decisions/0010-one-typing-pipeline.md.
  */
 import { FencedError, type Events, type Requests } from '../bus/bus.js';
 import { isLocal, type Agent } from '../config/config.js';

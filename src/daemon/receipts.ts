@@ -1,17 +1,14 @@
 /**
- * What the agents' own hooks report, read from their spool (terminal/hooks/spool.ts) once per pass, oldest note
- * first, each removed once handled (they come through a port, terminal/hooks/intake.ts: no file is touched here):
- * - a prompt (Claude Code's and Codex's UserPromptSubmit, Gemini's BeforeAgent; core/hook-payload.ts reads each
- *   payload): the model received a message, matched by the ID in its header, compared with what was typed after
- *   the client's documented rewrites (core/receipt.ts), and recorded: `received: {at, intact}`, `confirmed: "hook"`,
- *   a `received` event. A receipt that comes before the stamp is kept for it (courier.ts asks for it).
- * - the end of a turn (Stop; Gemini's AfterAgent): the agent is idle, its tokens are counted, and its final reply
- *   may become its message (turn-ends.ts).
- * - a permission dialog: the agent waits for a person.
- * - with each: the client's session ID, kept in the state so `baton up` can resume it (sessions.ts).
- * The agents' states go to `.hooks/agents.json` (status, dashboard). A stamped delivery whose receipt has not come
- * within RECEIPT_BOUND_MS while its agent is not busy is reported once (`delivery_unconfirmed`), and may be typed
- * again (unconfirmed.ts).
+ * What the agents' own hooks report, read from their spool once per pass (through a port, terminal/hooks/intake.ts:
+ * no file is touched here), oldest note first, each removed once handled:
+ * - a prompt (UserPromptSubmit; Gemini's BeforeAgent; core/hook-payload.ts): the model received a message, matched
+ *   by its header ID, compared with what was typed after the client's documented rewrites (core/receipt.ts), and
+ *   recorded (`received: {at, intact}`, `confirmed: "hook"`, a `received` event). One that comes before the stamp
+ *   is kept for it (courier.ts asks for it).
+ * - the end of a turn (Stop; Gemini's AfterAgent): idle, tokens counted, its final reply maybe posted (turn-ends.ts).
+ * - a permission dialog: the agent waits for a person. With each: the client's session ID (sessions.ts).
+ * States go to `.hooks/agents.json`. A stamped delivery with no receipt within RECEIPT_BOUND_MS while its agent is
+ * not busy is reported once (`delivery_unconfirmed`), and may be typed again (unconfirmed.ts).
  */
 import { FencedError, type Clock, type Events, type Queues, type Records, type TurnState } from '../bus/bus.js';
 import { sanitize } from '../core/compose.js';

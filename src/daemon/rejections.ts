@@ -1,9 +1,9 @@
 /**
- * An agent hears why its message was not delivered (invalid file, a folder the policy never delivers, expired,
- * a final reply too big): each was moved aside with its reason and the sender, never told, waited for ever. Typed
- * back into its sender's pane as a notice (no turn, no ID), only while no delivery is under way; what was rejected
- * within a second goes in one notice, at most one every ten seconds. Another machine's agent is told by its own
- * daemon. Notices not yet typed are forgotten at stop; the rejections stay where `baton status` counts them.
+ * An agent hears why its message was not delivered (invalid, a folder the policy never delivers, expired, a final
+ * reply too big): moved aside with its reason, its sender once waited for ever. Typed back into the sender's pane as
+ * a notice (no turn, no ID) only while no delivery is under way; rejections within a second go in one notice, at
+ * most one every ten seconds. Another machine's agent is told by its daemon. Untold notices are forgotten at stop;
+ * the rejections stay where `baton status` counts them.
  */
 import { FencedError, type Queues, type Rejected, type TurnState } from '../bus/bus.js';
 import { sanitize } from '../core/compose.js';

@@ -1,12 +1,10 @@
 /**
- * The daemon notices its config.json changing while it runs: it applies what can change live, says what
- * only a restart applies, keeps its last good config when the file is invalid — in its log, as an event,
- * and in the run record `status` reads (config/run-record.ts). What is live is config/reload-plan.ts.
- *
- * Noticed by a stat at each rescan (every 2 s), not fs.watch: editors save by writing a temp file and
- * renaming it over the old one, which a watch on the file loses (its inode is gone) and a watch on the
- * folder reports as several events to debounce; fs.watch is also silent on network filesystems. One stat
- * every 2 s costs nothing, works everywhere, and the file is read (and hashed) only when its stat changed.
+ * config.json changing while the daemon runs: what can change live is applied (config/reload-plan.ts), what only a
+ * restart applies is said, and an invalid file keeps the last good config — in the log, as an event, and in the run
+ * record `status` reads (config/run-record.ts).
+ * A stat at each rescan (every 2 s), not fs.watch: editors save by renaming a temp file over the old one, which a
+ * watch on the file loses (its inode is gone) and one on the folder reports as several events to debounce; fs.watch
+ * is also silent on network filesystems. The file is read (and hashed) only when its stat changed.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';

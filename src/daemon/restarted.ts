@@ -1,12 +1,11 @@
 /**
- * An agent started again while it holds the turn (a reboot, a crash, `baton down` and `up`, a pane killed and brought
- * back) is told what it owes (core/restart.ts decides): its message again, flagged `(redelivered)`, or a reminder
- * naming it — untold, the new pane waited for a message, the conversation for its reply, and with `timeout_s: 0`
- * nothing said so.
+ * An agent started again while it holds the turn (a reboot, a crash, `down` and `up`, a pane brought back) is told
+ * what it owes (core/restart.ts decides): its message again, flagged `(redelivered)`, or a reminder naming it —
+ * untold, the new pane waited for a message, the conversation for its reply, and with `timeout_s: 0` nothing said so.
  * Known by the pane instance each delivery records (`typed_into`: pane id, first process, tmux server pid and start
- * time — none survives a restart of the agent) and how `baton up` started each client (@baton_start: `resumed` or
- * `fresh`). The holder's pane is looked at each rescan (one tmux query, no screen read): another instance than its
- * message's is a restart. Once told, the record names the new pane, so a later daemon does not tell it twice.
+ * time — none survives a restart) and how `baton up` started each client (@baton_start: `resumed` or `fresh`). The
+ * holder's pane is looked at each rescan (one tmux query): another instance than its message's is a restart. Once
+ * told, the record names the new pane, so a later daemon does not tell it twice.
  */
 import type { Events, Queues, Records, TurnState } from '../bus/bus.js';
 import { isLocal } from '../config/config.js';

@@ -1,10 +1,8 @@
 /**
- * When the daemon looks: one pass at a time, run again whenever something asked for one while a pass was
- * running (a hint, a timer, a wake-up), so no kick is ever lost and passes never overlap. A pass that did
- * something (delivered, took, moved) is followed by another at once; one that could not is woken later.
- *
- * The pass is given last (drive()): the parts a pass runs ask this for wake-ups, so it is made before them,
- * and the loop closes once they all exist (daemon/wiring.ts).
+ * When the daemon looks: one pass at a time, run again whenever something asked for one during a pass (a hint, a
+ * timer, a wake-up), so no kick is lost and passes never overlap. A pass that did something is followed by another
+ * at once; one that could not is woken later. The pass is given last (drive()): its parts ask this for wake-ups, so
+ * it is made before them (daemon/wiring.ts).
  */
 import type { Logger } from '../lib/log.js';
 

@@ -1,9 +1,8 @@
 /**
- * Keeping daemons running (`baton daemon [CONFIG...]`): one Daemon per conversation, all in this process. A
- * conversation that lost its lease takes it again (unless its folders went with it: bus/anchor.ts); one whose bus
- * is unreachable tries every 2 s (docs/protocol.md §10); one another daemon holds is left to it. One process
- * because a process per conversation flattened at 70–80 turns/s (bench/bus.mjs scale); each conversation keeps
- * its own lease, fence token and turn. docs/decisions/0004-one-process-many-conversations.md.
+ * `baton daemon [CONFIG...]`: one Daemon per conversation, all in this process, each with its own lease, fence
+ * token and turn. One that lost its lease takes it again (unless its folders went with it: bus/anchor.ts); one whose
+ * bus is unreachable tries every 2 s; one another daemon holds is left to it. One process because a process per
+ * conversation flattened at 70–80 turns/s (bench/bus.mjs): docs/decisions/0004-one-process-many-conversations.md.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FencedError, LeaseHeldError, NewGeneration, StoreChanged } from '../bus/bus.js';

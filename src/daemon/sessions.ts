@@ -1,9 +1,7 @@
 /**
- * Each agent's client session, kept in the conversation's state (`sessions`, core/sessions.ts) from what its
- * hooks report, so `baton up` after a reboot, a crash or `down` can start the client with its own resume
- * (app/up/agent-start.ts). One state write when an agent's session is new or another one (a client started new,
- * Claude Code's `/clear`), none per prompt: the state is written through the bus, on PostgreSQL a row every
- * machine is told of.
+ * Each agent's client session, kept in the state (`sessions`, core/sessions.ts) from its hooks, so `baton up` after a
+ * reboot, a crash or `down` resumes it (app/up/agent-start.ts). One state write only when a session is new or another
+ * (a new client, Claude Code's `/clear`), none per prompt: on PostgreSQL a state write is a row every machine hears of.
  */
 import type { TurnState } from '../bus/bus.js';
 import type { HookNote } from '../core/hook-note.js';

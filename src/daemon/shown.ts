@@ -1,12 +1,10 @@
 /**
- * What a pane is told to read with `baton show`, kept where that pane can read it (docs/trust.md). A shell-kind
- * agent gets only a line naming its message (a shell would run the content), and a catch-up names what it cut or
- * left out the same way. On the PostgreSQL bus a pane never holds the database's password, so that hint failed in
- * the very pane it was typed into: the daemon writes a copy of each record it names to a pane on this machine into
- * `message_dir/.shown/<id>.json` just before typing the name, and `baton show` without the database reads it —
- * exactly what the pane was told to read, never the database and its other conversations.
- * Chosen over the daemon answering `baton show` (a socket, a request): that needs it running and a new way in for a
- * pane; a copy needs neither, and `cat` reads it too.
+ * What a pane is told to read with `baton show`, kept where that pane can read it (docs/trust.md). A shell-kind agent
+ * gets only a line naming its message (a shell would run the content); a catch-up names what it cut the same way.
+ * On the PostgreSQL bus a pane never holds the database's password, so that hint failed in the very pane it was typed
+ * into: the daemon writes a copy of each record it names to a local pane into `message_dir/.shown/<id>.json` just
+ * before typing the name, and `baton show` without the database reads it — never the database's other conversations.
+ * Not the daemon answering `baton show`: that needs it running and a new way in for a pane; `cat` reads a copy too.
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';

@@ -1,8 +1,7 @@
 /**
- * Taking one message: its receiver's pane must be able to take it, then the turn step commits it and the
- * courier types it. Its own part because both the pass (the next message in turn) and a person's approval
- * (steering) take messages, and the conductor plans each new turn it makes; given to both, it lets them be
- * made one after the other with no loop between them.
+ * Taking one message: its receiver's pane must take it, then the turn step commits it and the courier types it.
+ * Its own part because the pass and a person's approval (steering) both take messages and the conductor plans each
+ * new turn: given to each, it lets them be made one after another with no loop between them.
  */
 import type { Approval, TurnStep, Waiting } from '../bus/bus.js';
 import type { Timing } from '../core/delivery.js';

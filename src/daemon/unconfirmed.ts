@@ -1,9 +1,8 @@
 /**
- * Deliveries the agent's own hook never confirmed: stamped from the screen, a message its prompt hook has not
- * reported within the bound, while its agent is not busy, is reported once (`delivery_unconfirmed`). When the
- * agent's hooks are known to work (they reported a baton message before), that silence means the model did not
- * get the text: the message is a suspect the pass may type again, flagged, once (pass.ts checks that it provably
- * is not in the box and was not answered). Hooks that never reported anything prove nothing: only reported.
+ * Deliveries stamped from the screen whose prompt hook has not reported within the bound, while the agent is not
+ * busy: reported once (`delivery_unconfirmed`). When its hooks are known to work (they reported a baton message
+ * before), that silence means the model did not get the text: a suspect the pass may type again, flagged, once
+ * (pass.ts checks it is provably not in the box nor answered). Hooks that never reported prove nothing: only reported.
  */
 
 import { timing } from '../lib/timing.js';

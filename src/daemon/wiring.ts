@@ -1,14 +1,9 @@
 /**
- * The daemon's parts, made in the order they depend on one another — nothing is used before it exists:
- *
- *   scheduler (when to look) → availability (is a pane there) → the delivery under way → dialogs (who
- *   waits for a person) → the typing pipeline (everything typed into a pane) → conductor (reminders, endings) → rejection notices →
- *   receipts (what the hooks report) → courier (typing one message) → queue scan → taker (taking one
- *   message) → steering (a person's requests) → restarts (a holder started again) → pass (one look at it all)
- *
- * The one loop is the scheduler's: a pass's parts ask it for wake-ups, so it is made first, and it is
- * given the pass last (scheduler.drive). The conductor and steering do not know the pass: what they need
- * of a delivery (its receiver, taking a message) is a part of its own they are given (underway.ts, take.ts).
+ * The daemon's parts, made in the order they depend on one another (nothing is used before it exists): scheduler,
+ * availability, the delivery under way, dialogs, the typing pipeline, conductor, rejection notices, receipts,
+ * courier, queue scan, taker, steering, restarts, pass. The one loop is the scheduler's: parts ask it for wake-ups,
+ * so it is made first and given the pass last (scheduler.drive). The conductor and steering do not know the pass:
+ * what they need of a delivery is a part of its own (underway.ts, take.ts).
  */
 import type { Delivering, DeliveryBus, EventObserver, Posting } from '../bus/bus.js';
 import type { Rules } from '../core/turns.js';
