@@ -42,28 +42,23 @@ export class Conductor {
   constructor(private readonly p: ConductorParts) {}
 
   /**
-   * Plan again at the next look (a new turn, a resume). `record`: the message this daemon just
-   * delivered, which the new turn answers — its deadline is known without reading it back (a read per
-   * turn on the PostgreSQL bus).
+   * Plan again at the next look (a new turn, a resume). `record`: the message just delivered, which the new turn
+   * answers: its deadline is known without reading it back (a read per turn on the PostgreSQL bus).
    */
   replan(record?: ArchiveRecord): void {
     this.at = 0;
     if (record) this.owed = { id: record.id, timeout_s: turnTimeout(record, this.p.config.turns.timeout_s) };
   }
 
-  /**
-   * The turn rules changed under it (config.json reloaded, daemon/reload.ts): plan again, the owed message's
-   * timeout too, and end the conversation now if the last delivery reaches a new limit.
-   */
+  /** config.json reloaded (reload.ts): plan again, the owed timeout too; end now if a new limit is reached. */
   async reconfigured(): Promise<void> {
     this.at = 0;
     this.owed = { id: undefined, timeout_s: 0 };
     await this.finishIfDue();
   }
 
-  /** The message the current turn answers (undefined: not known yet), and its reminder timeout, by ID. */
-  // Not known at first (undefined), so the first look reads it: known as "none" (null) with a timeout of 0,
-  // a holder owing the first message after a kick-off was never reminded.
+  // The message the current turn answers, and its reminder timeout. Undefined until the first look reads it: as
+  // "none" (null, timeout 0) a holder owing the first message after a kick-off was never reminded.
   private owed: { id: string | null | undefined; timeout_s: number } = { id: undefined, timeout_s: 0 };
 
   /** The turn rules now: reminders follow the owed message's own deadline when it has one. */
@@ -77,10 +72,8 @@ export class Conductor {
 
   /** End the conversation by max_duration, remind a silent turn holder, or mark it stalled. */
   async conduct(): Promise<void> {
-    // The conversation's clock (the database's on the PostgreSQL bus): started_at and turn_started_at may
-    // have been written on another machine, whose clock is not this one's.
-    // A closing prompt its pane could not take at the finish is typed now.
-    await this.p.closing?.ask();
+    await this.p.closing?.ask(); // a closing prompt its pane could not take at the finish
+    // The conversation's clock: started_at and turn_started_at may come from another machine's.
     const now = this.p.bus.now();
     if (now < this.at) {
       // Not due yet; the wake for it may have given way to an earlier one, so ask again (the earliest wins).

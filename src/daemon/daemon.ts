@@ -34,10 +34,7 @@ export interface DaemonOptions {
   log?: Logger;
   /** How often everything is looked at in full, to catch anything a hint missed. */
   rescanMs?: number;
-  /**
-   * Answer the waiting requests and stop: what a `baton end`/`send`/… does itself when no daemon is
-   * running. Nothing is watched and no message is delivered.
-   */
+  /** Answer the waiting requests and stop (`baton end`/`send`/… with no daemon running): nothing else is done. */
   oneshot?: boolean;
   /** A tmux client shared with other daemons in this process (daemon/serve.ts); it stays open when this one stops. */
   tmux?: Tmux;
@@ -51,7 +48,6 @@ export class Daemon {
   private readonly bus: DeliveryBus;
   private readonly typist: Typist;
   private readonly log: Logger;
-  /** The daemon's parts, made in wiring.ts. */
   private readonly parts: Parts;
   /** config.json edited while it runs: applied, or said to need a restart (reload.ts). */
   private readonly configWatch: ConfigWatch;
@@ -178,7 +174,7 @@ export class Daemon {
     this.parts.receipts.unwatch();
     await this.parts.scheduler.stop();
     this.typist.close();
-    // (A conversation started anew is not this daemon's to log into: it goes on in it at once.)
+    // A conversation started anew is not this daemon's to log into (it goes on in it at once).
     if (reason !== 'oneshot' && reason !== NEW_GENERATION)
       await this.bus.events.emit('stopped', { pid: process.pid, reason });
     await this.bus.close();
@@ -215,11 +211,10 @@ export class Daemon {
   }
 
   /**
-   * A write or keystroke was refused. Lost: stop at once (`baton daemon` takes the lease again or exits).
-   * Unproven (not renewed in time, say after a pause): do nothing until the renewal settles it. The store
-   * changed under it (StoreChanged: a newer schema, its conversation gone): stop, and say why. Its
-   * conversation started anew (NewGeneration): stop this daemon — what it held is the old one's — and
-   * `baton daemon` goes on in the new one at once (serve.ts), the panes untouched.
+   * A write or keystroke was refused. The lease lost: stop (`baton daemon` takes it again or exits). Unproven (not
+   * renewed in time, say after a pause): wait for the renewal. The store changed (a newer schema, its conversation
+   * gone): stop and say why. Started anew (NewGeneration): stop — what it held is the old one's — and `baton
+   * daemon` goes on in the new one at once (serve.ts), the panes untouched.
    */
   private fenced(err: unknown): boolean {
     if (err instanceof NewGeneration) {

@@ -45,9 +45,8 @@ export class Dialogs {
   /** How each agent's last dialog closed, for the `unblocked` event. */
   private readonly closedBy = new Map<string, 'hook' | 'screen'>();
   /**
-   * Agents whose hook said the dialog closed while their screen still showed it: the client draws its next
-   * screen after its hooks ran, and the turn may pass on meanwhile (its Stop hook came with its PostToolUse),
-   * so the block ended by that hook, not by the turn.
+   * Agents whose hook said the dialog closed while their screen still showed it: the client draws after its hooks
+   * ran and the turn may pass on meanwhile (Stop came with PostToolUse), so that hook ended the block, not the turn.
    */
   private readonly hookSaidClosed = new Set<string>();
   private readonly agents: string[];

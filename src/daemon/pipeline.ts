@@ -26,15 +26,9 @@ export interface PipelineParts extends Uses<'config' | 'log' | 'typist'> {
   underway: Underway;
   /** Leftover pastes found are logged; a notice for another machine's agent is handed to its daemon. */
   bus: Events & Pick<Requests, 'forward'>;
-  /**
-   * Why nothing at all may be typed into this agent's pane now, whatever its pane shows and whoever asks
-   * (null: nothing holds it) — say, while it waits at a permission dialog. Checked first by the gate.
-   */
+  /** Why nothing at all may be typed into this agent's pane now (a permission dialog), or null. Checked first. */
   hold?(agent: string): Promise<string | null>;
-  /**
-   * Copies of the records a text names for `baton show` (shown.ts), for panes that cannot read the bus
-   * itself — the PostgreSQL bus's; absent on the files bus, whose archive every pane of it can read.
-   */
+  /** Copies of the records a text names for `baton show` (shown.ts): the PostgreSQL bus's; panes can't read it. */
   shown?: Shown;
 }
 
@@ -44,10 +38,7 @@ type Text =
   | {
       envelope: Omit<Envelope, 'redelivered'>;
       hint: string;
-      /**
-       * What its receiver missed (docs/protocol.md §11), typed after the header in the same paste, and the
-       * IDs of the messages it names (`baton show` prints those it cut or left out).
-       */
+      /** What its receiver missed (docs/protocol.md §11), typed after the header, and the IDs it names. */
       catchUp?: () => Promise<{ text: string; named: readonly string[] }>;
     };
 

@@ -63,10 +63,7 @@ export class Receipts {
   private readonly budget: Budget;
   /** Each agent's client session, kept in the state for `baton up` to resume (sessions.ts). */
   private readonly sessions: SessionKeeper;
-  /**
-   * A spool may hold a note: set by the watcher, by a note left to retry, and every RESCAN_MS (the safety
-   * net), so a pass that delivers does not list every agent's spool (a readdir per agent on every pass).
-   */
+  /** A spool may hold a note (watcher, a note to retry; RESCAN_MS as safety net): no readdir per agent per pass. */
   private dirty = true;
   private lookedAt = 0;
 

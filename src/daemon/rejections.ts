@@ -5,7 +5,7 @@
  * most one every ten seconds. Another machine's agent is told by its daemon. Untold notices are forgotten at stop;
  * the rejections stay where `baton status` counts them.
  */
-import { FencedError, type Queues, type Rejected, type TurnState } from '../bus/bus.js';
+import { FencedError, type Queues, type TurnState } from '../bus/bus.js';
 import { sanitize } from '../core/compose.js';
 import { timing } from '../lib/timing.js';
 import type { Uses } from './context.js';
@@ -78,7 +78,8 @@ export class RejectionNotices {
    * many notices were typed or handed on.
    */
   async tell(free: boolean): Promise<number> {
-    for (const r of this.p.bus.takeRejected()) this.add(r.direction.from, fromRejected(r));
+    for (const r of this.p.bus.takeRejected())
+      this.add(r.direction.from, { what: `your message ${r.file}`, to: r.direction.to, reason: r.reason });
     if (!free) return 0;
     let told = 0;
     for (const [agent, e] of [...this.untold]) {
@@ -101,12 +102,6 @@ export class RejectionNotices {
     return told;
   }
 }
-
-const fromRejected = (r: Rejected): Untold => ({
-  what: `your message ${r.file}`,
-  to: r.direction.to,
-  reason: r.reason,
-});
 
 const cut = (reason: string): string => {
   const one = sanitize(reason).replace(/\s+/g, ' ').trim();
