@@ -36,11 +36,6 @@ export class Restarts {
 
   constructor(private readonly p: RestartsParts) {}
 
-  /** Look at once at the next pass (the daemon started, a rescan). */
-  kick(): void {
-    this.lookedAt = Number.NEGATIVE_INFINITY;
-  }
-
   /** Tell the turn holder what it owes if its pane is a new one. True when something was typed. */
   async check(): Promise<boolean> {
     const now = performance.now();

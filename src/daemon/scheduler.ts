@@ -27,10 +27,6 @@ export class Scheduler {
     if (this.again) this.running ??= this.loop();
   }
 
-  get stopped(): boolean {
-    return this.stopping;
-  }
-
   /** Run a pass now, or once more after the current one. */
   kick(): void {
     if (this.stopping) return;
