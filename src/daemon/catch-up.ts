@@ -96,10 +96,7 @@ export class CatchUps {
     });
   }
 
-  /**
-   * The block typed with `record` (an agent's message) into its receiver's pane, and the IDs of the messages
-   * it names: each of them may be cut or left out, for `baton show` to print (daemon/shown.ts).
-   */
+  /** The block typed with `record` into its receiver's pane, and the IDs it names (maybe cut: shown.ts). */
   async text(record: ArchiveRecord): Promise<{ text: string; named: string[] }> {
     const n = parseId(record.id);
     if (n === null) return { text: '', named: [] };

@@ -118,10 +118,8 @@ export class Conductor {
     // Look again when the next reminder or the duration limit is due (a delivery resets the clock).
     const later = bus.now();
     const next = nudgePlan(bus.state(), later, turns);
-    const ats = [next.action === 'none' ? next.at : later, durationEndsAt(bus.state(), turns)].filter(
-      (x): x is number => x !== null,
-    );
-    this.at = ats.length ? Math.min(...ats) : Infinity;
+    const ats = [next.action === 'none' ? next.at : later, durationEndsAt(bus.state(), turns)];
+    this.at = Math.min(...ats.map((x) => x ?? Infinity));
     if (this.at !== Infinity) this.p.wakeIn(Math.max(0, this.at - bus.now()) + 5);
   }
 

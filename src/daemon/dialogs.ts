@@ -66,9 +66,8 @@ export class Dialogs {
   }
 
   /**
-   * `hold`, and also a dialog whose hook note waits in the spool unread: notes are handled between passes,
-   * while a paste and its Enter run inside one, so a dialog that opened since the gate would get them — an
-   * Enter picks its highlighted choice. Asked right before each; only looks, the next pass handles the note.
+   * `hold`, or a dialog whose hook note is unread: notes are handled between passes, a paste and its Enter inside
+   * one, so a dialog opened since the gate would get them (an Enter picks its choice). Only looks; a pass handles it.
    */
   async holdNow(agent: string): Promise<string | null> {
     const held = this.hold(agent);

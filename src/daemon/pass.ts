@@ -55,10 +55,7 @@ const finishCutShort: PassStage = async (p, ctx) => {
   ctx.free = !p.courier.busy || (await p.courier.advance());
 };
 
-/**
- * A person's requests are answered even while a delivery is stuck (each one says what it cannot do now);
- * reminders wait until nothing is half-typed.
- */
+/** A person's requests are answered even while a delivery is stuck (each says what it cannot do now). */
 const answerRequests: PassStage = async (p) => {
   if (p.steering.expecting) await p.steering.answer();
 };
@@ -136,10 +133,9 @@ export class Pass {
 }
 
 /**
- * Type again, flagged `(redelivered)`, a message whose receipt never came though its agent's hooks work
- * (unconfirmed.ts) — only when it provably did not arrive: still the conversation's last message, its
- * receiver holding the turn and having answered nothing, and its pane showing an empty input box (the text
- * is not there to be submitted). Otherwise it is only reported. At most once per message.
+ * Type again, flagged `(redelivered)`, once, a message whose receipt never came though its agent's hooks work
+ * (unconfirmed.ts), only when it provably did not arrive: still the last message, its receiver holding the turn
+ * and having answered nothing, its input box empty (the text is not there to submit). Else it is only reported.
  */
 async function retype(p: PassParts, s: { id: string; agent: string }): Promise<boolean> {
   const st = p.bus.state();

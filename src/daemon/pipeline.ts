@@ -99,9 +99,8 @@ export class Pipeline {
   constructor(private readonly p: PipelineParts) {}
 
   /**
-   * May text be typed into `agent`'s pane now? Its pane, else why not. `own`: the message asking, by ID: the
-   * delivery under way goes on into its own receiver's pane, and (`inBox`) its own paste there, not yet
-   * submitted, does not count against it.
+   * May text be typed into `agent`'s pane now? Its pane, else why not. `own`: the message asking: the delivery under
+   * way goes on into its own receiver's pane, and (`inBox`) its own unsubmitted paste there does not count against it.
    */
   async gate(agent: string, own?: { id: string; inBox: boolean }): Promise<Ready> {
     const held = await this.held(agent);
@@ -178,10 +177,7 @@ export class Pipeline {
     return stop && why(stop);
   }
 
-  /**
-   * committed → pasted: the text rendered (a leftover of an earlier paste looked for first, when it may have
-   * been typed), then pasted — or, when the leftover is this message, submitted as it is.
-   */
+  /** committed → pasted: rendered, a leftover looked for if it may have been typed (if it is this one: submitted). */
   private async typeIn(run: Run, from: At<'committed'>): Promise<Outcome | { t: At<'pasted'>; typed?: string }> {
     const { job, id, agent, pane } = run;
     const text = job.text;

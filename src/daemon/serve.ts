@@ -138,9 +138,8 @@ export class Service {
       if (d.failure) throw d.failure; // its store changed under it: nothing to take again
       if (reason === NEW_GENERATION && !this.stopping) continue; // started anew elsewhere: recover the new one
       if (reason !== 'fenced' || this.stopping) return 0;
-      // The lease was lost: take it again when it can be had — recovery then finds whatever the other holder did.
-      // Told only if it cannot be had again (LeaseHeldError above) or the database stays away: a laptop waking
-      // from sleep or a database restarting loses the lease and takes it back within seconds, nothing to wake for.
+      // The lease was lost: take it again (recovery finds what the other holder did). Told only if it cannot be had
+      // (LeaseHeldError above) or the database stays away: a laptop waking, a database restart get it back in seconds.
       log.warn('the lease was lost; taking it again');
     }
     return 0;

@@ -89,11 +89,8 @@ export class Steering {
     if (state.finished)
       return { ok: true, message: `already finished (${state.finished.reason})`, finished: state.finished };
     await this.stage.finish('ended', reason);
-    return {
-      ok: true,
-      message: 'the conversation has finished; later files are held',
-      finished: this.stage.bus.state().finished,
-    };
+    const { finished } = this.stage.bus.state();
+    return { ok: true, message: 'the conversation has finished; later files are held', finished };
   }
 
   /** From another machine's daemon (docs/protocol.md §10): typed as it is, baton's own words. */

@@ -102,10 +102,7 @@ export class Notifier {
     this.writeRecord();
   }
 
-  /**
-   * Wait, at most `ms`, for what is queued or being sent: a daemon stopped right after the conversation
-   * finished (`baton down`) would otherwise exit with the `finished` notification not yet sent.
-   */
+  /** Wait at most `ms` for what is queued or sent: else `baton down` right at a finish loses its notification. */
   async drain(ms: number): Promise<void> {
     const until = performance.now() + ms;
     while (this.sinks.some((s) => s.busy || s.queue.length) && performance.now() < until)
