@@ -57,7 +57,8 @@ export class Daemon {
   private stopping = false;
   /** Why it stopped on its own when nothing can make it go on (the store changed under it), for `baton daemon` to exit with. */
   private failed: StoreChanged | null = null;
-  private stopped!: Promise<string>;
+  /** Resolves with the reason once the daemon has stopped. */
+  readonly done: Promise<string>;
   private resolveStopped!: (reason: string) => void;
 
   constructor(
@@ -69,7 +70,7 @@ export class Daemon {
     this.typist =
       opts.typist ??
       new TmuxTypist(opts.tmux ?? new Tmux({ control: true }), () => config.delivery.enter_delay_ms, !opts.tmux);
-    this.stopped = new Promise((r) => (this.resolveStopped = r));
+    this.done = new Promise((r) => (this.resolveStopped = r));
     const oneshot = Boolean(opts.oneshot);
     this.parts = wire({
       config,
@@ -153,11 +154,6 @@ export class Daemon {
       this.lease = null;
       throw err;
     }
-  }
-
-  /** Resolves with the reason once the daemon has stopped. */
-  get done(): Promise<string> {
-    return this.stopped;
   }
 
   /** Set when it stopped because its store changed under it (StoreChanged): the error to exit with. */

@@ -56,19 +56,13 @@ const finishCutShort: PassStage = async (p, ctx) => {
 };
 
 /** A person's requests are answered even while a delivery is stuck (each says what it cannot do now). */
-const answerRequests: PassStage = async (p) => {
-  if (p.steering.expecting) await p.steering.answer();
-};
+const answerRequests: PassStage = async (p) => p.steering.expecting && (await p.steering.answer());
 
 /** A person's notes to every agent that a pane of this machine still waits for (notes.ts). */
-const deliverNotes: PassStage = async (p, ctx) => {
-  if (ctx.free) await p.notes.run();
-};
+const deliverNotes: PassStage = async (p, ctx) => ctx.free && (await p.notes.run());
 
 /** Reminders, stalls and the end by max_duration (conductor.ts). */
-const conduct: PassStage = async (p, ctx) => {
-  if (ctx.free) await p.conductor.conduct();
-};
+const conduct: PassStage = async (p, ctx) => ctx.free && (await p.conductor.conduct());
 
 /** A stamped message whose receipt never came though its agent's hooks work: typed again if provably lost. */
 const retypeLost: PassStage = async (p, ctx) => {
