@@ -70,12 +70,7 @@ const SHAPE: Record<Intake, (text: string) => string> = { whole: (t) => t, one_l
 type At<P extends Typing['phase']> = Extract<Typing, { phase: P }>;
 
 /** What one advance() types with, fixed once the gate has given its pane. */
-interface Run {
-  job: Job;
-  id: string | undefined;
-  agent: Agent;
-  pane: PaneInfo;
-}
+type Run = { job: Job; id: string | undefined; agent: Agent; pane: PaneInfo };
 
 /** A step that failed: its error, and how far back its typing goes (core/delivery.ts's failed). */
 type Failure = {
