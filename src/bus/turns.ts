@@ -15,8 +15,8 @@ export type Step = (state: State) => Decision;
 
 /** What a turn step did. Outcomes are data: the loop decides what each means. */
 export type Commit =
-  /** Archived (delivered_at null), the state moved on; `saved` false: its write failed, retried before typing. */
-  | { kind: 'committed'; record: ArchiveRecord; state: State; saved: boolean }
+  /** Committed (the record delivered_at null, archived or held by the bus until its stamp), the state moved on. */
+  | { kind: 'committed'; record: ArchiveRecord; state: State }
   /** The step, taken on the current state, does not deliver (another machine moved the turn first). */
   | { kind: 'refused'; decision: Exclude<Decision, { action: 'deliver' }> }
   /** Someone else took or removed it meanwhile. */
@@ -70,11 +70,6 @@ export interface TurnStep {
    * place (its queue or the archive), and the state agrees with the archive or lags it by this one record.
    */
   commit(w: Waiting | Approval, step: Step, extra?: Record<string, unknown>): Promise<Commit>;
-  /**
-   * Write the state again after `committed` with `saved: false`, before anything is typed (a crash must
-   * find the step committed). Idempotent; a no-op where the step saved it in its own transaction.
-   */
-  saveState(): Promise<void>;
   /**
    * The delivery under way must wait (its pane not ready, a step failed): what the bus still holds back of its
    * turn step is written out, so the archive shows the record, unstamped, while it waits. A no-op where the

@@ -3,7 +3,7 @@
  * (daemon/courier.ts) is a committed message and its typing, between the turn step's state write and the
  * stamp. A kill -9 anywhere is covered by docs/protocol.md §6's crash rule, applied at start-up:
  *
- *   (state saved) ──▶ committed ──paste──▶ pasted ──Enter──▶ entered ──submit seen──▶ confirmed (──stamp──▶)
+ *   (turn step committed) ──▶ committed ──paste──▶ pasted ──Enter──▶ entered ──submit seen──▶ confirmed (──stamp──▶)
  *
  * `typed`: this text may already be in a pane (a crash or timeout during a paste, a pane gone or that never
  * showed it): every later paste says "(redelivered)", never typed twice silently. A failed step goes back only
@@ -48,11 +48,10 @@ export type Typing =
 export type Phase = Typing['phase'];
 type In<P extends Phase> = Extract<Typing, { phase: P }>;
 
-/** A committed message on its way: `saved` false while the turn step's state write is still owed (nothing is typed before it). */
+/** A committed message on its way. */
 export interface Delivery {
   record: ArchiveRecord;
   timing: Timing;
-  saved: boolean;
   typing: Typing;
 }
 
@@ -60,12 +59,9 @@ export interface Delivery {
 export const fresh = (typed: boolean): Typing => ({ phase: 'committed', typed, leftover: typed });
 
 /** A delivery whose turn step was just committed (or found cut short at start-up, maybe typed). */
-export function begin(record: ArchiveRecord, timing: Timing, opts: { typed: boolean; saved: boolean }): Delivery {
-  return { record, timing, saved: opts.saved, typing: fresh(opts.typed) };
+export function begin(record: ArchiveRecord, timing: Timing, opts: { typed: boolean }): Delivery {
+  return { record, timing, typing: fresh(opts.typed) };
 }
-
-/** The turn step's state is written: its typing may begin. */
-export const saved = (d: Delivery): Delivery => ({ ...d, saved: true });
 
 /**
  * An earlier paste of it was found unsubmitted in `pane`'s input box: it is submitted as it is (never

@@ -8,7 +8,7 @@
  */
 import { isoAt, type Clock, type Events, type Records, type TurnStep } from '../bus/bus.js';
 import { replyHint } from '../core/compose.js';
-import { begin, saved, type Delivery, type Phase, type Timing, type Typing } from '../core/delivery.js';
+import { begin, type Delivery, type Phase, type Timing, type Typing } from '../core/delivery.js';
 import type { Received } from '../core/receipt.js';
 import { stamped, withReceipt, type ArchiveRecord } from '../core/record.js';
 import { paneRef, type PaneInfo } from '../terminal/pane.js';
@@ -17,7 +17,7 @@ import type { Underway } from './underway.js';
 import type { Uses } from './context.js';
 
 export interface CourierParts extends Uses<'config' | 'log'> {
-  /** The turn step's write it may have to finish (or settle, when it must wait), the stamp, and the events. */
+  /** The turn step's record to settle when it must wait, the stamp, and the events. */
   bus: TurnStep & Records & Events & Clock;
   typing: Pick<Pipeline, 'advance'>;
   /** Where the delivery under way is kept, for the parts that must not type into its pane meanwhile. */
@@ -56,14 +56,13 @@ export class Courier {
     return this.p.underway.busy;
   }
 
-  /** The phase of the delivery under way (`archived`: its state write is still owed), for status and tests. */
-  get phase(): Phase | 'archived' | null {
-    const d = this.delivery;
-    return d ? (d.saved ? d.typing.phase : 'archived') : null;
+  /** The phase of the delivery under way, for status and tests. */
+  get phase(): Phase | null {
+    return this.delivery?.typing.phase ?? null;
   }
 
   /** A turn step was committed (or found cut short at start-up): deliver it next. */
-  begin(record: ArchiveRecord, timing: Timing, opts: { typed: boolean; saved: boolean }): void {
+  begin(record: ArchiveRecord, timing: Timing, opts: { typed: boolean }): void {
     this.delivery = begin(record, timing, opts);
     this.lastError = null;
   }
@@ -75,11 +74,6 @@ export class Courier {
   async advance(checked?: PaneInfo): Promise<boolean> {
     let d = this.delivery!;
     const r = d.record;
-    if (!d.saved) {
-      // The state write failed after archiving: write it before typing (a crash must find it COMMITTED).
-      await this.p.bus.saveState();
-      d = this.set(saved(d));
-    }
     const { id, sender: from, receiver: to, reply_to, type, subject, content } = r;
     const job = {
       to,

@@ -121,7 +121,7 @@ export class Daemon {
         this.parts.courier.begin(
           r.unfinished.record,
           { firstSeen: performance.now(), turnSince: performance.now() },
-          { typed: r.unfinished.typed, saved: true },
+          { typed: r.unfinished.typed },
         );
       await recordStarts(this.bus);
       await this.parts.conductor.finishIfDue();

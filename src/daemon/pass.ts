@@ -146,7 +146,7 @@ async function retype(p: PassParts, s: { id: string; agent: string }): Promise<b
     `${s.id} → ${s.agent}: its model never got it (no prompt from its hook, an empty box, no answer); typing it again, flagged`,
   );
   const now = performance.now();
-  p.courier.begin(record, { firstSeen: now, turnSince: now }, { typed: true, saved: true });
+  p.courier.begin(record, { firstSeen: now, turnSince: now }, { typed: true });
   await p.courier.advance(ready.pane);
   return true;
 }

@@ -76,7 +76,7 @@ export class Restarts {
     this.p.log.info(`${holder} was started again (${pane.id}) and holds the turn: ${owed.action} ${id} (${owed.why})`);
     if (owed.action === 'redeliver') {
       const t = performance.now();
-      this.p.courier.begin(record, { firstSeen: t, turnSince: t }, { typed: true, saved: true });
+      this.p.courier.begin(record, { firstSeen: t, turnSince: t }, { typed: true });
       await this.p.courier.advance(ready.pane); // its stamp path records the pane it went into
     } else {
       const text = restartReminder({

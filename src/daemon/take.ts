@@ -54,7 +54,7 @@ export class Taker {
     this.p.committed(c.record);
     const now = performance.now();
     const timing = 'firstSeen' in w ? this.p.timing(w) : { firstSeen: now, turnSince: now };
-    courier.begin(c.record, timing, { typed: false, saved: c.saved });
+    courier.begin(c.record, timing, { typed: false });
     const delivered = await courier.advance(ready.pane);
     return delivered ? { kind: 'delivered', id: c.record.id } : { kind: 'typing', id: c.record.id };
   }

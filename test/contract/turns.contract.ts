@@ -33,7 +33,6 @@ export function turnsContract(c: Contract): void {
         pending_reply_to: 'msg_0001',
       });
       expect(d.state()).toEqual(r.state); // the daemon's copy moved on with the step
-      await d.saveState(); // idempotent: what the step saved, again
       expect(await bus.record('msg_0001')).toMatchObject({ id: 'msg_0001', delivered_at: null }); // to every reader
       await d.settle(); // its delivery must wait: the archive shows it, unstamped, until its stamp
       expect(await bus.record('msg_0001')).toMatchObject({ id: 'msg_0001', delivered_at: null });

@@ -145,17 +145,12 @@ export class FilesDelivery implements DeliveryBus {
     if (c.kind !== 'committed') return c;
     this.st = next;
     this.records.committed(c.record);
-    return { ...c, saved: true, state: next };
+    return { ...c, state: next };
   }
 
   /** state.json as the daemon holds it: with the record of a message committed and not yet archived. */
   private writeState(): Promise<void> {
     return writeStateFile(this.l.state, this.st, this.records.held);
-  }
-
-  async saveState(): Promise<void> {
-    this.guard();
-    await this.writeState();
   }
 
   async settle(): Promise<void> {

@@ -230,9 +230,6 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
     return out;
   }
 
-  /** Nothing to do: the state is saved in the turn step's own transaction. */
-  async saveState(): Promise<void> {}
-
   /** Nothing to do: the turn step archived the record in its own transaction. */
   async settle(): Promise<void> {}
 

@@ -149,7 +149,7 @@ async function casStep(on: StepOn, input: StepInput, seen: Expected): Promise<St
   fenceUnless(row, pg, generation);
   if (!row.locked) return { kind: 'changed' }; // the state moved since it was read: read it again
   if (!row.deleted || row.version === null) return { kind: 'gone' };
-  return { kind: 'committed', record, state: next, saved: true, version: row.version };
+  return { kind: 'committed', record, state: next, version: row.version };
 }
 
 /**

@@ -14,7 +14,6 @@ import {
   type PaneRef,
   type Phase,
   pasted,
-  saved,
   type Typing,
 } from '../../../src/core/delivery.js';
 import type { ArchiveRecord } from '../../../src/core/record.js';
@@ -32,33 +31,25 @@ function inPhase<P extends Phase>(t: Typing, phase: P): Extract<Typing, { phase:
   return t;
 }
 
-const committed = (typed: boolean) => inPhase(begin(record, timing, { typed, saved: true }).typing, 'committed');
+const committed = (typed: boolean) => inPhase(begin(record, timing, { typed }).typing, 'committed');
 const pastedOnce = (typed = false) => pasted(committed(typed), pane, 10);
 const enteredOnce = (typed = false) => entered(pastedOnce(typed), 20);
 
 describe('beginning a delivery', () => {
   it('a committed turn step starts at committed, carrying whether the text may be typed already', () => {
-    expect(begin(record, timing, { typed: false, saved: true })).toEqual({
+    expect(begin(record, timing, { typed: false })).toEqual({
       record,
       timing,
-      saved: true,
       typing: { phase: 'committed', typed: false, leftover: false },
     });
     // Found cut short at start-up, maybe typed: what that paste left in the pane is looked for first.
-    expect(begin(record, timing, { typed: true, saved: true }).typing).toEqual({
+    expect(begin(record, timing, { typed: true }).typing).toEqual({
       phase: 'committed',
       typed: true,
       leftover: true,
     });
     // Any other text typed again (a person's message, a note) starts the same way.
     expect(fresh(true)).toEqual({ phase: 'committed', typed: true, leftover: true });
-  });
-
-  it('a state not saved yet is where nothing is typed, and saving it lets the typing begin', () => {
-    const d = begin(record, timing, { typed: false, saved: false });
-    expect(d).toEqual({ record, timing, saved: false, typing: { phase: 'committed', typed: false, leftover: false } });
-    expect(d.typing.typed).toBe(false);
-    expect(saved(d)).toEqual({ ...d, saved: true });
   });
 });
 

@@ -37,7 +37,6 @@ function world(
   const events: Array<{ event: string; fields: Record<string, unknown> }> = [];
   const wakes: number[] = [];
   let stampFails = opts.stampFails ?? 0;
-  let saves = 0;
   let settles = 0;
   const bus: CourierParts['bus'] = {
     events: {
@@ -45,7 +44,6 @@ function world(
     },
     // What these tests never reach fails loudly, as a missing method did.
     commit: unexpected('commit'),
-    saveState: async () => void saves++,
     settle: async () => void settles++,
     record: unexpected('record'),
     stamp: async (r) => {
@@ -85,10 +83,10 @@ function world(
     ...(opts.catchUp !== undefined ? { catchUp: async () => ({ text: opts.catchUp!, named: ['msg_0005'] }) } : {}),
     ...(opts.typed ? { receipts: { takeEarly: () => undefined, stamped: () => {}, typed: opts.typed } } : {}),
   });
-  return { typist, stamps, events, wakes, courier, delivered, saves: () => saves, settles: () => settles };
+  return { typist, stamps, events, wakes, courier, delivered, settles: () => settles };
 }
 
-const begin = (w: ReturnType<typeof world>, opts = { typed: false, saved: true }) =>
+const begin = (w: ReturnType<typeof world>, opts = { typed: false }) =>
   w.courier.begin(record, { firstSeen: 0, turnSince: 0 }, opts);
 
 describe('the courier', () => {
@@ -147,7 +145,7 @@ describe('the courier', () => {
   it('reports time held before its turn apart from delivery time', async () => {
     const w = world();
     const turnSince = performance.now();
-    w.courier.begin(record, { firstSeen: turnSince - 9000, turnSince }, { typed: false, saved: true });
+    w.courier.begin(record, { firstSeen: turnSince - 9000, turnSince }, { typed: false });
     expect(await w.courier.advance()).toBe(true);
     const f = w.events.find((e) => e.event === 'delivered')!.fields as {
       latency_ms: number;
@@ -157,15 +155,6 @@ describe('the courier', () => {
     expect(f.held_ms).toBe(9000);
     expect(f.delivery_ms).toBeLessThan(1000);
     expect(f.latency_ms).toBeCloseTo(f.held_ms + f.delivery_ms, 0);
-  });
-
-  it('a state not yet saved is saved before anything is typed', async () => {
-    const w = world();
-    begin(w, { typed: false, saved: false });
-    expect(w.courier.phase).toBe('archived');
-    await w.courier.advance();
-    expect(w.saves()).toBe(1);
-    expect(w.typist.steps()[1]).toMatch(/^paste /);
   });
 
   it('a paste that failed cleanly is pasted again unflagged; one that may have landed is pasted again flagged', async () => {
@@ -265,7 +254,7 @@ describe('the courier', () => {
 
   it('a delivery cut short at start-up that may have been typed is typed again flagged', async () => {
     const w = world();
-    begin(w, { typed: true, saved: true });
+    begin(w, { typed: true });
     await w.courier.advance();
     // A generic agent's box is not read: Enter alone first, so an unsubmitted first paste goes on its own.
     expect(w.typist.steps().slice(0, 4)).toEqual([
@@ -416,7 +405,7 @@ describe('the courier', () => {
     it('in a box baton reads, holding that message: submitted as it is, never pasted again', async () => {
       const w = world();
       w.typist.script.box.push({ kind: 'copy', which: 0 });
-      begin(w, { typed: true, saved: true });
+      begin(w, { typed: true });
       expect(await w.courier.advance()).toBe(true);
       expect(w.typist.steps()).toEqual(['ready', 'box', 'landed', 'enter', 'confirm']);
       expect(copies(w)).toEqual([
@@ -436,7 +425,7 @@ describe('the courier', () => {
       ] as const) {
         const w = world();
         w.typist.script.box.push({ kind: 'copy', which });
-        begin(w, { typed: true, saved: true });
+        begin(w, { typed: true });
         expect(await w.courier.advance()).toBe(true);
         expect(w.typist.calls.filter((c) => c.step === 'paste')).toEqual([]);
         expect(w.stamps[0]!.redelivered).toBe(true);
@@ -452,7 +441,7 @@ describe('the courier', () => {
         { kind: 'other', detail: 'its input box holds text ("half a sentence"): a person may be typing' },
         { kind: 'empty' },
       );
-      begin(w, { typed: true, saved: true });
+      begin(w, { typed: true });
       expect(await w.courier.advance()).toBe(false);
       expect(await w.courier.advance()).toBe(false);
       expect(w.typist.calls.filter((c) => c.step === 'paste' || c.step === 'enter')).toEqual([]);
@@ -476,7 +465,7 @@ describe('the courier', () => {
     it('an Enter alone refused because the pane is another one now: that pane got nothing, so no Enter alone again', async () => {
       const w = world();
       w.typist.script.enter.push({ ok: false, error: 'moved', maybeTyped: false, refused: 'moved' });
-      begin(w, { typed: true, saved: true });
+      begin(w, { typed: true });
       expect(await w.courier.advance()).toBe(false);
       w.typist.script.ready.push({ ok: true, pane: pane('%1', 200) });
       expect(await w.courier.advance()).toBe(true);

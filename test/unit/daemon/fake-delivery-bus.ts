@@ -24,7 +24,6 @@ export function fakeDeliveryBus(own: Partial<DeliveryBus>): DeliveryBus {
     reject: unused('reject'),
     takeRejected: unused('takeRejected'),
     commit: unused('commit'),
-    saveState: unused('saveState'),
     settle: unused('settle'),
     update: unused('update'),
     stamp: unused('stamp'),

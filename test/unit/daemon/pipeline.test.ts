@@ -126,7 +126,7 @@ describe('the gate', () => {
   it('closes the pane of a delivery not yet stamped to everyone but that delivery', async () => {
     const w = world();
     const record = aRecord({ id: 'msg_0007', receiver: 'slow' });
-    w.underway.delivery = begin(record, { firstSeen: 0, turnSince: 0 }, { typed: true, saved: true });
+    w.underway.delivery = begin(record, { firstSeen: 0, turnSince: 0 }, { typed: true });
     expect(await w.notice('slow', 'x')).toBe('a message to slow is still being delivered');
     expect(await w.typing.gate('slow', { id: 'user_0002', inBox: true })).toMatchObject({ ok: false });
     expect(w.typist.calls).toEqual([]);
