@@ -87,13 +87,16 @@ export interface Raw {
 /** A request with any headers (fetch would not let a test forge Host or leave Origin out). */
 export function raw(
   url: string,
-  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  opts: { method?: string; headers?: Record<string, string>; body?: string; seen?: (body: string) => void } = {},
 ): Promise<Raw> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method: opts.method ?? 'GET', headers: opts.headers ?? {} }, (res) => {
       let body = '';
       res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
+      res.on('data', (d: string) => {
+        body += d;
+        opts.seen?.(body); // what a stream has sent so far
+      });
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
     });
     req.on('error', reject);

@@ -123,8 +123,9 @@ describe('baton ui: HTTP', () => {
     // One token per run of baton ui: every load of the page gets the same.
     expect(await pageToken(u.url)).toBe(token);
     // SIGTERM with a stream open: it closes the stream and exits 0.
-    const open = raw(`${u.url}api/stream`).catch(() => null);
-    await new Promise((r) => setTimeout(r, 300));
+    let sent = '';
+    const open = raw(`${u.url}api/stream`, { seen: (body) => (sent = body) }).catch(() => null);
+    await waitFor('the stream open', () => sent.includes('event: hello')); // a fixed 300 ms was too short under load
     await u.stop();
     expect(u.proc.exitCode).toBe(0);
     expect((await open)?.body).toContain('event: hello');
