@@ -27,19 +27,16 @@ export interface Lease {
   readonly holder: Holder;
   /** One more than the holder before: every durable write checks it is still the newest. */
   readonly generation: number;
-  /** What its keystrokes carry (terminal/fence.ts): tmux refuses an older token, so a paused daemon types nothing. */
-  readonly fence: Fence;
+  /**
+   * What its keystrokes carry (terminal/fence.ts): a tmux server option per conversation (`key`) holding the
+   * newest holder's `token` (zero-padded: sorts as a number). tmux refuses an older one: a paused daemon types nothing.
+   */
+  readonly fence: { key: string; token: string };
   /** Called once when the lease is lost (taken over, or found compromised); nothing more may be written. */
   onLost(listener: (why: string) => void): void;
   /** Synchronous and cheap: throws FencedError when this holder may no longer write or type. */
   check(): void;
   release(): Promise<void>;
-}
-
-/** A tmux server option per conversation (`key`) holding the newest holder's `token` (zero-padded: sorts as number). */
-interface Fence {
-  key: string;
-  token: string;
 }
 
 /** What start-up recovery found (docs/protocol.md §6): the state to run with, and a delivery cut short. */

@@ -67,47 +67,17 @@ export interface DeliveryOptions {
 }
 
 /**
- * A daemon's writes: each proves the lease first (its generation checked inside the transaction), and
+ * A daemon's side. Its writes each prove the lease first (its generation checked inside the transaction), and
  * one that may change the state or the waiting rows has what the daemon sees read again.
  */
-abstract class FencedWrites {
-  protected held: Lease | null = null;
-  abstract readonly events: EventLog;
-
-  constructor(
-    protected readonly db: Db,
-    protected readonly pg: Pg,
-    protected readonly view: WaitingView,
-    protected readonly log: Logger,
-  ) {}
-
-  /** A write transaction proving the lease first; one that may change the state or the waiting rows (`'view'`) has them read again. */
-  protected write<T>(fn: (c: pg.PoolClient) => Promise<T>, touches: 'view' | 'other' = 'view'): Promise<T> {
-    this.held?.check(); // throws while the lease is lost or unproven (as before every write and stamp here)
-    const done = tx(this.db, async (c) => {
-      if (this.held) await checkGeneration(c, this.pg, this.held.generation, this.view.generation);
-      return fn(c);
-    });
-    return touches === 'view' ? done.finally(() => this.view.invalidate()) : done;
-  }
-
-  /** Moved to `rejected` by `take`, then logged and told as an event. False when it was gone already. */
-  protected async rejected(
-    w: Waiting | Approval,
-    reason: string,
-    take: (c: pg.PoolClient) => Promise<boolean>,
-  ): Promise<boolean> {
-    if (!(await this.write(take))) return false;
-    this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
-    const stored_as = `${this.pg.conversation}#${w.name}`;
-    await this.events.emit('rejected', { file: w.name, direction: w.direction.name, reason, stored_as });
-    return true;
-  }
-}
-
-export class PgDelivery extends FencedWrites implements DeliveryBus {
+export class PgDelivery implements DeliveryBus {
   readonly events: EventLog;
+  private held: Lease | null = null;
   private readonly config: Config;
+  private readonly db: Db;
+  private readonly pg: Pg;
+  private readonly log: Logger;
+  private readonly view: WaitingView;
   private readonly relay: Relay;
   private readonly here;
   private st!: State;
@@ -122,8 +92,11 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
 
   constructor({ config, db, eventsDb = db, pg, log, anchor = new FolderAnchor(config), observe }: DeliveryOptions) {
     const here = deliveredHere(config);
-    super(db, pg, new WaitingView({ db, pg, here, maxBytes: config.inbox.max_bytes }), log);
+    this.view = new WaitingView({ db, pg, here, maxBytes: config.inbox.max_bytes });
     this.config = config;
+    this.db = db;
+    this.pg = pg;
+    this.log = log;
     this.here = here;
     const onError = (err: unknown) => log.warn(`cannot store an event: ${String(err)}`);
     const log_ = pgEventLog(eventsDb, pg, this.clock, { onError, carried: true });
@@ -199,8 +172,26 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
   }
 
   async reject(w: Waiting, reason: string): Promise<void> {
-    if (await this.rejected(w, reason, (c) => rejectWaiting(c, this.pg, w, reason)))
-      this.relay.intake.rejected.add({ direction: w.direction, file: fileOf(w.name), reason }); // its sender told
+    await this.rejected(w, reason, (c) => rejectWaiting(c, this.pg, w, reason));
+  }
+
+  /** Moved to `rejected` by `take`, then logged, told as an event, and listed for its sender. */
+  private async rejected(w: Waiting | Approval, reason: string, take: (c: pg.PoolClient) => Promise<boolean>) {
+    if (!(await this.write(take))) return;
+    this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
+    const stored_as = `${this.pg.conversation}#${w.name}`;
+    await this.events.emit('rejected', { file: w.name, direction: w.direction.name, reason, stored_as });
+    this.relay.intake.rejected.add({ direction: w.direction, file: fileOf(w.name), reason }); // its sender told
+  }
+
+  /** A write transaction proving the lease first; one that may change the state or the waiting rows (`'view'`) has them read again. */
+  private write<T>(fn: (c: pg.PoolClient) => Promise<T>, touches: 'view' | 'other' = 'view'): Promise<T> {
+    this.held?.check(); // throws while the lease is lost or unproven (as before every write and stamp here)
+    const done = tx(this.db, async (c) => {
+      if (this.held) await checkGeneration(c, this.pg, this.held.generation, this.view.generation);
+      return fn(c);
+    });
+    return touches === 'view' ? done.finally(() => this.view.invalidate()) : done;
   }
 
   async commit(w: Waiting | Approval, step: Step, extra: Record<string, unknown> = {}): Promise<Commit> {
@@ -219,8 +210,7 @@ export class PgDelivery extends FencedWrites implements DeliveryBus {
       // Rolled back: still waiting (or waiting for approval), and refused with its reason like any invalid
       // message — never tried again (one the server cannot store held the conversation for ever).
       if (waiting) await this.reject(waiting, out.reason);
-      else if (await this.rejected(w, out.reason, (c) => refuse(c, this.pg, w, out.reason)))
-        this.relay.intake.rejected.add({ direction: w.direction, file: fileOf(w.name), reason: out.reason });
+      else await this.rejected(w, out.reason, (c) => refuse(c, this.pg, w, out.reason));
       return { kind: waiting ? 'changed' : 'gone' };
     }
     if (out.kind === 'committed') {
