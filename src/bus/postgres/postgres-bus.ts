@@ -176,9 +176,41 @@ export class PostgresBus implements Bus {
 
   // ---- client side ----------------------------------------------------------------------------
 
-  /** A post from a shell that reaches the database (another machine's agent): postOnce. */
-  post(d: Direction, message: Record<string, unknown>): Promise<Posted> {
-    return postOnce({ db: this.db, eventsDb: this.eventsDb, pg: this.pg, config: this.config }, d, message);
+  /**
+   * A post from a shell that reaches the database (another machine's agent), stored directly: under a key of
+   * its own (tried again with it while the server is away: post.ts), refused before anything is stored
+   * (checkText, as the daemon would), or refused by the server for its own data (refusedPost).
+   */
+  async post(d: Direction, message: Record<string, unknown>): Promise<Posted> {
+    const { db, pg, config } = this;
+    const body = JSON.stringify(message);
+    const checked = checkText(body, d, config.inbox.max_bytes);
+    if (!checked.ok) return { kind: 'refused', reason: checked.reason };
+    const name = fileName();
+    let unsure: string | null;
+    try {
+      unsure = await storePost({ db, pg, config, d, body, name });
+    } catch (err) {
+      return { kind: 'refused', reason: await this.refusedPost(d, err) };
+    }
+    if (unsure) return { kind: 'uncertain', name, reason: unsure };
+    return { kind: 'posted', name, where: `${pg.conversation}:${d.name}/${name}` };
+  }
+
+  /**
+   * A post that failed: one the server refuses for its own data (a data exception) is listed in `rejected`
+   * with the reason and a `rejected` event, and its reason returned — trying again would change nothing.
+   * Any other error is thrown as it is.
+   */
+  private async refusedPost(d: Direction, err: unknown): Promise<string> {
+    const reason = unstorable(err);
+    if (reason === null) throw err;
+    const rejection = { stored_as: `${this.pg.conversation}#post-${new Date().toISOString()}`, direction: d.name };
+    await insertRejected(this.db, this.pg, { ...rejection, file: null, reason, body: null });
+    // A one-shot command has no lease and so no sample of the database's clock: its event carries this machine's.
+    const log = pgEventLog(this.eventsDb, this.pg, { now: () => Date.now() }, { onError: () => {} });
+    await log.emit('rejected', { ...rejection, file: null, reason });
+    return reason;
   }
 
   async submit(request: Request): Promise<string> {
@@ -236,44 +268,4 @@ export class PostgresBus implements Bus {
     await ensureSchema(this.db, this.pg);
     return setAside(this.db, this.pg, fresh);
   }
-}
-
-/**
- * A post that failed: one the server refuses for its own data (a data exception) is listed in `rejected`
- * with the reason and a `rejected` event, and its reason returned — trying again would change nothing.
- * Any other error is thrown as it is.
- */
-async function refusedPost(o: { db: Db; eventsDb: Db; pg: Pg; d: Direction }, err: unknown): Promise<string> {
-  const reason = unstorable(err);
-  if (reason === null) throw err;
-  const rejection = { stored_as: `${o.pg.conversation}#post-${new Date().toISOString()}`, direction: o.d.name };
-  await insertRejected(o.db, o.pg, { ...rejection, file: null, reason, body: null });
-  // A one-shot command has no lease and so no sample of the database's clock: its event carries this machine's.
-  const log = pgEventLog(o.eventsDb, o.pg, { now: () => Date.now() }, { onError: () => {} });
-  await log.emit('rejected', { ...rejection, file: null, reason });
-  return reason;
-}
-
-/**
- * A post stored directly: under a key of its own (tried again with it while the server is away: post.ts),
- * refused before anything is stored (checkText, as the daemon would), or refused by the server for its own
- * data (refusedPost).
- */
-async function postOnce(
-  o: { db: Db; eventsDb: Db; pg: Pg; config: Config },
-  d: Direction,
-  message: Record<string, unknown>,
-): Promise<Posted> {
-  const body = JSON.stringify(message);
-  const checked = checkText(body, d, o.config.inbox.max_bytes);
-  if (!checked.ok) return { kind: 'refused', reason: checked.reason };
-  const name = fileName();
-  let unsure: string | null;
-  try {
-    unsure = await storePost({ db: o.db, pg: o.pg, config: o.config, d, body, name });
-  } catch (err) {
-    return { kind: 'refused', reason: await refusedPost({ ...o, d }, err) };
-  }
-  if (unsure) return { kind: 'uncertain', name, reason: unsure };
-  return { kind: 'posted', name, where: `${o.pg.conversation}:${d.name}/${name}` };
 }

@@ -196,9 +196,7 @@ export class Relay {
     const e = await examine({ dir, name: as, route: d, maxBytes: this.opts.maxBytes, known });
     if (e.kind !== 'valid') {
       if (e.kind !== 'gone') this.intake.folderOf(d.name).dirty.add(await moveNoClobber(join(dir, as), d.dir, name));
-      dropFolder(dir, as);
-      this.stranded.done(f);
-      return 'dropped';
+      return this.dropped(f);
     }
     let at: Written | null;
     try {
@@ -228,14 +226,19 @@ export class Relay {
     const reason = unstorable(err);
     if (reason !== null) {
       await this.intake.rejector.rejectFrom(this.intake.folderOf(f.d.name), name, reason, { src: join(f.dir, f.as) });
-      dropFolder(f.dir, f.as);
-      this.stranded.done(f);
-      return 'dropped';
+      return this.dropped(f);
     }
     const fenced = err instanceof FencedError;
     this.stranded.add(f, fenced ? null : err instanceof Error ? err.message : String(err));
     if (fenced) throw err;
     return 'failed';
+  }
+
+  /** No longer claimed (put back, gone or rejected): its long name's folder removed, no longer stranded. */
+  private dropped(f: ClaimedFile): Relayed {
+    dropFolder(f.dir, f.as);
+    this.stranded.done(f);
+    return 'dropped';
   }
 
   /** Remove the claimed files whose insert is durable now; store again, durably, those a server restart may have lost. */

@@ -14,11 +14,6 @@ import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
 import { Json } from './sql/codec.js';
 
-async function requestsFor(db: Db, pg: Pg): Promise<string[]> {
-  const r = await run(db, pg.sql.requests.forHost, { conversation: pg.conversation, host: pg.host });
-  return r.rows.map((x) => x.name);
-}
-
 /**
  * A daemon's requests, read only when one may have come: a request's insert NOTIFYs the conversation
  * (`requests`), and a new LISTEN session says so too (waiting-view.ts), so between them there is nothing to
@@ -42,7 +37,8 @@ export class RequestLooks {
   async list(db: Db, pg: Pg, listening: boolean): Promise<string[]> {
     if (listening && !this.maybe && this.looks++ % 5 !== 0) return [];
     this.maybe = !listening; // one told while this reads is read again next time
-    const names = await requestsFor(db, pg);
+    const r = await run(db, pg.sql.requests.forHost, { conversation: pg.conversation, host: pg.host });
+    const names = r.rows.map((x) => x.name);
     if (names.length) this.maybe = true; // until they are taken
     return names;
   }

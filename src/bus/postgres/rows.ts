@@ -26,14 +26,9 @@ export interface Pg {
 }
 
 export function pgOf(t: { url: string; conversation: string; host: string; schema: string }): Pg {
+  const { url, conversation, host } = t;
   const sql = sqlFor(t.schema);
-  return {
-    url: t.url,
-    conversation: t.conversation,
-    host: t.host,
-    sql,
-    channel: channelOf(sql.scoped(t.conversation)),
-  };
+  return { url, conversation, host, sql, channel: channelOf(sql.scoped(conversation)) };
 }
 
 export const waitingName = (seq: string | number, file: string | null): string =>

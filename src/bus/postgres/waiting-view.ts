@@ -22,13 +22,11 @@ export class WaitingView {
   private seen: { state: State; version: string } | null = null;
   /** The conversation's generation as last read (null: it had no row). */
   private gen: string | null = null;
-  /** Its generation when the daemon recovered it (recovered()): another one means it was made anew. */
-  private recoveredGen: string | null = null;
-
-  /** The conversation's generation this daemon recovered (null before): its writes by ID check it. */
-  get generation(): string | null {
-    return this.recoveredGen;
-  }
+  /**
+   * The conversation's generation when this daemon recovered it (recovered(); null before): another one means
+   * it was made anew. Its writes by ID check it.
+   */
+  generation: string | null = null;
   private readonly examined: WaitingRows;
   /**
    * Bumped by every change told while the rows were being read: the read's snapshot may predate it, so
@@ -129,7 +127,7 @@ export class WaitingView {
   /** The conversation as the daemon recovered it: the one it must go on seeing. */
   async recovered(): Promise<void> {
     const r = await run(this.db, this.pg.sql.conversations.gen, { conversation: this.pg.conversation });
-    this.recoveredGen = r.rows[0]?.gen ?? null;
+    this.generation = r.rows[0]?.gen ?? null;
   }
 
   /**
@@ -161,7 +159,7 @@ export class WaitingView {
   /** The state read, when it is still the conversation recovered. */
   private same(seen: { state: State } | null, gen: string | null): State {
     if (!seen) throw gone(this.pg);
-    if (this.recoveredGen !== null && gen !== this.recoveredGen) {
+    if (this.generation !== null && gen !== this.generation) {
       this.invalidate(); // what was read is the new one's: never decided on by this daemon
       throw startedAnew(this.pg);
     }
