@@ -22,11 +22,7 @@ export class FolderGone extends StoreChanged {
  * messages` kept its number) — but its birth time does, where the filesystem keeps one (0 where it does
  * not: NFS; there the inode is all there is).
  */
-interface Seen {
-  dev: number;
-  ino: number;
-  born: number;
-}
+type Seen = { dev: number; ino: number; born: number };
 
 type Pinned = Seen & { path: string };
 

@@ -70,9 +70,7 @@ export function observed(log: EventLog, observer: EventObserver | undefined): Ev
 }
 
 /** The daemon's side: what it reports as it goes (most of its parts). */
-export interface Events {
-  readonly events: EventLog;
-}
+export type Events = { readonly events: EventLog };
 
 /** A log that is not the one a reading was meant for (replaced meanwhile: `baton up --fresh`). */
 export class LogReplaced extends Error {
@@ -108,6 +106,4 @@ export interface EventSource {
 }
 
 /** A reader's side: `baton log --follow` and the dashboard's feed. Reads only; never blocks a writer. */
-export interface EventFeed {
-  readonly events: EventSource;
-}
+export type EventFeed = { readonly events: EventSource };

@@ -21,10 +21,7 @@ export interface Waiting {
 }
 
 /** One direction's waiting messages, oldest first. */
-export interface Queue {
-  direction: Direction;
-  items: Waiting[];
-}
+export type Queue = { direction: Direction; items: Waiting[] };
 
 /** The daemon's side of the waiting messages: the daemon, its queue scan, the conductor, turn ends. */
 export interface Queues {

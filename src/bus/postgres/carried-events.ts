@@ -25,10 +25,7 @@ interface Pending {
 }
 
 /** What a statement carries (`events`), and what it says once it is done: committed or not. */
-interface Carried {
-  events: Json;
-  done(committed: boolean): void;
-}
+type Carried = { events: Json; done(committed: boolean): void };
 
 const NOTHING: Carried = { events: Json.of([]), done: () => {} };
 const asJson = (batch: Pending[]) =>

@@ -9,9 +9,8 @@ import type pg from 'pg';
 import { createRequire } from 'node:module';
 
 /**
- * node-postgres, loaded the first time a PostgreSQL bus opens a connection: every daemon and command
- * imports this module through bus/open.ts, and pg alone adds ~15 MB to a process (measured), which a
- * files-bus daemon never needs (its idle RSS had grown from 70 to 83 MB).
+ * node-postgres, loaded at the first connection: every process imports this module (bus/open.ts), and pg adds
+ * ~15 MB a files-bus daemon never needs (measured: its idle RSS grew from 70 to 83 MB).
  */
 let pgLib: typeof pg | null = null;
 const lib = (): typeof pg => (pgLib ??= createRequire(import.meta.url)('pg') as typeof pg);
@@ -35,32 +34,28 @@ export function redact(url: string): string {
 }
 
 /**
- * Every session: TCP keepalive (a machine cut off is noticed by the kernel, not only by a query), a
- * transaction left open by a machine that was cut off mid-step is ended by the server after 15 s, so its
- * row lock on the conversation cannot hold the other machines' turns for longer, and no statement runs
- * past 30 s.
+ * Every session: TCP keepalive (a machine cut off is noticed by the kernel, not only by a query); a transaction
+ * left open by a machine cut off mid-step is ended after 15 s, so its row lock cannot hold the other machines'
+ * turns longer; no statement waits past 30 s (on a lock held by a session that hangs): it fails, and is retried.
  */
 const SESSION = {
   keepAlive: true,
   keepAliveInitialDelayMillis: 5000,
   application_name: 'baton',
   connectionTimeoutMillis: 10_000,
-  // No statement waits for ever (a lock held by a session that hangs): it fails, and the caller retries.
   options: '-c idle_in_transaction_session_timeout=15000 -c statement_timeout=30000',
 };
 
 /**
- * A pool that lets the process exit when idle (a CLI command opens one and never closes it).
- * `durable: false`: commits do not wait for the WAL to reach the disk (synchronous_commit off) — for the
- * event log, a record rather than the truth (docs/protocol.md §7): a crash of the database may lose its last events,
- * never a message or a state. Turn steps and stamps always use a durable pool; the relay's insert uses
- * this one and keeps its claimed file until the server's flushed WAL has passed it (relay.ts).
+ * A pool that lets the process exit when idle (a CLI command opens one and never closes it). `durable: false`:
+ * commits do not wait for the disk (synchronous_commit off) — for the event log, a record rather than the truth
+ * (docs/protocol.md §7): a database crash may lose its last events, never a message or a state. Turn steps and
+ * stamps use a durable pool; the relay's insert uses this one and keeps its claimed file until the server's
+ * flushed WAL has passed it (relay.ts).
  *
- * One pool per (URL, durability) per process: a daemon serving many conversations (`baton daemon A B C`)
- * shares its connections between them instead of opening 6 per conversation — at 100 conversations over
- * 3 machines that was over a thousand server processes (each a backend of its own), and PostgreSQL's
- * default max_connections is 100. A pool opens connections only as they are needed, so a command that
- * makes one query still holds one.
+ * One pool per (URL, durability) per process, shared by every conversation it serves: 6 connections per
+ * conversation were over a thousand backends at 100 conversations over 3 machines (default max_connections:
+ * 100). A pool opens connections only as they are needed.
  */
 const pools = new Map<string, Db>();
 

@@ -18,12 +18,15 @@ import { joinHeartbeats, STALE_MS, type Beating } from './heartbeats.js';
 import { leaseHolding } from './lease-holder.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
+import type { Fence } from './sql/lease.js';
 
 export { STALE_MS } from './heartbeats.js';
 
 /** Whose lease: a conversation, on one machine. */
 export type LeaseKey = Pick<Pg, 'conversation' | 'host'>;
 
+/** The advisory lock's keys: the conversation's name made distinct per schema, and the host. */
+const lockKeyOf = (pg: Pg) => ({ scoped: pg.sql.scoped(pg.conversation), host: pg.host });
 const where = (k: LeaseKey) => `conversation "${k.conversation}" on host "${k.host}"`;
 
 /**
@@ -44,17 +47,11 @@ export const startedAnew = (k: LeaseKey): NewGeneration =>
       'set aside): following the new one',
   );
 
-/** The lease row as a write read it under FOR SHARE (nulls: no row). */
-export interface LeaseRow {
-  generation: string | null;
-  released: boolean | null;
-}
-
 /**
  * Throws FencedError unless `row` (read inside the same write, so no take-over commits meanwhile) is
  * still the lease of `generation`. `generation` null: no lease to check (a test's bus, a one-shot).
  */
-export function fenceUnless(row: LeaseRow | undefined, k: LeaseKey, generation: number | null): void {
+export function fenceUnless(row: Fence | undefined, k: LeaseKey, generation: number | null): void {
   if (generation === null) return;
   if (!row || Number(row.generation) !== generation || row.released !== false)
     throw new FencedError(
@@ -77,7 +74,6 @@ export async function acquireLease(
 ): Promise<Lease> {
   const { lease: sql } = pg.sql;
   const key = { conversation: pg.conversation, host: pg.host };
-  const lockKey = { scoped: pg.sql.scoped(pg.conversation), host: pg.host };
   const c = client(pg.url);
   // Until PgLease takes over the connection, a session that drops (the database restarting) must not be
   // an unhandled 'error' event — that would end the process; the query in flight fails on its own.
@@ -87,7 +83,7 @@ export async function acquireLease(
     await c.connect();
     for (let attempt = 0; ; attempt++) {
       const sent = performance.now();
-      const got = (await run(c, sql.tryLock, lockKey)).rows[0]!;
+      const got = (await run(c, sql.tryLock, lockKeyOf(pg))).rows[0]!;
       clock.sample(got.db_ms, sent, performance.now());
       if (got.ok) break;
       const h = await leaseHolding(c, pg, STALE_MS);
@@ -222,10 +218,7 @@ class PgLease implements Lease, Beating {
     if (!this.lost) {
       const { lease } = this.k.sql;
       await run(this.session, lease.release, this.row).catch(() => {});
-      await run(this.session, lease.unlock, {
-        scoped: this.k.sql.scoped(this.k.conversation),
-        host: this.k.host,
-      }).catch(() => {});
+      await run(this.session, lease.unlock, lockKeyOf(this.k)).catch(() => {});
     }
     await this.session.end().catch(() => {});
   }

@@ -11,11 +11,7 @@ import type pg from 'pg';
 import { client } from './db.js';
 import { decodeText } from './sql/codec.js';
 
-interface Subscriber {
-  channel: string;
-  onNotify: (payload: string) => void;
-  reconnected: () => void;
-}
+type Subscriber = { channel: string; onNotify: (payload: string) => void; reconnected: () => void };
 
 const hubs = new Map<string, Hub>();
 

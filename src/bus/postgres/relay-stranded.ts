@@ -10,11 +10,7 @@ import { claimOrder, nameOf } from './relay-claims.js';
 import { timing } from '../../lib/timing.js';
 
 /** A file claimed into `dir` (its folder's `.relaying/`) as `as` (its path there: relay-claims.ts). */
-export interface ClaimedFile {
-  d: Direction;
-  dir: string;
-  as: string;
-}
+export type ClaimedFile = { d: Direction; dir: string; as: string };
 
 const FIRST_MS = timing.relayRetryFirstMs;
 const MAX_MS = timing.relayRetryMaxMs;

@@ -73,20 +73,9 @@ export interface Written {
 type Known = Extract<Examined, { kind: 'valid' }> | null;
 
 /** A claimed file's message, to be stored under its relay key. */
-interface Claimed {
-  d: Direction;
-  file: string;
-  body: string;
-  key: string;
-  durable: boolean;
-}
+type Claimed = { d: Direction; file: string; body: string; key: string; durable: boolean };
 
-export interface Wal {
-  inserted: bigint;
-  flushed: bigint;
-  epoch: string;
-  asked: number;
-}
+export type Wal = { inserted: bigint; flushed: bigint; epoch: string; asked: number };
 
 export class Relay {
   /** Its agents' folders, read as the files bus reads them (what it rejects: `intake.rejected`). */

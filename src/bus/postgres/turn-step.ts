@@ -44,11 +44,7 @@ export interface StepOn {
 }
 
 /** What a step is decided on: the state at `version`, and the waiting row's body and stored file name (null: gone). */
-export interface Expected {
-  state: State;
-  version: string;
-  row: { body: string; file: string | null } | null;
-}
+export type Expected = { state: State; version: string; row: { body: string; file: string | null } | null };
 
 export interface Planning {
   state: State;

@@ -7,6 +7,8 @@ import type { Holder } from '../../lease.js';
 import { statement } from './bind.js';
 
 type Key = { conversation: string; host: string };
+/** The lease row as a write reads it under FOR SHARE (nulls: no row). */
+export type Fence = { generation: string | null; released: boolean | null };
 /** The database's time as the statement runs, in ms since the epoch (clock_timestamp: not the transaction's start). */
 const DB_MS = '(extract(epoch FROM clock_timestamp()) * 1000)::float8';
 /** The lock's keys: `scoped` is the conversation's name made distinct per schema. */
@@ -97,7 +99,7 @@ export const leaseSql = (s: string) => ({
   ),
 
   /** Inside a write transaction: the generation, read FOR SHARE so no take-over commits meanwhile. */
-  fence: statement<Key, { generation: string | null; released: boolean | null; gen: string | null }>(
+  fence: statement<Key, Fence & { gen: string | null }>(
     'lease.fence',
     `SELECT generation, released, (SELECT gen FROM ${s}.conversations WHERE name = :conversation) AS gen
        FROM ${s}.leases WHERE conversation = :conversation AND host = :host FOR SHARE`,

@@ -5,12 +5,7 @@
 import { statement } from './bind.js';
 import type { Json } from './codec.js';
 import { carriedSql } from './events.js';
-
-/** The lease row as a write reads it under FOR SHARE (nulls: no row). */
-interface Fence {
-  generation: string | null;
-  released: boolean | null;
-}
+import type { Fence } from './lease.js';
 
 export const turnsSql = (s: string, carried = carriedSql(s)) => ({
   /**

@@ -5,12 +5,7 @@
 import { statement } from './bind.js';
 
 /** A waiting row as a daemon keeps it (rows.ts), or as a notification carries it (hints.ts). */
-export interface WaitingRow {
-  seq: string;
-  direction: string;
-  file: string | null;
-  body: string;
-}
+export type WaitingRow = { seq: string; direction: string; file: string | null; body: string };
 
 type Conversation = { conversation: string };
 type Row = { seq: number; conversation: string };
