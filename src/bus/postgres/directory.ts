@@ -6,12 +6,12 @@
  */
 import { checkState } from '../../core/state.js';
 import { DEFAULT_BUS_SCHEMA } from '../../config/schema.js';
-import type { Directory, ListedConversation, ListedMachine, StoreListing } from '../directory.js';
+import type { Directory, ListedConversation, StoreListing } from '../directory.js';
 import { openPool, redact, type Db } from './db.js';
 import { STALE_MS } from './lease.js';
 import { schemaVersion } from './migrate.js';
 import { plain, run } from './sql/bind.js';
-import type { LeaseRow } from './sql/directory.js';
+import { machinesOf } from './views.js';
 import { sqlFor, type Sql } from './sql/index.js';
 
 /** `up --fresh` keeps the old conversation as `<name>@<ISO time>` (store.ts setAside). */
@@ -81,19 +81,4 @@ function agentHosts(fingerprint: Record<string, unknown> | null): [string, strin
   const agents = (fingerprint?.agents ?? {}) as Record<string, { host?: unknown }>;
   const order = Array.isArray(fingerprint?.order) ? (fingerprint.order as string[]) : Object.keys(agents);
   return order.flatMap((a) => (typeof agents[a]?.host === 'string' ? [[a, agents[a].host as string]] : []));
-}
-
-function machinesOf(leases: LeaseRow[], agents: [string, string][]): ListedMachine[] {
-  const agentsOf = (host: string) => agents.filter(([, h]) => h === host).map(([a]) => a);
-  const out: ListedMachine[] = leases.map((l) => ({
-    host: l.host,
-    alive: !l.released && l.locked && l.fresh,
-    holder: l.released ? null : l.holder,
-    last_heartbeat: l.heartbeat_at.toISOString(),
-    agents: agentsOf(l.host),
-  }));
-  for (const [, host] of agents)
-    if (!out.some((m) => m.host === host))
-      out.push({ host, alive: false, holder: null, last_heartbeat: null, agents: agentsOf(host) });
-  return out;
 }

@@ -50,15 +50,10 @@ function carried(payload: string): [string, unknown] | null {
 
 function rowOf(c: [string, unknown] | null): WaitingRow | undefined {
   const r = (c?.[1] ?? null) as Partial<WaitingRow> | null;
-  if (
-    !c ||
-    !r ||
-    typeof r.direction !== 'string' ||
-    typeof r.body !== 'string' ||
-    (r.file !== null && typeof r.file !== 'string')
-  )
-    return undefined;
-  return { seq: c[0], direction: r.direction, file: r.file, body: r.body };
+  if (!c || typeof r?.direction !== 'string' || typeof r.body !== 'string') return undefined;
+  return r.file === null || typeof r.file === 'string'
+    ? { seq: c[0], direction: r.direction, file: r.file, body: r.body }
+    : undefined;
 }
 
 const movedOf = (c: [string, unknown] | null): { version: string; state: unknown } | undefined =>

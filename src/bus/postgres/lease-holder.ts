@@ -34,14 +34,8 @@ interface Look {
 }
 
 async function look(c: Queryable, pg: Pg, staleMs: number): Promise<Look> {
-  const r = (
-    await run(c, pg.sql.lease.holding, {
-      conversation: pg.conversation,
-      host: pg.host,
-      scoped: pg.sql.scoped(pg.conversation),
-      staleMs,
-    })
-  ).rows[0]!;
+  const at = { conversation: pg.conversation, host: pg.host, scoped: pg.sql.scoped(pg.conversation), staleMs };
+  const r = (await run(c, pg.sql.lease.holding, at)).rows[0]!;
   const own = r.lock_pid !== null && r.backend_pid === r.lock_pid && r.released === false;
   return {
     lockPid: r.lock_pid,

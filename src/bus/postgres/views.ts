@@ -12,22 +12,30 @@ import { STALE_MS } from './lease.js';
 import { waitingName, type Pg } from './rows.js';
 import { SCHEMA_VERSION, schemaVersion } from './migrate.js';
 import { run } from './sql/bind.js';
+import type { LeaseRow } from './sql/directory.js';
 
 export async function hostViews(db: Db, pg: Pg, config: Config): Promise<HostView[]> {
   const { rows } = await run(db, pg.sql.lease.hosts, { conversation: pg.conversation, staleMs: STALE_MS });
-  const agentsOf = (host: string) => config.order.filter((a) => config.agents[a]!.host === host);
-  const out: HostView[] = rows.map((r) => ({
-    host: r.host,
-    alive: !r.released && r.locked && r.fresh,
-    holder: r.released ? null : r.holder,
-    last_heartbeat: r.heartbeat_at.toISOString(),
-    agents: agentsOf(r.host),
+  const agents = config.order.map((a): [string, string] => [a, config.agents[a]!.host]);
+  return machinesOf(rows, agents);
+}
+
+/**
+ * Each machine with a lease row (alive while its session holds the lock and it beats), then each other machine
+ * an agent (`[name, host]`, in order) runs on.
+ */
+export function machinesOf(leases: Omit<LeaseRow, 'conversation'>[], agents: [string, string][]): HostView[] {
+  const agentsOf = (host: string) => agents.filter(([, h]) => h === host).map(([a]) => a);
+  const out: HostView[] = leases.map((l) => ({
+    host: l.host,
+    alive: !l.released && l.locked && l.fresh,
+    holder: l.released ? null : l.holder,
+    last_heartbeat: l.heartbeat_at.toISOString(),
+    agents: agentsOf(l.host),
   }));
-  for (const a of config.order) {
-    const host = config.agents[a]!.host;
-    if (!out.some((h) => h.host === host))
+  for (const [, host] of agents)
+    if (!out.some((m) => m.host === host))
       out.push({ host, alive: false, holder: null, last_heartbeat: null, agents: agentsOf(host) });
-  }
   return out;
 }
 
@@ -38,19 +46,13 @@ export async function busChecks(db: Db, pg: Pg, hosts: () => Promise<HostView[]>
     checks.push({ name: 'database', level: 'ok', detail: `${redact(pg.url)} answers` });
     const level = found === SCHEMA_VERSION ? 'ok' : found < SCHEMA_VERSION ? 'warn' : 'fail';
     const then = found < SCHEMA_VERSION ? 'the next start migrates it' : 'upgrade baton';
-    checks.push({
-      name: 'schema',
-      level,
-      detail:
-        found === SCHEMA_VERSION ? `version ${found}` : `version ${found}, this baton uses ${SCHEMA_VERSION} (${then})`,
-    });
+    const detail =
+      found === SCHEMA_VERSION ? `version ${found}` : `version ${found}, this baton uses ${SCHEMA_VERSION} (${then})`;
+    checks.push({ name: 'schema', level, detail });
     for (const h of await hosts()) {
       const heartbeat = h.last_heartbeat ? `, last heartbeat ${h.last_heartbeat}` : '';
-      checks.push({
-        name: `host ${h.host}`,
-        level: h.alive ? 'ok' : 'warn',
-        detail: `${h.alive ? 'daemon alive' : 'no daemon'}${heartbeat} (agents: ${h.agents.join(', ') || 'none'})`,
-      });
+      const detail = `${h.alive ? 'daemon alive' : 'no daemon'}${heartbeat} (agents: ${h.agents.join(', ') || 'none'})`;
+      checks.push({ name: `host ${h.host}`, level: h.alive ? 'ok' : 'warn', detail });
     }
   } catch (err) {
     checks.push({ name: 'database', level: 'fail', detail: `${redact(pg.url)}: ${(err as Error).message}` });
