@@ -1,7 +1,7 @@
 /**
  * Moderated mode on the PostgreSQL bus (docs/protocol.md §9): a message waiting for a person's approval is its
  * waiting row with status 'approval' (one per sender); approved, it is committed from there like any
- * other; refused, it moves to `rejected` with the reason. Writes run inside the caller's fenced
+ * other; refused, it moves to `rejected` with the reason (store.ts). Writes run inside the caller's fenced
  * transaction (delivery.ts).
  */
 import type { Config, Direction } from '../../config/config.js';
@@ -10,7 +10,6 @@ import type { Conn, Db } from './db.js';
 import { seqOf, waitingName, type Pg } from './rows.js';
 import { checkText } from '../folders/outbox.js';
 import { run } from './sql/bind.js';
-import { insertRejected } from './store.js';
 
 export async function moderate(c: Conn, pg: Pg, config: Config, w: Waiting): Promise<'queued' | 'held' | 'gone'> {
   const senders = new Map(config.directions.map((d) => [d.name, d.from]));
@@ -22,27 +21,12 @@ export async function moderate(c: Conn, pg: Pg, config: Config, w: Waiting): Pro
 
 /** Approvals this machine delivers (its agents receive them), oldest first. */
 export async function approvals(db: Db, pg: Pg, here: Direction[]): Promise<Approval[]> {
-  const r = await run(db, pg.sql.approvals.listIn, {
-    conversation: pg.conversation,
-    directions: here.map((d) => d.name),
-  });
+  const directions = here.map((d) => d.name);
+  const r = await run(db, pg.sql.approvals.listIn, { conversation: pg.conversation, directions });
   return r.rows.map((x) => {
     const name = waitingName(x.seq, x.file);
     return { key: `${x.direction}/${name}`, name, direction: here.find((d) => d.name === x.direction)! };
   });
-}
-
-export async function refuse(c: Conn, pg: Pg, a: Approval, reason: string): Promise<boolean> {
-  const r = await run(c, pg.sql.approvals.take, { seq: seqOf(a.name), conversation: pg.conversation });
-  if (!r.rows[0]) return false;
-  await insertRejected(c, pg, {
-    stored_as: `${pg.conversation}#${a.name}`,
-    file: r.rows[0].file,
-    direction: a.direction.name,
-    reason,
-    body: r.rows[0].body,
-  });
-  return true;
 }
 
 export async function examineApproval(db: Db, pg: Pg, a: Approval, maxBytes: number) {

@@ -39,7 +39,7 @@ import {
   stampRecord,
   updateState,
 } from './store.js';
-import { approvals, examineApproval, moderate, refuse } from './approvals.js';
+import { approvals, examineApproval, moderate } from './approvals.js';
 import {
   answer,
   archivePersonMessage,
@@ -210,7 +210,7 @@ export class PgDelivery implements DeliveryBus {
       // Rolled back: still waiting (or waiting for approval), and refused with its reason like any invalid
       // message — never tried again (one the server cannot store held the conversation for ever).
       if (waiting) await this.reject(waiting, out.reason);
-      else await this.rejected(w, out.reason, (c) => refuse(c, this.pg, w, out.reason));
+      else await this.rejected(w, out.reason, (c) => rejectWaiting(c, this.pg, w, out.reason));
       return { kind: waiting ? 'changed' : 'gone' };
     }
     if (out.kind === 'committed') {
@@ -259,7 +259,7 @@ export class PgDelivery implements DeliveryBus {
   }
 
   refuse(a: Approval, reason: string): Promise<boolean> {
-    return this.write((c) => refuse(c, this.pg, a, reason));
+    return this.write((c) => rejectWaiting(c, this.pg, a, reason));
   }
 
   examineApproval(a: Approval) {

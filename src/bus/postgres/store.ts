@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
+import type { Approval, Waiting } from '../bus.js';
 import { carrying } from './carried-events.js';
 import { redact, type Conn, type Db } from './db.js';
 import { fenceUnless } from './lease.js';
@@ -79,14 +80,13 @@ export async function insertRejected(c: Queryable, pg: Pg, r: RejectedRow): Prom
   });
 }
 
-/** Take a waiting message out and keep it in `rejected` with its reason. False when it was gone. */
-export async function rejectWaiting(
-  c: Conn,
-  pg: Pg,
-  w: { name: string; direction: { name: string } },
-  reason: string,
-): Promise<boolean> {
-  const r = await run(c, pg.sql.waiting.take, { seq: seqOf(w.name), conversation: pg.conversation });
+/**
+ * Take a waiting message out (or one waiting for a person's approval, refused) and keep it in `rejected` with its
+ * reason. False when it was gone.
+ */
+export async function rejectWaiting(c: Conn, pg: Pg, w: Waiting | Approval, reason: string): Promise<boolean> {
+  const take = 'firstSeen' in w ? pg.sql.waiting.take : pg.sql.approvals.take;
+  const r = await run(c, take, { seq: seqOf(w.name), conversation: pg.conversation });
   const row = r.rows[0];
   if (!row) return false;
   await insertRejected(c, pg, {
