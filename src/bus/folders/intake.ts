@@ -86,13 +86,8 @@ export class Intake {
 
   async ensureFolders(): Promise<void> {
     const make = (d: string) => (this.opts.anchor ? this.opts.anchor.makeBelow(d) : ensureDir(d));
-    await Promise.all(
-      [
-        this.opts.rejectedDir,
-        ...this.opts.alsoWatch.map((w) => w.dir),
-        ...this.folders.map((f) => f.direction.dir),
-      ].map(make),
-    );
+    const dirs = [this.opts.rejectedDir, ...this.opts.alsoWatch.map((w) => w.dir)];
+    await Promise.all([...dirs, ...this.folders.map((f) => f.direction.dir)].map(make));
   }
 
   /**
@@ -100,10 +95,8 @@ export class Intake {
    * folders (aside.ts), a file moved to rejected/ without its note gets one. Returns what it did, for the log.
    */
   async recover(): Promise<string[]> {
-    const notes = await putBackLeftovers(
-      this.opts.asideDir,
-      this.folders.map((f) => f.direction),
-    );
+    const directions = this.folders.map((f) => f.direction);
+    const notes = await putBackLeftovers(this.opts.asideDir, directions);
     for (const n of await tidyRejected(this.opts.rejectedDir))
       notes.push(`rejected/${n} had no note (the daemon stopped mid-way); wrote one`);
     return notes;

@@ -83,13 +83,9 @@ export function relayInto({ config, db, fastDb = db, pg, events, log, held, anch
   const relayEvents: EventLog = {
     emit: async (event, fields = {}) => {
       if (event === 'rejected' && !isFenced(held())) {
-        const row = {
-          stored_as: `${pg.host}:${rejectedDir}/${String(fields.stored_as)}`,
-          file: String(fields.file ?? ''),
-          direction: String(fields.direction ?? ''),
-          reason: String(fields.reason),
-          body: null,
-        };
+        const stored_as = `${pg.host}:${rejectedDir}/${String(fields.stored_as)}`;
+        const [file, direction] = [String(fields.file ?? ''), String(fields.direction ?? '')];
+        const row = { stored_as, file, direction, reason: String(fields.reason), body: null };
         await insertRejected(db, pg, row).catch((err: unknown) =>
           log.warn(`cannot list a rejection in the database: ${String(err)}`),
         );

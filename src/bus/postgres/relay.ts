@@ -33,10 +33,9 @@ export async function relayingCount(directions: readonly Direction[]): Promise<n
 type Relayed = 'stored' | 'dropped' | 'failed';
 
 /**
- * Claims in this process, counted across every relay in it: with the conversation in the key too, no two
- * claimed files share a relay key. (A count per relay gave three conversations served by one daemon the
- * same key for three `opening.json` written in the same millisecond; the second and third inserts were
- * no-ops and their files were removed as stored — lost. Seen in machines-shared.test.ts.)
+ * Claims in this process, counted across all its relays, so no two claimed files share a relay key: a count per
+ * relay gave three conversations of one daemon one key for three `opening.json` of the same millisecond — the
+ * second and third inserts were no-ops, their files removed as stored: lost (machines-shared.test.ts).
  */
 let claims = 0;
 
