@@ -118,14 +118,12 @@ export async function countWaiting(db: Db, pg: Pg, directions: string[]): Promis
 }
 
 /**
- * Stamp a record delivered, once: a record stamped already keeps its stamp (and its redelivered flag);
- * what was added to it meanwhile (a hook's receipt, a turn's tokens) is kept — merged, not replaced.
- * One statement (its own transaction) with the lease checked inside it, as a write transaction would
- * (and the process's events waiting to be stored: carried-events.ts):
- * a stamp is on every delivery's path, and BEGIN, check, update, COMMIT were four round trips.
- * `generation` null: no lease to check. `gen`: the conversation's generation the record was committed in
- * (null: not checked) — a delivery that ends after the conversation was started anew must not stamp the
- * new one's record of the same ID.
+ * Stamp a record delivered, once: a record stamped already keeps its stamp (and its redelivered flag); what was
+ * added to it meanwhile (a hook's receipt, a turn's tokens) is merged, not replaced. One statement with the lease
+ * checked inside it (and carrying the process's waiting events: carried-events.ts): a stamp is on every delivery's
+ * path, and BEGIN, check, update, COMMIT were four round trips. `generation` null: no lease to check. `gen`: the
+ * conversation's generation the record was committed in (null: not checked) — a delivery that ends after the
+ * conversation was started anew must not stamp the new one's record of the same ID.
  */
 export async function stampRecord(
   db: Db,
