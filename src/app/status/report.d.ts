@@ -1,4 +1,5 @@
 /** What `baton status --json` prints and the dashboard shows (status.ts builds it): declarations only, for web/. */
+import type { SinkRecord } from '../../config/sink-record.js';
 import type { WaitReason } from '../../core/wait-reason.js';
 
 export interface StatusReport {
@@ -82,23 +83,7 @@ export interface StatusReport {
   /** What this machine's daemon runs against the config file on disk; null: no daemon has said (app/status/running.ts). */
   running_config: RunningConfig | null;
   /** config.json's notify sinks and how each has fared on this machine (the daemon that sends records it). */
-  notify: NotifySinkStatus[];
-}
-
-/** One notify sink: where it sends (nothing secret), and its last success and failure. */
-export interface NotifySinkStatus {
-  label: string;
-  kind: 'webhook' | 'ntfy' | 'command';
-  target: string;
-  events: string[];
-  last_success: { at: string; event: string } | null;
-  last_failure: { at: string; event: string; error: string } | null;
-  sent: number;
-  failed: number;
-  /** Repeats folded into a later notification by the cooldown. */
-  folded: number;
-  /** Dropped because the sink's queue was full. */
-  dropped: number;
+  notify: SinkRecord[];
 }
 
 /** What this machine's daemon runs (its run record), against config.json as it is now. */
