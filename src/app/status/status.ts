@@ -163,21 +163,9 @@ async function localAgent(config: Config, t: Tmux, name: string, hooks: AgentSta
 
 /** Another machine's agent: its pane is on that machine's tmux (status there shows it). */
 function remoteAgent(config: Config, name: string): PaneStatus {
-  const host = hostOf(config, name);
-  return {
-    alive: false,
-    target: targetOf(config.agents[name]!),
-    pane: null,
-    dead: false,
-    command: null,
-    last_activity: null,
-    problem: `runs on ${host}`,
-    kind: config.agents[name]!.kind,
-    demo: false,
-    host,
-    hooks: null,
-    screen: null,
-  };
+  const [agent, host] = [config.agents[name]!, hostOf(config, name)];
+  const pane = { alive: false, target: targetOf(agent), pane: null, dead: false, command: null, last_activity: null };
+  return { ...pane, problem: `runs on ${host}`, kind: agent.kind, demo: false, host, hooks: null, screen: null };
 }
 
 /** Every machine of the conversation: is its daemon alive, and since when. */
