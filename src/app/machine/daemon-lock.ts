@@ -52,9 +52,7 @@ export function machineDaemon(dir: string): MachineHolder | null {
   return h && lockHeld(lockPath(dir), STALE_MS) && pidAlive(h.pid) ? h : null;
 }
 
-export type Taken =
-  | { ok: true; release: () => Promise<void> }
-  | { ok: false; holder: MachineHolder | null; why: string };
+export type Taken = { ok: true; release: () => Promise<void> } | { ok: false; why: string };
 
 /** Take the machine's lock; one held by a live daemon is refused, one left by a killed daemon taken over. */
 export async function takeMachineLock(
@@ -76,13 +74,12 @@ export async function takeMachineLock(
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ELOCKED') throw err;
     const running = machineDaemon(dir);
-    if (running) return { ok: false, holder: running, why: `the machine's daemon runs already (pid ${running.pid})` };
+    if (running) return { ok: false, why: `the machine's daemon runs already (pid ${running.pid})` };
     try {
       release = await lockDir(lockPath(dir), { ...base, retries: { count: 16, delayMs: 500 } });
     } catch (err2) {
       if ((err2 as NodeJS.ErrnoException).code !== 'ELOCKED') throw err2;
-      const h = readMachineHolder(dir);
-      return { ok: false, holder: h, why: `the machine's daemon runs already (pid ${h?.pid ?? '?'})` };
+      return { ok: false, why: `the machine's daemon runs already (pid ${readMachineHolder(dir)?.pid ?? '?'})` };
     }
   }
   await writeAtomic(holderPath(dir), `${JSON.stringify(me)}\n`);
