@@ -21,9 +21,12 @@ export function writeDashboardRecord(configFile: string, host: string, url: stri
 }
 
 /** The dashboard's address when one runs for this config on this machine, else null. */
-export function dashboardUrl(config: { file: string | null; host: string }): string | null {
-  if (!config.file) return null;
+export const dashboardUrl = (config: { file: string | null; host: string }): string | null =>
+  config.file ? liveUrl(pathOf(config.file, config.host)) : null;
+
+/** The `url` of the dashboard record `file` ({pid, url}) while its process runs, else null. */
+export function liveUrl(file: string): string | null {
   const valid = (r: { pid?: unknown; url?: unknown }) => typeof r.pid === 'number' && typeof r.url === 'string';
-  const r = readRecord(pathOf(config.file, config.host), valid);
+  const r = readRecord(file, valid);
   return r && pidAlive(r.pid as number) ? (r.url as string) : null;
 }

@@ -4,10 +4,11 @@
  * after 3 s the next daemon takes it over (the same rule as a conversation's files-bus lease, bus/files/lock.ts).
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { readRecord } from '../../config/run-record.js';
 import { writeAtomic } from '../../lib/fsx.js';
 import { lockDir, lockHeld } from '../../lib/lock-dir.js';
 import { pidAlive } from '../../lib/process.js';
@@ -37,14 +38,8 @@ export function databaseEnvHash(keys: readonly string[], env: NodeJS.ProcessEnv 
 const lockPath = (dir: string) => join(dir, 'daemon.lock');
 const holderPath = (dir: string) => join(dir, 'daemon.json');
 
-function readMachineHolder(dir: string): MachineHolder | null {
-  try {
-    const h = JSON.parse(readFileSync(holderPath(dir), 'utf8')) as MachineHolder;
-    return typeof h.pid === 'number' ? h : null;
-  } catch {
-    return null;
-  }
-}
+const readMachineHolder = (dir: string): MachineHolder | null =>
+  readRecord<MachineHolder>(holderPath(dir), (h) => typeof h.pid === 'number');
 
 /** The machine's daemon, when one runs: its lock is kept fresh and its pid is alive. */
 export function machineDaemon(dir: string): MachineHolder | null {

@@ -4,9 +4,8 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dashboardUrl } from '../../config/dashboard-record.js';
+import { dashboardUrl, liveUrl } from '../../config/dashboard-record.js';
 import { conversationId } from '../../lib/conversation-id.js';
-import { pidAlive } from '../../lib/process.js';
 
 const FILE = 'ui.json';
 
@@ -31,11 +30,6 @@ export function writeMachineDashboard(dir: string, url: string): () => void {
 export function linkFor(dir: string, key: string, config: { file: string | null; host: string }): string | null {
   const own = dashboardUrl(config);
   if (own) return own;
-  try {
-    const r = JSON.parse(readFileSync(join(dir, FILE), 'utf8')) as { pid?: unknown; url?: unknown };
-    if (typeof r.pid !== 'number' || typeof r.url !== 'string' || !pidAlive(r.pid)) return null;
-    return new URL(`c/${conversationId(key)}/`, r.url).href;
-  } catch {
-    return null;
-  }
+  const machine = liveUrl(join(dir, FILE));
+  return machine && URL.canParse(machine) ? new URL(`c/${conversationId(key)}/`, machine).href : null;
 }

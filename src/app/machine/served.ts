@@ -3,8 +3,8 @@
  * the registry says what should be served, this what is — for `ls` to say why one is skipped, and for a `down`
  * with no bus to ask (a config that does not load) to see the daemon let go.
  */
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRecord } from '../../config/run-record.js';
 import { writeAtomic } from '../../lib/fsx.js';
 import { type Entry, isEntry } from './registry.js';
 
@@ -24,13 +24,9 @@ export interface Served {
 const servedPath = (dir: string) => join(dir, 'served.json');
 
 export function readServed(dir: string): Served | null {
-  try {
-    const s = JSON.parse(readFileSync(servedPath(dir), 'utf8')) as Served;
-    if (typeof s.pid !== 'number' || !Array.isArray(s.serving) || !Array.isArray(s.skipped)) return null;
-    return { ...s, entries: Array.isArray(s.entries) ? s.entries.filter(isEntry) : [] };
-  } catch {
-    return null;
-  }
+  const valid = (s: Served) => typeof s.pid === 'number' && Array.isArray(s.serving) && Array.isArray(s.skipped);
+  const s = readRecord<Served>(servedPath(dir), valid);
+  return s && { ...s, entries: Array.isArray(s.entries) ? s.entries.filter(isEntry) : [] };
 }
 
 /** Writes only what changed since the last call of this writer. */
