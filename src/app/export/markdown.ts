@@ -43,11 +43,7 @@ export function exportJsonl(d: ExportDoc): string {
       state: d.state,
       outcome: d.outcome?.id ?? null,
     },
-    ...d.records.map((r) => ({
-      kind: 'record',
-      ...r,
-      ...(d.catch_ups[r.id] ? { catch_up: d.catch_ups[r.id] } : {}),
-    })),
+    ...d.records.map((r) => ({ kind: 'record', ...r, ...(d.catch_ups[r.id] ? { catch_up: d.catch_ups[r.id] } : {}) })),
     ...d.answers.map((a) => ({ kind: 'answer', ...a })),
   ];
   return lines.map((l) => `${JSON.stringify(l)}\n`).join('');

@@ -76,9 +76,7 @@ export const movedFrom = (e: Entry, id: string | undefined): boolean =>
 export const isEntry = (e: unknown): e is Entry => {
   const o = e as Partial<Entry> | null;
   return (
-    typeof o === 'object' &&
-    o !== null &&
-    typeof o.home === 'string' &&
+    typeof o?.home === 'string' &&
     typeof o.message_dir === 'string' &&
     (o.config === null || typeof o.config === 'string') &&
     (o.bus === 'files' || o.bus === 'postgres')
