@@ -55,9 +55,7 @@ export async function request(config: Config, req: Request): Promise<Reply> {
   );
 }
 
-export function endRequest(reason?: string): Request {
-  return { op: 'end', ...(reason?.trim() ? { reason } : {}) };
-}
+export const endRequest = (reason?: string): Request => ({ op: 'end', ...(reason?.trim() ? { reason } : {}) });
 
 export function sendRequest(config: Config, to: string | undefined, content: string, type = 'message'): Request {
   if (!to) throw new UsageError('who gets it? give --to AGENT (or --to all)');

@@ -14,12 +14,6 @@ export function stateRoot(env: NodeJS.ProcessEnv = process.env): string {
   return resolve(base ?? join(homedir(), '.local', 'state'), 'baton');
 }
 
-/** The machine name a shell gives its conversations when it is not the machine's own (else null). */
-function identityOf(env: NodeJS.ProcessEnv = process.env): string | null {
-  const name = env.BATON_HOST;
-  return name && name !== hostname() ? name : null;
-}
-
 const HOSTS = 'hosts';
 
 /** A machine name as a folder name: itself when it is a plain one, else a hash of it. */
@@ -28,10 +22,10 @@ const folderOf = (name: string): string =>
     ? name
     : `~${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
 
-/** The state folder of this shell's machine name: its registry, its daemon's lock, what it serves. */
+/** The state folder of this shell's machine name (BATON_HOST, when not the hostname): registry, lock, served. */
 export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  const name = identityOf(env);
-  return name === null ? stateRoot(env) : join(stateRoot(env), HOSTS, folderOf(name));
+  const name = env.BATON_HOST;
+  return name && name !== hostname() ? join(stateRoot(env), HOSTS, folderOf(name)) : stateRoot(env);
 }
 
 /** Every machine name's state folder under `root`: the machine's own first (host null), then the others. */

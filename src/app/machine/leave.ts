@@ -58,11 +58,6 @@ export async function leaveMachineDaemon(config: Config, bus: Liveness): Promise
   return { left: true, pid, released: false, exited: false, others: null };
 }
 
-/** `down` with a config that does not load: found by its run record, the letting go seen in served.json. */
-export function leaveByRecord(record: RunRecord): Promise<Left> {
-  return leaveByKey(recordKey(record), record.daemon.pid);
-}
-
 /** The registry key of the conversation a run record is of. */
 export const recordKey = (record: RunRecord): string =>
   keyOf({ config: record.config, home: dirname(record.config), message_dir: record.message_dir, bus: record.bus });
@@ -74,8 +69,11 @@ export function leaveByConfigFile(file: string): Promise<Left> {
   return entry ? leaveByKey(keyOf(entry), null) : Promise.resolve({ left: false });
 }
 
-/** Take `key` out of the registry and wait for the daemon to let go of it (served.json says so). */
-async function leaveByKey(key: string, daemon: number | null): Promise<Left> {
+/**
+ * Take `key` out of the registry and wait for the daemon to let go of it (served.json says so): `down` with a
+ * config that does not load, found by its run record (recordKey; `daemon`: the record's pid).
+ */
+export async function leaveByKey(key: string, daemon: number | null): Promise<Left> {
   const dir = stateDir();
   if (!listed(dir, key, daemon)) return { left: false };
   const pid = machineDaemon(dir)?.pid ?? null;

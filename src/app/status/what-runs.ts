@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { readRunRecord, type RunRecord } from '../../config/run-record.js';
 import { pidAlive } from '../../lib/process.js';
 import type { Tmux } from '../../terminal/tmux.js';
-import { isMachineDaemon, leaveByConfigFile, leaveByRecord, leftLabel, recordKey } from '../machine/leave.js';
+import { isMachineDaemon, leaveByConfigFile, leaveByKey, leftLabel, recordKey } from '../machine/leave.js';
 import { stateDir, unregisterOwn } from '../machine/registry.js';
 import type { Skipped } from '../machine/skipped.js';
 import { skippedLine } from './status-text.js';
@@ -47,7 +47,7 @@ export async function stopWhatRuns(configFile: string, tmux?: Tmux): Promise<Sto
   const notes: string[] = [];
   const { daemon } = runs.record;
   // Served by the machine's daemon: it lets go of this conversation and serves the others on.
-  const left = await leaveByRecord(runs.record);
+  const left = await leaveByKey(recordKey(runs.record), daemon.pid);
   if (left.left) {
     if (!left.released) notes.push(`the machine's daemon (pid ${left.pid}) has not let go of it yet`);
   } else if (runs.daemon?.alive && isMachineDaemon(daemon.pid)) {

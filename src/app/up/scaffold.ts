@@ -10,9 +10,6 @@ import { KINDS } from '../../terminal/kinds.js';
 import { writeInstructions } from './instructions.js';
 import { sessionSuggestion } from './session-names.js';
 
-/** An agent's name before its count: its kind's ("agent" for a generic one). */
-const prefix = (kind: AgentKind): string => (kind === 'generic' ? 'agent' : kind);
-
 /**
  * The config `baton init` writes: one agent per entry of `kinds` (repeated or mixed), in agents/<name>/, named
  * by kind and counted per kind (`codex1`, `codex2`); session names unique on the machine (session-names.ts).
@@ -21,7 +18,7 @@ export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Recor
   const counts = new Map<AgentKind, number>();
   const agents = kinds.map((kind) => {
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
-    return { name: `${prefix(kind)}${counts.get(kind)}`, kind };
+    return { name: `${kind === 'generic' ? 'agent' : kind}${counts.get(kind)}`, kind };
   });
   return {
     agents: Object.fromEntries(

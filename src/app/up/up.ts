@@ -37,8 +37,6 @@ export type Continuation =
   /** Real agents' conversation and the demo agents: they would answer real messages. */
   | { action: 'refuse'; why: string };
 
-const owes = (state: State): string => (state.pending_reply_to ? ` and owes a reply to ${state.pending_reply_to}` : '');
-
 export function continuation(state: State | null, messages: number, demo: boolean): Continuation {
   if (!state || messages === 0)
     return state && Boolean(state.demo) !== demo ? { action: 'set_aside', why: '' } : { action: 'new' };
@@ -60,7 +58,7 @@ export function continuation(state: State | null, messages: number, demo: boolea
     return { action: 'set_aside', why: `the last demo finished (${size}); starting it again` };
   const where = state.finished
     ? `it finished (${state.finished.reason}): "baton resume" continues it`
-    : `${state.current_turn} has the turn${owes(state)}`;
+    : `${state.current_turn} has the turn${state.pending_reply_to ? ` and owes a reply to ${state.pending_reply_to}` : ''}`;
   return {
     action: 'continue',
     messages,

@@ -13,9 +13,8 @@ const requests = () => import('../../app/requests.js');
 const configOf = async (inv: Invocation) => (await import('../inputs.js')).configFrom(inv);
 
 /** Hand `req` to the daemon (or answer it here when none runs) and print the answer. */
-async function ask(inv: Invocation, config: Config, req: Request): Promise<number> {
-  return answered(await (await requests()).request(config, req), isJson(inv));
-}
+const ask = async (inv: Invocation, config: Config, req: Request): Promise<number> =>
+  answered(await (await requests()).request(config, req), isJson(inv));
 
 const jsonOpt = { json: { type: 'boolean' } } as const;
 const isJson = (inv: Invocation) => Boolean(inv.values.json);
