@@ -1,7 +1,4 @@
-/**
- * config.json resolved: relative paths and defaults turned into the `Config` the rest of baton uses.
- * The file's schema is schema.ts; finding and reading the file is load.ts.
- */
+/** config.json resolved (paths, defaults) into the `Config` baton uses; its schema: schema.ts; finding it: load.ts. */
 import { hostname } from 'node:os';
 import { isAbsolute, resolve } from 'node:path';
 import { HOOK_KINDS, hasHooks } from '../core/hook-note.js';
@@ -43,7 +40,6 @@ export interface Agent {
   allow: AllowRule[];
 }
 
-/** schema: the PostgreSQL schema (default baton). */
 type BusConfig = { kind: 'files' } | { kind: 'postgres'; url: string; conversation: string; schema: string };
 
 export interface Direction {

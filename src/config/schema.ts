@@ -17,7 +17,6 @@ export { AGENT_KINDS };
 /** Names under message_dir that belong to baton, so no direction folder may take them. */
 const RESERVED_FOLDERS = ['archive', 'rejected', 'pending', 'requests', 'history', 'daemon.lock'] as const;
 
-/** A string of a form: the message says which when it is not. */
 const matching = (form: RegExp, message: string) => z.string().regex(form, message);
 
 const agentName = matching(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/, 'agent names use letters, digits, "_" and "-" (max 64)')
@@ -125,7 +124,6 @@ const TurnsSchema = z.strictObject({
   catch_up: z.enum(CATCH_UP_MODES).default('full'),
   /** Pause a conversation that goes in circles (on by default; false: off). */
   loop_guard: z.union([z.boolean(), LoopGuardSchema]).default(true),
-  /** Off by default. */
   closing: ClosingSchema.optional(),
   catch_up_max_bytes: z.int().min(512).max(1_048_576).default(CATCH_UP_MAX_BYTES),
   catch_up_message_max_bytes: z.int().min(128).max(1_048_576).default(CATCH_UP_MESSAGE_MAX_BYTES),

@@ -1,7 +1,4 @@
-/**
- * One row of `baton ls --json` (list.ts), which the dashboard's overview also serves (ui/api.d.ts):
- * declarations only, so the page's build reads it without compiling server code.
- */
+/** One row of `baton ls --json` (list.ts) and the dashboard's overview: declarations only, for the page's build. */
 
 export type Run = 'running' | 'paused' | 'finished' | 'stalled' | 'stopped';
 

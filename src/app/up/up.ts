@@ -73,11 +73,6 @@ export type UpResult =
 type Failed = Extract<UpResult, { ok: false }>;
 const failed = (code: 1 | 2 | 3): Failed => ({ ok: false, code });
 
-/** What `baton up` says when it found no config.json. */
-const defaultConfigNote = (config: Config): string =>
-  `no config.json in ${config.baseDir}: using the built-in default (agents ${config.order.join(', ')} ` +
-  'in ./agents/, messages in ./messages/); "baton init" writes one you can edit';
-
 export async function up(
   config: Config,
   t: Tmux,
@@ -89,7 +84,11 @@ export async function up(
     log.error('tmux is not installed (Debian/Ubuntu: apt-get install -y tmux; macOS: brew install tmux)');
     return failed(1);
   }
-  if (!config.file) log.info(defaultConfigNote(config));
+  if (!config.file)
+    log.info(
+      `no config.json in ${config.baseDir}: using the built-in default (agents ${config.order.join(', ')} ` +
+        'in ./agents/, messages in ./messages/); "baton init" writes one you can edit',
+    );
   // Across machines: this machine must be one the config names, and its name not another machine's.
   const problem = noAgentsHere(config) ?? (await nameHeld(config, bus));
   if (problem) {

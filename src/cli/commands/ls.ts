@@ -1,9 +1,5 @@
 import { noPositionals, UsageError, type CommandSpec } from '../command.js';
 
-/** A URL node-postgres would take for something else (a socket folder, a host name): refused in one line. */
-const isPostgresUrl = (url: string): boolean =>
-  URL.canParse(url) && ['postgres:', 'postgresql:'].includes(new URL(url).protocol);
-
 export const ls: CommandSpec = {
   usage: 'ls [--json] [--bus URL [--schema NAME]]',
   summary: "every conversation this machine's daemon serves (or, with --bus, a database holds), from any folder",
@@ -65,7 +61,8 @@ in the file until it is fixed by hand). Changes nothing.
       return 0;
     }
     if (!bus) throw new UsageError('--bus needs a URL (postgres://user@host:5432/database)');
-    if (!isPostgresUrl(bus)) {
+    // A URL node-postgres would take for something else (a socket folder, a host name): refused in one line.
+    if (!URL.canParse(bus) || !['postgres:', 'postgresql:'].includes(new URL(bus).protocol)) {
       log.error('the --bus value is not a PostgreSQL URL: give one like postgres://user@host:5432/database');
       return 1;
     }
