@@ -39,17 +39,21 @@ export function joinable(config: Config, dir = stateDir()): Joinable {
   };
 }
 
-/** "baton-daemon", unless that session belongs to another registry (another XDG_STATE_HOME) on this server. */
-function sessionName(dir: string, sessions: Map<string, { owner: string }>): string {
-  const existing = sessions.get(MACHINE_SESSION);
-  if (!existing || existing.owner === dir) return MACHINE_SESSION;
-  return `${MACHINE_SESSION}-${createHash('sha1').update(dir).digest('hex').slice(0, 6)}`;
+/**
+ * `name`, unless a session of that name is another's (another registry's, another XDG_STATE_HOME; another
+ * conversation's): then `name[-<folder>]-<hash of owner>`.
+ */
+export function ownSessionName(name: string, owner: string, sessions: Map<string, { owner: string }>, folder?: string) {
+  const existing = sessions.get(name);
+  if (!existing || existing.owner === owner) return name;
+  const hash = createHash('sha1').update(owner).digest('hex').slice(0, 6);
+  return folder === undefined ? `${name}-${hash}` : `${name}-${folder}-${hash}`;
 }
 
 /** Start the machine's daemon in a tmux session of `t`'s server. Returns the session's name. */
 async function startMachineDaemon(config: Config, t: Tmux, dir: string): Promise<string> {
   const sessions = await t.sessions();
-  const name = sessionName(dir, sessions);
+  const name = ownSessionName(MACHINE_SESSION, dir, sessions);
   const r = await t.newSession({
     name,
     cwd: homedir(),

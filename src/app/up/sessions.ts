@@ -3,7 +3,6 @@
  * Each is tagged with its conversation (@baton_config = the message folder), so `up` never adopts and `down`
  * never kills another conversation's sessions, or a person's own session of the same name.
  */
-import { createHash } from 'node:crypto';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, isAbsolute } from 'node:path';
@@ -17,6 +16,7 @@ import type { Tmux } from '../../terminal/tmux.js';
 import { withLaunch, type Launch } from './hooks.js';
 import { DATABASE_ENV, paneEnv } from '../pane-env.js';
 import { CLI_JS, PASTE_TRACKER, WATCHER_SESSION } from '../paths.js';
+import { ownSessionName } from '../machine/join.js';
 import { isMachineDaemon, leaveMachineDaemon, leftLabel } from '../machine/leave.js';
 import { entryOf, keyOf, stateDir, unregisterOwn } from '../machine/registry.js';
 import { sessionSuggestion } from './session-names.js';
@@ -195,12 +195,8 @@ export async function stopAll(config: Config, bus: Liveness, t: Tmux, opts: { qu
   return stopped;
 }
 
-/** "watcher", unless a session of that name is not ours: then "watcher-<folder>-<hash>". */
-function watcherName(root: string, sessions: Map<string, { owner: string }>): string {
-  const existing = sessions.get(WATCHER_SESSION);
-  if (!existing || existing.owner === root) return WATCHER_SESSION;
-  return `${WATCHER_SESSION}-${basename(dirname(root))}-${createHash('sha1').update(root).digest('hex').slice(0, 6)}`;
-}
+const watcherName = (root: string, sessions: Map<string, { owner: string }>): string =>
+  ownSessionName(WATCHER_SESSION, root, sessions, basename(dirname(root)));
 
 /** Start the daemon in its session (watcherName) unless a live daemon already holds the folder; returns its name. */
 export async function startWatcher(
