@@ -85,7 +85,6 @@ async function findRecord(bus: Archive, post: PostRef, seen: Set<string>): Promi
   return null;
 }
 
-/** Its rejection's reason, or null when it was not rejected. */
 async function rejection(bus: Listings, post: PostRef): Promise<string | null> {
   const hit = (await bus.rejections(50)).items.find(
     (x) => x.file === post.name && (x.direction === null || x.direction === post.direction.name),

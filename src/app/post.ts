@@ -59,7 +59,6 @@ export type PostOutcome =
   | { kind: 'refused'; direction: Direction; reason: string }
   | { kind: 'uncertain'; direction: Direction; reason: string };
 
-/** An agent's message, composed (composePost). */
 export type Composed = ReturnType<typeof composePost>;
 
 /** Check and store an agent's message: into its folder on its own machine, else the database. */

@@ -151,11 +151,6 @@ const httpUrl = z
   .string()
   .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'an http:// or https:// URL');
 
-/** How long a repeat of the same event for the same agent is folded into the next notification (docs/protocol.md §12). */
-const NOTIFY_COOLDOWN_S = 300;
-/** How long a `command` sink may run before it is killed. */
-const NOTIFY_COMMAND_TIMEOUT_S = 10;
-
 /**
  * One sink of `notify` (docs/reference.md): one of `webhook`, `ntfy`, `command`, and that kind's keys. Not a union:
  * its error for a mistyped key is "invalid input" for the whole entry; this names the key (`notify.0.secet`).
@@ -172,14 +167,15 @@ const NotifySinkSchema = z
     /** ntfy: where a tap on the notification leads (default: the dashboard, when one runs). */
     click: httpUrl.optional(),
     /** How long one attempt may take: a command is killed, a request abandoned (and retried). */
-    timeout_s: z.number().min(1).max(300).default(NOTIFY_COMMAND_TIMEOUT_S),
+    timeout_s: z.number().min(1).max(300).default(10),
     /** A name for `status` and `notify --test` (default: the kind and its place in the list). */
     name: z.string().min(1).max(64).optional(),
     events: z
       .array(z.enum(NOTIFY_EVENTS))
       .min(1)
       .default([...NOTIFY_EVENTS]),
-    cooldown_s: z.number().min(0).default(NOTIFY_COOLDOWN_S),
+    /** How long repeats of one event for one agent fold into the next notification (docs/protocol.md §12). */
+    cooldown_s: z.number().min(0).default(300),
   })
   .superRefine((s, ctx) => {
     const kinds = (['webhook', 'ntfy', 'command'] as const).filter((k) => s[k] !== undefined);

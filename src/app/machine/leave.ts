@@ -58,7 +58,6 @@ export async function leaveMachineDaemon(config: Config, bus: Liveness): Promise
   return { left: true, pid, released: false, exited: false, others: null };
 }
 
-/** The registry key of the conversation a run record is of. */
 export const recordKey = (record: RunRecord): string =>
   keyOf({ config: record.config, home: dirname(record.config), message_dir: record.message_dir, bus: record.bus });
 

@@ -208,7 +208,6 @@ async function settleConversation(
   return true;
 }
 
-/** A new conversation's state (a demo's says so). */
 const firstState = (config: Config, demo: boolean): State =>
   demo ? { ...initialState(config.firstTurn), demo: true } : initialState(config.firstTurn);
 

@@ -73,7 +73,6 @@ registry in $XDG_STATE_HOME/baton/hosts/<name>/): a second one exits 3.`,
   },
 };
 
-/** The machine's daemon: every conversation of the registry. */
 async function machineDaemon(inv: Invocation, log: Logger) {
   const { MachineDaemon } = await import('../../app/machine/serve-machine.js');
   const { stateDir } = await import('../../app/machine/registry.js');
