@@ -48,15 +48,9 @@ export function keyOf(e: Pick<Entry, 'config' | 'home' | 'message_dir' | 'bus'>)
 }
 
 export function entryOf(config: Config, tmux: string | null, now = new Date()): Entry {
-  return {
-    config: config.file,
-    home: config.baseDir,
-    message_dir: config.messageDir,
-    bus: config.bus.kind,
-    tmux,
-    added_at: now.toISOString(),
-    ...(config.host && config.host !== hostname() ? { host: config.host } : {}),
-  };
+  const where = { config: config.file, home: config.baseDir, message_dir: config.messageDir, bus: config.bus.kind };
+  const host = config.host && config.host !== hostname() ? { host: config.host } : {};
+  return { ...where, tmux, added_at: now.toISOString(), ...host };
 }
 
 /** A folder's `dev:ino:born` now (an inode alone is reused by the next folder made: bus/anchor.ts), or undefined. */

@@ -48,15 +48,9 @@ export interface BusListing {
   conversations: BusRow[];
 }
 
-function machineOf(m: ListedMachine): BusMachine {
-  return {
-    host: m.host,
-    alive: m.alive,
-    pid: m.holder?.pid ?? null,
-    since: m.alive ? (m.holder?.started_at ?? null) : m.last_heartbeat,
-    last_heartbeat: m.last_heartbeat,
-    agents: m.agents,
-  };
+function machineOf({ host, alive, holder, last_heartbeat, agents }: ListedMachine): BusMachine {
+  const since = alive ? (holder?.started_at ?? null) : last_heartbeat;
+  return { host, alive, pid: holder?.pid ?? null, since, last_heartbeat, agents };
 }
 
 function rowOf(c: ListedConversation, now: number): BusRow {

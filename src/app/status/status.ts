@@ -171,15 +171,9 @@ function remoteAgent(config: Config, name: string): PaneStatus {
 /** Every machine of the conversation: is its daemon alive, and since when. */
 async function hostsOf(bus: Liveness): Promise<StatusReport['hosts']> {
   return Object.fromEntries(
-    (await bus.hosts()).map((h) => [
-      h.host,
-      {
-        alive: h.alive,
-        pid: h.holder?.pid ?? null,
-        last_heartbeat: h.last_heartbeat,
-        since: h.alive ? (h.holder?.started_at ?? null) : h.last_heartbeat,
-        agents: h.agents,
-      },
-    ]),
+    (await bus.hosts()).map(({ host, alive, holder, last_heartbeat, agents }) => {
+      const since = alive ? (holder?.started_at ?? null) : last_heartbeat;
+      return [host, { alive, pid: holder?.pid ?? null, last_heartbeat, since, agents }];
+    }),
   );
 }

@@ -18,23 +18,12 @@ export function scaffold(kinds: AgentKind[], policy: Policy, dir: string): Recor
   const counts = new Map<AgentKind, number>();
   const agents = kinds.map((kind) => {
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
-    return { name: `${kind === 'generic' ? 'agent' : kind}${counts.get(kind)}`, kind };
+    const name = `${kind === 'generic' ? 'agent' : kind}${counts.get(kind)}`;
+    const command = KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND';
+    return [name, { kind, cwd: `./agents/${name}`, command, session: sessionSuggestion({ baseDir: dir }, { name }) }];
   });
-  return {
-    agents: Object.fromEntries(
-      agents.map(({ name, kind }) => [
-        name,
-        {
-          kind,
-          cwd: `./agents/${name}`,
-          command: KINDS[kind].command ?? 'REPLACE-WITH-YOUR-AGENT-COMMAND',
-          session: sessionSuggestion({ baseDir: dir }, { name }),
-        },
-      ]),
-    ),
-    // Nothing else: every other key's default lives in the schema (config/schema.ts), not pinned here.
-    turns: { policy },
-  };
+  // Nothing else: every other key's default lives in the schema (config/schema.ts), not pinned here.
+  return { agents: Object.fromEntries(agents), turns: { policy } };
 }
 
 /** A conversation across machines (PostgreSQL bus): its database, and the machine of each agent named. */
