@@ -33,6 +33,10 @@ export interface CommandSpec {
   run(inv: Invocation): Promise<number>;
 }
 
+/** parseArgs options, one of `type` per name: `{ ...optionsOf('boolean', 'demo', 'fresh') }`. */
+export const optionsOf = (type: 'boolean' | 'string', ...names: string[]): Record<string, { type: typeof type }> =>
+  Object.fromEntries(names.map((n) => [n, { type }]));
+
 export function noPositionals(inv: Invocation): void {
   if (inv.positionals.length) throw new UsageError(`unexpected argument "${inv.positionals[0]}"`);
 }

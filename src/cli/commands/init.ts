@@ -3,19 +3,15 @@ import type { Machines } from '../../app/up/scaffold.js';
 import { AGENT_KINDS } from '../../config/agent-kinds.js';
 import type { AgentKind, Config, Policy } from '../../config/config.js';
 import { POLICIES } from '../../core/turns.js';
-import { UsageError, type CommandSpec } from '../command.js';
+import { optionsOf, UsageError, type CommandSpec } from '../command.js';
 
 export const init: CommandSpec = {
   usage:
     'init [DIR] [--kind KIND] [--agents N] [--policy P] [--force] [--bus postgres] [--url URL] [--host AGENT=MACHINE]',
   summary: 'set up a conversation in any folder: config.json, agents/*, messages/',
   options: {
-    kind: { type: 'string' },
-    agents: { type: 'string' },
-    policy: { type: 'string' },
+    ...optionsOf('string', 'kind', 'agents', 'policy', 'bus', 'url'),
     force: { type: 'boolean' },
-    bus: { type: 'string' },
-    url: { type: 'string' },
     host: { type: 'string', multiple: true },
   },
   examples: [

@@ -1,20 +1,14 @@
 import { HOOK_KINDS, hasHooks } from '../../core/hook-note.js';
 import { MESSAGE_TYPES } from '../../core/message-types.js';
-import { type CommandSpec, UsageError, type Values } from '../command.js';
+import { type CommandSpec, optionsOf, UsageError, type Values } from '../command.js';
 
 export const post: CommandSpec = {
   usage:
     'post TEXT [--as AGENT] [--to AGENT] [--type TYPE] [--subject TEXT] [--wait] [--until delivered|received] [--timeout S] [--json]',
   summary: "an agent's reply: write a message into its outgoing folder",
   options: {
-    as: { type: 'string' },
-    to: { type: 'string' },
-    type: { type: 'string' },
-    subject: { type: 'string' },
-    json: { type: 'boolean' },
-    wait: { type: 'boolean' },
-    until: { type: 'string' },
-    timeout: { type: 'string' },
+    ...optionsOf('string', 'as', 'to', 'type', 'subject', 'until', 'timeout'),
+    ...optionsOf('boolean', 'json', 'wait'),
   },
   examples: [
     'baton post "I agree; the parser is next."',

@@ -1,18 +1,13 @@
 import { relative } from 'node:path';
 import { CLI_JS } from '../../app/paths.js';
 import { DEMO_TURNS } from '../../core/conversation.js';
-import { noPositionals, type CommandSpec } from '../command.js';
+import { noPositionals, optionsOf, type CommandSpec } from '../command.js';
 import { DEFAULT_UI_PORT } from './ui.js';
 
 export const up: CommandSpec = {
   usage: 'up [--demo] [--fresh] [--fresh-agents] [--topic TEXT]',
   summary: 'start the conversation: a tmux session per agent and the daemon',
-  options: {
-    demo: { type: 'boolean' },
-    fresh: { type: 'boolean' },
-    'fresh-agents': { type: 'boolean' },
-    topic: { type: 'string' },
-  },
+  options: { ...optionsOf('boolean', 'demo', 'fresh', 'fresh-agents'), topic: { type: 'string' } },
   examples: [
     'baton up --demo',
     'baton up --topic "Design a rate limiter for our API; agree on one design"',
