@@ -54,13 +54,9 @@ function machineOf({ host, alive, holder, last_heartbeat, agents }: ListedMachin
 }
 
 function rowOf(c: ListedConversation, now: number): BusRow {
-  const base = {
-    conversation: c.name,
-    set_aside: c.set_aside,
-    created_at: c.created_at,
-    config_recorded: c.config ? { host: c.config.host, at: c.config.at } : null,
-    machines: c.machines.map(machineOf),
-  };
+  const { set_aside, created_at } = c;
+  const config_recorded = c.config ? { host: c.config.host, at: c.config.at } : null;
+  const base = { conversation: c.name, set_aside, created_at, config_recorded, machines: c.machines.map(machineOf) };
   const s = c.state;
   if (!s) return { ...base, ok: false, problem: c.problem ?? 'no state' };
   const fp = c.config?.fingerprint as { turns?: { policy?: string }; agents?: Record<string, { host?: string }> };
