@@ -10,11 +10,9 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
-import { ensureDir, writeAtomic } from '../../lib/fsx.js';
 import { claudeAllow, mergeClaudeAllow, readClaudeRecord, writeClaudeRecord } from './allow-rules.js';
 import { batonMcpServer } from './mcp-server.js';
-import { hookCommand, hooksOf, type Installed, type OurHook, readSettings, withOurs } from './settings-file.js';
-import { dialogFlag } from './spool.js';
+import { type Installed, objectAt, type OurHook, placeHooks, writeJson } from './settings-file.js';
 
 /**
  * Claude Code's events for baton's. A dialog: PermissionRequest (a tool's permission, and AskUserQuestion), and
@@ -40,34 +38,22 @@ export async function installClaudeHooks(
   node: string,
   cli: string,
 ): Promise<Installed> {
-  const file = settingsPath(agent);
-  const read = readSettings(file);
-  if (!read.ok) return { ok: false, file, why: read.why };
-  const settings = read.value;
-  const hooks = hooksOf(settings);
-  for (const e of EVENTS) {
-    const onlyIf = e.whileOpen ? { onlyIf: dialogFlag(spool) } : {};
-    const command = hookCommand({ node, cli, event: e.ours, agent: agent.name, spool, ...onlyIf });
-    hooks[e.theirs] = withOurs(hooks[e.theirs], {
-      ...(e.matcher ? { matcher: e.matcher } : {}),
-      hooks: [{ type: 'command', command, timeout: 10 }],
-    }).groups;
-  }
+  const r = placeHooks(settingsPath(agent), EVENTS, { node, cli, agent: agent.name, spool }, (e, command) => ({
+    ...(e.matcher ? { matcher: e.matcher } : {}),
+    hooks: [{ type: 'command', command, timeout: 10 }],
+  }));
+  if (!r.ok) return r;
+  const { settings, hooks } = r;
   // baton's MCP server (.mcp.json, registerClaudeMcp): enabled without a question, its tools allowed.
   const enabled = union(settings.enabledMcpjsonServers, ['baton']);
-  const permissions = (
-    settings.permissions && typeof settings.permissions === 'object' ? settings.permissions : {}
-  ) as Record<string, unknown>;
+  const permissions = objectAt(settings, 'permissions');
   // agents.NAME.allow (allow-rules.ts): the dialogs a person would always approve never open.
   const { allow, added } = mergeClaudeAllow(union(permissions.allow, MCP_TOOLS), {
     before: readClaudeRecord(agent.cwd),
     now: claudeAllow(agent.allow ?? []),
   });
-  await ensureDir(join(agent.cwd, '.claude'));
-  await writeAtomic(
-    file,
-    `${JSON.stringify({ ...settings, enabledMcpjsonServers: enabled, permissions: { ...permissions, allow }, hooks }, null, 2)}\n`,
-  );
+  const file = settingsPath(agent);
+  await writeJson(file, { ...settings, enabledMcpjsonServers: enabled, permissions: { ...permissions, allow }, hooks });
   await writeClaudeRecord(agent.cwd, added);
   return { ok: true, file };
 }
@@ -93,14 +79,10 @@ export async function registerClaudeMcp(
       return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
     }
   }
-  const servers = (current.mcpServers && typeof current.mcpServers === 'object' ? current.mcpServers : {}) as Record<
-    string,
-    unknown
-  >;
-  await ensureDir(agent.cwd);
-  await writeAtomic(
-    file,
-    `${JSON.stringify({ ...current, mcpServers: { ...servers, baton: batonMcpServer(node, cli, agent.name, configFile) } }, null, 2)}\n`,
-  );
+  const servers = objectAt(current, 'mcpServers');
+  await writeJson(file, {
+    ...current,
+    mcpServers: { ...servers, baton: batonMcpServer(node, cli, agent.name, configFile) },
+  });
   return { ok: true, file };
 }

@@ -19,18 +19,8 @@ import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
-import { ensureDir, writeAtomic } from '../../lib/fsx.js';
-import {
-  type HookHandler,
-  hookCommand,
-  hooksOf,
-  type Installed,
-  type OurHook,
-  readSettings,
-  withOurs,
-} from './settings-file.js';
+import { type HookHandler, type Installed, type OurHook, placeHooks, writeJson } from './settings-file.js';
 import { writeCodexRules } from './allow-rules.js';
-import { dialogFlag } from './spool.js';
 
 /**
  * Codex's events for baton's, and each one's name in a trust key. A command approval fires PermissionRequest
@@ -86,30 +76,18 @@ export async function installCodexHooks(
   cli: string,
 ): Promise<CodexInstalled> {
   const file = codexHooksPath(agent);
-  const read = readSettings(file);
-  if (!read.ok) return { ok: false, file, why: read.why };
-  const doc = read.value;
-  const hooks = hooksOf(doc);
-  const ours: Array<{ key: string; group: number; handler: HookHandler }> = [];
-  for (const e of EVENTS) {
-    const onlyIf = e.whileOpen ? { onlyIf: dialogFlag(spool) } : {};
-    const handler: HookHandler = {
-      type: 'command',
-      command: hookCommand({ node, cli, event: e.ours, agent: agent.name, spool, ...onlyIf }),
-      timeout: TIMEOUT_S,
-    };
-    const merged = withOurs(hooks[e.theirs], { hooks: [handler] });
-    hooks[e.theirs] = merged.groups;
-    ours.push({ key: e.key, group: merged.index, handler });
-  }
-  await ensureDir(join(agent.cwd, '.codex'));
-  await writeAtomic(file, `${JSON.stringify({ ...doc, hooks }, null, 2)}\n`);
+  const r = placeHooks(file, EVENTS, { node, cli, agent: agent.name, spool }, (_, command) => ({
+    hooks: [{ type: 'command', command, timeout: TIMEOUT_S }],
+  }));
+  if (!r.ok) return r;
+  await writeJson(file, { ...r.settings, hooks: r.hooks });
   // agents.NAME.allow (allow-rules.ts): Codex reads a trusted project's rules at start.
   await writeCodexRules(agent.cwd, agent.allow ?? []);
   // Codex names a hook by the real path of its file (and the folder by its real path).
   const real = realpathSync(file);
-  const state = ours.map(
-    (o) => `${tomlString(`${real}:${o.key}:${o.group}:0`)}={trusted_hash=${tomlString(trustHash(o.key, o.handler))}}`,
+  const state = r.placed.map(
+    (o) =>
+      `${tomlString(`${real}:${o.e.key}:${o.index}:0`)}={trusted_hash=${tomlString(trustHash(o.e.key, o.group.hooks[0]!))}}`,
   );
   const args = [
     '-c',

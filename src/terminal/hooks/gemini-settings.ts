@@ -23,10 +23,9 @@
  */
 import { join } from 'node:path';
 import type { Agent } from '../../config/config.js';
-import { ensureDir, writeAtomic } from '../../lib/fsx.js';
-import { hookCommand, hooksOf, type Installed, type OurHook, readSettings, withOurs } from './settings-file.js';
+import { writeAtomic } from '../../lib/fsx.js';
+import { type Installed, objectAt, type OurHook, placeHooks, writeJson } from './settings-file.js';
 import { geminiRules } from './allow-rules.js';
-import { dialogFlag } from './spool.js';
 import { batonMcpServer } from './mcp-server.js';
 
 /**
@@ -63,40 +62,19 @@ export async function installGeminiHooks(
   to: { spool: string; node: string; cli: string; configFile?: string | null },
 ): Promise<GeminiInstalled> {
   const { spool, node, cli, configFile = null } = to;
-  const file = geminiSettingsPath(agent);
-  const read = readSettings(file);
-  if (!read.ok) return { ok: false, file, why: read.why };
-  const settings = read.value;
-  const hooks = hooksOf(settings);
-  for (const e of EVENTS) {
-    const onlyIf = e.whileOpen ? { onlyIf: dialogFlag(spool) } : {};
-    hooks[e.theirs] = withOurs(hooks[e.theirs], {
-      matcher: '*',
-      hooks: [
-        {
-          type: 'command',
-          name: `baton-${e.ours}`,
-          command: hookCommand({ node, cli, event: e.ours, agent: agent.name, spool, ...onlyIf }),
-        },
-      ],
-    }).groups;
-  }
+  const r = placeHooks(geminiSettingsPath(agent), EVENTS, { node, cli, agent: agent.name, spool }, (e, command) => ({
+    matcher: '*',
+    hooks: [{ type: 'command', name: `baton-${e.ours}`, command }],
+  }));
+  if (!r.ok) return r;
+  const { settings, hooks } = r;
   // baton's MCP server too (its tools trusted: no question before a post), beside the user's own servers.
-  const servers = (settings.mcpServers && typeof settings.mcpServers === 'object' ? settings.mcpServers : {}) as Record<
-    string,
-    unknown
-  >;
-  const mcpServers = { ...servers, baton: { ...batonMcpServer(node, cli, agent.name, configFile), trust: true } };
-  const general = (settings.general && typeof settings.general === 'object' ? settings.general : {}) as Record<
-    string,
-    unknown
-  >;
-  const retention = (
-    general.sessionRetention && typeof general.sessionRetention === 'object' ? general.sessionRetention : {}
-  ) as Record<string, unknown>;
-  const kept = { ...general, sessionRetention: { ...retention, enabled: false } };
-  await ensureDir(join(agent.cwd, '.gemini'));
-  await writeAtomic(file, `${JSON.stringify({ ...settings, general: kept, mcpServers, hooks }, null, 2)}\n`);
+  const baton = { ...batonMcpServer(node, cli, agent.name, configFile), trust: true };
+  const mcpServers = { ...objectAt(settings, 'mcpServers'), baton };
+  const general = objectAt(settings, 'general');
+  const kept = { ...general, sessionRetention: { ...objectAt(general, 'sessionRetention'), enabled: false } };
+  const file = geminiSettingsPath(agent);
+  await writeJson(file, { ...settings, general: kept, mcpServers, hooks });
   const policy = geminiPolicyPath(agent);
   // agents.NAME.allow (allow-rules.ts): more rules of the same kind in the same file.
   const allowed = geminiRules(agent.allow ?? []);

@@ -5,8 +5,11 @@
  * with why; the user's own hooks are kept, and baton's (marked by MARK in their command) replaced, not added again.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { HookEvent } from '../../core/hook-note.js';
+import { ensureDir, writeAtomic } from '../../lib/fsx.js';
 import { shellQuote } from '../../lib/shell.js';
+import { dialogFlag } from './spool.js';
 
 /** Marks baton's own hook commands (a shell comment at the end). */
 const MARK = '# baton-hook';
@@ -19,7 +22,7 @@ export type Installed = { ok: true; file: string } | { ok: false; file: string; 
  * path, so PATH does not matter. It exits 0 whatever happens (`|| true`: node or baton gone), since an
  * exit of 2 blocks the prompt in Claude Code and in Gemini CLI.
  */
-export function hookCommand(h: {
+function hookCommand(h: {
   node: string;
   cli: string;
   event: HookEvent;
@@ -62,7 +65,7 @@ export interface HookGroup {
 }
 
 /** The file's JSON object (empty when there is no file yet), or why it is left alone. */
-export function readSettings(file: string): { ok: true; value: Record<string, unknown> } | { ok: false; why: string } {
+function readSettings(file: string): { ok: true; value: Record<string, unknown> } | { ok: false; why: string } {
   if (!existsSync(file)) return { ok: true, value: {} };
   try {
     const v: unknown = JSON.parse(readFileSync(file, 'utf8'));
@@ -73,16 +76,48 @@ export function readSettings(file: string): { ok: true; value: Record<string, un
   }
 }
 
-/** The file's hooks table, a copy. */
-export const hooksOf = (settings: Record<string, unknown>): Record<string, HookGroup[]> =>
-  (settings.hooks && typeof settings.hooks === 'object'
-    ? { ...(settings.hooks as Record<string, unknown>) }
-    : {}) as Record<string, HookGroup[]>;
+/** `o[key]` when it is an object, else an empty one. */
+export const objectAt = (o: Record<string, unknown>, key: string): Record<string, unknown> =>
+  (o[key] && typeof o[key] === 'object' ? o[key] : {}) as Record<string, unknown>;
 
 /** An event's groups: the user's own (baton's earlier ones dropped), then `ours`. Returns where ours is. */
-export function withOurs(groups: unknown, ours: HookGroup): { groups: HookGroup[]; index: number } {
+function withOurs(groups: unknown, ours: HookGroup): { groups: HookGroup[]; index: number } {
   const kept = (Array.isArray(groups) ? (groups as HookGroup[]) : [])
     .map((g) => ({ ...g, hooks: (g.hooks ?? []).filter((h) => !h.command?.includes(MARK)) }))
     .filter((g) => g.hooks.length > 0);
   return { groups: [...kept, ours], index: kept.length };
+}
+
+/**
+ * `file`'s settings with baton's hook for each of `events` put in (`group` wraps its command in the client's
+ * group), and where each went in its event's groups; or why the file is left alone.
+ */
+export function placeHooks<E extends OurHook>(
+  file: string,
+  events: E[],
+  to: { node: string; cli: string; agent: string; spool: string },
+  group: (e: E, command: string) => HookGroup,
+):
+  | { ok: true; settings: Record<string, unknown>; hooks: Record<string, unknown>; placed: Placed<E>[] }
+  | (Installed & { ok: false }) {
+  const read = readSettings(file);
+  if (!read.ok) return { ok: false, file, why: read.why };
+  const hooks = { ...objectAt(read.value, 'hooks') } as Record<string, HookGroup[]>;
+  const placed = events.map((e) => {
+    const onlyIf = e.whileOpen ? { onlyIf: dialogFlag(to.spool) } : {};
+    const ours = group(e, hookCommand({ ...to, event: e.ours, ...onlyIf }));
+    const merged = withOurs(hooks[e.theirs], ours);
+    hooks[e.theirs] = merged.groups;
+    return { e, group: ours, index: merged.index };
+  });
+  return { ok: true, settings: read.value, hooks, placed };
+}
+
+/** Where baton's hook for one event went: its group, at `index` among the event's groups. */
+type Placed<E> = { e: E; group: HookGroup; index: number };
+
+/** Write `value` as the whole of `file` (2-space JSON), making its folder first. */
+export async function writeJson(file: string, value: unknown): Promise<void> {
+  await ensureDir(dirname(file));
+  await writeAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
 }
