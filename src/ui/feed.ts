@@ -10,7 +10,6 @@
 import { LogReplaced, NO_LOG } from '../bus/events.js';
 import { isRecordId } from '../core/ids.js';
 import type { Config } from '../config/config.js';
-import type { StatusReport } from '../app/status/status.js';
 import type { Archive, EventFeed, Liveness, Status } from '../bus/bus.js';
 import { LiveStatus } from './live-status.js';
 import { sse } from './sse.js';
@@ -79,13 +78,8 @@ export class Feed {
     return cursorOf(this.gen, this.offset);
   }
 
-  get lastStatus(): StatusReport | null {
-    return this.live.status;
-  }
-
-  get lastScreens(): Record<string, string | null> {
-    return this.live.screens;
-  }
+  /** Tells a tab to load a fresh snapshot. */
+  private reset = (): string => sse('reset', { cursor: this.cursor });
 
   async start(): Promise<void> {
     await this.rebase();
@@ -153,7 +147,7 @@ export class Feed {
         if (from !== undefined) await this.replay(tab, from, until);
       } catch (err) {
         this.opts.onError(err);
-        tab.send(sse('reset', { cursor: this.cursor })); // the tab reloads rather than miss something
+        tab.send(this.reset()); // the tab reloads rather than miss something
       }
     });
     // With no tab open nothing was read: the status just sent may be old, so read it again now.
@@ -169,7 +163,7 @@ export class Feed {
     // A tab that saw nothing before the log existed may read it from its start.
     const start = c && (c.gen === gen || (c.gen === NO_LOG && c.offset === 0)) ? c.offset : null;
     if (start === null || start > until || until - start > MAX_REPLAY_BYTES) {
-      tab.send(sse('reset', { cursor: this.cursor }));
+      tab.send(this.reset());
       return;
     }
     // Labelled with the generation the cursor was checked against: the file is checked to be that one.
@@ -201,9 +195,8 @@ export class Feed {
     if (head.gen !== this.gen || size < this.offset) {
       // Another conversation (the log replaced, removed or truncated): read it afresh; every tab reloads.
       await this.rebase();
-      this.tabs.broadcast(sse('reset', { cursor: this.cursor }));
-      this.live.soon();
-      return;
+      this.tabs.broadcast(this.reset());
+      return this.live.soon();
     }
     if (size === this.offset) return;
     const gen = this.gen;
@@ -227,7 +220,7 @@ export class Feed {
     } catch (err) {
       if (!(err instanceof LogReplaced)) throw err;
       await this.rebase(); // replaced between the look and the read
-      this.tabs.broadcast(sse('reset', { cursor: this.cursor }));
+      this.tabs.broadcast(this.reset());
       return;
     }
     this.offset = Math.max(this.offset, r.last); // past lines that were not JSON, too

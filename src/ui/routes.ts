@@ -21,7 +21,6 @@ import type { Request } from '../core/requests.js';
 import type { Snapshot } from './api.js';
 import { isOp, toRequest } from './controls.js';
 import type { Feed } from './feed.js';
-import { listPending, listRejected } from './folders.js';
 import { HttpError, readJsonBody, SECURITY_HEADERS } from './http.js';
 
 const MESSAGE_PATH = new RegExp(`^/api/messages/(${RECORD_ID_SOURCE})$`);
@@ -162,8 +161,9 @@ async function apiAnswer(site: Site, path: string, url: URL): Promise<unknown> {
     if (!b) throw new HttpError(404, `${one[1]} is not in the archive`);
     return b;
   }
-  if (path === '/api/rejected') return listRejected(site.bus, 200);
-  if (path === '/api/pending') return { items: await listPending(site.bus) };
+  // The newest 200 rejections with why; moderated mode's waiting messages with what they say (capped), in order.
+  if (path === '/api/rejected') return site.bus.rejections(200);
+  if (path === '/api/pending') return { items: await site.bus.approvalsView(16 * 1024) };
   return undefined;
 }
 
@@ -180,8 +180,8 @@ function snapshot(site: Site, cursor: string, messages: Snapshot['messages']): S
       directions: config.directions.map((d) => ({ name: d.name, from: d.from, to: d.to })),
       types: MESSAGE_TYPES,
     },
-    status: feed.lastStatus,
-    screens: feed.lastScreens,
+    status: feed.live.status,
+    screens: feed.live.screens,
     messages,
     events: feed.recentEvents,
   };
