@@ -125,6 +125,11 @@ export class TmuxTypist implements Typist {
   async press(pane: PaneRef, key: DialogKey): Promise<Typed<void>> {
     // A key name from the fixed list only: nothing a message or a person wrote ever becomes a key here.
     if (!(DIALOG_KEYS as readonly string[]).includes(key)) return fail(`"${key}" is not a dialog key`, false);
+    return this.sendKey(pane, key);
+  }
+
+  /** One key by name (never text), guarded. */
+  private async sendKey(pane: PaneRef, key: string): Promise<Typed<void>> {
     const r = await this.guarded(pane, `send-keys -t ${pane.id} ${key}`);
     if (r.ok) return { ok: true, value: undefined };
     return r.refused ? r : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
@@ -210,11 +215,10 @@ export class TmuxTypist implements Typist {
 
   async enter(agent: Agent, pane: PaneRef, opts?: { alone: true }): Promise<Typed<void>> {
     const key = opts?.alone ? 'Enter' : await this.submitKey(agent, pane);
-    const r = await this.guarded(pane, `send-keys -t ${pane.id} ${key}`);
-    if (!r.ok) return r.refused ? r : fail(`${key} into ${pane.id} failed: ${r.error}`, true);
+    const r = await this.sendKey(pane, key);
     // Its submit first: a paste right behind it could join it.
-    if (opts?.alone) await sleep(this.configuredDelay() ?? KINDS[agent.kind].enterDelayMs);
-    return { ok: true, value: undefined };
+    if (r.ok && opts?.alone) await sleep(this.configuredDelay() ?? KINDS[agent.kind].enterDelayMs);
+    return r;
   }
 
   /** Enter, or the kind's key for a message to a busy agent that must be a turn of its own. */

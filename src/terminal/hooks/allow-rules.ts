@@ -16,7 +16,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { AllowRule } from '../../config/allow.js';
 import { rulesFor } from '../../config/allow.js';
 import { ensureDir, writeAtomic } from '../../lib/fsx.js';
@@ -72,26 +72,22 @@ export function readClaudeRecord(cwd: string): string[] {
   }
 }
 
-export async function writeClaudeRecord(cwd: string, added: readonly string[]): Promise<void> {
-  if (!added.length) {
-    if (existsSync(claudeRecord(cwd))) await unlink(claudeRecord(cwd)).catch(() => {});
-    return;
-  }
-  await writeAtomic(claudeRecord(cwd), `${JSON.stringify(added, null, 2)}\n`);
-}
+export const writeClaudeRecord = (cwd: string, added: readonly string[]): Promise<void> =>
+  writeOrRemove(claudeRecord(cwd), added.length ? `${JSON.stringify(added, null, 2)}\n` : null);
 
 /** Write (or, with no rules, remove) `.codex/rules/baton.rules`: baton's own file, read by Codex at start. */
-export async function writeCodexRules(cwd: string, rules: readonly AllowRule[]): Promise<string | null> {
-  const file = join(cwd, '.codex', 'rules', 'baton.rules');
+export function writeCodexRules(cwd: string, rules: readonly AllowRule[]): Promise<void> {
   const lines = codexRules(rules);
-  if (!lines.length) {
+  const text = `# Written by baton up from agents.<name>.allow in config.json (replaced at each up; Codex reads it at start).\n${lines.join('\n')}\n`;
+  return writeOrRemove(join(cwd, '.codex', 'rules', 'baton.rules'), lines.length ? text : null);
+}
+
+/** Write baton's own `file`, or remove it when there is nothing to say. */
+async function writeOrRemove(file: string, text: string | null): Promise<void> {
+  if (text === null) {
     if (existsSync(file)) await unlink(file).catch(() => {});
-    return null;
+    return;
   }
-  await ensureDir(join(cwd, '.codex', 'rules'));
-  await writeAtomic(
-    file,
-    `# Written by baton up from agents.<name>.allow in config.json (replaced at each up; Codex reads it at start).\n${lines.join('\n')}\n`,
-  );
-  return file;
+  await ensureDir(dirname(file));
+  await writeAtomic(file, text);
 }
