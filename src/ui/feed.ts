@@ -22,10 +22,9 @@ const MAX_REPLAY_BYTES = 4 * 1024 * 1024;
 /** Events a snapshot carries for the events panel (the page keeps as many). */
 const RECENT = 40;
 
-export interface FeedOptions {
+interface FeedOptions {
   statusEveryMs?: number;
   screensEveryMs?: number;
-  heartbeatMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -60,7 +59,7 @@ export class Feed {
     opts: FeedOptions = {},
   ) {
     this.transcript = new Transcript(bus);
-    this.opts = { statusEveryMs: 4000, screensEveryMs: 3000, heartbeatMs: 15_000, onError: () => {}, ...opts };
+    this.opts = { statusEveryMs: 4000, screensEveryMs: 3000, onError: () => {}, ...opts };
     this.live = new LiveStatus(config, bus, {
       push: (chunk) => this.tabs.broadcast(chunk),
       watched: () => this.tabs.size > 0 && !this.closed,
@@ -90,7 +89,7 @@ export class Feed {
       // Events bring a fresh status at once; the timer catches what has no event (a pane that died).
       setInterval(() => this.tabs.size && void this.live.refreshStatus(), this.opts.statusEveryMs),
       setInterval(() => this.tabs.size && void this.live.refreshScreens(), this.opts.screensEveryMs),
-      setInterval(() => this.tabs.broadcast(': keep-alive\n\n'), this.opts.heartbeatMs),
+      setInterval(() => this.tabs.broadcast(': keep-alive\n\n'), 15_000),
     );
   }
 

@@ -24,8 +24,6 @@ export interface OverviewOptions {
   registryDir: string;
   /** The conversation this server shows at `/`, if any. */
   home: string | null;
-  everyMs?: number;
-  heartbeatMs?: number;
 }
 
 /** The listing as the page reads it: each row with its id and its view's path. */
@@ -48,8 +46,8 @@ export class OverviewFeed {
     private readonly opts: OverviewOptions,
   ) {
     this.timers = [
-      setInterval(() => this.tabs.size && void this.refresh().catch(shared.onError), opts.everyMs ?? 1500),
-      setInterval(() => this.tabs.broadcast(': keep-alive\n\n'), opts.heartbeatMs ?? 15_000),
+      setInterval(() => this.tabs.size && void this.refresh().catch(shared.onError), 1500),
+      setInterval(() => this.tabs.broadcast(': keep-alive\n\n'), 15_000),
     ];
   }
 
@@ -66,13 +64,8 @@ export class OverviewFeed {
     if (req.method !== 'GET' && req.method !== 'HEAD') throw new HttpError(405, `${req.method} is not allowed here`);
     const { access, streams } = this.shared;
     if (rest === '/') {
-      const page = {
-        file: PAGE,
-        pageToken: access.pageToken,
-        cookie: accessCookie(access),
-        head: req.method === 'HEAD',
-      };
-      return servePage(res, page);
+      const head = req.method === 'HEAD';
+      return servePage(res, { file: PAGE, pageToken: access.pageToken, cookie: accessCookie(access), head });
     }
     if (rest === '/api/listing') return json(res, 200, await this.read());
     if (rest === '/api/stream')

@@ -13,7 +13,6 @@ import { entryOf, keyOf, stateDir } from '../app/machine/registry.js';
 import type { Config } from '../config/config.js';
 import { conversationId, routeOf } from './conversation-paths.js';
 import { Conversations } from './conversations.js';
-import type { FeedOptions } from './feed.js';
 import { type Access, checkControl, checkListen, checkRequest } from './guard.js';
 import { HttpError } from './http.js';
 import { OverviewFeed } from './overview.js';
@@ -32,11 +31,6 @@ export interface UiOptions {
   allowRemote?: boolean;
   /** When given, every request needs it (a shared machine, or another one). */
   accessToken?: string | undefined;
-  feed?: FeedOptions;
-  /** The machine's registry (default: $XDG_STATE_HOME/baton): what the overview lists. */
-  registryDir?: string;
-  /** How often the overview's listing is read while a tab shows it (default 1.5 s). */
-  overviewEveryMs?: number;
   onError?: (err: unknown) => void;
 }
 
@@ -59,22 +53,14 @@ export async function startUi(config: Config | null, opts: UiOptions): Promise<U
     pageToken: randomBytes(24).toString('base64url'),
     cookieName: 'baton_token', // named after the port once it is known
   };
-  const shared: Shared = {
-    access,
-    streams: new Streams(access.pageToken),
-    onError,
-    ...(opts.feed && { feed: opts.feed }),
-  };
-  const registryDir = opts.registryDir ?? stateDir();
+  const shared: Shared = { access, streams: new Streams(access.pageToken), onError };
+  // The machine's registry ($XDG_STATE_HOME/baton): what the overview lists.
+  const registryDir = stateDir();
   const home = config
     ? await ConversationSite.open(config, conversationId(keyOf(entryOf(config, null))), shared)
     : null;
   const others = new Conversations(registryDir, shared, home);
-  const overview = new OverviewFeed(shared, {
-    registryDir,
-    home: home?.group ?? null,
-    ...(opts.overviewEveryMs !== undefined && { everyMs: opts.overviewEveryMs }),
-  });
+  const overview = new OverviewFeed(shared, { registryDir, home: home?.group ?? null });
   const closeAll = async () => {
     overview.close();
     await others.close();

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { openBus } from '../bus/open.js';
 import type { Config } from '../config/config.js';
-import { Feed, type FeedOptions, parseCursor } from './feed.js';
+import { Feed, parseCursor } from './feed.js';
 import { type Access, checkControl } from './guard.js';
 import { HttpError } from './http.js';
 import { Controls, type Site, serveGet } from './routes.js';
@@ -16,7 +16,6 @@ import type { Streams } from './streams.js';
 export interface Shared {
   access: Access;
   streams: Streams;
-  feed?: FeedOptions;
   onError: (err: unknown) => void;
 }
 
@@ -37,7 +36,7 @@ export class ConversationSite {
   /** Its feed reads the conversation to its end before it answers anything. */
   static async open(config: Config, group: string, shared: Shared): Promise<ConversationSite> {
     const bus = openBus(config);
-    const feed = new Feed(config, bus, { onError: shared.onError, ...shared.feed });
+    const feed = new Feed(config, bus, { onError: shared.onError });
     try {
       await feed.start();
     } catch (err) {
