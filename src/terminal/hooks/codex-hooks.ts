@@ -37,31 +37,19 @@ const TIMEOUT_S = 10;
 
 const codexHooksPath = (agent: Pick<Agent, 'cwd'>): string => join(agent.cwd, '.codex', 'hooks.json');
 
-/** JSON with every object's keys sorted, as Codex hashes a hook for its trust. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .filter((k) => o[k] !== undefined)
-      .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v);
-}
+/** JSON with every object's keys sorted, as Codex hashes a hook for its trust (none of its keys is a number). */
+const canonical = (v: unknown): string =>
+  JSON.stringify(v, (_, x: unknown) =>
+    x && typeof x === 'object' && !Array.isArray(x)
+      ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : x,
+  );
 
 /** The hash Codex keeps for a trusted hook handler (`trusted_hash`). */
-function trustHash(eventKey: string, handler: HookHandler, matcher?: string): string {
-  const h = {
-    async: handler.async ?? false,
-    command: handler.command,
-    timeout: handler.timeout ?? 600,
-    type: handler.type,
-  };
-  return `sha256:${createHash('sha256')
-    .update(canonical({ event_name: eventKey, ...(matcher !== undefined ? { matcher } : {}), hooks: [h] }))
-    .digest('hex')}`;
+function trustHash(eventKey: string, h: HookHandler): string {
+  const handler = { async: h.async ?? false, command: h.command, timeout: h.timeout ?? 600, type: h.type };
+  const hash = createHash('sha256').update(canonical({ event_name: eventKey, hooks: [handler] }));
+  return `sha256:${hash.digest('hex')}`;
 }
 
 const tomlString = (s: string): string => JSON.stringify(s); // a TOML basic string is a JSON string
