@@ -57,15 +57,9 @@ export function missedBy(a: { history: readonly Said[]; agent: string; current: 
   const before = parseId(a.current);
   if (agents < 3 || before === null) return [];
   const messages = history
-    .filter((r) => {
-      const n = parseId(r.id);
-      return n !== null && n < before;
-    })
+    .filter((r) => (parseId(r.id) ?? before) < before)
     .sort((x, y) => parseId(x.id)! - parseId(y.id)!);
-  let place = -1;
-  messages.forEach((r, i) => {
-    if (isPlace(r, agent)) place = i;
-  });
+  const place = messages.reduce((last, r, i) => (isPlace(r, agent) ? i : last), -1);
   const since = place >= 0 ? messages[place]!.delivered_at! : null;
   const missed = messages.slice(place + 1).filter((r) => r.sender !== agent && r.receiver !== agent);
   // A topic typed to another agent after this one's place; placed among the messages by when it was typed.
@@ -136,8 +130,7 @@ function omittedLine(omitted: Said[]): string {
   const msgs = omitted.filter((r) => parseId(r.id) !== null).map((r) => parseId(r.id)!);
   const names = omitted.filter((r) => parseId(r.id) === null).map((r) => r.id);
   if (msgs.length) {
-    const lo = Math.min(...msgs);
-    const hi = Math.max(...msgs);
+    const [lo, hi] = [Math.min(...msgs), Math.max(...msgs)];
     names.push(lo === hi ? formatId(lo) : `${formatId(lo)}..${formatId(hi)}`);
   }
   const n = omitted.length;

@@ -118,16 +118,14 @@ export function testPayload(ctx: NotifyContext, now: number): NotifyPayload {
   };
 }
 
-/** ntfy's priorities (1 min … 5 max): a person is needed now → 4; news → 3; a test → 2. */
-const PRIORITY: Record<NotifyEvent, number> = { blocked: 4, stalled: 4, error: 4, budget: 4, loop: 3, finished: 3 };
-/** ntfy's tags become emoji on the phone (its own shortcode list). */
-const TAGS: Record<NotifyEvent, string> = {
-  blocked: 'raising_hand',
-  stalled: 'hourglass',
-  error: 'warning',
-  budget: 'moneybag',
-  loop: 'repeat',
-  finished: 'checkered_flag',
+/** ntfy's priority (1 min … 5 max: a person is needed now → 4; news → 3; a test → 2) and tag (a phone emoji). */
+const NTFY: Record<NotifyEvent, [priority: number, tag: string]> = {
+  blocked: [4, 'raising_hand'],
+  stalled: [4, 'hourglass'],
+  error: [4, 'warning'],
+  budget: [4, 'moneybag'],
+  loop: [3, 'repeat'],
+  finished: [3, 'checkered_flag'],
 };
 
 /** A `ntfy` URL as ntfy's JSON publishing wants it: the server's root to POST to, and the topic. */
@@ -150,8 +148,8 @@ export function ntfyBody(p: NotifyPayload, topic: string, click: string | null):
     topic,
     title: p.title,
     message: p.message,
-    priority: p.test ? 2 : PRIORITY[p.event],
-    tags: p.test ? ['test_tube'] : [TAGS[p.event]],
+    priority: p.test ? 2 : NTFY[p.event][0],
+    tags: p.test ? ['test_tube'] : [NTFY[p.event][1]],
     ...(click ? { click } : {}),
   };
 }
