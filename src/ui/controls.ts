@@ -39,9 +39,8 @@ export function toRequest(config: Config, op: Op, body: unknown): Request {
     case 'start':
       return startRequest(b.topic as string);
     case 'pause':
-      return { op: 'pause' };
     case 'resume':
-      return { op: 'resume' };
+      return { op };
     case 'approve':
       return approveRequest(b.file as string | undefined, b.all === true);
     case 'reject':

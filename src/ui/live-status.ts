@@ -21,7 +21,8 @@ export class LiveStatus {
   private readonly tmux = new Tmux({ control: true });
   /** A person's records, read once and then only what is new (status counts catch-ups and notes from them). */
   private readonly people: PersonRecords;
-  private last: StatusReport | null = null;
+  /** The last status read (null before the first). */
+  status: StatusReport | null = null;
   private statusKey = '';
   private statusBusy = false;
   private statusAgain = false;
@@ -43,10 +44,6 @@ export class LiveStatus {
     },
   ) {
     this.people = new PersonRecords(bus, config.order);
-  }
-
-  get status(): StatusReport | null {
-    return this.last;
   }
 
   get screens(): Record<string, string | null> {
@@ -80,7 +77,7 @@ export class LiveStatus {
       const s = await collectStatus(this.config, this.tmux, this.bus, this.people);
       // seconds_in_turn ticks every second; the page counts it from turn_started_at itself.
       const key = JSON.stringify({ ...s, seconds_in_turn: null });
-      this.last = s;
+      this.status = s;
       if (key !== this.statusKey) {
         this.statusKey = key;
         this.hooks.push(sse('status', s));
