@@ -46,9 +46,7 @@ export const paneRef = (p: PaneInfo): PaneRef => ({ id: p.id, pid: p.pid, server
 export const samePane = (a: PaneRef, b: PaneRef): boolean => a.id === b.id && a.pid === b.pid && a.server === b.server;
 
 /** The tmux target of an agent: its configured pane, or its session matched exactly. */
-export function targetOf(agent: Pick<Agent, 'target' | 'session'>): string {
-  return agent.target ?? `=${agent.session}:`;
-}
+export const targetOf = (agent: Pick<Agent, 'target' | 'session'>): string => agent.target ?? `=${agent.session}:`;
 
 // Tab-separated (spaces here become tabs); the start command (which may contain anything) comes last.
 const FORMAT = (

@@ -1,11 +1,9 @@
 /**
  * The terminal side as the daemon's typing pipeline (daemon/pipeline.ts) sees it: an agent's pane, ready or
  * why not, and the steps of typing into it. An interface, so the pipeline and the courier's phase machine,
- * backoff and redelivery are unit-tested against a recording fake (test/helpers/recording-typist.ts), as
- * libtmux tests its agent driver against a recording engine; tmux-typist.ts is the real one, tested against a
- * private tmux server.
- *
- * Outcomes are data: a step that fails says why and whether the text may have reached the pane.
+ * backoff and redelivery are unit-tested against a recording fake (test/helpers/recording-typist.ts);
+ * tmux-typist.ts is the real one, tested against a private tmux server. Outcomes are data: a step that fails
+ * says why and whether the text may have reached the pane.
  */
 import type { Agent } from '../config/config.js';
 import type { Confirmation } from '../core/record.js';

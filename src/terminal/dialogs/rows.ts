@@ -24,10 +24,8 @@ export function lastNumbered(text: string[], row: RegExp, between: (line: string
   const found: Array<{ at: number; n: number; label: string; cursor: boolean }> = [];
   for (let i = last; i >= 0; i--) {
     const m = row.exec(text[i]!);
-    if (!m) {
-      if (between(text[i]!)) continue;
-      break;
-    }
+    if (!m && between(text[i]!)) continue;
+    if (!m) break;
     const n = Number(m[2]);
     if (found.length && n !== found[found.length - 1]!.n - 1) break;
     found.push({ at: i, n, label: m[3]!.trim(), cursor: Boolean(m[1]?.trim()) });
