@@ -2,6 +2,7 @@
  * Conversation control (docs/protocol.md §9) as pure functions: when a conversation ends by itself, and when the
  * silent turn holder is reminded or marked stalled. The daemon supplies the clock and does the typing.
  */
+import type { BlockState } from './blocked.js';
 
 export const FINISH_REASONS = ['max_turns', 'stop_phrase', 'max_duration', 'ended', 'max_tokens'] as const;
 export type FinishReason = (typeof FINISH_REASONS)[number];
@@ -35,18 +36,13 @@ export interface Finished {
  * holder waits at a dialog (`blocked`, blocked.ts) the clocks stand still, and the time it lasted counts for
  * nothing.
  */
-interface Progress {
+interface Progress extends BlockState {
   message_counter: number;
   finished?: Finished | null | undefined;
-  turn_started_at?: string | undefined;
-  started_at?: string | undefined;
   turns_base?: number | undefined;
   nudges?: number | undefined;
   stalled?: boolean | undefined;
   paused?: Paused | null | undefined;
-  blocked?: { since: string } | null | undefined;
-  blocked_ms?: number | undefined;
-  turn_blocked_ms?: number | undefined;
 }
 
 /** The termination and reminder rules of config.json's `turns` (config/ checks them; the types match). */

@@ -6,22 +6,13 @@
  */
 import { join } from 'node:path';
 import { unlink, writeFile } from 'node:fs/promises';
-import type { Choice, DialogKind } from '../../core/dialog.js';
+import type { Blocked } from '../../core/blocked.js';
 import { makeDirBelow, makeDirBelowSync, writeAtomic } from '../../lib/fsx.js';
 import { readOwnFileSync } from '../../lib/own-file.js';
 import { dialogFlag, spoolDir, spoolRoot } from './spool.js';
 
-/** An agent's open dialog as status and the dashboard show it. */
-export interface AgentDialog {
-  since: string;
-  kind: DialogKind;
-  question: string;
-  /** Who said so first: its hook, or its screen. */
-  source: 'hook' | 'screen';
-  /** As its screen lists them, and its identity, once its screen has shown it. */
-  choices?: Choice[];
-  dialog?: string;
-}
+/** An agent's open dialog as status and the dashboard show it, as a block names it; `source`: who said so first. */
+export type AgentDialog = Omit<Blocked, 'agent'> & { source: 'hook' | 'screen' };
 
 export interface DialogStore {
   /** Every open dialog, by agent (an agent with none is not in it). */
