@@ -48,7 +48,7 @@ export class FilesDelivery implements DeliveryBus {
   /** Held from lease() on: every durable write checks it first (fencing: lock.ts says why). */
   private held: Lease | null = null;
   private readonly requestsListing: RequestsListing;
-  private readonly records: ArchiveWriter;
+  private records: ArchiveWriter;
   private readonly anchor: FolderAnchor;
 
   constructor(
@@ -101,6 +101,7 @@ export class FilesDelivery implements DeliveryBus {
     for (const d of [l.root, l.archive, l.rejected]) await sweepTemps(d);
     const notes = await this.intake.recover();
     const r = await recover(this.config, l);
+    this.records = new ArchiveWriter(l.archive); // what it held is archived now (recovery.ts)
     this.st = r.state;
     if (r.stateChanged) await this.writeState();
     return { state: r.state, unfinished: r.unfinished, notes: [...notes, ...r.notes] };
