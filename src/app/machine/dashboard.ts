@@ -31,5 +31,6 @@ export function linkFor(dir: string, key: string, config: { file: string | null;
   const own = dashboardUrl(config);
   if (own) return own;
   const machine = liveUrl(join(dir, FILE));
-  return machine && URL.canParse(machine) ? new URL(`c/${conversationId(key)}/`, machine).href : null;
+  const path = `c/${conversationId(key)}/`;
+  return machine && URL.canParse(path, machine) ? new URL(path, machine).href : null; // a hand-edited ui.json: null
 }
