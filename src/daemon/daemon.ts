@@ -55,8 +55,8 @@ export class Daemon {
   /** Leaves the process's shared rescan timer (ticker.ts). */
   private leaveTicks: (() => void) | null = null;
   private stopping = false;
-  /** Why it stopped on its own when nothing can make it go on (the store changed under it), for `baton daemon` to exit with. */
-  private failed: StoreChanged | null = null;
+  /** Why it stopped on its own when nothing can make it go on (its store changed under it): `baton daemon` exits with it. */
+  failure: StoreChanged | null = null;
   /** Resolves with the reason once the daemon has stopped. */
   readonly done: Promise<string>;
   private resolveStopped!: (reason: string) => void;
@@ -123,7 +123,16 @@ export class Daemon {
           { firstSeen: performance.now(), turnSince: performance.now() },
           { typed: r.unfinished.typed },
         );
-      await recordStarts(this.bus);
+      // Timeouts count from now for a turn whose start was never recorded (a new conversation, an older state.json);
+      // by the conversation's clock, which the lease has read by now.
+      const s = this.bus.state();
+      const now = isoAt(this.bus.now());
+      if (!s.turn_started_at || !s.started_at)
+        await this.bus.update((st) => ({
+          ...st,
+          turn_started_at: st.turn_started_at ?? now,
+          started_at: st.started_at ?? now,
+        }));
       await this.parts.conductor.finishIfDue();
       if (this.opts.oneshot) {
         await this.parts.steering.answer();
@@ -140,7 +149,10 @@ export class Daemon {
         await this.bus.unwatch(); // lost the lease while starting
         return;
       }
-      await announce(this.bus, this.config, this.log);
+      const { current_turn, message_counter } = this.bus.state();
+      const { file: config, messageDir: message_dir, directions } = this.config;
+      await this.bus.events.emit('started', { pid: process.pid, config, message_dir, current_turn, message_counter });
+      this.log.info(`watching ${directions.length} folders in ${message_dir}; ${current_turn} has the turn`);
       await this.lookAtConfig(); // publishes what it runs (config/run-record.ts)
       this.leaveTicks = everyTick(this.opts.rescanMs ?? timing.rescanMs, () => this.rescan());
       await this.rescan();
@@ -154,11 +166,6 @@ export class Daemon {
       this.lease = null;
       throw err;
     }
-  }
-
-  /** Set when it stopped because its store changed under it (StoreChanged): the error to exit with. */
-  get failure(): StoreChanged | null {
-    return this.failed;
   }
 
   /** Finish the delivery step in progress, then stop watching and release the lease. */
@@ -221,8 +228,8 @@ export class Daemon {
       return true;
     }
     if (err instanceof StoreChanged) {
-      if (!this.failed) {
-        this.failed = err;
+      if (!this.failure) {
+        this.failure = err;
         this.log.error(`${err.message}; this daemon writes nothing more and stops`);
         void this.stop('store changed');
       }
@@ -238,25 +245,4 @@ export class Daemon {
     void this.stop('fenced');
     return true;
   }
-}
-
-/** Timeouts count from now for a turn whose start was never recorded (a new conversation, or an older state.json). */
-async function recordStarts(bus: DeliveryBus): Promise<void> {
-  const s = bus.state();
-  if (s.turn_started_at && s.started_at) return;
-  const now = isoAt(bus.now()); // the conversation's clock: the lease has read it by now
-  await bus.update((st) => ({ ...st, turn_started_at: st.turn_started_at ?? now, started_at: st.started_at ?? now }));
-}
-
-/** The `started` event and log line, once the daemon watches. */
-async function announce(bus: DeliveryBus, config: Config, log: Logger): Promise<void> {
-  const st = bus.state();
-  await bus.events.emit('started', {
-    pid: process.pid,
-    config: config.file,
-    message_dir: config.messageDir,
-    current_turn: st.current_turn,
-    message_counter: st.message_counter,
-  });
-  log.info(`watching ${config.directions.length} folders in ${config.messageDir}; ${st.current_turn} has the turn`);
 }
