@@ -9,11 +9,7 @@ import type { TurnCost } from './pricing.js';
 import { round } from './pricing.js';
 
 /** What the agents spent, in the state; `unpriced`: models counted with no price (not in `usd`). */
-export interface Spent {
-  usd: number;
-  by_agent: Record<string, number>;
-  unpriced?: string[] | undefined;
-}
+export type Spent = { usd: number; by_agent: Record<string, number>; unpriced?: string[] | undefined };
 
 /** The budgets in force: 0 is none. `raised`: what `baton resume --budget` set, by key path, over the config. */
 export interface Budgets {
@@ -23,12 +19,7 @@ export interface Budgets {
 }
 
 /** A budget reached: which (its key path), whose (an agent's budget), how much spent of how much. */
-export interface Reached {
-  budget: string;
-  agent?: string;
-  spent_usd: number;
-  max_usd: number;
-}
+export type Reached = { budget: string; agent?: string; spent_usd: number; max_usd: number };
 
 export const conversationKey = 'turns.max_cost_usd';
 export const agentKey = (agent: string): string => `agents.${agent}.max_cost_usd`;

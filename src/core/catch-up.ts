@@ -23,11 +23,7 @@ export const CATCH_UP_MODES = ['full', 'names', 'off'] as const;
 type CatchUpMode = (typeof CATCH_UP_MODES)[number];
 
 /** `turns.catch_up` and its UTF-8 byte budgets: the whole block's (first and last lines too), one content's. */
-export interface CatchUpRules {
-  mode: CatchUpMode;
-  maxBytes: number;
-  messageMaxBytes: number;
-}
+export type CatchUpRules = { mode: CatchUpMode; maxBytes: number; messageMaxBytes: number };
 
 /** What the rule reads of an archived record. */
 export type Said = Pick<

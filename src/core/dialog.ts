@@ -9,10 +9,7 @@ export const DIALOG_KINDS = ['permission', 'question', 'trust', 'login', 'other'
 export type DialogKind = (typeof DIALOG_KINDS)[number];
 
 /** One choice as the client's screen lists it: its number there (its place, when it numbers none) and its words. */
-export interface Choice {
-  n: number;
-  label: string;
-}
+export type Choice = { n: number; label: string };
 
 /** A dialog as its screen shows it (terminal/dialogs/ reads each client's). */
 export interface ScreenDialog {

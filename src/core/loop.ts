@@ -26,11 +26,7 @@ export function loopRulesOf(guard: boolean | Partial<LoopRules>): LoopRules | nu
 }
 
 /** One archived agent message, as the guard reads it. */
-export interface Said {
-  id: string;
-  sender: string;
-  content: string;
-}
+export type Said = { id: string; sender: string; content: string };
 
 type LoopKind = 'acknowledgements' | 'repeats' | 'no_progress';
 

@@ -25,11 +25,7 @@ export const HookNoteSchema: z.ZodType<HookNote> = z.object({
 });
 
 /** The model received it (`received` on the record): `intact`, the prompt held the typed text as rewritten. */
-export interface Received {
-  at: string;
-  intact: boolean;
-  prompt_id?: string;
-}
+export type Received = { at: string; intact: boolean; prompt_id?: string };
 
 /** An agent's state as its hooks report it (status, the dashboard). */
 export type AgentHookState =

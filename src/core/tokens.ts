@@ -12,12 +12,7 @@
  * assistant entries of one API message share its `message.id` and carry its `usage` once.
  */
 
-export interface Usage {
-  input: number;
-  output: number;
-  cache_creation: number;
-  cache_read: number;
-}
+export type Usage = { input: number; output: number; cache_creation: number; cache_read: number };
 
 export const NO_USAGE: Usage = { input: 0, output: 0, cache_creation: 0, cache_read: 0 };
 
@@ -32,16 +27,10 @@ export const addUsage = (a: Usage, b: Usage): Usage => ({
 });
 
 /** What one model (as the client recorded it, null: none) used in a turn; a turn may use several. */
-export interface ModelUsage {
-  model: string | null;
-  usage: Usage;
-}
+export type ModelUsage = { model: string | null; usage: Usage };
 
 /** One turn read from a transcript: `complete`, nothing more of it can come; `parts` null, it is not there yet. */
-export interface TurnRead {
-  complete: boolean;
-  parts: ModelUsage[] | null;
-}
+export type TurnRead = { complete: boolean; parts: ModelUsage[] | null };
 
 /** Every part's usage summed. */
 export const usageOf = (parts: readonly ModelUsage[]): Usage => parts.map((p) => p.usage).reduce(addUsage, NO_USAGE);

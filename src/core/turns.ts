@@ -23,12 +23,7 @@ export type TurnState = {
 };
 
 /** The closing turn (docs/protocol.md §12): `asked` once its prompt was typed, `outcome` its message's ID. */
-interface Closing {
-  agent: string;
-  at: string;
-  asked: boolean;
-  outcome?: string | null | undefined;
-}
+type Closing = { agent: string; at: string; asked: boolean; outcome?: string | null | undefined };
 
 /** A finished conversation takes only the closing agent's outcome (type `outcome`), once, whoever held the turn. */
 export const closingOpen = (state: TurnState, from: string, type: string | undefined): boolean =>

@@ -12,9 +12,7 @@ import { formatId, parseId } from '../core/ids.js';
 import type { ArchiveRecord } from '../core/record.js';
 
 /** The one thing read: a record by its ID (Records on the daemon's side, Archive on a reader's). */
-export interface RecordReader {
-  record(id: string): Promise<ArchiveRecord | null>;
-}
+export type RecordReader = { record(id: string): Promise<ArchiveRecord | null> };
 
 /** The agents' messages before counter `before`, newest first, back to `agent`'s place (included). */
 async function sincePlace(src: RecordReader, agent: string, before: number): Promise<ArchiveRecord[]> {

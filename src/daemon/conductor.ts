@@ -154,9 +154,7 @@ export class Conductor {
   async afterDelivery(r: ArchiveRecord): Promise<void> {
     await this.p.closing?.delivered(r);
     const s = this.p.bus.state();
-    const ends = s.finished
-      ? null
-      : endsWith(s, { from: r.sender, content: r.content }, rulesFor(this.p.config.turns, s));
+    const ends = !s.finished && endsWith(s, { from: r.sender, content: r.content }, rulesFor(this.p.config.turns, s));
     if (ends) await this.finish(ends);
     else await this.p.loop?.afterDelivery(r);
   }

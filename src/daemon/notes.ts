@@ -25,10 +25,7 @@ export interface NotesParts extends Uses<'config' | 'log' | 'oneshot'> {
 }
 
 /** Who got a note and who still waits for it (and why), for the person who sent it. */
-export interface NoteOutcome {
-  delivered: string[];
-  waiting: Record<string, string>;
-}
+export type NoteOutcome = { delivered: string[]; waiting: Record<string, string> };
 
 export class Notes {
   /** A note may be waiting for a pane of this machine: set at start, by a note, while one waits. */

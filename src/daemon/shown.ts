@@ -27,9 +27,7 @@ export async function readShown(dir: string, id: string): Promise<ArchiveRecord 
 }
 
 /** The part the typing pipeline calls before it types a text that names records for `baton show`. */
-export interface Shown {
-  keep(ids: readonly string[]): Promise<void>;
-}
+export type Shown = { keep(ids: readonly string[]): Promise<void> };
 
 /**
  * Copies read from the bus, each written whole (a reader sees the old copy or the new, never a part). Its

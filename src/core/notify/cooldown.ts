@@ -7,18 +7,10 @@
 import { foldKey, type Happening, type NotifyEvent } from './happening.js';
 
 /** The latest happening (`at`, ms) of the `count` it stands for (repeats folded in), the first at `since`. */
-export interface Notification {
-  happening: Happening;
-  at: number;
-  count: number;
-  since: number;
-}
+export type Notification = { happening: Happening; at: number; count: number; since: number };
 
 /** When the last notification for a key went out, and the repeats since, not told yet. */
-interface Slot {
-  toldAt: number;
-  folded: { latest: Happening; at: number; count: number; since: number } | null;
-}
+type Slot = { toldAt: number; folded: { latest: Happening; at: number; count: number; since: number } | null };
 
 export class Cooldown {
   private readonly slots = new Map<string, Slot>();

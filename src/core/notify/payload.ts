@@ -6,11 +6,7 @@ import type { Notification } from './cooldown.js';
 import type { NotifyEvent } from './happening.js';
 
 /** The conversation's name (its folder, or `bus.conversation`), the machine that saw it, the dashboard's address. */
-export interface NotifyContext {
-  conversation: string;
-  host: string;
-  url: string | null;
-}
+export type NotifyContext = { conversation: string; host: string; url: string | null };
 
 /** One notification as JSON: `event` and `details` as the conversation's log has them, with text for a person. */
 export interface NotifyPayload {
