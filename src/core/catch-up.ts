@@ -47,8 +47,11 @@ const NONE: CatchUp = { missed: [], shown: [], omitted: [], text: '' };
 export const isPlace = (r: Said, agent: string): boolean =>
   parseId(r.id) !== null && r.receiver === agent && r.delivered_at !== null;
 
-/** What `agent` missed before it gets `current`, from `history` (records in any order, back to its place). */
-export function missedBy(a: { history: readonly Said[]; agent: string; current: string; agents: number }): Said[] {
+/** Who gets which message, and the `history` it is read against (records in any order, back to its place). */
+type Getting = { history: readonly Said[]; agent: string; current: string; agents: number };
+
+/** What `agent` missed before it gets `current`, from `history`. */
+export function missedBy(a: Getting): Said[] {
   const { history, agent, agents } = a;
   const before = parseId(a.current);
   if (agents < 3 || before === null) return [];
@@ -137,13 +140,7 @@ function omittedLine(omitted: Said[]): string {
 const MIN_CONTENT = 64;
 
 /** The catch-up for `agent` getting `current`: what it missed, and the block showing it within the budgets. */
-export function catchUp(a: {
-  history: readonly Said[];
-  agent: string;
-  current: string;
-  agents: number;
-  rules: CatchUpRules;
-}): CatchUp {
+export function catchUp(a: Getting & { rules: CatchUpRules }): CatchUp {
   const { rules } = a;
   if (rules.mode === 'off') return NONE;
   const missed = missedBy(a);
@@ -175,13 +172,6 @@ export function catchUp(a: {
     kept.unshift({ said: r, ...e });
   }
   const omitted = missed.slice(0, missed.length - kept.length);
-  return {
-    missed,
-    shown: kept.map((k) => ({ said: k.said, cut: k.cut })),
-    omitted,
-    text: block(
-      kept.map((k) => k.lines),
-      omitted,
-    ),
-  };
+  const [shown, lines] = [kept.map(({ said, cut }) => ({ said, cut })), kept.map((k) => k.lines)];
+  return { missed, shown, omitted, text: block(lines, omitted) };
 }

@@ -66,12 +66,9 @@ export class Availability {
       this.outages.add(agentName);
       this.p.log.warn(`cannot deliver to ${agentName}: ${ready.reason}; the message waits`);
       await this.p.bus.events.emit('pane_unavailable', { agent: agentName, target, reason: ready.reason });
-      if (ready.screen?.state === 'unknown' || ready.screen?.state === 'dialog')
-        await this.p.bus.events.emit('screen_unknown', {
-          agent: agentName,
-          state: ready.screen.state,
-          detail: ready.screen.detail,
-        });
+      const s = ready.screen;
+      if (s?.state === 'unknown' || s?.state === 'dialog')
+        await this.p.bus.events.emit('screen_unknown', { agent: agentName, state: s.state, detail: s.detail });
     }
     this.retryLater(agentName);
     return ready;

@@ -90,12 +90,9 @@ export class Budget {
         this.p.log.warn(`${t.agent}'s transcript is not read (${tail.refused}): the turn's tokens are not counted`);
         continue;
       }
-      if (!parts && age < GIVE_UP_MS) {
-        this.p.wakeIn(250);
-        continue;
-      }
-      if (parts && !complete && age < COMPLETE_WAIT_MS) {
-        this.p.wakeIn(100);
+      const again = !parts && age < GIVE_UP_MS ? 250 : parts && !complete && age < COMPLETE_WAIT_MS ? 100 : 0;
+      if (again) {
+        this.p.wakeIn(again);
         continue;
       }
       this.turns.splice(this.turns.indexOf(t), 1);

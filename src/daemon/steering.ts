@@ -17,22 +17,18 @@ import type { Stage } from './stage.js';
 
 export class Steering {
   /** A request may be waiting (a hint said so, a re-scan found one, or nobody has looked yet). */
-  private waiting = true;
+  expecting = true;
 
   constructor(private readonly stage: Stage) {}
 
-  get expecting(): boolean {
-    return this.waiting;
-  }
-
   /** A request may have come. */
   expect(): void {
-    this.waiting = true;
+    this.expecting = true;
   }
 
   /** Answer every waiting request, oldest first (until the daemon stops). */
   async answer(): Promise<void> {
-    this.waiting = false;
+    this.expecting = false;
     const bus = this.stage.bus;
     for (const name of await bus.requests()) {
       if (this.stage.stopping()) return;
