@@ -37,10 +37,13 @@ export interface OpenDialog {
 /** What a look at the screen found: a dialog (null when its layout is not one baton reads), none, or a screen it does not know. */
 export type ScreenLook = { state: 'dialog'; dialog: ScreenDialog | null } | { state: 'none' } | { state: 'unknown' };
 
-/** A hook said a dialog opened (`at`: when, ISO and ms). */
+/** A moment: ISO (the conversation's clock) and ms. */
+type At = { iso: string; ms: number };
+
+/** A hook said a dialog opened (`at`: when). */
 export function hookOpened(
   prev: OpenDialog | null,
-  at: { iso: string; ms: number },
+  at: At,
   what: { kind: DialogKind; question: string; vague?: boolean },
 ): OpenDialog {
   const { kind, question } = what;
@@ -53,11 +56,7 @@ export function hookOpened(
 }
 
 /** The screen as it is now, against what was open (`now`: ms). Null: no dialog is open. */
-export function screenSaw(
-  prev: OpenDialog | null,
-  look: ScreenLook,
-  now: { iso: string; ms: number },
-): OpenDialog | null {
+export function screenSaw(prev: OpenDialog | null, look: ScreenLook, now: At): OpenDialog | null {
   if (look.state === 'unknown') return prev;
   if (look.state === 'none') {
     if (!prev) return null;
@@ -104,13 +103,8 @@ export interface Blocked {
 /** The conversation is blocked when, and only when, the turn holder's dialog is open. */
 export function blockedOf(holder: string, open: OpenDialog | null | undefined): Blocked | null {
   if (!open) return null;
-  return {
-    agent: holder,
-    since: open.since,
-    kind: open.kind,
-    question: open.question,
-    ...(open.choices && open.id ? { choices: open.choices, dialog: open.id } : {}),
-  };
+  const { since, kind, question, choices, id } = open;
+  return { agent: holder, since, kind, question, ...(choices && id ? { choices, dialog: id } : {}) };
 }
 
 /** The state keys this module writes (the clock's: conversation.ts reads them). */

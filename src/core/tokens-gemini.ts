@@ -13,6 +13,8 @@
  */
 import { n, type ModelUsage, type TurnRead, byModel } from './tokens.js';
 
+type Entry = Record<string, unknown>;
+
 interface Message {
   id?: unknown;
   type?: unknown;
@@ -26,11 +28,7 @@ interface Message {
  * The entries of a chat file as the file says they are now, those `keep` accepts: `$set.messages` resets
  * them, a repeated id replaces (core/gemini-resume.ts reads the file this way too, every type kept).
  */
-export function chatEntries(
-  entries: readonly unknown[],
-  keep: (e: Record<string, unknown>) => boolean,
-): Record<string, unknown>[] {
-  type Entry = Record<string, unknown>;
+export function chatEntries(entries: readonly unknown[], keep: (e: Entry) => boolean): Entry[] {
   let list: Entry[] = [];
   let at = new Map<string, number>();
   const add = (m: Entry) => {
