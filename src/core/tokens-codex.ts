@@ -11,12 +11,7 @@ import { n, type TurnRead, type Usage } from './tokens.js';
 
 interface Line {
   type?: unknown;
-  payload?: {
-    type?: unknown;
-    turn_id?: unknown;
-    model?: unknown;
-    turn_token_usage?: Record<string, unknown>;
-  };
+  payload?: { type?: unknown; turn_id?: unknown; model?: unknown; turn_token_usage?: Record<string, unknown> };
 }
 
 /** OpenAI-style counts (input and cache writes include the cached part) as baton's Usage. */
