@@ -4,21 +4,21 @@ import type { ArchiveRecord } from '../../core/record.js';
 import type { State } from '../../core/state.js';
 import type { Approval, Waiting } from '../bus.js';
 import { carrying } from './carried-events.js';
-import { redact, type Conn, type Db } from './db.js';
+import { redact, tx, type Conn, type Db } from './db.js';
 import { fenceUnless } from './lease.js';
 import { migrate, SCHEMA_VERSION, schemaVersion } from './migrate.js';
 import { StoreChanged } from '../turns.js';
 import { seqOf, stateOf, type Pg } from './rows.js';
 import { run, type Queryable } from './sql/bind.js';
 import { Json } from './sql/codec.js';
+import type { RejectedRow } from './sql/rejected.js';
 
 const migrated = new WeakMap<Db, Map<string, Promise<number>>>();
 
 /** The schema, created or migrated once per pool (docs/protocol.md §10: baton's own, versioned). */
 export function ensureSchema(db: Db, pg: Pg): Promise<number> {
   const schema = pg.sql.schema;
-  let known = migrated.get(db);
-  if (!known) migrated.set(db, (known = new Map()));
+  const known = migrated.get(db) ?? migrated.set(db, new Map()).get(db)!;
   let p = known.get(schema);
   if (!p) {
     p = migrate(db, { schema });
@@ -35,8 +35,7 @@ export function ensureSchema(db: Db, pg: Pg): Promise<number> {
  */
 export async function checkSchema(db: Db, pg: Pg): Promise<void> {
   const schema = pg.sql.schema;
-  let known = asked.get(db);
-  if (!known) asked.set(db, (known = new Map()));
+  const known = asked.get(db) ?? asked.set(db, new Map()).get(db)!;
   let last = known.get(schema);
   if (!last || performance.now() - last.at > 5000) {
     last = { at: performance.now(), version: schemaVersion(db, schema) };
@@ -61,23 +60,8 @@ export async function ensureConversation(db: Db, pg: Pg, state: State): Promise<
   });
 }
 
-export interface RejectedRow {
-  stored_as: string;
-  file: string | null;
-  direction: string | null;
-  reason: string;
-  body: string | null;
-}
-
 export async function insertRejected(c: Queryable, pg: Pg, r: RejectedRow): Promise<void> {
-  await run(c, pg.sql.rejected.insert, {
-    conversation: pg.conversation,
-    storedAs: r.stored_as,
-    file: r.file,
-    direction: r.direction,
-    reason: r.reason,
-    body: r.body,
-  });
+  await run(c, pg.sql.rejected.insert, { conversation: pg.conversation, ...r });
 }
 
 /**
@@ -172,25 +156,17 @@ export const gone = (pg: Pg): StoreChanged =>
  * lease made anew at generation 1 was refused by the token its old one had raised). Says where the old
  * rows went, or null when there was no conversation.
  */
-export async function setAside(db: Db, pg: Pg, fresh: State): Promise<string | null> {
-  const c = await db.connect();
-  try {
-    await c.query('BEGIN');
-    const old = pg.conversation;
-    const to = `${old}@${new Date().toISOString()}`;
-    const { conversations } = pg.sql;
+export function setAside(db: Db, pg: Pg, fresh: State): Promise<string | null> {
+  const old = pg.conversation;
+  const to = `${old}@${new Date().toISOString()}`;
+  const { conversations } = pg.sql;
+  return tx(db, async (c) => {
     const r = await run(c, conversations.rename, { from: old, to });
     for (const rows of conversations.renameRows) await run(c, rows, { from: old, to });
     if (r.rowCount) {
       await run(c, conversations.ensure, { conversation: old, state: Json.of(fresh), gen: randomUUID() });
       await run(c, conversations.notify, { channel: pg.channel, payload: 'messages' });
     }
-    await c.query('COMMIT');
     return r.rowCount ? `conversation "${to}" in ${redact(pg.url)}` : null;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    c.release();
-  }
+  });
 }

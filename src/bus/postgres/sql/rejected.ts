@@ -2,20 +2,14 @@
 import { statement } from './bind.js';
 
 type Conversation = { conversation: string };
+/** A refused message as `rejected` keeps it. */
+export type RejectedRow = Record<'stored_as' | 'reason', string> & Record<'file' | 'direction' | 'body', string | null>;
 
 export const rejectedSql = (s: string) => ({
-  insert: statement<
-    Conversation & {
-      storedAs: string;
-      file: string | null;
-      direction: string | null;
-      reason: string;
-      body: string | null;
-    }
-  >(
+  insert: statement<Conversation & RejectedRow>(
     'rejected.insert',
     `INSERT INTO ${s}.rejected (conversation, stored_as, file, direction, reason, body)
-     VALUES (:conversation, :storedAs, :file, :direction, :reason, :body)`,
+     VALUES (:conversation, :stored_as, :file, :direction, :reason, :body)`,
   ),
   count: statement<Conversation, { n: number }>(
     'rejected.count',
