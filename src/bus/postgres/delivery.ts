@@ -20,7 +20,8 @@ import { tx, type Db } from './db.js';
 import type { Listener } from './listener.js';
 import { recoverConversation } from './recovery.js';
 import { turnStep } from './turn-step.js';
-import { flushEvents, pgEventLog } from './events.js';
+import { pgEventLog } from './events.js';
+import { flushEvents } from './carried-events.js';
 import { fencedEvents, isFenced } from '../lease.js';
 import { acquireLease, checkGeneration } from './lease.js';
 import { DbClock } from './db-clock.js';
@@ -171,13 +172,9 @@ export class PgDelivery implements DeliveryBus {
     return queues;
   }
 
-  async reject(w: Waiting, reason: string): Promise<void> {
-    await this.rejected(w, reason, (c) => rejectWaiting(c, this.pg, w, reason));
-  }
-
-  /** Moved to `rejected` by `take`, then logged, told as an event, and listed for its sender. */
-  private async rejected(w: Waiting | Approval, reason: string, take: (c: pg.PoolClient) => Promise<boolean>) {
-    if (!(await this.write(take))) return;
+  /** Moved to `rejected`, then logged, told as an event, and listed for its sender. */
+  async reject(w: Waiting | Approval, reason: string): Promise<void> {
+    if (!(await this.write((c) => rejectWaiting(c, this.pg, w, reason)))) return;
     this.log.warn(`rejected ${w.direction.name}/${w.name}: ${reason}`);
     const stored_as = `${this.pg.conversation}#${w.name}`;
     await this.events.emit('rejected', { file: w.name, direction: w.direction.name, reason, stored_as });
@@ -209,8 +206,7 @@ export class PgDelivery implements DeliveryBus {
     if (out.kind === 'invalid') {
       // Rolled back: still waiting (or waiting for approval), and refused with its reason like any invalid
       // message — never tried again (one the server cannot store held the conversation for ever).
-      if (waiting) await this.reject(waiting, out.reason);
-      else await this.rejected(w, out.reason, (c) => rejectWaiting(c, this.pg, w, out.reason));
+      await this.reject(w, out.reason);
       return { kind: waiting ? 'changed' : 'gone' };
     }
     if (out.kind === 'committed') {

@@ -7,8 +7,6 @@
 import { LogReplaced, NO_LOG, type EventLog, type EventName, type EventSource } from '../events.js';
 import { isoAt, type Clock } from '../clock.js';
 import { carryEvent, flushEvents } from './carried-events.js';
-
-export { flushEvents };
 import { client, type Db } from './db.js';
 import type { Pg } from './rows.js';
 import { run } from './sql/bind.js';
@@ -43,10 +41,10 @@ export class PgEventSource implements EventSource {
   ) {}
 
   private async gen(): Promise<string> {
-    const r = await run(this.db, this.pg.sql.conversations.gen, { conversation: this.pg.conversation }).catch(() => ({
-      rows: [] as { gen: string }[],
-    }));
-    return r.rows[0]?.gen ?? NO_LOG;
+    const r = await run(this.db, this.pg.sql.conversations.gen, { conversation: this.pg.conversation }).catch(
+      () => null,
+    );
+    return r?.rows[0]?.gen ?? NO_LOG;
   }
 
   async head(): Promise<{ gen: string; end: number }> {
@@ -70,11 +68,7 @@ export class PgEventSource implements EventSource {
     }
     let last = from;
     for (;;) {
-      const r = await run(this.db, this.pg.sql.events.page, {
-        conversation: this.pg.conversation,
-        from: last,
-        until,
-      });
+      const r = await run(this.db, this.pg.sql.events.page, { conversation: this.pg.conversation, from: last, until });
       for (const row of r.rows) {
         last = Number(row.seq) + 1;
         if ((await each(row.body, last)) === false) return { last, skipping: false };
