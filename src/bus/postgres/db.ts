@@ -47,15 +47,11 @@ const SESSION = {
 };
 
 /**
- * A pool that lets the process exit when idle (a CLI command opens one and never closes it). `durable: false`:
- * commits do not wait for the disk (synchronous_commit off) — for the event log, a record rather than the truth
- * (docs/protocol.md §7): a database crash may lose its last events, never a message or a state. Turn steps and
- * stamps use a durable pool; the relay's insert uses this one and keeps its claimed file until the server's
- * flushed WAL has passed it (relay.ts).
- *
- * One pool per (URL, durability) per process, shared by every conversation it serves: 6 connections per
- * conversation were over a thousand backends at 100 conversations over 3 machines (default max_connections:
- * 100). A pool opens connections only as they are needed.
+ * A pool that lets the process exit when idle (a CLI command never closes it). `durable: false`: commits do not
+ * wait for the disk — for the event log (a crash may lose its last events: a record, docs/protocol.md §7) and the
+ * relay's insert, whose claimed file stays until the flushed WAL passes it (relay.ts); turn steps are durable.
+ * One pool per (URL, durability) per process, shared by its conversations: 6 connections per conversation were
+ * over a thousand backends at 100 conversations over 3 machines (default max_connections: 100).
  */
 const pools = new Map<string, Db>();
 
@@ -120,11 +116,9 @@ export async function tx<T>(db: Db, fn: (c: pg.PoolClient) => Promise<T>): Promi
 }
 
 /**
- * The error codes of a database that is away: node's for a network that failed, and PostgreSQL's —
- * 53300: too many connections (a crowded server refuses new sessions for a while); 57014: a statement
- * cancelled (statement_timeout: something held it past 30 s); 57P01–57P03: the server shutting down,
- * crashed, or not accepting connections yet — each worth a retry, not an exit. Class 08 (connection
- * exceptions) is matched by its prefix.
+ * A database away, worth a retry, not an exit: node's network errors; 53300 too many connections; 57014 a
+ * statement cancelled (statement_timeout, held past 30 s); 57P01–57P03 the server shutting down, crashed or
+ * starting; class 08 (connection exceptions) by its prefix.
  */
 const AWAY_CODES = new Set([
   ...'ECONNREFUSED ECONNRESET ECONNABORTED EPIPE ETIMEDOUT ENOTFOUND EAI_AGAIN EHOSTUNREACH ENETUNREACH'.split(' '),
@@ -141,12 +135,10 @@ const AWAY_WORDS = [
 ];
 
 /**
- * Why the server refuses to store a value, and always will — a data exception (class 22: a value it cannot
- * hold or parse, a notification payload too long) or a limit of the server's (class 54: a field over
- * 1 GB, a jsonb over 256 MB, a statement too deep) — or null for any other error. Retrying the statement
- * changes nothing, so the one message it carries is rejected with this reason instead: a conversation
- * used to wait for ever behind one (the turn step retried once a second). Class 53 (out of disk or
- * memory) is not here: it passes, and is retried.
+ * Why the server refuses to store a value, and always will — a data exception (class 22: a value it cannot hold
+ * or parse, a payload too long) or a limit (class 54: a field over 1 GB, a jsonb over 256 MB, a statement too
+ * deep) — or null. Retrying changes nothing (a conversation waited for ever behind one), so its message is
+ * rejected with this reason. Class 53 (out of disk or memory) passes, and is retried.
  */
 export function unstorable(err: unknown): string | null {
   const e = err as { code?: unknown; message?: unknown };

@@ -43,23 +43,16 @@ let claims = 0;
 export interface RelayOptions extends Omit<IntakeOptions, 'alsoWatch'> {
   conversation: string;
   host: string;
-  /**
-   * Store one message; `key` makes a repeat of the same claimed file a no-op. `durable`: wait for the
-   * disk; otherwise the answer names the server that committed it (its start time), for `settle` to check.
-   */
+  /** Store one message (`key`: a claim stored again is a no-op); not `durable`: its Written, for settle(). */
   store: (m: Claimed) => Promise<Written | null>;
-  /**
-   * Where the server's WAL is — written (past every commit made before `asked`) and flushed — and since
-   * when it runs; `asked`: when the question was sent (performance.now()).
-   */
+  /** The server's WAL, written (past every commit before `asked`, a performance.now()) and flushed; its start. */
   wal: () => Promise<Wal>;
 }
 
 /**
- * A commit not known durable yet: the server's start time (a restart makes older positions meaningless)
- * and a WAL position at or after its commit record — unknown (null) until the first look after it, which
- * takes the server's insert position then (past every commit made before). Asking for it right after
- * each insert was one more round trip per message.
+ * A commit not known durable yet: the server's start time (a restart makes older positions meaningless) and a
+ * WAL position at or after its commit record — null until the next look, which takes the insert position then
+ * (asking right after each insert was one more round trip per message).
  */
 export interface Written {
   lsn: bigint | null;
@@ -80,7 +73,7 @@ export class Relay {
   /** Its agents' folders, read as the files bus reads them (what it rejects: `intake.rejected`). */
   readonly intake: Intake;
   /** Claimed files stored without waiting for the disk: removed once their insert is durable. */
-  private pending: Array<{ d: Direction; dir: string; as: string; at: Written }> = [];
+  private pending: Array<ClaimedFile & { at: Written }> = [];
   /** Claimed files whose store failed: stored again, oldest first, with backoff. */
   private readonly stranded: Stranded;
   /** Files whose claim failed for a reason other than their going (said once each): `<direction>/<name>`. */
@@ -159,10 +152,7 @@ export class Relay {
     return n;
   }
 
-  /**
-   * Claim `name` as `as` (relay-claims.ts). A failure other than the file's going is said once: it failed
-   * silently at every pass when a long name could not be claimed, and the message waited for ever.
-   */
+  /** Claim `name` as `as`; a failure is said once (a long name failed silently and waited for ever). */
   private claim(d: Direction, name: string, as: string): Claiming['kind'] {
     const c = claimInto(join(d.dir, RELAYING), join(d.dir, name), as);
     const key = `${d.name}/${name}`;
@@ -186,15 +176,10 @@ export class Relay {
       if (e.kind !== 'gone') this.intake.folderOf(d.name).dirty.add(await moveNoClobber(join(dir, as), d.dir, name));
       return this.dropped(f);
     }
+    const key = `${this.opts.conversation}/${this.opts.host}/${d.name}/${as}`;
     let at: Written | null;
     try {
-      at = await this.opts.store({
-        d,
-        file: name,
-        body: JSON.stringify(e.message),
-        key: `${this.opts.conversation}/${this.opts.host}/${d.name}/${as}`,
-        durable,
-      });
+      at = await this.opts.store({ d, file: name, body: JSON.stringify(e.message), key, durable });
     } catch (err) {
       return this.failed(f, name, err);
     }
