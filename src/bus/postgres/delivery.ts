@@ -80,7 +80,6 @@ export class PgDelivery implements DeliveryBus {
   private readonly log: Logger;
   private readonly view: WaitingView;
   private readonly relay: Relay;
-  private readonly here;
   private st!: State;
   private listener: Listener | null = null;
   private rescans = 0;
@@ -88,17 +87,14 @@ export class PgDelivery implements DeliveryBus {
   private readonly clock = new DbClock(); // the conversation's clock: the database's time (db-clock.ts)
   readonly now = (): number => this.clock.now();
   readonly takeRejected = (): Rejected[] => this.relay.intake.rejected.take(); // its own reject()s added there
-
   private readonly anchor: FolderAnchor;
 
   constructor({ config, db, eventsDb = db, pg, log, anchor = new FolderAnchor(config), observe }: DeliveryOptions) {
-    const here = deliveredHere(config);
-    this.view = new WaitingView({ db, pg, here, maxBytes: config.inbox.max_bytes });
+    this.view = new WaitingView(db, pg, deliveredHere(config), config.inbox.max_bytes);
     this.config = config;
     this.db = db;
     this.pg = pg;
     this.log = log;
-    this.here = here;
     const onError = (err: unknown) => log.warn(`cannot store an event: ${String(err)}`);
     const log_ = pgEventLog(eventsDb, pg, this.clock, { onError, carried: true });
     this.events = fencedEvents(observed(log_, observe), () => this.held);
@@ -251,7 +247,7 @@ export class PgDelivery implements DeliveryBus {
   }
 
   approvals(): Promise<Approval[]> {
-    return approvals(this.db, this.pg, this.here);
+    return approvals(this.db, this.pg, deliveredHere(this.config));
   }
 
   refuse(a: Approval, reason: string): Promise<boolean> {

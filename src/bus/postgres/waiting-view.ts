@@ -34,16 +34,14 @@ export class WaitingView {
    */
   private changes = 0;
 
-  private readonly db: Db;
-  private readonly pg: Pg;
-  /** The directions this machine delivers. */
-  private readonly here: Direction[];
-
-  constructor(o: { db: Db; pg: Pg; here: Direction[]; maxBytes: number }) {
-    this.db = o.db;
-    this.pg = o.pg;
-    this.here = o.here;
-    this.examined = new WaitingRows(o.here, o.maxBytes);
+  constructor(
+    private readonly db: Db,
+    private readonly pg: Pg,
+    /** The directions this machine delivers. */
+    private readonly here: Direction[],
+    maxBytes: number,
+  ) {
+    this.examined = new WaitingRows(here, maxBytes);
   }
 
   /**
