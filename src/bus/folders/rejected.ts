@@ -122,11 +122,8 @@ export async function tidyRejected(dir: string): Promise<string[]> {
   const fixed: string[] = [];
   for (const n of names) {
     if (isOurTemp(n) || n.endsWith(NOTE) || present.has(`${n}${NOTE}`)) continue;
-    await writeNote(dir, n, {
-      file: n,
-      reason: 'unknown: the daemon stopped before it wrote the reason',
-      rejected_at: new Date().toISOString(),
-    });
+    const reason = 'unknown: the daemon stopped before it wrote the reason';
+    await writeNote(dir, n, { file: n, reason, rejected_at: new Date().toISOString() });
     fixed.push(n);
   }
   return fixed;

@@ -66,9 +66,7 @@ export class Rejecting {
     if (!items.length) return;
     if (this.workers === 0) this.idle = new Promise((resolve) => (this.resolveIdle = resolve));
     for (const d of items) {
-      let names = this.moving.get(d.folder);
-      if (!names) this.moving.set(d.folder, (names = new Map()));
-      names.set(d.name, false);
+      (this.moving.get(d.folder) ?? this.moving.set(d.folder, new Map()).get(d.folder)!).set(d.name, false);
       this.queue.push(d);
     }
     while (this.workers < FEW && this.workers < this.queue.length) {

@@ -93,13 +93,8 @@ export class Rejector {
     more: { src: string | Buffer; extra?: Record<string, unknown> },
   ): Promise<void> {
     const { direction } = f;
-    const moved = await quarantine(this.o.rejectedDir, more.src, name, {
-      reason,
-      direction: direction.name,
-      from: direction.from,
-      to: direction.to,
-      ...more.extra,
-    });
+    const note = { reason, direction: direction.name, from: direction.from, to: direction.to, ...more.extra };
+    const moved = await quarantine(this.o.rejectedDir, more.src, name, note);
     if (!moved) return;
     this.burst.warn(`rejected ${direction.name}/${name}: ${reason}`);
     this.rejected.add({ direction, file: name, reason });

@@ -118,10 +118,8 @@ export class Listener {
   /** Resolves once LISTEN holds, or once the first attempt failed (it goes on trying every second). */
   async start(): Promise<void> {
     if (this.hub) return;
-    let hub = hubs.get(this.url);
-    if (!hub) hubs.set(this.url, (hub = new Hub(this.url)));
-    this.hub = hub;
-    await hub.add(this.sub);
+    this.hub = hubs.get(this.url) ?? hubs.set(this.url, new Hub(this.url)).get(this.url)!;
+    await this.hub.add(this.sub);
   }
 
   async close(): Promise<void> {
