@@ -71,16 +71,9 @@ export async function approvalsView(db: Db, pg: Pg, config: Config, cap: number)
     } catch {
       /* shown with empty content */
     }
-    const content = typeof m.content === 'string' ? m.content : '';
-    return [
-      {
-        file: `${r.direction}/${waitingName(r.seq, r.file)}`,
-        from: d.from,
-        to: d.to,
-        type: typeof m.type === 'string' ? m.type : null,
-        subject: typeof m.subject === 'string' ? m.subject : null,
-        content: content.slice(0, cap),
-      },
-    ];
+    const text = (k: string) => (typeof m[k] === 'string' ? m[k] : null);
+    const file = `${r.direction}/${waitingName(r.seq, r.file)}`;
+    const view = { file, from: d.from, to: d.to, type: text('type'), subject: text('subject') };
+    return [{ ...view, content: (text('content') ?? '').slice(0, cap) }];
   });
 }
