@@ -60,11 +60,9 @@ export function fenceUnless(row: Fence | undefined, k: LeaseKey, generation: num
 }
 
 /**
- * Take this machine's lease of `pg`'s conversation for `holder`, or throw LeaseHeldError naming the live
- * holder. Only what the database proves lets it take over (lease-holder.ts): the holder's session is gone
- * (its lock is free), or its heartbeat is stale by the database's clock — then that session is ended. Every
- * statement on the lease's session gives `clock` (the conversation's) a sample of the database's time;
- * `holder.started_at` is written with it.
+ * Take this machine's lease of `pg`'s conversation for `holder`, or throw LeaseHeldError naming the live holder.
+ * It takes over when the holder's session is gone (its lock free) or its heartbeat is stale by the database's
+ * clock (that session is ended). Each statement samples the database's time into `clock`: `started_at` uses it.
  */
 export async function acquireLease(
   pg: Pg,
@@ -73,7 +71,6 @@ export async function acquireLease(
   clock: DbClock = new DbClock(),
 ): Promise<Lease> {
   const { lease: sql } = pg.sql;
-  const key = { conversation: pg.conversation, host: pg.host };
   const c = client(pg.url);
   // Until PgLease takes over the connection, a session that drops (the database restarting) must not be
   // an unhandled 'error' event — that would end the process; the query in flight fails on its own.
@@ -93,7 +90,7 @@ export async function acquireLease(
       await sleep(h.kind === 'stale' ? 100 : 0);
     }
     const me = { ...holder, started_at: isoAt(clock.now()) };
-    const r = await run(c, sql.take, { ...key, holder: JSON.stringify(me) });
+    const r = await run(c, sql.take, { conversation: pg.conversation, host: pg.host, holder: JSON.stringify(me) });
     // The take-over above is durable; heartbeats need not wait for the disk (a lost one only looks stale).
     await c.query('SET synchronous_commit TO off');
     // A heartbeat waits at most 1 s for the lease row (a write transaction of this daemon holds it FOR

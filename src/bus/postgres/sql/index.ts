@@ -51,12 +51,9 @@ const built = new Map<string, Sql>();
 
 /** The statements of `schema`, built the first time it is asked for. */
 export function sqlFor(schema: string): Sql {
-  let sql = built.get(schema);
-  if (!sql) {
-    // Checked by the config already; checked again because the name goes into statements as it is.
-    if (!BUS_SCHEMA_NAME.test(schema)) throw new Error(`"${schema}" is not a schema name baton uses (bus.schema)`);
-    sql = build(schema);
-    built.set(schema, sql);
-  }
-  return sql;
+  const known = built.get(schema);
+  if (known) return known;
+  // Checked by the config already; checked again because the name goes into statements as it is.
+  if (!BUS_SCHEMA_NAME.test(schema)) throw new Error(`"${schema}" is not a schema name baton uses (bus.schema)`);
+  return built.set(schema, build(schema)).get(schema)!;
 }
