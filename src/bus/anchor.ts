@@ -24,8 +24,6 @@ export class FolderGone extends StoreChanged {
  */
 type Seen = { dev: number; ino: number; born: number };
 
-type Pinned = Seen & { path: string };
-
 /** The folder at `path` now: null when nothing is there. */
 function look(path: string): (Seen & { dir: boolean }) | null {
   try {
@@ -47,7 +45,7 @@ export class FolderAnchor {
   readonly project: string;
   /** The message folder. */
   readonly root: string;
-  private pinned: Pinned[] | null = null;
+  private pinned: Array<Seen & { path: string }> | null = null;
 
   constructor(config: Pick<Config, 'file' | 'baseDir' | 'messageDir'>) {
     this.project = config.baseDir;

@@ -4,20 +4,14 @@ import type { Bus, Posting } from './bus.js';
 import type { Directory } from './directory.js';
 import { FilesBus } from './files/files-bus.js';
 import { postToFolder } from './folders/outbox.js';
-import { isConnectionError } from './postgres/db.js';
-import { explainDbError } from './postgres/db-errors.js';
 import { PgDirectory } from './postgres/directory.js';
 import { NoDatabaseUrl } from './postgres/no-database.js';
 import { PostgresBus } from './postgres/postgres-bus.js';
 
-/** The bus's storage cannot be reached now (the database is down or cut off): try again later. */
-export const isBusUnavailable = (err: unknown): boolean => isConnectionError(err);
-
-/**
- * The bus's storage refused or failed to answer, as one line a person can act on (no password, a wrong
- * one, a database or role missing, TLS required, unreachable, timed out), or null for any other error.
- */
-export const explainBusError = (err: unknown): string | null => explainDbError(err);
+/** isBusUnavailable: the storage cannot be reached now (the database down or cut off): try again later. */
+export { isConnectionError as isBusUnavailable } from './postgres/db.js';
+/** explainBusError: the storage refused or failed to answer, as one line a person can act on; else null. */
+export { explainDbError as explainBusError } from './postgres/db-errors.js';
 
 export function openBus(config: Config): Bus {
   return config.bus.kind === 'postgres' ? new PostgresBus({ ...config, bus: config.bus }) : new FilesBus(config);
