@@ -83,11 +83,7 @@ export function loadConfig(source: ConfigSource, opts: LoadOptions = {}): Config
 }
 
 /** A config file's text, read already (the daemon hashes what it reads, then parses that same text). */
-export function configFromText(
-  text: string,
-  source: { file: string; baseDir: string },
-  opts: LoadOptions = {},
-): Config {
+export function configFromText(text: string, source: ConfigSource & { file: string }, opts: LoadOptions = {}): Config {
   const { file, baseDir } = source;
   let raw: unknown;
   try {

@@ -42,13 +42,9 @@ function ifOutcome(r: TmuxResult): IfOutcome {
   return { ran: out.startsWith(SKIPPED) ? 'otherwise' : 'then', output: out, timedOut: false };
 }
 
-const ifArgs = (target: string | null, condition: string, then: string, otherwise: string): string[] => [
-  'if-shell',
-  '-F',
-  ...(target ? ['-t', target] : []),
-  condition,
-  then,
-  otherwise,
+const ifArgs = (target: string | null, ...branches: [condition: string, then: string, otherwise: string]) => [
+  ...['if-shell', '-F', ...(target ? ['-t', target] : [])],
+  ...branches,
 ];
 
 export class Tmux {
@@ -162,13 +158,8 @@ export class Tmux {
   /** Every session name → its owner (@baton_config; empty when baton did not start it). */
   async sessions(): Promise<Map<string, { owner: string }>> {
     const r = await this.run(['list-sessions', '-F', '#{session_name}\t#{@baton_config}']);
-    const out = new Map<string, { owner: string }>();
-    if (!r.ok) return out;
-    for (const line of r.stdout.split('\n').filter(Boolean)) {
-      const [name = '', owner = ''] = line.split('\t');
-      out.set(name, { owner });
-    }
-    return out;
+    const rows = r.ok ? r.stdout.split('\n').filter(Boolean) : [];
+    return new Map(rows.map((l) => l.split('\t')).map(([name = '', owner = '']) => [name, { owner }]));
   }
 
   /**

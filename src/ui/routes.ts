@@ -132,11 +132,10 @@ export async function serveGet(
 async function serveExport(site: Site, res: ServerResponse, format: 'html' | 'md', head: boolean): Promise<void> {
   const doc = await gatherExport(site.bus, site.config, new Date());
   const body = format === 'html' ? exportHtml(doc) : exportMarkdown(doc);
+  const type = format === 'html' ? 'text/html; charset=utf-8' : 'text/markdown; charset=utf-8';
   res.writeHead(200, {
-    ...SECURITY_HEADERS,
-    'content-type': format === 'html' ? 'text/html; charset=utf-8' : 'text/markdown; charset=utf-8',
+    ...noStore(type),
     'content-disposition': `attachment; filename="baton-conversation.${format}"`,
-    'cache-control': 'no-store',
   });
   res.end(head ? undefined : body);
 }

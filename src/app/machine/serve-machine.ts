@@ -175,17 +175,14 @@ export class MachineDaemon {
     let why: string | null = null;
     const done = back
       .then(() => service.run())
-      .then(
-        (code) => code,
-        (err: unknown) => {
-          // (A folder gone says itself what brings it back.)
-          const until = err instanceof FolderGone ? '' : '; skipped until "baton up" there';
-          log.error(`${label}: ${err instanceof Error ? err.message : String(err)}${until}`);
-          const said = explainBusError(err) ?? (err instanceof Error ? err.message : String(err));
-          why = said.split('\n')[0]!.slice(0, 400);
-          return err instanceof LeaseHeldError ? 3 : 1;
-        },
-      );
+      .catch((err: unknown) => {
+        // (A folder gone says itself what brings it back.)
+        const until = err instanceof FolderGone ? '' : '; skipped until "baton up" there';
+        log.error(`${label}: ${err instanceof Error ? err.message : String(err)}${until}`);
+        const said = explainBusError(err) ?? (err instanceof Error ? err.message : String(err));
+        why = said.split('\n')[0]!.slice(0, 400);
+        return err instanceof LeaseHeldError ? 3 : 1;
+      });
     const served: Served = { entry, service, done };
     this.served.set(key, served);
     void done.then((code) => {
@@ -193,9 +190,8 @@ export class MachineDaemon {
       // Stopped on its own (its lease held elsewhere, its store changed): not taken again until its entry changes.
       // (A registry that does not read keeps what it listed: the entry is taken as still there.)
       const now = readRegistry(this.dir);
-      if (!this.stopping && (!now.ok || now.registry.conversations.some((e) => same(e, entry)))) {
-        if (code !== 0) this.skipped.set(key, { entry, problem: stoppedBy(code, why) });
-      }
+      if (code !== 0 && !this.stopping && (!now.ok || now.registry.conversations.some((e) => same(e, entry))))
+        this.skipped.set(key, { entry, problem: stoppedBy(code, why) });
     });
   }
 
