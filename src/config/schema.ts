@@ -147,6 +147,7 @@ const DeliverySchema = z.strictObject({
     .optional(),
 });
 
+const notifyEvents = z.array(z.enum(NOTIFY_EVENTS));
 const httpUrl = z
   .string()
   .refine((u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol), 'an http:// or https:// URL');
@@ -170,10 +171,7 @@ const NotifySinkSchema = z
     timeout_s: z.number().min(1).max(300).default(10),
     /** A name for `status` and `notify --test` (default: the kind and its place in the list). */
     name: z.string().min(1).max(64).optional(),
-    events: z
-      .array(z.enum(NOTIFY_EVENTS))
-      .min(1)
-      .default([...NOTIFY_EVENTS]),
+    events: notifyEvents.min(1).default([...NOTIFY_EVENTS]),
     /** How long repeats of one event for one agent fold into the next notification (docs/protocol.md §12). */
     cooldown_s: z.number().min(0).default(300),
   })

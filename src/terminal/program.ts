@@ -31,12 +31,8 @@ function unquote(word: string): string {
 export const programName = (command: string): string => basename(programOf(command) ?? '');
 
 export function onPath(program: string, cwd: string, path = process.env.PATH ?? ''): boolean {
-  const candidates = program.includes('/')
-    ? [resolve(cwd, program)]
-    : path
-        .split(delimiter)
-        .filter(Boolean)
-        .map((d) => join(d, program));
+  const dirs = path.split(delimiter).filter(Boolean);
+  const candidates = program.includes('/') ? [resolve(cwd, program)] : dirs.map((d) => join(d, program));
   return candidates.some((c) => {
     try {
       accessSync(c, constants.X_OK);

@@ -28,11 +28,8 @@ export function isBareShell(pane: PaneInfo): boolean {
 
 /** A command line that starts an interactive shell and nothing else (`bash --norc -i`, `zsh -l`, empty). */
 function startsShell(command: string): boolean {
-  const words = command
-    .trim()
-    .replace(/^"(.*)"$/s, '$1')
-    .split(/\s+/)
-    .filter(Boolean);
+  const unquoted = command.trim().replace(/^"(.*)"$/s, '$1');
+  const words = unquoted.match(/\S+/g) ?? [];
   return words.length === 0 || (SHELLS.has(programName(words[0]!)) && words.slice(1).every((w) => w.startsWith('-')));
 }
 
@@ -119,13 +116,12 @@ export async function whyNotReady(
   // A client whose screen baton reads turns bracketed paste on once it takes input. Before that (Gemini CLI
   // waiting for its MCP servers drew an empty box) a paste arrives as keys: a "!" in it switched Gemini to
   // shell mode and the rest ran as a command. Such a pane is still starting, whatever its box shows.
-  if (KINDS[agent.kind].readScreen && !pane.demo && pane.bracketed === false)
-    return { reason: `pane ${pane.id}: ${agent.kind} has not turned on bracketed paste yet (still starting)` };
   // The demo agent turns it on just before its banner, but the tracker (tmux < 3.7) says so a few to tens of
   // milliseconds after the banner shows, longer on a loaded machine: a topic typed in that gap went on one line
   // (intakeOf), and the demo, which reads the topic from the lines after the header, opened on an empty one.
-  if (pane.demo && pane.bracketed === false)
-    return { reason: `pane ${pane.id}: the demo agent has not turned on bracketed paste yet (still starting)` };
+  const starting = pane.demo ? 'the demo agent' : KINDS[agent.kind].readScreen ? agent.kind : null;
+  if (starting && pane.bracketed === false)
+    return { reason: `pane ${pane.id}: ${starting} has not turned on bracketed paste yet (still starting)` };
   const screen = read !== undefined ? read : await readScreen(tmux, agent, pane);
   const problem = screen && screenProblem(screen);
   return problem ? { reason: `pane ${pane.id}: ${problem}`, screen: screen! } : null;

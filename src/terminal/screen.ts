@@ -84,13 +84,6 @@ export function copyInBox(input: string, copies: readonly string[]): { which: nu
 export function boxless(text: string[], dialogs: RegExp[], empty: string, clean = (l: string) => l.trim()): Screen {
   const hit = text.find((l) => dialogs.some((re) => re.test(l)));
   if (hit) return { state: 'dialog', detail: clean(hit).slice(0, 120) };
-  return {
-    state: 'unknown',
-    detail:
-      text
-        .filter((l) => l.trim())
-        .slice(-3)
-        .join(' | ')
-        .slice(0, 200) || empty,
-  };
+  const last = text.filter((l) => l.trim()).slice(-3);
+  return { state: 'unknown', detail: last.join(' | ').slice(0, 200) || empty };
 }

@@ -125,10 +125,7 @@ export class LiveStatus {
 
 /** A screen as plain text: no control characters but newline and tab, no trailing blank lines, capped. */
 function plain(lines: string[]): string {
-  const text = sanitize(lines.join('\n'))
-    .split('\n')
-    .map((l) => l.trimEnd())
-    .join('\n')
-    .replace(/\n+$/, '');
-  return text.slice(0, SCREEN_CAP);
+  const rows = sanitize(lines.join('\n')).split('\n');
+  const text = rows.map((l) => l.trimEnd()).join('\n');
+  return text.replace(/\n+$/, '').slice(0, SCREEN_CAP);
 }

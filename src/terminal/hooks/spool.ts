@@ -42,9 +42,8 @@ export const noteLabel = (name: string): string =>
  * without these); anything else is invalid, with a reason that never quotes what it holds.
  */
 export async function readNotes(dir: string, maxBytes: number): Promise<Spooled[]> {
-  const names = (await readdir(dir).catch(() => [] as string[]))
-    .filter((n) => n.endsWith('.json') && !n.startsWith('.'))
-    .sort();
+  const all = await readdir(dir).catch(() => [] as string[]);
+  const names = all.filter((n) => n.endsWith('.json') && !n.startsWith('.')).sort();
   const out: Spooled[] = [];
   for (const name of names) {
     if (!NOTE_NAME.test(name)) {
