@@ -26,16 +26,14 @@ const specifiers = (s: string): string => s.replace(/%/g, '%%');
 /** Inside double quotes systemd undoes C escapes: `\\`, `\"`, and `\xNN` for a control character. */
 const cQuoted = (s: string): string =>
   s
-    .replace(/\\/g, '\\\\')
-    .replace(/"/g, '\\"')
+    .replace(/[\\"]/g, '\\$&')
     .replace(/[\u0000-\u001F\u007F]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 /** ExecStart='s program: quoted, specifiers doubled, `$` as written (systemd 252 keeps `$$` there two dollars). */
 function executable(path: string): string {
+  const why = 'quote, backslash or control character';
   if (!path.startsWith('/') || /["'\\\u0000-\u001F\u007F]/.test(path))
-    throw new UsageError(
-      `systemd cannot run a program at this path (quote, backslash or control character): ${JSON.stringify(path)}`,
-    );
+    throw new UsageError(`systemd cannot run a program at this path (${why}): ${JSON.stringify(path)}`);
   return `"${specifiers(path)}"`;
 }
 
@@ -47,10 +45,9 @@ const assignment = (name: string, value: string): string => `"${specifiers(cQuot
 
 /** A path setting (EnvironmentFile=) is the rest of its line: no quotes (they'd be in the name), specifiers doubled. */
 function pathValue(path: string): string {
+  const why = 'not absolute, or a control character';
   if (!path.startsWith('/') || /[\u0000-\u001F\u007F]/.test(path) || path !== path.trim())
-    throw new UsageError(
-      `systemd cannot be given this path in a unit (not absolute, or a control character): ${JSON.stringify(path)}`,
-    );
+    throw new UsageError(`systemd cannot be given this path in a unit (${why}): ${JSON.stringify(path)}`);
   return specifiers(path);
 }
 

@@ -156,11 +156,8 @@ export class GuardedStdioTransport implements Transport {
         return true;
       }
       if (message.method === 'ping' || this.handshake === 'done') return true;
-      void this.refuse(
-        message.id,
-        NOT_INITIALIZED,
-        `not initialized: send "initialize", then "notifications/initialized", before "${message.method}"`,
-      );
+      const why = `not initialized: send "initialize", then "notifications/initialized", before "${message.method}"`;
+      void this.refuse(message.id, NOT_INITIALIZED, why);
       return false;
     }
     if (isJSONRPCNotification(message) && message.method === 'notifications/initialized' && this.handshake !== 'none')

@@ -36,19 +36,16 @@ export async function collectStatus(
   const held = await bus.waitingCounts();
   const rejected = await bus.rejectedCount();
   const relaying = await bus.relaying();
-  const agents: StatusReport['agents'] = {};
   const hooked = readAgentStates(config.messageDir);
   const dialogs = readDialogs(config.messageDir);
-  await Promise.all(
-    config.order.map(async (name) => {
-      agents[name] = {
-        ...(isLocal(config, name)
-          ? await localAgent(config, t, name, hooksOf(hooked, name))
-          : remoteAgent(config, name)),
-        catch_up: catchUp[name] ?? 0,
-        dialog: (isLocal(config, name) && dialogs[name]) || null,
-      };
-    }),
+  const agents: StatusReport['agents'] = Object.fromEntries(
+    await Promise.all(
+      config.order.map(async (name) => {
+        const here = isLocal(config, name);
+        const pane = here ? await localAgent(config, t, name, hooksOf(hooked, name)) : remoteAgent(config, name);
+        return [name, { ...pane, catch_up: catchUp[name] ?? 0, dialog: (here && dialogs[name]) || null }] as const;
+      }),
+    ),
   );
   // A person's notes to all that some pane has not got yet (the daemons keep trying).
   const unsettled = (await people.all()).filter((r) => r.receiver === 'all' && !settled(r, config.order));
@@ -78,7 +75,7 @@ export async function collectStatus(
     daemon,
     skipped,
     registry_problem: registry.ok ? null : registry.problem,
-    agents: Object.fromEntries(config.order.map((n) => [n, agents[n]!])),
+    agents,
     max_turns: rulesFor(turns, state ?? {}).max_turns,
     turns_base: state?.turns_base ?? 0,
     tokens: { total: state?.tokens?.total ?? 0, by_agent: state?.tokens?.by_agent ?? {}, max: turns.max_tokens },
