@@ -5,14 +5,8 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { VERSION } from '../app/paths.js';
-import {
-  type CommandSpec,
-  type Invocation,
-  isClosed,
-  onClosedOutput,
-  UsageError,
-  whenOutputCloses,
-} from './command.js';
+import type { CommandSpec, Invocation } from './command.js';
+import { isClosed, onClosedOutput, UsageError, whenOutputCloses } from './command.js';
 import { COMMANDS } from './commands/index.js';
 import { closest } from '../core/suggest.js';
 

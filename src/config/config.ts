@@ -10,15 +10,8 @@ import { conversationName } from './conversation-name.js';
 
 export type { Policy };
 export { AGENT_KINDS, type AgentKind, ConfigFileSchema, type NotifySinkConfig } from './schema.js';
-import {
-  type AgentKind,
-  type ConfigFile,
-  ConfigFileSchema,
-  type DeliveryConfig,
-  type InboxConfig,
-  type NotifySinkConfig,
-  type TurnsConfig,
-} from './schema.js';
+import type { AgentKind, ConfigFile, DeliveryConfig, InboxConfig, NotifySinkConfig, TurnsConfig } from './schema.js';
+import { ConfigFileSchema } from './schema.js';
 import { type AllowRule, allowProblems } from './allow.js';
 
 export interface Agent {

@@ -7,11 +7,11 @@
  */
 import { serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import {
   ErrorCode,
   isJSONRPCNotification,
   isJSONRPCRequest,
-  type JSONRPCMessage,
   JSONRPCMessageSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { RequestIdScan } from './request-id.js';

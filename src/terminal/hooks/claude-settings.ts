@@ -79,10 +79,7 @@ export async function registerClaudeMcp(
       return { ok: false, file, why: `it is not valid JSON (${(err as Error).message}); left as it is` };
     }
   }
-  const servers = objectAt(current, 'mcpServers');
-  await writeJson(file, {
-    ...current,
-    mcpServers: { ...servers, baton: batonMcpServer(node, cli, agent.name, configFile) },
-  });
+  const baton = batonMcpServer(node, cli, agent.name, configFile);
+  await writeJson(file, { ...current, mcpServers: { ...objectAt(current, 'mcpServers'), baton } });
   return { ok: true, file };
 }

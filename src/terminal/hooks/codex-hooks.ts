@@ -77,11 +77,6 @@ export async function installCodexHooks(
     (o) =>
       `${tomlString(`${real}:${o.e.key}:${o.index}:0`)}={trusted_hash=${tomlString(trustHash(o.e.key, o.group.hooks[0]!))}}`,
   );
-  const args = [
-    '-c',
-    `projects={${tomlString(realpathSync(agent.cwd))}={trust_level="trusted"}}`,
-    '-c',
-    `hooks.state={${state.join(',')}}`,
-  ];
-  return { ok: true, file, args };
+  const project = `projects={${tomlString(realpathSync(agent.cwd))}={trust_level="trusted"}}`;
+  return { ok: true, file, args: ['-c', project, '-c', `hooks.state={${state.join(',')}}`] };
 }

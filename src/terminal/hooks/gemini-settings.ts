@@ -78,9 +78,7 @@ export async function installGeminiHooks(
   const policy = geminiPolicyPath(agent);
   // agents.NAME.allow (allow-rules.ts): more rules of the same kind in the same file.
   const allowed = geminiRules(agent.allow ?? []);
-  await writeAtomic(
-    policy,
-    allowed.length ? `${POLICY}\n# From agents.${agent.name}.allow in config.json:\n${allowed.join('\n\n')}\n` : POLICY,
-  );
+  const more = `\n# From agents.${agent.name}.allow in config.json:\n${allowed.join('\n\n')}\n`;
+  await writeAtomic(policy, allowed.length ? `${POLICY}${more}` : POLICY);
   return { ok: true, file, args: ['--policy', policy], env: { GEMINI_CLI_TRUST_WORKSPACE: 'true' } };
 }

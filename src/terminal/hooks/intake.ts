@@ -16,15 +16,8 @@ import { makeDirBelow } from '../../lib/fsx.js';
 import type { Logger } from '../../lib/log.js';
 import { fileType } from '../../lib/own-file.js';
 import { clientFolders } from './client-folders.js';
-import {
-  type AgentStates,
-  readNotes,
-  removeNote,
-  type Spooled,
-  spoolDir,
-  spoolRoot,
-  writeAgentStates,
-} from './spool.js';
+import type { AgentStates, Spooled } from './spool.js';
+import { readNotes, removeNote, spoolDir, spoolRoot, writeAgentStates } from './spool.js';
 import { TranscriptTail, transcriptReply } from './transcript.js';
 
 /** A transcript read on from where the last look ended. */
@@ -58,23 +51,20 @@ const noteLimit = (config: Pick<Config, 'inbox'>): number => Math.max(8 << 20, 4
 
 export class SpoolIntake implements HookIntake {
   private readonly watchers: FSWatcher[] = [];
-  private readonly messageDir: string;
 
   constructor(
     private readonly config: Pick<Config, 'messageDir' | 'agents' | 'inbox'>,
     private readonly log: Logger,
-  ) {
-    this.messageDir = config.messageDir;
-  }
+  ) {}
 
   async ensure(agent: string): Promise<void> {
     // Below the message folder only: one moved away under the daemon is not made again (bus/anchor.ts).
-    await makeDirBelow(this.messageDir, spoolDir(this.messageDir, agent));
+    await makeDirBelow(this.config.messageDir, spoolDir(this.config.messageDir, agent));
   }
 
   watch(agent: string, changed: () => void): void {
     try {
-      this.watchers.push(watch(spoolDir(this.messageDir, agent), changed).on('error', () => {}));
+      this.watchers.push(watch(spoolDir(this.config.messageDir, agent), changed).on('error', () => {}));
     } catch {
       /* no watcher: the daemon lists the spools on its own every few seconds */
     }
@@ -85,25 +75,25 @@ export class SpoolIntake implements HookIntake {
   }
 
   async notes(agent: string): Promise<Spooled[]> {
-    const dir = spoolDir(this.messageDir, agent);
+    const dir = spoolDir(this.config.messageDir, agent);
     // The spool (or .hooks/) replaced by a link — to /proc, to another folder: never listed through it.
-    for (const d of [spoolRoot(this.messageDir), dir]) {
+    for (const d of [spoolRoot(this.config.messageDir), dir]) {
       const st = await lstat(d).catch(() => null);
       if (!st || st.isDirectory()) continue;
       this.log.warn(`${agent}'s hook spool: ${d} is ${fileType(st)}, not a folder; removed, and made again`);
       await unlink(d).catch(() => {});
-      await makeDirBelow(this.messageDir, dir).catch(() => {});
+      await makeDirBelow(this.config.messageDir, dir).catch(() => {});
       return [];
     }
     return readNotes(dir, noteLimit(this.config));
   }
 
   take(agent: string, name: string): Promise<void> {
-    return removeNote(spoolDir(this.messageDir, agent), name);
+    return removeNote(spoolDir(this.config.messageDir, agent), name);
   }
 
   saveStates(states: AgentStates): Promise<void> {
-    return writeAgentStates(this.messageDir, states);
+    return writeAgentStates(this.config.messageDir, states);
   }
 
   async transcriptReply(agent: string, path: string | null): Promise<string | null> {
