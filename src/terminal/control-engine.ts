@@ -7,7 +7,7 @@
 import { ControlClient, type ControlReply } from './control.js';
 import { endOrphans } from './orphans.js';
 import type { ProcessEngine } from './process-engine.js';
-import type { ClientEnv, RunOptions, TmuxEngine, TmuxResult } from './tmux-engine.js';
+import type { Buffered, ClientEnv, RunOptions, TmuxEngine, TmuxResult } from './tmux-engine.js';
 
 /** How long to wait before trying to attach a control client again after a failed attempt. */
 const CONTROL_RETRY_MS = 1000;
@@ -62,11 +62,7 @@ export class ControlEngine implements TmuxEngine {
    * trip where a delivery's paste took two. The server runs the if-shell after the set-buffer, so its
    * condition is looked at when the keystroke is made, exactly as alone.
    */
-  async setBufferThenIf(
-    buffer: string,
-    text: string,
-    ifArgs: readonly string[],
-  ): Promise<{ set: TmuxResult; guarded: TmuxResult | null }> {
+  async setBufferThenIf(buffer: string, text: string, ifArgs: readonly string[]): Promise<Buffered> {
     const client = await this.attached();
     if (!client) return this.processes.setBufferThenIf(buffer, text, ifArgs);
     const [set, guarded] = await Promise.all([
@@ -107,12 +103,6 @@ export class ControlEngine implements TmuxEngine {
   }
 }
 
-function fromReply(r: ControlReply): TmuxResult {
-  return {
-    ok: r.ok,
-    stdout: r.ok ? r.output : '',
-    stderr: r.ok ? '' : r.output,
-    exitCode: r.ok ? 0 : 1,
-    timedOut: r.lost,
-  };
+function fromReply({ ok, output, lost }: ControlReply): TmuxResult {
+  return { ok, stdout: ok ? output : '', stderr: ok ? '' : output, exitCode: ok ? 0 : 1, timedOut: lost };
 }

@@ -4,7 +4,8 @@
  * (`load-buffer -`), so no argument quoting is involved; a paste is both steps in one process.
  */
 import { execa } from 'execa';
-import { type ClientEnv, type RunOptions, type TmuxEngine, type TmuxResult, UTF8 } from './tmux-engine.js';
+import type { Buffered, ClientEnv, RunOptions, TmuxEngine, TmuxResult } from './tmux-engine.js';
+import { UTF8 } from './tmux-engine.js';
 
 /** What running one tmux process needs (execa's answer, narrowed): replaced by a recording fake in tests. */
 export type Exec = (
@@ -49,11 +50,7 @@ export class ProcessEngine implements TmuxEngine {
   }
 
   /** Two processes, one after the other: the condition is looked at once the buffer is there. */
-  async setBufferThenIf(
-    buffer: string,
-    text: string,
-    ifArgs: readonly string[],
-  ): Promise<{ set: TmuxResult; guarded: TmuxResult | null }> {
+  async setBufferThenIf(buffer: string, text: string, ifArgs: readonly string[]): Promise<Buffered> {
     const set = await this.spawn(['load-buffer', '-b', buffer, '-'], { input: text });
     return { set, guarded: set.ok ? await this.runIf(ifArgs) : null };
   }

@@ -20,6 +20,9 @@ export interface TmuxResult {
  * What the tmux process gets beside this process's own environment; a variable set to undefined is not
  * passed on at all (a server that process starts never holds it).
  */
+/** What setBufferThenIf got: the set-buffer's result, and the guarded line's (null: not sent). */
+export type Buffered = { set: TmuxResult; guarded: TmuxResult | null };
+
 export type ClientEnv = Record<string, string | undefined>;
 
 export interface RunOptions {
@@ -39,11 +42,7 @@ export interface TmuxEngine {
    * order. `guarded` is null when the buffer was not set and the line was not sent. The only way text goes
    * into a pane: guarded (terminal/fence.ts), by the typing pipeline (daemon/pipeline.ts).
    */
-  setBufferThenIf(
-    buffer: string,
-    text: string,
-    ifArgs: readonly string[],
-  ): Promise<{ set: TmuxResult; guarded: TmuxResult | null }>;
+  setBufferThenIf(buffer: string, text: string, ifArgs: readonly string[]): Promise<Buffered>;
   /**
    * A command in a tmux process of its own, whatever the engine: `new-session` takes the environment
    * (PATH) of the client that asks for it.
