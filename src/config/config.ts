@@ -115,12 +115,7 @@ export class ConfigError extends Error {
 }
 
 /** Parse and resolve a config object. `file` is used in error messages and to resolve relative paths. */
-export function parseConfig(
-  raw: unknown,
-  file: string | null,
-  baseDir: string,
-  env: NodeJS.ProcessEnv = process.env,
-): Config {
+export function parseConfig(raw: unknown, file: string | null, baseDir: string, env = process.env): Config {
   const source = file ?? 'embedded default config';
   const parsed = ConfigFileSchema.safeParse(raw);
   // A mistyped key is told the closest one config.json takes at its path (`turns.max_turn`).
@@ -162,11 +157,7 @@ export function parseConfig(
 }
 
 /** Each agent resolved, in config order; what is wrong with them goes to `problems`. */
-function agentsOf(
-  c: ConfigFile,
-  at: { abs: (p: string) => string; host: string },
-  problems: string[],
-): Record<string, Agent> {
+function agentsOf(c: ConfigFile, at: { abs: (p: string) => string; host: string }, problems: string[]) {
   const entries = Object.entries(c.agents ?? LEGACY_AGENTS);
   if (entries.length < 2) problems.push('agents: at least two agents are needed');
   const agents: Record<string, Agent> = {};

@@ -166,12 +166,9 @@ export class Feed {
       return;
     }
     // Labelled with the generation the cursor was checked against: the file is checked to be that one.
-    await this.bus.events.read(
-      gen,
-      start,
-      until,
-      async (e, end) => tab.alive && tab.send(await render(this.transcript, e, end, gen)),
-    );
+    const send = async (e: Record<string, unknown>, end: number) =>
+      tab.alive && tab.send(await render(this.transcript, e, end, gen));
+    await this.bus.events.read(gen, start, until, send);
   }
 
   private schedulePump(): void {
@@ -199,23 +196,18 @@ export class Feed {
     }
     if (size === this.offset) return;
     const gen = this.gen;
+    const take = async (e: Record<string, unknown>, end: number) => {
+      count(this.transcript.nudges, e);
+      this.recent.add(e);
+      if (isDelivery(e)) this.transcript.add(e.id);
+      const chunk = await render(this.transcript, e, end, gen);
+      // Offset and broadcast move together: every line before `offset` has reached every live tab.
+      this.offset = end;
+      this.tabs.broadcast(chunk);
+    };
     let r: { last: number; skipping: boolean };
     try {
-      r = await this.bus.events.read(
-        gen,
-        this.offset,
-        size,
-        async (e, end) => {
-          count(this.transcript.nudges, e);
-          this.recent.add(e);
-          if (isDelivery(e)) this.transcript.add(e.id);
-          const chunk = await render(this.transcript, e, end, gen);
-          // Offset and broadcast move together: every line before `offset` has reached every live tab.
-          this.offset = end;
-          this.tabs.broadcast(chunk);
-        },
-        { skipping: this.skipping },
-      );
+      r = await this.bus.events.read(gen, this.offset, size, take, { skipping: this.skipping });
     } catch (err) {
       if (!(err instanceof LogReplaced)) throw err;
       await this.rebase(); // replaced between the look and the read
