@@ -222,12 +222,8 @@ async function prepare(config: Config, bus: Admin, plan: Planned[], demo: boolea
   for (const f of notes.written) log.info(`wrote ${relative(process.cwd(), f) || f}`);
   for (const f of notes.kept) log.info(`kept your own ${relative(process.cwd(), f) || f}`);
   // The agents' own hooks report what the model got and the end of each turn.
-  return demo
-    ? new Map<string, Launch>()
-    : installHooks(
-        config,
-        plan.map((p) => p.agent),
-      );
+  const agents = plan.map((p) => p.agent);
+  return demo ? new Map<string, Launch>() : installHooks(config, agents);
 }
 
 /**

@@ -93,10 +93,8 @@ async function configsFrom(inv: Invocation, log: Logger): Promise<Config[]> {
     .map((f) => loadConfig(locateConfig(f)))
     .filter((c) => {
       // A conversation of the PostgreSQL bus is its database, schema and name: another schema is another bus.
-      const key =
-        c.bus.kind === 'postgres'
-          ? `postgres ${c.bus.url} ${c.bus.schema} ${c.bus.conversation}`
-          : `files ${c.messageDir}`;
+      const pg = c.bus.kind === 'postgres' ? c.bus : null;
+      const key = pg ? `postgres ${pg.url} ${pg.schema} ${pg.conversation}` : `files ${c.messageDir}`;
       const first = seen.get(key);
       if (first) log.warn(`${c.file} is the conversation of ${first} again: served once`);
       else seen.set(key, c.file ?? 'the default config');

@@ -60,15 +60,12 @@ config.json found), the overview is at / itself.
     if (v.all && inv.values.config !== undefined)
       throw new UsageError('--all shows every conversation: it takes no --config');
     const config = v.all ? null : await projectConfig(inv);
+    const onError = (err: unknown) =>
+      log.warn(explainBusError(err) ?? (err instanceof Error ? err.message : String(err)));
+    const opts = { host, port, allowRemote: Boolean(v['allow-remote']), accessToken: token, onError };
     let server: Awaited<ReturnType<typeof startUi>>;
     try {
-      server = await startUi(config, {
-        host,
-        port,
-        allowRemote: Boolean(v['allow-remote']),
-        accessToken: token,
-        onError: (err) => log.warn(explainBusError(err) ?? (err instanceof Error ? err.message : String(err))),
-      });
+      server = await startUi(config, opts);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code !== 'EADDRINUSE' && code !== 'EADDRNOTAVAIL' && code !== 'ENOTFOUND') throw err;
