@@ -1,9 +1,9 @@
 /**
  * The record state.json holds back. A turn step on the files bus writes the new state and the message's record
  * as one file (state.json, `delivering`), and the record reaches archive/<id>.json once, stamped, after the
- * typing; a delivery that has to wait (its pane not ready, a failure) archives it unstamped at once. Written at
- * the commit and again at the stamp, as before, each delivered message cost three new files and three freed
- * ones; on this machine's ext4 (no journal) making an inode scans past the ones freed in the last minutes, and
+ * typing; a delivery that has to wait (its pane not ready, a failure) archives it unstamped at once. When the
+ * record was written at the commit and again at the stamp, each delivered message made three files and freed
+ * three; on this machine's ext4 (no journal) making an inode scans past the ones freed in the last minutes, and
  * those files were the largest part of the daemon's CPU per message (docs/decisions/0003).
  *
  * Readers see no difference: the archive's read side counts a held record as archived and undelivered, which it
