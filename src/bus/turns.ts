@@ -60,14 +60,15 @@ export interface TurnState {
   update(change: (state: State) => State): Promise<State>;
 }
 
-/** The turn step: taking a message (the taker), and finishing the step's write (the courier). */
+/** The turn step: taking a message (the taker), and settling its record when its delivery waits (the courier). */
 export interface TurnStep {
   /**
    * The turn step, atomic with respect to every other commit and update of this conversation, on any
    * machine: take `w` out of its queue (or the approval queue), decide on the current state, archive it
-   * (delivered_at null, `extra` in the record), save the new state. Two daemons never commit one message
-   * twice: the second gets `gone`. Crash promise: killed at any point, recovery finds it in exactly one
-   * place (its queue or the archive), and the state agrees with the archive or lags it by this one record.
+   * (delivered_at null, `extra` in the record; the files bus holds the record in state.json until its stamp),
+   * save the new state. Two daemons never commit one message twice: the second gets `gone`. Crash promise:
+   * killed at any point, recovery finds it in exactly one place (its queue or the archive), and the state
+   * agrees with the archive.
    */
   commit(w: Waiting | Approval, step: Step, extra?: Record<string, unknown>): Promise<Commit>;
   /**

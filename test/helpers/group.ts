@@ -3,12 +3,11 @@
  * from the archive with the same pure functions the daemon uses — the catch-up rule (core/catch-up.ts) and
  * the typed text (core/compose.ts) — and the archive as a test compares it across runs.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { CATCH_UP_MAX_BYTES, CATCH_UP_MESSAGE_MAX_BYTES } from '../../src/config/schema.js';
 import { catchUp, type CatchUpRules } from '../../src/core/catch-up.js';
 import { render, replyHint } from '../../src/core/compose.js';
 import type { ArchiveRecord } from '../../src/core/record.js';
+import { archivedRecords } from './harness.js';
 
 /** The catch-up rules of a config that says nothing about them. */
 export const DEFAULT_RULES: CatchUpRules = {
@@ -19,14 +18,7 @@ export const DEFAULT_RULES: CatchUpRules = {
 
 /** Every record of a files-bus archive (agents' and a person's). */
 export function allRecords(messageDir: string): ArchiveRecord[] {
-  const dir = join(messageDir, 'archive');
-  const names = readdirSync(dir).filter((n) => /^(msg|user)_\d+\.json$/.test(n));
-  const records = names.map((n) => JSON.parse(readFileSync(join(dir, n), 'utf8')) as ArchiveRecord);
-  // The one being typed: state.json holds its record until its stamp archives it (as baton's readers count it).
-  const state = join(messageDir, 'state.json');
-  const held = existsSync(state) ? (JSON.parse(readFileSync(state, 'utf8')).delivering as ArchiveRecord) : undefined;
-  if (held && !names.includes(`${held.id}.json`)) records.push(held);
-  return records;
+  return archivedRecords(messageDir, /^(msg|user)_\d+\.json$/) as unknown as ArchiveRecord[];
 }
 
 /** The text typed for agent message `r` into its receiver's pane, catch-up included (not flagged redelivered). */

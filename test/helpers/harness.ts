@@ -171,18 +171,7 @@ export class Project {
   archive(): Array<
     Record<string, unknown> & { id: string; reply_to: string | null; delivered_at: string | null; content: string }
   > {
-    const d = this.path('archive');
-    const names = existsSync(d) ? readdirSync(d).filter((n) => /^msg_\d+\.json$/.test(n)) : [];
-    const records = names
-      .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
-      .map((n) => JSON.parse(readFileSync(join(d, n), 'utf8')));
-    // Committed and being typed: state.json holds its record until the stamp archives it (docs/protocol.md
-    // §6), and baton's own readers count it as archived, unstamped. So does this one.
-    const held = existsSync(this.path('state.json')) ? this.state().delivering : undefined;
-    const id = (held as { id?: unknown } | undefined)?.id;
-    if (typeof id === 'string' && !names.includes(`${id}.json`) && id === this.state().last_message_id)
-      records.push(held as (typeof records)[number]);
-    return records;
+    return archivedRecords(this.messages, /^msg_\d+\.json$/) as ReturnType<Project['archive']>;
   }
 
   ls(...p: string[]): string[] {
@@ -313,6 +302,24 @@ export class Project {
 
 /** Is the process alive (a zombie is not)? The daemon's own check. */
 export const alive = pidAlive;
+
+/**
+ * A files-bus archive's records whose file names match `names`, in ID order, as baton's own readers see it: with
+ * the record state.json holds while its message is typed (docs/protocol.md §4), counted archived, unstamped.
+ */
+export function archivedRecords(messageDir: string, names: RegExp): Array<Record<string, unknown> & { id: string }> {
+  const d = join(messageDir, 'archive');
+  const files = existsSync(d) ? readdirSync(d).filter((n) => names.test(n)) : [];
+  const records = files
+    .sort((a, b) => a.length - b.length || (a < b ? -1 : 1))
+    .map((n) => JSON.parse(readFileSync(join(d, n), 'utf8')) as Record<string, unknown> & { id: string });
+  const file = join(messageDir, 'state.json');
+  const state = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>) : {};
+  const held = state.delivering as { id?: unknown } | undefined;
+  if (typeof held?.id === 'string' && held.id === state.last_message_id && !files.includes(`${held.id}.json`))
+    records.push(held as Record<string, unknown> & { id: string });
+  return records;
+}
 
 /** When process `pid` started (/proc/<pid>/stat field 22), or null once it is gone or a zombie. */
 function startTime(pid: number): string | null {

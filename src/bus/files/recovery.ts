@@ -59,7 +59,9 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
         'if archive records were removed on purpose, baton doctor --repair rebuilds state.json from what is left',
     );
   }
-  if (!last) return { state, stateChanged: stored === null || !!kept?.delivering, unfinished: null, notes };
+  // Missing, or naming a record held back (archived above, or already): written again, without it.
+  let stateChanged = stored === null || !!kept?.delivering;
+  if (!last) return { state, stateChanged, unfinished: null, notes };
 
   if (!Object.hasOwn(config.agents, last.receiver) || !config.directions.some((d) => d.name === last.direction)) {
     throw new StateError(
@@ -67,8 +69,8 @@ export async function recover(config: Config, l: Layout): Promise<FileRecovery> 
         'restore that agent and folder, or start a new conversation with "baton up --fresh"',
     );
   }
-  let stateChanged = stored === null || !!kept?.delivering; // written again without it
-  // Archive one ahead of state: the daemon died after archiving, before state.json — so before the paste.
+  // Archive one ahead of state: an older baton (it archived before writing state.json) killed between the
+  // two, so before the paste.
   const lagsByOne = stored !== null && n === state.message_counter + 1 && !last.delivered_at;
   const contradiction = stored === null ? null : contradicts(stored, derived, lagsByOne);
   if (contradiction) {
